@@ -1,0 +1,145 @@
+//! The `fogproof` binary: rules tools today; serve, play, verify and ledger as the project grows.
+//!
+//! Every error is one line on stderr naming the problem, with exit status 2.
+
+mod referee;
+
+use anyhow::{Context, Result, bail};
+use clap::{Parser, Subcommand};
+use rules::{Color, Variant};
+use std::io::{BufRead, Write};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "fogproof", version, about = "Hidden-information chess that anyone can audit")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Rules tools: legal moves, perft, random setups, a referee on JSON lines.
+    #[command(subcommand)]
+    Rules(RulesCommand),
+}
+
+#[derive(Subcommand)]
+enum RulesCommand {
+    /// Print the legal moves of a position, UCI-style, sorted, one per line.
+    Legal {
+        /// chess, kriegspiel, sic, intrigue, secretchess6 or espionage.
+        #[arg(long)]
+        variant: String,
+        /// The position string (R-C4 and the game's own fields).
+        #[arg(long)]
+        fen: String,
+    },
+    /// Count the leaf nodes of the legal move tree; the count is the last line.
+    Perft {
+        /// The variant id.
+        #[arg(long)]
+        variant: String,
+        /// The position string.
+        #[arg(long)]
+        fen: String,
+        /// Depth in plies.
+        #[arg(long)]
+        depth: u32,
+        /// Also print the count below each root move.
+        #[arg(long)]
+        divide: bool,
+    },
+    /// Print one side's random Secret Intelligence Chess setup from a 32-byte seed (R-S2).
+    Setup {
+        /// Only `sic` has random setups.
+        #[arg(long)]
+        variant: String,
+        /// 64 hex digits.
+        #[arg(long)]
+        seed: String,
+        /// white or black.
+        #[arg(long)]
+        side: String,
+    },
+    /// Referee a game on standard input: one JSON line per action, one JSON line per answer.
+    Referee {
+        /// The variant id.
+        #[arg(long)]
+        variant: String,
+    },
+    /// A short demonstration: every game's start, its legal moves and a perft count.
+    Demo,
+}
+
+fn variant(id: &str) -> Result<Variant> {
+    Ok(id.parse::<Variant>()?)
+}
+
+fn run(cli: Cli) -> Result<()> {
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    match cli.command {
+        Command::Rules(RulesCommand::Legal { variant: v, fen }) => {
+            for m in rules::analysis::legal_moves(variant(&v)?, &fen)? {
+                writeln!(out, "{m}")?;
+            }
+        }
+        Command::Rules(RulesCommand::Perft { variant: v, fen, depth, divide }) => {
+            let v = variant(&v)?;
+            if divide {
+                for (m, n) in rules::analysis::divide(v, &fen, depth)? {
+                    writeln!(out, "{m}: {n}")?;
+                }
+            }
+            writeln!(out, "{}", rules::analysis::perft(v, &fen, depth)?)?;
+        }
+        Command::Rules(RulesCommand::Setup { variant: v, seed, side }) => {
+            if variant(&v)? != Variant::Sic {
+                bail!("variant '{v}' has no random setup (only sic has)");
+            }
+            let seed = parse_seed(&seed)?;
+            let side = Color::parse(&side)
+                .with_context(|| format!("bad side '{side}': expected white or black"))?;
+            writeln!(out, "{}", rules::sic::setup_fen(&seed, side))?;
+        }
+        Command::Rules(RulesCommand::Referee { variant: v }) => {
+            let stdin = std::io::stdin();
+            referee::run(variant(&v)?, &mut stdin.lock().lines(), &mut out)?;
+        }
+        Command::Rules(RulesCommand::Demo) => demo(&mut out)?,
+    }
+    Ok(())
+}
+
+fn parse_seed(hex: &str) -> Result<[u8; 32]> {
+    if hex.len() != 64 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+        bail!("bad seed: expected 64 hex digits, got {} characters", hex.len());
+    }
+    let mut seed = [0u8; 32];
+    for (i, byte) in seed.iter_mut().enumerate() {
+        *byte = u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).context("bad seed")?;
+    }
+    Ok(seed)
+}
+
+fn demo(out: &mut impl Write) -> Result<()> {
+    for v in Variant::ALL {
+        let fen = rules::analysis::start_fen(v);
+        let legal = rules::analysis::legal_moves(v, &fen)?;
+        let nodes = rules::analysis::perft(v, &fen, 3)?;
+        writeln!(out, "{:<13} {:<20} {fen}", v.id(), v.ruleset())?;
+        writeln!(out, "{:<13} {} legal moves, perft(3) = {nodes}", "", legal.len())?;
+    }
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    match run(Cli::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("fogproof: {}", format!("{e:#}").replace('\n', " "));
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,1 @@
+//! Kriegspiel: placeholder; its helper replaces this file.
