@@ -1,0 +1,1 @@
+//! fogproof's cross-crate test suite lives in `tests/tests/`; this library is empty on purpose.
