@@ -12,9 +12,14 @@
 //!   E's own king do not matter: the seed's subjunctive "could"). See [`movegen`].
 //! - *X is attacked*: some enemy piece could capture X. A king that is attacked is in check.
 
+mod game;
 mod movegen;
 mod setup;
 
+pub use game::{
+    CheckReport, LostPiece, MoverReport, Observation, OpponentReport, OwnPiece, State,
+    TrackedPiece, View,
+};
 pub use setup::{Pair, SideSetup, setup, setup_fen, start_position};
 
 use crate::{Alphabet, Analysis, Bitboard, Board, BoardSize, Color, FenError, Move, Role, Square};
