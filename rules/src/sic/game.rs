@@ -197,7 +197,8 @@ impl State {
             result: None,
             pos,
         };
-        state.result = state.end_of_game(!state.pos.turn);
+        let legal = legal_moves(&state.pos);
+        state.result = state.end_of_game(!state.pos.turn, &legal);
         state
     }
 
@@ -252,9 +253,10 @@ impl State {
     }
 
     /// R-C1/R-C2: the result after `mover` moved into the current position, if the game ends.
-    fn end_of_game(&self, mover: Color) -> Option<GameResult> {
+    /// `legal` is the legal move list of the side to move.
+    fn end_of_game(&self, mover: Color, legal: &[Move]) -> Option<GameResult> {
         let pos = &self.pos;
-        if legal_moves(pos).is_empty() {
+        if legal.is_empty() {
             return Some(if king_attacked(&pos.board, pos.spy, pos.turn) {
                 GameResult::win(mover, EndReason::Checkmate)
             } else {
@@ -340,8 +342,13 @@ impl Game for State {
             None
         };
 
+        let mut legal = legal_moves(&pos);
+        legal.sort_by_key(|m| m.uci(Alphabet::SIC));
         let mut state = State { pos, ids, lost, history, result: None };
-        state.result = state.end_of_game(actor);
+        state.result = state.end_of_game(actor, &legal);
+        if state.result.is_some() {
+            legal.clear();
+        }
         let mover = Observation::YouMoved(MoverReport {
             check: mover_check,
             captured: captured.map(|(_, p)| p.role),
@@ -353,7 +360,7 @@ impl Game for State {
             id,
             lost: captured.map(|(square, p)| LostPiece { square, role: p.role }),
             check: report,
-            legal: state.legal_moves_of(them),
+            legal,
             end: state.result,
         });
         let mut told = ByColor::new_with(|_| None);
