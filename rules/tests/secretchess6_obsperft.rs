@@ -60,7 +60,8 @@ fn run(fields: &[String]) -> (ByColor<String>, u64) {
 #[test]
 fn secretchess6_observation_perft() {
     let bless = std::env::var_os("FOGPROOF_BLESS").is_some();
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/secretchess6.obsperft");
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/secretchess6.obsperft");
     let text = std::fs::read_to_string(&path).expect("data file");
     let mut out = String::new();
     let mut failures = Vec::new();
@@ -74,7 +75,8 @@ fn secretchess6_observation_perft() {
         let fields: Vec<String> = line.split(';').map(|f| f.trim().to_string()).collect();
         let (got, lines) = run(&fields);
         let want = (fields.get(7).cloned(), fields.get(8).cloned(), fields.get(9).cloned());
-        let got_fields = (Some(lines.to_string()), Some(got.white.clone()), Some(got.black.clone()));
+        let got_fields =
+            (Some(lines.to_string()), Some(got.white.clone()), Some(got.black.clone()));
         if want != got_fields {
             failures.push(format!("{}: want {want:?}, got {got_fields:?}", fields[0]));
         }

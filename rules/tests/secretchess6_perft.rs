@@ -54,8 +54,13 @@ mod slow {
                 if let Some(d) = c.to_digit(10) {
                     file += d as usize;
                 } else {
-                    let man =
-                        Man { letter: c, moved: false, life: full_life(c), powered: false, frozen: false };
+                    let man = Man {
+                        letter: c,
+                        moved: false,
+                        life: full_life(c),
+                        powered: false,
+                        frozen: false,
+                    };
                     cells[rank][file] = Some(man);
                     file += 1;
                 }
@@ -85,15 +90,18 @@ mod slow {
     }
 
     /// (from, to) pairs as (file, rank), with the power flag.
-    pub fn moves(p: &Pos) -> Vec<((usize, usize), (usize, usize), bool)> {
+    /// (from, to) as (file, rank), and the power flag; a pass has both at (9, 9).
+    pub type Mv = ((usize, usize), (usize, usize), bool);
+
+    pub fn moves(p: &Pos) -> Vec<Mv> {
         let mut out = Vec::new();
         let mut men = [0usize; 2];
         for r in 0..6 {
             for f in 0..6 {
-                if let Some(m) = p.cells[r][f] {
-                    if m.letter.to_ascii_lowercase() != 'k' {
-                        men[usize::from(!white(m.letter))] += 1;
-                    }
+                if let Some(m) = p.cells[r][f]
+                    && !m.letter.eq_ignore_ascii_case(&'k')
+                {
+                    men[usize::from(!white(m.letter))] += 1;
                 }
             }
         }
@@ -164,7 +172,7 @@ mod slow {
         out
     }
 
-    pub fn play(p: &Pos, mv: ((usize, usize), (usize, usize), bool)) -> Pos {
+    pub fn play(p: &Pos, mv: Mv) -> Pos {
         let mut n = p.clone();
         let ((ff, fr), (tf, tr), power) = mv;
         if ff != 9 {
@@ -180,15 +188,15 @@ mod slow {
         n.white_to_move = !n.white_to_move;
         for r in 0..6 {
             for f in 0..6 {
-                if let Some(m) = n.cells[r][f].as_mut() {
-                    if white(m.letter) == n.white_to_move {
-                        if m.frozen {
-                            m.frozen = false;
-                        } else if m.moved {
-                            m.life -= 1;
-                            if m.life == 0 {
-                                n.cells[r][f] = None;
-                            }
+                if let Some(m) = n.cells[r][f].as_mut()
+                    && white(m.letter) == n.white_to_move
+                {
+                    if m.frozen {
+                        m.frozen = false;
+                    } else if m.moved {
+                        m.life -= 1;
+                        if m.life == 0 {
+                            n.cells[r][f] = None;
                         }
                     }
                 }

@@ -49,12 +49,14 @@ fn fen(s: &State) -> String {
     s.position().unwrap().to_fen()
 }
 
-fn board_of(evs: &[Event]) -> Option<(Vec<String>, Vec<(String, Option<u8>)>)> {
+/// The red squares and (square, lifespan) of own pieces in the last board update.
+type Shown = (Vec<String>, Vec<(String, Option<u8>)>);
+
+fn board_of(evs: &[Event]) -> Option<Shown> {
     evs.iter().rev().find_map(|e| match e {
-        Event::Board { red, pieces, .. } => Some((
-            red.clone(),
-            pieces.iter().map(|p| (p.square.clone(), p.lifespan)).collect(),
-        )),
+        Event::Board { red, pieces, .. } => {
+            Some((red.clone(), pieces.iter().map(|p| (p.square.clone(), p.lifespan)).collect()))
+        }
         _ => None,
     })
 }
@@ -151,7 +153,10 @@ fn r_g2_king_never_moves_no_capture_no_entry_into_enemy_territory() {
     let s = started(Options::default(), &[], &[]);
     for bad in ["c1c2", "f1f4", "d1f1", "d1d4", "a1b4", "0000", "zz"] {
         assert!(
-            matches!(s.apply(W, &Action::Move { mv: bad.into() }), Err(ActionError::IllegalMove(_))),
+            matches!(
+                s.apply(W, &Action::Move { mv: bad.into() }),
+                Err(ActionError::IllegalMove(_))
+            ),
             "{bad} must be refused"
         );
     }
@@ -202,7 +207,9 @@ fn r_g2_skipped_turns_are_played_by_the_umpire_and_recorded() {
                         "{side} is told of its pass"
                     );
                     assert!(
-                        !events(&told[side.other()]).iter().any(|e| matches!(e, Event::Passed { .. })),
+                        !events(&told[side.other()])
+                            .iter()
+                            .any(|e| matches!(e, Event::Passed { .. })),
                         "the opponent is not"
                     );
                 }
@@ -239,10 +246,7 @@ fn r_g3_lifespans_start_at_the_first_move_and_pieces_die_at_their_owners_turn_st
     assert!(s.position().unwrap().board().piece_at(sq("c2")).is_none(), "{}", fen(&s));
     let (_, pieces) = board_of(&events(&told.white)).unwrap();
     // Unmoved pieces show no lifespan and never age.
-    assert_eq!(
-        pieces,
-        vec![("a1".into(), None), ("c1".into(), None), ("f1".into(), None)]
-    );
+    assert_eq!(pieces, vec![("a1".into(), None), ("c1".into(), None), ("f1".into(), None)]);
 }
 
 // ---------------------------------------------------------------- R-G4
@@ -448,7 +452,12 @@ fn tied_game() -> State {
     panic!("no tied game among 2000 played-out games");
 }
 
-fn tie_break(s: &State, c: Color, formation: &str, moves: &[String]) -> (State, ByColor<Option<Observation>>) {
+fn tie_break(
+    s: &State,
+    c: Color,
+    formation: &str,
+    moves: &[String],
+) -> (State, ByColor<Option<Observation>>) {
     act(s, c, Action::TieBreak { formation: formation.into(), moves: moves.to_vec() })
 }
 
@@ -562,7 +571,8 @@ fn r_g9_life_freeze_skips_one_reduction_of_the_named_piece() {
 
 #[test]
 fn r_g9_false_square_item_gives_a_third_false_square() {
-    let opts = Options { false_square: ByColor { white: true, black: false }, ..Options::default() };
+    let opts =
+        Options { false_square: ByColor { white: true, black: false }, ..Options::default() };
     let s = State::new(opts);
     assert!(s.apply(W, &setup_action("NBKQ1R", &["a4", "b5", "c6"])).is_ok());
     assert!(s.apply(W, &setup_action("NBKQ1R", &["a4", "b5", "c6", "d6"])).is_err());

@@ -165,8 +165,9 @@ fn parse_square_list(s: &str, field: &'static str) -> Result<Vec<Square>, FenErr
     }
     s.split(',')
         .map(|t| {
-            Square::parse(t, SIZE)
-                .ok_or_else(|| FenError::new(field, format!("'{t}' is not a square of the 6x6 board")))
+            Square::parse(t, SIZE).ok_or_else(|| {
+                FenError::new(field, format!("'{t}' is not a square of the 6x6 board"))
+            })
         })
         .collect()
 }
@@ -295,7 +296,9 @@ impl Position {
     /// Every square of `color`'s territory threatened by an enemy piece (R-G5).
     #[must_use]
     pub fn threatened(&self, color: Color) -> Bitboard {
-        self.board.by_color(color.other()).fold(Bitboard::EMPTY, |acc, sq| acc | self.threats_from(sq))
+        self.board
+            .by_color(color.other())
+            .fold(Bitboard::EMPTY, |acc, sq| acc | self.threats_from(sq))
     }
 
     /// What `color` is shown in red (R-G6): its squares threatened by an enemy piece plus the
@@ -510,7 +513,8 @@ impl Analysis for Position {
         let mut false_squares = ByColor::<Bitboard>::default();
         for sq in parse_square_list(field(3, "-"), "false-squares")? {
             // A false square lies in the enemy territory of the side that placed it (R-G1).
-            let owner = if territory(Color::Black).contains(sq) { Color::White } else { Color::Black };
+            let owner =
+                if territory(Color::Black).contains(sq) { Color::White } else { Color::Black };
             if false_squares[owner].contains(sq) {
                 return Err(FenError::new("false-squares", format!("{sq} is listed twice")));
             }
@@ -521,7 +525,9 @@ impl Analysis for Position {
             if n > MAX_FALSE_SQUARES {
                 return Err(FenError::new(
                     "false-squares",
-                    format!("{color} has {n} false squares, at most {MAX_FALSE_SQUARES} (R-G1, R-G9)"),
+                    format!(
+                        "{color} has {n} false squares, at most {MAX_FALSE_SQUARES} (R-G1, R-G9)"
+                    ),
                 ));
             }
         }
@@ -537,26 +543,26 @@ impl Analysis for Position {
                 // The side to move has had its lifespan reduction: any freeze is spent.
                 return Err(FenError::new(
                     "frozen",
-                    format!("{sq}: the side to move has already aged this turn, its freeze is spent"),
+                    format!(
+                        "{sq}: the side to move has already aged this turn, its freeze is spent"
+                    ),
                 ));
             }
             frozen.insert(sq);
         }
         let scores_text = field(5, "0-0");
-        let (w, b) = scores_text
-            .split_once('-')
-            .ok_or_else(|| FenError::new("scores", format!("'{scores_text}' is not white-black")))?;
+        let (w, b) = scores_text.split_once('-').ok_or_else(|| {
+            FenError::new("scores", format!("'{scores_text}' is not white-black"))
+        })?;
         let num = |t: &str| {
             t.parse::<u32>()
                 .map_err(|_| FenError::new("scores", format!("'{t}' is not a whole number")))
         };
         let scores = ByColor { white: num(w)?, black: num(b)? };
         let turn_text = field(6, "1");
-        let turn = turn_text
-            .parse::<u32>()
-            .ok()
-            .filter(|&t| t >= 1)
-            .ok_or_else(|| FenError::new("turn", format!("'{turn_text}' is not a number from 1")))?;
+        let turn = turn_text.parse::<u32>().ok().filter(|&t| t >= 1).ok_or_else(|| {
+            FenError::new("turn", format!("'{turn_text}' is not a number from 1"))
+        })?;
         Ok(Position { board, side, moved, powered, frozen, life, false_squares, scores, turn })
     }
 

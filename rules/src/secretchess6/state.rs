@@ -300,7 +300,12 @@ impl State {
         }
     }
 
-    fn setup_from(&self, actor: Color, formation: &str, squares: &[String]) -> Result<Setup, ActionError> {
+    fn setup_from(
+        &self,
+        actor: Color,
+        formation: &str,
+        squares: &[String],
+    ) -> Result<Setup, ActionError> {
         let formation = parse_formation(formation).map_err(|p| invalid("formation", p))?;
         let max = if self.options.false_square[actor] { MAX_FALSE_SQUARES } else { 2 };
         if squares.len() > max {
@@ -553,8 +558,9 @@ impl Game for State {
                 }
             }
             Action::LifeFreeze { piece } => {
-                let sq = Square::parse(piece, crate::BoardSize::Six)
-                    .ok_or_else(|| invalid("life freeze", format!("'{piece}' is not a 6x6 square")))?;
+                let sq = Square::parse(piece, crate::BoardSize::Six).ok_or_else(|| {
+                    invalid("life freeze", format!("'{piece}' is not a 6x6 square"))
+                })?;
                 let pos = next.position.as_mut().expect("play has started");
                 match pos.board().piece_at(sq) {
                     Some(p) if p.color == actor && p.role != Role::King => {}
@@ -583,7 +589,9 @@ impl Game for State {
                 }
                 let moves = moves
                     .iter()
-                    .map(|t| TurnMove::parse(t).map_err(|e| invalid("tie-break moves", e.to_string())))
+                    .map(|t| {
+                        TurnMove::parse(t).map_err(|e| invalid("tie-break moves", e.to_string()))
+                    })
                     .collect::<Result<Vec<_>, _>>()?;
                 next.guesses[actor] = Some(Guess { formation, moves });
                 told[actor.other()].push(Event::OpponentReady);
