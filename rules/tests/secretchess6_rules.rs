@@ -292,9 +292,12 @@ fn r_g5_sliders_stop_at_the_first_piece_of_either_side_knights_leap() {
     // Only the enemy territory counts: a rook on rank 3 sliding along it threatens nothing there.
     let p = pos("k5/6/6/6/6/K4R w");
     assert_eq!(p.threats_from(sq("f1")), [sq("f4"), sq("f5"), sq("f6")].into_iter().collect());
-    // The king threatens nothing.
-    assert!(p.threats_from(sq("a1")).is_empty());
-    assert!(p.threats_from(sq("a6")).is_empty());
+    // The king never moves (R-G2), so it threatens nothing, even composed next to the enemy
+    // territory with an enemy queen beside it.
+    let p = pos("3k2/6/1q4/K5/6/6 w");
+    assert!(p.threats_from(sq("a3")).is_empty());
+    assert_eq!(p.points(W), 0);
+    assert_eq!(p.points(B), 2, "while the queen b4 does threaten the king a3");
 }
 
 // ---------------------------------------------------------------- R-G6
@@ -609,4 +612,21 @@ fn position_strings_round_trip_and_errors_name_the_field() {
     assert!(err("k5/6/6/6/N5/K5 w - - - 0-0 1 x").contains("fields"));
     assert!(err("k5/6/6/6/N5/K5").contains("fields"));
     assert!(err("k5/6/6/6/P5/K5 w").contains("unknown piece letter 'P'"));
+}
+
+#[test]
+fn position_strings_round_trip_along_played_games() {
+    let opts = Options { life_freezes: ByColor { white: 2, black: 2 }, ..Options::default() };
+    for seed in 0..20 {
+        let mut s = started(opts, &["a4", "f6"], &["c3"]);
+        while let Some((c, a)) = {
+            let v = s.legal_actions();
+            (!v.is_empty()).then(|| v[(seed * 3 + s.history().len() * 5) % v.len()].clone())
+        } {
+            s = act(&s, c, a).0;
+            let p = s.position().unwrap();
+            let back = pos(&p.to_fen());
+            assert_eq!(&back, p, "{}", p.to_fen());
+        }
+    }
 }
