@@ -22,7 +22,11 @@ pub mod commitment;
 pub mod hex;
 mod ids;
 pub mod keys;
+pub mod message;
+pub mod seal;
+pub mod seed;
 pub mod tags;
+pub mod terms;
 pub mod transcript;
 
 pub use ids::{Channel, Commitment, MatchId, MessageHash, Side};
