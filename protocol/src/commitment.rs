@@ -105,24 +105,18 @@ pub struct Committed {
     pub commitment: Commitment,
 }
 
-/// Two published commitments are equal.
+/// Two published commitments are equal (boxed: errors stay small).
 #[derive(Debug, Error, PartialEq, Eq)]
 #[error(
-    "commitment {commitment} appears twice: '{first_purpose}' by {first_author} and \
-     '{second_purpose}' by {second_author}{copy}",
-    copy = if first_author != second_author { " (a copied commitment)" } else { "" }
+    "commitment {} appears twice: '{}' by {} and '{}' by {}{}",
+    first.commitment, first.purpose, first.author, second.purpose, second.author,
+    if first.author != second.author { " (a copied commitment)" } else { "" }
 )]
 pub struct DuplicateCommitmentError {
-    /// The repeated commitment.
-    pub commitment: Commitment,
-    /// The earlier entry's author.
-    pub first_author: PublicKey,
-    /// The earlier entry's purpose.
-    pub first_purpose: String,
-    /// The later entry's author.
-    pub second_author: PublicKey,
-    /// The later entry's purpose.
-    pub second_purpose: String,
+    /// The earlier entry.
+    pub first: Box<Committed>,
+    /// The later entry, with the same commitment.
+    pub second: Box<Committed>,
 }
 
 /// Refuses any commitment value published twice in a match: above all one player copying the
@@ -133,11 +127,8 @@ pub fn check_distinct(entries: &[Committed]) -> Result<(), DuplicateCommitmentEr
     for e in entries {
         if let Some(first) = seen.insert(e.commitment, e) {
             return Err(DuplicateCommitmentError {
-                commitment: e.commitment,
-                first_author: first.author,
-                first_purpose: first.purpose.clone(),
-                second_author: e.author,
-                second_purpose: e.purpose.clone(),
+                first: Box::new(first.clone()),
+                second: Box::new(e.clone()),
             });
         }
     }
@@ -188,8 +179,8 @@ mod tests {
             |author, commitment| Committed { author, purpose: PRIVATE_SEED.to_owned(), commitment };
         assert_eq!(check_distinct(&[entry(a, ca), entry(b, cb)]), Ok(()));
         let e = check_distinct(&[entry(a, ca), entry(b, cb), entry(b, ca)]).unwrap_err();
-        assert_eq!(e.first_author, a);
-        assert_eq!(e.second_author, b);
+        assert_eq!(e.first.author, a);
+        assert_eq!(e.second.author, b);
         assert!(e.to_string().contains("copied"), "{e}");
         let e = check_distinct(&[entry(a, ca), entry(a, ca)]).unwrap_err();
         assert!(!e.to_string().contains("copied"), "{e}");

@@ -20,7 +20,7 @@ pub fn decode_array<const N: usize>(text: &str) -> Option<[u8; N]> {
 /// Decodes hex (either case); `None` on an odd length or a non-hex character.
 pub fn decode(text: &str) -> Option<Vec<u8>> {
     let t = text.as_bytes();
-    if t.len() % 2 != 0 {
+    if !t.len().is_multiple_of(2) {
         return None;
     }
     let nibble = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
