@@ -1,0 +1,162 @@
+//! Generates the protocol test vectors (`protocol/tests/vectors.json`) from fixed seeds:
+//! `cargo run -p fogproof-protocol --example vectors > protocol/tests/vectors.json`.
+//! `tests/vectors.rs` recomputes them and also checks the formulas independently with SHA-256.
+
+use protocol::codec::{Canonical, VERSION};
+use protocol::commitment::{self, PRIVATE_SEED};
+use protocol::hex::encode as hex;
+use protocol::keys::Identity;
+use protocol::message::{Author, Payload, Receipt, SignedReceipt, seal_context};
+use protocol::seal::{self, SealContext, SealSecret};
+use protocol::terms::{
+    Colours, MatchTerms, PlayerTerms, SignedTerms, TimeControl, UmpireTerms, match_id,
+};
+use protocol::transcript::{Frame, Transcript};
+use protocol::{Channel, Side, seed, tags};
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+
+/// Every vector, as JSON (all byte strings in lower-case hex).
+pub fn generate() -> Value {
+    let alice = Identity::from_seed(&[0xa1; 32]);
+    let bob = Identity::from_seed(&[0xb0; 32]);
+    let relay = Identity::from_seed(&[0x7e; 32]);
+    let umpire = Identity::from_seed(&[0x55; 32]);
+    let identity = |name: &str, seed: u8, id: &Identity| {
+        json!({
+            "name": name,
+            "ed25519_seed": hex(&[seed; 32]),
+            "public_key": hex(&id.public().0),
+            "fingerprint": id.public().fingerprint(),
+            "seal_public_key": hex(&SealSecret::of(id).public().0),
+        })
+    };
+
+    let frame = Frame::new(tags::COMMITMENT).append("a", b"xy").append_u64("n", 7).into_bytes();
+    let frame_hash =
+        Transcript::new(tags::COMMITMENT).append("a", b"xy").append_u64("n", 7).finish();
+
+    let player = |id: &Identity, n: u8| PlayerTerms {
+        key: id.public(),
+        seal_key: SealSecret::of(id).public(),
+        nonce: [n; 32],
+    };
+    let terms = MatchTerms {
+        version: VERSION,
+        variant: "sic".into(),
+        ruleset: "sic/1".into(),
+        options: BTreeMap::from([("colours".into(), "drawn".into())]),
+        players: [player(&alice, 0x01), player(&bob, 0x02)],
+        colours: Colours::Drawn,
+        relay: relay.public(),
+        umpire: Some(UmpireTerms {
+            key: umpire.public(),
+            seal_key: SealSecret::of(&umpire).public(),
+        }),
+        time_control: TimeControl { initial_ms: 300_000, increment_ms: 2_000, reveal_ms: 60_000 },
+    };
+    let terms_bytes = terms.to_canonical();
+    let id = match_id(&terms_bytes);
+    let sig0 = SignedTerms::sign(&terms, 0, &alice).expect("alice is player 0");
+    let sig1 = SignedTerms::sign(&terms, 1, &bob).expect("bob is player 1");
+
+    let (value, nonce) = ([0x11u8; 32], [0x22u8; 32]);
+    let c = commitment::commit(PRIVATE_SEED, &id, &alice.public(), &value, &nonce);
+
+    let contributions = [[0x33u8; 32], [0x44u8; 32]];
+    let colours = seed::draw_colours(&terms, &id, &contributions);
+    let setup_white = seed::setup_seed(&[0x11; 32], &contributions[1], &id, Side::White);
+
+    let mut author = Author::new(alice.clone(), id);
+    let m0 = author.write(Channel::Public, Payload::Action(b"e2e4".to_vec()));
+    let body0 = m0.verify().expect("vector message verifies");
+    let receipt = Receipt {
+        version: VERSION,
+        match_id: id,
+        channel: Channel::Public,
+        relay_seq: 0,
+        time_ms: 1_700_000_000_000,
+        message: m0.hash(),
+    };
+    let signed_receipt = SignedReceipt::sign(&receipt, &relay);
+
+    let inner = Payload::Action(b"g1f3".to_vec());
+    let umpire_seal = SealSecret::of(&umpire).public();
+    let (m1, disclosure) = author
+        .write_sealed(Channel::WhiteUmpire, &inner, &umpire_seal, &[0x66; 32])
+        .expect("sealing to the vector umpire works");
+    let body1 = m1.verify().expect("vector sealed message verifies");
+    let ctx: SealContext = seal_context(&body1);
+    let Payload::Sealed(sealed) = &body1.payload else { unreachable!("write_sealed seals") };
+    debug_assert!(
+        seal::check_disclosure(&umpire_seal, &ctx, sealed, &disclosure.plaintext, &[0x66; 32])
+            .is_ok()
+    );
+
+    json!({
+        "generated": "by `cargo run -p fogproof-protocol --example vectors > protocol/tests/vectors.json`; do not edit",
+        "identities": [
+            identity("alice", 0xa1, &alice),
+            identity("bob", 0xb0, &bob),
+            identity("relay", 0x7e, &relay),
+            identity("umpire", 0x55, &umpire),
+        ],
+        "key_file": alice.to_key_file("alice (test vector)").expect("one-line comment"),
+        "transcript": {
+            "tag": tags::COMMITMENT.as_str(),
+            "fields": [["a", hex(b"xy")], ["n", hex(&7u64.to_le_bytes())]],
+            "frame": hex(&frame),
+            "sha256": hex(&frame_hash),
+        },
+        "terms": {
+            "bytes": hex(&terms_bytes),
+            "match_id": hex(&id.0),
+            "signature_0": hex(&sig0.to_bytes()),
+            "signature_1": hex(&sig1.to_bytes()),
+        },
+        "commitment": {
+            "purpose": PRIVATE_SEED,
+            "author": hex(&alice.public().0),
+            "value": hex(&value),
+            "nonce": hex(&nonce),
+            "commitment": hex(&c.0),
+        },
+        "colours": {
+            "contribution_0": hex(&contributions[0]),
+            "contribution_1": hex(&contributions[1]),
+            "white": hex(&colours.white.0),
+        },
+        "setup_seed": {
+            "private_seed": hex(&[0x11; 32]),
+            "opponent_contribution": hex(&contributions[1]),
+            "side": "white",
+            "seed": hex(&setup_white),
+        },
+        "message": {
+            "body": hex(&m0.body),
+            "hash": hex(&m0.hash().0),
+            "signature": hex(&m0.signature.to_bytes()),
+            "signed_message": hex(&m0.to_canonical()),
+            "seq": body0.seq,
+        },
+        "receipt": {
+            "bytes": hex(&signed_receipt.receipt),
+            "signature": hex(&signed_receipt.signature.to_bytes()),
+        },
+        "seal": {
+            "info": hex(&ctx.info()),
+            "aad": hex(&ctx.aad()),
+            "plaintext": hex(&disclosure.plaintext),
+            "seal_seed": hex(&disclosure.seal_seed),
+            "enc": hex(&sealed.enc),
+            "ciphertext": hex(&sealed.ciphertext),
+            "message_body": hex(&m1.body),
+        },
+    })
+}
+
+#[allow(dead_code, reason = "tests/vectors.rs includes this file for generate() only")]
+fn main() {
+    let text = serde_json::to_string_pretty(&generate()).expect("JSON values always print");
+    println!("{text}");
+}

@@ -1,0 +1,189 @@
+//! Canonical bytes: postcard 1.1 over versioned serde types, with a strict decoder.
+//!
+//! postcard alone is not canonical on input: version 1.1.3 decodes `[0x81, 0x00]` as the varint
+//! 1 (an overlong encoding of `[0x01]`) and `take_from_bytes` leaves trailing bytes for the caller.
+//! [`decode`] therefore (1) refuses input over the type's size limit, (2) refuses trailing bytes,
+//! (3) re-encodes the value and refuses it unless the bytes are identical, and (4) runs the
+//! type's own checks (the protocol version). Every value thus has exactly one accepted encoding,
+//! and signatures and hashes can be computed over the bytes as received.
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use thiserror::Error;
+
+/// The protocol version every versioned type carries in its `version` field.
+pub const VERSION: u8 = 1;
+
+/// Why bytes were refused by [`decode`].
+#[derive(Debug, Error, PartialEq, Eq)]
+pub enum DecodeError {
+    /// More bytes than the type may ever take.
+    #[error("{what}: {len} bytes is over the limit of {max_bytes} bytes")]
+    TooLong {
+        /// The type being decoded.
+        what: &'static str,
+        /// The input length.
+        len: usize,
+        /// The type's limit.
+        max_bytes: usize,
+    },
+    /// postcard could not decode the bytes as this type.
+    #[error("{what}: malformed: {reason}")]
+    Malformed {
+        /// The type being decoded.
+        what: &'static str,
+        /// postcard's reason.
+        reason: postcard::Error,
+    },
+    /// A valid value followed by extra bytes.
+    #[error("{what}: {count} trailing bytes after the value")]
+    TrailingBytes {
+        /// The type being decoded.
+        what: &'static str,
+        /// How many bytes were left.
+        count: usize,
+    },
+    /// The bytes decode but are not the value's one canonical encoding (e.g. an overlong varint).
+    #[error("{what}: not the canonical encoding (e.g. an overlong varint or an unsorted map)")]
+    NonCanonical {
+        /// The type being decoded.
+        what: &'static str,
+    },
+    /// A version other than [`VERSION`].
+    #[error("{what}: unsupported protocol version {found} (this build speaks {VERSION})")]
+    UnsupportedVersion {
+        /// The type being decoded.
+        what: &'static str,
+        /// The version in the bytes.
+        found: u8,
+    },
+}
+
+/// A type with one canonical byte encoding.
+pub trait Canonical: Serialize + DeserializeOwned {
+    /// The type's name in errors.
+    const NAME: &'static str;
+    /// No encoding of this type is ever longer (a limit on everything from outside).
+    const MAX_BYTES: usize;
+
+    /// The canonical bytes (postcard).
+    fn to_canonical(&self) -> Vec<u8> {
+        // Derived serde impls of our types only produce sequences of known length, the one
+        // thing postcard's serializer can fail on.
+        postcard::to_allocvec(self).expect("protocol types always serialize with postcard")
+    }
+
+    /// Checks beyond the encoding, such as the protocol version.
+    fn check(&self) -> Result<(), DecodeError> {
+        Ok(())
+    }
+
+    /// Decodes strictly; see [`decode`].
+    fn from_canonical(bytes: &[u8]) -> Result<Self, DecodeError> {
+        decode(bytes)
+    }
+}
+
+/// Strict decoding (see the module docs): one accepted encoding per value.
+pub fn decode<T: Canonical>(bytes: &[u8]) -> Result<T, DecodeError> {
+    let what = T::NAME;
+    if bytes.len() > T::MAX_BYTES {
+        return Err(DecodeError::TooLong { what, len: bytes.len(), max_bytes: T::MAX_BYTES });
+    }
+    let (value, rest) = postcard::take_from_bytes::<T>(bytes)
+        .map_err(|reason| DecodeError::Malformed { what, reason })?;
+    if !rest.is_empty() {
+        return Err(DecodeError::TrailingBytes { what, count: rest.len() });
+    }
+    if value.to_canonical() != bytes {
+        return Err(DecodeError::NonCanonical { what });
+    }
+    value.check()?;
+    Ok(value)
+}
+
+/// The version check shared by versioned types.
+pub fn check_version(what: &'static str, found: u8) -> Result<(), DecodeError> {
+    if found == VERSION { Ok(()) } else { Err(DecodeError::UnsupportedVersion { what, found }) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde::Deserialize;
+    use std::collections::BTreeMap;
+
+    #[derive(Debug, PartialEq, Serialize, Deserialize)]
+    struct Probe {
+        version: u8,
+        n: u32,
+        map: BTreeMap<String, String>,
+    }
+
+    impl Canonical for Probe {
+        const NAME: &'static str = "probe";
+        const MAX_BYTES: usize = 64;
+        fn check(&self) -> Result<(), DecodeError> {
+            check_version(Self::NAME, self.version)
+        }
+    }
+
+    fn probe(n: u32) -> Probe {
+        Probe { version: 1, n, map: BTreeMap::new() }
+    }
+
+    #[test]
+    fn postcard_alone_accepts_an_overlong_varint() {
+        // The reason this module exists: plain postcard 1.1.3 takes [0x81, 0x00] as 1.
+        assert_eq!(postcard::from_bytes::<u32>(&[0x81, 0x00]), Ok(1));
+        assert_eq!(postcard::from_bytes::<u32>(&[0x01, 0xff]), Ok(1));
+    }
+
+    #[test]
+    fn round_trip() {
+        let p = probe(300);
+        assert_eq!(p.to_canonical(), vec![1, 0xac, 0x02, 0]);
+        assert_eq!(Probe::from_canonical(&p.to_canonical()), Ok(p));
+    }
+
+    #[test]
+    fn overlong_varint_is_refused() {
+        assert_eq!(
+            Probe::from_canonical(&[1, 0x81, 0x00, 0]),
+            Err(DecodeError::NonCanonical { what: "probe" })
+        );
+        assert_eq!(Probe::from_canonical(&[1, 0x01, 0]), Ok(probe(1)));
+    }
+
+    #[test]
+    fn trailing_bytes_are_refused() {
+        assert_eq!(
+            Probe::from_canonical(&[1, 1, 0, 0xff, 0xee]),
+            Err(DecodeError::TrailingBytes { what: "probe", count: 2 })
+        );
+    }
+
+    #[test]
+    fn unsorted_or_repeated_map_keys_are_refused() {
+        // {"b": "", "a": ""}: decodes into a BTreeMap but re-encodes sorted.
+        let unsorted = [1, 1, 2, 1, b'b', 0, 1, b'a', 0];
+        assert_eq!(
+            Probe::from_canonical(&unsorted),
+            Err(DecodeError::NonCanonical { what: "probe" })
+        );
+        let repeated = [1, 1, 2, 1, b'a', 0, 1, b'a', 0];
+        assert!(Probe::from_canonical(&repeated).is_err());
+        let sorted = [1, 1, 2, 1, b'a', 0, 1, b'b', 0];
+        assert_eq!(Probe::from_canonical(&sorted).map(|p| p.map.len()), Ok(2));
+    }
+
+    #[test]
+    fn other_versions_and_oversize_are_refused() {
+        assert_eq!(
+            Probe::from_canonical(&[2, 1, 0]),
+            Err(DecodeError::UnsupportedVersion { what: "probe", found: 2 })
+        );
+        assert!(matches!(Probe::from_canonical(&[0; 65]), Err(DecodeError::TooLong { .. })));
+        assert!(matches!(Probe::from_canonical(&[1]), Err(DecodeError::Malformed { .. })));
+    }
+}

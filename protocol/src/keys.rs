@@ -1,0 +1,385 @@
+//! Identities: ed25519 signing keys, public keys, signatures and the key-file text format.
+//!
+//! Signatures are over `signing_input(tag, bytes)` (see [`crate::transcript`]) and are checked
+//! with ed25519-dalek's `verify_strict`, which rejects non-canonical and small-order keys and
+//! signatures, so one key and message cannot have two accepted encodings of "the same" signature
+//! point.
+//!
+//! Key file (UTF-8, `\n` line ends, exactly these four lines in this order):
+//!
+//! ```text
+//! fogproof-identity v1
+//! public-key: ed25519:<64 hex digits>
+//! secret-key: ed25519:<64 hex digits, the 32-byte ed25519 seed>
+//! comment: <free text on one line, may be empty>
+//! ```
+
+use crate::tags::{self, Tag};
+use crate::transcript::{Transcript, signing_input};
+use crate::{Side, hex};
+use ed25519_dalek::{SigningKey, VerifyingKey};
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+/// An ed25519 public key, as its 32 bytes (validated when a signature is checked).
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct PublicKey(pub [u8; 32]);
+
+impl std::fmt::Debug for PublicKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "PublicKey({})", hex::encode(&self.0))
+    }
+}
+
+impl std::fmt::Display for PublicKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ed25519:{}", hex::encode(&self.0))
+    }
+}
+
+/// An ed25519 signature: `R` (32 bytes) then `s` (32 bytes), 64 bytes on the wire.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Signature {
+    /// The encoded point `R`.
+    pub r: [u8; 32],
+    /// The scalar `s`.
+    pub s: [u8; 32],
+}
+
+impl Signature {
+    /// The 64 bytes `R || s`.
+    pub fn to_bytes(&self) -> [u8; 64] {
+        let mut out = [0u8; 64];
+        out[..32].copy_from_slice(&self.r);
+        out[32..].copy_from_slice(&self.s);
+        out
+    }
+}
+
+impl std::fmt::Debug for Signature {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Signature({})", hex::encode(&self.to_bytes()))
+    }
+}
+
+/// Why a signature was refused.
+#[derive(Debug, Error, PartialEq, Eq)]
+pub enum SignatureError {
+    /// The 32 bytes are not a valid ed25519 point.
+    #[error("public key {key} is not a valid ed25519 key")]
+    BadKey {
+        /// The key as given.
+        key: PublicKey,
+    },
+    /// `verify_strict` refused the signature under this key and tag.
+    #[error("signature does not verify under {key} with domain tag {tag}")]
+    Invalid {
+        /// The claimed signer.
+        key: PublicKey,
+        /// The domain tag the verifier used.
+        tag: Tag,
+    },
+}
+
+impl PublicKey {
+    /// Checks `signature` over `signing_input(tag, bytes)` with `verify_strict`.
+    pub fn verify(
+        &self,
+        tag: Tag,
+        bytes: &[u8],
+        signature: &Signature,
+    ) -> Result<(), SignatureError> {
+        let key =
+            VerifyingKey::from_bytes(&self.0).map_err(|_| SignatureError::BadKey { key: *self })?;
+        let sig = ed25519_dalek::Signature::from_components(signature.r, signature.s);
+        key.verify_strict(&signing_input(tag, bytes), &sig)
+            .map_err(|_| SignatureError::Invalid { key: *self, tag })
+    }
+
+    /// `H(fogproof/v1/fingerprint; ("public-key", key))`, first 16 bytes as hex in groups of 4:
+    /// what a person compares to recognise a key.
+    pub fn fingerprint(&self) -> String {
+        let h = Transcript::new(tags::FINGERPRINT).append("public-key", &self.0).finish();
+        let hex = hex::encode(&h[..16]);
+        let groups: Vec<&str> = (0..8).map(|i| &hex[4 * i..4 * i + 4]).collect();
+        format!("SHA256:{}", groups.join(":"))
+    }
+}
+
+/// A signing identity: an ed25519 secret key. Its `Debug` never shows the secret; the secret is
+/// zeroed on drop (ed25519-dalek's `zeroize` feature).
+#[derive(Clone)]
+pub struct Identity {
+    signing: SigningKey,
+}
+
+impl std::fmt::Debug for Identity {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Identity({})", self.public())
+    }
+}
+
+/// Why fresh randomness could not be had from the operating system.
+#[derive(Debug, Error)]
+#[error("the operating system's random source failed: {0}")]
+pub struct RandomnessError(pub getrandom::Error);
+
+/// 32 fresh random bytes from the operating system (keys, nonces, seeds, seal seeds).
+pub fn random_32() -> Result<[u8; 32], RandomnessError> {
+    let mut out = [0u8; 32];
+    getrandom::fill(&mut out).map_err(RandomnessError)?;
+    Ok(out)
+}
+
+impl Identity {
+    /// A fresh identity from the operating system's random source.
+    pub fn generate() -> Result<Identity, RandomnessError> {
+        Ok(Identity::from_seed(&random_32()?))
+    }
+
+    /// The identity whose ed25519 seed is `seed` (deterministic: tests and vectors).
+    pub fn from_seed(seed: &[u8; 32]) -> Identity {
+        Identity { signing: SigningKey::from_bytes(seed) }
+    }
+
+    /// The public key.
+    pub fn public(&self) -> PublicKey {
+        PublicKey(self.signing.verifying_key().to_bytes())
+    }
+
+    /// The 32-byte ed25519 seed, for key files and the sealing-key derivation only.
+    pub(crate) fn seed(&self) -> [u8; 32] {
+        self.signing.to_bytes()
+    }
+
+    /// Signs `signing_input(tag, bytes)`.
+    pub fn sign(&self, tag: Tag, bytes: &[u8]) -> Signature {
+        use ed25519_dalek::Signer;
+        let sig = self.signing.sign(&signing_input(tag, bytes));
+        Signature { r: *sig.r_bytes(), s: *sig.s_bytes() }
+    }
+
+    /// The key file text (see the module docs). `comment` must be one line.
+    pub fn to_key_file(&self, comment: &str) -> Result<String, KeyFileError> {
+        if comment.contains(['\n', '\r']) {
+            return Err(KeyFileError::MultiLineComment);
+        }
+        Ok(format!(
+            "{HEADER}\npublic-key: ed25519:{}\nsecret-key: ed25519:{}\ncomment: {comment}\n",
+            hex::encode(&self.public().0),
+            hex::encode(&self.seed()),
+        ))
+    }
+
+    /// Parses a key file strictly: header, field names, order, hex lengths, and that the public
+    /// key is the one the secret derives. Returns the identity and the comment.
+    pub fn from_key_file(text: &str) -> Result<(Identity, String), KeyFileError> {
+        let text = text.strip_suffix('\n').ok_or(KeyFileError::MissingFinalNewline)?;
+        let lines: Vec<&str> = text.split('\n').collect();
+        if lines.len() != 4 {
+            return Err(KeyFileError::LineCount { found: lines.len() });
+        }
+        if lines[0] != HEADER {
+            return Err(KeyFileError::Header { found: truncate(lines[0]) });
+        }
+        let public = field(lines[1], 2, "public-key: ed25519:")?;
+        let secret = field(lines[2], 3, "secret-key: ed25519:")?;
+        let comment = lines[3]
+            .strip_prefix("comment: ")
+            .or_else(|| (lines[3] == "comment:").then_some(""))
+            .ok_or(KeyFileError::Field { line: 4, expected: "comment: " })?;
+        if comment.contains('\r') {
+            return Err(KeyFileError::MultiLineComment);
+        }
+        let identity = Identity::from_seed(&secret);
+        if identity.public().0 != public {
+            return Err(KeyFileError::PublicKeyMismatch {
+                stated: PublicKey(public),
+                derived: identity.public(),
+            });
+        }
+        Ok((identity, comment.to_owned()))
+    }
+}
+
+/// The first line of a key file.
+pub const HEADER: &str = "fogproof-identity v1";
+
+fn truncate(s: &str) -> String {
+    s.chars().take(40).collect()
+}
+
+fn field(line: &str, number: usize, prefix: &'static str) -> Result<[u8; 32], KeyFileError> {
+    let hex =
+        line.strip_prefix(prefix).ok_or(KeyFileError::Field { line: number, expected: prefix })?;
+    hex::decode_array::<32>(hex).ok_or(KeyFileError::Hex { line: number })
+}
+
+/// Why a key file was refused.
+#[derive(Debug, Error, PartialEq, Eq)]
+pub enum KeyFileError {
+    /// The file does not end with `\n`.
+    #[error("key file does not end with a newline (truncated?)")]
+    MissingFinalNewline,
+    /// Not exactly four lines.
+    #[error("key file has {found} lines, expected 4")]
+    LineCount {
+        /// Lines found.
+        found: usize,
+    },
+    /// The first line is not the v1 header.
+    #[error("key file header is '{found}', expected '{HEADER}'")]
+    Header {
+        /// The first line (at most 40 characters).
+        found: String,
+    },
+    /// A line does not start with its field name.
+    #[error("key file line {line} does not start with '{expected}'")]
+    Field {
+        /// 1-based line number.
+        line: usize,
+        /// The expected prefix.
+        expected: &'static str,
+    },
+    /// A key is not 64 hex digits.
+    #[error("key file line {line}: the key is not 64 hex digits")]
+    Hex {
+        /// 1-based line number.
+        line: usize,
+    },
+    /// The public key line does not match the secret key.
+    #[error(
+        "key file's public key {stated} does not belong to its secret key (which gives {derived})"
+    )]
+    PublicKeyMismatch {
+        /// What the file says.
+        stated: PublicKey,
+        /// What the secret derives.
+        derived: PublicKey,
+    },
+    /// A comment with a line break.
+    #[error("key file comment must be a single line")]
+    MultiLineComment,
+}
+
+/// The two player keys of a match in colour order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ByColour {
+    /// White's key.
+    pub white: PublicKey,
+    /// Black's key.
+    pub black: PublicKey,
+}
+
+impl ByColour {
+    /// The key playing `side`.
+    pub fn key(&self, side: Side) -> PublicKey {
+        match side {
+            Side::White => self.white,
+            Side::Black => self.black,
+        }
+    }
+
+    /// The side `key` plays, if it is one of the two players.
+    pub fn side_of(&self, key: &PublicKey) -> Option<Side> {
+        if *key == self.white {
+            Some(Side::White)
+        } else if *key == self.black {
+            Some(Side::Black)
+        } else {
+            None
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn alice() -> Identity {
+        Identity::from_seed(&[1; 32])
+    }
+
+    #[test]
+    fn sign_and_verify() {
+        let sig = alice().sign(tags::MESSAGE, b"hello");
+        assert_eq!(alice().public().verify(tags::MESSAGE, b"hello", &sig), Ok(()));
+    }
+
+    #[test]
+    fn forged_signature_is_refused() {
+        let mut sig = alice().sign(tags::MESSAGE, b"hello");
+        sig.s[0] ^= 1;
+        assert!(matches!(
+            alice().public().verify(tags::MESSAGE, b"hello", &sig),
+            Err(SignatureError::Invalid { .. })
+        ));
+        let sig = alice().sign(tags::MESSAGE, b"hello");
+        assert!(alice().public().verify(tags::MESSAGE, b"hellp", &sig).is_err());
+        let mallory = Identity::from_seed(&[2; 32]);
+        assert!(mallory.public().verify(tags::MESSAGE, b"hello", &sig).is_err());
+    }
+
+    #[test]
+    fn wrong_domain_tag_is_refused() {
+        let sig = alice().sign(tags::RECEIPT, b"hello");
+        assert_eq!(
+            alice().public().verify(tags::MESSAGE, b"hello", &sig),
+            Err(SignatureError::Invalid { key: alice().public(), tag: tags::MESSAGE })
+        );
+    }
+
+    #[test]
+    fn small_order_key_is_refused_by_verify_strict() {
+        // The identity point (y = 1) is a valid encoding of a small-order point: with s = 0 and
+        // R = identity, a lax verifier accepts any message. verify_strict must not.
+        let mut id = [0u8; 32];
+        id[0] = 1;
+        let sig = Signature { r: id, s: [0; 32] };
+        assert!(PublicKey(id).verify(tags::MESSAGE, b"anything", &sig).is_err());
+    }
+
+    #[test]
+    fn key_file_round_trip() {
+        let text = alice().to_key_file("alice's laptop").unwrap();
+        assert!(text.starts_with("fogproof-identity v1\npublic-key: ed25519:"));
+        let (back, comment) = Identity::from_key_file(&text).unwrap();
+        assert_eq!(back.public(), alice().public());
+        assert_eq!(comment, "alice's laptop");
+        let (_, empty) = Identity::from_key_file(&alice().to_key_file("").unwrap()).unwrap();
+        assert_eq!(empty, "");
+    }
+
+    #[test]
+    fn key_file_errors_name_the_problem() {
+        let good = alice().to_key_file("c").unwrap();
+        let e = Identity::from_key_file(&good.replace("v1", "v2")).unwrap_err();
+        assert_eq!(e, KeyFileError::Header { found: "fogproof-identity v2".into() });
+        assert_eq!(
+            Identity::from_key_file(good.trim_end()).unwrap_err(),
+            KeyFileError::MissingFinalNewline
+        );
+        let other = Identity::from_seed(&[2; 32]).public();
+        let swapped = good.replace(&hex::encode(&alice().public().0), &hex::encode(&other.0));
+        assert!(matches!(
+            Identity::from_key_file(&swapped).unwrap_err(),
+            KeyFileError::PublicKeyMismatch { .. }
+        ));
+        let short = good.replacen("secret-key: ed25519:", "secret-key: ed25519:0", 1);
+        assert_eq!(Identity::from_key_file(&short).unwrap_err(), KeyFileError::Hex { line: 3 });
+        assert!(alice().to_key_file("two\nlines").is_err());
+    }
+
+    #[test]
+    fn debug_never_shows_the_secret() {
+        let secret = hex::encode(&alice().seed());
+        assert!(!format!("{:?}", alice()).contains(&secret));
+    }
+
+    #[test]
+    fn fingerprint_shape() {
+        let f = alice().public().fingerprint();
+        assert_eq!(f.len(), "SHA256:".len() + 8 * 4 + 7);
+        assert_ne!(f, Identity::from_seed(&[2; 32]).public().fingerprint());
+    }
+}

@@ -1,0 +1,36 @@
+//! fogproof's protocol: identities, canonical encoding, commitments, seeds, terms, messages,
+//! sealed channels, receipts and the sans-IO relay.
+//!
+//! Every formula is in `docs/PROTOCOL.md`, with test vectors in `protocol/tests/vectors.json`.
+//! In short (`H(tag; fields)` is the length-prefixed SHA-256 transcript of [`transcript`]):
+//!
+//! ```text
+//! match_id      = H(fogproof/v1/match-id; ("terms", terms_bytes))
+//! commitment    = H(fogproof/v1/commitment; ("purpose", p), ("match-id", id), ("author", key),
+//!                   ("value", v), ("nonce", n))
+//! setup_seed    = H(fogproof/v1/setup-seed; ("private-seed", own), ("opponent-contribution",
+//!                   theirs), ("match-id", id), ("side", [side]))
+//! message_hash  = H(fogproof/v1/message-hash; ("body", body_bytes))
+//! signature     = ed25519(key, u64_le(len(tag)) || tag || bytes)   checked with verify_strict
+//! ```
+//!
+//! What is signed or hashed is always the exact bytes as stored; decoders are strict
+//! ([`codec`]): no trailing bytes, nothing that does not re-encode to the same bytes.
+
+pub mod codec;
+pub mod commitment;
+pub mod hex;
+mod ids;
+pub mod keys;
+pub mod message;
+pub mod record;
+pub mod relay;
+pub mod roles;
+pub mod seal;
+pub mod seed;
+pub mod tags;
+pub mod terms;
+pub mod transcript;
+
+pub use ids::{Channel, Commitment, MatchId, MessageHash, Side};
+pub use keys::{Identity, PublicKey, Signature};

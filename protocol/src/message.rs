@@ -1,0 +1,523 @@
+//! Signed messages, their hashes, and the relay's receipts.
+//!
+//! ```text
+//! body_bytes   = postcard(MessageBody)
+//! message_hash = H(fogproof/v1/message-hash; ("body", body_bytes))
+//! signature    = ed25519(author, signing_input(fogproof/v1/message, body_bytes))
+//! receipt_bytes = postcard(Receipt { version, match_id, channel, relay_seq, time_ms, message })
+//! receipt_sig  = ed25519(relay, signing_input(fogproof/v1/receipt, receipt_bytes))
+//! ```
+//!
+//! A [`SignedMessage`] keeps the body as the exact bytes that were signed; verification decodes
+//! those bytes strictly and checks the signature over them, never over a re-encoding.
+
+use crate::codec::{self, Canonical, DecodeError};
+use crate::commitment::Opening;
+use crate::keys::{Identity, PublicKey, Signature, SignatureError};
+use crate::seal::{self, SealContext, SealError, SealPublicKey, Sealed};
+use crate::tags;
+use crate::transcript::Transcript;
+use crate::{Channel, Commitment, MatchId, MessageHash, Side};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use thiserror::Error;
+
+/// Largest accepted signed message, in bytes (a limit on everything from outside).
+pub const MAX_MESSAGE_BYTES: usize = 64 * 1024;
+
+/// What a relay waits for from a side.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Expectation {
+    /// A move (or attempt, or a claim such as resignation); runs the side's clock.
+    Move,
+    /// A reveal or opening; bounded by the terms' `reveal_ms`.
+    Reveal,
+}
+
+/// A game result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Outcome {
+    /// White wins.
+    WhiteWins,
+    /// Black wins.
+    BlackWins,
+    /// Draw.
+    Draw,
+    /// No result (aborted, disputed).
+    NoResult,
+}
+
+/// A claimed result and why (the rules' end reason, e.g. `checkmate`, `resignation`, `timeout`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Claim {
+    /// The result claimed.
+    pub outcome: Outcome,
+    /// The reason, as the rules crate names it.
+    pub reason: String,
+}
+
+/// What a message says. Game content is opaque bytes here: the rules crate's serde types,
+/// encoded by the game layer; the protocol only frames, signs, seals and orders them.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Payload {
+    /// A commitment (ARCHITECTURE.md step 2).
+    Commit {
+        /// What it commits to ([`crate::commitment::PRIVATE_SEED`], ...).
+        purpose: String,
+        /// The commitment.
+        commitment: Commitment,
+    },
+    /// A reveal during setup (the public contribution, step 3).
+    Reveal {
+        /// The purpose of the commitment it opens.
+        purpose: String,
+        /// The opening.
+        opening: Opening,
+    },
+    /// A private-channel payload: the canonical bytes of another (non-sealed) payload, sealed.
+    Sealed(Sealed),
+    /// A move or attempt (game-action bytes).
+    Action(Vec<u8>),
+    /// An announcement or a side's observation (game bytes).
+    Observation(Vec<u8>),
+    /// A result claim.
+    Claim(Claim),
+    /// An end-of-game opening of an earlier commitment (step 6).
+    Open {
+        /// The purpose of the commitment it opens.
+        purpose: String,
+        /// The opening.
+        opening: Opening,
+    },
+    /// Acknowledges a message (e.g. the umpire acknowledging sealed setup openings, step 4).
+    Ack {
+        /// The message acknowledged.
+        message: MessageHash,
+    },
+    /// A relay's notice that a side missed its deadline (authored by the relay only).
+    Timeout {
+        /// The side that ran out of time.
+        side: Side,
+        /// What it failed to send.
+        expectation: Expectation,
+        /// The deadline it missed.
+        deadline_ms: u64,
+    },
+}
+
+impl Canonical for Payload {
+    const NAME: &'static str = "payload";
+    const MAX_BYTES: usize = MAX_MESSAGE_BYTES;
+}
+
+impl Payload {
+    /// The payload's kind, for errors.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Payload::Commit { .. } => "commit",
+            Payload::Reveal { .. } => "reveal",
+            Payload::Sealed(_) => "sealed",
+            Payload::Action(_) => "action",
+            Payload::Observation(_) => "observation",
+            Payload::Claim(_) => "claim",
+            Payload::Open { .. } => "open",
+            Payload::Ack { .. } => "ack",
+            Payload::Timeout { .. } => "timeout",
+        }
+    }
+}
+
+/// A message before signing.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MessageBody {
+    /// Always [`codec::VERSION`].
+    pub version: u8,
+    /// The match it belongs to.
+    pub match_id: MatchId,
+    /// Its channel.
+    pub channel: Channel,
+    /// Its author's signing key.
+    pub author: PublicKey,
+    /// The author's own counter on this channel: 0, 1, 2, ...
+    pub seq: u64,
+    /// The last message on this channel the author had seen (`None` only for a first message).
+    pub prev: Option<MessageHash>,
+    /// What it says.
+    pub payload: Payload,
+}
+
+impl Canonical for MessageBody {
+    const NAME: &'static str = "message body";
+    const MAX_BYTES: usize = MAX_MESSAGE_BYTES;
+
+    fn check(&self) -> Result<(), DecodeError> {
+        codec::check_version(Self::NAME, self.version)
+    }
+}
+
+/// `H(fogproof/v1/message-hash; ("body", body_bytes))`.
+pub fn message_hash(body_bytes: &[u8]) -> MessageHash {
+    MessageHash(Transcript::new(tags::MESSAGE_HASH).append("body", body_bytes).finish())
+}
+
+/// A message as sent: the exact body bytes and the author's signature over them.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SignedMessage {
+    /// Canonical [`MessageBody`] bytes.
+    pub body: Vec<u8>,
+    /// The author's signature over `signing_input(fogproof/v1/message, body)`.
+    pub signature: Signature,
+}
+
+impl Canonical for SignedMessage {
+    const NAME: &'static str = "signed message";
+    const MAX_BYTES: usize = MAX_MESSAGE_BYTES + 128;
+}
+
+/// Why a message was refused.
+#[derive(Debug, Error, PartialEq, Eq)]
+pub enum MessageError {
+    /// Bad bytes.
+    #[error(transparent)]
+    Decode(#[from] DecodeError),
+    /// The author's signature does not verify.
+    #[error("message signature: {0}")]
+    Signature(#[from] SignatureError),
+    /// The message belongs to another match (e.g. a replay from another game).
+    #[error("message is for match {found}, not {expected}")]
+    WrongMatch {
+        /// This match.
+        expected: MatchId,
+        /// The message's match.
+        found: MatchId,
+    },
+}
+
+impl SignedMessage {
+    /// Encodes and signs `body` with `author` (whose key should be `body.author`).
+    pub fn sign(body: &MessageBody, author: &Identity) -> SignedMessage {
+        let bytes = body.to_canonical();
+        let signature = author.sign(tags::MESSAGE, &bytes);
+        SignedMessage { body: bytes, signature }
+    }
+
+    /// The message hash (over the body bytes as stored).
+    pub fn hash(&self) -> MessageHash {
+        message_hash(&self.body)
+    }
+
+    /// Decodes the body strictly and checks the signature of its stated author.
+    pub fn verify(&self) -> Result<MessageBody, MessageError> {
+        let body = MessageBody::from_canonical(&self.body)?;
+        body.author.verify(tags::MESSAGE, &self.body, &self.signature)?;
+        Ok(body)
+    }
+
+    /// [`SignedMessage::verify`], and that it belongs to `match_id`.
+    pub fn verify_for(&self, match_id: &MatchId) -> Result<MessageBody, MessageError> {
+        let body = self.verify()?;
+        if body.match_id != *match_id {
+            return Err(MessageError::WrongMatch { expected: *match_id, found: body.match_id });
+        }
+        Ok(body)
+    }
+}
+
+/// The relay's statement that it accepted a message at a time and position.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Receipt {
+    /// Always [`codec::VERSION`].
+    pub version: u8,
+    /// The match.
+    pub match_id: MatchId,
+    /// The channel.
+    pub channel: Channel,
+    /// The message's position in the relay's log of this channel: 0, 1, 2, ...
+    pub relay_seq: u64,
+    /// The relay's time of acceptance, in ms.
+    pub time_ms: u64,
+    /// The message accepted.
+    pub message: MessageHash,
+}
+
+impl Canonical for Receipt {
+    const NAME: &'static str = "receipt";
+    const MAX_BYTES: usize = 256;
+
+    fn check(&self) -> Result<(), DecodeError> {
+        codec::check_version(Self::NAME, self.version)
+    }
+}
+
+/// A receipt as bytes with the relay's signature.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SignedReceipt {
+    /// Canonical [`Receipt`] bytes.
+    pub receipt: Vec<u8>,
+    /// The relay's signature over `signing_input(fogproof/v1/receipt, receipt)`.
+    pub signature: Signature,
+}
+
+impl Canonical for SignedReceipt {
+    const NAME: &'static str = "signed receipt";
+    const MAX_BYTES: usize = 512;
+}
+
+/// Why a receipt was refused.
+#[derive(Debug, Error, PartialEq, Eq)]
+pub enum ReceiptError {
+    /// Bad bytes.
+    #[error(transparent)]
+    Decode(#[from] DecodeError),
+    /// Not signed by the relay of the terms.
+    #[error("receipt signature: {0}")]
+    Signature(#[from] SignatureError),
+    /// For another match.
+    #[error("receipt is for match {found}, not {expected}")]
+    WrongMatch {
+        /// This match.
+        expected: MatchId,
+        /// The receipt's match.
+        found: MatchId,
+    },
+    /// For another message.
+    #[error("receipt is for message {found}, not {expected}")]
+    WrongMessage {
+        /// The message in hand.
+        expected: MessageHash,
+        /// The receipt's message.
+        found: MessageHash,
+    },
+    /// For another channel.
+    #[error("receipt is for channel {found}, not {expected}")]
+    WrongChannel {
+        /// The message's channel.
+        expected: Channel,
+        /// The receipt's channel.
+        found: Channel,
+    },
+}
+
+impl SignedReceipt {
+    /// Encodes and signs a receipt.
+    pub fn sign(receipt: &Receipt, relay: &Identity) -> SignedReceipt {
+        let bytes = receipt.to_canonical();
+        SignedReceipt { signature: relay.sign(tags::RECEIPT, &bytes), receipt: bytes }
+    }
+
+    /// Checks that this is `relay`'s receipt for `message` (already verified as `body`).
+    pub fn verify(
+        &self,
+        relay: &PublicKey,
+        message: &SignedMessage,
+        body: &MessageBody,
+    ) -> Result<Receipt, ReceiptError> {
+        let receipt = Receipt::from_canonical(&self.receipt)?;
+        relay.verify(tags::RECEIPT, &self.receipt, &self.signature)?;
+        if receipt.match_id != body.match_id {
+            return Err(ReceiptError::WrongMatch {
+                expected: body.match_id,
+                found: receipt.match_id,
+            });
+        }
+        if receipt.channel != body.channel {
+            return Err(ReceiptError::WrongChannel {
+                expected: body.channel,
+                found: receipt.channel,
+            });
+        }
+        if receipt.message != message.hash() {
+            return Err(ReceiptError::WrongMessage {
+                expected: message.hash(),
+                found: receipt.message,
+            });
+        }
+        Ok(receipt)
+    }
+}
+
+/// Writes an author's messages: numbers them per channel and chains each to the last message
+/// the author saw there. Player and umpire state machines send through one of these.
+#[derive(Clone, Debug)]
+pub struct Author {
+    identity: Identity,
+    match_id: MatchId,
+    channels: BTreeMap<Channel, AuthorChannel>,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct AuthorChannel {
+    next_seq: u64,
+    last_seen: Option<MessageHash>,
+}
+
+impl Author {
+    /// An author for one match.
+    pub fn new(identity: Identity, match_id: MatchId) -> Author {
+        Author { identity, match_id, channels: BTreeMap::new() }
+    }
+
+    /// The author's key.
+    pub fn key(&self) -> PublicKey {
+        self.identity.public()
+    }
+
+    /// Records that the author has seen `hash` on `channel` (someone else's accepted message).
+    pub fn saw(&mut self, channel: Channel, hash: MessageHash) {
+        self.channels.entry(channel).or_default().last_seen = Some(hash);
+    }
+
+    /// The body of the next message on `channel` (not yet counted as sent).
+    pub fn next_body(&self, channel: Channel, payload: Payload) -> MessageBody {
+        let state = self.channels.get(&channel).copied().unwrap_or_default();
+        MessageBody {
+            version: codec::VERSION,
+            match_id: self.match_id,
+            channel,
+            author: self.key(),
+            seq: state.next_seq,
+            prev: state.last_seen,
+            payload,
+        }
+    }
+
+    /// Signs and counts the next message on `channel`.
+    pub fn write(&mut self, channel: Channel, payload: Payload) -> SignedMessage {
+        let message = SignedMessage::sign(&self.next_body(channel, payload), &self.identity);
+        let state = self.channels.entry(channel).or_default();
+        state.next_seq += 1;
+        state.last_seen = Some(message.hash());
+        message
+    }
+
+    /// Seals `inner` to `recipient` and writes it on a private `channel`. Returns the message
+    /// and the disclosure that lets a record show what it said.
+    pub fn write_sealed(
+        &mut self,
+        channel: Channel,
+        inner: &Payload,
+        recipient: &SealPublicKey,
+        seal_seed: &[u8; 32],
+    ) -> Result<(SignedMessage, seal::SealDisclosure), SealError> {
+        let seq = self.channels.get(&channel).map_or(0, |c| c.next_seq);
+        let context = SealContext { match_id: self.match_id, channel, author: self.key(), seq };
+        let plaintext = inner.to_canonical();
+        let sealed = seal::seal(recipient, &context, &plaintext, seal_seed)?;
+        let message = self.write(channel, Payload::Sealed(sealed));
+        let disclosure =
+            seal::SealDisclosure { message: message.hash(), plaintext, seal_seed: *seal_seed };
+        Ok((message, disclosure))
+    }
+}
+
+/// The HPKE context of a verified message body (for opening or checking its sealed payload).
+pub fn seal_context(body: &MessageBody) -> SealContext {
+    SealContext {
+        match_id: body.match_id,
+        channel: body.channel,
+        author: body.author,
+        seq: body.seq,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn author() -> Author {
+        Author::new(Identity::from_seed(&[1; 32]), MatchId([7; 32]))
+    }
+
+    #[test]
+    fn signed_message_verifies_and_chains() {
+        let mut a = author();
+        let m0 = a.write(Channel::Public, Payload::Action(b"e2e4".to_vec()));
+        let m1 = a.write(Channel::Public, Payload::Action(b"e7e5".to_vec()));
+        let b0 = m0.verify_for(&MatchId([7; 32])).unwrap();
+        let b1 = m1.verify().unwrap();
+        assert_eq!((b0.seq, b0.prev), (0, None));
+        assert_eq!((b1.seq, b1.prev), (1, Some(m0.hash())));
+    }
+
+    #[test]
+    fn forged_message_is_refused() {
+        let mut m = author().write(Channel::Public, Payload::Action(b"e2e4".to_vec()));
+        let last = m.body.len() - 1;
+        m.body[last] ^= 1; // change the action: the signature no longer covers it
+        assert!(matches!(m.verify(), Err(MessageError::Signature(_))));
+    }
+
+    #[test]
+    fn message_signed_under_the_receipt_tag_is_refused() {
+        let id = Identity::from_seed(&[1; 32]);
+        let body = author().next_body(Channel::Public, Payload::Action(vec![1]));
+        let bytes = body.to_canonical();
+        let m = SignedMessage { signature: id.sign(tags::RECEIPT, &bytes), body: bytes };
+        assert!(matches!(m.verify(), Err(MessageError::Signature(SignatureError::Invalid { .. }))));
+    }
+
+    #[test]
+    fn message_from_another_match_is_refused() {
+        let m = author().write(Channel::Public, Payload::Action(vec![1]));
+        assert_eq!(
+            m.verify_for(&MatchId([8; 32])),
+            Err(MessageError::WrongMatch { expected: MatchId([8; 32]), found: MatchId([7; 32]) })
+        );
+    }
+
+    #[test]
+    fn receipts_are_checked() {
+        let relay = Identity::from_seed(&[2; 32]);
+        let m = author().write(Channel::Public, Payload::Action(vec![1]));
+        let other = author().write(Channel::Public, Payload::Action(vec![2]));
+        let body = m.verify().unwrap();
+        let r = Receipt {
+            version: codec::VERSION,
+            match_id: body.match_id,
+            channel: Channel::Public,
+            relay_seq: 0,
+            time_ms: 5,
+            message: m.hash(),
+        };
+        let signed = SignedReceipt::sign(&r, &relay);
+        assert_eq!(signed.verify(&relay.public(), &m, &body), Ok(r.clone()));
+        let impostor = Identity::from_seed(&[3; 32]).public();
+        assert!(matches!(signed.verify(&impostor, &m, &body), Err(ReceiptError::Signature(_))));
+        let other_body = other.verify().unwrap();
+        assert!(matches!(
+            signed.verify(&relay.public(), &other, &other_body),
+            Err(ReceiptError::WrongMessage { .. })
+        ));
+        let wrong_channel = Receipt { channel: Channel::WhiteUmpire, ..r.clone() };
+        let signed = SignedReceipt::sign(&wrong_channel, &relay);
+        assert!(matches!(
+            signed.verify(&relay.public(), &m, &body),
+            Err(ReceiptError::WrongChannel { .. })
+        ));
+        let wrong_match = Receipt { match_id: MatchId([0; 32]), ..r };
+        let signed = SignedReceipt::sign(&wrong_match, &relay);
+        assert!(matches!(
+            signed.verify(&relay.public(), &m, &body),
+            Err(ReceiptError::WrongMatch { .. })
+        ));
+    }
+
+    #[test]
+    fn sealed_write_opens_for_the_recipient_and_discloses() {
+        let umpire = seal::SealSecret::of(&Identity::from_seed(&[3; 32]));
+        let mut a = author();
+        let inner = Payload::Action(b"e2e4".to_vec());
+        let (m, d) =
+            a.write_sealed(Channel::WhiteUmpire, &inner, &umpire.public(), &[4; 32]).unwrap();
+        let body = m.verify().unwrap();
+        let Payload::Sealed(sealed) = &body.payload else { panic!("not sealed: {body:?}") };
+        let plain = seal::open(&umpire, &seal_context(&body), sealed).unwrap();
+        assert_eq!(Payload::from_canonical(&plain), Ok(inner));
+        assert_eq!(d.message, m.hash());
+        let ctx = seal_context(&body);
+        assert_eq!(
+            seal::check_disclosure(&umpire.public(), &ctx, sealed, &d.plaintext, &d.seal_seed),
+            Ok(())
+        );
+    }
+}

@@ -1,0 +1,282 @@
+//! Private channels: HPKE (RFC 9180) base mode, DHKEM(X25519, HKDF-SHA256), HKDF-SHA256,
+//! ChaCha20-Poly1305, to the recipient's X25519 key.
+//!
+//! ```text
+//! info = frame(fogproof/v1/seal-info; ("match-id", id), ("channel", [channel]))
+//! aad  = frame(fogproof/v1/seal-aad;  ("author", author ed25519 key), ("seq", u64_le(seq)))
+//! (enc, ciphertext) = HPKE.SealBase(pk_recipient, info, aad, plaintext)
+//!     with the encapsulation randomness drawn from ChaCha20Rng(H(fogproof/v1/seal-rng;
+//!     ("seal-seed", seal_seed)))
+//! ```
+//!
+//! The sender picks a fresh 32-byte seal seed per message and keeps it. Sealing is then a
+//! deterministic function of (recipient key, info, aad, plaintext, seal seed), so a record can
+//! carry the plaintext and the seal seed (a [`SealDisclosure`]) and anyone can re-seal and compare
+//! with the signed ciphertext, which the relay's receipt already covers: the relay, which sees
+//! only ciphertexts, learns nothing, yet nothing it carried can be disowned later.
+//!
+//! An identity's X25519 key is derived from its ed25519 seed:
+//! `sk, pk = DHKEM.DeriveKeyPair(H(fogproof/v1/seal-key; ("ed25519-seed", seed)))`.
+
+use crate::keys::{Identity, PublicKey};
+use crate::tags;
+use crate::transcript::{Frame, Transcript};
+use crate::{Channel, MatchId, MessageHash, hex};
+use hpke::{Deserializable, Kem as _, OpModeR, OpModeS, Serializable};
+use rand_chacha::ChaCha20Rng;
+use rand_core::SeedableRng;
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+type Kem = hpke::kem::X25519HkdfSha256;
+type Kdf = hpke::kdf::HkdfSha256;
+type Aead = hpke::aead::ChaCha20Poly1305;
+
+/// An X25519 public key for sealing to its owner.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct SealPublicKey(pub [u8; 32]);
+
+impl std::fmt::Debug for SealPublicKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "SealPublicKey({})", hex::encode(&self.0))
+    }
+}
+
+impl std::fmt::Display for SealPublicKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "x25519:{}", hex::encode(&self.0))
+    }
+}
+
+/// An X25519 secret key (derived from an identity; zeroed on drop by hpke).
+#[derive(Clone)]
+pub struct SealSecret {
+    secret: <Kem as hpke::Kem>::PrivateKey,
+    public: SealPublicKey,
+}
+
+impl std::fmt::Debug for SealSecret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "SealSecret({})", self.public)
+    }
+}
+
+impl SealSecret {
+    /// The sealing key of `identity` (formula in the module docs).
+    pub fn of(identity: &Identity) -> SealSecret {
+        let ikm = Transcript::new(tags::SEAL_KEY).append("ed25519-seed", &identity.seed()).finish();
+        let (secret, public) = Kem::derive_keypair(&ikm);
+        let mut bytes = [0u8; 32];
+        bytes.copy_from_slice(&public.to_bytes());
+        SealSecret { secret, public: SealPublicKey(bytes) }
+    }
+
+    /// The public half.
+    pub fn public(&self) -> SealPublicKey {
+        self.public
+    }
+}
+
+/// Where a sealed payload belongs: bound into HPKE's `info` and `aad`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SealContext {
+    /// The match.
+    pub match_id: MatchId,
+    /// The private channel.
+    pub channel: Channel,
+    /// The author of the message that carries the ciphertext.
+    pub author: PublicKey,
+    /// That message's sequence number.
+    pub seq: u64,
+}
+
+impl SealContext {
+    /// HPKE `info`.
+    pub fn info(&self) -> Vec<u8> {
+        Frame::new(tags::SEAL_INFO)
+            .append("match-id", &self.match_id.0)
+            .append("channel", &[self.channel.byte()])
+            .into_bytes()
+    }
+
+    /// HPKE `aad`.
+    pub fn aad(&self) -> Vec<u8> {
+        Frame::new(tags::SEAL_AAD)
+            .append("author", &self.author.0)
+            .append_u64("seq", self.seq)
+            .into_bytes()
+    }
+}
+
+/// A sealed payload: the HPKE encapsulated key and the ciphertext (with its 16-byte tag).
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Sealed {
+    /// HPKE `enc` (the ephemeral X25519 public key).
+    pub enc: [u8; 32],
+    /// AEAD ciphertext and tag.
+    pub ciphertext: Vec<u8>,
+}
+
+impl std::fmt::Debug for Sealed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Sealed({} ciphertext bytes)", self.ciphertext.len())
+    }
+}
+
+/// What a record carries to show what a sealed message said.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SealDisclosure {
+    /// The message whose payload was sealed.
+    pub message: MessageHash,
+    /// The plaintext (canonical [`crate::message::Payload`] bytes).
+    pub plaintext: Vec<u8>,
+    /// The sender's seal seed.
+    pub seal_seed: [u8; 32],
+}
+
+/// Why sealing, opening or checking a disclosure failed.
+#[derive(Debug, Error, PartialEq, Eq)]
+pub enum SealError {
+    /// The recipient's X25519 key is unusable (e.g. gives an all-zero shared secret).
+    #[error("cannot seal to {recipient}: not a usable X25519 key")]
+    BadRecipient {
+        /// The key.
+        recipient: SealPublicKey,
+    },
+    /// HPKE refused to open: wrong key, wrong context (match, channel, author, seq) or altered.
+    #[error("sealed payload of seq {seq} on {channel} does not open with this key and context")]
+    OpenFailed {
+        /// The channel in the context.
+        channel: Channel,
+        /// The sequence number in the context.
+        seq: u64,
+    },
+    /// Re-sealing the disclosed plaintext with the disclosed seed gives other bytes.
+    #[error("disclosure of seq {seq} on {channel} does not reproduce the sealed bytes")]
+    DisclosureMismatch {
+        /// The channel in the context.
+        channel: Channel,
+        /// The sequence number in the context.
+        seq: u64,
+    },
+}
+
+/// Seals `plaintext` to `recipient` in `context`, deterministically from `seal_seed`.
+pub fn seal(
+    recipient: &SealPublicKey,
+    context: &SealContext,
+    plaintext: &[u8],
+    seal_seed: &[u8; 32],
+) -> Result<Sealed, SealError> {
+    let bad = || SealError::BadRecipient { recipient: *recipient };
+    let pk = <Kem as hpke::Kem>::PublicKey::from_bytes(&recipient.0).map_err(|_| bad())?;
+    let rng_seed = Transcript::new(tags::SEAL_RNG).append("seal-seed", seal_seed).finish();
+    let mut rng = ChaCha20Rng::from_seed(rng_seed);
+    let (enc, ciphertext) = hpke::single_shot_seal_with_rng::<Aead, Kdf, Kem>(
+        &OpModeS::Base,
+        &pk,
+        &context.info(),
+        plaintext,
+        &context.aad(),
+        &mut rng,
+    )
+    .map_err(|_| bad())?;
+    let mut enc_bytes = [0u8; 32];
+    enc_bytes.copy_from_slice(&enc.to_bytes());
+    Ok(Sealed { enc: enc_bytes, ciphertext })
+}
+
+/// Opens a sealed payload with the recipient's secret.
+pub fn open(
+    secret: &SealSecret,
+    context: &SealContext,
+    sealed: &Sealed,
+) -> Result<Vec<u8>, SealError> {
+    let fail = || SealError::OpenFailed { channel: context.channel, seq: context.seq };
+    let enc = <Kem as hpke::Kem>::EncappedKey::from_bytes(&sealed.enc).map_err(|_| fail())?;
+    hpke::single_shot_open::<Aead, Kdf, Kem>(
+        &OpModeR::Base,
+        &secret.secret,
+        &enc,
+        &context.info(),
+        &sealed.ciphertext,
+        &context.aad(),
+    )
+    .map_err(|_| fail())
+}
+
+/// Checks a disclosure: re-seals its plaintext with its seed and compares with `sealed`.
+pub fn check_disclosure(
+    recipient: &SealPublicKey,
+    context: &SealContext,
+    sealed: &Sealed,
+    plaintext: &[u8],
+    seal_seed: &[u8; 32],
+) -> Result<(), SealError> {
+    let again = seal(recipient, context, plaintext, seal_seed)?;
+    if again == *sealed {
+        Ok(())
+    } else {
+        Err(SealError::DisclosureMismatch { channel: context.channel, seq: context.seq })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ctx(seq: u64) -> SealContext {
+        SealContext {
+            match_id: MatchId([7; 32]),
+            channel: Channel::WhiteUmpire,
+            author: Identity::from_seed(&[1; 32]).public(),
+            seq,
+        }
+    }
+
+    #[test]
+    fn seal_open_round_trip_and_determinism() {
+        let umpire = SealSecret::of(&Identity::from_seed(&[3; 32]));
+        let s = seal(&umpire.public(), &ctx(4), b"e2e4", &[5; 32]).unwrap();
+        assert_eq!(s.ciphertext.len(), 4 + 16);
+        assert_eq!(open(&umpire, &ctx(4), &s), Ok(b"e2e4".to_vec()));
+        assert_eq!(seal(&umpire.public(), &ctx(4), b"e2e4", &[5; 32]), Ok(s.clone()));
+        assert_ne!(seal(&umpire.public(), &ctx(4), b"e2e4", &[6; 32]), Ok(s));
+    }
+
+    #[test]
+    fn wrong_key_or_context_does_not_open() {
+        let umpire = SealSecret::of(&Identity::from_seed(&[3; 32]));
+        let relay = SealSecret::of(&Identity::from_seed(&[4; 32]));
+        let s = seal(&umpire.public(), &ctx(4), b"e2e4", &[5; 32]).unwrap();
+        assert!(open(&relay, &ctx(4), &s).is_err());
+        assert_eq!(
+            open(&umpire, &ctx(5), &s),
+            Err(SealError::OpenFailed { channel: Channel::WhiteUmpire, seq: 5 })
+        );
+        let other_channel = SealContext { channel: Channel::BlackUmpire, ..ctx(4) };
+        assert!(open(&umpire, &other_channel, &s).is_err());
+        let mut altered = s.clone();
+        altered.ciphertext[0] ^= 1;
+        assert!(open(&umpire, &ctx(4), &altered).is_err());
+    }
+
+    #[test]
+    fn disclosures_are_checked_against_the_ciphertext() {
+        let umpire = SealSecret::of(&Identity::from_seed(&[3; 32]));
+        let s = seal(&umpire.public(), &ctx(4), b"e2e4", &[5; 32]).unwrap();
+        assert_eq!(check_disclosure(&umpire.public(), &ctx(4), &s, b"e2e4", &[5; 32]), Ok(()));
+        assert!(check_disclosure(&umpire.public(), &ctx(4), &s, b"d2d4", &[5; 32]).is_err());
+        assert!(check_disclosure(&umpire.public(), &ctx(4), &s, b"e2e4", &[6; 32]).is_err());
+    }
+
+    #[test]
+    fn all_zero_recipient_key_is_refused() {
+        // The zero point gives an all-zero X25519 shared secret, which RFC 9180 rejects.
+        let zero = SealPublicKey([0; 32]);
+        assert_eq!(
+            seal(&zero, &ctx(0), b"x", &[1; 32]),
+            Err(SealError::BadRecipient { recipient: zero })
+        );
+    }
+}

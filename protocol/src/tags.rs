@@ -1,0 +1,70 @@
+//! Domain tags: one constant per kind of thing hashed or signed, naming the protocol version.
+//!
+//! A tag is a protocol constant; it never comes from data. Changing what a tag covers means a new
+//! protocol version and a new tag.
+
+/// A domain tag such as `fogproof/v1/message`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Tag(&'static str);
+
+impl Tag {
+    /// The tag's text.
+    pub const fn as_str(self) -> &'static str {
+        self.0
+    }
+
+    /// The tag's bytes (ASCII).
+    pub const fn as_bytes(self) -> &'static [u8] {
+        self.0.as_bytes()
+    }
+}
+
+impl std::fmt::Display for Tag {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0)
+    }
+}
+
+/// Hash of the match terms: the match id.
+pub const MATCH_ID: Tag = Tag("fogproof/v1/match-id");
+/// Signatures of the match terms by both players.
+pub const TERMS: Tag = Tag("fogproof/v1/terms");
+/// Commitments to a value.
+pub const COMMITMENT: Tag = Tag("fogproof/v1/commitment");
+/// A side's private random setup seed.
+pub const SETUP_SEED: Tag = Tag("fogproof/v1/setup-seed");
+/// The draw of colours.
+pub const COLOURS: Tag = Tag("fogproof/v1/colours");
+/// Signatures of messages.
+pub const MESSAGE: Tag = Tag("fogproof/v1/message");
+/// Hash of a message body.
+pub const MESSAGE_HASH: Tag = Tag("fogproof/v1/message-hash");
+/// Signatures of relay receipts.
+pub const RECEIPT: Tag = Tag("fogproof/v1/receipt");
+/// HPKE `info` of a sealed payload.
+pub const SEAL_INFO: Tag = Tag("fogproof/v1/seal-info");
+/// HPKE `aad` of a sealed payload.
+pub const SEAL_AAD: Tag = Tag("fogproof/v1/seal-aad");
+/// Derivation of an identity's X25519 sealing key from its ed25519 secret.
+pub const SEAL_KEY: Tag = Tag("fogproof/v1/seal-key");
+/// Derivation of the HPKE encapsulation randomness from a seal seed.
+pub const SEAL_RNG: Tag = Tag("fogproof/v1/seal-rng");
+/// Fingerprint of a public key.
+pub const FINGERPRINT: Tag = Tag("fogproof/v1/fingerprint");
+
+/// Every tag, for tests that check they are distinct.
+pub const ALL: [Tag; 13] = [
+    MATCH_ID,
+    TERMS,
+    COMMITMENT,
+    SETUP_SEED,
+    COLOURS,
+    MESSAGE,
+    MESSAGE_HASH,
+    RECEIPT,
+    SEAL_INFO,
+    SEAL_AAD,
+    SEAL_KEY,
+    SEAL_RNG,
+    FINGERPRINT,
+];

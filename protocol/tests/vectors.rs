@@ -1,0 +1,212 @@
+//! The published test vectors: recomputed by the generator, and each formula of
+//! docs/PROTOCOL.md checked independently with plain SHA-256 and ed25519 from the vector inputs.
+
+#[allow(dead_code, reason = "the generator's main() is not used here")]
+#[path = "../examples/vectors.rs"]
+mod generator;
+
+use ed25519_dalek::VerifyingKey;
+use protocol::codec::Canonical;
+use protocol::hex;
+use protocol::keys::Identity;
+use protocol::message::{MessageBody, Payload, seal_context};
+use protocol::seal::{self, SealSecret};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+fn vectors() -> Value {
+    serde_json::from_str(include_str!("vectors.json")).expect("vectors.json is JSON")
+}
+
+fn bytes(v: &Value, path: &[&str]) -> Vec<u8> {
+    let mut at = v;
+    for p in path {
+        at = &at[*p];
+    }
+    let s = at.as_str().unwrap_or_else(|| panic!("{path:?} is not a string"));
+    hex::decode(s).unwrap_or_else(|| panic!("{path:?} is not hex"))
+}
+
+fn arr32(v: &Value, path: &[&str]) -> [u8; 32] {
+    bytes(v, path).try_into().expect("32 bytes")
+}
+
+/// `lp(x) = u64_le(len(x)) || x`, written out again here rather than taken from the crate.
+fn lp(out: &mut Vec<u8>, x: &[u8]) {
+    out.extend_from_slice(&(x.len() as u64).to_le_bytes());
+    out.extend_from_slice(x);
+}
+
+fn h(tag: &str, fields: &[(&str, &[u8])]) -> [u8; 32] {
+    let mut frame = Vec::new();
+    lp(&mut frame, tag.as_bytes());
+    for (label, value) in fields {
+        lp(&mut frame, label.as_bytes());
+        lp(&mut frame, value);
+    }
+    Sha256::digest(&frame).into()
+}
+
+fn verify_sig(key: &[u8; 32], tag: &str, msg: &[u8], sig: &[u8]) {
+    let mut input = Vec::new();
+    lp(&mut input, tag.as_bytes());
+    input.extend_from_slice(msg);
+    let key = VerifyingKey::from_bytes(key).expect("vector key is a point");
+    let sig = ed25519_dalek::Signature::from_slice(sig).expect("64 bytes");
+    key.verify_strict(&input, &sig).expect("vector signature verifies");
+}
+
+#[test]
+fn vectors_json_is_what_the_generator_prints() {
+    assert_eq!(
+        generator::generate(),
+        vectors(),
+        "protocol/tests/vectors.json is stale: regenerate with \
+         `cargo run -p fogproof-protocol --example vectors > protocol/tests/vectors.json` \
+         and review the diff (a changed vector is a protocol change)"
+    );
+}
+
+#[test]
+fn identities_and_key_file() {
+    let v = vectors();
+    for id in v["identities"].as_array().expect("a list") {
+        let seed = arr32(id, &["ed25519_seed"]);
+        let public = ed25519_dalek::SigningKey::from_bytes(&seed).verifying_key().to_bytes();
+        assert_eq!(public.to_vec(), bytes(id, &["public_key"]));
+        let fp = h("fogproof/v1/fingerprint", &[("public-key", &public)]);
+        let fp_hex = hex::encode(&fp[..16]);
+        assert_eq!(
+            id["fingerprint"].as_str().map(|s| s.replace(':', "")),
+            Some(format!("SHA256{fp_hex}"))
+        );
+    }
+    let text = v["key_file"].as_str().expect("text");
+    let (alice, comment) = Identity::from_key_file(text).expect("vector key file parses");
+    assert_eq!(alice.public().0.to_vec(), bytes(&v["identities"][0], &["public_key"]));
+    assert_eq!(comment, "alice (test vector)");
+    assert!(!text.contains("fingerprint"));
+}
+
+#[test]
+fn transcript_frame() {
+    let v = vectors();
+    let frame = bytes(&v, &["transcript", "frame"]);
+    let mut expected = Vec::new();
+    lp(&mut expected, b"fogproof/v1/commitment");
+    lp(&mut expected, b"a");
+    lp(&mut expected, b"xy");
+    lp(&mut expected, b"n");
+    lp(&mut expected, &7u64.to_le_bytes());
+    assert_eq!(frame, expected);
+    assert_eq!(bytes(&v, &["transcript", "sha256"]), Sha256::digest(&frame).to_vec());
+}
+
+#[test]
+fn terms_match_id_and_signatures() {
+    let v = vectors();
+    let terms = bytes(&v, &["terms", "bytes"]);
+    let id = h("fogproof/v1/match-id", &[("terms", &terms)]);
+    assert_eq!(id.to_vec(), bytes(&v, &["terms", "match_id"]));
+    let alice = arr32(&v["identities"][0], &["public_key"]);
+    let bob = arr32(&v["identities"][1], &["public_key"]);
+    verify_sig(&alice, "fogproof/v1/terms", &terms, &bytes(&v, &["terms", "signature_0"]));
+    verify_sig(&bob, "fogproof/v1/terms", &terms, &bytes(&v, &["terms", "signature_1"]));
+}
+
+#[test]
+fn commitment_colours_and_setup_seed() {
+    let v = vectors();
+    let id = bytes(&v, &["terms", "match_id"]);
+    let c = &v["commitment"];
+    let expected = h(
+        "fogproof/v1/commitment",
+        &[
+            ("purpose", c["purpose"].as_str().expect("text").as_bytes()),
+            ("match-id", &id),
+            ("author", &bytes(c, &["author"])),
+            ("value", &bytes(c, &["value"])),
+            ("nonce", &bytes(c, &["nonce"])),
+        ],
+    );
+    assert_eq!(expected.to_vec(), bytes(c, &["commitment"]));
+
+    let col = &v["colours"];
+    let draw = h(
+        "fogproof/v1/colours",
+        &[
+            ("match-id", &id),
+            ("contribution-0", &bytes(col, &["contribution_0"])),
+            ("contribution-1", &bytes(col, &["contribution_1"])),
+        ],
+    );
+    let white = usize::from(draw[0] & 1);
+    assert_eq!(bytes(col, &["white"]), bytes(&v["identities"][white], &["public_key"]));
+
+    let s = &v["setup_seed"];
+    let seed = h(
+        "fogproof/v1/setup-seed",
+        &[
+            ("private-seed", &bytes(s, &["private_seed"])),
+            ("opponent-contribution", &bytes(s, &["opponent_contribution"])),
+            ("match-id", &id),
+            ("side", &[0]),
+        ],
+    );
+    assert_eq!(seed.to_vec(), bytes(s, &["seed"]));
+}
+
+#[test]
+fn message_and_receipt() {
+    let v = vectors();
+    let m = &v["message"];
+    let body = bytes(m, &["body"]);
+    assert_eq!(h("fogproof/v1/message-hash", &[("body", &body)]).to_vec(), bytes(m, &["hash"]));
+    let alice = arr32(&v["identities"][0], &["public_key"]);
+    verify_sig(&alice, "fogproof/v1/message", &body, &bytes(m, &["signature"]));
+    // signed message = lp-free postcard: varint(len(body)) || body || signature (64 bytes).
+    let signed = bytes(m, &["signed_message"]);
+    assert_eq!(usize::from(signed[0]), body.len(), "body is shorter than 128 bytes");
+    assert_eq!(&signed[1..1 + body.len()], &body[..]);
+    assert_eq!(&signed[1 + body.len()..], &bytes(m, &["signature"])[..]);
+
+    let r = &v["receipt"];
+    let receipt = bytes(r, &["bytes"]);
+    let relay = arr32(&v["identities"][2], &["public_key"]);
+    verify_sig(&relay, "fogproof/v1/receipt", &receipt, &bytes(r, &["signature"]));
+    // version | match id | channel | relay_seq | time_ms | message hash.
+    assert_eq!(receipt[0], 1);
+    assert_eq!(&receipt[1..33], &bytes(&v, &["terms", "match_id"])[..]);
+    assert_eq!(&receipt[receipt.len() - 32..], &bytes(m, &["hash"])[..]);
+}
+
+#[test]
+fn sealed_payload_opens_for_the_umpire_and_matches_its_disclosure() {
+    let v = vectors();
+    let s = &v["seal"];
+    let body = MessageBody::from_canonical(&bytes(s, &["message_body"])).expect("canonical body");
+    let ctx = seal_context(&body);
+    // info and aad, framed by hand.
+    let mut info = Vec::new();
+    lp(&mut info, b"fogproof/v1/seal-info");
+    lp(&mut info, b"match-id");
+    lp(&mut info, &body.match_id.0);
+    lp(&mut info, b"channel");
+    lp(&mut info, &[1]);
+    assert_eq!(info, bytes(s, &["info"]));
+    let mut aad = Vec::new();
+    lp(&mut aad, b"fogproof/v1/seal-aad");
+    lp(&mut aad, b"author");
+    lp(&mut aad, &body.author.0);
+    lp(&mut aad, b"seq");
+    lp(&mut aad, &body.seq.to_le_bytes());
+    assert_eq!(aad, bytes(s, &["aad"]));
+    let Payload::Sealed(sealed) = &body.payload else { panic!("the vector is sealed") };
+    assert_eq!(sealed.enc.to_vec(), bytes(s, &["enc"]));
+    let umpire = SealSecret::of(&Identity::from_seed(&[0x55; 32]));
+    let plain = seal::open(&umpire, &ctx, sealed).expect("the umpire opens it");
+    assert_eq!(plain, bytes(s, &["plaintext"]));
+    assert_eq!(Payload::from_canonical(&plain), Ok(Payload::Action(b"g1f3".to_vec())));
+    let seed = arr32(s, &["seal_seed"]);
+    assert_eq!(seal::check_disclosure(&umpire.public(), &ctx, sealed, &plain, &seed), Ok(()));
+}
