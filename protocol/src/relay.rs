@@ -146,6 +146,14 @@ pub enum RelayError {
     /// A reveal that does not open its commitment.
     #[error(transparent)]
     BadOpening(#[from] OpeningError),
+    /// The relay was started with a key other than the terms' relay key.
+    #[error("{key} is not this match's relay (the terms name {relay})")]
+    NotTheRelay {
+        /// The key given.
+        key: PublicKey,
+        /// The terms' relay key.
+        relay: PublicKey,
+    },
     /// A public contribution that is not 32 bytes.
     #[error("public contribution of {author} is {len} bytes, expected 32")]
     ContributionLength {

@@ -332,6 +332,13 @@ fn copied_commitment_and_double_commit_are_refused() {
 }
 
 #[test]
+fn only_the_terms_relay_key_runs_the_relay() {
+    let c = cast();
+    let (_, agreed) = common::agreed(&c, Colours::FirstIsWhite, true);
+    assert!(matches!(Relay::new(c.outsider.clone(), agreed), Err(RelayError::NotTheRelay { .. })));
+}
+
+#[test]
 fn a_move_runs_the_clock_with_increment() {
     let c = cast();
     let (mut r, agreed) = relay(&c, Colours::FirstIsWhite);
