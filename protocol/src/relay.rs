@@ -237,9 +237,9 @@ impl Relay {
     /// A relay for agreed terms. `identity` must be the terms' relay key.
     pub fn new(identity: Identity, terms: AgreedTerms) -> Result<Relay, RelayError> {
         if identity.public() != terms.terms.relay {
-            return Err(RelayError::NotAllowed {
-                author: identity.public(),
-                channel: Channel::Public,
+            return Err(RelayError::NotTheRelay {
+                key: identity.public(),
+                relay: terms.terms.relay,
             });
         }
         let initial = terms.terms.time_control.initial_ms;
