@@ -2,6 +2,7 @@
 //!
 //! Every error is one line on stderr naming the problem, with exit status 2.
 
+mod keys;
 mod referee;
 
 use anyhow::{Context, Result, bail};
@@ -22,6 +23,9 @@ enum Command {
     /// Rules tools: legal moves, perft, random setups, a referee on JSON lines.
     #[command(subcommand)]
     Rules(RulesCommand),
+    /// Identity key files: create one, show its public key and fingerprint.
+    #[command(subcommand)]
+    Keys(keys::KeysCommand),
 }
 
 #[derive(Subcommand)]
@@ -108,6 +112,7 @@ fn run(cli: Cli) -> Result<()> {
             referee::run(variant(&v)?, &mut stdin.lock().lines(), &mut out)?;
         }
         Command::Rules(RulesCommand::Demo) => demo(&mut out)?,
+        Command::Keys(command) => keys::run(command, &mut out)?,
     }
     Ok(())
 }

@@ -399,6 +399,9 @@ impl Author {
         recipient: &SealPublicKey,
         seal_seed: &[u8; 32],
     ) -> Result<(SignedMessage, seal::SealDisclosure), SealError> {
+        if matches!(inner, Payload::Sealed(_)) {
+            return Err(SealError::Nested);
+        }
         let seq = self.channels.get(&channel).map_or(0, |c| c.next_seq);
         let context = SealContext { match_id: self.match_id, channel, author: self.key(), seq };
         let plaintext = inner.to_canonical();

@@ -2,9 +2,11 @@
 //! payloads. Self-contained and canonical; the verifier (a later crate) replays it.
 
 use crate::codec::{self, Canonical, DecodeError};
-use crate::message::{MessageError, ReceiptError};
+use crate::keys::ByColour;
+use crate::message::{MessageError, Payload, ReceiptError, seal_context};
 use crate::relay::Entry;
 use crate::seal::SealDisclosure;
+use crate::seal::{self, SealError, SealPublicKey};
 use crate::terms::{AgreedTerms, SignedTerms, TermsError};
 use crate::{Channel, MessageHash};
 use serde::{Deserialize, Serialize};
@@ -75,6 +77,25 @@ pub enum RecordError {
     /// A disclosure for no message of the record.
     #[error("disclosure for unknown message {0}")]
     UnknownDisclosure(MessageHash),
+    /// A disclosure for a message that is not a sealed private-channel message.
+    #[error("disclosure for message {0}, which is not sealed on a private channel")]
+    NotSealed(MessageHash),
+    /// A disclosure that does not reproduce its ciphertext.
+    #[error("disclosure for message {message}: {source}")]
+    Disclosure {
+        /// The message.
+        message: MessageHash,
+        /// Why.
+        source: SealError,
+    },
+    /// A disclosed plaintext that is not a canonical, non-sealed payload.
+    #[error("disclosure for message {message}: plaintext is not a payload: {source}")]
+    Plaintext {
+        /// The message.
+        message: MessageHash,
+        /// Why.
+        source: DecodeError,
+    },
 }
 
 impl MatchRecord {
@@ -115,5 +136,69 @@ impl MatchRecord {
             }
         }
         Ok(agreed)
+    }
+
+    /// Checks every disclosure against its sealed message (re-sealing to the recipient named by
+    /// the terms: the umpire for a player's message, the channel's player for the umpire's) and
+    /// returns the disclosed payloads by message. Call after [`MatchRecord::check_envelope`];
+    /// `colours` are the match's (fixed, or drawn from the revealed contributions).
+    pub fn check_disclosures(
+        &self,
+        agreed: &AgreedTerms,
+        colours: &ByColour,
+    ) -> Result<BTreeMap<MessageHash, Payload>, RecordError> {
+        let mut out = BTreeMap::new();
+        for d in &self.disclosures {
+            let message = d.message;
+            let index = self
+                .entries
+                .iter()
+                .position(|e| e.message.hash() == message)
+                .ok_or(RecordError::UnknownDisclosure(message))?;
+            let body = self.entries[index]
+                .message
+                .verify_for(&agreed.match_id)
+                .map_err(|source| RecordError::Message { index, source })?;
+            let (Payload::Sealed(sealed), Some(side)) = (&body.payload, body.channel.side()) else {
+                return Err(RecordError::NotSealed(message));
+            };
+            let recipient = recipient_seal_key(agreed, colours, side, &body.author)
+                .ok_or(RecordError::NotSealed(message))?;
+            seal::check_disclosure(
+                &recipient,
+                &seal_context(&body),
+                sealed,
+                &d.plaintext,
+                &d.seal_seed,
+            )
+            .map_err(|source| RecordError::Disclosure { message, source })?;
+            let payload = Payload::from_canonical(&d.plaintext)
+                .map_err(|source| RecordError::Plaintext { message, source })?;
+            if matches!(payload, Payload::Sealed(_)) {
+                return Err(RecordError::NotSealed(message));
+            }
+            out.insert(message, payload);
+        }
+        Ok(out)
+    }
+}
+
+/// Whom a message on `side`'s private channel is sealed to: the umpire if the author is that
+/// side's player, that player if the author is the umpire; `None` otherwise.
+pub fn recipient_seal_key(
+    agreed: &AgreedTerms,
+    colours: &ByColour,
+    side: crate::Side,
+    author: &crate::PublicKey,
+) -> Option<SealPublicKey> {
+    let t = &agreed.terms;
+    let umpire = t.umpire.as_ref()?;
+    let player_key = colours.key(side);
+    if *author == player_key {
+        Some(umpire.seal_key)
+    } else if *author == umpire.key {
+        t.player(&player_key).map(|p| p.seal_key)
+    } else {
+        None
     }
 }

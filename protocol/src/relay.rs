@@ -146,6 +146,14 @@ pub enum RelayError {
     /// A reveal that does not open its commitment.
     #[error(transparent)]
     BadOpening(#[from] OpeningError),
+    /// The relay was started with a key other than the terms' relay key.
+    #[error("{key} is not this match's relay (the terms name {relay})")]
+    NotTheRelay {
+        /// The key given.
+        key: PublicKey,
+        /// The terms' relay key.
+        relay: PublicKey,
+    },
     /// A public contribution that is not 32 bytes.
     #[error("public contribution of {author} is {len} bytes, expected 32")]
     ContributionLength {
@@ -229,9 +237,9 @@ impl Relay {
     /// A relay for agreed terms. `identity` must be the terms' relay key.
     pub fn new(identity: Identity, terms: AgreedTerms) -> Result<Relay, RelayError> {
         if identity.public() != terms.terms.relay {
-            return Err(RelayError::NotAllowed {
-                author: identity.public(),
-                channel: Channel::Public,
+            return Err(RelayError::NotTheRelay {
+                key: identity.public(),
+                relay: terms.terms.relay,
             });
         }
         let initial = terms.terms.time_control.initial_ms;

@@ -151,6 +151,9 @@ pub enum SealError {
         /// The sequence number in the context.
         seq: u64,
     },
+    /// A sealed payload inside a sealed payload.
+    #[error("a sealed payload cannot itself be sealed")]
+    Nested,
     /// Re-sealing the disclosed plaintext with the disclosed seed gives other bytes.
     #[error("disclosure of seq {seq} on {channel} does not reproduce the sealed bytes")]
     DisclosureMismatch {

@@ -68,3 +68,17 @@ pub const ALL: [Tag; 13] = [
     SEAL_RNG,
     FINGERPRINT,
 ];
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn tags_are_distinct_versioned_and_free_of_nul() {
+        for (i, a) in super::ALL.iter().enumerate() {
+            assert!(a.as_str().starts_with("fogproof/v1/"), "{a}");
+            assert!(a.as_str().is_ascii() && !a.as_str().contains('\0'), "{a}");
+            for b in &super::ALL[i + 1..] {
+                assert_ne!(a, b);
+            }
+        }
+    }
+}

@@ -290,6 +290,15 @@ fn commit_reveal_draw_and_sealed_play() {
         ),
         Ok(())
     );
+    // The record's disclosures check against the sealed messages, and a false one does not.
+    let disclosed = back.check_disclosures(&agreed, &expected).unwrap();
+    assert_eq!(disclosed.get(&a.hash), Some(&Payload::from_canonical(&plain).unwrap()));
+    let mut lie = record.clone();
+    lie.disclosures[0].plaintext = action(b"resign").to_canonical();
+    assert!(matches!(
+        lie.check_disclosures(&agreed, &expected),
+        Err(RecordError::Disclosure { .. })
+    ));
     // A record whose entries were reordered is refused.
     let mut swapped = record.clone();
     swapped.entries.swap(0, 1);
@@ -329,6 +338,13 @@ fn copied_commitment_and_double_commit_are_refused() {
         },
     );
     assert!(matches!(send(&mut r, &m, 3), Err(RelayError::NotCommitted { .. })));
+}
+
+#[test]
+fn only_the_terms_relay_key_runs_the_relay() {
+    let c = cast();
+    let (_, agreed) = common::agreed(&c, Colours::FirstIsWhite, true);
+    assert!(matches!(Relay::new(c.outsider.clone(), agreed), Err(RelayError::NotTheRelay { .. })));
 }
 
 #[test]

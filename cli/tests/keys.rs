@@ -1,0 +1,90 @@
+//! `fogproof keys new|show`: exact output, no secret printed, no overwrite.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn fogproof(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_fogproof")).args(args).output().expect("the binary runs")
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir =
+        PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("keys-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    let path = dir.join(name);
+    let _ = std::fs::remove_file(&path);
+    path
+}
+
+/// The key of seed [0xa1; 32], as in protocol/tests/vectors.json.
+const ALICE: &str = "fogproof-identity v1\n\
+public-key: ed25519:bc7cbcb5636375fa1d82434d466724d92377f53b980695dd49d26d0ce12205a5\n\
+secret-key: ed25519:a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1\n\
+comment: alice\n";
+
+#[test]
+fn show_prints_public_parts_only() {
+    let path = scratch("alice.key");
+    std::fs::write(&path, ALICE).unwrap();
+    let out = fogproof(&["keys", "show", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "public-key: ed25519:bc7cbcb5636375fa1d82434d466724d92377f53b980695dd49d26d0ce12205a5\n\
+         fingerprint: SHA256:26c0:f107:4c98:af70:a4f0:71bb:2ec5:285f\n\
+         seal-key: x25519:e3d57dd5be239dbf81b1fef509c656068a4d94120894f3c9e4ffc082e8f6ee59\n\
+         comment: alice\n"
+    );
+}
+
+#[test]
+fn new_writes_a_key_file_and_refuses_to_overwrite() {
+    let path = scratch("new.key");
+    let p = path.to_str().unwrap();
+    let out = fogproof(&["keys", "new", "--out", p, "--comment", "test key"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = std::fs::read_to_string(&path).unwrap();
+    let secret = text.lines().nth(2).unwrap().strip_prefix("secret-key: ed25519:").unwrap();
+    assert_eq!(secret.len(), 64);
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(!stdout.contains(secret), "the secret must never be printed");
+    assert_eq!(stdout.lines().next(), Some(format!("wrote {p}").as_str()));
+    // show agrees with what new printed.
+    let shown = String::from_utf8(fogproof(&["keys", "show", p]).stdout).unwrap();
+    assert_eq!(stdout.split_once('\n').unwrap().1, shown);
+    assert!(shown.ends_with("comment: test key\n"));
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+        assert_eq!(mode & 0o077, 0, "key file readable by others: {mode:o}");
+    }
+    // A second `new` on the same path fails and leaves the file alone.
+    let again = fogproof(&["keys", "new", "--out", p]);
+    assert_eq!(again.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8(again.stderr).unwrap(),
+        format!("fogproof: refusing to overwrite existing file {p}\n")
+    );
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+}
+
+#[test]
+fn show_names_what_is_wrong_with_a_bad_file() {
+    let path = scratch("bad.key");
+    let p = path.to_str().unwrap();
+    std::fs::write(&path, ALICE.replace("public-key: ed25519:bc", "public-key: ed25519:cc"))
+        .unwrap();
+    let out = fogproof(&["keys", "show", p]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.starts_with(&format!("fogproof: bad key file {p}: key file's public key ")),
+        "{err}"
+    );
+    assert!(err.contains("does not belong to its secret key"), "{err}");
+    assert!(!err.contains("a1a1a1a1"), "the secret must not be echoed: {err}");
+    let out = fogproof(&["keys", "show", scratch("missing.key").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8(out.stderr).unwrap().contains("cannot read key file"));
+}
