@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 
 /// The named options of the ruleset.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub struct Options {
     /// R-K4's option `touch-move`: after an illegal attempt with a piece, the next attempt must
     /// use the same piece if it has any legal move. Off by default.

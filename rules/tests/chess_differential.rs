@@ -46,7 +46,7 @@ fn legal_moves_match_shakmaty_over_random_playouts() {
     let mut rng = Rng(0x05ee_d0fc_4e55);
     let mut positions = 0;
     for start in STARTS {
-        for _game in 0..40 {
+        for _game in 0..100 {
             let mut ours = Position::from_fen(start).unwrap();
             let mut reference: Chess = Fen::from_ascii(start.as_bytes())
                 .unwrap()
@@ -85,5 +85,5 @@ fn legal_moves_match_shakmaty_over_random_playouts() {
             }
         }
     }
-    assert!(positions > 20_000, "visited only {positions} positions");
+    assert!(positions > 50_000, "visited only {positions} positions");
 }
