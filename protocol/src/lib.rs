@@ -16,6 +16,7 @@
 //!
 //! What is signed or hashed is always the exact bytes as stored; decoders are strict
 //! ([`codec`]): no trailing bytes, nothing that does not re-encode to the same bytes.
+#![warn(missing_docs)]
 
 pub mod codec;
 pub mod commitment;

@@ -6,6 +6,7 @@
 //! R-G…, R-E…). The vocabulary (squares, bitboards, pieces, boards) is shared; each game is a
 //! module with its full state type implementing [`Game`] (actions in, observations out) and
 //! [`Analysis`] (position strings, legal moves, perft).
+#![warn(missing_docs)]
 
 pub mod analysis;
 pub mod attacks;

@@ -1,5 +1,5 @@
 //! Shared fixtures: deterministic identities and terms for the protocol tests.
-#![allow(dead_code)] // each test binary uses a different part of the fixtures
+#![allow(dead_code, reason = "each test binary uses a different part of the fixtures")]
 
 use protocol::codec::VERSION;
 use protocol::keys::Identity;

@@ -80,6 +80,10 @@ pub struct View {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "the setup phase is brief; boxing the position would cost an allocation per move"
+)]
 enum Phase {
     Setup(ByColor<Option<Setup>>),
     Play(Position),
