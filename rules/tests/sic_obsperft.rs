@@ -57,8 +57,7 @@ fn r_s8_r_s10_observation_perft() {
             let (w, b) = digests(fen, depth);
             text.push_str(&format!("{fen} ; {depth} ; {w} ; {b}\n"));
         }
-        let path =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/sic.obsperft");
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/sic.obsperft");
         std::fs::write(path, text).expect("write sic.obsperft");
         panic!("sic.obsperft rewritten; run again without FOGPROOF_BLESS");
     }

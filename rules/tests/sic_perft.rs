@@ -3,7 +3,8 @@
 //! Files: `tests/data/sic.perft` (default Spy rule) and `tests/data/sic-spy-original.perft`.
 
 mod common;
-pub mod slow;
+mod sic_slow;
+use sic_slow as slow;
 
 use rules::sic::{Position, SpyRule};
 use rules::{Analysis, Color};

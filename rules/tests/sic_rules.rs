@@ -246,8 +246,6 @@ fn r_s10_views_hide_unmoved_enemy_pieces_and_enemy_types() {
     let bv = state.view(Color::Black);
     assert_eq!(bv.enemy_moved.len(), 1);
     assert_eq!((bv.enemy_moved[0].square, bv.enemy_moved[0].id), (m.to, m.from));
-    let json = serde_json::to_string(&bv).unwrap();
-    assert!(!json.contains(&format!("\"{}\"", m.to)) || json.contains("enemy_moved"));
     // Nothing in Black's view names a White piece's type.
     let white_types = serde_json::to_value(&bv).unwrap()["enemy_moved"].to_string();
     assert!(!white_types.contains("role"), "{white_types}");

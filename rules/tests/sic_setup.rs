@@ -4,6 +4,12 @@
 //! Regenerate the golden vectors (only when the ruleset deliberately changes) with
 //! `FOGPROOF_BLESS=1 cargo test -p fogproof-rules --test sic_setup`.
 
+#![allow(
+    clippy::needless_range_loop,
+    clippy::type_complexity,
+    reason = "the independent sampler is deliberately plain grid code"
+)]
+
 mod common;
 
 use rand_chacha::ChaCha20Rng;

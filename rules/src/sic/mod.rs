@@ -11,6 +11,18 @@
 //!   current occupancy, ignoring whether that capture would be legal (pins and the safety of
 //!   E's own king do not matter: the seed's subjunctive "could"). See [`movegen`].
 //! - *X is attacked*: some enemy piece could capture X. A king that is attacked is in check.
+//!
+//! Decisions where RULES.md is silent (tested in `rules/tests/sic_rules.rs`):
+//! - R-S6 a / R-S7 squares are judged after the move (the piece has left its square, a captured
+//!   piece is gone). "Blocks/prevents a check" = the king is in check now and not after.
+//! - R-S9 "could move there by its own movement" is movement geometry (path clear; pawns
+//!   forward one or two, or diagonally forward); the Spy's and Decoy's square restrictions do
+//!   not apply, since neither piece may be attacked. A swap never puts a pawn on its last rank.
+//!   A swap moved by a pawn resets the 50-move count; a passive pawn does not.
+//! - R-S4: the ep square is recorded only when an enemy pawn attacks it, and never after a
+//!   double step that promotes. A pawn may stand on its own first rank (passive swap).
+//! - R-S12 parsing rejects a position whose side not to move is in check, and pawns on their
+//!   own last rank.
 
 mod game;
 mod movegen;

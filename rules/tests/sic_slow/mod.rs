@@ -1,6 +1,6 @@
 //! A slow, independent SIC move generator for tests: a mailbox of letters, direction stepping,
 //! and the rules of R-S3..R-S9 written out directly from RULES.md without the engine's code.
-//! Used by `sic_perft.rs` and `sic_rules.rs`.
+//! Used by `sic_perft.rs`.
 #![allow(dead_code, reason = "each test binary uses a different subset")]
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -210,8 +210,7 @@ impl Pos {
             'p' => {
                 let dir = if p.white { 1 } else { -1 };
                 let (df, dr) = Self::delta(from, to);
-                (df.abs() == 1 && dr == dir)
-                    || (df == 0 && dr == dir)
+                (df.abs() <= 1 && dr == dir)
                     || (df == 0
                         && dr == 2 * dir
                         && self.sq[(from as i32 + 8 * dir) as usize].is_none())
