@@ -137,7 +137,7 @@ impl Slow {
                 continue;
             }
             let (f, r) = fc(from);
-            if c.to_ascii_lowercase() == 'p' {
+            if c.eq_ignore_ascii_case(&'p') {
                 let dir = if us { 1 } else { -1 };
                 let last = if us { 7 } else { 0 };
                 let mut add = |to: usize| {
@@ -175,7 +175,7 @@ impl Slow {
                     out.push((from, to, ' '));
                 }
             }
-            if c.to_ascii_lowercase() == 'k' && !self.attacked(from, !us) {
+            if c.eq_ignore_ascii_case(&'k') && !self.attacked(from, !us) {
                 // R-I5: any distance along a rank or file, rook next to the king, king beyond.
                 for &rook in &self.castle {
                     if self.sq[rook] != if us { 'R' } else { 'r' } {
@@ -222,7 +222,7 @@ impl Slow {
         let (f1, r1) = fc(to);
         let mut taken: Option<(usize, char)> = None;
         n.ep = None;
-        if c.to_ascii_lowercase() == 'k' && ((f1 - f0).abs() == 2 || (r1 - r0).abs() == 2) {
+        if c.eq_ignore_ascii_case(&'k') && ((f1 - f0).abs() == 2 || (r1 - r0).abs() == 2) {
             let (sf, sr) = ((f1 - f0).signum(), (r1 - r0).signum());
             let mut rook = at(f0 + sf, r0 + sr).unwrap();
             while self.sq[rook] == '.' {
@@ -235,7 +235,7 @@ impl Slow {
             n.sq[at(f0 + sf, r0 + sr).unwrap()] = rc;
             n.sq[to] = c;
         } else {
-            if c.to_ascii_lowercase() == 'p' && Some(to) == self.ep {
+            if c.eq_ignore_ascii_case(&'p') && Some(to) == self.ep {
                 let victim = at(f1, r0).unwrap();
                 taken = Some((victim, n.sq[victim]));
                 n.sq[victim] = '.';
@@ -250,11 +250,11 @@ impl Slow {
                 promo
             };
             n.sq[from] = '.';
-            if c.to_ascii_lowercase() == 'p' && (r1 - r0).abs() == 2 {
+            if c.eq_ignore_ascii_case(&'p') && (r1 - r0).abs() == 2 {
                 n.ep = at(f0, (r0 + r1) / 2);
             }
         }
-        if c.to_ascii_lowercase() == 'k' {
+        if c.eq_ignore_ascii_case(&'k') {
             n.castle.retain(|&s| is_white(self.sq[s]) != us);
         }
         n.castle.retain(|&s| s != from && s != to);
@@ -264,7 +264,7 @@ impl Slow {
         n.white = !us;
         let mut ended = false;
         if let Some((victim, p)) = taken
-            && p.to_ascii_lowercase() == 'p'
+            && p.eq_ignore_ascii_case(&'p')
             && self.informer[opp] == Some(victim)
         {
             // R-I2: the informer is found; its king appears, removing what stands there.
