@@ -82,3 +82,15 @@ fn intrigue_obsperft_sides_learn_different_things_only_through_their_views() {
         assert!(b.ends_with(" ?,f6 ?,c7"), "{b}");
     }
 }
+
+#[test]
+fn intrigue_what_a_side_is_told_does_not_depend_on_the_opponents_hiding_square() {
+    // Pawns can be captured on both plies here, but neither informer (a2, h7) within two plies:
+    // moving one side's hiding square must not change a byte the other side is told.
+    let board = "8/ppp2ppp/8/3pp3/2P1P3/8/PP1P1PPP/8 w - - 0 1";
+    let base = digests(&format!("{board} e3,c4 a2,h7"), 2);
+    assert_eq!(digests(&format!("{board} e3,a1 a2,h7"), 2).white, base.white);
+    assert_eq!(digests(&format!("{board} h8,c4 a2,h7"), 2).black, base.black);
+    // ... while a side's own view does show its own square.
+    assert_ne!(digests(&format!("{board} e3,a1 a2,h7"), 2).black, base.black);
+}
