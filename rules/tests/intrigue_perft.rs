@@ -137,7 +137,7 @@ impl Slow {
                 continue;
             }
             let (f, r) = fc(from);
-            if c.to_ascii_lowercase() == 'p' {
+            if c.eq_ignore_ascii_case(&'p') {
                 let dir = if us { 1 } else { -1 };
                 let last = if us { 7 } else { 0 };
                 let mut add = |to: usize| {
@@ -175,7 +175,7 @@ impl Slow {
                     out.push((from, to, ' '));
                 }
             }
-            if c.to_ascii_lowercase() == 'k' && !self.attacked(from, !us) {
+            if c.eq_ignore_ascii_case(&'k') && !self.attacked(from, !us) {
                 // R-I5: any distance along a rank or file, rook next to the king, king beyond.
                 for &rook in &self.castle {
                     if self.sq[rook] != if us { 'R' } else { 'r' } {
@@ -222,7 +222,7 @@ impl Slow {
         let (f1, r1) = fc(to);
         let mut taken: Option<(usize, char)> = None;
         n.ep = None;
-        if c.to_ascii_lowercase() == 'k' && ((f1 - f0).abs() == 2 || (r1 - r0).abs() == 2) {
+        if c.eq_ignore_ascii_case(&'k') && ((f1 - f0).abs() == 2 || (r1 - r0).abs() == 2) {
             let (sf, sr) = ((f1 - f0).signum(), (r1 - r0).signum());
             let mut rook = at(f0 + sf, r0 + sr).unwrap();
             while self.sq[rook] == '.' {
@@ -235,7 +235,7 @@ impl Slow {
             n.sq[at(f0 + sf, r0 + sr).unwrap()] = rc;
             n.sq[to] = c;
         } else {
-            if c.to_ascii_lowercase() == 'p' && Some(to) == self.ep {
+            if c.eq_ignore_ascii_case(&'p') && Some(to) == self.ep {
                 let victim = at(f1, r0).unwrap();
                 taken = Some((victim, n.sq[victim]));
                 n.sq[victim] = '.';
@@ -250,11 +250,11 @@ impl Slow {
                 promo
             };
             n.sq[from] = '.';
-            if c.to_ascii_lowercase() == 'p' && (r1 - r0).abs() == 2 {
+            if c.eq_ignore_ascii_case(&'p') && (r1 - r0).abs() == 2 {
                 n.ep = at(f0, (r0 + r1) / 2);
             }
         }
-        if c.to_ascii_lowercase() == 'k' {
+        if c.eq_ignore_ascii_case(&'k') {
             n.castle.retain(|&s| is_white(self.sq[s]) != us);
         }
         n.castle.retain(|&s| s != from && s != to);
@@ -264,7 +264,7 @@ impl Slow {
         n.white = !us;
         let mut ended = false;
         if let Some((victim, p)) = taken
-            && p.to_ascii_lowercase() == 'p'
+            && p.eq_ignore_ascii_case(&'p')
             && self.informer[opp] == Some(victim)
         {
             // R-I2: the informer is found; its king appears, removing what stands there.
@@ -334,19 +334,38 @@ fn intrigue_perft_engine_and_slow_generator_agree_with_the_data_file() {
     }
 }
 
+fn uci_of(&(from, to, promo): &(usize, usize, char)) -> String {
+    let name = |i: usize| format!("{}{}", (b'a' + (i % 8) as u8) as char, i / 8 + 1);
+    format!("{}{}{}", name(from), name(to), promo).trim().to_string()
+}
+
+/// Compares the move lists themselves, not only their counts, at every node to `depth`.
+fn same_moves(position: &Position, slow: &Slow, depth: u32) {
+    let mut slow_moves: Vec<(String, (usize, usize, char))> =
+        slow.moves().into_iter().map(|m| (uci_of(&m), m)).collect();
+    slow_moves.sort();
+    let names: Vec<String> = slow_moves.iter().map(|(n, _)| n.clone()).collect();
+    assert_eq!(position.legal_uci(), names, "{}", position.to_fen());
+    if depth <= 1 {
+        return;
+    }
+    let mut moves = position.legal_moves();
+    moves.sort_by_key(|m| m.uci(rules::Alphabet::ORTHODOX));
+    for (m, (name, sm)) in moves.into_iter().zip(&slow_moves) {
+        assert_eq!(&m.uci(rules::Alphabet::ORTHODOX), name, "legal_moves and legal_uci agree");
+        let (next, effects) = position.play(m);
+        let (slow_next, ended) = slow.apply(*sm);
+        assert_eq!(effects.end.is_some(), ended, "R-I4 end after {name} in {}", position.to_fen());
+        if !ended {
+            same_moves(&next, &slow_next, depth - 1);
+        }
+    }
+}
+
 #[test]
-fn intrigue_legal_moves_match_the_slow_generator_along_a_walk() {
-    // The same moves, not only the same counts: walk each data position's first-moves tree.
+fn intrigue_legal_moves_match_the_slow_generator_move_by_move() {
     for line in common::data_lines("intrigue.perft") {
         let position = Position::from_fen(&line[0]).unwrap();
-        let slow = Slow::parse(&line[0]);
-        let name = |i: usize| format!("{}{}", (b'a' + (i % 8) as u8) as char, i / 8 + 1);
-        let mut want: Vec<String> = slow
-            .moves()
-            .iter()
-            .map(|&(f, t, p)| format!("{}{}{}", name(f), name(t), p).trim().to_string())
-            .collect();
-        want.sort();
-        assert_eq!(position.legal_uci(), want, "{}", line[0]);
+        same_moves(&position, &Slow::parse(&line[0]), 2);
     }
 }

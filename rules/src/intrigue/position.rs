@@ -178,33 +178,31 @@ impl Position {
         if s.is_empty() { "-".to_string() } else { s }
     }
 
-    /// The first six fields (board to fullmove).
-    fn fen_head(&self) -> String {
+    /// The first four fields (board, side, castling, ep): with the hidden fields, what R-C2
+    /// repetition compares.
+    fn fen_placement(&self) -> String {
         format!(
-            "{} {} {} {} {} {}",
+            "{} {} {} {}",
             self.board.board_fen(ALPHABET),
             self.turn.char(),
             self.castling_fen(),
             self.ep.map_or_else(|| "-".to_string(), |s| s.to_string()),
-            self.halfmove,
-            self.fullmove
         )
     }
 
-    /// The position string as `side` may see it (R-I6): the opponent's hidden entries are `?`
-    /// while its king is hidden (whether its informer still exists is not public either).
-    #[must_use]
-    pub fn view_fen(&self, side: Color) -> String {
+    /// The two hidden fields as `viewer` may see them (`None`: the full position). The
+    /// opponent's entries are `?` while its king is hidden: whether its informer still exists
+    /// is not public either (R-I2, a promotion is not announced).
+    fn hidden_fields(&self, viewer: Option<Color>) -> String {
         let entry = |color: Color, value: Option<Square>| {
-            if color != side && self.board.king_of(color).is_none() {
+            if viewer.is_some_and(|v| v != color) && self.board.king_of(color).is_none() {
                 "?".to_string()
             } else {
                 value.map_or_else(|| "-".to_string(), |s| s.to_string())
             }
         };
         format!(
-            "{} {},{} {},{}",
-            self.fen_head(),
+            "{},{} {},{}",
             entry(Color::White, self.hidden.white),
             entry(Color::Black, self.hidden.black),
             entry(Color::White, self.informer.white),
@@ -212,19 +210,23 @@ impl Position {
         )
     }
 
+    /// The position string as `side` may see it (R-I6), with `?` for the opponent's secrets.
+    #[must_use]
+    pub fn view_fen(&self, side: Color) -> String {
+        format!(
+            "{} {} {} {}",
+            self.fen_placement(),
+            self.halfmove,
+            self.fullmove,
+            self.hidden_fields(Some(side))
+        )
+    }
+
     /// The full position without the clocks: what R-C2 repetition compares (hidden parts and
     /// the side to move included).
     #[must_use]
     pub fn repetition_key(&self) -> String {
-        format!(
-            "{} {} {} {:?} {:?} {:?}",
-            self.board.board_fen(ALPHABET),
-            self.turn.char(),
-            self.castling_fen(),
-            self.ep,
-            self.hidden,
-            self.informer
-        )
+        format!("{} {}", self.fen_placement(), self.hidden_fields(None))
     }
 
     /// Pseudo-legal moves of the side to move: orthodox moves that never capture a king, plus
@@ -420,11 +422,8 @@ impl Position {
             return (next, effects);
         }
         next.informer[them] = None;
-        let Some(square) = next.hidden[them].take() else {
-            // Only positions without a hidden king could get here; they name no informer.
-            effects.inspection = Some(Inspection { owner: them, informer: true, appeared: None });
-            return (next, effects);
-        };
+        let square =
+            next.hidden[them].take().expect("only a side with a hidden king has an informer");
         let removed = next.board.remove(square);
         next.castling.remove(square);
         if removed == Some(Role::Pawn.of(us)) && next.informer[us] == Some(square) {
@@ -627,14 +626,12 @@ impl Analysis for Position {
     }
 
     fn to_fen(&self) -> String {
-        let entry = |s: Option<Square>| s.map_or_else(|| "-".to_string(), |s| s.to_string());
         format!(
-            "{} {},{} {},{}",
-            self.fen_head(),
-            entry(self.hidden.white),
-            entry(self.hidden.black),
-            entry(self.informer.white),
-            entry(self.informer.black)
+            "{} {} {} {}",
+            self.fen_placement(),
+            self.halfmove,
+            self.fullmove,
+            self.hidden_fields(None)
         )
     }
 

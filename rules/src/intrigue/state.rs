@@ -86,7 +86,8 @@ pub struct View {
 )]
 enum Phase {
     Setup(ByColor<Option<Setup>>),
-    Play(Position),
+    /// Boxed: a position is much larger than the setup choices.
+    Play(Box<Position>),
 }
 
 /// The full state of an Intrigue game.
@@ -116,7 +117,11 @@ impl State {
     #[must_use]
     pub fn from_position(position: Position) -> State {
         let result = end_of(&position, 1);
-        State { history: vec![position.repetition_key()], phase: Phase::Play(position), result }
+        State {
+            history: vec![position.repetition_key()],
+            phase: Phase::Play(Box::new(position)),
+            result,
+        }
     }
 
     /// The position once play has begun.
@@ -184,7 +189,10 @@ impl State {
             white: Some(Observation::Move(report.clone())),
             black: Some(Observation::Move(report)),
         };
-        Ok(crate::Transition { state: State { phase: Phase::Play(next), history, result }, told })
+        Ok(crate::Transition {
+            state: State { phase: Phase::Play(Box::new(next)), history, result },
+            told,
+        })
     }
 }
 
