@@ -14,7 +14,9 @@
 //!   for Cannons, defends its own pieces and attacks enemy squares.
 //! - **R-E2(b) check.** A king attacked by an enemy Spy is in check, immune Spy or not. A king
 //!   may not move onto, or stay on, a square an enemy Spy attacks. So a king can never step next
-//!   to an enemy Spy, and a king cannot capture a piece defended by an enemy Spy.
+//!   to an enemy Spy, and a king cannot capture a piece defended by an enemy Spy. This holds
+//!   for a capturable Spy too: the king may take it (when nothing defends it), not stand
+//!   next to it. A Spy pins like a queen.
 //! - **R-E2(c) only the Spy on the spy-square is capturable.** Every other Spy is not a legal
 //!   capture target for any piece, the king included. A king in check from an immune Spy must
 //!   block the line or move away; when the Spy stands next to the king, only a king move helps.
@@ -279,6 +281,7 @@ impl Position {
     /// The legal moves, in generation order.
     #[must_use]
     pub fn legal_moves(&self) -> Vec<Move> {
+        // A hint, not a bound: the start position has 21 moves, busy middlegames rarely 100.
         let mut moves = Vec::with_capacity(64);
         self.pseudo_legal(&mut moves);
         let us = self.turn;
