@@ -75,10 +75,15 @@ fn every_allow_has_a_reason() {
     let mut offenders = Vec::new();
     for p in rust_files() {
         let text = std::fs::read_to_string(&p).unwrap_or_default();
-        for (i, line) in text.lines().enumerate() {
+        let lines: Vec<&str> = text.lines().collect();
+        for (i, line) in lines.iter().enumerate() {
             let l = line.trim_start();
-            let is_allow = l.starts_with("#[allow(") || l.starts_with("#![allow(");
-            if is_allow && !l.contains("reason") {
+            if !(l.starts_with("#[allow(") || l.starts_with("#![allow(")) {
+                continue;
+            }
+            // The attribute may span several lines: read up to its closing `)]`.
+            let end = (i..lines.len()).find(|&j| lines[j].contains(")]")).unwrap_or(i);
+            if !lines[i..=end].iter().any(|l| l.contains("reason")) {
                 offenders.push(format!("{}:{}: {}", rel(&p), i + 1, l));
             }
         }

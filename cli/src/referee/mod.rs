@@ -1,5 +1,5 @@
 //! `fogproof rules referee`: one JSON line in per action, one JSON line out per answer.
-//! Each game has its own module and its own JSON shapes, documented in `docs/REFEREE.md`.
+//! Each game has its own module and its own JSON shapes, documented in `docs/referee/<game>.md`.
 
 use anyhow::Result;
 use rules::Variant;
