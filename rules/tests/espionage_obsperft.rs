@@ -43,36 +43,7 @@ fn digest(fen: &str, depth: u32) -> [String; 2] {
 
 #[test]
 fn observation_digests_are_pinned() {
-    let bless = std::env::var_os("FOGPROOF_BLESS").is_some();
-    let path =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/espionage.obsperft");
-    let text = std::fs::read_to_string(&path).expect("the obsperft file exists");
-    let mut out = String::new();
-    let mut mismatches = Vec::new();
-    for line in text.lines() {
-        let trimmed = line.trim();
-        if trimmed.is_empty() || trimmed.starts_with('#') {
-            out.push_str(line);
-            out.push('\n');
-            continue;
-        }
-        let fields: Vec<&str> = trimmed.split(';').map(str::trim).collect();
-        let (fen, depth) = (fields[0], fields[1].parse::<u32>().expect("depth"));
-        let [white, black] = digest(fen, depth);
-        if fields.get(2..4) != Some(&[white.as_str(), black.as_str()][..]) {
-            mismatches.push(format!("{fen} ; {depth} ; {white} ; {black}"));
-        }
-        out.push_str(&format!("{fen} ; {depth} ; {white} ; {black}\n"));
-    }
-    if bless {
-        std::fs::write(&path, out).expect("rewrite the obsperft file");
-    } else {
-        assert!(
-            mismatches.is_empty(),
-            "changed digests (bless with FOGPROOF_BLESS=1):\n{}",
-            mismatches.join("\n")
-        );
-    }
+    common::check_pinned_digests("espionage.obsperft", digest);
 }
 
 #[test]

@@ -45,3 +45,40 @@ pub fn data_lines(name: &str) -> Vec<Vec<String>> {
         .map(|l| l.split(';').map(|f| f.trim().to_string()).collect())
         .collect()
 }
+
+/// Checks a pinned observation-perft file `tests/data/<name>`: lines `position ; depth ; white
+/// digest ; black digest`, where `digest(position, depth)` recomputes both digests. With env
+/// `FOGPROOF_BLESS` set, the file is rewritten with the recomputed digests instead; without it,
+/// any difference fails, listing the lines to pin.
+pub fn check_pinned_digests(name: &str, digest: impl Fn(&str, u32) -> [String; 2]) {
+    let bless = std::env::var_os("FOGPROOF_BLESS").is_some();
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(name);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut out = String::new();
+    let mut mismatches = Vec::new();
+    for line in text.lines() {
+        let trimmed = line.trim();
+        if trimmed.is_empty() || trimmed.starts_with('#') {
+            out.push_str(line);
+            out.push('\n');
+            continue;
+        }
+        let fields: Vec<&str> = trimmed.split(';').map(str::trim).collect();
+        let depth = fields.get(1).and_then(|d| d.parse::<u32>().ok());
+        let depth = depth.unwrap_or_else(|| panic!("{name}: no depth in line {trimmed:?}"));
+        let [white, black] = digest(fields[0], depth);
+        if fields.get(2..4) != Some(&[white.as_str(), black.as_str()][..]) {
+            mismatches.push(format!("{} ; {depth} ; {white} ; {black}", fields[0]));
+        }
+        out.push_str(&format!("{} ; {depth} ; {white} ; {black}\n", fields[0]));
+    }
+    if bless {
+        std::fs::write(&path, out).expect("rewrite the pinned file");
+    } else {
+        assert!(
+            mismatches.is_empty(),
+            "{name}: changed digests (bless with FOGPROOF_BLESS=1):\n{}",
+            mismatches.join("\n")
+        );
+    }
+}
