@@ -76,6 +76,9 @@ pub struct Player {
     end: Option<Claim>,
     done: bool,
     plies: u32,
+    /// Own messages written but not yet delivered back, per channel: until they are, what
+    /// others sent is older than them and must not become `prev` (the relay's StalePrev).
+    pending: BTreeMap<Channel, usize>,
     outputs: VecDeque<Output>,
 }
 
@@ -121,6 +124,7 @@ impl Player {
             end: None,
             done: false,
             plies: 0,
+            pending: BTreeMap::new(),
             outputs: VecDeque::new(),
         };
         for purpose in flow::early_commitments(variant) {
@@ -166,6 +170,23 @@ impl Player {
     }
 
     /// Signs and queues `payload` on the public channel (after the hook).
+    fn wrote(&mut self, m: crate::message::SignedMessage) {
+        if let Ok(body) = crate::message::MessageBody::from_canonical(&m.body) {
+            *self.pending.entry(body.channel).or_default() += 1;
+        }
+        self.outputs.push_back(Output::Send(m));
+    }
+
+    /// Chains to a delivered message (see `pending`).
+    fn delivered(&mut self, author: &crate::PublicKey, channel: Channel, hash: MessageHash) {
+        let pending = self.pending.entry(channel).or_default();
+        if *author == self.author.key() {
+            *pending = pending.saturating_sub(1);
+        } else if *pending == 0 {
+            self.author.saw(channel, hash);
+        }
+    }
+
     fn send_public(&mut self, mut payload: Payload) {
         if let Some(h) = &mut self.hook {
             if !h(Channel::Public, &mut payload) {
@@ -173,7 +194,7 @@ impl Player {
             }
         }
         let m = self.author.write(Channel::Public, payload);
-        self.outputs.push_back(Output::Send(m));
+        self.wrote(m);
     }
 
     /// Seals `payload` to the umpire on this player's channel (after the hook).
@@ -192,12 +213,12 @@ impl Player {
         // A hook may produce a `Sealed` payload, which cannot be sealed again: send it as is.
         match self.author.write_sealed(channel, &payload, &key, &seed) {
             Ok((m, d)) => {
-                self.outputs.push_back(Output::Send(m));
+                self.wrote(m);
                 self.outputs.push_back(Output::Disclose(d));
             }
             Err(_) => {
                 let m = self.author.write(channel, payload);
-                self.outputs.push_back(Output::Send(m));
+                self.wrote(m);
             }
         }
     }
@@ -721,9 +742,7 @@ impl Participant for Player {
                         problem: e.to_string(),
                     })?;
                 let hash = entry.message.hash();
-                if body.author != self.author.key() {
-                    self.author.saw(body.channel, hash);
-                }
+                self.delivered(&body.author, body.channel, hash);
                 match body.channel {
                     Channel::Public => self.on_public(&body, hash),
                     c if c.side() == self.side => self.on_private(&body, hash),

@@ -17,7 +17,7 @@ use crate::{Channel, MessageHash, Side};
 use rand_chacha::ChaCha20Rng;
 use rand_core::{Rng, SeedableRng};
 use rules::{ByColor, Variant};
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 
 /// Sees (and may change) each observation the umpire is about to seal to a side: a lying
 /// umpire. Arguments: the side, the index of this observation among all the umpire sent, the
@@ -39,6 +39,9 @@ pub struct Umpire {
     observations: usize,
     end: Option<Claim>,
     done: bool,
+    /// Own messages written but not yet delivered back, per channel: until they are, what
+    /// others sent is older than them and must not become `prev` (the relay's StalePrev).
+    pending: BTreeMap<Channel, usize>,
     outputs: VecDeque<Output>,
 }
 
@@ -74,6 +77,7 @@ impl Umpire {
             observations: 0,
             end: None,
             done: false,
+            pending: BTreeMap::new(),
             outputs: VecDeque::new(),
         })
     }
@@ -103,6 +107,23 @@ impl Umpire {
             .map_or_else(Vec::new, |g| g.to_act().into_iter().map(game::side).collect())
     }
 
+    fn wrote(&mut self, m: crate::message::SignedMessage) {
+        if let Ok(body) = crate::message::MessageBody::from_canonical(&m.body) {
+            *self.pending.entry(body.channel).or_default() += 1;
+        }
+        self.outputs.push_back(Output::Send(m));
+    }
+
+    /// Chains to a delivered message (see `pending`).
+    fn delivered(&mut self, author: &crate::PublicKey, channel: Channel, hash: MessageHash) {
+        let pending = self.pending.entry(channel).or_default();
+        if *author == self.author.key() {
+            *pending = pending.saturating_sub(1);
+        } else if *pending == 0 {
+            self.author.saw(channel, hash);
+        }
+    }
+
     fn send_public(&mut self, mut payload: Payload) {
         if let Some(h) = &mut self.hook {
             if !h(Channel::Public, &mut payload) {
@@ -110,7 +131,7 @@ impl Umpire {
             }
         }
         let m = self.author.write(Channel::Public, payload);
-        self.outputs.push_back(Output::Send(m));
+        self.wrote(m);
     }
 
     fn send_sealed(&mut self, side: Side, mut payload: Payload) {
@@ -127,12 +148,12 @@ impl Umpire {
         self.rng.fill_bytes(&mut seed);
         match self.author.write_sealed(channel, &payload, &key, &seed) {
             Ok((m, d)) => {
-                self.outputs.push_back(Output::Send(m));
+                self.wrote(m);
                 self.outputs.push_back(Output::Disclose(d));
             }
             Err(_) => {
                 let m = self.author.write(channel, payload);
-                self.outputs.push_back(Output::Send(m));
+                self.wrote(m);
             }
         }
     }
@@ -295,9 +316,7 @@ impl Participant for Umpire {
             message: hash,
             problem: e.to_string(),
         })?;
-        if body.author != self.author.key() {
-            self.author.saw(body.channel, hash);
-        }
+        self.delivered(&body.author, body.channel, hash);
         if self.done {
             return Ok(());
         }
