@@ -328,9 +328,8 @@ impl Participant for Umpire {
                     self.conclude(flow::loss_of(side, TIMEOUT));
                     return Ok(());
                 }
-                if self.variant != Variant::Sic {
-                    self.maybe_start();
-                }
+                // SIC also needs both sealed seeds, which may come before the reveals.
+                self.maybe_start();
                 Ok(())
             }
             channel => {
