@@ -546,10 +546,10 @@ impl Driver<'_> {
                 continue;
             }
             let mut delivery = Delivery { to: who, entry: entry.clone(), cast: self.cast };
-            if let Some(h) = &mut self.config.deliver {
-                if !h(&mut delivery) {
-                    continue;
-                }
+            if let Some(h) = &mut self.config.deliver
+                && !h(&mut delivery)
+            {
+                continue;
             }
             if let Err(e) = self.machines[i].1.handle(Input::Delivered(delivery.entry)) {
                 self.faults.push((who, e));

@@ -188,10 +188,10 @@ impl Player {
     }
 
     fn send_public(&mut self, mut payload: Payload) {
-        if let Some(h) = &mut self.hook {
-            if !h(Channel::Public, &mut payload) {
-                return;
-            }
+        if let Some(h) = &mut self.hook
+            && !h(Channel::Public, &mut payload)
+        {
+            return;
         }
         let m = self.author.write(Channel::Public, payload);
         self.wrote(m);
@@ -203,10 +203,10 @@ impl Player {
             return;
         };
         let channel = Channel::private(side);
-        if let Some(h) = &mut self.hook {
-            if !h(channel, &mut payload) {
-                return;
-            }
+        if let Some(h) = &mut self.hook
+            && !h(channel, &mut payload)
+        {
+            return;
         }
         let key = umpire.seal_key;
         let seed = self.random32();
@@ -232,10 +232,10 @@ impl Player {
     }
 
     fn open_public(&mut self, purpose: &str) {
-        if let Some(opening) = self.mine.get(purpose).cloned() {
-            if self.opened.insert(purpose.to_owned()) {
-                self.send_public(Payload::Open { purpose: purpose.to_owned(), opening });
-            }
+        if let Some(opening) = self.mine.get(purpose).cloned()
+            && self.opened.insert(purpose.to_owned())
+        {
+            self.send_public(Payload::Open { purpose: purpose.to_owned(), opening });
         }
     }
 
@@ -538,13 +538,12 @@ impl Player {
                 }
             }
             Payload::Open { purpose, opening } if purpose == flow::INTRIGUE_SETUP => {
-                if body.author != me_key {
-                    if let Track::Intrigue { model: Some(m), awaiting_answer, .. } = &mut self.track
-                    {
-                        m.opened(opening);
-                        *awaiting_answer = false;
-                        self.set_result_from_model();
-                    }
+                if body.author != me_key
+                    && let Track::Intrigue { model: Some(m), awaiting_answer, .. } = &mut self.track
+                {
+                    m.opened(opening);
+                    *awaiting_answer = false;
+                    self.set_result_from_model();
                 }
             }
             _ => {}

@@ -91,10 +91,10 @@ pub(crate) fn kriegspiel_candidates(own: &Board, side: Color) -> Vec<Move> {
                 if let Some(one) = from.offset(0, dr).filter(|s| !occ.contains(*s)) {
                     push_pawn(&mut out, from, one);
                     let start = side.fold(1, 6);
-                    if let Some(two) = one.offset(0, dr).filter(|s| !occ.contains(*s)) {
-                        if from.rank() == start {
-                            out.push(Move::new(from, two));
-                        }
+                    if let Some(two) = one.offset(0, dr).filter(|s| !occ.contains(*s))
+                        && from.rank() == start
+                    {
+                        out.push(Move::new(from, two));
                     }
                 }
                 for df in [-1, 1] {
