@@ -195,7 +195,12 @@ fn replay(record: &MatchRecord) -> Replayed {
 
 /// R-C2 and each game's end rules: the record ends in the rules' result, claimed by everyone.
 fn assert_honest(variant: Variant, seed: u64) -> (usize, client::Summary) {
-    let s = selfplay_with(SelfplayConfig::new(variant, seed)).unwrap();
+    assert_honest_with(SelfplayConfig::new(variant, seed))
+}
+
+fn assert_honest_with(config: SelfplayConfig) -> (usize, client::Summary) {
+    let (variant, seed) = (config.variant, config.seed);
+    let s = selfplay_with(config).unwrap();
     assert!(s.refused.is_empty(), "{variant}/{seed}: relay refused {:?}", s.refused);
     assert!(s.faults.is_empty(), "{variant}/{seed}: faults {:?}", s.faults);
     let decoded = MatchRecord::from_canonical(&s.bytes).expect("canonical record");
@@ -232,10 +237,29 @@ macro_rules! honest {
 honest! {
     r_c2_chess_self_plays_to_the_rules_end: Variant::Chess, [0, 1, 2];
     r_k1_kriegspiel_self_plays_to_the_rules_end: Variant::Kriegspiel, [1, 4];
-    r_s2_sic_self_plays_to_the_rules_end: Variant::Sic, [1, 4];
-    r_i2_intrigue_self_plays_to_the_rules_end: Variant::Intrigue, [0, 1, 2, 3];
-    r_g8_secretchess6_self_plays_to_the_rules_end: Variant::SecretChess6, [0, 1, 2, 3];
+    r_s2_sic_self_plays_to_the_rules_end: Variant::Sic, [4, 5];
+    // Seed 0: two informer answers with appearances; 15: ends by R-I4 king capture.
+    r_i2_intrigue_self_plays_to_the_rules_end: Variant::Intrigue, [0, 10, 15, 21];
+    // Seed 181: level scores, decided by the R-G8 tie-break (commitments, sealed guesses).
+    r_g8_secretchess6_self_plays_to_the_rules_end: Variant::SecretChess6, [0, 1, 2, 181];
     r_e5_espionage_self_plays_to_the_rules_end: Variant::Espionage, [0, 1, 2];
+}
+
+#[test]
+fn r_g9_secretchess6_with_life_freezes_and_hidden_scores() {
+    for seed in [0, 1] {
+        let mut c = SelfplayConfig::new(Variant::SecretChess6, seed);
+        for (k, v) in [
+            ("life-freezes-white", "2"),
+            ("life-freezes-black", "2"),
+            ("false-square-black", "true"),
+            ("hidden-scores", "true"),
+        ] {
+            c.options.insert(k.to_owned(), v.to_owned());
+        }
+        let (observations, _) = assert_honest_with(c);
+        assert!(observations > 0);
+    }
 }
 
 #[test]
