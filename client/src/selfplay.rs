@@ -365,6 +365,7 @@ pub fn selfplay_with(mut config: SelfplayConfig) -> Result<Selfplay, SelfplayErr
         refused: Vec::new(),
         faults: Vec::new(),
         reveal_clock_started: false,
+        clocked: BTreeSet::new(),
     };
     d.run();
     let Driver { disclosures, finished, refused, faults, machines, .. } = d;
@@ -416,6 +417,8 @@ struct Driver<'a> {
     refused: Vec<(Who, RelayError)>,
     faults: Vec<(Who, RoleError)>,
     reveal_clock_started: bool,
+    /// Sides whose move clock the driver started.
+    clocked: BTreeSet<Side>,
 }
 
 impl Driver<'_> {
@@ -452,7 +455,9 @@ impl Driver<'_> {
                 self.accept(who, &bytes);
                 continue;
             }
-            // Idle: only a relay deadline (a missing reveal) can move things on.
+            // Idle: only a relay deadline can move things on. Start the move clock of each
+            // side the others wait for (a silent mover), then jump to the earliest deadline.
+            self.start_move_clocks();
             match self.relay.poll_timeout() {
                 Some(due) => {
                     self.now = self.now.max(due + 1);
@@ -511,6 +516,35 @@ impl Driver<'_> {
             }
             for (_, m) in &mut self.machines {
                 let _ = m.handle(Input::Relay(ev.clone()));
+            }
+        }
+    }
+
+    /// At idle with no claim yet: the sides the honest view says must act get a move clock
+    /// (the umpire's view in umpired games; in open and owner games each player's view of its
+    /// opponent, so a silent player cannot hide behind its own machine).
+    fn start_move_clocks(&mut self) {
+        if self.reveal_clock_started || !self.clocked.is_empty() {
+            return;
+        }
+        let mut sides = BTreeSet::new();
+        for (who, m) in &self.machines {
+            match (who, m) {
+                (Who::Umpire, Machine::Umpire(u)) => sides.extend(u.awaiting()),
+                (_, Machine::Player(p)) => {
+                    if let (Some(a), Some(me)) = (p.awaiting(), p.side())
+                        && a != me
+                    {
+                        sides.insert(a);
+                    }
+                }
+                _ => {}
+            }
+        }
+        for side in sides {
+            if !self.relay.has_timed_out(side) {
+                self.relay.expect(side, protocol::message::Expectation::Move, self.now);
+                self.clocked.insert(side);
             }
         }
     }

@@ -329,6 +329,23 @@ fn a_player_that_withholds_its_openings_is_timed_out_by_the_relay() {
 }
 
 #[test]
+fn a_silent_umpired_player_loses_on_time() {
+    let mut c = first_is_white(Variant::Kriegspiel, 1);
+    let mut actions = 0;
+    c.player_hooks[1] = Some(Box::new(move |_, p| {
+        if matches!(p, Payload::Action(_)) {
+            actions += 1;
+        }
+        actions < 3 // Black sends two attempts, then nothing
+    }));
+    let s = selfplay_with(c).unwrap();
+    assert_eq!(replay(&s.record).timeouts, vec![(Side::Black, Expectation::Move)]);
+    let lost = flow::loss_of(Side::Black, flow::TIMEOUT);
+    assert_eq!(s.finished.get(&Who::Umpire), Some(&lost));
+    assert_eq!(s.finished.get(&Who::Player(0)), Some(&lost));
+}
+
+#[test]
 fn wire_hooks_drop_duplicate_and_forge_and_the_relay_refuses() {
     let mut c = first_is_white(Variant::Chess, 0);
     c.wire = Some(Box::new(|w| match w.index {
@@ -342,10 +359,17 @@ fn wire_hooks_drop_duplicate_and_forge_and_the_relay_refuses() {
     }));
     let s = selfplay_with(c).unwrap();
     use protocol::relay::RelayError;
-    assert_eq!(s.refused.len(), 3, "{:?}", s.refused);
+    // With fixed colours play starts at once. Index 3 is Black's first move (sent twice),
+    // index 5 Black's reveal, forged: refused, so Black's next messages skip a sequence number,
+    // White waits for a move that never came in, and Black's clock runs out.
+    assert_eq!(s.refused.len(), 4, "{:?}", s.refused);
     assert!(matches!(s.refused[0].1, RelayError::Duplicate { .. }));
     assert!(matches!(s.refused[1].1, RelayError::Message(_)));
-    // The forged message never got in, so its author's next one skips a sequence number.
     assert!(matches!(s.refused[2].1, RelayError::OutOfOrder { seq: 3, expected: 2, .. }));
-    assert_eq!(s.summary.result, None);
+    assert!(matches!(s.refused[3].1, RelayError::OutOfOrder { seq: 4, expected: 2, .. }));
+    let r = replay(&s.record);
+    // Its public contribution was never revealed either: after the claims, a reveal timeout.
+    let timeouts = vec![(Side::Black, Expectation::Move), (Side::Black, Expectation::Reveal)];
+    assert_eq!(r.timeouts, timeouts);
+    assert_eq!(s.summary.result, Some(flow::loss_of(Side::Black, flow::TIMEOUT)));
 }

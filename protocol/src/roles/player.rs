@@ -159,6 +159,26 @@ impl Player {
         self.end.is_none() && !self.waiting && self.my_turn()
     }
 
+    /// The side this player is waiting for, in open and owner games, where the turn is
+    /// public: the side to move, or an Intrigue owner whose answer is due. `None` in umpired
+    /// games (ask the umpire, [`crate::roles::Umpire::awaiting`]) and once the end is known.
+    pub fn awaiting(&self) -> Option<Side> {
+        if self.end.is_some() {
+            return None;
+        }
+        let me = self.me();
+        match &self.track {
+            Track::Open(g) => g.to_act().first().map(|c| game::side(*c)),
+            Track::Intrigue { awaiting_answer: true, .. } => Some(game::side(!me)),
+            Track::Intrigue { model, .. } => model
+                .as_ref()
+                .and_then(|m| m.game.as_ref())
+                .and_then(|g| g.to_act().first().copied())
+                .map(game::side),
+            _ => None,
+        }
+    }
+
     fn random32(&mut self) -> [u8; 32] {
         let mut b = [0u8; 32];
         self.rng.fill_bytes(&mut b);
