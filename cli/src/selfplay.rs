@@ -7,7 +7,7 @@ use std::io::Write;
 use std::path::Path;
 
 /// Plays `variant` from `seed`, writes the record to `path` and prints a one-line summary:
-/// `<variant>: <n> actions, <n> entries, <score> (<reason>), <n> bytes -> <file>`.
+/// `<variant>: <n> plies, <n> actions, <n> entries, <score> (<reason>), <n> bytes -> <file>`.
 pub fn run(variant: Variant, seed: u64, path: &Path, out: &mut impl Write) -> Result<()> {
     let (bytes, summary) = client::selfplay(variant, seed)
         .with_context(|| format!("self-play of {variant} from seed {seed}"))?;

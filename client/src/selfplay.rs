@@ -165,6 +165,9 @@ impl SelfplayConfig {
 pub struct Summary {
     /// The game.
     pub variant: Variant,
+    /// Moves played on the board (not Kriegspiel's illegal attempts, 6x6 passes, setups,
+    /// Life Freezes or tie-breaks).
+    pub plies: u32,
     /// Player actions sent (moves, Kriegspiel attempts, setup and tie-break actions).
     pub actions: u32,
     /// Record entries.
@@ -191,8 +194,8 @@ impl std::fmt::Display for Summary {
         );
         write!(
             f,
-            "{}: {} actions, {} entries, {}, {} bytes",
-            self.variant, self.actions, self.entries, result, self.bytes
+            "{}: {} plies, {} actions, {} entries, {}, {} bytes",
+            self.variant, self.plies, self.actions, self.entries, result, self.bytes
         )
     }
 }
@@ -387,6 +390,7 @@ pub fn selfplay_with(mut config: SelfplayConfig) -> Result<Selfplay, SelfplayErr
     let result = (claims.len() == 1).then(|| finished.values().next().cloned()).flatten();
     let summary = Summary {
         variant: config.variant,
+        plies: plies(&record),
         actions,
         entries: record.entries.len(),
         result,
@@ -590,6 +594,47 @@ impl Driver<'_> {
             }
         }
     }
+}
+
+/// Moves played on the board, counted from what the record proves: public moves in open and
+/// owner games; in umpired games the umpire's disclosed answers (a Kriegspiel `Legal` answer
+/// as told to White, a SIC `YouMoved`, a 6x6 `Moved` event).
+fn plies(record: &MatchRecord) -> u32 {
+    let disclosed: BTreeMap<_, _> =
+        record.disclosures.iter().map(|d| (d.message, d.plaintext.as_slice())).collect();
+    let mut n = 0;
+    for e in &record.entries {
+        let Ok(body) = e.message.verify() else { continue };
+        let payload = match (&body.payload, disclosed.get(&e.message.hash())) {
+            (Payload::Sealed(_), Some(plain)) => Payload::from_canonical(plain).ok(),
+            (p, _) => Some(p.clone()),
+        };
+        let Some(payload) = payload else { continue };
+        let count = match (&payload, body.channel) {
+            (Payload::Action(bytes), Channel::Public) => {
+                rules::intrigue::Action::from_canonical(bytes)
+                    .map_or(true, |a| matches!(a, rules::intrigue::Action::Move(_)))
+            }
+            (Payload::Observation(bytes), channel) if channel != Channel::Public => {
+                let white = channel == Channel::WhiteUmpire;
+                let legal = matches!(
+                    rules::kriegspiel::Answer::from_canonical(bytes),
+                    Ok(rules::kriegspiel::Answer::Legal(_))
+                );
+                let moved = matches!(
+                    rules::sic::Observation::from_canonical(bytes),
+                    Ok(rules::sic::Observation::YouMoved(_))
+                );
+                let sc6 = game::sc6::Observation::from_canonical(bytes).is_ok_and(|o| {
+                    o.events.iter().any(|e| matches!(e, game::sc6::Event::Moved { .. }))
+                });
+                (legal && white) || moved || sc6
+            }
+            _ => false,
+        };
+        n += u32::from(count);
+    }
+    n
 }
 
 /// Whether `key` has a public commitment it has not yet revealed or opened.
