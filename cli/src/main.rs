@@ -4,6 +4,7 @@
 
 mod keys;
 mod referee;
+mod selfplay;
 
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
@@ -26,6 +27,18 @@ enum Command {
     /// Identity key files: create one, show its public key and fingerprint.
     #[command(subcommand)]
     Keys(keys::KeysCommand),
+    /// Play one complete match in-process (two random bots, umpire, relay) and write its record.
+    Selfplay {
+        /// chess, kriegspiel, sic, intrigue, secretchess6 or espionage.
+        #[arg(long)]
+        variant: String,
+        /// Every key, nonce and choice derives from this number.
+        #[arg(long)]
+        seed: u64,
+        /// Where to write the record (canonical bytes).
+        #[arg(long)]
+        out: std::path::PathBuf,
+    },
 }
 
 #[derive(Subcommand)]
@@ -113,6 +126,9 @@ fn run(cli: Cli) -> Result<()> {
         }
         Command::Rules(RulesCommand::Demo) => demo(&mut out)?,
         Command::Keys(command) => keys::run(command, &mut out)?,
+        Command::Selfplay { variant: v, seed, out: path } => {
+            selfplay::run(variant(&v)?, seed, &path, &mut out)?;
+        }
     }
     Ok(())
 }

@@ -20,6 +20,8 @@
 
 pub mod codec;
 pub mod commitment;
+pub mod flow;
+pub mod game;
 pub mod hex;
 mod ids;
 pub mod keys;
