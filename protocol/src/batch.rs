@@ -104,8 +104,7 @@ const fn hex32(text: &[u8; 64]) -> [u8; 32] {
 /// Whether `r` is an encoding `verify_strict` could ever accept as `R`: its `y` below
 /// `p = 2^255 - 19` and not a point of small order.
 fn acceptable_r(r: &[u8; 32]) -> bool {
-    let y_at_least_p =
-        r[31] & 0x7f == 0x7f && r[1..31].iter().all(|&b| b == 0xff) && r[0] >= 0xed;
+    let y_at_least_p = r[31] & 0x7f == 0x7f && r[1..31].iter().all(|&b| b == 0xff) && r[0] >= 0xed;
     !y_at_least_p && !SMALL_ORDER.contains(r)
 }
 
@@ -121,18 +120,16 @@ pub fn verify_batch(items: &[Item<'_>]) -> Result<(), BatchError> {
     let mut signatures = Vec::with_capacity(items.len());
     let mut inputs = Vec::with_capacity(items.len());
     for item in items {
-        let key = *keys.entry(item.key).or_insert_with(|| {
-            VerifyingKey::from_bytes(&item.key.0).ok().filter(|k| !k.is_weak())
-        });
+        let key = *keys
+            .entry(item.key)
+            .or_insert_with(|| VerifyingKey::from_bytes(&item.key.0).ok().filter(|k| !k.is_weak()));
         let Some(key) = key else { return fail };
         if !acceptable_r(&item.signature.r) {
             return fail;
         }
         verifying.push(key);
-        signatures.push(ed25519_dalek::Signature::from_components(
-            item.signature.r,
-            item.signature.s,
-        ));
+        signatures
+            .push(ed25519_dalek::Signature::from_components(item.signature.r, item.signature.s));
         inputs.push(signing_input(item.tag, item.bytes));
     }
     let messages: Vec<&[u8]> = inputs.iter().map(Vec::as_slice).collect();
@@ -177,8 +174,12 @@ mod tests {
         assert_eq!(verify_batch(&[]), Ok(()));
         v[4].2.s[0] ^= 1;
         assert_eq!(verify_batch(&batch(&v)), Err(BatchError { count: 9 }));
-        let culprits: Vec<usize> =
-            batch(&v).iter().enumerate().filter(|(_, i)| i.verify().is_err()).map(|(n, _)| n).collect();
+        let culprits: Vec<usize> = batch(&v)
+            .iter()
+            .enumerate()
+            .filter(|(_, i)| i.verify().is_err())
+            .map(|(n, _)| n)
+            .collect();
         assert_eq!(culprits, vec![4]);
     }
 

@@ -49,11 +49,20 @@ use rules::Variant;
 /// Checks the envelope of a record given as stored bytes (see the module docs).
 pub fn check(record_bytes: &[u8]) -> Result<Checked, Vec<Fault>> {
     let record = MatchRecord::from_canonical(record_bytes).map_err(|e| vec![bytes_fault(&e)])?;
-    let (terms, variant) = check_terms(&record).map_err(|f| vec![f])?;
+    let (terms, variant) = check_terms(&record)?;
     let raws = decode_entries(&record);
-    let sigs = check_signatures(&record, &terms, &raws).map_err(|f| vec![f])?;
-    let entries = authenticate(&terms, &raws, &sigs)?;
+    let sigs = check_signatures(&record, &terms, &raws)?;
+    let (entries, mut faults) = authenticate(&terms, &raws, &sigs);
     let (colours, contributions) = colours(&terms, &entries);
+    if !faults.is_empty() {
+        // Stage 2 blamed authors before colours were known: name their roles now.
+        for f in &mut faults {
+            if let Some(key) = f.culprit {
+                f.role = checked::roles(&terms, &colours, &key).unwrap_or(f.role);
+            }
+        }
+        return Err(faults);
+    }
     order::check(&terms, &colours, &entries)?;
     content::check(record, terms, variant, colours, contributions, entries)
 }
@@ -137,18 +146,17 @@ fn bytes_fault(e: &DecodeError) -> Fault {
 }
 
 /// Stage 2a: the terms (their signatures are checked in the batch).
-fn check_terms(record: &MatchRecord) -> Result<(AgreedTerms, Variant), Fault> {
+fn check_terms(record: &MatchRecord) -> Result<(AgreedTerms, Variant), Vec<Fault>> {
     let bad = |evidence: String, explanation: &str| {
-        Blame::record().fault(FaultKind::BadTerms, None, evidence, explanation.to_owned())
+        vec![Blame::record().fault(FaultKind::BadTerms, None, evidence, explanation.to_owned())]
     };
     let bytes = &record.terms.terms;
     let terms = MatchTerms::from_canonical(bytes)
         .map_err(|e| bad(e.to_string(), "The match terms cannot be read."))?;
     terms.validate().map_err(|e| bad(e.to_string(), "The match terms are not valid terms."))?;
-    let variant: Variant = terms
-        .variant
-        .parse()
-        .map_err(|e: rules::UnknownVariant| bad(e.to_string(), "The terms name an unknown game."))?;
+    let variant: Variant = terms.variant.parse().map_err(|e: rules::UnknownVariant| {
+        bad(e.to_string(), "The terms name an unknown game.")
+    })?;
     if terms.ruleset != variant.ruleset() {
         return Err(bad(
             format!("ruleset '{}', expected '{}' for {variant}", terms.ruleset, variant.ruleset()),
@@ -225,7 +233,6 @@ pub fn signature_items<'a>(record: &'a MatchRecord) -> Vec<Item<'a>> {
 }
 
 /// The batch items and, per entry, the positions of its message and receipt items.
-#[expect(clippy::type_complexity, reason = "a private helper returning two parallel lists")]
 fn items<'a>(
     record: &'a MatchRecord,
     terms: &MatchTerms,
@@ -261,7 +268,7 @@ fn check_signatures(
     record: &MatchRecord,
     terms: &AgreedTerms,
     raws: &[Raw],
-) -> Result<Signatures, Fault> {
+) -> Result<Signatures, Vec<Fault>> {
     let (items, at) = items(record, &terms.terms, raws);
     let ok: Vec<bool> = if batch::verify_batch(&items).is_ok() {
         vec![true; items.len()]
@@ -270,15 +277,18 @@ fn check_signatures(
     };
     for (index, good) in ok[..2].iter().enumerate() {
         if !good {
-            return Err(Blame::record().fault(
+            return Err(vec![Blame::record().fault(
                 FaultKind::BadTerms,
                 None,
-                format!("signature {index} on the terms does not verify under {}", items[index].key),
+                format!(
+                    "signature {index} on the terms does not verify under {}",
+                    items[index].key
+                ),
                 format!(
                     "The terms are not signed by player {index} ({}), so they bind nobody.",
                     items[index].key.fingerprint()
                 ),
-            ));
+            )]);
         }
     }
     Ok(Signatures {
@@ -302,7 +312,7 @@ impl Auth {
 }
 
 /// Stage 2b: each entry's message and receipt, and who is to blame for what is wrong with them.
-fn authenticate(terms: &AgreedTerms, raws: &[Raw], sigs: &Signatures) -> Result<Vec<Auth>, Vec<Fault>> {
+fn authenticate(terms: &AgreedTerms, raws: &[Raw], sigs: &Signatures) -> (Vec<Auth>, Vec<Fault>) {
     let relay = || Blame::relay(terms);
     let mut faults = Vec::new();
     let mut out = Vec::with_capacity(raws.len());
@@ -315,7 +325,9 @@ fn authenticate(terms: &AgreedTerms, raws: &[Raw], sigs: &Signatures) -> Result<
                     FaultKind::BadReceipt,
                     at,
                     e.to_string(),
-                    format!("The relay signed a receipt for entry {index} that is not a valid receipt."),
+                    format!(
+                        "The relay signed a receipt for entry {index} that is not a valid receipt."
+                    ),
                 ));
                 continue;
             }
@@ -324,7 +336,9 @@ fn authenticate(terms: &AgreedTerms, raws: &[Raw], sigs: &Signatures) -> Result<
                     FaultKind::BadReceipt,
                     at,
                     e.to_string(),
-                    format!("Entry {index}'s receipt cannot be read and is not signed by the relay."),
+                    format!(
+                        "Entry {index}'s receipt cannot be read and is not signed by the relay."
+                    ),
                 ));
                 continue;
             }
@@ -343,7 +357,10 @@ fn authenticate(terms: &AgreedTerms, raws: &[Raw], sigs: &Signatures) -> Result<
             faults.push(Blame::record().fault(
                 FaultKind::BadReceipt,
                 at,
-                format!("receipt is for message {}, the entry holds message {}", receipt.message, raw.hash),
+                format!(
+                    "receipt is for message {}, the entry holds message {}",
+                    receipt.message, raw.hash
+                ),
                 format!("Entry {index} pairs a message with the receipt of another message."),
             ));
             continue;
@@ -382,7 +399,10 @@ fn authenticate(terms: &AgreedTerms, raws: &[Raw], sigs: &Signatures) -> Result<
             faults.push(blame.fault(
                 kind,
                 at,
-                format!("receipt names match {}, this match is {}", receipt.match_id, terms.match_id),
+                format!(
+                    "receipt names match {}, this match is {}",
+                    receipt.match_id, terms.match_id
+                ),
                 format!("Entry {index} was receipted in another match."),
             ));
             continue;
@@ -416,13 +436,15 @@ fn authenticate(terms: &AgreedTerms, raws: &[Raw], sigs: &Signatures) -> Result<
                 FaultKind::BadReceipt,
                 at,
                 format!("receipt on {}, message on {}", receipt.channel, body.channel),
-                format!("The relay's receipt for entry {index} names another channel than the message."),
+                format!(
+                    "The relay's receipt for entry {index} names another channel than the message."
+                ),
             ));
             continue;
         }
         out.push(Auth { index, hash: raw.hash, body: body.clone(), receipt: receipt.clone() });
     }
-    if faults.is_empty() { Ok(out) } else { Err(faults) }
+    (out, faults)
 }
 
 /// The colours (fixed, or drawn from both revealed public contributions) and the contributions.
@@ -431,9 +453,12 @@ fn colours(terms: &AgreedTerms, entries: &[Auth]) -> (ByColour, Option<[[u8; 32]
     let t = &terms.terms;
     let fallback = ByColour { white: t.players[0].key, black: t.players[1].key };
     let contribution = |key: PublicKey| -> Option<[u8; 32]> {
-        let public = |e: &&Auth| e.body.author == key && e.body.channel == protocol::Channel::Public;
+        let public =
+            |e: &&Auth| e.body.author == key && e.body.channel == protocol::Channel::Public;
         let commitment = entries.iter().filter(public).find_map(|e| match &e.body.payload {
-            Payload::Commit { purpose, commitment } if purpose == commitment::PUBLIC_CONTRIBUTION => {
+            Payload::Commit { purpose, commitment }
+                if purpose == commitment::PUBLIC_CONTRIBUTION =>
+            {
                 Some(*commitment)
             }
             _ => None,

@@ -80,7 +80,9 @@ fn terms_not_signed_by_a_player_void_everything() {
 #[test]
 fn terms_of_an_unknown_game_or_without_their_umpire_are_refused() {
     let h = Harness::honest("chess");
-    for (variant, ruleset) in [("go", "go/1"), ("chess", "chess/other"), ("kriegspiel", "kriegspiel/1899-icc")] {
+    for (variant, ruleset) in
+        [("go", "go/1"), ("chess", "chess/other"), ("kriegspiel", "kriegspiel/1899-icc")]
+    {
         let mut terms = h.terms.terms.clone();
         terms.variant = variant.into();
         terms.ruleset = ruleset.into();
@@ -121,7 +123,12 @@ fn relay_receipt_on_the_wrong_channel_is_the_relays_fault() {
     let mut r = h.record();
     let m = r.entries[2].message.clone();
     r.entries[2].receipt = h.receipt(&m, Channel::WhiteUmpire, 0, 30);
-    only_fault(&faults(&r.to_canonical()), FaultKind::BadReceipt, Some(h.relay_id.public()), Role::Relay);
+    only_fault(
+        &faults(&r.to_canonical()),
+        FaultKind::BadReceipt,
+        Some(h.relay_id.public()),
+        Role::Relay,
+    );
 }
 
 #[test]
@@ -130,7 +137,12 @@ fn relay_receipts_going_back_in_time_are_the_relays_fault() {
     let mut r = h.record();
     let m = r.entries[5].message.clone();
     r.entries[5].receipt = h.receipt(&m, Channel::Public, 5, 1);
-    let f = only_fault(&faults(&r.to_canonical()), FaultKind::BadReceipt, Some(h.relay_id.public()), Role::Relay);
+    let f = only_fault(
+        &faults(&r.to_canonical()),
+        FaultKind::BadReceipt,
+        Some(h.relay_id.public()),
+        Role::Relay,
+    );
     assert_eq!(f.entry, Some(5));
 }
 
@@ -214,7 +226,11 @@ fn a_timeout_before_its_deadline_is_the_relays_fault() {
         author: h.relay_id.public(),
         seq: 0,
         prev: h.relay.entries().last().map(|e| e.message.hash()),
-        payload: Payload::Timeout { side: Side::Black, expectation: Expectation::Move, deadline_ms: 10_000 },
+        payload: Payload::Timeout {
+            side: Side::Black,
+            expectation: Expectation::Move,
+            deadline_ms: 10_000,
+        },
     };
     let m = protocol::message::SignedMessage::sign(&body, &h.relay_id);
     let mut all = messages(&h.record());
@@ -270,16 +286,16 @@ fn sealing_bytes_that_are_no_payload_is_the_authors_fault() {
     let match_id = h.match_id();
     let author = h.authors.get_mut(&key).unwrap();
     let seq = author.next_body(Channel::WhiteUmpire, Payload::Action(vec![])).seq;
-    let ctx = protocol::seal::SealContext {
-        match_id,
-        channel: Channel::WhiteUmpire,
-        author: key,
-        seq,
-    };
+    let ctx =
+        protocol::seal::SealContext { match_id, channel: Channel::WhiteUmpire, author: key, seq };
     let garbage = vec![0xff, 0xff, 0xff];
     let sealed = protocol::seal::seal(&recipient, &ctx, &garbage, &[3; 32]).unwrap();
     let m = author.write(Channel::WhiteUmpire, Payload::Sealed(sealed));
-    h.disclosures.push(protocol::seal::SealDisclosure { message: m.hash(), plaintext: garbage, seal_seed: [3; 32] });
+    h.disclosures.push(protocol::seal::SealDisclosure {
+        message: m.hash(),
+        plaintext: garbage,
+        seal_seed: [3; 32],
+    });
     h.submit(&m);
     let f = only_fault(&faults(&h.bytes()), FaultKind::BadDisclosure, Some(key), Role::White);
     assert_eq!(f.message, Some(m.hash()));

@@ -63,7 +63,15 @@ pub(crate) fn check(
     if !faults.is_empty() {
         return Err(faults);
     }
-    missing(&terms, &colours, contributions, &checked_entries, &commitments, &undisclosed, &mut faults);
+    missing(
+        &terms,
+        &colours,
+        contributions,
+        &checked_entries,
+        &commitments,
+        &undisclosed,
+        &mut faults,
+    );
     if !faults.is_empty() {
         return Err(faults);
     }
@@ -90,7 +98,10 @@ fn allowed(terms: &AgreedTerms, colours: &ByColour, e: &Auth) -> Option<Fault> {
     let Some(role) = roles(terms, colours, &b.author) else {
         return refuse(
             format!("author {} is not named in the terms", b.author),
-            format!("The relay receipted a message (entry {}) from a key that is not in this match.", e.index),
+            format!(
+                "The relay receipted a message (entry {}) from a key that is not in this match.",
+                e.index
+            ),
         );
     };
     let kind = b.payload.kind();
@@ -105,7 +116,10 @@ fn allowed(terms: &AgreedTerms, colours: &ByColour, e: &Auth) -> Option<Fault> {
         (Payload::Timeout { .. }, _) => {
             return refuse(
                 format!("timeout payload authored by {}", b.author),
-                format!("The relay receipted a timeout notice that {} wrote.", who(role).to_lowercase()),
+                format!(
+                    "The relay receipted a timeout notice that {} wrote.",
+                    who(role).to_lowercase()
+                ),
             );
         }
         _ => {}
@@ -124,13 +138,18 @@ fn allowed(terms: &AgreedTerms, colours: &ByColour, e: &Auth) -> Option<Fault> {
             if terms.terms.umpire.is_none() || !ok_author {
                 return refuse(
                     format!("{} ({:?}) wrote on the {channel} channel", b.author, role),
-                    format!("The relay receipted a message from {} on the {channel} channel, which it may not write on.", who(role).to_lowercase()),
+                    format!(
+                        "The relay receipted a message from {} on the {channel} channel, which it may not write on.",
+                        who(role).to_lowercase()
+                    ),
                 );
             }
             if !matches!(b.payload, Payload::Sealed(_)) {
                 return refuse(
                     format!("unsealed {kind} payload on the {channel} channel"),
-                    format!("The relay receipted an unsealed {kind} payload on the private {channel} channel."),
+                    format!(
+                        "The relay receipted an unsealed {kind} payload on the private {channel} channel."
+                    ),
                 );
             }
         }
@@ -145,7 +164,9 @@ fn allowed(terms: &AgreedTerms, colours: &ByColour, e: &Auth) -> Option<Fault> {
                 "timeout of {side} with deadline {deadline_ms} ms receipted at {} ms",
                 e.receipt.time_ms
             ),
-            format!("The relay declared that {side} missed a deadline before the deadline had passed."),
+            format!(
+                "The relay declared that {side} missed a deadline before the deadline had passed."
+            ),
         ));
     }
     None
@@ -180,9 +201,11 @@ fn disclosures(
             ));
             continue;
         };
-        let recipient = e.body.channel.side().and_then(|side| {
-            recipient_seal_key(terms, colours, side, &e.body.author)
-        });
+        let recipient = e
+            .body
+            .channel
+            .side()
+            .and_then(|side| recipient_seal_key(terms, colours, side, &e.body.author));
         let (Payload::Sealed(sealed), Some(recipient)) = (&e.body.payload, recipient) else {
             faults.push(bad_record(
                 format!("disclosure {n} names message {}, which is not sealed", d.message),
@@ -190,7 +213,13 @@ fn disclosures(
             ));
             continue;
         };
-        if let Err(err) = seal::check_disclosure(&recipient, &seal_context(&e.body), sealed, &d.plaintext, &d.seal_seed) {
+        if let Err(err) = seal::check_disclosure(
+            &recipient,
+            &seal_context(&e.body),
+            sealed,
+            &d.plaintext,
+            &d.seal_seed,
+        ) {
             faults.push(Blame::record().fault(
                 FaultKind::BadDisclosure,
                 e.at(),
@@ -277,7 +306,8 @@ fn commitments(
         });
     }
     for e in entries {
-        let (Payload::Reveal { purpose, opening } | Payload::Open { purpose, opening }) = &e.payload
+        let (Payload::Reveal { purpose, opening } | Payload::Open { purpose, opening }) =
+            &e.payload
         else {
             continue;
         };
@@ -319,7 +349,8 @@ fn commitments(
             continue;
         }
         if c.opening.is_none() {
-            c.opening = Some((e.index, Opening { value: opening.value.clone(), nonce: opening.nonce }));
+            c.opening =
+                Some((e.index, Opening { value: opening.value.clone(), nonce: opening.nonce }));
         }
     }
     out
@@ -345,7 +376,8 @@ fn missing(
     let mut report = |role: Role, at: (usize, MessageHash), what: String| {
         let side = super::side_of_role(role);
         match side.and_then(|s| reveal_timeouts.get(&s).map(|t| (s, *t))) {
-            Some((side, (t, _))) => faults.push(Blame { key: Some(colours.key(side)), role }.fault(
+            Some((side, (t, _))) => faults
+                .push(Blame { key: Some(colours.key(side)), role }.fault(
                 FaultKind::MissingReveal,
                 Some(at),
                 format!("{what}; relay timeout notice for {side}'s reveal in entry {t}"),
@@ -368,7 +400,8 @@ fn missing(
         }
     };
     for c in commitments.iter().filter(|c| c.opening.is_none()) {
-        let hash = entries.iter().find(|e| e.index == c.entry).map_or(MessageHash([0; 32]), |e| e.hash);
+        let hash =
+            entries.iter().find(|e| e.index == c.entry).map_or(MessageHash([0; 32]), |e| e.hash);
         report(c.role, (c.entry, hash), format!("the opening of its '{}' commitment", c.purpose));
     }
     for (index, hash, role) in undisclosed {

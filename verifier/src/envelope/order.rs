@@ -129,7 +129,9 @@ fn numbering(terms: &AgreedTerms, channel: Channel, log: &[&Auth]) -> Option<Fau
                      belongs",
                     e.index, e.receipt.relay_seq
                 ),
-                format!("The record's entries of the {channel} channel are not in the relay's order."),
+                format!(
+                    "The record's entries of the {channel} channel are not in the relay's order."
+                ),
             ));
         }
     }
@@ -225,7 +227,10 @@ fn chains(
                 return Some(author.fault(
                     FaultKind::BrokenChain,
                     e.at(),
-                    format!("seq {} on {channel} has no prev after the author's own messages", b.seq),
+                    format!(
+                        "seq {} on {channel} has no prev after the author's own messages",
+                        b.seq
+                    ),
                     format!(
                         "{name} signed a message saying it had seen nothing on the {channel} \
                          channel, after its own earlier messages there."
@@ -269,7 +274,9 @@ fn chains(
                         ),
                         (None, Some(other)) => (
                             FaultKind::BrokenChain,
-                            format!("prev {prev} is a message of the {other} channel, not {channel}"),
+                            format!(
+                                "prev {prev} is a message of the {other} channel, not {channel}"
+                            ),
                             format!(
                                 "The relay accepted on the {channel} channel a message chained to \
                                  a message of the {other} channel."

@@ -8,7 +8,9 @@
 use protocol::codec::{Canonical, VERSION};
 use protocol::commitment::{self, Opening};
 use protocol::keys::Identity;
-use protocol::message::{Claim, Expectation, Outcome, Payload, Receipt, SignedMessage, SignedReceipt};
+use protocol::message::{
+    Claim, Expectation, Outcome, Payload, Receipt, SignedMessage, SignedReceipt,
+};
 use protocol::record::MatchRecord;
 use protocol::relay::{Entry, Relay};
 use protocol::seal::{SealDisclosure, SealSecret};
@@ -54,8 +56,10 @@ impl Harness {
     pub fn new(variant: &str, nonce: u8) -> Harness {
         let (p0, p1, relay_id, umpire) = (id(0xa1), id(0xb0), id(0x7e), id(0x55));
         let v: rules::Variant = variant.parse().expect("a known variant");
-        let umpired =
-            matches!(v, rules::Variant::Kriegspiel | rules::Variant::Sic | rules::Variant::SecretChess6);
+        let umpired = matches!(
+            v,
+            rules::Variant::Kriegspiel | rules::Variant::Sic | rules::Variant::SecretChess6
+        );
         let player = |i: &Identity, n: u8| PlayerTerms {
             key: i.public(),
             seal_key: SealSecret::of(i).public(),
@@ -216,7 +220,8 @@ impl Harness {
         }
         for who in [Who::P0, Who::P1] {
             let opening = self.opening(who, commitment::PUBLIC_CONTRIBUTION);
-            let p = Payload::Reveal { purpose: commitment::PUBLIC_CONTRIBUTION.to_owned(), opening };
+            let p =
+                Payload::Reveal { purpose: commitment::PUBLIC_CONTRIBUTION.to_owned(), opening };
             self.send(who, Channel::Public, p);
         }
         assert!(self.relay.colours().is_some(), "colours drawn");
@@ -286,7 +291,13 @@ impl Harness {
     }
 
     /// A cheating relay's receipt: any message, any position, any time.
-    pub fn receipt(&self, m: &SignedMessage, channel: Channel, relay_seq: u64, time_ms: u64) -> SignedReceipt {
+    pub fn receipt(
+        &self,
+        m: &SignedMessage,
+        channel: Channel,
+        relay_seq: u64,
+        time_ms: u64,
+    ) -> SignedReceipt {
         let r = Receipt {
             version: VERSION,
             match_id: self.match_id(),
