@@ -21,6 +21,8 @@
 pub mod batch;
 pub mod codec;
 pub mod commitment;
+pub mod flow;
+pub mod game;
 pub mod hex;
 mod ids;
 pub mod keys;

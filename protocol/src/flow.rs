@@ -1,0 +1,96 @@
+//! The match flow: which message, on which channel, by whom, in which order, for each
+//! adjudication mode. The normative text is docs/PROTOCOL.md, section 15 ("Match flow"); this
+//! module holds its constants and the small functions the player, umpire and verifier share.
+//!
+//! ```text
+//! 1 commit   public   each player: Commit(public-contribution) [+ Commit(private-seed) in SIC]
+//! 2 reveal   public   each player, once both players' step-1 commitments are in:
+//!                     Reveal(public-contribution)             -> colours (fixed or drawn)
+//! 3 setup    open:    nothing
+//!            owner:   each player Commit(intrigue-setup); then White, then Black (after White's),
+//!                     public Observation(SetupReport of its own setup action)
+//!            umpire:  sic: each player Sealed(Open(private-seed)) on its channel; the umpire
+//!                     Sealed(Ack(that message)); once both are in, the umpire Sealed(Observation(
+//!                     start view)) to each player
+//!                     secretchess6: each player public Commit(secretchess6-setup), then
+//!                     Sealed(Action(setup)); the umpire answers as in step 4
+//! 4 play     open:    the side to act: public Action
+//!            owner:   the side to act: public Action(Move); if it took a pawn, its owner
+//!                     answers at once: public Observation(Inspection); if the pawn was the
+//!                     informer, the owner then sends public Open(intrigue-setup)
+//!            umpire:  the side to act: Sealed(Action) on its channel; the umpire applies it in
+//!                     relay order and sends Sealed(Observation) to each side told something,
+//!                     the actor's channel first. 6x6 tie-break: public Commit(tiebreak), then
+//!                     Sealed(Action(tie-break)).
+//! 5 end      everyone who saw the end: public Claim (players; the umpire too in umpired
+//!            games); then each player public Open of every commitment not yet opened.
+//!            Seal seeds go into the record as disclosures.
+//! ```
+
+use crate::Side;
+use crate::message::{Claim, Outcome};
+use rules::Variant;
+
+pub use crate::commitment::{PRIVATE_SEED, PUBLIC_CONTRIBUTION};
+pub use crate::game::{Mode, mode};
+
+/// Purpose of an Intrigue player's secret setup commitment; the value is the canonical bytes of
+/// its `rules::intrigue::Action::Setup`.
+pub const INTRIGUE_SETUP: &str = "intrigue-setup";
+
+/// Purpose of a 6x6 player's secret setup commitment; the value is the canonical bytes of its
+/// [`crate::game::sc6::Action::Setup`], exactly the bytes it then seals to the umpire.
+pub const SECRETCHESS6_SETUP: &str = "secretchess6-setup";
+
+/// Purpose of a 6x6 player's tie-break commitment; the value is the canonical bytes of its
+/// [`crate::game::sc6::Action::TieBreak`], exactly the bytes it then seals to the umpire.
+pub const TIEBREAK: &str = "tiebreak";
+
+/// The claim reason of a player who forfeits: it sent an action the rules refuse (other than a
+/// Kriegspiel attempt, which is answered), or missed a reveal deadline.
+pub const FORFEIT: &str = "forfeit";
+
+/// The claim reason after a relay `Timeout` for a move.
+pub const TIMEOUT: &str = "timeout";
+
+/// What a player commits in step 1, before colours are known.
+pub fn early_commitments(variant: Variant) -> &'static [&'static str] {
+    if variant == Variant::Sic {
+        &[PUBLIC_CONTRIBUTION, PRIVATE_SEED]
+    } else {
+        &[PUBLIC_CONTRIBUTION]
+    }
+}
+
+/// The secret setup commitment a player makes in step 3, once it knows its colour.
+pub fn setup_commitment(variant: Variant) -> Option<&'static str> {
+    match variant {
+        Variant::Intrigue => Some(INTRIGUE_SETUP),
+        Variant::SecretChess6 => Some(SECRETCHESS6_SETUP),
+        _ => None,
+    }
+}
+
+/// The claim that `side` lost for `reason` (a forfeit or a timeout).
+pub fn loss_of(side: Side, reason: &str) -> Claim {
+    let outcome = match side {
+        Side::White => Outcome::BlackWins,
+        Side::Black => Outcome::WhiteWins,
+    };
+    Claim { outcome, reason: reason.to_owned() }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commitments_per_variant() {
+        assert_eq!(early_commitments(Variant::Sic), &[PUBLIC_CONTRIBUTION, PRIVATE_SEED]);
+        assert_eq!(early_commitments(Variant::Kriegspiel), &[PUBLIC_CONTRIBUTION]);
+        assert_eq!(setup_commitment(Variant::Intrigue), Some(INTRIGUE_SETUP));
+        assert_eq!(setup_commitment(Variant::Chess), None);
+        assert_eq!(mode(Variant::Intrigue), Mode::Owner);
+        assert_eq!(loss_of(Side::White, FORFEIT).outcome, Outcome::BlackWins);
+    }
+}
