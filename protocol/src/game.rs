@@ -326,6 +326,33 @@ impl AnyGame {
         })
     }
 
+    /// The legal actions of the side to act (canonical bytes), as the full state knows them:
+    /// moves (Kriegspiel: the legal moves, not the attempts), 6x6 moves, Life Freeze and
+    /// end-turn choices. Empty during free-form phases (setups, tie-break) and once over.
+    pub fn legal_actions(&self) -> Vec<Vec<u8>> {
+        let moves = |v: Vec<rules::Move>| v.iter().map(Canonical::to_canonical).collect();
+        if self.result().is_some() {
+            return Vec::new();
+        }
+        match self {
+            AnyGame::Chess(s) => moves(s.position().legal_moves().to_vec()),
+            AnyGame::Kriegspiel(s) => moves(s.position().legal_moves().to_vec()),
+            AnyGame::Sic(s) => moves(s.legal_moves_of(s.position().turn())),
+            AnyGame::Intrigue(s) => s.position().map_or_else(Vec::new, |p| {
+                p.legal_moves()
+                    .into_iter()
+                    .map(|m| rules::intrigue::Action::Move(m).to_canonical())
+                    .collect()
+            }),
+            AnyGame::SecretChess6(s) => s
+                .legal_actions()
+                .into_iter()
+                .map(|(_, a)| sc6::Action::from(a).to_canonical())
+                .collect(),
+            AnyGame::Espionage(s) => moves(s.legal_moves()),
+        }
+    }
+
     /// The sides that may act now (both during a simultaneous setup; none once over).
     pub fn to_act(&self) -> Vec<Color> {
         match self {

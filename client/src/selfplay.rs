@@ -1,0 +1,585 @@
+//! In-process self-play: two [`Player`]s, the [`Umpire`] where the game has one, and the real
+//! [`Relay`], all driven by one deterministic loop with simulated time. See the crate docs for
+//! the hooks that turn any participant into a cheater.
+
+use crate::bot::RandomBot;
+use protocol::codec::{Canonical, VERSION};
+use protocol::flow::Mode;
+use protocol::game::{self, mode};
+use protocol::keys::{ByColour, Identity};
+use protocol::message::{Claim, Payload, SignedMessage};
+use protocol::record::MatchRecord;
+use protocol::relay::{Entry, Relay, RelayError, RelayEvent};
+use protocol::roles::{
+    Hook, Input, ObservationHook, Output, Participant, Player, Policy, RoleError, Umpire,
+};
+use protocol::seal::{SealDisclosure, SealSecret};
+use protocol::terms::{
+    AgreedTerms, Colours, MatchTerms, PlayerTerms, SignedTerms, TermsError, TimeControl,
+    UmpireTerms,
+};
+use protocol::{Channel, PublicKey, Side};
+use rules::Variant;
+use sha2::{Digest, Sha256};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+/// Simulated milliseconds between two messages.
+pub const STEP_MS: u64 = 10;
+/// Simulated time of the first message.
+pub const START_MS: u64 = 1_000;
+
+/// Who did something in a self-played match. Players are named by their place in the terms
+/// (`players[0]`, `players[1]`); with [`Colours::FirstIsWhite`] player 0 is White.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Who {
+    /// `players[i]` of the terms.
+    Player(usize),
+    /// The umpire.
+    Umpire,
+    /// The relay.
+    Relay,
+}
+
+/// Every identity of a self-played match, so hooks can forge or re-sign what they change.
+#[derive(Clone, Debug)]
+pub struct Cast {
+    /// `players[0]`, `players[1]`.
+    pub players: [Identity; 2],
+    /// The relay.
+    pub relay: Identity,
+    /// The umpire (every match has one in the cast; the terms name it only in umpired games).
+    pub umpire: Identity,
+}
+
+impl Cast {
+    /// The identity of `who`.
+    pub fn identity(&self, who: Who) -> &Identity {
+        match who {
+            Who::Player(i) => &self.players[i],
+            Who::Umpire => &self.umpire,
+            Who::Relay => &self.relay,
+        }
+    }
+}
+
+/// A message on its way from its author to the relay, as the wire hook sees it.
+#[derive(Debug)]
+pub struct Wire<'a> {
+    /// Its author.
+    pub from: Who,
+    /// Its position among every message sent in the match (0, 1, 2, ...).
+    pub index: usize,
+    /// The signed message as bytes (`SignedMessage`, canonical): change them at will.
+    pub bytes: Vec<u8>,
+    /// The simulated time.
+    pub now_ms: u64,
+    /// Everyone's identities.
+    pub cast: &'a Cast,
+}
+
+impl Wire<'_> {
+    /// The message, decoded (`None` if the bytes were already mangled).
+    pub fn message(&self) -> Option<SignedMessage> {
+        SignedMessage::from_canonical(&self.bytes).ok()
+    }
+}
+
+/// What happens to a message on the wire.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fate {
+    /// It goes to the relay (as changed by the hook, if it was).
+    Send,
+    /// It is lost.
+    Drop,
+    /// It goes to the relay twice in a row.
+    Twice,
+    /// It is held back and goes to the relay right after the next message (a reordering).
+    Hold,
+}
+
+/// An accepted entry on its way from the relay to one participant.
+#[derive(Debug)]
+pub struct Delivery<'a> {
+    /// The recipient.
+    pub to: Who,
+    /// The entry (message and receipt): change it at will, e.g. re-sign a receipt with
+    /// `cast.relay` to show this recipient another history.
+    pub entry: Entry,
+    /// Everyone's identities.
+    pub cast: &'a Cast,
+}
+
+/// The wire hook: sees every message before the relay.
+pub type WireHook = Box<dyn FnMut(&mut Wire<'_>) -> Fate>;
+/// The delivery hook: sees every delivery; `false` withholds it from that recipient.
+pub type DeliveryHook = Box<dyn FnMut(&mut Delivery<'_>) -> bool>;
+
+/// How to play a match, and who cheats how. [`SelfplayConfig::new`] gives the honest default.
+pub struct SelfplayConfig {
+    /// The game.
+    pub variant: Variant,
+    /// Everything random derives from this.
+    pub seed: u64,
+    /// Colours: drawn from the contributions (default) or `players[0]` is White.
+    pub colours: Colours,
+    /// The terms' options.
+    pub options: BTreeMap<String, String>,
+    /// Stop after this many player actions in all (moves, attempts, setups): a safety cap,
+    /// never reached by the honest bots (their games end by the rules, R-C2's draws included).
+    pub max_actions: u32,
+    /// Replaces a player's policy (by place in the terms).
+    pub policies: [Option<Box<dyn Policy>>; 2],
+    /// A hook on every payload a player is about to sign or seal (by place in the terms).
+    pub player_hooks: [Option<Hook>; 2],
+    /// A hook on every payload the umpire is about to sign or seal.
+    pub umpire_hook: Option<Hook>,
+    /// A hook on every observation the umpire is about to seal (a lying umpire).
+    pub umpire_lie: Option<ObservationHook>,
+    /// A hook on every signed message before the relay.
+    pub wire: Option<WireHook>,
+    /// A hook on every delivery from the relay to a participant.
+    pub deliver: Option<DeliveryHook>,
+}
+
+impl SelfplayConfig {
+    /// An honest match of `variant` from `seed`.
+    pub fn new(variant: Variant, seed: u64) -> SelfplayConfig {
+        SelfplayConfig {
+            variant,
+            seed,
+            colours: Colours::Drawn,
+            options: BTreeMap::new(),
+            max_actions: 20_000,
+            policies: [None, None],
+            player_hooks: [None, None],
+            umpire_hook: None,
+            umpire_lie: None,
+            wire: None,
+            deliver: None,
+        }
+    }
+}
+
+/// A one-line account of a self-played match.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Summary {
+    /// The game.
+    pub variant: Variant,
+    /// Player actions sent (moves, Kriegspiel attempts, setup and tie-break actions).
+    pub actions: u32,
+    /// Record entries.
+    pub entries: usize,
+    /// The result every participant that finished agreed on, else `None`.
+    pub result: Option<Claim>,
+    /// The record's size in bytes.
+    pub bytes: usize,
+}
+
+impl std::fmt::Display for Summary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let result = self.result.as_ref().map_or_else(
+            || "no result".to_owned(),
+            |c| {
+                let score = match c.outcome {
+                    protocol::message::Outcome::WhiteWins => "1-0",
+                    protocol::message::Outcome::BlackWins => "0-1",
+                    protocol::message::Outcome::Draw => "1/2-1/2",
+                    protocol::message::Outcome::NoResult => "*",
+                };
+                format!("{score} ({})", c.reason)
+            },
+        );
+        write!(
+            f,
+            "{}: {} actions, {} entries, {}, {} bytes",
+            self.variant, self.actions, self.entries, result, self.bytes
+        )
+    }
+}
+
+/// Everything a self-played match produced.
+#[derive(Debug)]
+pub struct Selfplay {
+    /// The record.
+    pub record: MatchRecord,
+    /// Its canonical bytes.
+    pub bytes: Vec<u8>,
+    /// The summary.
+    pub summary: Summary,
+    /// The cast (for tests that forge).
+    pub cast: Cast,
+    /// What each participant finished with (`None`: it never finished).
+    pub finished: BTreeMap<Who, Claim>,
+    /// Messages the relay refused, with why.
+    pub refused: Vec<(Who, RelayError)>,
+    /// Faults participants reported about what they were delivered.
+    pub faults: Vec<(Who, RoleError)>,
+    /// The colours.
+    pub colours: Option<ByColour>,
+}
+
+/// 32 bytes derived from the seed for one purpose (`SHA-256(label || seed_le)`).
+pub fn derive(seed: u64, label: &str) -> [u8; 32] {
+    let mut h = Sha256::new();
+    h.update(b"fogproof/selfplay/v1/");
+    h.update(label.as_bytes());
+    h.update(seed.to_le_bytes());
+    h.finalize().into()
+}
+
+/// The cast of a self-played match from its seed.
+pub fn cast(seed: u64) -> Cast {
+    Cast {
+        players: [
+            Identity::from_seed(&derive(seed, "player-0")),
+            Identity::from_seed(&derive(seed, "player-1")),
+        ],
+        relay: Identity::from_seed(&derive(seed, "relay")),
+        umpire: Identity::from_seed(&derive(seed, "umpire")),
+    }
+}
+
+fn agreed_terms(
+    config: &SelfplayConfig,
+    cast: &Cast,
+) -> Result<(SignedTerms, AgreedTerms), TermsError> {
+    let player = |i: usize| PlayerTerms {
+        key: cast.players[i].public(),
+        seal_key: SealSecret::of(&cast.players[i]).public(),
+        nonce: derive(config.seed, &format!("nonce-{i}")),
+    };
+    let umpired = mode(config.variant) == Mode::Umpire;
+    let terms = MatchTerms {
+        version: VERSION,
+        variant: config.variant.id().to_owned(),
+        ruleset: config.variant.ruleset().to_owned(),
+        options: config.options.clone(),
+        players: [player(0), player(1)],
+        colours: config.colours,
+        relay: cast.relay.public(),
+        umpire: umpired.then(|| UmpireTerms {
+            key: cast.umpire.public(),
+            seal_key: SealSecret::of(&cast.umpire).public(),
+        }),
+        time_control: TimeControl { initial_ms: 3_600_000, increment_ms: 0, reveal_ms: 60_000 },
+    };
+    let signatures = [
+        SignedTerms::sign(&terms, 0, &cast.players[0])?,
+        SignedTerms::sign(&terms, 1, &cast.players[1])?,
+    ];
+    let signed = SignedTerms { terms: terms.to_canonical(), signatures };
+    let agreed = signed.verify()?;
+    Ok((signed, agreed))
+}
+
+enum Machine {
+    Player(Box<Player>),
+    Umpire(Box<Umpire>),
+}
+
+impl Machine {
+    fn handle(&mut self, input: Input) -> Result<(), RoleError> {
+        match self {
+            Machine::Player(p) => p.handle(input),
+            Machine::Umpire(u) => u.handle(input),
+        }
+    }
+    fn poll_output(&mut self) -> Option<Output> {
+        match self {
+            Machine::Player(p) => p.poll_output(),
+            Machine::Umpire(u) => u.poll_output(),
+        }
+    }
+}
+
+/// Why a self-play could not even start.
+#[derive(Debug)]
+pub enum SelfplayError {
+    /// The terms were refused.
+    Terms(TermsError),
+    /// The game could not be set up (e.g. a bad option).
+    Game(protocol::game::GameError),
+    /// The relay refused to start.
+    Relay(RelayError),
+}
+
+impl std::fmt::Display for SelfplayError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SelfplayError::Terms(e) => write!(f, "terms: {e}"),
+            SelfplayError::Game(e) => write!(f, "game: {e}"),
+            SelfplayError::Relay(e) => write!(f, "relay: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for SelfplayError {}
+
+/// An honest self-played match of `variant` from `seed`: the record's bytes and a summary.
+pub fn selfplay(variant: Variant, seed: u64) -> Result<(Vec<u8>, Summary), SelfplayError> {
+    let s = selfplay_with(SelfplayConfig::new(variant, seed))?;
+    Ok((s.bytes, s.summary))
+}
+
+/// Plays a match as configured (see the crate docs for the hooks).
+pub fn selfplay_with(mut config: SelfplayConfig) -> Result<Selfplay, SelfplayError> {
+    let cast = cast(config.seed);
+    let (signed, agreed) = agreed_terms(&config, &cast).map_err(SelfplayError::Terms)?;
+    let umpired = mode(config.variant) == Mode::Umpire;
+    let mut machines: Vec<(Who, Machine)> = Vec::new();
+    for i in 0..2 {
+        let policy: Box<dyn Policy> = config.policies[i]
+            .take()
+            .unwrap_or_else(|| Box::new(RandomBot::new(derive(config.seed, &format!("bot-{i}")))));
+        let secret = derive(config.seed, &format!("secret-{i}"));
+        let mut p = Player::new(cast.players[i].clone(), agreed.clone(), secret, policy)
+            .map_err(SelfplayError::Game)?;
+        if let Some(h) = config.player_hooks[i].take() {
+            p.set_hook(h);
+        }
+        machines.push((Who::Player(i), Machine::Player(Box::new(p))));
+    }
+    if umpired {
+        let mut u =
+            Umpire::new(cast.umpire.clone(), agreed.clone(), derive(config.seed, "umpire-secret"))
+                .map_err(SelfplayError::Game)?;
+        if let Some(h) = config.umpire_hook.take() {
+            u.set_hook(h);
+        }
+        if let Some(h) = config.umpire_lie.take() {
+            u.set_observation_hook(h);
+        }
+        machines.push((Who::Umpire, Machine::Umpire(Box::new(u))));
+    }
+    let mut relay = Relay::new(cast.relay.clone(), agreed.clone()).map_err(SelfplayError::Relay)?;
+    let mut d = Driver {
+        cast: &cast,
+        machines,
+        relay: &mut relay,
+        config: &mut config,
+        now: START_MS,
+        sent: 0,
+        held: Vec::new(),
+        disclosures: Vec::new(),
+        finished: BTreeMap::new(),
+        refused: Vec::new(),
+        faults: Vec::new(),
+        reveal_clock_started: false,
+    };
+    d.run();
+    let Driver { disclosures, finished, refused, faults, machines, .. } = d;
+    let actions = machines
+        .iter()
+        .map(|(_, m)| if let Machine::Player(p) = m { p.actions() } else { 0 })
+        .sum();
+    let entries = relay.entries().to_vec();
+    let order: BTreeMap<_, _> =
+        entries.iter().enumerate().map(|(i, e)| (e.message.hash(), i)).collect();
+    let mut disclosures: Vec<SealDisclosure> =
+        disclosures.into_iter().filter(|d| order.contains_key(&d.message)).collect();
+    disclosures.sort_by_key(|d| order[&d.message]);
+    disclosures.dedup();
+    let record = MatchRecord { version: VERSION, terms: signed, entries, disclosures };
+    let bytes = record.to_canonical();
+    let claims: BTreeSet<_> =
+        finished.values().map(|c| (format!("{:?}", c.outcome), c.reason.clone())).collect();
+    let result = (claims.len() == 1).then(|| finished.values().next().cloned()).flatten();
+    let summary = Summary {
+        variant: config.variant,
+        actions,
+        entries: record.entries.len(),
+        result,
+        bytes: bytes.len(),
+    };
+    Ok(Selfplay {
+        colours: relay.colours(),
+        record,
+        bytes,
+        summary,
+        cast,
+        finished,
+        refused,
+        faults,
+    })
+}
+
+struct Driver<'a> {
+    cast: &'a Cast,
+    machines: Vec<(Who, Machine)>,
+    relay: &'a mut Relay,
+    config: &'a mut SelfplayConfig,
+    now: u64,
+    sent: usize,
+    held: Vec<(Who, Vec<u8>)>,
+    disclosures: Vec<SealDisclosure>,
+    finished: BTreeMap<Who, Claim>,
+    refused: Vec<(Who, RelayError)>,
+    faults: Vec<(Who, RoleError)>,
+    reveal_clock_started: bool,
+}
+
+impl Driver<'_> {
+    fn actions(&self) -> u32 {
+        self.machines
+            .iter()
+            .map(|(_, m)| if let Machine::Player(p) = m { p.actions() } else { 0 })
+            .sum()
+    }
+
+    fn run(&mut self) {
+        let mut queue: VecDeque<(Who, SignedMessage)> = VecDeque::new();
+        loop {
+            for i in 0..self.machines.len() {
+                let who = self.machines[i].0;
+                while let Some(out) = self.machines[i].1.poll_output() {
+                    match out {
+                        Output::Send(m) => queue.push_back((who, m)),
+                        Output::Disclose(d) => self.disclosures.push(d),
+                        Output::Finished(c) => {
+                            self.finished.insert(who, c);
+                        }
+                    }
+                }
+            }
+            if self.actions() > self.config.max_actions {
+                return;
+            }
+            if let Some((who, m)) = queue.pop_front() {
+                self.send(who, m);
+                continue;
+            }
+            if let Some((who, bytes)) = self.held.pop() {
+                self.accept(who, &bytes);
+                continue;
+            }
+            // Idle: only a relay deadline (a missing reveal) can move things on.
+            match self.relay.poll_timeout() {
+                Some(due) => {
+                    self.now = self.now.max(due + 1);
+                    self.relay.handle_timeout(self.now);
+                    self.relay_events();
+                }
+                None => return,
+            }
+        }
+    }
+
+    fn send(&mut self, who: Who, m: SignedMessage) {
+        self.now += STEP_MS;
+        let index = self.sent;
+        self.sent += 1;
+        let mut wire =
+            Wire { from: who, index, bytes: m.to_canonical(), now_ms: self.now, cast: self.cast };
+        let fate = match &mut self.config.wire {
+            Some(h) => h(&mut wire),
+            None => Fate::Send,
+        };
+        let bytes = wire.bytes;
+        let held = std::mem::take(&mut self.held);
+        match fate {
+            Fate::Send => self.accept(who, &bytes),
+            Fate::Drop => {}
+            Fate::Twice => {
+                self.accept(who, &bytes);
+                self.accept(who, &bytes);
+            }
+            Fate::Hold => self.held.push((who, bytes)),
+        }
+        for (w, b) in held {
+            self.accept(w, &b);
+        }
+    }
+
+    fn accept(&mut self, who: Who, bytes: &[u8]) {
+        match self.relay.accept(bytes, self.now) {
+            Ok(accepted) => {
+                let claim = matches!(accepted.body.payload, Payload::Claim(_));
+                self.deliver(&accepted.entry, accepted.body.channel);
+                if claim {
+                    self.start_reveal_clocks();
+                }
+            }
+            Err(e) => self.refused.push((who, e)),
+        }
+        self.relay_events();
+    }
+
+    fn relay_events(&mut self) {
+        while let Some(ev) = self.relay.poll_event() {
+            if let RelayEvent::TimedOut { notice, .. } = &ev {
+                self.deliver(notice, Channel::Public);
+            }
+            for (_, m) in &mut self.machines {
+                let _ = m.handle(Input::Relay(ev.clone()));
+            }
+        }
+    }
+
+    /// After the first claim: each player that still owes openings has `reveal_ms` to send
+    /// them (PROTOCOL.md 15.3).
+    fn start_reveal_clocks(&mut self) {
+        if self.reveal_clock_started {
+            return;
+        }
+        self.reveal_clock_started = true;
+        let Some(colours) = self.relay.colours() else { return };
+        for side in Side::BOTH {
+            let key = colours.key(side);
+            if owes_openings(self.relay.entries(), &key) {
+                self.relay.expect(side, protocol::message::Expectation::Reveal, self.now);
+            }
+        }
+    }
+
+    fn deliver(&mut self, entry: &Entry, channel: Channel) {
+        let colours = self.relay.colours();
+        for i in 0..self.machines.len() {
+            let who = self.machines[i].0;
+            let gets = match (channel.side(), who) {
+                (None, _) | (Some(_), Who::Umpire) => true,
+                (Some(side), Who::Player(p)) => {
+                    colours.is_some_and(|c| c.key(side) == self.cast.players[p].public())
+                }
+                (Some(_), Who::Relay) => false,
+            };
+            if !gets {
+                continue;
+            }
+            let mut delivery = Delivery { to: who, entry: entry.clone(), cast: self.cast };
+            if let Some(h) = &mut self.config.deliver {
+                if !h(&mut delivery) {
+                    continue;
+                }
+            }
+            if let Err(e) = self.machines[i].1.handle(Input::Delivered(delivery.entry)) {
+                self.faults.push((who, e));
+            }
+        }
+    }
+}
+
+/// Whether `key` has a public commitment it has not yet revealed or opened.
+fn owes_openings(entries: &[Entry], key: &PublicKey) -> bool {
+    let mut open: BTreeSet<String> = BTreeSet::new();
+    for e in entries {
+        let Ok(body) = e.message.verify() else { continue };
+        if body.author != *key || body.channel != Channel::Public {
+            continue;
+        }
+        match body.payload {
+            Payload::Commit { purpose, .. } => {
+                open.insert(purpose);
+            }
+            Payload::Reveal { purpose, .. } | Payload::Open { purpose, .. } => {
+                open.remove(&purpose);
+            }
+            _ => {}
+        }
+    }
+    !open.is_empty()
+}
+
+/// The rules colour of a protocol side (for hooks).
+pub fn color(side: Side) -> rules::Color {
+    game::color(side)
+}

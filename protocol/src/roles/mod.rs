@@ -1,0 +1,119 @@
+//! The player and umpire state machines, sans-IO like the relay: the driver (server, client,
+//! self-play, test) feeds them delivered entries and the time, and drains their outputs. A
+//! machine writes through a [`crate::message::Author`], which numbers and chains its messages
+//! and seals private-channel payloads, keeping the [`SealDisclosure`]s for the record.
+//!
+//! They follow the match flow of docs/PROTOCOL.md section 15 ([`crate::flow`]):
+//! - [`Player`]: one player in any mode; holds its identity, secrets, nonces and seal seeds (all
+//!   drawn from a ChaCha20 stream of a secret seed it is given, so a driver can make it
+//!   deterministic), and decides through a pluggable [`Policy`].
+//! - [`Umpire`]: answers the players of an umpired game through [`crate::game::AnyGame`].
+//!
+//! Neither reads a clock: time only arrives as [`Input::Time`]. For adversarial tests, each
+//! machine takes a [`Hook`] that sees (and may change or suppress) every payload before it is
+//! signed or sealed: the machine then signs and discloses the changed payload like an honest
+//! one would, which is exactly a participant that lies.
+
+mod player;
+mod track;
+mod umpire;
+
+pub use player::Player;
+pub use umpire::{ObservationHook, Umpire};
+
+use crate::message::{Claim, Payload, SignedMessage};
+use crate::relay::{Entry, RelayEvent};
+use crate::seal::SealDisclosure;
+use crate::{Channel, MessageHash, PublicKey};
+use rules::{Color, Variant};
+use thiserror::Error;
+
+/// What a participant is fed.
+#[derive(Clone, Debug)]
+pub enum Input {
+    /// A message the relay accepted, with its receipt (including the participant's own).
+    Delivered(Entry),
+    /// A relay event (colours known, a timeout).
+    Relay(RelayEvent),
+    /// The time, in ms, at or after the participant's [`Participant::poll_timeout`].
+    Time(u64),
+}
+
+/// What a participant asks its driver to do.
+#[derive(Clone, Debug)]
+pub enum Output {
+    /// Send this message to the relay.
+    Send(SignedMessage),
+    /// Keep this disclosure for the record.
+    Disclose(SealDisclosure),
+    /// The participant considers the match over with this result (and has sent everything
+    /// it owes: its claim and its openings).
+    Finished(Claim),
+}
+
+/// A player or umpire state machine.
+pub trait Participant {
+    /// Why an input was refused (a fault to report, with the evidence it names).
+    type Error: std::error::Error;
+
+    /// Consumes one input.
+    fn handle(&mut self, input: Input) -> Result<(), Self::Error>;
+
+    /// The next output, if any.
+    fn poll_output(&mut self) -> Option<Output>;
+
+    /// When the participant next wants [`Input::Time`].
+    fn poll_timeout(&self) -> Option<u64>;
+}
+
+/// What a player's [`Policy`] is asked to decide.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Ask {
+    /// Pick one of these actions (canonical action bytes of the game, see
+    /// [`crate::game`]): the legal moves where the player knows them (chess, espionage, SIC,
+    /// Intrigue, 6x6 moves and Life Freeze choices), or in Kriegspiel every attempt its own
+    /// view allows that was not yet refused this turn (a superset of the legal moves, so trying
+    /// them all always finds one). Never empty.
+    Choose(Vec<Vec<u8>>),
+    /// Intrigue's secret setup (R-I1): return the canonical bytes of a
+    /// `rules::intrigue::Action::Setup`.
+    IntrigueSetup,
+    /// 6x6's secret setup (R-G1): return the canonical bytes of a
+    /// [`crate::game::sc6::Action::Setup`] with at most `max_false_squares` false squares.
+    Sc6Setup {
+        /// 2, or 3 with the False Square item (R-G9).
+        max_false_squares: usize,
+    },
+    /// 6x6's tie-break (R-G8): return the canonical bytes of a
+    /// [`crate::game::sc6::Action::TieBreak`] guessing `opponent_turns` turns.
+    Sc6TieBreak {
+        /// How many turns the opponent had.
+        opponent_turns: u32,
+    },
+}
+
+/// How a player decides. Bots, humans behind a UI and cheaters are all policies; the state
+/// machine does everything else (commitments, reveals, sealing, answers, claims, openings).
+/// A policy may return any bytes: what the rules refuse is the player's fault (docs/PROTOCOL.md
+/// 15.3), which is how tests build a player that plays an illegal move.
+pub trait Policy {
+    /// Decides what `side` does in `variant` when asked `ask`.
+    fn decide(&mut self, variant: Variant, side: Color, ask: &Ask) -> Vec<u8>;
+}
+
+/// Sees every payload a machine is about to sign (or seal), with the channel it goes on; may
+/// change it, and returns `false` to suppress it (the machine then behaves as if it had been
+/// sent: a participant that goes silent).
+pub type Hook = Box<dyn FnMut(Channel, &mut Payload) -> bool>;
+
+/// A fault a machine found in what it was delivered, or a message it could not process.
+#[derive(Debug, Error, PartialEq, Eq)]
+#[error("message {message} by {author}: {problem}")]
+pub struct RoleError {
+    /// The author of the offending message.
+    pub author: PublicKey,
+    /// The offending message.
+    pub message: MessageHash,
+    /// What is wrong.
+    pub problem: String,
+}

@@ -1,0 +1,351 @@
+//! The umpire's state machine (docs/PROTOCOL.md section 15): checks the players' sealed
+//! openings, runs the game through [`AnyGame`], answers each side on its channel with exactly
+//! the rules' observation, and claims the result.
+
+use super::track::PublicLog;
+use super::{Hook, Input, Output, Participant, RoleError};
+use crate::codec::Canonical;
+use crate::commitment::{self, Opening};
+use crate::flow::{self, FORFEIT, PRIVATE_SEED, TIMEOUT};
+use crate::game::{self, AnyGame, GameError, claim_of};
+use crate::keys::Identity;
+use crate::message::{Author, Claim, Expectation, MessageBody, Payload, seal_context};
+use crate::seal::{self, SealSecret};
+use crate::seed::setup_seed;
+use crate::terms::AgreedTerms;
+use crate::{Channel, MessageHash, Side};
+use rand_chacha::ChaCha20Rng;
+use rand_core::{Rng, SeedableRng};
+use rules::{ByColor, Variant};
+use std::collections::{BTreeMap, VecDeque};
+
+/// Sees (and may change) each observation the umpire is about to seal to a side: a lying
+/// umpire. Arguments: the side, the index of this observation among all the umpire sent, the
+/// bytes.
+pub type ObservationHook = Box<dyn FnMut(Side, usize, &mut Vec<u8>)>;
+
+/// The umpire of an umpired game.
+pub struct Umpire {
+    terms: AgreedTerms,
+    variant: Variant,
+    author: Author,
+    seal: SealSecret,
+    rng: ChaCha20Rng,
+    hook: Option<Hook>,
+    lie: Option<ObservationHook>,
+    log: PublicLog,
+    seeds: ByColor<Option<[u8; 32]>>,
+    game: Option<AnyGame>,
+    observations: usize,
+    end: Option<Claim>,
+    done: bool,
+    /// Own messages written but not yet delivered back, per channel: until they are, what
+    /// others sent is older than them and must not become `prev` (the relay's StalePrev).
+    pending: BTreeMap<Channel, usize>,
+    outputs: VecDeque<Output>,
+}
+
+impl std::fmt::Debug for Umpire {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Umpire")
+            .field("key", &self.author.key())
+            .field("game", &self.game)
+            .field("end", &self.end)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Umpire {
+    /// The umpire of agreed terms; `secret` seeds its seal seeds.
+    pub fn new(
+        identity: Identity,
+        terms: AgreedTerms,
+        secret: [u8; 32],
+    ) -> Result<Umpire, GameError> {
+        let variant: Variant = terms.terms.variant.parse()?;
+        Ok(Umpire {
+            variant,
+            author: Author::new(identity.clone(), terms.match_id),
+            seal: SealSecret::of(&identity),
+            rng: ChaCha20Rng::from_seed(secret),
+            hook: None,
+            lie: None,
+            log: PublicLog::new(&terms),
+            terms,
+            seeds: ByColor::default(),
+            game: None,
+            observations: 0,
+            end: None,
+            done: false,
+            pending: BTreeMap::new(),
+            outputs: VecDeque::new(),
+        })
+    }
+
+    /// Installs a hook on every payload before it is signed or sealed.
+    pub fn set_hook(&mut self, hook: Hook) {
+        self.hook = Some(hook);
+    }
+
+    /// Installs a hook on every observation before it is sealed (a lying umpire).
+    pub fn set_observation_hook(&mut self, hook: ObservationHook) {
+        self.lie = Some(hook);
+    }
+
+    /// The game as the umpire holds it.
+    pub fn game(&self) -> Option<&AnyGame> {
+        self.game.as_ref()
+    }
+
+    /// The sides the umpire waits for (for the driver's move clocks).
+    pub fn awaiting(&self) -> Vec<Side> {
+        if self.end.is_some() {
+            return Vec::new();
+        }
+        self.game
+            .as_ref()
+            .map_or_else(Vec::new, |g| g.to_act().into_iter().map(game::side).collect())
+    }
+
+    fn wrote(&mut self, m: crate::message::SignedMessage) {
+        if let Ok(body) = crate::message::MessageBody::from_canonical(&m.body) {
+            *self.pending.entry(body.channel).or_default() += 1;
+        }
+        self.outputs.push_back(Output::Send(m));
+    }
+
+    /// Chains to a delivered message (see `pending`).
+    fn delivered(&mut self, author: &crate::PublicKey, channel: Channel, hash: MessageHash) {
+        let pending = self.pending.entry(channel).or_default();
+        if *author == self.author.key() {
+            *pending = pending.saturating_sub(1);
+        } else if *pending == 0 {
+            self.author.saw(channel, hash);
+        }
+    }
+
+    fn send_public(&mut self, mut payload: Payload) {
+        if let Some(h) = &mut self.hook {
+            if !h(Channel::Public, &mut payload) {
+                return;
+            }
+        }
+        let m = self.author.write(Channel::Public, payload);
+        self.wrote(m);
+    }
+
+    fn send_sealed(&mut self, side: Side, mut payload: Payload) {
+        let channel = Channel::private(side);
+        if let Some(h) = &mut self.hook {
+            if !h(channel, &mut payload) {
+                return;
+            }
+        }
+        let Some(colours) = self.log.colours else { return };
+        let Some(player) = self.terms.terms.player(&colours.key(side)) else { return };
+        let key = player.seal_key;
+        let mut seed = [0u8; 32];
+        self.rng.fill_bytes(&mut seed);
+        match self.author.write_sealed(channel, &payload, &key, &seed) {
+            Ok((m, d)) => {
+                self.wrote(m);
+                self.outputs.push_back(Output::Disclose(d));
+            }
+            Err(_) => {
+                let m = self.author.write(channel, payload);
+                self.wrote(m);
+            }
+        }
+    }
+
+    /// Sends what each side is told, `first` side first.
+    fn tell(&mut self, first: Side, told: game::Told) {
+        for side in [first, first.other()] {
+            if let Some(mut bytes) = told[game::color(side)].clone() {
+                if let Some(lie) = &mut self.lie {
+                    lie(side, self.observations, &mut bytes);
+                }
+                self.observations += 1;
+                self.send_sealed(side, Payload::Observation(bytes));
+            }
+        }
+    }
+
+    fn conclude(&mut self, claim: Claim) {
+        if self.end.is_some() {
+            return;
+        }
+        self.end = Some(claim.clone());
+        self.send_public(Payload::Claim(claim.clone()));
+        self.done = true;
+        self.outputs.push_back(Output::Finished(claim));
+    }
+
+    fn maybe_start(&mut self) {
+        if self.game.is_some() || self.log.colours.is_none() {
+            return;
+        }
+        let options = self.terms.terms.options.clone();
+        let seeds = if self.variant == Variant::Sic {
+            let (Some(w), Some(b)) = (self.seeds.white, self.seeds.black) else { return };
+            let colours = self.log.colours.expect("checked above");
+            let contribution = |side: Side| self.log.contributions.get(&colours.key(side)).copied();
+            let (Some(cw), Some(cb)) = (contribution(Side::White), contribution(Side::Black))
+            else {
+                return;
+            };
+            let id = self.terms.match_id;
+            Some(ByColor {
+                white: setup_seed(&w, &cb, &id, Side::White),
+                black: setup_seed(&b, &cw, &id, Side::Black),
+            })
+        } else {
+            None
+        };
+        match AnyGame::start(self.variant.id(), &options, seeds.as_ref()) {
+            Ok(g) => {
+                let start = g.start_observations();
+                self.game = Some(g);
+                self.tell(Side::White, start);
+            }
+            Err(e) => self.conclude(Claim {
+                outcome: crate::message::Outcome::NoResult,
+                reason: format!("bad terms: {e}"),
+            }),
+        }
+    }
+
+    fn on_private(
+        &mut self,
+        side: Side,
+        body: &MessageBody,
+        hash: MessageHash,
+    ) -> Result<(), RoleError> {
+        let fault = |problem: String| RoleError { author: body.author, message: hash, problem };
+        let Payload::Sealed(sealed) = &body.payload else { return Ok(()) };
+        let plain = seal::open(&self.seal, &seal_context(body), sealed)
+            .map_err(|e| fault(e.to_string()))?;
+        let payload =
+            Payload::from_canonical(&plain).map_err(|e| fault(format!("sealed payload: {e}")))?;
+        match payload {
+            Payload::Open { purpose, opening } if purpose == PRIVATE_SEED => {
+                self.private_seed(side, body, hash, &opening).map_err(fault)?;
+                self.maybe_start();
+            }
+            Payload::Action(bytes) => {
+                let Some(g) = &self.game else {
+                    return Err(fault("an action before the game started".into()));
+                };
+                if self.end.is_some() {
+                    return Ok(());
+                }
+                let needs = match self.variant {
+                    Variant::SecretChess6 => match crate::game::sc6::Action::from_canonical(&bytes)
+                    {
+                        Ok(crate::game::sc6::Action::Setup { .. }) => {
+                            Some(flow::SECRETCHESS6_SETUP)
+                        }
+                        Ok(crate::game::sc6::Action::TieBreak { .. }) => Some(flow::TIEBREAK),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                if let Some(purpose) = needs {
+                    if self.log.commitment(&body.author, purpose).is_none() {
+                        self.conclude(flow::loss_of(side, FORFEIT));
+                        return Err(fault(format!(
+                            "a sealed {purpose} without its public commitment"
+                        )));
+                    }
+                }
+                match g.apply(game::color(side), &bytes) {
+                    Ok((next, told)) => {
+                        let result = next.result();
+                        self.game = Some(next);
+                        self.tell(side, told);
+                        if let Some(r) = result {
+                            self.conclude(claim_of(&r));
+                        }
+                    }
+                    Err(e) => {
+                        self.conclude(flow::loss_of(side, FORFEIT));
+                        return Err(fault(format!("refused action: {e}")));
+                    }
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn private_seed(
+        &mut self,
+        side: Side,
+        body: &MessageBody,
+        hash: MessageHash,
+        opening: &Opening,
+    ) -> Result<(), String> {
+        let committed = self.log.commitment(&body.author, PRIVATE_SEED);
+        let ok = committed.is_some_and(|c| {
+            commitment::check_opening(&c, PRIVATE_SEED, &self.terms.match_id, &body.author, opening)
+                .is_ok()
+        });
+        let seed = <[u8; 32]>::try_from(opening.value.as_slice()).ok();
+        match (ok, seed) {
+            (true, Some(s)) if self.seeds[game::color(side)].is_none() => {
+                self.seeds[game::color(side)] = Some(s);
+                self.send_sealed(side, Payload::Ack { message: hash });
+                Ok(())
+            }
+            _ => {
+                self.conclude(flow::loss_of(side, FORFEIT));
+                Err("the sealed private seed does not open its public commitment".into())
+            }
+        }
+    }
+}
+
+impl Participant for Umpire {
+    type Error = RoleError;
+
+    fn handle(&mut self, input: Input) -> Result<(), RoleError> {
+        let Input::Delivered(entry) = input else { return Ok(()) };
+        let hash = entry.message.hash();
+        let body = entry.message.verify_for(&self.terms.match_id).map_err(|e| RoleError {
+            author: crate::PublicKey([0; 32]),
+            message: hash,
+            problem: e.to_string(),
+        })?;
+        self.delivered(&body.author, body.channel, hash);
+        if self.done {
+            return Ok(());
+        }
+        match body.channel {
+            Channel::Public => {
+                self.log.observe(&self.terms, &body);
+                if let Payload::Timeout { side, expectation: Expectation::Move, .. } = body.payload
+                {
+                    self.conclude(flow::loss_of(side, TIMEOUT));
+                    return Ok(());
+                }
+                if self.variant != Variant::Sic {
+                    self.maybe_start();
+                }
+                Ok(())
+            }
+            channel => {
+                let Some(side) = channel.side() else { return Ok(()) };
+                let from_player = self.log.colours.is_some_and(|c| c.key(side) == body.author);
+                if from_player { self.on_private(side, &body, hash) } else { Ok(()) }
+            }
+        }
+    }
+
+    fn poll_output(&mut self) -> Option<Output> {
+        self.outputs.pop_front()
+    }
+
+    fn poll_timeout(&self) -> Option<u64> {
+        None
+    }
+}
