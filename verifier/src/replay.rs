@@ -36,6 +36,7 @@ use protocol::keys::ByColour;
 use protocol::message::{Claim, Expectation, Outcome, Payload};
 use protocol::terms::Colours;
 use protocol::{Channel, Commitment, PublicKey, Side};
+use rules::intrigue::{Inspection, SetupReport};
 use rules::{Analysis, ByColor, Color, EndReason, GameResult, Variant};
 use std::collections::{BTreeMap, VecDeque};
 
@@ -89,10 +90,7 @@ pub fn replay(checked: &Checked) -> Verdict {
 /// Replays a checked record and returns the rebuilt game too.
 #[must_use]
 pub fn trace(checked: &Checked) -> Trace {
-    match decode(&checked.record) {
-        Err(fault) => Trace { verdict: Verdict::Faults(vec![*fault]), log: GameLog::default() },
-        Ok(decoded) => Replayer::run(&decoded),
-    }
+    Replayer::run(&decode(checked))
 }
 
 /// How a game ended, as far as the record shows.
@@ -115,8 +113,35 @@ struct Owed {
 #[derive(Clone, Debug)]
 struct OwedAnswer {
     owner: Color,
-    bytes: Vec<u8>,
+    inspection: Inspection,
     move_entry: usize,
+}
+
+/// What an Intrigue player signs publicly: its setup report or its informer answer. The flow
+/// names the bare `SetupReport` / `Inspection`; the players send the rules' whole
+/// `intrigue::Observation` (the report of their own setup, or the move report carrying the
+/// answer). Both are read; only the owner's own statement is judged.
+enum OwnerStatement {
+    Setup(SetupReport),
+    Answer(Option<Inspection>),
+}
+
+fn owner_statement(bytes: &[u8]) -> Option<OwnerStatement> {
+    use rules::intrigue::Observation as O;
+    if let Ok(o) = O::from_canonical(bytes) {
+        return Some(match o {
+            O::Setup(r) => OwnerStatement::Setup(r),
+            O::Move(m) => OwnerStatement::Answer(m.inspection),
+        });
+    }
+    if let Ok(i) = Inspection::from_canonical(bytes) {
+        return Some(OwnerStatement::Answer(Some(i)));
+    }
+    SetupReport::from_canonical(bytes).ok().map(OwnerStatement::Setup)
+}
+
+fn json<T: serde::Serialize>(value: &T) -> String {
+    serde_json::to_string(value).unwrap_or_default()
 }
 
 /// The replay stopped: a fault of the game was found.
@@ -125,7 +150,7 @@ struct Stop;
 type Flow = Result<(), Stop>;
 
 struct Replayer<'a> {
-    d: &'a Decoded,
+    d: &'a Decoded<'a>,
     variant: Option<Variant>,
     mode: Mode,
     colours: Option<ByColour>,
@@ -177,13 +202,13 @@ fn fen(game: &AnyGame) -> Option<String> {
 }
 
 impl<'a> Replayer<'a> {
-    fn run(d: &'a Decoded) -> Trace {
+    fn run(d: &'a Decoded<'a>) -> Trace {
         let t = &d.terms;
         let mut r = Replayer {
             d,
             variant: None,
             mode: Mode::Open,
-            colours: t.fixed_colours(),
+            colours: Some(d.colours),
             umpire: t.umpire.as_ref().map(|u| u.key),
             contributions: [None, None],
             commits: BTreeMap::new(),
@@ -356,7 +381,7 @@ impl<'a> Replayer<'a> {
         Ok(())
     }
 
-    fn contribution(&mut self, e: &Event, opening: &Opening) -> Flow {
+    fn contribution(&mut self, e: &Event<'_>, opening: &Opening) -> Flow {
         let Some(i) = self.d.terms.players.iter().position(|p| p.key == e.author) else {
             return Ok(());
         };
@@ -387,7 +412,7 @@ impl<'a> Replayer<'a> {
     /// SIC: a player's private seed, sealed to the umpire, must open its public commitment
     /// (R-S2 via PROTOCOL.md section 9); a seed that does not is a setup the player cannot
     /// have been dealt fairly.
-    fn sic_seed(&mut self, e: &Event, opening: &Opening) -> Flow {
+    fn sic_seed(&mut self, e: &Event<'_>, opening: &Opening) -> Flow {
         let Some(c) = self.player_color(&e.author) else { return Ok(()) };
         if self.variant() != Variant::Sic || e.channel != Channel::private(side_of(c)) {
             return Ok(());
@@ -441,7 +466,7 @@ impl<'a> Replayer<'a> {
         self.maybe_start_sic(e)
     }
 
-    fn maybe_start_sic(&mut self, e: &Event) -> Flow {
+    fn maybe_start_sic(&mut self, e: &Event<'_>) -> Flow {
         if self.variant() != Variant::Sic || self.game.is_some() {
             return Ok(());
         }
@@ -494,21 +519,8 @@ impl<'a> Replayer<'a> {
 
     // ---------------------------------------------------------------- the loop
 
-    fn step(&mut self, e: &Event) -> Flow {
-        if e.sealed && !e.disclosed {
-            let who = self.who(&e.author);
-            return self.stop(
-                FaultKind::MissingReveal,
-                e.author,
-                e,
-                format!("sealed message on the {} channel without a disclosure", e.channel),
-                format!(
-                    "{who} never disclosed what it sealed in this message, so the game cannot be \
-                     checked past it (PROTOCOL.md 15.4: its sender's fault)."
-                ),
-            );
-        }
-        match &e.payload {
+    fn step(&mut self, e: &Event<'_>) -> Flow {
+        match e.payload {
             Payload::Commit { purpose, commitment } if !e.sealed => {
                 self.commits.entry((e.author, purpose.clone())).or_insert((*commitment, e.index));
                 Ok(())
@@ -532,7 +544,7 @@ impl<'a> Replayer<'a> {
         }
     }
 
-    fn action(&mut self, e: &Event, bytes: &[u8]) -> Flow {
+    fn action(&mut self, e: &Event<'_>, bytes: &[u8]) -> Flow {
         let Some(actor) = self.player_color(&e.author) else {
             // Only players act; anything else is not part of the game (the relay refuses
             // strangers, and an umpire has no actions).
@@ -573,7 +585,7 @@ impl<'a> Replayer<'a> {
                     "no informer answer after the pawn capture of entry {} (rules: {}); the next \
                      message is {who}'s move {shown}",
                     owed.move_entry,
-                    text::observation_text(variant, &owed.bytes)
+                    json(&owed.inspection)
                 ),
                 format!("{whose} did not say whether its captured pawn was the informer (R-I2)."),
             );
@@ -626,7 +638,7 @@ impl<'a> Replayer<'a> {
 
     /// After a refused action in an umpired game: the umpire must not answer it as if played
     /// (PROTOCOL.md 15.3: it stops and claims the forfeit).
-    fn umpire_accepted_refused(&mut self, e: &Event, shown: &str) {
+    fn umpire_accepted_refused(&mut self, e: &Event<'_>, shown: &str) {
         let Some(umpire) = self.umpire else { return };
         let next = self.d.events.iter().skip(e.index + 1).find(|n| {
             n.author == umpire && matches!(n.payload, Payload::Observation(_) | Payload::Claim(_))
@@ -651,7 +663,7 @@ impl<'a> Replayer<'a> {
         }
     }
 
-    fn accepted(&mut self, e: &Event, actor: Color, bytes: &[u8], told: &Told) {
+    fn accepted(&mut self, e: &Event<'_>, actor: Color, bytes: &[u8], told: &Told) {
         self.log.steps.push(Step {
             entry: e.index,
             time_ms: e.time_ms,
@@ -679,18 +691,15 @@ impl<'a> Replayer<'a> {
                 if let Some(rules::intrigue::Observation::Move(m)) = report
                     && let Some(i) = m.inspection
                 {
-                    self.owed_answer = Some(OwedAnswer {
-                        owner: i.owner,
-                        bytes: i.to_canonical(),
-                        move_entry: e.index,
-                    });
+                    self.owed_answer =
+                        Some(OwedAnswer { owner: i.owner, inspection: i, move_entry: e.index });
                 }
             }
             Mode::Open => {}
         }
     }
 
-    fn observation(&mut self, e: &Event, bytes: &[u8]) -> Flow {
+    fn observation(&mut self, e: &Event<'_>, bytes: &[u8]) -> Flow {
         match self.mode {
             Mode::Umpire => self.umpire_observation(e, bytes),
             Mode::Owner => self.owner_observation(e, bytes),
@@ -699,7 +708,7 @@ impl<'a> Replayer<'a> {
         }
     }
 
-    fn umpire_observation(&mut self, e: &Event, bytes: &[u8]) -> Flow {
+    fn umpire_observation(&mut self, e: &Event<'_>, bytes: &[u8]) -> Flow {
         let (Some(umpire), Some(side)) = (self.umpire, e.channel.side()) else { return Ok(()) };
         if e.author != umpire {
             return Ok(());
@@ -757,21 +766,44 @@ impl<'a> Replayer<'a> {
         self.stop(kind, umpire, e, evidence, explanation)
     }
 
-    fn owner_observation(&mut self, e: &Event, bytes: &[u8]) -> Flow {
+    fn owner_observation(&mut self, e: &Event<'_>, bytes: &[u8]) -> Flow {
         let Some(c) = self.player_color(&e.author) else { return Ok(()) };
         let who = self.who(&e.author);
-        let variant = self.variant();
-        let signed = text::observation_json(variant, bytes);
+        let Some(statement) = owner_statement(bytes) else {
+            return self.stop(
+                FaultKind::FalseInformerAnswer,
+                e.author,
+                e,
+                format!(
+                    "{who} signed an observation that is no Intrigue report: {}",
+                    text::hex(bytes)
+                ),
+                format!("{who} published a statement that is not a setup report or an answer."),
+            );
+        };
         let in_setup = matches!(&self.game, Some(AnyGame::Intrigue(s)) if s.position().is_none());
-        if in_setup {
-            return self.setup_report(e, c, bytes);
-        }
+        let answer = match statement {
+            OwnerStatement::Setup(report) if in_setup => return self.setup_report(e, c, &report),
+            OwnerStatement::Setup(report) => {
+                return self.stop(
+                    FaultKind::FalseAnnouncement,
+                    e.author,
+                    e,
+                    format!("{who} signed the setup report {} after play began", json(&report)),
+                    format!("{who} published a setup report when none was due (R-I1)."),
+                );
+            }
+            OwnerStatement::Answer(answer) => answer,
+        };
         let Some(owed) = self.owed_answer.clone() else {
             return self.stop(
                 FaultKind::FalseInformerAnswer,
                 e.author,
                 e,
-                format!("{who} signed {signed} where no pawn of its was just captured"),
+                format!(
+                    "{who} signed the answer {} where no pawn was just captured",
+                    json(&answer)
+                ),
                 format!("{who} gave an informer answer no capture called for (R-I2)."),
             );
         };
@@ -781,18 +813,35 @@ impl<'a> Replayer<'a> {
                 e.author,
                 e,
                 format!(
-                    "{who} signed {signed}, but the captured pawn of entry {} was {}'s",
-                    owed.move_entry, owed.owner
+                    "{who} signed {}, but the pawn captured in entry {} was {}'s",
+                    json(&answer),
+                    owed.move_entry,
+                    owed.owner
                 ),
                 format!("{who} answered for a pawn that was not its own (R-I2)."),
             );
         }
         self.owed_answer = None;
-        if owed.bytes == bytes {
+        if answer == Some(owed.inspection) {
             return Ok(());
         }
-        let rules_json = text::observation_json(variant, &owed.bytes);
+        let (signed, rules_json) = (
+            serde_json::to_value(answer).unwrap_or_default(),
+            serde_json::to_value(owed.inspection).unwrap_or_default(),
+        );
         let fields = text::differing_fields(&signed, &rules_json);
+        let denial = answer.is_some_and(|a| !a.informer) && owed.inspection.informer;
+        let explanation = if denial {
+            format!(
+                "{who} denied that its captured pawn was the informer, but its own committed \
+                 setup names that pawn (R-I2); the king it hid should have appeared."
+            )
+        } else {
+            format!(
+                "{who} gave a false answer about its captured pawn (R-I2): its own committed \
+                 setup says otherwise."
+            )
+        };
         self.stop(
             FaultKind::FalseInformerAnswer,
             e.author,
@@ -803,16 +852,13 @@ impl<'a> Replayer<'a> {
                 owed.move_entry,
                 fields.join(", ")
             ),
-            format!(
-                "{who} gave a false answer about its captured pawn (R-I2): its own committed \
-                 setup says otherwise."
-            ),
+            explanation,
         )
     }
 
     /// Intrigue step 3: a player's public setup report. Its setup comes from its opening; the
     /// report must be the rules' report of that setup (R-I1).
-    fn setup_report(&mut self, e: &Event, c: Color, bytes: &[u8]) -> Flow {
+    fn setup_report(&mut self, e: &Event<'_>, c: Color, report: &SetupReport) -> Flow {
         let who = self.who(&e.author);
         let purpose = flow::INTRIGUE_SETUP.to_owned();
         let Some((opening, at)) = self.opens.get(&(e.author, purpose.clone())).cloned() else {
@@ -852,19 +898,22 @@ impl<'a> Replayer<'a> {
                     .as_deref()
                     .and_then(|b| rules::intrigue::Observation::from_canonical(b).ok())
                     .and_then(|o| match o {
-                        rules::intrigue::Observation::Setup(r) => Some(r.to_canonical()),
+                        rules::intrigue::Observation::Setup(r) => Some(r),
                         rules::intrigue::Observation::Move(_) => None,
-                    })
-                    .unwrap_or_default();
-                if expected != bytes {
-                    let signed = text::observation_json(Variant::Intrigue, bytes);
-                    let rules_json = text::observation_json(Variant::Intrigue, &expected);
+                    });
+                if expected.as_ref() != Some(report) {
                     return self.stop(
                         FaultKind::FalseAnnouncement,
                         e.author,
                         e,
-                        format!("{who} signed the setup report {signed}; its committed setup gives {rules_json}"),
-                        format!("{who}'s public setup report does not match its committed setup (R-I1)."),
+                        format!(
+                            "{who} signed the setup report {}; its committed setup gives {}",
+                            json(report),
+                            json(&expected)
+                        ),
+                        format!(
+                            "{who}'s public setup report does not match its committed setup (R-I1)."
+                        ),
                     );
                 }
                 self.log.steps.push(Step {
@@ -880,7 +929,7 @@ impl<'a> Replayer<'a> {
         }
     }
 
-    fn claim(&mut self, e: &Event, claim: &Claim) -> Flow {
+    fn claim(&mut self, e: &Event<'_>, claim: &Claim) -> Flow {
         let who = self.who(&e.author);
         let claimant = self.role(&e.author);
         if let Some(over) = self.over {
@@ -940,7 +989,7 @@ impl<'a> Replayer<'a> {
         )
     }
 
-    fn timeout(&mut self, e: &Event, side: Side, expectation: Expectation, deadline_ms: u64) {
+    fn timeout(&mut self, e: &Event<'_>, side: Side, expectation: Expectation, deadline_ms: u64) {
         let Some(key) = self.colours.map(|k| k.key(side)) else { return };
         let c = game::color(side);
         match expectation {
