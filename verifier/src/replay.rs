@@ -748,9 +748,17 @@ impl<'a> Replayer<'a> {
         // Kriegspiel: "illegal" for a legal attempt, or an announcement for an illegal one, is
         // a false verdict on the move itself (R-K1), not a false announcement about it.
         let legality = |v: &serde_json::Value| v.as_str() == Some("illegal");
-        let (kind, explanation) = if variant == Variant::Kriegspiel
-            && legality(&signed) != legality(&rules_json)
-        {
+        let (kind, explanation) = if owed.action_entry.is_none() {
+            // R-S2: the start view shows the army the umpire dealt; the revealed seeds give
+            // another one.
+            (
+                FaultKind::BadSetup,
+                format!(
+                    "The umpire's start view for {c} is not the setup both players' revealed seeds \
+                     give (R-S2)."
+                ),
+            )
+        } else if variant == Variant::Kriegspiel && legality(&signed) != legality(&rules_json) {
             let what = if legality(&signed) {
                 "refused a legal attempt"
             } else {
