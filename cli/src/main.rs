@@ -4,6 +4,7 @@
 
 mod keys;
 mod referee;
+mod verify;
 
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
@@ -26,6 +27,8 @@ enum Command {
     /// Identity key files: create one, show its public key and fingerprint.
     #[command(subcommand)]
     Keys(keys::KeysCommand),
+    /// Verify match records offline: a summary per record; exit 0 all valid, 1 a fault, 2 unreadable.
+    Verify(verify::VerifyArgs),
 }
 
 #[derive(Subcommand)]
@@ -113,6 +116,7 @@ fn run(cli: Cli) -> Result<()> {
         }
         Command::Rules(RulesCommand::Demo) => demo(&mut out)?,
         Command::Keys(command) => keys::run(command, &mut out)?,
+        Command::Verify(_) => unreachable!("`verify` is dispatched in main for its exit status"),
     }
     Ok(())
 }
@@ -140,7 +144,11 @@ fn demo(out: &mut impl Write) -> Result<()> {
 }
 
 fn main() -> ExitCode {
-    match run(Cli::parse()) {
+    let cli = Cli::parse();
+    if let Command::Verify(args) = &cli.command {
+        return verify::main(args);
+    }
+    match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("fogproof: {}", format!("{e:#}").replace('\n', " "));

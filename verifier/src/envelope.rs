@@ -48,6 +48,14 @@ use rules::Variant;
 
 /// Checks the envelope of a record given as stored bytes (see the module docs).
 pub fn check(record_bytes: &[u8]) -> Result<Checked, Vec<Fault>> {
+    if let Some(why) = not_versioned(record_bytes) {
+        return Err(vec![Blame::record().fault(
+            FaultKind::MalformedRecord,
+            None,
+            why,
+            "The file is not a fogproof match record.".to_owned(),
+        )]);
+    }
     let record = MatchRecord::from_canonical(record_bytes).map_err(|e| vec![bytes_fault(&e)])?;
     let (terms, variant) = check_terms(&record)?;
     let raws = decode_entries(&record);
@@ -65,6 +73,76 @@ pub fn check(record_bytes: &[u8]) -> Result<Checked, Vec<Fault>> {
     }
     order::check(&terms, &colours, &entries)?;
     content::check(record, terms, variant, colours, contributions, entries)
+}
+
+/// What a record says it is, for a summary: read without checking anything, so it is shown even
+/// for a faulty record (and must not be trusted unless the verdict is valid).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Description {
+    /// The terms' variant id.
+    pub variant: String,
+    /// The terms' ruleset.
+    pub ruleset: String,
+    /// The players by colour (in `players` order if colours were never drawn).
+    pub colours: ByColour,
+    /// Whether the colours are known (fixed, or drawn from two revealed contributions).
+    pub colours_known: bool,
+}
+
+/// Describes a record whose bytes and terms can be read (`None` otherwise).
+pub fn describe(record_bytes: &[u8]) -> Option<Description> {
+    let record: MatchRecord = postcard::take_from_bytes(record_bytes).ok()?.0;
+    let terms = MatchTerms::from_canonical(&record.terms.terms).ok()?;
+    let agreed = AgreedTerms {
+        match_id: protocol::terms::match_id(&record.terms.terms),
+        bytes: record.terms.terms.clone(),
+        terms,
+    };
+    let entries: Vec<Auth> = decode_entries(&record)
+        .into_iter()
+        .enumerate()
+        .filter_map(|(index, raw)| {
+            Some(Auth { index, hash: raw.hash, body: raw.body.ok()?, receipt: raw.receipt.ok()? })
+        })
+        .collect();
+    let (colours, contributions) = colours(&agreed, &entries);
+    let t = agreed.terms;
+    Some(Description {
+        colours_known: t.colours == Colours::FirstIsWhite || contributions.is_some(),
+        variant: t.variant,
+        ruleset: t.ruleset,
+        colours,
+    })
+}
+
+/// Why `record_bytes` are not a match record at all (`None` when they are one, even a faulty,
+/// truncated or non-canonical one): empty, too long, or bytes that do not decode as a record.
+pub fn not_a_record(record_bytes: &[u8]) -> Option<String> {
+    if let Some(why) = not_versioned(record_bytes) {
+        return Some(why);
+    }
+    match MatchRecord::from_canonical(record_bytes) {
+        Err(e @ DecodeError::TooLong { .. }) => Some(e.to_string()),
+        Err(DecodeError::Malformed { reason: postcard::Error::DeserializeUnexpectedEnd, .. }) => {
+            None
+        }
+        Err(e @ DecodeError::Malformed { .. }) => Some(e.to_string()),
+        _ => None,
+    }
+}
+
+/// Empty bytes, or bytes that do not start with the record's version byte.
+fn not_versioned(record_bytes: &[u8]) -> Option<String> {
+    match record_bytes.first() {
+        None => return Some("the file is empty".to_owned()),
+        Some(&v) if v != protocol::codec::VERSION => {
+            return Some(format!(
+                "the first byte is {v:#04x}, not the record version {:#04x}",
+                protocol::codec::VERSION
+            ));
+        }
+        Some(_) => None,
+    }
 }
 
 /// A finding, built field by field.
