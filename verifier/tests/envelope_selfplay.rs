@@ -6,7 +6,8 @@ use rules::Variant;
 #[test]
 fn honest_selfplay_of_every_variant_passes_the_envelope() {
     for variant in Variant::ALL {
-        for seed in [1] {
+        {
+            let seed = 1;
             let (bytes, summary) = client::selfplay::selfplay(variant, seed).expect("selfplay");
             let checked = match verifier::envelope::check(&bytes) {
                 Ok(c) => c,
