@@ -5,6 +5,7 @@
 mod keys;
 mod referee;
 mod selfplay;
+mod verify;
 
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
@@ -39,6 +40,8 @@ enum Command {
         #[arg(long)]
         out: std::path::PathBuf,
     },
+    /// Verify match records offline: a summary per record; exit 0 all valid, 1 a fault, 2 unreadable.
+    Verify(verify::VerifyArgs),
 }
 
 #[derive(Subcommand)]
@@ -129,6 +132,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Selfplay { variant: v, seed, out: path } => {
             selfplay::run(variant(&v)?, seed, &path, &mut out)?;
         }
+        Command::Verify(_) => unreachable!("`verify` is dispatched in main for its exit status"),
     }
     Ok(())
 }
@@ -156,7 +160,11 @@ fn demo(out: &mut impl Write) -> Result<()> {
 }
 
 fn main() -> ExitCode {
-    match run(Cli::parse()) {
+    let cli = Cli::parse();
+    if let Command::Verify(args) = &cli.command {
+        return verify::main(args);
+    }
+    match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("fogproof: {}", format!("{e:#}").replace('\n', " "));

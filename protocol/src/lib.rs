@@ -18,6 +18,7 @@
 //! ([`codec`]): no trailing bytes, nothing that does not re-encode to the same bytes.
 #![warn(missing_docs)]
 
+pub mod batch;
 pub mod codec;
 pub mod commitment;
 pub mod flow;

@@ -66,6 +66,10 @@ pub enum FaultKind {
     FalseClaim,
     /// A sealed payload does not match its disclosure.
     BadDisclosure,
+    /// A message the relay must refuse and receipted anyway: an author the terms do not name, a
+    /// channel the author may not write on, a payload not allowed there (an unsealed private
+    /// payload, a sealed public one, a timeout not from the relay).
+    NotAllowed,
 }
 
 /// One finding.

@@ -1,0 +1,220 @@
+//! `fogproof verify FILE...`: verifies match records offline and prints a summary per record
+//! (or one JSON object per record with `--json`). Exit status: 0 every record valid, 1 a fault
+//! was found, 2 an input is unreadable (missing, or not a match record at all).
+
+use clap::Args;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use protocol::PublicKey;
+use rules::{Color, GameResult};
+use serde_json::{Value, json};
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use verifier::envelope::Description;
+use verifier::{Fault, Role, Verdict};
+
+/// Arguments of `fogproof verify`.
+#[derive(Args)]
+pub struct VerifyArgs {
+    /// Match record files.
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+    /// Print one JSON object per record (one per line) instead of the summary.
+    #[arg(long)]
+    json: bool,
+}
+
+/// What became of one file.
+enum Report {
+    /// The file could not be read, or is not a match record at all.
+    Unreadable(String),
+    /// The verifier's verdict, and what the record says it is.
+    Verified { description: Option<Description>, verdict: Verdict },
+}
+
+impl Report {
+    fn status(&self) -> u8 {
+        match self {
+            Report::Unreadable(_) => 2,
+            Report::Verified { verdict, .. } if verdict.is_valid() => 0,
+            Report::Verified { .. } => 1,
+        }
+    }
+}
+
+fn report(path: &Path) -> Report {
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) => return Report::Unreadable(e.to_string()),
+    };
+    if let Some(why) = verifier::envelope::not_a_record(&bytes) {
+        return Report::Unreadable(format!("not a fogproof match record: {why}"));
+    }
+    Report::Verified {
+        description: verifier::envelope::describe(&bytes),
+        verdict: verifier::verify(&bytes),
+    }
+}
+
+/// Runs `fogproof verify` and returns its exit status.
+pub fn main(args: &VerifyArgs) -> ExitCode {
+    let bar = progress(args.files.len());
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let mut status = 0;
+    for file in &args.files {
+        bar.set_message(file.display().to_string());
+        let r = report(file);
+        status = status.max(r.status());
+        let written = if args.json {
+            writeln!(out, "{}", to_json(file, &r))
+        } else {
+            write_summary(&mut out, file, &r)
+        };
+        if let Err(e) = written.and_then(|()| out.flush()) {
+            bar.finish_and_clear();
+            eprintln!("fogproof: cannot write the report: {e}");
+            return ExitCode::from(2);
+        }
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    ExitCode::from(status)
+}
+
+/// A progress bar on stderr, only for several files and only when stderr is a terminal.
+fn progress(files: usize) -> ProgressBar {
+    if files < 2 || !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::with_draw_target(Some(files as u64), ProgressDrawTarget::stderr());
+    if let Ok(style) = ProgressStyle::with_template("{bar:30} {pos}/{len} records  {wide_msg}") {
+        bar.set_style(style);
+    }
+    bar
+}
+
+fn player_labels(d: &Description) -> [&'static str; 2] {
+    if d.colours_known { ["white", "black"] } else { ["player 1", "player 2"] }
+}
+
+fn result_text(r: &GameResult) -> String {
+    format!("{} {}", r.score(), r.reason.name())
+}
+
+fn role_name(role: Role) -> &'static str {
+    match role {
+        Role::White => "white",
+        Role::Black => "black",
+        Role::Umpire => "the umpire",
+        Role::Relay => "the relay",
+        Role::Record => "the record",
+    }
+}
+
+fn write_summary(out: &mut impl Write, file: &Path, r: &Report) -> std::io::Result<()> {
+    let name = file.display();
+    let (description, verdict) = match r {
+        Report::Unreadable(why) => return writeln!(out, "{name}: unreadable: {why}"),
+        Report::Verified { description, verdict } => (description, verdict),
+    };
+    match verdict {
+        Verdict::Valid { .. } => writeln!(out, "{name}: valid")?,
+        Verdict::Faults(f) if f.len() == 1 => writeln!(out, "{name}: 1 fault")?,
+        Verdict::Faults(f) if f.is_empty() => writeln!(out, "{name}: not valid (no fault named)")?,
+        Verdict::Faults(f) => writeln!(out, "{name}: {} faults", f.len())?,
+    }
+    if let Some(d) = description {
+        writeln!(out, "  variant: {} ({})", d.variant, d.ruleset)?;
+        let [w, b] = player_labels(d);
+        writeln!(out, "  {w}: {}", d.colours.white.fingerprint())?;
+        writeln!(out, "  {b}: {}", d.colours.black.fingerprint())?;
+    }
+    match verdict {
+        Verdict::Valid { result } => writeln!(out, "  result: {}", result_text(result))?,
+        Verdict::Faults(faults) => {
+            for (n, f) in faults.iter().enumerate() {
+                let culprit =
+                    f.culprit.map(|k| format!(" {}", k.fingerprint())).unwrap_or_default();
+                let kind = kind_name(f);
+                let at = match (f.entry, f.message) {
+                    (Some(e), Some(m)) => format!(" (entry {e}, message {})", &m.to_string()[..16]),
+                    (Some(e), None) => format!(" (entry {e})"),
+                    _ => String::new(),
+                };
+                writeln!(out, "  fault {}: {kind} by {}{culprit}{at}", n + 1, role_name(f.role))?;
+                writeln!(out, "    {}", f.explanation)?;
+                writeln!(out, "    evidence: {}", f.evidence)?;
+            }
+            let sanction = match verdict.sanctioned_result() {
+                Some(r) => result_text(&r),
+                None => "void".to_owned(),
+            };
+            writeln!(out, "  sanction: {sanction}")?;
+        }
+    }
+    Ok(())
+}
+
+/// The fault kind's stable kebab-case name.
+fn kind_name(f: &Fault) -> String {
+    match serde_json::to_value(f.kind) {
+        Ok(Value::String(s)) => s,
+        _ => format!("{:?}", f.kind),
+    }
+}
+
+fn key_json(key: &PublicKey) -> Value {
+    json!({ "key": key.to_string(), "fingerprint": key.fingerprint() })
+}
+
+fn result_json(r: &GameResult) -> Value {
+    let winner = r.winner.map(|c| match c {
+        Color::White => "white",
+        Color::Black => "black",
+    });
+    json!({ "score": r.score(), "winner": winner, "reason": r.reason.name() })
+}
+
+fn to_json(file: &Path, r: &Report) -> Value {
+    let name = file.display().to_string();
+    let (description, verdict) = match r {
+        Report::Unreadable(why) => {
+            return json!({ "file": name, "status": "unreadable", "error": why });
+        }
+        Report::Verified { description, verdict } => (description, verdict),
+    };
+    let faults: Vec<Value> = verdict
+        .faults()
+        .iter()
+        .map(|f| {
+            json!({
+                "kind": kind_name(f),
+                "culprit": f.culprit.map(|k| k.to_string()),
+                "role": serde_json::to_value(f.role).unwrap_or(Value::Null),
+                "entry": f.entry,
+                "message": f.message.map(|m| m.to_string()),
+                "evidence": f.evidence,
+                "explanation": f.explanation,
+            })
+        })
+        .collect();
+    let mut v = json!({
+        "file": name,
+        "status": if verdict.is_valid() { "valid" } else { "faults" },
+        "result": match verdict { Verdict::Valid { result } => result_json(result), _ => Value::Null },
+        "faults": faults,
+        "sanction": match verdict {
+            Verdict::Valid { .. } => Value::Null,
+            Verdict::Faults(_) => verdict.sanctioned_result().as_ref().map_or(json!("void"), result_json),
+        },
+    });
+    if let (Some(d), Value::Object(map)) = (description, &mut v) {
+        map.insert("variant".into(), json!(d.variant));
+        map.insert("ruleset".into(), json!(d.ruleset));
+        map.insert("colours_known".into(), json!(d.colours_known));
+        map.insert("white".into(), key_json(&d.colours.white));
+        map.insert("black".into(), key_json(&d.colours.black));
+    }
+    v
+}

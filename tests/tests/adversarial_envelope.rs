@@ -1,0 +1,349 @@
+//! Envelope-level cheats, each by one cheating participant, each caught by `verifier::verify`
+//! with its exact fault kind, culprit key and role.
+//!
+//! The honest parts of every match run through the real `protocol::relay::Relay` and real
+//! `protocol::message::Author`s. A cheating relay is the real relay key signing receipts the
+//! real machine would refuse (`relog`), or two real relay machines kept side by side
+//! (equivocation); a cheating player signs with its real key what an honest `Author` never
+//! writes.
+
+#[path = "../../verifier/tests/envelope_support/mod.rs"]
+mod envelope_support;
+
+use envelope_support::{Harness, Who, messages, only_fault, relog, with_entries};
+use protocol::codec::Canonical;
+use protocol::commitment;
+use protocol::message::{MessageBody, Payload, SignedMessage};
+use protocol::record::MatchRecord;
+use protocol::relay::Relay;
+use protocol::{Channel, Side, tags};
+use verifier::{Fault, FaultKind, Role};
+
+fn faults(bytes: &[u8]) -> Vec<Fault> {
+    let verdict = verifier::verify(bytes);
+    assert!(!verdict.is_valid(), "a cheat passed");
+    verdict.faults().to_vec()
+}
+
+/// A match after setup and two moves, and all its messages so far.
+fn midgame(variant: &str) -> (Harness, Vec<SignedMessage>) {
+    let mut h = Harness::new(variant, 1);
+    h.setup();
+    h.play(2);
+    let all = messages(&h.record());
+    (h, all)
+}
+
+#[test]
+fn forged_signature() {
+    // Black writes a move in White's name (White's key as author, Black's signature); the relay
+    // receipts it although it does not verify.
+    let (h, mut all) = midgame("chess");
+    let white = h.side(Side::White);
+    let black = h.side(Side::Black);
+    let body =
+        h.authors[&h.key(white)].next_body(Channel::Public, Payload::Action(b"Qxf7".to_vec()));
+    let forged = SignedMessage {
+        signature: h.identity(black).sign(tags::MESSAGE, &body.to_canonical()),
+        body: body.to_canonical(),
+    };
+    all.push(forged.clone());
+    let f = only_fault(
+        &faults(&with_entries(&h, relog(&h, &all))),
+        FaultKind::BadSignature,
+        Some(h.relay_id.public()),
+        Role::Relay,
+    );
+    assert_eq!((f.entry, f.message), (Some(all.len() - 1), Some(forged.hash())));
+}
+
+#[test]
+fn message_replayed_from_another_match() {
+    // The same two players' earlier match (another nonce, another match id): the relay
+    // receipts one of White's moves from it in this match.
+    let (h, mut all) = midgame("chess");
+    let (other, other_all) = {
+        let mut o = Harness::new("chess", 9);
+        o.setup();
+        o.play(3);
+        let m = messages(&o.record());
+        (o, m)
+    };
+    assert_ne!(other.match_id(), h.match_id());
+    let replayed = other_all.last().expect("a move").clone();
+    all.push(replayed.clone());
+    let f = only_fault(
+        &faults(&with_entries(&h, relog(&h, &all))),
+        FaultKind::WrongMatch,
+        Some(h.relay_id.public()),
+        Role::Relay,
+    );
+    assert_eq!(f.message, Some(replayed.hash()));
+}
+
+#[test]
+fn reordered_messages() {
+    // The relay logs White's second commitment before its first.
+    let (h, mut all) = midgame("chess");
+    all.swap(0, 1);
+    let f = only_fault(
+        &faults(&with_entries(&h, relog(&h, &all))),
+        FaultKind::BrokenChain,
+        Some(h.relay_id.public()),
+        Role::Relay,
+    );
+    assert_eq!(f.entry, Some(0));
+}
+
+#[test]
+fn dropped_message() {
+    // The relay drops player 0's first commitment and accepts its second.
+    let (h, mut all) = midgame("chess");
+    let dropped = all.remove(0);
+    let author = dropped.verify().expect("signed").author;
+    let f = faults(&with_entries(&h, relog(&h, &all)));
+    let f = only_fault(&f, FaultKind::BrokenChain, Some(h.relay_id.public()), Role::Relay);
+    assert!(f.evidence.contains(&author.to_string()), "{f:?}");
+    assert_eq!(f.entry, Some(0));
+}
+
+#[test]
+fn duplicated_message() {
+    // The relay accepts Black's move a second time.
+    let (h, mut all) = midgame("chess");
+    let again = all.last().expect("a move").clone();
+    all.push(again.clone());
+    let f = only_fault(
+        &faults(&with_entries(&h, relog(&h, &all))),
+        FaultKind::BrokenChain,
+        Some(h.relay_id.public()),
+        Role::Relay,
+    );
+    assert_eq!(f.message, Some(again.hash()));
+}
+
+#[test]
+fn player_signing_two_messages_with_one_sequence_number() {
+    // White forks its own chain: a second, different message under a used seq (a lax relay
+    // takes it). White's two signatures contradict each other.
+    let (h, mut all) = midgame("chess");
+    let white = h.side(Side::White);
+    let mut body: MessageBody =
+        h.authors[&h.key(white)].next_body(Channel::Public, Payload::Action(b"e4".to_vec()));
+    body.seq -= 1;
+    let fork = SignedMessage::sign(&body, h.identity(white));
+    all.push(fork);
+    only_fault(
+        &faults(&with_entries(&h, relog(&h, &all))),
+        FaultKind::BrokenChain,
+        Some(h.key(white)),
+        Role::White,
+    );
+}
+
+#[test]
+fn relay_showing_the_two_players_different_histories() {
+    // The relay runs two logs after setup: White's move goes only into the log White sees,
+    // Black's (different) move only into the log Black sees; both get position n.
+    let mut h = Harness::new("chess", 1);
+    h.setup();
+    let mut fork = Relay::new(h.relay_id.clone(), h.terms.clone()).expect("relay");
+    for e in h.relay.entries() {
+        let time = protocol::message::Receipt::from_canonical(&e.receipt.receipt)
+            .expect("receipt")
+            .time_ms;
+        fork.accept(&e.message.to_canonical(), time).expect("same prefix");
+    }
+    let white = h.side(Side::White);
+    let black = h.side(Side::Black);
+    // Black never sees White's move: its author state is from before it.
+    let mut black_author = h.authors[&h.key(black)].clone();
+    let w = h.write(white, Channel::Public, Payload::Action(b"e4".to_vec()));
+    h.submit(&w);
+    let b = black_author.write(Channel::Public, Payload::Action(b"d5".to_vec()));
+    let on_fork = fork.accept(&b.to_canonical(), h.now + 5).expect("fork accepts").entry;
+    // Both histories end up in the record: two receipts for one position.
+    let mut r = h.record();
+    r.entries.push(on_fork.clone());
+    let f = only_fault(
+        &faults(&r.to_canonical()),
+        FaultKind::Equivocation,
+        Some(h.relay_id.public()),
+        Role::Relay,
+    );
+    assert_eq!(f.message, Some(b.hash()));
+
+    // The relay shows Black White's move, Black answers it, and the relay leaves White's move
+    // out of the record: Black's signed prev names a move the relay's log never had.
+    let mut h2 = Harness::new("chess", 1);
+    h2.setup();
+    let prefix = messages(&h2.record());
+    let mut black_saw = h2.authors[&h2.key(black)].clone();
+    black_saw.saw(Channel::Public, w.hash());
+    let reply = black_saw.write(Channel::Public, Payload::Action(b"e5".to_vec()));
+    let mut all = prefix;
+    all.push(reply.clone());
+    let f = only_fault(
+        &faults(&with_entries(&h2, relog(&h2, &all))),
+        FaultKind::Equivocation,
+        Some(h.relay_id.public()),
+        Role::Relay,
+    );
+    assert_eq!(f.message, Some(reply.hash()));
+    assert!(f.evidence.contains(&w.hash().to_string()), "{f:?}");
+}
+
+/// Re-encodes the varint at `at` with one redundant byte (`0x80` continuation, then `0x00`).
+fn overlong(bytes: &[u8], at: usize) -> Vec<u8> {
+    let mut end = at;
+    while bytes[end] & 0x80 != 0 {
+        end += 1;
+    }
+    let mut out = bytes[..end].to_vec();
+    out.push(bytes[end] | 0x80);
+    out.push(0x00);
+    out.extend_from_slice(&bytes[end + 1..]);
+    out
+}
+
+#[test]
+fn non_canonical_encoding() {
+    // The record: the length of the terms bytes (the varint after the version byte), overlong.
+    let h = Harness::honest("chess");
+    let bytes = h.bytes();
+    assert_eq!(
+        postcard::from_bytes::<MatchRecord>(&overlong(&bytes, 1)).map(|r| r == h.record()),
+        Ok(true)
+    );
+    only_fault(&faults(&overlong(&bytes, 1)), FaultKind::NonCanonical, None, Role::Record);
+
+    // A message body White signed with an overlong seq (a lax relay receipts it): White's fault.
+    let (h, mut all) = midgame("chess");
+    let white = h.side(Side::White);
+    let body = h.authors[&h.key(white)].next_body(Channel::Public, Payload::Action(b"e4".to_vec()));
+    let canonical = body.to_canonical();
+    let seq_at = 1 + 32 + 1 + 32; // version, match id, channel, author
+    let body_bytes = overlong(&canonical, seq_at);
+    let m = SignedMessage {
+        signature: h.identity(white).sign(tags::MESSAGE, &body_bytes),
+        body: body_bytes,
+    };
+    all.push(m);
+    only_fault(
+        &faults(&with_entries(&h, relog(&h, &all))),
+        FaultKind::NonCanonical,
+        Some(h.key(white)),
+        Role::White,
+    );
+}
+
+#[test]
+fn trailing_bytes() {
+    let h = Harness::honest("chess");
+    let mut bytes = h.bytes();
+    bytes.push(0);
+    let f = only_fault(&faults(&bytes), FaultKind::MalformedRecord, None, Role::Record);
+    assert!(f.evidence.contains("trailing"), "{f:?}");
+}
+
+#[test]
+fn opening_that_does_not_match_its_commitment() {
+    // SIC step 3: White seals to the umpire an opening of its private seed with another value.
+    // The relay cannot see it; the disclosure shows it.
+    let mut h = Harness::new("sic", 1);
+    h.setup();
+    let white = h.side(Side::White);
+    let Payload::Open { purpose, mut opening } = h.open_payload(white, commitment::PRIVATE_SEED)
+    else {
+        unreachable!()
+    };
+    opening.value[0] ^= 1;
+    let e = h.send_sealed(white, Side::White, Payload::Open { purpose, opening });
+    let f = only_fault(&faults(&h.bytes()), FaultKind::BadOpening, Some(h.key(white)), Role::White);
+    assert_eq!(f.message, Some(e.message.hash()));
+}
+
+#[test]
+fn missing_reveal() {
+    // After the claim White opens its seed; Black never does and the relay's reveal deadline
+    // passes: the signed timeout and the unopened commitment convict Black.
+    let mut h = Harness::new("chess", 1);
+    h.setup();
+    h.play(4);
+    let white = h.side(Side::White);
+    let black = h.side(Side::Black);
+    let claim = Payload::Claim(protocol::message::Claim {
+        outcome: protocol::message::Outcome::WhiteWins,
+        reason: "checkmate".into(),
+    });
+    h.send(white, Channel::Public, claim);
+    let p = h.open_payload(white, commitment::PRIVATE_SEED);
+    h.send(white, Channel::Public, p);
+    let timeout = h.reveal_timeout(Side::Black);
+    let f =
+        only_fault(&faults(&h.bytes()), FaultKind::MissingReveal, Some(h.key(black)), Role::Black);
+    assert!(f.evidence.contains("private-seed"), "{f:?}");
+    let t = h.relay.entries().iter().position(|e| *e == timeout).expect("in the log");
+    assert!(f.explanation.contains(&format!("entry {t}")), "{f:?}");
+}
+
+#[test]
+fn truncated_record() {
+    let h = Harness::honest("kriegspiel");
+    let bytes = h.bytes();
+    for cut in [1, 100, bytes.len() / 2, bytes.len() - 1] {
+        let f = only_fault(&faults(&bytes[..cut]), FaultKind::TruncatedRecord, None, Role::Record);
+        assert!(f.evidence.contains("match record"), "{f:?}");
+    }
+    // Not a record at all: nothing, or text.
+    only_fault(&faults(&[]), FaultKind::MalformedRecord, None, Role::Record);
+    only_fault(&faults(b"hello"), FaultKind::MalformedRecord, None, Role::Record);
+    let _ = Who::Umpire;
+}
+
+// The same cheats by participants of a whole self-played match (`client::selfplay` hooks on the
+// real player, umpire and relay machines).
+
+fn selfplay_cheat(
+    variant: rules::Variant,
+    cheater: usize,
+    hook: protocol::roles::Hook,
+) -> (client::selfplay::Selfplay, Vec<Fault>) {
+    let mut config = client::selfplay::SelfplayConfig::new(variant, 3);
+    config.player_hooks[cheater] = Some(hook);
+    let s = client::selfplay::selfplay_with(config).expect("self-play");
+    let f = faults(&s.bytes);
+    (s, f)
+}
+
+fn role_of(s: &client::selfplay::Selfplay, player: usize) -> Role {
+    let key = s.cast.players[player].public();
+    if s.colours.expect("colours drawn").white == key { Role::White } else { Role::Black }
+}
+
+#[test]
+fn selfplay_player_withholding_its_openings_misses_the_reveal() {
+    // Player 1 never sends its end-of-game `Open`s; the relay times its reveal out.
+    let hook: protocol::roles::Hook = Box::new(|_, p| !matches!(p, Payload::Open { .. }));
+    let (s, f) = selfplay_cheat(rules::Variant::Intrigue, 1, hook);
+    let key = s.cast.players[1].public();
+    let f = only_fault(&f, FaultKind::MissingReveal, Some(key), role_of(&s, 1));
+    assert!(f.evidence.contains("intrigue-setup"), "{f:?}");
+}
+
+#[test]
+fn selfplay_player_sealing_a_false_opening_of_its_seed() {
+    // SIC: player 0 seals to the umpire an opening of its private seed with another value.
+    let hook: protocol::roles::Hook = Box::new(|channel, p| {
+        if channel != Channel::Public
+            && let Payload::Open { opening, .. } = p
+        {
+            opening.value[0] ^= 1;
+        }
+        true
+    });
+    let (s, f) = selfplay_cheat(rules::Variant::Sic, 0, hook);
+    let key = s.cast.players[0].public();
+    let f = only_fault(&f, FaultKind::BadOpening, Some(key), role_of(&s, 0));
+    assert!(f.evidence.contains("private-seed"), "{f:?}");
+}

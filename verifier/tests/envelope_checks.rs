@@ -1,0 +1,346 @@
+//! Layer 1 on honest records (everything decoded and handed over) and on each fault the
+//! adversarial suite does not cover: terms, receipts, authors and payloads not allowed,
+//! disclosures, duplicate commitments, time going back, record order.
+
+mod envelope_support;
+
+use envelope_support::{Harness, Who, messages, only_fault, relog, with_entries};
+use protocol::codec::Canonical;
+use protocol::commitment;
+use protocol::message::{Expectation, Payload};
+use protocol::record::MatchRecord;
+use protocol::relay::Entry;
+use protocol::{Channel, Side};
+use verifier::envelope::{self, Checked};
+use verifier::{FaultKind, Role};
+
+fn checked(h: &Harness) -> Checked {
+    match envelope::check(&h.bytes()) {
+        Ok(c) => c,
+        Err(f) => panic!("honest record refused: {f:#?}"),
+    }
+}
+
+fn faults(bytes: &[u8]) -> Vec<verifier::Fault> {
+    match envelope::check(bytes) {
+        Ok(_) => panic!("a faulty record passed"),
+        Err(f) => f,
+    }
+}
+
+#[test]
+fn honest_open_game_hands_over_everything() {
+    let h = Harness::honest("chess");
+    let c = checked(&h);
+    assert_eq!(c.variant, rules::Variant::Chess);
+    assert_eq!(c.match_id(), h.match_id());
+    assert_eq!(Some(c.colours), h.relay.colours());
+    assert_eq!(c.entries.len(), h.relay.entries().len());
+    let white = c.colours.white;
+    assert_eq!(c.role_of(&white), Some(Role::White));
+    assert_eq!(c.key_of(Role::Relay), Some(h.relay_id.public()));
+    // 2 commitments each, all opened: the contributions at setup, the seeds at the end.
+    assert_eq!(c.commitments.len(), 4);
+    assert!(c.commitments.iter().all(|x| x.opening.is_some()));
+    let seed = c.private_seed(Side::White).expect("white's seed opened");
+    let theirs = c.contribution(Side::Black).expect("black's contribution");
+    assert_eq!(
+        c.setup_seed(Side::White),
+        Some(protocol::seed::setup_seed(&seed, &theirs, &h.match_id(), Side::White))
+    );
+    let actions = c.entries.iter().filter(|e| matches!(e.payload, Payload::Action(_))).count();
+    assert_eq!(actions, 4);
+    assert!(c.entries.iter().all(|e| !e.sealed));
+}
+
+#[test]
+fn honest_umpired_game_shows_disclosed_plaintexts() {
+    let h = Harness::honest("kriegspiel");
+    let c = checked(&h);
+    let sealed: Vec<_> = c.entries.iter().filter(|e| e.sealed).collect();
+    assert_eq!(sealed.len(), 4 * 3, "each ply: one action and two observations");
+    assert!(sealed.iter().all(|e| !matches!(e.payload, Payload::Sealed(_))));
+    let first = sealed[0];
+    assert_eq!(first.payload, Payload::Action(b"move 0".to_vec()));
+    assert_eq!(first.role, Role::White);
+    assert_eq!(first.channel(), Channel::WhiteUmpire);
+    assert_eq!(sealed[1].role, Role::Umpire);
+    assert_eq!(sealed[1].payload, Payload::Observation(b"told white after 0".to_vec()));
+}
+
+#[test]
+fn terms_not_signed_by_a_player_void_everything() {
+    let h = Harness::honest("chess");
+    let mut r = h.record();
+    r.terms.signatures[1].s[3] ^= 1;
+    let f = only_fault(&faults(&r.to_canonical()), FaultKind::BadTerms, None, Role::Record);
+    assert!(f.explanation.contains("player 1"), "{f:?}");
+}
+
+#[test]
+fn terms_of_an_unknown_game_or_without_their_umpire_are_refused() {
+    let h = Harness::honest("chess");
+    for (variant, ruleset) in
+        [("go", "go/1"), ("chess", "chess/other"), ("kriegspiel", "kriegspiel/1899-icc")]
+    {
+        let mut terms = h.terms.terms.clone();
+        terms.variant = variant.into();
+        terms.ruleset = ruleset.into();
+        let signed = protocol::terms::SignedTerms {
+            terms: terms.to_canonical(),
+            signatures: [
+                protocol::terms::SignedTerms::sign(&terms, 0, &h.p0).unwrap(),
+                protocol::terms::SignedTerms::sign(&terms, 1, &h.p1).unwrap(),
+            ],
+        };
+        let r = MatchRecord { terms: signed, ..h.record() };
+        only_fault(&faults(&r.to_canonical()), FaultKind::BadTerms, None, Role::Record);
+    }
+}
+
+#[test]
+fn receipt_not_signed_by_the_relay_is_the_records_fault() {
+    let h = Harness::honest("chess");
+    let mut r = h.record();
+    r.entries[3].receipt.signature.s[0] ^= 1;
+    let f = only_fault(&faults(&r.to_canonical()), FaultKind::BadReceipt, None, Role::Record);
+    assert_eq!(f.entry, Some(3));
+}
+
+#[test]
+fn receipt_of_another_message_is_the_records_fault() {
+    let h = Harness::honest("chess");
+    let mut r = h.record();
+    let other = r.entries[4].receipt.clone();
+    r.entries[3].receipt = other;
+    let f = only_fault(&faults(&r.to_canonical()), FaultKind::BadReceipt, None, Role::Record);
+    assert_eq!(f.entry, Some(3));
+}
+
+#[test]
+fn relay_receipt_on_the_wrong_channel_is_the_relays_fault() {
+    let h = Harness::honest("chess");
+    let mut r = h.record();
+    let m = r.entries[2].message.clone();
+    r.entries[2].receipt = h.receipt(&m, Channel::WhiteUmpire, 0, 30);
+    only_fault(
+        &faults(&r.to_canonical()),
+        FaultKind::BadReceipt,
+        Some(h.relay_id.public()),
+        Role::Relay,
+    );
+}
+
+#[test]
+fn relay_receipts_going_back_in_time_are_the_relays_fault() {
+    let h = Harness::honest("chess");
+    let mut r = h.record();
+    let m = r.entries[5].message.clone();
+    r.entries[5].receipt = h.receipt(&m, Channel::Public, 5, 1);
+    let f = only_fault(
+        &faults(&r.to_canonical()),
+        FaultKind::BadReceipt,
+        Some(h.relay_id.public()),
+        Role::Relay,
+    );
+    assert_eq!(f.entry, Some(5));
+}
+
+#[test]
+fn entries_swapped_in_the_record_are_the_records_fault() {
+    // The receipts are honest; only the unsigned order of the record is wrong.
+    let h = Harness::honest("chess");
+    let mut r = h.record();
+    r.entries.swap(2, 3);
+    only_fault(&faults(&r.to_canonical()), FaultKind::MalformedRecord, None, Role::Record);
+}
+
+#[test]
+fn a_stranger_on_the_public_channel_is_not_allowed() {
+    let mut h = Harness::new("chess", 1);
+    h.setup();
+    let stranger = protocol::keys::Identity::from_seed(&[0x99; 32]);
+    let mut author = protocol::message::Author::new(stranger, h.match_id());
+    let m = author.write(Channel::Public, Payload::Action(b"hello".to_vec()));
+    let mut all = messages(&h.record());
+    all.push(m);
+    let f = only_fault(
+        &faults(&with_entries(&h, relog(&h, &all))),
+        FaultKind::NotAllowed,
+        Some(h.relay_id.public()),
+        Role::Relay,
+    );
+    assert_eq!(f.entry, Some(all.len() - 1));
+}
+
+#[test]
+fn unsealed_private_payload_and_sealed_public_payload_are_not_allowed() {
+    let mut h = Harness::new("kriegspiel", 1);
+    h.setup();
+    let white = h.side(Side::White);
+    let plain = h.write(white, Channel::WhiteUmpire, Payload::Action(b"e2e4".to_vec()));
+    let mut all = messages(&h.record());
+    all.push(plain);
+    only_fault(
+        &faults(&with_entries(&h, relog(&h, &all))),
+        FaultKind::NotAllowed,
+        Some(h.relay_id.public()),
+        Role::Relay,
+    );
+
+    // Black writing on white's private channel.
+    let mut h = Harness::new("kriegspiel", 1);
+    h.setup();
+    let black = h.side(Side::Black);
+    let sealed = Payload::Sealed(protocol::seal::Sealed { enc: [9; 32], ciphertext: vec![1; 20] });
+    let m = h.write(black, Channel::WhiteUmpire, sealed.clone());
+    let mut all = messages(&h.record());
+    all.push(m);
+    only_fault(
+        &faults(&with_entries(&h, relog(&h, &all))),
+        FaultKind::NotAllowed,
+        Some(h.relay_id.public()),
+        Role::Relay,
+    );
+
+    // A sealed payload in the open.
+    let m = h.write(black, Channel::Public, sealed);
+    let mut all = messages(&h.record());
+    all.push(m);
+    only_fault(
+        &faults(&with_entries(&h, relog(&h, &all))),
+        FaultKind::NotAllowed,
+        Some(h.relay_id.public()),
+        Role::Relay,
+    );
+}
+
+#[test]
+fn a_timeout_before_its_deadline_is_the_relays_fault() {
+    let mut h = Harness::new("chess", 1);
+    h.setup();
+    let body = protocol::message::MessageBody {
+        version: 1,
+        match_id: h.match_id(),
+        channel: Channel::Public,
+        author: h.relay_id.public(),
+        seq: 0,
+        prev: h.relay.entries().last().map(|e| e.message.hash()),
+        payload: Payload::Timeout {
+            side: Side::Black,
+            expectation: Expectation::Move,
+            deadline_ms: 10_000,
+        },
+    };
+    let m = protocol::message::SignedMessage::sign(&body, &h.relay_id);
+    let mut all = messages(&h.record());
+    all.push(m);
+    let f = only_fault(
+        &faults(&with_entries(&h, relog(&h, &all))),
+        FaultKind::BadReceipt,
+        Some(h.relay_id.public()),
+        Role::Relay,
+    );
+    assert!(f.explanation.contains("black"), "{f:?}");
+}
+
+#[test]
+fn a_copied_commitment_is_the_copiers_fault() {
+    let mut h = Harness::new("chess", 1);
+    let c = h.commit_payload(Who::P0, commitment::PRIVATE_SEED);
+    h.send(Who::P0, Channel::Public, c.clone());
+    let Payload::Commit { commitment, .. } = c else { unreachable!() };
+    let copy = Payload::Commit { purpose: "king-square".into(), commitment };
+    let m = h.write(Who::P1, Channel::Public, copy);
+    let mut all = messages(&h.record());
+    all.push(m);
+    let f = only_fault(
+        &faults(&with_entries(&h, relog(&h, &all))),
+        FaultKind::DuplicateCommitment,
+        Some(h.p1.public()),
+        Role::Black, // colours never drawn: players[1] is reported as black
+    );
+    assert!(f.explanation.contains("copy"), "{f:?}");
+}
+
+#[test]
+fn a_disclosure_that_does_not_reseal_proves_nothing_and_is_the_records_fault() {
+    let h = Harness::honest("kriegspiel");
+    let mut r = h.record();
+    r.disclosures[0].plaintext = Payload::Action(b"other".to_vec()).to_canonical();
+    only_fault(&faults(&r.to_canonical()), FaultKind::BadDisclosure, None, Role::Record);
+    let mut r = h.record();
+    r.disclosures[1].seal_seed[0] ^= 1;
+    only_fault(&faults(&r.to_canonical()), FaultKind::BadDisclosure, None, Role::Record);
+}
+
+#[test]
+fn sealing_bytes_that_are_no_payload_is_the_authors_fault() {
+    // The author sealed garbage; its disclosure re-seals exactly, so the ciphertext it signed
+    // proves it.
+    let mut h = Harness::new("kriegspiel", 1);
+    h.setup();
+    let white = h.side(Side::White);
+    let recipient = h.terms.terms.umpire.as_ref().unwrap().seal_key;
+    let key = h.key(white);
+    let match_id = h.match_id();
+    let author = h.authors.get_mut(&key).unwrap();
+    let seq = author.next_body(Channel::WhiteUmpire, Payload::Action(vec![])).seq;
+    let ctx =
+        protocol::seal::SealContext { match_id, channel: Channel::WhiteUmpire, author: key, seq };
+    let garbage = vec![0xff, 0xff, 0xff];
+    let sealed = protocol::seal::seal(&recipient, &ctx, &garbage, &[3; 32]).unwrap();
+    let m = author.write(Channel::WhiteUmpire, Payload::Sealed(sealed));
+    h.disclosures.push(protocol::seal::SealDisclosure {
+        message: m.hash(),
+        plaintext: garbage,
+        seal_seed: [3; 32],
+    });
+    h.submit(&m);
+    let f = only_fault(&faults(&h.bytes()), FaultKind::BadDisclosure, Some(key), Role::White);
+    assert_eq!(f.message, Some(m.hash()));
+}
+
+#[test]
+fn an_undisclosed_sealed_message_without_a_timeout_means_an_incomplete_record() {
+    let h = Harness::honest("kriegspiel");
+    let mut r = h.record();
+    r.disclosures.remove(2);
+    only_fault(&faults(&r.to_canonical()), FaultKind::TruncatedRecord, None, Role::Record);
+}
+
+#[test]
+fn a_record_cut_before_the_end_is_truncated() {
+    // The last entries (the end-of-game openings) are gone, receipts and all.
+    let h = Harness::honest("chess");
+    let mut r = h.record();
+    r.entries.truncate(r.entries.len() - 2);
+    let f = faults(&r.to_canonical());
+    assert_eq!(f.len(), 2, "both private seeds unopened: {f:#?}");
+    assert!(f.iter().all(|f| f.kind == FaultKind::TruncatedRecord && f.role == Role::Record));
+}
+
+#[test]
+fn a_relay_timeout_for_a_move_is_handed_to_layer_two() {
+    let mut h = Harness::new("chess", 1);
+    h.setup();
+    h.play(2);
+    h.relay.expect(Side::White, Expectation::Move, h.now);
+    h.now += 60_001;
+    h.relay.handle_timeout(h.now);
+    h.finish();
+    let c = checked(&h);
+    let t: Vec<_> = c.timeouts().collect();
+    assert_eq!(t.len(), 1);
+    assert_eq!((t[0].1, t[0].2), (Side::White, Expectation::Move));
+}
+
+#[test]
+fn signature_items_cover_terms_messages_and_receipts() {
+    let h = Harness::honest("kriegspiel");
+    let r = h.record();
+    let items = envelope::signature_items(&r);
+    assert_eq!(items.len(), 2 + 2 * r.entries.len());
+    assert!(protocol::batch::verify_batch(&items).is_ok());
+    let _: &[Entry] = &r.entries;
+}

@@ -1,0 +1,369 @@
+//! A small match harness for envelope tests: real identities, real `protocol::message::Author`s
+//! and the real `protocol::relay::Relay`, driven message by message, plus the tools of a
+//! cheating relay (re-receipting messages in an order of its choosing).
+//!
+//! The game content is opaque to layer 1, so actions and observations are short byte strings.
+#![allow(dead_code, reason = "each test binary uses a different part of the harness")]
+
+use protocol::codec::{Canonical, VERSION};
+use protocol::commitment::{self, Opening};
+use protocol::keys::Identity;
+use protocol::message::{
+    Claim, Expectation, Outcome, Payload, Receipt, SignedMessage, SignedReceipt,
+};
+use protocol::record::MatchRecord;
+use protocol::relay::{Entry, Relay};
+use protocol::seal::{SealDisclosure, SealSecret};
+use protocol::terms::{
+    AgreedTerms, Colours, MatchTerms, PlayerTerms, SignedTerms, TimeControl, UmpireTerms,
+};
+use protocol::{Channel, MatchId, PublicKey, Side};
+use std::collections::BTreeMap;
+
+/// Who writes a message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Who {
+    /// `players[0]`.
+    P0,
+    /// `players[1]`.
+    P1,
+    /// The umpire.
+    Umpire,
+}
+
+/// One match in progress.
+pub struct Harness {
+    pub p0: Identity,
+    pub p1: Identity,
+    pub relay_id: Identity,
+    pub umpire: Identity,
+    pub signed: SignedTerms,
+    pub terms: AgreedTerms,
+    pub relay: Relay,
+    pub authors: BTreeMap<PublicKey, protocol::message::Author>,
+    pub disclosures: Vec<SealDisclosure>,
+    pub now: u64,
+    seeds: u8,
+}
+
+fn id(byte: u8) -> Identity {
+    Identity::from_seed(&[byte; 32])
+}
+
+impl Harness {
+    /// A match of `variant` (its umpire present exactly when the game has one), drawn colours;
+    /// `nonce` makes the match id (another nonce, another match).
+    pub fn new(variant: &str, nonce: u8) -> Harness {
+        let (p0, p1, relay_id, umpire) = (id(0xa1), id(0xb0), id(0x7e), id(0x55));
+        let v: rules::Variant = variant.parse().expect("a known variant");
+        let umpired = matches!(
+            v,
+            rules::Variant::Kriegspiel | rules::Variant::Sic | rules::Variant::SecretChess6
+        );
+        let player = |i: &Identity, n: u8| PlayerTerms {
+            key: i.public(),
+            seal_key: SealSecret::of(i).public(),
+            nonce: [n; 32],
+        };
+        let terms = MatchTerms {
+            version: VERSION,
+            variant: v.id().to_owned(),
+            ruleset: v.ruleset().to_owned(),
+            options: BTreeMap::new(),
+            players: [player(&p0, nonce), player(&p1, nonce.wrapping_add(1))],
+            colours: Colours::Drawn,
+            relay: relay_id.public(),
+            umpire: umpired.then(|| UmpireTerms {
+                key: umpire.public(),
+                seal_key: SealSecret::of(&umpire).public(),
+            }),
+            time_control: TimeControl { initial_ms: 60_000, increment_ms: 0, reveal_ms: 1_000 },
+        };
+        let signed = SignedTerms {
+            terms: terms.to_canonical(),
+            signatures: [
+                SignedTerms::sign(&terms, 0, &p0).expect("player 0"),
+                SignedTerms::sign(&terms, 1, &p1).expect("player 1"),
+            ],
+        };
+        let agreed = signed.verify().expect("terms verify");
+        let relay = Relay::new(relay_id.clone(), agreed.clone()).expect("the terms' relay");
+        let mut authors = BTreeMap::new();
+        for i in [&p0, &p1, &umpire] {
+            authors.insert(i.public(), protocol::message::Author::new(i.clone(), agreed.match_id));
+        }
+        Harness {
+            p0,
+            p1,
+            relay_id,
+            umpire,
+            signed,
+            terms: agreed,
+            relay,
+            authors,
+            disclosures: Vec::new(),
+            now: 0,
+            seeds: 0,
+        }
+    }
+
+    pub fn match_id(&self) -> MatchId {
+        self.terms.match_id
+    }
+
+    pub fn identity(&self, who: Who) -> &Identity {
+        match who {
+            Who::P0 => &self.p0,
+            Who::P1 => &self.p1,
+            Who::Umpire => &self.umpire,
+        }
+    }
+
+    pub fn key(&self, who: Who) -> PublicKey {
+        self.identity(who).public()
+    }
+
+    /// The player of a side, once colours are drawn.
+    pub fn side(&self, side: Side) -> Who {
+        let colours = self.relay.colours().expect("colours drawn");
+        if colours.key(side) == self.p0.public() { Who::P0 } else { Who::P1 }
+    }
+
+    /// Tells every author who can see `entry`'s channel about it.
+    fn deliver(&mut self, entry: &Entry) {
+        let body = entry.message.verify().expect("accepted messages verify");
+        let readers: Vec<PublicKey> = match body.channel.side() {
+            None => self.authors.keys().copied().collect(),
+            Some(side) => {
+                let c = self.relay.colours().expect("private channels need colours");
+                vec![c.key(side), self.umpire.public()]
+            }
+        };
+        for k in readers {
+            if let Some(a) = self.authors.get_mut(&k) {
+                a.saw(body.channel, entry.message.hash());
+            }
+        }
+    }
+
+    /// Writes `payload` as `who` and hands it to the real relay.
+    pub fn send(&mut self, who: Who, channel: Channel, payload: Payload) -> Entry {
+        let m = self.write(who, channel, payload);
+        self.submit(&m)
+    }
+
+    /// Writes a message (counted by its author) without sending it.
+    pub fn write(&mut self, who: Who, channel: Channel, payload: Payload) -> SignedMessage {
+        let key = self.key(who);
+        self.authors.get_mut(&key).expect("an author").write(channel, payload)
+    }
+
+    /// Hands a message to the real relay and delivers it.
+    pub fn submit(&mut self, m: &SignedMessage) -> Entry {
+        self.now += 10;
+        let accepted = self.relay.accept(&m.canonical_bytes(), self.now).expect("relay accepts");
+        self.deliver(&accepted.entry);
+        accepted.entry
+    }
+
+    /// Seals `inner` on `who`'s side of a private channel (a player to the umpire, the umpire to
+    /// the channel's player) and sends it; keeps the disclosure.
+    pub fn send_sealed(&mut self, who: Who, side: Side, inner: Payload) -> Entry {
+        let colours = self.relay.colours().expect("colours drawn");
+        let recipient = match who {
+            Who::Umpire => {
+                let k = colours.key(side);
+                self.terms.terms.player(&k).expect("a player").seal_key
+            }
+            _ => self.terms.terms.umpire.as_ref().expect("an umpire").seal_key,
+        };
+        self.seeds += 1;
+        let seed = [self.seeds; 32];
+        let key = self.key(who);
+        let (m, d) = self
+            .authors
+            .get_mut(&key)
+            .expect("an author")
+            .write_sealed(Channel::private(side), &inner, &recipient, &seed)
+            .expect("sealing works");
+        self.disclosures.push(d);
+        self.submit(&m)
+    }
+
+    fn opening(&self, who: Who, purpose: &str) -> Opening {
+        let tag = match purpose {
+            commitment::PRIVATE_SEED => 1,
+            _ => 2,
+        };
+        let owner = if who == Who::P0 { 0x10 } else { 0x20 };
+        Opening { value: vec![owner + tag; 32], nonce: [owner + tag + 0x40; 32] }
+    }
+
+    pub fn commit_payload(&self, who: Who, purpose: &str) -> Payload {
+        let o = self.opening(who, purpose);
+        let c = commitment::commit(purpose, &self.match_id(), &self.key(who), &o.value, &o.nonce);
+        Payload::Commit { purpose: purpose.to_owned(), commitment: c }
+    }
+
+    pub fn open_payload(&self, who: Who, purpose: &str) -> Payload {
+        Payload::Open { purpose: purpose.to_owned(), opening: self.opening(who, purpose) }
+    }
+
+    /// Steps 2 and 3: both players commit to a private seed and a public contribution, then
+    /// reveal the contribution; colours are drawn.
+    pub fn setup(&mut self) {
+        for who in [Who::P0, Who::P1] {
+            for purpose in [commitment::PRIVATE_SEED, commitment::PUBLIC_CONTRIBUTION] {
+                let p = self.commit_payload(who, purpose);
+                self.send(who, Channel::Public, p);
+            }
+        }
+        for who in [Who::P0, Who::P1] {
+            let opening = self.opening(who, commitment::PUBLIC_CONTRIBUTION);
+            let p =
+                Payload::Reveal { purpose: commitment::PUBLIC_CONTRIBUTION.to_owned(), opening };
+            self.send(who, Channel::Public, p);
+        }
+        assert!(self.relay.colours().is_some(), "colours drawn");
+    }
+
+    /// A few moves: public actions in open games, sealed actions answered by sealed
+    /// observations in umpired ones.
+    pub fn play(&mut self, plies: usize) {
+        let umpired = self.terms.terms.umpire.is_some();
+        for ply in 0..plies {
+            let side = if ply % 2 == 0 { Side::White } else { Side::Black };
+            let who = self.side(side);
+            let action = Payload::Action(format!("move {ply}").into_bytes());
+            if umpired {
+                self.send_sealed(who, side, action);
+                for s in Side::BOTH {
+                    let told = Payload::Observation(format!("told {s} after {ply}").into_bytes());
+                    self.send_sealed(Who::Umpire, s, told);
+                }
+            } else {
+                self.send(who, Channel::Public, action);
+            }
+        }
+    }
+
+    /// Step 6: a claim by white, then both players open their private seeds.
+    pub fn finish(&mut self) {
+        let white = self.side(Side::White);
+        let claim = Payload::Claim(Claim { outcome: Outcome::Draw, reason: "agreement".into() });
+        self.send(white, Channel::Public, claim);
+        for who in [Who::P0, Who::P1] {
+            let p = self.open_payload(who, commitment::PRIVATE_SEED);
+            self.send(who, Channel::Public, p);
+        }
+    }
+
+    /// A whole honest match.
+    pub fn honest(variant: &str) -> Harness {
+        let mut h = Harness::new(variant, 1);
+        h.setup();
+        h.play(4);
+        h.finish();
+        h
+    }
+
+    /// The relay waits for `side`'s reveal, and the deadline passes.
+    pub fn reveal_timeout(&mut self, side: Side) -> Entry {
+        self.relay.expect(side, Expectation::Reveal, self.now);
+        self.now += self.terms.terms.time_control.reveal_ms + 1;
+        self.relay.handle_timeout(self.now);
+        let entry = self.relay.entries().last().expect("the timeout notice").clone();
+        self.deliver(&entry);
+        entry
+    }
+
+    pub fn record(&self) -> MatchRecord {
+        MatchRecord {
+            version: VERSION,
+            terms: self.signed.clone(),
+            entries: self.relay.entries().to_vec(),
+            disclosures: self.disclosures.clone(),
+        }
+    }
+
+    pub fn bytes(&self) -> Vec<u8> {
+        self.record().to_canonical()
+    }
+
+    /// A cheating relay's receipt: any message, any position, any time.
+    pub fn receipt(
+        &self,
+        m: &SignedMessage,
+        channel: Channel,
+        relay_seq: u64,
+        time_ms: u64,
+    ) -> SignedReceipt {
+        let r = Receipt {
+            version: VERSION,
+            match_id: self.match_id(),
+            channel,
+            relay_seq,
+            time_ms,
+            message: m.hash(),
+        };
+        SignedReceipt::sign(&r, &self.relay_id)
+    }
+}
+
+/// A cheating relay's log: the messages in the order it chooses, numbered per channel 0, 1,
+/// 2, ... in that order, 10 ms apart, every receipt signed with the real relay key.
+pub fn relog(h: &Harness, messages: &[SignedMessage]) -> Vec<Entry> {
+    let mut next: BTreeMap<Channel, u64> = BTreeMap::new();
+    messages
+        .iter()
+        .enumerate()
+        .map(|(i, m)| {
+            let channel = protocol::codec::decode::<protocol::message::MessageBody>(&m.body)
+                .map(|b| b.channel)
+                .or_else(|_| {
+                    postcard::take_from_bytes::<protocol::message::MessageBody>(&m.body)
+                        .map(|(b, _)| b.channel)
+                })
+                .expect("a message body");
+            let seq = next.entry(channel).or_insert(0);
+            let receipt = h.receipt(m, channel, *seq, 10 * (i as u64 + 1));
+            *seq += 1;
+            Entry { message: m.clone(), receipt }
+        })
+        .collect()
+}
+
+/// The messages of a record's entries.
+pub fn messages(record: &MatchRecord) -> Vec<SignedMessage> {
+    record.entries.iter().map(|e| e.message.clone()).collect()
+}
+
+/// Encodes a record with `entries` in place of the harness's.
+pub fn with_entries(h: &Harness, entries: Vec<Entry>) -> Vec<u8> {
+    MatchRecord { entries, ..h.record() }.to_canonical()
+}
+
+/// The one fault of a verdict, checked for kind, culprit and role.
+pub fn only_fault(
+    faults: &[verifier::Fault],
+    kind: verifier::FaultKind,
+    culprit: Option<PublicKey>,
+    role: verifier::Role,
+) -> verifier::Fault {
+    assert_eq!(faults.len(), 1, "exactly one fault expected: {faults:#?}");
+    let f = faults[0].clone();
+    assert_eq!((f.kind, f.culprit, f.role), (kind, culprit, role), "{f:#?}");
+    assert!(!f.evidence.is_empty() && f.explanation.ends_with('.'), "{f:#?}");
+    f
+}
+
+/// A helper trait: the canonical bytes of a signed message.
+pub trait CanonicalBytes {
+    fn canonical_bytes(&self) -> Vec<u8>;
+}
+
+impl CanonicalBytes for SignedMessage {
+    fn canonical_bytes(&self) -> Vec<u8> {
+        self.to_canonical()
+    }
+}
