@@ -3,6 +3,7 @@
 //! Every error is one line on stderr naming the problem, with exit status 2.
 
 mod keys;
+mod record;
 mod referee;
 mod verify;
 
@@ -29,6 +30,9 @@ enum Command {
     Keys(keys::KeysCommand),
     /// Verify match records offline: a summary per record; exit 0 all valid, 1 a fault, 2 unreadable.
     Verify(verify::VerifyArgs),
+    /// Match records: show one as JSON, or its game as PGN (whole, or as one side knew it).
+    #[command(subcommand)]
+    Record(record::RecordCommand),
 }
 
 #[derive(Subcommand)]
@@ -116,6 +120,7 @@ fn run(cli: Cli) -> Result<()> {
         }
         Command::Rules(RulesCommand::Demo) => demo(&mut out)?,
         Command::Keys(command) => keys::run(command, &mut out)?,
+        Command::Record(command) => record::run(command, &mut out)?,
         Command::Verify(_) => unreachable!("`verify` is dispatched in main for its exit status"),
     }
     Ok(())

@@ -134,7 +134,8 @@ fn write_summary(out: &mut impl Write, file: &Path, r: &Report) -> std::io::Resu
         Verdict::Valid { result } => writeln!(out, "  result: {}", result_text(result))?,
         Verdict::Faults(faults) => {
             for (n, f) in faults.iter().enumerate() {
-                let culprit = f.culprit.map(|k| format!(" {}", k.fingerprint())).unwrap_or_default();
+                let culprit =
+                    f.culprit.map(|k| format!(" {}", k.fingerprint())).unwrap_or_default();
                 let kind = kind_name(f);
                 let at = match (f.entry, f.message) {
                     (Some(e), Some(m)) => format!(" (entry {e}, message {})", &m.to_string()[..16]),

@@ -123,9 +123,9 @@ pub fn not_a_record(record_bytes: &[u8]) -> Option<String> {
     }
     match MatchRecord::from_canonical(record_bytes) {
         Err(e @ DecodeError::TooLong { .. }) => Some(e.to_string()),
-        Err(DecodeError::Malformed { reason: postcard::Error::DeserializeUnexpectedEnd, .. }) => {
-            None
-        }
+        Err(DecodeError::Malformed {
+            reason: postcard::Error::DeserializeUnexpectedEnd, ..
+        }) => None,
         Err(e @ DecodeError::Malformed { .. }) => Some(e.to_string()),
         _ => None,
     }

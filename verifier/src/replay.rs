@@ -64,6 +64,9 @@ pub struct GameLog {
     pub colours: Option<ByColour>,
     /// What each side was told before the first action (SIC's start views).
     pub start: Told,
+    /// The full position string when play began (after any secret setups), where the game has
+    /// one.
+    pub start_fen: Option<String>,
     /// Every accepted action in order.
     pub steps: Vec<Step>,
     /// The result, if the record reaches one.
@@ -609,6 +612,9 @@ impl<'a> Replayer<'a> {
                 }
                 _ => {}
             }
+        }
+        if self.log.start_fen.is_none() {
+            self.log.start_fen = fen(&game);
         }
         match game.apply(actor, bytes) {
             Ok((next, told)) => {

@@ -72,6 +72,12 @@ pub fn observation_json(variant: Variant, bytes: &[u8]) -> Value {
     value.unwrap_or_else(|| Value::String(hex(bytes)))
 }
 
+/// A SIC start view (the umpire's first observation to each side) as JSON.
+#[must_use]
+pub fn start_view_json(bytes: &[u8]) -> Value {
+    decoded::<rules::sic::View>(bytes).unwrap_or_else(|| Value::String(hex(bytes)))
+}
+
 /// Compact JSON text of an observation.
 #[must_use]
 pub fn observation_text(variant: Variant, bytes: &[u8]) -> String {
