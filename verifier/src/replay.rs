@@ -167,8 +167,10 @@ struct Replayer<'a> {
     game: Option<AnyGame>,
     owed: ByColor<VecDeque<Owed>>,
     owed_answer: Option<OwedAnswer>,
-    sealed_setup: ByColor<Option<(Vec<u8>, usize)>>,
-    sealed_tiebreak: ByColor<Option<(Vec<u8>, usize)>>,
+    sealed_setup: ByColor<Option<(Vec<u8>, Event<'a>)>>,
+    sealed_tiebreak: ByColor<Option<(Vec<u8>, Event<'a>)>>,
+    /// The position in `d.events` of the event being replayed.
+    at: usize,
     agreed_draw: ByColor<bool>,
     over: Option<Over>,
     faults: Vec<Fault>,
@@ -222,6 +224,7 @@ impl<'a> Replayer<'a> {
             owed_answer: None,
             sealed_setup: ByColor::default(),
             sealed_tiebreak: ByColor::default(),
+            at: 0,
             agreed_draw: ByColor::default(),
             over: None,
             faults: Vec::new(),
@@ -229,7 +232,8 @@ impl<'a> Replayer<'a> {
         };
         if r.init().is_ok() {
             let mut stopped = false;
-            for e in &d.events {
+            for (at, e) in d.events.iter().enumerate() {
+                r.at = at;
                 if r.step(e).is_err() {
                     stopped = true;
                     break;
@@ -522,7 +526,7 @@ impl<'a> Replayer<'a> {
 
     // ---------------------------------------------------------------- the loop
 
-    fn step(&mut self, e: &Event<'_>) -> Flow {
+    fn step(&mut self, e: &Event<'a>) -> Flow {
         match e.payload {
             Payload::Commit { purpose, commitment } if !e.sealed => {
                 self.commits.entry((e.author, purpose.clone())).or_insert((*commitment, e.index));
@@ -547,7 +551,7 @@ impl<'a> Replayer<'a> {
         }
     }
 
-    fn action(&mut self, e: &Event<'_>, bytes: &[u8]) -> Flow {
+    fn action(&mut self, e: &Event<'a>, bytes: &[u8]) -> Flow {
         let Some(actor) = self.player_color(&e.author) else {
             // Only players act; anything else is not part of the game (the relay refuses
             // strangers, and an umpire has no actions).
@@ -605,10 +609,10 @@ impl<'a> Replayer<'a> {
         if variant == Variant::SecretChess6 {
             match sc6::Action::from_canonical(bytes) {
                 Ok(sc6::Action::Setup { .. }) => {
-                    self.sealed_setup[actor].get_or_insert((bytes.to_vec(), e.index));
+                    self.sealed_setup[actor].get_or_insert((bytes.to_vec(), *e));
                 }
                 Ok(sc6::Action::TieBreak { .. }) => {
-                    self.sealed_tiebreak[actor].get_or_insert((bytes.to_vec(), e.index));
+                    self.sealed_tiebreak[actor].get_or_insert((bytes.to_vec(), *e));
                 }
                 _ => {}
             }
@@ -646,7 +650,7 @@ impl<'a> Replayer<'a> {
     /// (PROTOCOL.md 15.3: it stops and claims the forfeit).
     fn umpire_accepted_refused(&mut self, e: &Event<'_>, shown: &str) {
         let Some(umpire) = self.umpire else { return };
-        let next = self.d.events.iter().skip(e.index + 1).find(|n| {
+        let next = self.d.events.iter().skip(self.at + 1).find(|n| {
             n.author == umpire && matches!(n.payload, Payload::Observation(_) | Payload::Claim(_))
                 || matches!(n.payload, Payload::Action(_))
         });
@@ -1110,8 +1114,7 @@ impl<'a> Replayer<'a> {
             } else {
                 &self.sealed_setup[c]
             };
-            let (Some((bytes, at)), Some(key)) = (sealed.clone(), self.key_of(c)) else { continue };
-            let Some(e) = self.d.events.get(at).cloned() else { continue };
+            let (Some((bytes, e)), Some(key)) = (sealed.clone(), self.key_of(c)) else { continue };
             let who = self.who(&key);
             match self.opens.get(&(key, purpose.to_owned())).cloned() {
                 None => {
