@@ -597,7 +597,7 @@ impl<'a> Replayer<'a> {
                 format!("{whose} did not say whether its captured pawn was the informer (R-I2)."),
             );
         }
-        let Some(game) = self.game.clone() else {
+        let Some(game) = self.game.as_ref() else {
             return self.stop(
                 FaultKind::IllegalAction,
                 e.author,
@@ -618,9 +618,12 @@ impl<'a> Replayer<'a> {
             }
         }
         if self.log.start_fen.is_none() {
-            self.log.start_fen = fen(&game);
+            self.log.start_fen = fen(game);
         }
-        match game.apply(actor, bytes) {
+        // The state is not cloned per action (SIC's carries its repetition history): `apply`
+        // takes it by reference and returns the next one.
+        let applied = game.apply(actor, bytes).map_err(|err| (err, fen(game)));
+        match applied {
             Ok((next, told)) => {
                 self.accepted(e, actor, bytes, &told);
                 if let Some(result) = next.result() {
@@ -629,8 +632,8 @@ impl<'a> Replayer<'a> {
                 self.game = Some(next);
                 Ok(())
             }
-            Err(err) => {
-                let position = fen(&game).map(|f| format!(" in position {f}")).unwrap_or_default();
+            Err((err, position)) => {
+                let position = position.map(|f| format!(" in position {f}")).unwrap_or_default();
                 self.blame(
                     FaultKind::IllegalAction,
                     e.author,
