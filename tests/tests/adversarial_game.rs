@@ -57,6 +57,9 @@ fn assert_fault(played: &Selfplay, kind: FaultKind, role: Role) -> verifier::Fau
     assert_eq!(first.culprit, Some(key(played, role)), "{first:#?}");
     assert!(first.entry.is_some() && first.message.is_some(), "{first:#?}");
     assert!(!first.evidence.is_empty() && !first.explanation.is_empty());
+    if std::env::var_os("FOGPROOF_SHOW_FAULTS").is_some() {
+        eprintln!("{kind:?} by {role:?}\n  evidence: {}\n  {}", first.evidence, first.explanation);
+    }
     first
 }
 

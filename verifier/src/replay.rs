@@ -144,7 +144,7 @@ fn owner_statement(bytes: &[u8]) -> Option<OwnerStatement> {
 }
 
 fn json<T: serde::Serialize>(value: &T) -> String {
-    serde_json::to_string(value).unwrap_or_default()
+    text::json(value).to_string()
 }
 
 /// The replay stopped: a fault of the game was found.
@@ -846,10 +846,7 @@ impl<'a> Replayer<'a> {
         if answer == Some(owed.inspection) {
             return Ok(());
         }
-        let (signed, rules_json) = (
-            serde_json::to_value(answer).unwrap_or_default(),
-            serde_json::to_value(owed.inspection).unwrap_or_default(),
-        );
+        let (signed, rules_json) = (text::json(&answer), text::json(&owed.inspection));
         let fields = text::differing_fields(&signed, &rules_json);
         let denial = answer.is_some_and(|a| !a.informer) && owed.inspection.informer;
         let explanation = if denial {
