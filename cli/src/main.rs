@@ -5,6 +5,7 @@
 mod keys;
 mod record;
 mod referee;
+mod selfplay;
 mod verify;
 
 use anyhow::{Context, Result, bail};
@@ -33,6 +34,18 @@ enum Command {
     /// Match records: show one as JSON, or its game as PGN (whole, or as one side knew it).
     #[command(subcommand)]
     Record(record::RecordCommand),
+    /// Play one complete match in-process (two random bots, umpire, relay) and write its record.
+    Selfplay {
+        /// chess, kriegspiel, sic, intrigue, secretchess6 or espionage.
+        #[arg(long)]
+        variant: String,
+        /// Every key, nonce and choice derives from this number.
+        #[arg(long)]
+        seed: u64,
+        /// Where to write the record (canonical bytes).
+        #[arg(long)]
+        out: std::path::PathBuf,
+    },
 }
 
 #[derive(Subcommand)]
@@ -122,6 +135,9 @@ fn run(cli: Cli) -> Result<()> {
         Command::Keys(command) => keys::run(command, &mut out)?,
         Command::Record(command) => record::run(command, &mut out)?,
         Command::Verify(_) => unreachable!("`verify` is dispatched in main for its exit status"),
+        Command::Selfplay { variant: v, seed, out: path } => {
+            selfplay::run(variant(&v)?, seed, &path, &mut out)?;
+        }
     }
     Ok(())
 }

@@ -6,9 +6,12 @@
 //! (one message every [`selfplay::STEP_MS`] ms). Keys, nonces, secrets and bot choices all derive
 //! from the `u64` seed ([`selfplay::derive`]), so the same seed gives the same record bytes.
 //! The bots play until the rules end the game (random chess games end by R-C2's automatic
-//! draws; [`SelfplayConfig::max_actions`] is only a safety cap). The driver does not run move
-//! clocks (a silent mover just stalls the match); it does start each player's reveal deadline
-//! after the first claim, so a player that withholds its openings is timed out by the relay.
+//! draws; [`SelfplayConfig::max_actions`] is only a safety cap). Clocks: when the match goes
+//! idle without a claim, the driver starts the relay's move clock of the side the others wait
+//! for (the umpire's view, or each player's view of its opponent) and jumps simulated time to
+//! the deadline, so a silent mover is timed out by the relay; after the first claim it starts
+//! the reveal deadline of each player that still owes openings, so a player that withholds
+//! them is timed out too.
 //!
 //! # Cheating participants
 //!

@@ -165,6 +165,9 @@ impl SelfplayConfig {
 pub struct Summary {
     /// The game.
     pub variant: Variant,
+    /// Moves played on the board (not Kriegspiel's illegal attempts, 6x6 passes, setups,
+    /// Life Freezes or tie-breaks).
+    pub plies: u32,
     /// Player actions sent (moves, Kriegspiel attempts, setup and tie-break actions).
     pub actions: u32,
     /// Record entries.
@@ -191,8 +194,8 @@ impl std::fmt::Display for Summary {
         );
         write!(
             f,
-            "{}: {} actions, {} entries, {}, {} bytes",
-            self.variant, self.actions, self.entries, result, self.bytes
+            "{}: {} plies, {} actions, {} entries, {}, {} bytes",
+            self.variant, self.plies, self.actions, self.entries, result, self.bytes
         )
     }
 }
@@ -365,6 +368,7 @@ pub fn selfplay_with(mut config: SelfplayConfig) -> Result<Selfplay, SelfplayErr
         refused: Vec::new(),
         faults: Vec::new(),
         reveal_clock_started: false,
+        clocked: BTreeSet::new(),
     };
     d.run();
     let Driver { disclosures, finished, refused, faults, machines, .. } = d;
@@ -386,6 +390,7 @@ pub fn selfplay_with(mut config: SelfplayConfig) -> Result<Selfplay, SelfplayErr
     let result = (claims.len() == 1).then(|| finished.values().next().cloned()).flatten();
     let summary = Summary {
         variant: config.variant,
+        plies: plies(&record),
         actions,
         entries: record.entries.len(),
         result,
@@ -416,6 +421,8 @@ struct Driver<'a> {
     refused: Vec<(Who, RelayError)>,
     faults: Vec<(Who, RoleError)>,
     reveal_clock_started: bool,
+    /// Sides whose move clock the driver started.
+    clocked: BTreeSet<Side>,
 }
 
 impl Driver<'_> {
@@ -452,7 +459,9 @@ impl Driver<'_> {
                 self.accept(who, &bytes);
                 continue;
             }
-            // Idle: only a relay deadline (a missing reveal) can move things on.
+            // Idle: only a relay deadline can move things on. Start the move clock of each
+            // side the others wait for (a silent mover), then jump to the earliest deadline.
+            self.start_move_clocks();
             match self.relay.poll_timeout() {
                 Some(due) => {
                     self.now = self.now.max(due + 1);
@@ -515,6 +524,35 @@ impl Driver<'_> {
         }
     }
 
+    /// At idle with no claim yet: the sides the honest view says must act get a move clock
+    /// (the umpire's view in umpired games; in open and owner games each player's view of its
+    /// opponent, so a silent player cannot hide behind its own machine).
+    fn start_move_clocks(&mut self) {
+        if self.reveal_clock_started || !self.clocked.is_empty() {
+            return;
+        }
+        let mut sides = BTreeSet::new();
+        for (who, m) in &self.machines {
+            match (who, m) {
+                (Who::Umpire, Machine::Umpire(u)) => sides.extend(u.awaiting()),
+                (_, Machine::Player(p)) => {
+                    if let (Some(a), Some(me)) = (p.awaiting(), p.side())
+                        && a != me
+                    {
+                        sides.insert(a);
+                    }
+                }
+                _ => {}
+            }
+        }
+        for side in sides {
+            if !self.relay.has_timed_out(side) {
+                self.relay.expect(side, protocol::message::Expectation::Move, self.now);
+                self.clocked.insert(side);
+            }
+        }
+    }
+
     /// After the first claim: each player that still owes openings has `reveal_ms` to send
     /// them (PROTOCOL.md 15.3).
     fn start_reveal_clocks(&mut self) {
@@ -546,16 +584,57 @@ impl Driver<'_> {
                 continue;
             }
             let mut delivery = Delivery { to: who, entry: entry.clone(), cast: self.cast };
-            if let Some(h) = &mut self.config.deliver {
-                if !h(&mut delivery) {
-                    continue;
-                }
+            if let Some(h) = &mut self.config.deliver
+                && !h(&mut delivery)
+            {
+                continue;
             }
             if let Err(e) = self.machines[i].1.handle(Input::Delivered(delivery.entry)) {
                 self.faults.push((who, e));
             }
         }
     }
+}
+
+/// Moves played on the board, counted from what the record proves: public moves in open and
+/// owner games; in umpired games the umpire's disclosed answers (a Kriegspiel `Legal` answer
+/// as told to White, a SIC `YouMoved`, a 6x6 `Moved` event).
+fn plies(record: &MatchRecord) -> u32 {
+    let disclosed: BTreeMap<_, _> =
+        record.disclosures.iter().map(|d| (d.message, d.plaintext.as_slice())).collect();
+    let mut n = 0;
+    for e in &record.entries {
+        let Ok(body) = e.message.verify() else { continue };
+        let payload = match (&body.payload, disclosed.get(&e.message.hash())) {
+            (Payload::Sealed(_), Some(plain)) => Payload::from_canonical(plain).ok(),
+            (p, _) => Some(p.clone()),
+        };
+        let Some(payload) = payload else { continue };
+        let count = match (&payload, body.channel) {
+            (Payload::Action(bytes), Channel::Public) => {
+                rules::intrigue::Action::from_canonical(bytes)
+                    .map_or(true, |a| matches!(a, rules::intrigue::Action::Move(_)))
+            }
+            (Payload::Observation(bytes), channel) if channel != Channel::Public => {
+                let white = channel == Channel::WhiteUmpire;
+                let legal = matches!(
+                    rules::kriegspiel::Answer::from_canonical(bytes),
+                    Ok(rules::kriegspiel::Answer::Legal(_))
+                );
+                let moved = matches!(
+                    rules::sic::Observation::from_canonical(bytes),
+                    Ok(rules::sic::Observation::YouMoved(_))
+                );
+                let sc6 = game::sc6::Observation::from_canonical(bytes).is_ok_and(|o| {
+                    o.events.iter().any(|e| matches!(e, game::sc6::Event::Moved { .. }))
+                });
+                (legal && white) || moved || sc6
+            }
+            _ => false,
+        };
+        n += u32::from(count);
+    }
+    n
 }
 
 /// Whether `key` has a public commitment it has not yet revealed or opened.

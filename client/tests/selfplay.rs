@@ -1,24 +1,375 @@
 //! Self-play of every variant through the real protocol: records whose envelope and
-//! disclosures check, games that end by the rules, determinism, and an umpire that answers
-//! exactly the rules' observations.
+//! disclosures check, games that end by the rules, determinism, an umpire that answers exactly
+//! the rules' observations, and the cheater hooks doing what they say.
+//!
+//! `replay` below is an independent, test-only re-derivation of the game from a record (the
+//! verifier crate has its own): it applies every action the record proves, in record order,
+//! through `AnyGame`, and compares every observation the umpire (or an Intrigue owner) signed
+//! with the rules' bytes, and every claim with the rules' result.
 
-use client::{SelfplayConfig, selfplay_with};
-use rules::Variant;
+use client::{Fate, SelfplayConfig, Who, selfplay_with};
+use protocol::codec::Canonical;
+use protocol::commitment::Opening;
+use protocol::flow::{self, Mode};
+use protocol::game::{self, AnyGame, claim_of};
+use protocol::keys::ByColour;
+use protocol::message::{Claim, Expectation, Payload};
+use protocol::record::MatchRecord;
+use protocol::seed::setup_seed;
+use protocol::terms::Colours;
+use protocol::{Channel, Side};
+use rules::{ByColor, Color, Variant};
+use std::collections::{BTreeMap, VecDeque};
 
-#[test]
-fn probe() {
-    for v in Variant::ALL {
-        for seed in 0..3 {
-            let t = std::time::Instant::now();
-            let s = selfplay_with(SelfplayConfig::new(v, seed)).unwrap();
-            println!(
-                "{} {:?} refused={:?} faults={:?} finished={:?}",
-                s.summary,
-                t.elapsed(),
-                s.refused.first(),
-                s.faults.first(),
-                s.finished.len()
-            );
+/// What `replay` found.
+#[derive(Debug, Default)]
+struct Replayed {
+    result: Option<rules::GameResult>,
+    claims: Vec<Claim>,
+    /// Observations compared byte for byte with the rules'.
+    observations: usize,
+    /// The first disagreement, if any.
+    mismatch: Option<String>,
+    timeouts: Vec<(Side, Expectation)>,
+}
+
+fn replay(record: &MatchRecord) -> Replayed {
+    let agreed = record.check_envelope().expect("envelope");
+    let t = &agreed.terms;
+    let variant: Variant = t.variant.parse().expect("variant");
+    let bodies: Vec<_> = record
+        .entries
+        .iter()
+        .map(|e| (e.message.hash(), e.message.verify().expect("body")))
+        .collect();
+    // Colours from the reveals, as everyone computes them.
+    let mut contributions = BTreeMap::new();
+    let mut openings: BTreeMap<(protocol::PublicKey, String), Opening> = BTreeMap::new();
+    for (_, b) in &bodies {
+        match &b.payload {
+            Payload::Reveal { purpose, opening } | Payload::Open { purpose, opening } => {
+                if purpose == flow::PUBLIC_CONTRIBUTION {
+                    contributions
+                        .insert(b.author, <[u8; 32]>::try_from(opening.value.as_slice()).unwrap());
+                }
+                openings.insert((b.author, purpose.clone()), opening.clone());
+            }
+            _ => {}
         }
     }
+    let colours: ByColour = t.fixed_colours().unwrap_or_else(|| {
+        let c = [contributions[&t.players[0].key], contributions[&t.players[1].key]];
+        protocol::seed::draw_colours(t, &agreed.match_id, &c)
+    });
+    let disclosed = record.check_disclosures(&agreed, &colours).expect("disclosures");
+    let sealed = bodies.iter().filter(|(_, b)| matches!(b.payload, Payload::Sealed(_))).count();
+    assert_eq!(disclosed.len(), sealed, "every sealed message is disclosed");
+    let mut out = Replayed::default();
+    let side_of = |k: &protocol::PublicKey| colours.side_of(k);
+    let umpire = t.umpire.as_ref().map(|u| u.key);
+    let mut expected: ByColor<VecDeque<Vec<u8>>> = ByColor::default();
+    let mut game: Option<AnyGame> = None;
+    let mut seeds: ByColor<Option<[u8; 32]>> = ByColor::default();
+    let mode = flow::mode(variant);
+    let mismatch = |out: &mut Replayed, what: String| {
+        if out.mismatch.is_none() {
+            out.mismatch = Some(what);
+        }
+    };
+    if mode == Mode::Open || variant == Variant::Kriegspiel || variant == Variant::SecretChess6 {
+        game = Some(AnyGame::start(variant.id(), &t.options, None).unwrap());
+    }
+    let mut owner_due: Option<Vec<u8>> = None;
+    for (i, (hash, b)) in bodies.iter().enumerate() {
+        let payload = match &b.payload {
+            Payload::Sealed(_) => disclosed[hash].clone(),
+            p => p.clone(),
+        };
+        let author_side = side_of(&b.author);
+        match (&payload, b.channel) {
+            (Payload::Claim(c), Channel::Public) => out.claims.push(c.clone()),
+            (Payload::Timeout { side, expectation, .. }, _) => {
+                out.timeouts.push((*side, *expectation))
+            }
+            (Payload::Open { purpose, opening }, Channel::WhiteUmpire | Channel::BlackUmpire)
+                if purpose == flow::PRIVATE_SEED =>
+            {
+                let side = author_side.unwrap();
+                seeds[game::color(side)] = Some(opening.value.as_slice().try_into().unwrap());
+                if let (Some(w), Some(bl)) = (seeds.white, seeds.black) {
+                    let c = |s: Side| contributions[&colours.key(s)];
+                    let s = ByColor {
+                        white: setup_seed(&w, &c(Side::Black), &agreed.match_id, Side::White),
+                        black: setup_seed(&bl, &c(Side::White), &agreed.match_id, Side::Black),
+                    };
+                    let g = AnyGame::start("sic", &t.options, Some(&s)).unwrap();
+                    for c in Color::ALL {
+                        if let Some(o) = g.start_observations()[c].clone() {
+                            expected[c].push_back(o);
+                        }
+                    }
+                    game = Some(g);
+                }
+            }
+            (Payload::Observation(bytes), Channel::Public) if mode == Mode::Owner => {
+                if let Ok(rules::intrigue::Observation::Setup(r)) =
+                    rules::intrigue::Observation::from_canonical(bytes)
+                {
+                    // Apply the setup action from its end-of-game opening (PROTOCOL.md 15.2).
+                    let g = game.get_or_insert_with(|| {
+                        AnyGame::start("intrigue", &t.options, None).unwrap()
+                    });
+                    let o = &openings[&(b.author, flow::INTRIGUE_SETUP.to_owned())];
+                    let (next, told) = g.apply(r.side, &o.value).expect("setup applies");
+                    if told.white.as_deref() != Some(bytes.as_slice()) {
+                        mismatch(&mut out, format!("entry {i}: setup report"));
+                    }
+                    out.observations += 1;
+                    *g = next;
+                } else if owner_due.take().as_deref() != Some(bytes.as_slice()) {
+                    mismatch(&mut out, format!("entry {i}: owner's answer"));
+                } else {
+                    out.observations += 1;
+                }
+            }
+            (Payload::Action(bytes), channel) if author_side.is_some() => {
+                let side = author_side.unwrap();
+                let Some(g) = &game else { panic!("entry {i}: action before the game") };
+                match g.apply(game::color(side), bytes) {
+                    Ok((next, told)) => {
+                        if channel != Channel::Public {
+                            for c in [game::color(side), !game::color(side)] {
+                                if let Some(o) = told[c].clone() {
+                                    expected[c].push_back(o);
+                                }
+                            }
+                        } else if mode == Mode::Owner {
+                            let report = rules::intrigue::Observation::from_canonical(
+                                told.white.as_ref().unwrap(),
+                            )
+                            .unwrap();
+                            if let rules::intrigue::Observation::Move(r) = report
+                                && r.inspection.is_some()
+                            {
+                                owner_due = told.white.clone();
+                            }
+                        }
+                        game = Some(next);
+                    }
+                    Err(e) => mismatch(&mut out, format!("entry {i}: refused action {e}")),
+                }
+            }
+            (Payload::Observation(bytes), channel) if Some(b.author) == umpire => {
+                let side = channel.side().expect("private");
+                let want = expected[game::color(side)].pop_front();
+                if want.as_deref() != Some(bytes.as_slice()) {
+                    mismatch(&mut out, format!("entry {i}: observation to {side}"));
+                }
+                out.observations += 1;
+            }
+            _ => {}
+        }
+    }
+    out.result = game.as_ref().and_then(AnyGame::result);
+    // Every commitment is opened, and opens.
+    for (_, b) in &bodies {
+        if let Payload::Commit { purpose, commitment } = &b.payload {
+            match openings.get(&(b.author, purpose.clone())) {
+                Some(o) => assert!(
+                    protocol::commitment::check_opening(
+                        commitment,
+                        purpose,
+                        &agreed.match_id,
+                        &b.author,
+                        o
+                    )
+                    .is_ok(),
+                    "opening of {purpose}"
+                ),
+                None => mismatch(&mut out, format!("{purpose} of {} never opened", b.author)),
+            }
+        }
+    }
+    out
+}
+
+/// R-C2 and each game's end rules: the record ends in the rules' result, claimed by everyone.
+fn assert_honest(variant: Variant, seed: u64) -> (usize, client::Summary) {
+    assert_honest_with(SelfplayConfig::new(variant, seed))
+}
+
+fn assert_honest_with(config: SelfplayConfig) -> (usize, client::Summary) {
+    let (variant, seed) = (config.variant, config.seed);
+    let s = selfplay_with(config).unwrap();
+    assert!(s.refused.is_empty(), "{variant}/{seed}: relay refused {:?}", s.refused);
+    assert!(s.faults.is_empty(), "{variant}/{seed}: faults {:?}", s.faults);
+    let decoded = MatchRecord::from_canonical(&s.bytes).expect("canonical record");
+    assert_eq!(decoded, s.record);
+    let r = replay(&s.record);
+    assert_eq!(r.mismatch, None, "{variant}/{seed}");
+    let result = r.result.unwrap_or_else(|| panic!("{variant}/{seed}: the game did not end"));
+    let claim = claim_of(&result);
+    let claimants = if flow::mode(variant) == Mode::Umpire { 3 } else { 2 };
+    assert_eq!(r.claims.len(), claimants, "{variant}/{seed}: {:?}", r.claims);
+    assert!(r.claims.iter().all(|c| *c == claim), "{variant}/{seed}: {:?} vs {claim:?}", r.claims);
+    assert_eq!(s.summary.result, Some(claim));
+    assert_eq!(s.finished.len(), claimants);
+    (r.observations, s.summary)
+}
+
+/// Each variant's seeds (a separate test each, so they run in parallel). Kriegspiel and SIC
+/// use seeds of shorter games: their records are the largest (hundreds of sealed messages).
+macro_rules! honest {
+    ($($name:ident: $variant:expr, $seeds:expr;)*) => {$(
+        #[test]
+        fn $name() {
+            for seed in $seeds {
+                let (observations, summary) = assert_honest($variant, seed);
+                if flow::mode($variant) != Mode::Open {
+                    assert!(observations > 0, "{}: no observation was compared", $variant);
+                }
+                assert!(summary.actions > 0);
+            }
+        }
+    )*};
+}
+
+honest! {
+    r_c2_chess_self_plays_to_the_rules_end: Variant::Chess, [0, 1, 2];
+    r_k1_kriegspiel_self_plays_to_the_rules_end: Variant::Kriegspiel, [1, 4];
+    r_s2_sic_self_plays_to_the_rules_end: Variant::Sic, [4, 5];
+    // Seed 0: two informer answers with appearances; 15: ends by R-I4 king capture.
+    r_i2_intrigue_self_plays_to_the_rules_end: Variant::Intrigue, [0, 10, 15, 21];
+    // Seed 181: level scores, decided by the R-G8 tie-break (commitments, sealed guesses).
+    r_g8_secretchess6_self_plays_to_the_rules_end: Variant::SecretChess6, [0, 1, 2, 181];
+    r_e5_espionage_self_plays_to_the_rules_end: Variant::Espionage, [0, 1, 2];
+}
+
+#[test]
+fn r_g9_secretchess6_with_life_freezes_and_hidden_scores() {
+    for seed in [0, 1] {
+        let mut c = SelfplayConfig::new(Variant::SecretChess6, seed);
+        for (k, v) in [
+            ("life-freezes-white", "2"),
+            ("life-freezes-black", "2"),
+            ("false-square-black", "true"),
+            ("hidden-scores", "true"),
+        ] {
+            c.options.insert(k.to_owned(), v.to_owned());
+        }
+        let (observations, _) = assert_honest_with(c);
+        assert!(observations > 0);
+    }
+}
+
+#[test]
+fn the_same_seed_gives_the_same_bytes() {
+    for v in [Variant::Chess, Variant::SecretChess6, Variant::Intrigue] {
+        let a = client::selfplay(v, 7).unwrap();
+        let b = client::selfplay(v, 7).unwrap();
+        assert_eq!(a.0, b.0, "{v}");
+        assert_ne!(a.0, client::selfplay(v, 8).unwrap().0, "{v}");
+    }
+}
+
+fn first_is_white(variant: Variant, seed: u64) -> SelfplayConfig {
+    let mut c = SelfplayConfig::new(variant, seed);
+    c.colours = Colours::FirstIsWhite;
+    c
+}
+
+#[test]
+fn a_lying_umpire_signs_its_lie_and_the_replay_sees_it() {
+    let mut c = first_is_white(Variant::SecretChess6, 3);
+    c.umpire_lie = Some(Box::new(|_side, index, bytes| {
+        if index == 5 {
+            bytes.push(0); // any change: here trailing bytes in one observation
+        }
+    }));
+    let s = selfplay_with(c).unwrap();
+    let r = replay(&s.record);
+    assert!(r.mismatch.as_deref().is_some_and(|m| m.contains("observation")), "{:?}", r.mismatch);
+}
+
+#[test]
+fn a_player_that_plays_an_illegal_move_forfeits_to_the_umpire() {
+    struct Illegal;
+    impl protocol::roles::Policy for Illegal {
+        fn decide(&mut self, v: Variant, s: Color, ask: &protocol::roles::Ask) -> Vec<u8> {
+            match ask {
+                // a1a1 is never a legal SIC move.
+                protocol::roles::Ask::Choose(_) => rules::Move::new(
+                    rules::Square::new(0, 0).unwrap(),
+                    rules::Square::new(0, 0).unwrap(),
+                )
+                .to_canonical(),
+                other => client::RandomBot::new([0; 32]).decide(v, s, other),
+            }
+        }
+    }
+    let mut c = first_is_white(Variant::Sic, 2);
+    c.policies[0] = Some(Box::new(Illegal));
+    let s = selfplay_with(c).unwrap();
+    let forfeit = flow::loss_of(Side::White, flow::FORFEIT);
+    assert_eq!(s.finished.get(&Who::Umpire), Some(&forfeit));
+    assert_eq!(s.finished.get(&Who::Player(1)), Some(&forfeit));
+    let r = replay(&s.record);
+    assert!(r.mismatch.as_deref().is_some_and(|m| m.ends_with("illegal move a1a1")), "{r:?}");
+    assert_eq!(r.claims, vec![forfeit.clone(), forfeit.clone(), forfeit]);
+}
+
+#[test]
+fn a_player_that_withholds_its_openings_is_timed_out_by_the_relay() {
+    let mut c = first_is_white(Variant::SecretChess6, 1);
+    c.player_hooks[1] = Some(Box::new(|_, p| !matches!(p, Payload::Open { .. })));
+    let s = selfplay_with(c).unwrap();
+    let r = replay(&s.record);
+    assert_eq!(r.timeouts, vec![(Side::Black, Expectation::Reveal)]);
+    assert!(r.mismatch.is_some_and(|m| m.contains("never opened")));
+}
+
+#[test]
+fn a_silent_umpired_player_loses_on_time() {
+    let mut c = first_is_white(Variant::Kriegspiel, 1);
+    let mut actions = 0;
+    c.player_hooks[1] = Some(Box::new(move |_, p| {
+        if matches!(p, Payload::Action(_)) {
+            actions += 1;
+        }
+        actions < 3 // Black sends two attempts, then nothing
+    }));
+    let s = selfplay_with(c).unwrap();
+    assert_eq!(replay(&s.record).timeouts, vec![(Side::Black, Expectation::Move)]);
+    let lost = flow::loss_of(Side::Black, flow::TIMEOUT);
+    assert_eq!(s.finished.get(&Who::Umpire), Some(&lost));
+    assert_eq!(s.finished.get(&Who::Player(0)), Some(&lost));
+}
+
+#[test]
+fn wire_hooks_drop_duplicate_and_forge_and_the_relay_refuses() {
+    let mut c = first_is_white(Variant::Chess, 0);
+    c.wire = Some(Box::new(|w| match w.index {
+        3 => Fate::Twice,
+        5 => {
+            let last = w.bytes.len() - 1;
+            w.bytes[last] ^= 1; // breaks the signature
+            Fate::Send
+        }
+        _ => Fate::Send,
+    }));
+    let s = selfplay_with(c).unwrap();
+    use protocol::relay::RelayError;
+    // With fixed colours play starts at once. Index 3 is Black's first move (sent twice),
+    // index 5 Black's reveal, forged: refused, so Black's next messages skip a sequence number,
+    // White waits for a move that never came in, and Black's clock runs out.
+    assert_eq!(s.refused.len(), 4, "{:?}", s.refused);
+    assert!(matches!(s.refused[0].1, RelayError::Duplicate { .. }));
+    assert!(matches!(s.refused[1].1, RelayError::Message(_)));
+    assert!(matches!(s.refused[2].1, RelayError::OutOfOrder { seq: 3, expected: 2, .. }));
+    assert!(matches!(s.refused[3].1, RelayError::OutOfOrder { seq: 4, expected: 2, .. }));
+    let r = replay(&s.record);
+    // Its public contribution was never revealed either: after the claims, a reveal timeout.
+    let timeouts = vec![(Side::Black, Expectation::Move), (Side::Black, Expectation::Reveal)];
+    assert_eq!(r.timeouts, timeouts);
+    assert_eq!(s.summary.result, Some(flow::loss_of(Side::Black, flow::TIMEOUT)));
 }

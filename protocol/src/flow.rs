@@ -8,7 +8,7 @@
 //!                     Reveal(public-contribution)             -> colours (fixed or drawn)
 //! 3 setup    open:    nothing
 //!            owner:   each player Commit(intrigue-setup); then White, then Black (after White's),
-//!                     public Observation(SetupReport of its own setup action)
+//!                     public Observation(intrigue::Observation::Setup of its own setup)
 //!            umpire:  sic: each player Sealed(Open(private-seed)) on its channel; the umpire
 //!                     Sealed(Ack(that message)); once both are in, the umpire Sealed(Observation(
 //!                     start view)) to each player
@@ -16,7 +16,8 @@
 //!                     Sealed(Action(setup)); the umpire answers as in step 4
 //! 4 play     open:    the side to act: public Action
 //!            owner:   the side to act: public Action(Move); if it took a pawn, its owner
-//!                     answers at once: public Observation(Inspection); if the pawn was the
+//!                     answers at once: public Observation(intrigue::Observation::Move, the
+//!                     rules' report of that move with its inspection); if the pawn was the
 //!                     informer, the owner then sends public Open(intrigue-setup)
 //!            umpire:  the side to act: Sealed(Action) on its channel; the umpire applies it in
 //!                     relay order and sends Sealed(Observation) to each side told something,

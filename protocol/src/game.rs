@@ -45,8 +45,6 @@ canonical! {
     rules::sic::View => "sic view",
     rules::intrigue::Action => "intrigue action",
     rules::intrigue::Observation => "intrigue observation",
-    rules::intrigue::Inspection => "intrigue inspection",
-    rules::intrigue::SetupReport => "intrigue setup report",
     sc6::Action => "secretchess6 action",
     sc6::Observation => "secretchess6 observation",
     rules::espionage::Observation => "espionage observation",

@@ -36,7 +36,7 @@ use protocol::keys::ByColour;
 use protocol::message::{Claim, Expectation, Outcome, Payload};
 use protocol::terms::Colours;
 use protocol::{Channel, Commitment, PublicKey, Side};
-use rules::intrigue::{Inspection, SetupReport};
+use rules::intrigue::{Inspection, MoveReport, SetupReport};
 use rules::{Analysis, ByColor, Color, EndReason, GameResult, Variant};
 use std::collections::{BTreeMap, VecDeque};
 
@@ -117,30 +117,25 @@ struct Owed {
 struct OwedAnswer {
     owner: Color,
     inspection: Inspection,
+    /// The rules' whole report of the move (what the owner must publish).
+    report: MoveReport,
     move_entry: usize,
 }
 
-/// What an Intrigue player signs publicly: its setup report or its informer answer. The flow
-/// names the bare `SetupReport` / `Inspection`; the players send the rules' whole
-/// `intrigue::Observation` (the report of their own setup, or the move report carrying the
-/// answer). Both are read; only the owner's own statement is judged.
+/// What an Intrigue player signs publicly (PROTOCOL.md 15.2): the rules' observation of its
+/// own setup action, or, as the owner of a captured pawn, the rules' whole observation of that
+/// move, whose `inspection` is its answer.
 enum OwnerStatement {
     Setup(SetupReport),
-    Answer(Option<Inspection>),
+    Answer(MoveReport),
 }
 
 fn owner_statement(bytes: &[u8]) -> Option<OwnerStatement> {
     use rules::intrigue::Observation as O;
-    if let Ok(o) = O::from_canonical(bytes) {
-        return Some(match o {
-            O::Setup(r) => OwnerStatement::Setup(r),
-            O::Move(m) => OwnerStatement::Answer(m.inspection),
-        });
-    }
-    if let Ok(i) = Inspection::from_canonical(bytes) {
-        return Some(OwnerStatement::Answer(Some(i)));
-    }
-    SetupReport::from_canonical(bytes).ok().map(OwnerStatement::Setup)
+    Some(match O::from_canonical(bytes).ok()? {
+        O::Setup(r) => OwnerStatement::Setup(r),
+        O::Move(m) => OwnerStatement::Answer(m),
+    })
 }
 
 fn json<T: serde::Serialize>(value: &T) -> String {
@@ -704,8 +699,12 @@ impl<'a> Replayer<'a> {
                 if let Some(rules::intrigue::Observation::Move(m)) = report
                     && let Some(i) = m.inspection
                 {
-                    self.owed_answer =
-                        Some(OwedAnswer { owner: i.owner, inspection: i, move_entry: e.index });
+                    self.owed_answer = Some(OwedAnswer {
+                        owner: i.owner,
+                        inspection: i,
+                        report: m,
+                        move_entry: e.index,
+                    });
                 }
             }
             Mode::Open => {}
@@ -814,8 +813,10 @@ impl<'a> Replayer<'a> {
                     format!("{who} published a setup report when none was due (R-I1)."),
                 );
             }
-            OwnerStatement::Answer(answer) => answer,
+            OwnerStatement::Answer(report) => report,
         };
+        let report = answer;
+        let answer = report.inspection;
         let Some(owed) = self.owed_answer.clone() else {
             return self.stop(
                 FaultKind::FalseInformerAnswer,
@@ -844,7 +845,25 @@ impl<'a> Replayer<'a> {
         }
         self.owed_answer = None;
         if answer == Some(owed.inspection) {
-            return Ok(());
+            if report == owed.report {
+                return Ok(());
+            }
+            // The answer is right but the rest of the report is not the rules' (the owner can
+            // compute it exactly: nothing in it depends on the mover's secrets).
+            let (signed, rules_json) = (text::json(&report), text::json(&owed.report));
+            let fields = text::differing_fields(&signed, &rules_json);
+            return self.stop(
+                FaultKind::FalseAnnouncement,
+                e.author,
+                e,
+                format!(
+                    "after the move of entry {}, {who} signed the report {signed}; the rules give \
+                     {rules_json}; differs in: {}",
+                    owed.move_entry,
+                    fields.join(", ")
+                ),
+                format!("{who} published a false report of the move that took its pawn."),
+            );
         }
         let (signed, rules_json) = (text::json(&answer), text::json(&owed.inspection));
         let fields = text::differing_fields(&signed, &rules_json);

@@ -159,6 +159,26 @@ impl Player {
         self.end.is_none() && !self.waiting && self.my_turn()
     }
 
+    /// The side this player is waiting for, in open and owner games, where the turn is
+    /// public: the side to move, or an Intrigue owner whose answer is due. `None` in umpired
+    /// games (ask the umpire, [`crate::roles::Umpire::awaiting`]) and once the end is known.
+    pub fn awaiting(&self) -> Option<Side> {
+        if self.end.is_some() {
+            return None;
+        }
+        let me = self.me();
+        match &self.track {
+            Track::Open(g) => g.to_act().first().map(|c| game::side(*c)),
+            Track::Intrigue { awaiting_answer: true, .. } => Some(game::side(!me)),
+            Track::Intrigue { model, .. } => model
+                .as_ref()
+                .and_then(|m| m.game.as_ref())
+                .and_then(|g| g.to_act().first().copied())
+                .map(game::side),
+            _ => None,
+        }
+    }
+
     fn random32(&mut self) -> [u8; 32] {
         let mut b = [0u8; 32];
         self.rng.fill_bytes(&mut b);
@@ -188,10 +208,10 @@ impl Player {
     }
 
     fn send_public(&mut self, mut payload: Payload) {
-        if let Some(h) = &mut self.hook {
-            if !h(Channel::Public, &mut payload) {
-                return;
-            }
+        if let Some(h) = &mut self.hook
+            && !h(Channel::Public, &mut payload)
+        {
+            return;
         }
         let m = self.author.write(Channel::Public, payload);
         self.wrote(m);
@@ -203,10 +223,10 @@ impl Player {
             return;
         };
         let channel = Channel::private(side);
-        if let Some(h) = &mut self.hook {
-            if !h(channel, &mut payload) {
-                return;
-            }
+        if let Some(h) = &mut self.hook
+            && !h(channel, &mut payload)
+        {
+            return;
         }
         let key = umpire.seal_key;
         let seed = self.random32();
@@ -232,10 +252,10 @@ impl Player {
     }
 
     fn open_public(&mut self, purpose: &str) {
-        if let Some(opening) = self.mine.get(purpose).cloned() {
-            if self.opened.insert(purpose.to_owned()) {
-                self.send_public(Payload::Open { purpose: purpose.to_owned(), opening });
-            }
+        if let Some(opening) = self.mine.get(purpose).cloned()
+            && self.opened.insert(purpose.to_owned())
+        {
+            self.send_public(Payload::Open { purpose: purpose.to_owned(), opening });
         }
     }
 
@@ -538,13 +558,12 @@ impl Player {
                 }
             }
             Payload::Open { purpose, opening } if purpose == flow::INTRIGUE_SETUP => {
-                if body.author != me_key {
-                    if let Track::Intrigue { model: Some(m), awaiting_answer, .. } = &mut self.track
-                    {
-                        m.opened(opening);
-                        *awaiting_answer = false;
-                        self.set_result_from_model();
-                    }
+                if body.author != me_key
+                    && let Track::Intrigue { model: Some(m), awaiting_answer, .. } = &mut self.track
+                {
+                    m.opened(opening);
+                    *awaiting_answer = false;
+                    self.set_result_from_model();
                 }
             }
             _ => {}

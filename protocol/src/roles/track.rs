@@ -91,10 +91,10 @@ pub(crate) fn kriegspiel_candidates(own: &Board, side: Color) -> Vec<Move> {
                 if let Some(one) = from.offset(0, dr).filter(|s| !occ.contains(*s)) {
                     push_pawn(&mut out, from, one);
                     let start = side.fold(1, 6);
-                    if let Some(two) = one.offset(0, dr).filter(|s| !occ.contains(*s)) {
-                        if from.rank() == start {
-                            out.push(Move::new(from, two));
-                        }
+                    if let Some(two) = one.offset(0, dr).filter(|s| !occ.contains(*s))
+                        && from.rank() == start
+                    {
+                        out.push(Move::new(from, two));
                     }
                 }
                 for df in [-1, 1] {
@@ -250,10 +250,14 @@ impl IntrigueModel {
             let setups = ByColor::new_with(|c| if c == self.me { self.own } else { hyp });
             let mut g = AnyGame::start("intrigue", &BTreeMap::new(), None).expect("intrigue");
             for c in Color::ALL {
-                g = g
-                    .apply(c, &IAction::Setup(setups[c]).to_canonical())
-                    .expect("setups of the right rank apply")
-                    .0;
+                // A setup the rules refuse (a cheater's, opened) leaves no model to play on.
+                match g.apply(c, &IAction::Setup(setups[c]).to_canonical()) {
+                    Ok((next, _)) => g = next,
+                    Err(_) => {
+                        self.game = None;
+                        return;
+                    }
+                }
             }
             self.last = None;
             for (i, (actor, bytes)) in self.moves.iter().enumerate() {

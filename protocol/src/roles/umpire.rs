@@ -125,10 +125,10 @@ impl Umpire {
     }
 
     fn send_public(&mut self, mut payload: Payload) {
-        if let Some(h) = &mut self.hook {
-            if !h(Channel::Public, &mut payload) {
-                return;
-            }
+        if let Some(h) = &mut self.hook
+            && !h(Channel::Public, &mut payload)
+        {
+            return;
         }
         let m = self.author.write(Channel::Public, payload);
         self.wrote(m);
@@ -136,10 +136,10 @@ impl Umpire {
 
     fn send_sealed(&mut self, side: Side, mut payload: Payload) {
         let channel = Channel::private(side);
-        if let Some(h) = &mut self.hook {
-            if !h(channel, &mut payload) {
-                return;
-            }
+        if let Some(h) = &mut self.hook
+            && !h(channel, &mut payload)
+        {
+            return;
         }
         let Some(colours) = self.log.colours else { return };
         let Some(player) = self.terms.terms.player(&colours.key(side)) else { return };
@@ -250,13 +250,11 @@ impl Umpire {
                     },
                     _ => None,
                 };
-                if let Some(purpose) = needs {
-                    if self.log.commitment(&body.author, purpose).is_none() {
-                        self.conclude(flow::loss_of(side, FORFEIT));
-                        return Err(fault(format!(
-                            "a sealed {purpose} without its public commitment"
-                        )));
-                    }
+                if let Some(purpose) = needs
+                    && self.log.commitment(&body.author, purpose).is_none()
+                {
+                    self.conclude(flow::loss_of(side, FORFEIT));
+                    return Err(fault(format!("a sealed {purpose} without its public commitment")));
                 }
                 match g.apply(game::color(side), &bytes) {
                     Ok((next, told)) => {
@@ -328,9 +326,8 @@ impl Participant for Umpire {
                     self.conclude(flow::loss_of(side, TIMEOUT));
                     return Ok(());
                 }
-                if self.variant != Variant::Sic {
-                    self.maybe_start();
-                }
+                // SIC also needs both sealed seeds, which may come before the reveals.
+                self.maybe_start();
                 Ok(())
             }
             channel => {

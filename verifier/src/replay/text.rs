@@ -99,9 +99,8 @@ pub fn action_text(variant: Variant, bytes: &[u8]) -> String {
     }
 }
 
-/// What the rules tell a side, or what an umpire or owner signed, as JSON. Tries, in order, the
-/// game's observation type and the other game types that travel as observations (SIC's start
-/// view; Intrigue's setup report and informer answer).
+/// What the rules tell a side, or what an umpire or owner signed, as JSON: the game's
+/// observation type (for SIC also its start view).
 #[must_use]
 pub fn observation_json(variant: Variant, bytes: &[u8]) -> Value {
     let value = match variant {
@@ -110,9 +109,7 @@ pub fn observation_json(variant: Variant, bytes: &[u8]) -> Value {
         Variant::Sic => {
             decoded::<rules::sic::Observation>(bytes).or_else(|| decoded::<rules::sic::View>(bytes))
         }
-        Variant::Intrigue => decoded::<rules::intrigue::Observation>(bytes)
-            .or_else(|| decoded::<rules::intrigue::Inspection>(bytes))
-            .or_else(|| decoded::<rules::intrigue::SetupReport>(bytes)),
+        Variant::Intrigue => decoded::<rules::intrigue::Observation>(bytes),
         Variant::SecretChess6 => sc6::Observation::from_canonical(bytes)
             .ok()
             .map(|o| json(&rules::secretchess6::Observation::from(o))),
