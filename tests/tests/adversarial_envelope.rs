@@ -300,3 +300,50 @@ fn truncated_record() {
     only_fault(&faults(b"hello"), FaultKind::MalformedRecord, None, Role::Record);
     let _ = Who::Umpire;
 }
+
+// The same cheats by participants of a whole self-played match (`client::selfplay` hooks on the
+// real player, umpire and relay machines).
+
+fn selfplay_cheat(
+    variant: rules::Variant,
+    cheater: usize,
+    hook: protocol::roles::Hook,
+) -> (client::selfplay::Selfplay, Vec<Fault>) {
+    let mut config = client::selfplay::SelfplayConfig::new(variant, 3);
+    config.player_hooks[cheater] = Some(hook);
+    let s = client::selfplay::selfplay_with(config).expect("self-play");
+    let f = faults(&s.bytes);
+    (s, f)
+}
+
+fn role_of(s: &client::selfplay::Selfplay, player: usize) -> Role {
+    let key = s.cast.players[player].public();
+    if s.colours.expect("colours drawn").white == key { Role::White } else { Role::Black }
+}
+
+#[test]
+fn selfplay_player_withholding_its_openings_misses_the_reveal() {
+    // Player 1 never sends its end-of-game `Open`s; the relay times its reveal out.
+    let hook: protocol::roles::Hook = Box::new(|_, p| !matches!(p, Payload::Open { .. }));
+    let (s, f) = selfplay_cheat(rules::Variant::Intrigue, 1, hook);
+    let key = s.cast.players[1].public();
+    let f = only_fault(&f, FaultKind::MissingReveal, Some(key), role_of(&s, 1));
+    assert!(f.evidence.contains("intrigue-setup"), "{f:?}");
+}
+
+#[test]
+fn selfplay_player_sealing_a_false_opening_of_its_seed() {
+    // SIC: player 0 seals to the umpire an opening of its private seed with another value.
+    let hook: protocol::roles::Hook = Box::new(|channel, p| {
+        if channel != Channel::Public
+            && let Payload::Open { opening, .. } = p
+        {
+            opening.value[0] ^= 1;
+        }
+        true
+    });
+    let (s, f) = selfplay_cheat(rules::Variant::Sic, 0, hook);
+    let key = s.cast.players[0].public();
+    let f = only_fault(&f, FaultKind::BadOpening, Some(key), role_of(&s, 0));
+    assert!(f.evidence.contains("private-seed"), "{f:?}");
+}

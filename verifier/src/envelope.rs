@@ -134,13 +134,11 @@ pub fn not_a_record(record_bytes: &[u8]) -> Option<String> {
 /// Empty bytes, or bytes that do not start with the record's version byte.
 fn not_versioned(record_bytes: &[u8]) -> Option<String> {
     match record_bytes.first() {
-        None => return Some("the file is empty".to_owned()),
-        Some(&v) if v != protocol::codec::VERSION => {
-            return Some(format!(
-                "the first byte is {v:#04x}, not the record version {:#04x}",
-                protocol::codec::VERSION
-            ));
-        }
+        None => Some("the file is empty".to_owned()),
+        Some(&v) if v != protocol::codec::VERSION => Some(format!(
+            "the first byte is {v:#04x}, not the record version {:#04x}",
+            protocol::codec::VERSION
+        )),
         Some(_) => None,
     }
 }

@@ -1,0 +1,170 @@
+//! `fogproof verify`: exact output for a valid self-played record, a faulty one and an unreadable
+//! one, in both formats, and the exit status of each case (0 valid, 1 a fault, 2 unreadable).
+
+use protocol::message::Outcome;
+use std::path::PathBuf;
+use std::process::Command;
+
+fn fogproof(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_fogproof")).args(args).output().expect("runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).expect("utf-8"),
+        String::from_utf8(out.stderr).expect("utf-8"),
+    )
+}
+
+/// A scratch directory of this test binary (one per test name: tests run in parallel).
+fn scratch(test: &str) -> PathBuf {
+    let dir =
+        std::env::temp_dir().join(format!("fogproof-cli-verify-{}-{test}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    dir
+}
+
+/// An honest self-played chess record, written to `dir`, with what the test expects of it.
+struct Played {
+    path: PathBuf,
+    white: String,
+    black: String,
+    result: String,
+    relay: String,
+}
+
+fn played(dir: &std::path::Path, name: &str, mangle: impl FnOnce(&mut Vec<u8>)) -> Played {
+    let s = client::selfplay::selfplay_with(client::selfplay::SelfplayConfig::new(
+        rules::Variant::Chess,
+        7,
+    ))
+    .expect("self-play");
+    let colours = s.colours.expect("colours drawn");
+    let claim = s.summary.result.expect("a result");
+    let score = match claim.outcome {
+        Outcome::WhiteWins => "1-0",
+        Outcome::BlackWins => "0-1",
+        Outcome::Draw => "1/2-1/2",
+        Outcome::NoResult => "*",
+    };
+    let mut bytes = s.bytes;
+    mangle(&mut bytes);
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).expect("write record");
+    Played {
+        path,
+        white: colours.white.fingerprint(),
+        black: colours.black.fingerprint(),
+        result: format!("{score} {}", claim.reason),
+        relay: s.cast.relay.public().fingerprint(),
+    }
+}
+
+#[test]
+fn valid_record_summary_and_exit_0() {
+    let dir = scratch("valid");
+    let p = played(&dir, "game.fpr", |_| {});
+    let file = p.path.display().to_string();
+    let (code, out, err) = fogproof(&["verify", &file]);
+    assert_eq!((code, err.as_str()), (0, ""), "{out}");
+    assert_eq!(
+        out,
+        format!(
+            "{file}: valid\n  variant: chess (chess/fide)\n  white: {}\n  black: {}\n  result: {}\n",
+            p.white, p.black, p.result
+        )
+    );
+}
+
+#[test]
+fn valid_record_as_json() {
+    let dir = scratch("json");
+    let p = played(&dir, "game.fpr", |_| {});
+    let file = p.path.display().to_string();
+    let (code, out, _) = fogproof(&["verify", "--json", &file]);
+    assert_eq!(code, 0);
+    assert_eq!(out.lines().count(), 1, "one JSON object per record");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(v["status"], "valid");
+    assert_eq!(v["file"], file);
+    assert_eq!(v["variant"], "chess");
+    assert_eq!(v["white"]["fingerprint"], p.white);
+    assert_eq!(v["black"]["fingerprint"], p.black);
+    assert_eq!(
+        format!(
+            "{} {}",
+            v["result"]["score"].as_str().unwrap(),
+            v["result"]["reason"].as_str().unwrap()
+        ),
+        p.result
+    );
+    assert_eq!(v["faults"], serde_json::json!([]));
+}
+
+#[test]
+fn faulty_record_summary_and_exit_1() {
+    // The last receipt's signature is broken: the record's fault, which voids the game.
+    let dir = scratch("faulty");
+    let p = played(&dir, "bad.fpr", |b| {
+        let n = b.len();
+        // The record ends with the disclosures count (0 in chess), preceded by the last
+        // receipt's signature: flip a bit of its `s`.
+        b[n - 2] ^= 1;
+    });
+    let file = p.path.display().to_string();
+    let (code, out, err) = fogproof(&["verify", &file]);
+    assert_eq!((code, err.as_str()), (1, ""), "{out}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], format!("{file}: 1 fault"));
+    assert_eq!(lines[1], "  variant: chess (chess/fide)");
+    assert_eq!(lines[2], format!("  white: {}", p.white));
+    assert_eq!(lines[3], format!("  black: {}", p.black));
+    assert!(lines[4].starts_with("  fault 1: bad-receipt by the record (entry "), "{out}");
+    assert!(lines[5].starts_with("    Entry ") && lines[5].ends_with("is not signed by the relay the terms name: the message was never shown to be accepted."), "{out}");
+    assert!(
+        lines[6].starts_with("    evidence: receipt signature does not verify under relay"),
+        "{out}"
+    );
+    assert_eq!(lines[7], "  sanction: void");
+    assert_eq!(lines.len(), 8, "{out}");
+    let _ = p.relay;
+}
+
+#[test]
+fn unreadable_inputs_exit_2_and_the_worst_status_wins() {
+    let dir = scratch("unreadable");
+    let p = played(&dir, "game.fpr", |_| {});
+    let text = dir.join("notes.txt");
+    std::fs::write(&text, "hello\n").expect("write");
+    let missing = dir.join("missing.fpr");
+    let (good, text, missing) =
+        (p.path.display().to_string(), text.display().to_string(), missing.display().to_string());
+
+    let (code, out, _) = fogproof(&["verify", &text]);
+    assert_eq!(code, 2);
+    assert_eq!(
+        out,
+        format!(
+            "{text}: unreadable: not a fogproof match record: the first byte is 0x68, not the \
+             record version 0x01\n"
+        )
+    );
+    let (code, out, _) = fogproof(&["verify", &missing]);
+    assert_eq!(code, 2);
+    assert_eq!(out, format!("{missing}: unreadable: No such file or directory (os error 2)\n"));
+
+    // Several files: one report each, in order; the status is the worst of them.
+    let (code, out, err) = fogproof(&["verify", "--json", &good, &missing]);
+    assert_eq!((code, err.as_str()), (2, ""), "no progress bar when stderr is not a terminal");
+    let v: Vec<serde_json::Value> =
+        out.lines().map(|l| serde_json::from_str(l).expect("JSON")).collect();
+    assert_eq!(v.len(), 2);
+    assert_eq!(v[0]["status"], "valid");
+    assert_eq!(v[1]["status"], "unreadable");
+    assert_eq!(v[1]["error"], "No such file or directory (os error 2)");
+}
+
+#[test]
+fn no_file_is_a_usage_error() {
+    let (code, _, err) = fogproof(&["verify"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("FILES"), "{err}");
+}
