@@ -34,7 +34,6 @@ use protocol::flow::{self, Mode};
 use protocol::game::{self, AnyGame, Told, sc6};
 use protocol::keys::ByColour;
 use protocol::message::{Claim, Expectation, Outcome, Payload};
-use protocol::terms::Colours;
 use protocol::{Channel, Commitment, PublicKey, Side};
 use rules::intrigue::{Inspection, MoveReport, SetupReport};
 use rules::{Analysis, ByColor, Color, EndReason, GameResult, Variant};
@@ -401,11 +400,8 @@ impl<'a> Replayer<'a> {
             );
         };
         self.contributions[i] = Some(c);
-        if let [Some(c0), Some(c1)] = self.contributions {
-            if self.d.terms.colours == Colours::Drawn && self.colours.is_none() {
-                self.colours =
-                    Some(protocol::seed::draw_colours(&self.d.terms, &self.d.match_id, &[c0, c1]));
-            }
+        // Colours (fixed or drawn from both contributions) come from layer 1.
+        if let [Some(_), Some(_)] = self.contributions {
             self.maybe_start_sic(e)?;
         }
         Ok(())
