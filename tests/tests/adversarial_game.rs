@@ -2,10 +2,10 @@
 //! `client` crate's hooks, while the real player, umpire and relay state machines run; the
 //! verifier must return the exact fault kind, culprit key and role (docs/PROTOCOL.md 15).
 //!
-//! Colours are fixed (`players[0]` is White) except in SIC, where they are drawn (the self-play
-//! driver stalls SIC under fixed colours); the culprit's role is then read from the colours the
-//! match drew. Each lie is told once, at the first chance; a test whose cheat never got its
-//! chance fails.
+//! Colours are fixed (`players[0]` is White) except in SIC, where they are drawn from both
+//! players' contributions (so the draw is exercised too) and a cheating player's role is read
+//! from the colours the match drew. Each lie is told once, at the first chance; a test whose
+//! cheat never got its chance fails.
 
 use client::{Selfplay, SelfplayConfig};
 use protocol::codec::Canonical;

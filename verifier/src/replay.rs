@@ -17,6 +17,21 @@
 //! - claims must state the result the rules give (or a resignation, an agreed draw, the
 //!   relay's timeout); a record that ends before the game does is truncated.
 //!
+//! | what is wrong | fault | culprit |
+//! |---|---|---|
+//! | an action the rules refuse (illegal move, wrong turn, after the end, bad bytes, an action sent in the clear in an umpired game) | `illegal-action` | the player |
+//! | an umpired game's answer to a refused action, or a forfeit claim for a legal game | `false-adjudication` | the umpire |
+//! | Kriegspiel `illegal` for a legal attempt, or an announcement for an illegal one (R-K1) | `false-adjudication` | the umpire |
+//! | any other umpire observation that is not the rules' (announcements, views, legal-move lists, checks, red squares, scores), or one no action called for | `false-announcement` | the umpire |
+//! | a SIC start view other than the one the revealed seeds give (R-S2) | `bad-setup` | the umpire |
+//! | a SIC private seed sealed to the umpire that does not open its commitment; a 6x6 sealed setup other than the opened one; an Intrigue setup the rules refuse | `bad-setup` | the player |
+//! | an Intrigue setup report unlike the committed setup, or a false move report | `false-announcement` | the player |
+//! | an Intrigue informer answer other than the committed setup gives, a missing or unsolicited answer (R-I2) | `false-informer-answer` | the owner |
+//! | a claim other than the result (rules, resignation, agreed draw, relay timeout) | `false-claim` | the claimant |
+//! | the relay's signed `Timeout` | `timeout` | the side |
+//! | the record ends before the result, an umpire's answer or an owner's answer | `truncated-record` | nobody (`record`) |
+//! | a needed opening missing (Intrigue setup, 6x6 setup or tie-break) | `missing-reveal` | the player |
+//!
 //! The replay stops at the first fault of the game itself (what follows a false statement is
 //! no longer a game anyone can judge), except that an umpire's reaction to a player's refused
 //! action is still judged. Deterministic; never panics on any input.
