@@ -185,3 +185,32 @@ fn bad_view_and_unreadable_file_are_errors() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).starts_with("fogproof: cannot read"));
 }
+
+#[test]
+fn pgn_of_a_record_with_a_fault_names_it_and_stops_there() {
+    // An umpire that adds a pawn try to its first Kriegspiel announcement.
+    let mut config = client::SelfplayConfig::new(Variant::Kriegspiel, 1);
+    let lied = std::rc::Rc::new(std::cell::Cell::new(false));
+    let flag = lied.clone();
+    config.umpire_lie = Some(Box::new(move |_side, _i, bytes: &mut Vec<u8>| {
+        if let Ok(rules::kriegspiel::Answer::Legal(mut a)) =
+            rules::kriegspiel::Answer::from_canonical(bytes)
+            && !flag.get()
+        {
+            a.pawn_tries += 1;
+            *bytes = rules::kriegspiel::Answer::Legal(a).to_canonical();
+            flag.set(true);
+        }
+    }));
+    let played = client::selfplay_with(config).expect("selfplay");
+    assert!(lied.get());
+    let dir = std::env::temp_dir().join(format!("fogproof-record-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join("kriegspiel-lie.rec");
+    std::fs::write(&path, &played.bytes).expect("write record");
+    let pgn = stdout_of(&["record", "pgn", path.to_str().expect("utf-8 path")]);
+    assert_eq!(tag(&pgn, "Verdict"), Some("false-announcement by umpire"));
+    assert_eq!(tag(&pgn, "Result"), Some("*"));
+    // The replay stops at the lie: the game shown is the part before it.
+    assert!(moves(&pgn).len() < 3, "{pgn}");
+}

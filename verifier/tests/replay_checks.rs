@@ -247,3 +247,69 @@ fn r_g1_a_sealed_setup_other_than_the_opened_one_is_bad_setup() {
     assert_eq!((f[0].kind, f[0].role, f[0].culprit), (FaultKind::BadSetup, role, Some(author)));
     assert!(f[0].evidence.contains("KQRBN1"), "{}", f[0].evidence);
 }
+
+#[test]
+fn r_s11_an_umpire_answering_an_illegal_move_shares_the_fault() {
+    // A SIC player's sealed move is replaced by one that is not legal (a1a1); the umpire's
+    // answers that follow treat it as played: the player's fault first, then the umpire's.
+    use protocol::codec::Canonical;
+    let mut c = checked(Variant::Sic, 1);
+    let at = nth_action(&c, 3);
+    let mover = c.entries[at].author();
+    let a1 = rules::Square::from_index(0).expect("a1");
+    c.entries[at].payload = Payload::Action(rules::Move::new(a1, a1).to_canonical());
+    let umpire = c.terms.terms.umpire.as_ref().map(|u| u.key).expect("an umpire");
+    let f = faults(&c);
+    assert_eq!((f[0].kind, f[0].culprit), (FaultKind::IllegalAction, Some(mover)));
+    assert_eq!(
+        (f[1].kind, f[1].role, f[1].culprit),
+        (FaultKind::FalseAdjudication, Role::Umpire, Some(umpire))
+    );
+}
+
+#[test]
+fn an_umpire_observation_no_action_called_for_is_false() {
+    let mut c = checked(Variant::Kriegspiel, 2);
+    let umpire = c.terms.terms.umpire.as_ref().map(|u| u.key).expect("an umpire");
+    let at = c
+        .entries
+        .iter()
+        .rposition(|e| e.author() == umpire && matches!(e.payload, Payload::Observation(_)))
+        .expect("an umpire observation");
+    let again = c.entries[at].clone();
+    c.entries.insert(at + 1, again);
+    let f = faults(&c);
+    assert_eq!((f[0].kind, f[0].role), (FaultKind::FalseAnnouncement, Role::Umpire));
+    assert!(f[0].evidence.contains("tell it nothing"), "{}", f[0].evidence);
+}
+
+#[test]
+fn r_i2_a_true_answer_in_a_false_move_report_is_still_false() {
+    use protocol::codec::Canonical;
+    for seed in 1..=8 {
+        let mut c = checked(Variant::Intrigue, seed);
+        let at = c.entries.iter().position(|e| {
+            matches!(&e.payload, Payload::Observation(b)
+                if matches!(rules::intrigue::Observation::from_canonical(b),
+                    Ok(rules::intrigue::Observation::Move(_))))
+        });
+        let Some(at) = at else { continue };
+        let owner = c.entries[at].author();
+        if let Payload::Observation(b) = &mut c.entries[at].payload
+            && let Ok(rules::intrigue::Observation::Move(mut r)) =
+                rules::intrigue::Observation::from_canonical(b)
+        {
+            r.check = if r.check.is_empty() { vec![Color::White] } else { Vec::new() };
+            *b = rules::intrigue::Observation::Move(r).to_canonical();
+        }
+        let role = c.role_of(&owner).expect("a player");
+        let f = faults(&c);
+        assert_eq!(
+            (f[0].kind, f[0].role, f[0].culprit),
+            (FaultKind::FalseAnnouncement, role, Some(owner))
+        );
+        assert!(f[0].evidence.contains("differs in: check"), "{}", f[0].evidence);
+        return;
+    }
+    panic!("no informer answer in 8 intrigue games");
+}
