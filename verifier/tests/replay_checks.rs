@@ -313,3 +313,27 @@ fn r_i2_a_true_answer_in_a_false_move_report_is_still_false() {
     }
     panic!("no informer answer in 8 intrigue games");
 }
+
+#[test]
+fn r_s2_a_sealed_private_seed_that_opens_nothing_is_the_players_bad_setup() {
+    // Layer 1 refuses such an opening (bad-opening); layer 2 stands on its own and pins the
+    // setup on the player too.
+    let mut c = checked(Variant::Sic, 2);
+    let at = c
+        .entries
+        .iter()
+        .position(|e| {
+            e.sealed
+                && matches!(&e.payload, Payload::Open { purpose, .. }
+                    if purpose == protocol::commitment::PRIVATE_SEED)
+        })
+        .expect("a sealed private seed");
+    let author = c.entries[at].author();
+    if let Payload::Open { opening, .. } = &mut c.entries[at].payload {
+        opening.value = vec![0x42; 32];
+    }
+    let role = c.role_of(&author).expect("a player");
+    let f = faults(&c);
+    assert_eq!((f[0].kind, f[0].role, f[0].culprit), (FaultKind::BadSetup, role, Some(author)));
+    assert!(f[0].evidence.contains("does not open the commitment"), "{}", f[0].evidence);
+}
