@@ -3,6 +3,7 @@
 //! Every error is one line on stderr naming the problem, with exit status 2.
 
 mod keys;
+mod record;
 mod referee;
 mod selfplay;
 mod verify;
@@ -28,6 +29,11 @@ enum Command {
     /// Identity key files: create one, show its public key and fingerprint.
     #[command(subcommand)]
     Keys(keys::KeysCommand),
+    /// Verify match records offline: a summary per record; exit 0 all valid, 1 a fault, 2 unreadable.
+    Verify(verify::VerifyArgs),
+    /// Match records: show one as JSON, or its game as PGN (whole, or as one side knew it).
+    #[command(subcommand)]
+    Record(record::RecordCommand),
     /// Play one complete match in-process (two random bots, umpire, relay) and write its record.
     Selfplay {
         /// chess, kriegspiel, sic, intrigue, secretchess6 or espionage.
@@ -40,8 +46,6 @@ enum Command {
         #[arg(long)]
         out: std::path::PathBuf,
     },
-    /// Verify match records offline: a summary per record; exit 0 all valid, 1 a fault, 2 unreadable.
-    Verify(verify::VerifyArgs),
 }
 
 #[derive(Subcommand)]
@@ -129,10 +133,11 @@ fn run(cli: Cli) -> Result<()> {
         }
         Command::Rules(RulesCommand::Demo) => demo(&mut out)?,
         Command::Keys(command) => keys::run(command, &mut out)?,
+        Command::Record(command) => record::run(command, &mut out)?,
+        Command::Verify(_) => unreachable!("`verify` is dispatched in main for its exit status"),
         Command::Selfplay { variant: v, seed, out: path } => {
             selfplay::run(variant(&v)?, seed, &path, &mut out)?;
         }
-        Command::Verify(_) => unreachable!("`verify` is dispatched in main for its exit status"),
     }
     Ok(())
 }

@@ -2,10 +2,10 @@
 //! `client` crate's hooks, while the real player, umpire and relay state machines run; the
 //! verifier must return the exact fault kind, culprit key and role (docs/PROTOCOL.md 15).
 //!
-//! Colours are fixed (`players[0]` is White) except in SIC, where they are drawn (the self-play
-//! driver stalls SIC under fixed colours); the culprit's role is then read from the colours the
-//! match drew. Each lie is told once, at the first chance; a test whose cheat never got its
-//! chance fails.
+//! Colours are fixed (`players[0]` is White) except in SIC, where they are drawn from both
+//! players' contributions (so the draw is exercised too) and a cheating player's role is read
+//! from the colours the match drew. Each lie is told once, at the first chance; a test whose
+//! cheat never got its chance fails.
 
 use client::{Selfplay, SelfplayConfig};
 use protocol::codec::Canonical;
@@ -57,6 +57,9 @@ fn assert_fault(played: &Selfplay, kind: FaultKind, role: Role) -> verifier::Fau
     assert_eq!(first.culprit, Some(key(played, role)), "{first:#?}");
     assert!(first.entry.is_some() && first.message.is_some(), "{first:#?}");
     assert!(!first.evidence.is_empty() && !first.explanation.is_empty());
+    if std::env::var_os("FOGPROOF_SHOW_FAULTS").is_some() {
+        eprintln!("{kind:?} by {role:?}\n  evidence: {}\n  {}", first.evidence, first.explanation);
+    }
     first
 }
 
@@ -397,4 +400,22 @@ fn r_s11_illegal_sic_move_forfeits_the_mover() {
     let cheat = role_of_player(&played, 0);
     let f = assert_fault(&played, FaultKind::IllegalAction, cheat);
     assert!(f.evidence.contains("a1a1"), "{}", f.evidence);
+}
+
+#[test]
+fn a_silent_player_is_timed_out_and_the_timeout_is_its_fault() {
+    // Black stops moving after its second Kriegspiel attempt; the relay's move clock runs out
+    // and its signed Timeout proves it.
+    let mut c = config(Variant::Kriegspiel, 1);
+    let mut actions = 0;
+    c.player_hooks[1] = Some(Box::new(move |_channel: Channel, p: &mut Payload| {
+        if matches!(p, Payload::Action(_)) {
+            actions += 1;
+        }
+        actions < 3
+    }));
+    let played = play(c);
+    let f = assert_fault(&played, FaultKind::Timeout, Role::Black);
+    assert!(f.evidence.contains("did not move"), "{}", f.evidence);
+    assert_eq!(verifier::verify(&played.bytes).faults().len(), 1, "the claims agree");
 }

@@ -17,6 +17,21 @@
 //! - claims must state the result the rules give (or a resignation, an agreed draw, the
 //!   relay's timeout); a record that ends before the game does is truncated.
 //!
+//! | what is wrong | fault | culprit |
+//! |---|---|---|
+//! | an action the rules refuse (illegal move, wrong turn, after the end, bad bytes, an action sent in the clear in an umpired game) | `illegal-action` | the player |
+//! | an umpired game's answer to a refused action, or a forfeit claim for a legal game | `false-adjudication` | the umpire |
+//! | Kriegspiel `illegal` for a legal attempt, or an announcement for an illegal one (R-K1) | `false-adjudication` | the umpire |
+//! | any other umpire observation that is not the rules' (announcements, views, legal-move lists, checks, red squares, scores), or one no action called for | `false-announcement` | the umpire |
+//! | a SIC start view other than the one the revealed seeds give (R-S2) | `bad-setup` | the umpire |
+//! | a SIC private seed sealed to the umpire that does not open its commitment; a 6x6 sealed setup other than the opened one; an Intrigue setup the rules refuse | `bad-setup` | the player |
+//! | an Intrigue setup report unlike the committed setup, or a false move report | `false-announcement` | the player |
+//! | an Intrigue informer answer other than the committed setup gives, a missing or unsolicited answer (R-I2) | `false-informer-answer` | the owner |
+//! | a claim other than the result (rules, resignation, agreed draw, relay timeout) | `false-claim` | the claimant |
+//! | the relay's signed `Timeout` | `timeout` | the side |
+//! | the record ends before the result, an umpire's answer or an owner's answer | `truncated-record` | nobody (`record`) |
+//! | a needed opening missing (Intrigue setup, 6x6 setup or tie-break) | `missing-reveal` | the player |
+//!
 //! The replay stops at the first fault of the game itself (what follows a false statement is
 //! no longer a game anyone can judge), except that an umpire's reaction to a player's refused
 //! action is still judged. Deterministic; never panics on any input.
@@ -34,9 +49,8 @@ use protocol::flow::{self, Mode};
 use protocol::game::{self, AnyGame, Told, sc6};
 use protocol::keys::ByColour;
 use protocol::message::{Claim, Expectation, Outcome, Payload};
-use protocol::terms::Colours;
 use protocol::{Channel, Commitment, PublicKey, Side};
-use rules::intrigue::{Inspection, SetupReport};
+use rules::intrigue::{Inspection, MoveReport, SetupReport};
 use rules::{Analysis, ByColor, Color, EndReason, GameResult, Variant};
 use std::collections::{BTreeMap, VecDeque};
 
@@ -64,6 +78,9 @@ pub struct GameLog {
     pub colours: Option<ByColour>,
     /// What each side was told before the first action (SIC's start views).
     pub start: Told,
+    /// The full position string when play began (after any secret setups), where the game has
+    /// one.
+    pub start_fen: Option<String>,
     /// Every accepted action in order.
     pub steps: Vec<Step>,
     /// The result, if the record reaches one.
@@ -114,34 +131,29 @@ struct Owed {
 struct OwedAnswer {
     owner: Color,
     inspection: Inspection,
+    /// The rules' whole report of the move (what the owner must publish).
+    report: MoveReport,
     move_entry: usize,
 }
 
-/// What an Intrigue player signs publicly: its setup report or its informer answer. The flow
-/// names the bare `SetupReport` / `Inspection`; the players send the rules' whole
-/// `intrigue::Observation` (the report of their own setup, or the move report carrying the
-/// answer). Both are read; only the owner's own statement is judged.
+/// What an Intrigue player signs publicly (PROTOCOL.md 15.2): the rules' observation of its
+/// own setup action, or, as the owner of a captured pawn, the rules' whole observation of that
+/// move, whose `inspection` is its answer.
 enum OwnerStatement {
     Setup(SetupReport),
-    Answer(Option<Inspection>),
+    Answer(MoveReport),
 }
 
 fn owner_statement(bytes: &[u8]) -> Option<OwnerStatement> {
     use rules::intrigue::Observation as O;
-    if let Ok(o) = O::from_canonical(bytes) {
-        return Some(match o {
-            O::Setup(r) => OwnerStatement::Setup(r),
-            O::Move(m) => OwnerStatement::Answer(m.inspection),
-        });
-    }
-    if let Ok(i) = Inspection::from_canonical(bytes) {
-        return Some(OwnerStatement::Answer(Some(i)));
-    }
-    SetupReport::from_canonical(bytes).ok().map(OwnerStatement::Setup)
+    Some(match O::from_canonical(bytes).ok()? {
+        O::Setup(r) => OwnerStatement::Setup(r),
+        O::Move(m) => OwnerStatement::Answer(m),
+    })
 }
 
 fn json<T: serde::Serialize>(value: &T) -> String {
-    serde_json::to_string(value).unwrap_or_default()
+    text::json(value).to_string()
 }
 
 /// The replay stopped: a fault of the game was found.
@@ -164,8 +176,10 @@ struct Replayer<'a> {
     game: Option<AnyGame>,
     owed: ByColor<VecDeque<Owed>>,
     owed_answer: Option<OwedAnswer>,
-    sealed_setup: ByColor<Option<(Vec<u8>, usize)>>,
-    sealed_tiebreak: ByColor<Option<(Vec<u8>, usize)>>,
+    sealed_setup: ByColor<Option<(Vec<u8>, Event<'a>)>>,
+    sealed_tiebreak: ByColor<Option<(Vec<u8>, Event<'a>)>>,
+    /// The position in `d.events` of the event being replayed.
+    at: usize,
     agreed_draw: ByColor<bool>,
     over: Option<Over>,
     faults: Vec<Fault>,
@@ -219,6 +233,7 @@ impl<'a> Replayer<'a> {
             owed_answer: None,
             sealed_setup: ByColor::default(),
             sealed_tiebreak: ByColor::default(),
+            at: 0,
             agreed_draw: ByColor::default(),
             over: None,
             faults: Vec::new(),
@@ -226,7 +241,8 @@ impl<'a> Replayer<'a> {
         };
         if r.init().is_ok() {
             let mut stopped = false;
-            for e in &d.events {
+            for (at, e) in d.events.iter().enumerate() {
+                r.at = at;
                 if r.step(e).is_err() {
                     stopped = true;
                     break;
@@ -399,11 +415,8 @@ impl<'a> Replayer<'a> {
             );
         };
         self.contributions[i] = Some(c);
-        if let [Some(c0), Some(c1)] = self.contributions {
-            if self.d.terms.colours == Colours::Drawn && self.colours.is_none() {
-                self.colours =
-                    Some(protocol::seed::draw_colours(&self.d.terms, &self.d.match_id, &[c0, c1]));
-            }
+        // Colours (fixed or drawn from both contributions) come from layer 1.
+        if let [Some(_), Some(_)] = self.contributions {
             self.maybe_start_sic(e)?;
         }
         Ok(())
@@ -519,7 +532,7 @@ impl<'a> Replayer<'a> {
 
     // ---------------------------------------------------------------- the loop
 
-    fn step(&mut self, e: &Event<'_>) -> Flow {
+    fn step(&mut self, e: &Event<'a>) -> Flow {
         match e.payload {
             Payload::Commit { purpose, commitment } if !e.sealed => {
                 self.commits.entry((e.author, purpose.clone())).or_insert((*commitment, e.index));
@@ -544,7 +557,7 @@ impl<'a> Replayer<'a> {
         }
     }
 
-    fn action(&mut self, e: &Event<'_>, bytes: &[u8]) -> Flow {
+    fn action(&mut self, e: &Event<'a>, bytes: &[u8]) -> Flow {
         let Some(actor) = self.player_color(&e.author) else {
             // Only players act; anything else is not part of the game (the relay refuses
             // strangers, and an umpire has no actions).
@@ -590,7 +603,7 @@ impl<'a> Replayer<'a> {
                 format!("{whose} did not say whether its captured pawn was the informer (R-I2)."),
             );
         }
-        let Some(game) = self.game.clone() else {
+        let Some(game) = self.game.as_ref() else {
             return self.stop(
                 FaultKind::IllegalAction,
                 e.author,
@@ -602,15 +615,21 @@ impl<'a> Replayer<'a> {
         if variant == Variant::SecretChess6 {
             match sc6::Action::from_canonical(bytes) {
                 Ok(sc6::Action::Setup { .. }) => {
-                    self.sealed_setup[actor].get_or_insert((bytes.to_vec(), e.index));
+                    self.sealed_setup[actor].get_or_insert((bytes.to_vec(), *e));
                 }
                 Ok(sc6::Action::TieBreak { .. }) => {
-                    self.sealed_tiebreak[actor].get_or_insert((bytes.to_vec(), e.index));
+                    self.sealed_tiebreak[actor].get_or_insert((bytes.to_vec(), *e));
                 }
                 _ => {}
             }
         }
-        match game.apply(actor, bytes) {
+        if self.log.start_fen.is_none() {
+            self.log.start_fen = fen(game);
+        }
+        // The state is not cloned per action (SIC's carries its repetition history): `apply`
+        // takes it by reference and returns the next one.
+        let applied = game.apply(actor, bytes).map_err(|err| (err, fen(game)));
+        match applied {
             Ok((next, told)) => {
                 self.accepted(e, actor, bytes, &told);
                 if let Some(result) = next.result() {
@@ -619,8 +638,8 @@ impl<'a> Replayer<'a> {
                 self.game = Some(next);
                 Ok(())
             }
-            Err(err) => {
-                let position = fen(&game).map(|f| format!(" in position {f}")).unwrap_or_default();
+            Err((err, position)) => {
+                let position = position.map(|f| format!(" in position {f}")).unwrap_or_default();
                 self.blame(
                     FaultKind::IllegalAction,
                     e.author,
@@ -640,7 +659,7 @@ impl<'a> Replayer<'a> {
     /// (PROTOCOL.md 15.3: it stops and claims the forfeit).
     fn umpire_accepted_refused(&mut self, e: &Event<'_>, shown: &str) {
         let Some(umpire) = self.umpire else { return };
-        let next = self.d.events.iter().skip(e.index + 1).find(|n| {
+        let next = self.d.events.iter().skip(self.at + 1).find(|n| {
             n.author == umpire && matches!(n.payload, Payload::Observation(_) | Payload::Claim(_))
                 || matches!(n.payload, Payload::Action(_))
         });
@@ -691,8 +710,12 @@ impl<'a> Replayer<'a> {
                 if let Some(rules::intrigue::Observation::Move(m)) = report
                     && let Some(i) = m.inspection
                 {
-                    self.owed_answer =
-                        Some(OwedAnswer { owner: i.owner, inspection: i, move_entry: e.index });
+                    self.owed_answer = Some(OwedAnswer {
+                        owner: i.owner,
+                        inspection: i,
+                        report: m,
+                        move_entry: e.index,
+                    });
                 }
             }
             Mode::Open => {}
@@ -801,8 +824,10 @@ impl<'a> Replayer<'a> {
                     format!("{who} published a setup report when none was due (R-I1)."),
                 );
             }
-            OwnerStatement::Answer(answer) => answer,
+            OwnerStatement::Answer(report) => report,
         };
+        let report = answer;
+        let answer = report.inspection;
         let Some(owed) = self.owed_answer.clone() else {
             return self.stop(
                 FaultKind::FalseInformerAnswer,
@@ -831,12 +856,27 @@ impl<'a> Replayer<'a> {
         }
         self.owed_answer = None;
         if answer == Some(owed.inspection) {
-            return Ok(());
+            if report == owed.report {
+                return Ok(());
+            }
+            // The answer is right but the rest of the report is not the rules' (the owner can
+            // compute it exactly: nothing in it depends on the mover's secrets).
+            let (signed, rules_json) = (text::json(&report), text::json(&owed.report));
+            let fields = text::differing_fields(&signed, &rules_json);
+            return self.stop(
+                FaultKind::FalseAnnouncement,
+                e.author,
+                e,
+                format!(
+                    "after the move of entry {}, {who} signed the report {signed}; the rules give \
+                     {rules_json}; differs in: {}",
+                    owed.move_entry,
+                    fields.join(", ")
+                ),
+                format!("{who} published a false report of the move that took its pawn."),
+            );
         }
-        let (signed, rules_json) = (
-            serde_json::to_value(answer).unwrap_or_default(),
-            serde_json::to_value(owed.inspection).unwrap_or_default(),
-        );
+        let (signed, rules_json) = (text::json(&answer), text::json(&owed.inspection));
         let fields = text::differing_fields(&signed, &rules_json);
         let denial = answer.is_some_and(|a| !a.informer) && owed.inspection.informer;
         let explanation = if denial {
@@ -1104,8 +1144,7 @@ impl<'a> Replayer<'a> {
             } else {
                 &self.sealed_setup[c]
             };
-            let (Some((bytes, at)), Some(key)) = (sealed.clone(), self.key_of(c)) else { continue };
-            let Some(e) = self.d.events.get(at).cloned() else { continue };
+            let (Some((bytes, e)), Some(key)) = (sealed.clone(), self.key_of(c)) else { continue };
             let who = self.who(&key);
             match self.opens.get(&(key, purpose.to_owned())).cloned() {
                 None => {

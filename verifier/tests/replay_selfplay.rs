@@ -8,9 +8,17 @@ use verifier::Verdict;
 
 /// Honest matches of `variant` from each seed verify as valid, with the agreed result.
 fn valid_records(variant: Variant, seeds: &[u64]) {
+    valid_records_with(variant, seeds, &[]);
+}
+
+/// The same under the terms' `options`.
+fn valid_records_with(variant: Variant, seeds: &[u64], options: &[(&str, &str)]) {
     {
         for &seed in seeds {
-            let played = client::selfplay_with(client::SelfplayConfig::new(variant, seed))
+            let mut config = client::SelfplayConfig::new(variant, seed);
+            config.options =
+                options.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
+            let played = client::selfplay_with(config)
                 .unwrap_or_else(|e| panic!("{variant} seed {seed}: selfplay failed: {e:?}"));
             let verdict = verifier::verify(&played.bytes);
             let Verdict::Valid { result } = verdict else {
@@ -54,6 +62,23 @@ fn secretchess6_selfplay_is_valid() {
 #[test]
 fn espionage_selfplay_is_valid() {
     valid_records(Variant::Espionage, &[1, 2, 3]);
+}
+
+#[test]
+fn selfplay_under_options_is_valid() {
+    // R-K4 touch-move; R-S6 spy-original; R-G9 items and R-G7 hidden scores.
+    valid_records_with(Variant::Kriegspiel, &[4], &[("touch-move", "true")]);
+    valid_records_with(Variant::Sic, &[13], &[("spy", "original")]);
+    valid_records_with(
+        Variant::SecretChess6,
+        &[5, 6],
+        &[
+            ("life-freezes-white", "2"),
+            ("life-freezes-black", "2"),
+            ("false-square-white", "true"),
+            ("hidden-scores", "true"),
+        ],
+    );
 }
 
 /// Re-applies the logged actions from a fresh game and returns its result: a check that the

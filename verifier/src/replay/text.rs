@@ -14,8 +14,57 @@ pub fn hex(bytes: &[u8]) -> String {
     format!("hex:{}", protocol::hex::encode(bytes))
 }
 
-fn json<T: Serialize>(value: &T) -> Value {
-    serde_json::to_value(value).unwrap_or(Value::Null)
+/// A rules value as readable JSON (squares by name, moves as UCI text).
+#[must_use]
+pub fn json<T: Serialize>(value: &T) -> Value {
+    readable(serde_json::to_value(value).unwrap_or(Value::Null))
+}
+
+/// The rules' squares serialize as indices (rank * 8 + file) and moves as `{from, to,
+/// promotion}`: shown as square names and UCI text instead, so evidence reads like chess.
+fn readable(v: Value) -> Value {
+    const SQUARE_KEYS: [&str; 5] = ["square", "king", "informer", "from", "to"];
+    let square = |v: &Value| {
+        v.as_u64()
+            .and_then(|n| u8::try_from(n).ok())
+            .and_then(rules::Square::from_index)
+            .map(|s| s.to_string())
+    };
+    match v {
+        Value::Object(map) => {
+            if let (Some(from), Some(to)) =
+                (map.get("from").and_then(square), map.get("to").and_then(square))
+                && map.len() == 3
+                && map.contains_key("promotion")
+            {
+                let promotion = map
+                    .get("promotion")
+                    .cloned()
+                    .and_then(|r| serde_json::from_value::<rules::Role>(r).ok())
+                    .and_then(|r| {
+                        [rules::Alphabet::SIC, rules::Alphabet::ESPIONAGE]
+                            .into_iter()
+                            .find_map(|a| a.char(r))
+                    })
+                    .map(String::from)
+                    .unwrap_or_default();
+                return Value::String(format!("{from}{to}{promotion}"));
+            }
+            Value::Object(
+                map.into_iter()
+                    .map(|(k, v)| {
+                        let v = match square(&v) {
+                            Some(name) if SQUARE_KEYS.contains(&k.as_str()) => Value::String(name),
+                            _ => readable(v),
+                        };
+                        (k, v)
+                    })
+                    .collect(),
+            )
+        }
+        Value::Array(items) => Value::Array(items.into_iter().map(readable).collect()),
+        other => other,
+    }
 }
 
 fn decoded<T: Canonical + Serialize>(bytes: &[u8]) -> Option<Value> {
@@ -50,9 +99,8 @@ pub fn action_text(variant: Variant, bytes: &[u8]) -> String {
     }
 }
 
-/// What the rules tell a side, or what an umpire or owner signed, as JSON. Tries, in order, the
-/// game's observation type and the other game types that travel as observations (SIC's start
-/// view; Intrigue's setup report and informer answer).
+/// What the rules tell a side, or what an umpire or owner signed, as JSON: the game's
+/// observation type (for SIC also its start view).
 #[must_use]
 pub fn observation_json(variant: Variant, bytes: &[u8]) -> Value {
     let value = match variant {
@@ -61,9 +109,7 @@ pub fn observation_json(variant: Variant, bytes: &[u8]) -> Value {
         Variant::Sic => {
             decoded::<rules::sic::Observation>(bytes).or_else(|| decoded::<rules::sic::View>(bytes))
         }
-        Variant::Intrigue => decoded::<rules::intrigue::Observation>(bytes)
-            .or_else(|| decoded::<rules::intrigue::Inspection>(bytes))
-            .or_else(|| decoded::<rules::intrigue::SetupReport>(bytes)),
+        Variant::Intrigue => decoded::<rules::intrigue::Observation>(bytes),
         Variant::SecretChess6 => sc6::Observation::from_canonical(bytes)
             .ok()
             .map(|o| json(&rules::secretchess6::Observation::from(o))),
@@ -72,35 +118,90 @@ pub fn observation_json(variant: Variant, bytes: &[u8]) -> Value {
     value.unwrap_or_else(|| Value::String(hex(bytes)))
 }
 
+/// A SIC start view (the umpire's first observation to each side) as JSON.
+#[must_use]
+pub fn start_view_json(bytes: &[u8]) -> Value {
+    decoded::<rules::sic::View>(bytes).unwrap_or_else(|| Value::String(hex(bytes)))
+}
+
 /// Compact JSON text of an observation.
 #[must_use]
 pub fn observation_text(variant: Variant, bytes: &[u8]) -> String {
     observation_json(variant, bytes).to_string()
 }
 
-/// The top-level fields (or, for an enum in JSON form, the fields inside its one variant) in
-/// which two JSON values differ: what an arbiter should look at first.
+/// Where two JSON values differ, as paths (`capture.square`, `checks[0]`, `events[1].scores`),
+/// at most six; for lists of strings (legal moves, red squares) what one has that the other
+/// lacks. An enum's one-key wrapper (`{"legal": {...}}`) is looked through when both share it.
 #[must_use]
 pub fn differing_fields(signed: &Value, rules: &Value) -> Vec<String> {
-    fn inner(v: &Value) -> Option<(&str, &serde_json::Map<String, Value>)> {
-        let obj = v.as_object()?;
-        if obj.len() == 1 {
-            let (k, v) = obj.iter().next()?;
-            if let Some(m) = v.as_object() {
-                return Some((k.as_str(), m));
-            }
-        }
-        None
+    fn strings(v: &[Value]) -> Option<Vec<&str>> {
+        v.iter().map(Value::as_str).collect()
     }
-    let (a, b) = match (inner(signed), inner(rules)) {
-        (Some((ka, a)), Some((kb, b))) if ka == kb => (a, b),
-        _ => match (signed.as_object(), rules.as_object()) {
-            (Some(a), Some(b)) => (a, b),
-            _ => return Vec::new(),
-        },
+    fn join(path: &str, key: &str) -> String {
+        if path.is_empty() { key.to_owned() } else { format!("{path}.{key}") }
+    }
+    fn walk(path: &str, a: &Value, b: &Value, out: &mut Vec<String>) {
+        if a == b || out.len() >= 6 {
+            return;
+        }
+        match (a, b) {
+            (Value::Object(x), Value::Object(y)) => {
+                let mut keys: Vec<&String> = x.keys().chain(y.keys()).collect();
+                keys.sort();
+                keys.dedup();
+                for k in keys {
+                    let (va, vb) =
+                        (x.get(k).unwrap_or(&Value::Null), y.get(k).unwrap_or(&Value::Null));
+                    walk(&join(path, k), va, vb, out);
+                }
+            }
+            (Value::Array(x), Value::Array(y)) => match (strings(x), strings(y)) {
+                (Some(sx), Some(sy)) => {
+                    let extra: Vec<&str> = sx.iter().filter(|s| !sy.contains(s)).copied().collect();
+                    let missing: Vec<&str> =
+                        sy.iter().filter(|s| !sx.contains(s)).copied().collect();
+                    let mut what = Vec::new();
+                    if !missing.is_empty() {
+                        what.push(format!("signed lacks {}", missing.join(" ")));
+                    }
+                    if !extra.is_empty() {
+                        what.push(format!("signed adds {}", extra.join(" ")));
+                    }
+                    if what.is_empty() {
+                        what.push("order differs".to_owned());
+                    }
+                    out.push(format!(
+                        "{} ({})",
+                        if path.is_empty() { "list" } else { path },
+                        what.join("; ")
+                    ));
+                }
+                _ if x.len() == y.len() => {
+                    for (i, (va, vb)) in x.iter().zip(y).enumerate() {
+                        walk(&format!("{path}[{i}]"), va, vb, out);
+                    }
+                }
+                _ => {
+                    out.push(format!("{path} ({} items signed, {} by the rules)", x.len(), y.len()))
+                }
+            },
+            _ => out.push(if path.is_empty() {
+                "the whole value".to_owned()
+            } else {
+                path.to_owned()
+            }),
+        }
+    }
+    let unwrap = |v: &Value| -> Option<(String, Value)> {
+        let obj = v.as_object()?;
+        let (k, inner) = obj.iter().next()?;
+        (obj.len() == 1 && inner.is_object()).then(|| (k.clone(), inner.clone()))
     };
-    let mut keys: Vec<&String> = a.keys().chain(b.keys()).collect();
-    keys.sort();
-    keys.dedup();
-    keys.into_iter().filter(|k| a.get(*k) != b.get(*k)).cloned().collect()
+    let mut out = Vec::new();
+    match (unwrap(signed), unwrap(rules)) {
+        (Some((ka, a)), Some((kb, b))) if ka == kb => walk("", &a, &b, &mut out),
+        _ => walk("", signed, rules, &mut out),
+    }
+    out
 }

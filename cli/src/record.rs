@@ -1,0 +1,670 @@
+//! `fogproof record show FILE` (the record as readable JSON) and `fogproof record pgn FILE
+//! --view white|black|full` (the game as PGN: the revealed game, or what one side knew).
+//! Formats are documented in `docs/record.md`.
+
+use anyhow::{Context, Result, bail};
+use clap::Subcommand;
+use protocol::codec::Canonical;
+use protocol::commitment::{PRIVATE_SEED, PUBLIC_CONTRIBUTION};
+use protocol::flow;
+use protocol::game::sc6;
+use protocol::keys::ByColour;
+use protocol::message::{Claim, MessageBody, Outcome, Payload, Receipt};
+use protocol::record::MatchRecord;
+use protocol::terms::{Colours, MatchTerms};
+use protocol::{Channel, PublicKey};
+use rules::{Color, Variant};
+use serde_json::{Value, json};
+use std::collections::BTreeSet;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use verifier::Verdict;
+use verifier::replay::{GameLog, Step, text};
+
+/// `fogproof record ...`.
+#[derive(Subcommand)]
+pub enum RecordCommand {
+    /// Print a match record as JSON: terms, every entry with its decoded (and, if sealed,
+    /// disclosed) payload, and the disclosures. Shows; does not verify (see `fogproof verify`).
+    Show {
+        /// The record file.
+        file: PathBuf,
+    },
+    /// Print the game of a match record as PGN.
+    Pgn {
+        /// The record file.
+        file: PathBuf,
+        /// `full` (the revealed game), or `white` / `black` (what that side knew).
+        #[arg(long, default_value = "full")]
+        view: String,
+    },
+}
+
+/// Runs a `record` subcommand.
+pub fn run(command: RecordCommand, out: &mut impl Write) -> Result<()> {
+    match command {
+        RecordCommand::Show { file } => {
+            let bytes = read(&file)?;
+            let value = show(&bytes).with_context(|| format!("{}", file.display()))?;
+            writeln!(out, "{}", serde_json::to_string_pretty(&value)?)?;
+        }
+        RecordCommand::Pgn { file, view } => {
+            let view = match view.as_str() {
+                "full" => None,
+                "white" => Some(Color::White),
+                "black" => Some(Color::Black),
+                other => bail!("bad view '{other}': expected white, black or full"),
+            };
+            let bytes = read(&file)?;
+            let text = pgn(&bytes, view).with_context(|| format!("{}", file.display()))?;
+            write!(out, "{text}")?;
+        }
+    }
+    Ok(())
+}
+
+fn read(file: &Path) -> Result<Vec<u8>> {
+    std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))
+}
+
+fn decode_record(bytes: &[u8]) -> Result<MatchRecord> {
+    MatchRecord::from_canonical(bytes).context("not a fogproof match record")
+}
+
+// ------------------------------------------------------------------------------------ show
+
+fn key(k: &PublicKey) -> Value {
+    Value::String(k.to_string())
+}
+
+fn hex(bytes: &[u8]) -> Value {
+    Value::String(protocol::hex::encode(bytes))
+}
+
+fn outcome(o: Outcome) -> &'static str {
+    match o {
+        Outcome::WhiteWins => "white-wins",
+        Outcome::BlackWins => "black-wins",
+        Outcome::Draw => "draw",
+        Outcome::NoResult => "no-result",
+    }
+}
+
+fn claim_json(c: &Claim) -> Value {
+    json!({ "outcome": outcome(c.outcome), "reason": c.reason })
+}
+
+/// An opening's value, readable where its purpose says what it is.
+fn opening_value(variant: Option<Variant>, purpose: &str, value: &[u8]) -> Value {
+    match purpose {
+        flow::INTRIGUE_SETUP => text::action_json(Variant::Intrigue, value),
+        flow::SECRETCHESS6_SETUP | flow::TIEBREAK => {
+            text::action_json(Variant::SecretChess6, value)
+        }
+        PRIVATE_SEED | PUBLIC_CONTRIBUTION => hex(value),
+        _ => variant.map_or_else(|| hex(value), |v| text::action_json(v, value)),
+    }
+}
+
+/// A payload as JSON; `start_view` marks the umpire's first observation on a SIC channel.
+fn payload_json(variant: Option<Variant>, p: &Payload, start_view: bool) -> Value {
+    let game = |bytes: &[u8], f: fn(Variant, &[u8]) -> Value| {
+        variant.map_or_else(|| hex(bytes), |v| f(v, bytes))
+    };
+    match p {
+        Payload::Commit { purpose, commitment } => {
+            json!({ "commit": { "purpose": purpose, "commitment": commitment.to_string() } })
+        }
+        Payload::Reveal { purpose, opening } | Payload::Open { purpose, opening } => {
+            let kind = if matches!(p, Payload::Reveal { .. }) { "reveal" } else { "open" };
+            json!({ kind: {
+                "purpose": purpose,
+                "value": opening_value(variant, purpose, &opening.value),
+                "nonce": hex(&opening.nonce),
+            } })
+        }
+        Payload::Sealed(s) => {
+            json!({ "undisclosed": { "enc": hex(&s.enc), "ciphertext_bytes": s.ciphertext.len() } })
+        }
+        Payload::Action(bytes) => json!({ "action": game(bytes, text::action_json) }),
+        Payload::Observation(bytes) if start_view => {
+            json!({ "observation": text::start_view_json(bytes) })
+        }
+        Payload::Observation(bytes) => {
+            json!({ "observation": game(bytes, text::observation_json) })
+        }
+        Payload::Claim(c) => json!({ "claim": claim_json(c) }),
+        Payload::Ack { message } => json!({ "ack": message.to_string() }),
+        Payload::Timeout { side, expectation, deadline_ms } => json!({ "timeout": {
+            "side": side.to_string(),
+            "expectation": format!("{expectation:?}").to_lowercase(),
+            "deadline_ms": deadline_ms,
+        } }),
+    }
+}
+
+/// The colours: from the envelope check, else fixed by the terms, else unknown.
+fn colours_of(bytes: &[u8], terms: &MatchTerms) -> Option<ByColour> {
+    verifier::envelope::check(bytes).ok().map(|c| c.colours).or_else(|| terms.fixed_colours())
+}
+
+fn role_name(terms: &MatchTerms, colours: Option<&ByColour>, k: &PublicKey) -> &'static str {
+    if colours.is_some_and(|c| c.white == *k) {
+        "white"
+    } else if colours.is_some_and(|c| c.black == *k) {
+        "black"
+    } else if terms.umpire.as_ref().is_some_and(|u| u.key == *k) {
+        "umpire"
+    } else if terms.relay == *k {
+        "relay"
+    } else if terms.players.iter().any(|p| p.key == *k) {
+        "player"
+    } else {
+        "unknown"
+    }
+}
+
+/// The JSON of `fogproof record show`.
+pub fn show(bytes: &[u8]) -> Result<Value> {
+    let record = decode_record(bytes)?;
+    let terms = MatchTerms::from_canonical(&record.terms.terms).context("terms")?;
+    let variant = terms.variant.parse::<Variant>().ok();
+    let colours = colours_of(bytes, &terms);
+    let disclosed: Vec<(protocol::MessageHash, Option<Payload>)> = record
+        .disclosures
+        .iter()
+        .map(|d| (d.message, Payload::from_canonical(&d.plaintext).ok()))
+        .collect();
+    let mut umpire_spoke: BTreeSet<Channel> = BTreeSet::new();
+    let mut entries = Vec::with_capacity(record.entries.len());
+    for (index, e) in record.entries.iter().enumerate() {
+        let hash = e.message.hash();
+        let body = MessageBody::from_canonical(&e.message.body)
+            .with_context(|| format!("entry {index}: message body"))?;
+        let receipt = Receipt::from_canonical(&e.receipt.receipt)
+            .with_context(|| format!("entry {index}: receipt"))?;
+        let sealed = matches!(body.payload, Payload::Sealed(_));
+        let inner = if sealed {
+            disclosed.iter().find(|(m, _)| *m == hash).and_then(|(_, p)| p.clone())
+        } else {
+            None
+        };
+        let payload = inner.as_ref().unwrap_or(&body.payload);
+        let by_umpire = terms.umpire.as_ref().is_some_and(|u| u.key == body.author);
+        let start_view = variant == Some(Variant::Sic)
+            && by_umpire
+            && matches!(payload, Payload::Observation(_))
+            && umpire_spoke.insert(body.channel);
+        entries.push(json!({
+            "index": index,
+            "hash": hash.to_string(),
+            "channel": body.channel.to_string(),
+            "author": key(&body.author),
+            "role": role_name(&terms, colours.as_ref(), &body.author),
+            "seq": body.seq,
+            "prev": body.prev.map(|h| h.to_string()),
+            "relay_seq": receipt.relay_seq,
+            "time_ms": receipt.time_ms,
+            "sealed": sealed,
+            "payload": payload_json(variant, payload, start_view),
+        }));
+    }
+    let players: Vec<Value> = terms
+        .players
+        .iter()
+        .map(|p| json!({ "key": key(&p.key), "seal_key": hex(&p.seal_key.0), "nonce": hex(&p.nonce) }))
+        .collect();
+    let tc = terms.time_control;
+    Ok(json!({
+        "version": record.version,
+        "match_id": protocol::terms::match_id(&record.terms.terms).to_string(),
+        "terms": {
+            "variant": terms.variant,
+            "ruleset": terms.ruleset,
+            "options": terms.options,
+            "players": players,
+            "colours": match terms.colours { Colours::FirstIsWhite => "first-is-white", Colours::Drawn => "drawn" },
+            "relay": key(&terms.relay),
+            "umpire": terms.umpire.as_ref().map(|u| json!({ "key": key(&u.key), "seal_key": hex(&u.seal_key.0) })),
+            "time_control": { "initial_ms": tc.initial_ms, "increment_ms": tc.increment_ms, "reveal_ms": tc.reveal_ms },
+        },
+        "colours": colours.map(|c| json!({ "white": key(&c.white), "black": key(&c.black) })),
+        "entries": entries,
+        "disclosures": record.disclosures.iter().map(|d| json!({
+            "message": d.message.to_string(),
+            "seal_seed": hex(&d.seal_seed),
+        })).collect::<Vec<_>>(),
+    }))
+}
+
+// ------------------------------------------------------------------------------------- pgn
+
+/// A piece of movetext.
+enum Token {
+    /// A move (or `??` for one the viewer did not see) by a side.
+    Move(Color, String),
+    /// A `{comment}`.
+    Comment(String),
+}
+
+fn verdict_tag(v: &Verdict) -> String {
+    match v.faults().first() {
+        None => "valid".to_owned(),
+        Some(f) => {
+            let kind = serde_json::to_value(f.kind).ok();
+            let role = serde_json::to_value(f.role).ok();
+            let name = |v: Option<Value>| v.and_then(|v| v.as_str().map(str::to_owned));
+            format!("{} by {}", name(kind).unwrap_or_default(), name(role).unwrap_or_default())
+        }
+    }
+}
+
+/// The PGN of `fogproof record pgn`: `view` `None` is the full game.
+pub fn pgn(bytes: &[u8], view: Option<Color>) -> Result<String> {
+    let checked = match verifier::envelope::check(bytes) {
+        Ok(c) => c,
+        Err(faults) => {
+            let first = faults.first().map_or_else(String::new, |f| f.evidence.clone());
+            bail!("the record does not pass the envelope checks ({first}); run `fogproof verify`");
+        }
+    };
+    let trace = verifier::replay::trace(&checked);
+    let log = &trace.log;
+    let variant = checked.variant;
+    let mut out = String::new();
+    let result = log.result.map_or("*", |r| r.score());
+    let tags: Vec<(&str, String)> = vec![
+        ("Event", "fogproof match".to_owned()),
+        ("Site", "fogproof".to_owned()),
+        ("Date", "????.??.??".to_owned()),
+        ("Round", "-".to_owned()),
+        ("White", checked.colours.white.fingerprint()),
+        ("Black", checked.colours.black.fingerprint()),
+        ("Result", result.to_owned()),
+        ("Variant", variant.id().to_owned()),
+        ("Ruleset", checked.terms.terms.ruleset.clone()),
+        ("MatchId", checked.terms.match_id.to_string()),
+        ("View", view.map_or("full", Color::name).to_owned()),
+        ("Verdict", verdict_tag(&trace.verdict)),
+    ];
+    for (name, value) in tags {
+        out.push_str(&format!(
+            "[{name} \"{}\"]\n",
+            value.replace('\\', "\\\\").replace('"', "\\\"")
+        ));
+    }
+    if let Some(r) = log.result {
+        out.push_str(&format!("[Termination \"{}\"]\n", r.reason.name()));
+    }
+    if view.is_none()
+        && let Some(fen) = &log.start_fen
+        && *fen != rules::chess::START_FEN
+    {
+        out.push_str(&format!("[SetUp \"1\"]\n[FEN \"{fen}\"]\n"));
+    }
+    out.push('\n');
+    let tokens = movetext(variant, log, view);
+    out.push_str(&layout(&tokens, result));
+    Ok(out)
+}
+
+fn uci(variant: Variant, m: &rules::Move) -> String {
+    m.uci(variant.alphabet())
+}
+
+fn kriegspiel_announcement(a: &rules::kriegspiel::Announcement) -> String {
+    let mut parts = Vec::new();
+    if let Some(c) = a.capture {
+        let kind = match c.kind {
+            rules::kriegspiel::CaptureKind::Pawn => "pawn",
+            rules::kriegspiel::CaptureKind::Piece => "piece",
+        };
+        let ep = if c.en_passant { ", en passant" } else { "" };
+        parts.push(format!("capture at {} ({kind}{ep})", c.square));
+    }
+    if !a.checks.is_empty() {
+        let kinds: Vec<&str> = a.checks.iter().map(|k| k.name()).collect();
+        parts.push(format!("check: {}", kinds.join(", ")));
+    }
+    parts.push(format!("pawn tries: {}", a.pawn_tries));
+    if let Some(end) = a.end {
+        parts.push(end.name().to_owned());
+    }
+    parts.join("; ")
+}
+
+fn role_name_of(r: rules::Role) -> String {
+    serde_json::to_value(r).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default()
+}
+
+fn decoded<T: Canonical>(bytes: Option<&Vec<u8>>) -> Option<T> {
+    bytes.and_then(|b| T::from_canonical(b).ok())
+}
+
+/// Standard algebraic notation of a legal move of orthodox chess, with `+`/`#`.
+fn san(pos: &rules::chess::Position, m: &rules::Move) -> Option<String> {
+    let piece = pos.board().piece_at(m.from)?;
+    let mut after = pos.clone();
+    after.play_unchecked(m);
+    let suffix = if after.count_legal() == 0 && after.is_check() {
+        "#"
+    } else if after.is_check() {
+        "+"
+    } else {
+        ""
+    };
+    let file_of = |sq: rules::Square| sq.to_string().chars().next().unwrap_or('?');
+    let capture = if pos.capture_of(m).is_some() { "x" } else { "" };
+    let text = match piece.role {
+        rules::Role::King if m.from.file().abs_diff(m.to.file()) == 2 => {
+            if m.to.file() > m.from.file() { "O-O".to_owned() } else { "O-O-O".to_owned() }
+        }
+        rules::Role::Pawn => {
+            let from = if capture.is_empty() { String::new() } else { file_of(m.from).to_string() };
+            let promotion = m
+                .promotion
+                .and_then(|r| rules::Alphabet::ORTHODOX.char(r))
+                .map(|c| format!("={}", c.to_ascii_uppercase()))
+                .unwrap_or_default();
+            format!("{from}{capture}{}{promotion}", m.to)
+        }
+        role => {
+            let letter = rules::Alphabet::ORTHODOX.char(role)?.to_ascii_uppercase();
+            let rivals: Vec<rules::Square> = pos
+                .legal_moves()
+                .iter()
+                .filter(|o| o.to == m.to && o.from != m.from)
+                .filter(|o| pos.board().piece_at(o.from).is_some_and(|p| p.role == role))
+                .map(|o| o.from)
+                .collect();
+            let name = m.from.to_string();
+            let which = if rivals.is_empty() {
+                String::new()
+            } else if rivals.iter().all(|r| r.file() != m.from.file()) {
+                name[..1].to_owned()
+            } else if rivals.iter().all(|r| r.rank() != m.from.rank()) {
+                name[1..].to_owned()
+            } else {
+                name
+            };
+            format!("{letter}{which}{capture}{}", m.to)
+        }
+    };
+    Some(format!("{text}{suffix}"))
+}
+
+/// SAN of each step of an orthodox game (chess, Kriegspiel), `None` for an illegal attempt.
+fn san_steps(variant: Variant, log: &GameLog) -> Vec<Option<String>> {
+    if !matches!(variant, Variant::Chess | Variant::Kriegspiel) {
+        return vec![None; log.steps.len()];
+    }
+    let start = log.start_fen.as_deref().unwrap_or(rules::chess::START_FEN);
+    let Ok(mut pos) = <rules::chess::Position as rules::Analysis>::from_fen(start) else {
+        return vec![None; log.steps.len()];
+    };
+    log.steps
+        .iter()
+        .map(|step| {
+            let m = rules::Move::from_canonical(&step.action).ok()?;
+            if !pos.is_legal(&m) {
+                return None;
+            }
+            let text = san(&pos, &m);
+            pos.play_unchecked(&m);
+            text
+        })
+        .collect()
+}
+
+fn movetext(variant: Variant, log: &GameLog, view: Option<Color>) -> Vec<Token> {
+    let sans = san_steps(variant, log);
+    let mut tokens = Vec::new();
+    if variant == Variant::Sic
+        && let Some(side) = view
+        && let Some(v) = decoded::<rules::sic::View>(log.start[side].as_ref())
+    {
+        let army: Vec<String> =
+            v.own.iter().map(|p| format!("{}{}", role_letter(p.role), p.square)).collect();
+        tokens.push(Token::Comment(format!("your army: {}", army.join(" "))));
+    }
+    let mut attempts: Vec<String> = Vec::new();
+    for (step, san) in log.steps.iter().zip(&sans) {
+        match variant {
+            Variant::Chess | Variant::Espionage => {
+                let uci = text::action_text(variant, &step.action);
+                tokens.push(Token::Move(step.actor, san.clone().unwrap_or(uci)));
+            }
+            Variant::Kriegspiel => {
+                kriegspiel_step(step, san.as_deref(), view, &mut attempts, &mut tokens);
+            }
+            Variant::Sic => sic_step(step, view, &mut tokens),
+            Variant::Intrigue => intrigue_step(step, view, &mut tokens),
+            Variant::SecretChess6 => sc6_step(step, view, &mut tokens),
+        }
+    }
+    tokens
+}
+
+fn role_letter(r: rules::Role) -> char {
+    Variant::Sic.alphabet().char(r).unwrap_or('?').to_ascii_uppercase()
+}
+
+fn kriegspiel_step(
+    step: &Step,
+    san: Option<&str>,
+    view: Option<Color>,
+    attempts: &mut Vec<String>,
+    t: &mut Vec<Token>,
+) {
+    let Some(answer) = decoded::<rules::kriegspiel::Answer>(step.told[step.actor].as_ref()) else {
+        return;
+    };
+    let attempt = text::action_text(Variant::Kriegspiel, &step.action);
+    let sees_move = view.is_none_or(|v| v == step.actor);
+    match answer {
+        // R-K1: the opponent never hears of illegal attempts.
+        rules::kriegspiel::Answer::Illegal => {
+            if sees_move {
+                attempts.push(attempt);
+            }
+        }
+        rules::kriegspiel::Answer::Legal(a) => {
+            let mut comment = Vec::new();
+            if !attempts.is_empty() {
+                comment.push(format!("illegal: {}", attempts.join(" ")));
+                attempts.clear();
+            }
+            comment.push(kriegspiel_announcement(&a));
+            let shown = match (sees_move, san) {
+                (false, _) => "??".to_owned(),
+                (true, Some(san)) => san.to_owned(),
+                (true, None) => attempt,
+            };
+            t.push(Token::Move(step.actor, shown));
+            t.push(Token::Comment(comment.join("; ")));
+        }
+    }
+}
+
+fn sic_step(step: &Step, view: Option<Color>, t: &mut Vec<Token>) {
+    use rules::sic::{CheckReport, Observation};
+    let Ok(m) = rules::Move::from_canonical(&step.action) else { return };
+    let mover = decoded::<Observation>(step.told[step.actor].as_ref());
+    let other = decoded::<Observation>(step.told[!step.actor].as_ref());
+    let mut comment = Vec::new();
+    match view {
+        Some(v) if v != step.actor => {
+            // R-S10: the from and to squares only, the piece's tracking id, losses and checks.
+            if let Some(Observation::OpponentMoved(r)) = other {
+                t.push(Token::Move(step.actor, format!("{}{}", r.from, r.to)));
+                comment.push(format!("piece from {}", r.id));
+                if let Some(l) = r.lost {
+                    comment.push(format!("lost your {} on {}", role_name_of(l.role), l.square));
+                }
+                match r.check {
+                    Some(CheckReport::King) => comment.push("check".to_owned()),
+                    Some(CheckReport::Decoy) => comment.push("check on your decoy".to_owned()),
+                    None => {}
+                }
+            }
+        }
+        _ => {
+            t.push(Token::Move(step.actor, uci(Variant::Sic, &m)));
+            if let Some(Observation::YouMoved(r)) = mover {
+                if let Some(role) = r.captured {
+                    comment.push(format!("captured a {}", role_name_of(role)));
+                }
+                if r.check {
+                    comment.push("check".to_owned());
+                }
+            }
+        }
+    }
+    if !comment.is_empty() {
+        t.push(Token::Comment(comment.join("; ")));
+    }
+}
+
+fn intrigue_step(step: &Step, view: Option<Color>, t: &mut Vec<Token>) {
+    use rules::intrigue::{Action, Observation};
+    match rules::intrigue::Action::from_canonical(&step.action) {
+        Ok(Action::Setup(s)) => {
+            let queen = if s.queen_on_king_square { "yes" } else { "no" };
+            let text = if view.is_none_or(|v| v == step.actor) {
+                format!(
+                    "{} sets up: king hides on {}, informer {}, queen on the king's square: {queen}",
+                    step.actor, s.king, s.informer
+                )
+            } else {
+                format!("{} sets up (secret); queen on the king's square: {queen}", step.actor)
+            };
+            t.push(Token::Comment(text));
+        }
+        Ok(Action::Move(m)) => {
+            t.push(Token::Move(step.actor, uci(Variant::Intrigue, &m)));
+            let Some(Observation::Move(r)) = decoded::<Observation>(step.told[step.actor].as_ref())
+            else {
+                return;
+            };
+            if let Some(i) = r.inspection {
+                let text = match i.appeared {
+                    Some(a) => {
+                        let removed = a
+                            .removed
+                            .map(|p| format!(", removing the {} {}", p.color, role_name_of(p.role)))
+                            .unwrap_or_default();
+                        format!(
+                            "the pawn was {}'s informer: its king appears on {}{removed}",
+                            i.owner, a.square
+                        )
+                    }
+                    None if i.informer => format!("the pawn was {}'s informer", i.owner),
+                    None => format!("the pawn was not {}'s informer", i.owner),
+                };
+                t.push(Token::Comment(text));
+            }
+        }
+        Err(_) => {}
+    }
+}
+
+fn sc6_events(bytes: Option<&Vec<u8>>) -> Vec<sc6::Event> {
+    decoded::<sc6::Observation>(bytes).map(|o| o.events).unwrap_or_default()
+}
+
+fn sc6_step(step: &Step, view: Option<Color>, t: &mut Vec<Token>) {
+    let Ok(action) = sc6::Action::from_canonical(&step.action) else { return };
+    let own = view.is_none_or(|v| v == step.actor);
+    match action {
+        sc6::Action::Setup { formation, false_squares } => t.push(Token::Comment(if own {
+            let squares =
+                if false_squares.is_empty() { "none".to_owned() } else { false_squares.join(" ") };
+            format!("{} sets up {formation}, false squares: {squares}", step.actor)
+        } else {
+            format!("{} sets up (secret)", step.actor)
+        })),
+        sc6::Action::Move { mv } => {
+            t.push(Token::Move(step.actor, if own { mv } else { "??".to_owned() }));
+        }
+        sc6::Action::LifeFreeze { piece } if own => {
+            t.push(Token::Comment(format!("{} freezes the piece on {piece}", step.actor)));
+        }
+        sc6::Action::TieBreak { formation, moves } if own => t.push(Token::Comment(format!(
+            "{}'s tie-break: formation {formation}, moves {}",
+            step.actor,
+            moves.join(" ")
+        ))),
+        _ => {}
+    }
+    // What the viewer was told (the full view: White's copy, plus Black's board updates).
+    let sides: Vec<Color> = view.map_or_else(|| Color::ALL.to_vec(), |v| vec![v]);
+    let mut comment = Vec::new();
+    for side in sides {
+        for e in sc6_events(step.told[side].as_ref()) {
+            match e {
+                sc6::Event::Board { red, .. } => {
+                    comment.push(format!("{side}'s red squares: {}", red.join(" ")));
+                }
+                sc6::Event::Scores { scores, .. } if side == Color::White || view.is_some() => {
+                    comment.push(format!("scores {}-{}", scores.white, scores.black));
+                }
+                sc6::Event::Passed { reason } => {
+                    let reason = serde_json::to_value(reason).unwrap_or_default();
+                    comment.push(format!("{side} passes ({})", reason.as_str().unwrap_or("")));
+                }
+                _ => {}
+            }
+        }
+    }
+    if !comment.is_empty() {
+        t.push(Token::Comment(comment.join("; ")));
+    }
+}
+
+/// Movetext: numbers, moves and comments, wrapped at 79 columns, then the result.
+fn layout(tokens: &[Token], result: &str) -> String {
+    let mut words: Vec<String> = Vec::new();
+    let mut number = 1u32;
+    let mut white_just_moved = false;
+    for t in tokens {
+        match t {
+            Token::Move(Color::White, m) => {
+                words.push(format!("{number}."));
+                words.push(m.clone());
+                white_just_moved = true;
+            }
+            Token::Move(Color::Black, m) => {
+                if !white_just_moved {
+                    words.push(format!("{number}..."));
+                }
+                words.push(m.clone());
+                number += 1;
+                white_just_moved = false;
+            }
+            Token::Comment(c) => {
+                words.push(format!("{{{}}}", c.replace('}', ")")));
+                white_just_moved = false;
+            }
+        }
+    }
+    words.push(result.to_owned());
+    let mut out = String::new();
+    let mut line = String::new();
+    for w in words {
+        // Comments may hold spaces; wrap between words of the comment too.
+        for piece in w.split(' ') {
+            let sep = if line.is_empty() { "" } else { " " };
+            if !line.is_empty() && line.len() + sep.len() + piece.len() > 79 {
+                out.push_str(&line);
+                out.push('\n');
+                line.clear();
+            } else {
+                line.push_str(sep);
+            }
+            line.push_str(piece);
+        }
+    }
+    out.push_str(&line);
+    out.push('\n');
+    out
+}
