@@ -83,9 +83,14 @@ fn first_cheat(variant: Variant, cheat: impl Fn(&mut SelfplayConfig, Rc<Cell<boo
     panic!("{variant}: the cheat never had its chance in 12 seeds");
 }
 
+/// Player actions after which an umpire-lie match is cut off: the lie comes at the first
+/// chance and the replay stops at it, so the rest of the game would only cost time.
+const LIE_CAP: u32 = 160;
+
 /// An umpire that rewrites one Kriegspiel answer (the first `edit` changes).
 fn kriegspiel_umpire_lie(edit: fn(&mut Answer) -> bool) -> Selfplay {
     first_cheat(Variant::Kriegspiel, |c, fired| {
+        c.max_actions = LIE_CAP;
         c.umpire_lie = Some(Box::new(move |_side: Side, _i: usize, bytes: &mut Vec<u8>| {
             if fired.get() {
                 return;
@@ -142,6 +147,7 @@ fn r_s2_sealed_seed_other_than_committed_is_a_bad_opening() {
 /// An umpire that rewrites one SIC start view (the first `edit` changes).
 fn sic_umpire_view_lie(edit: fn(&mut rules::sic::View) -> bool) -> Selfplay {
     first_cheat(Variant::Sic, |c, fired| {
+        c.max_actions = LIE_CAP;
         c.umpire_lie = Some(Box::new(move |_side: Side, _i: usize, bytes: &mut Vec<u8>| {
             if fired.get() {
                 return;
@@ -268,6 +274,7 @@ fn r_k2_false_pawn_tries_is_a_false_announcement() {
 /// An umpire that rewrites one SIC observation (the first `edit` changes).
 fn sic_umpire_lie(edit: fn(&mut rules::sic::Observation) -> bool) -> Selfplay {
     first_cheat(Variant::Sic, |c, fired| {
+        c.max_actions = LIE_CAP;
         c.umpire_lie = Some(Box::new(move |_side: Side, _i: usize, bytes: &mut Vec<u8>| {
             if fired.get() {
                 return;

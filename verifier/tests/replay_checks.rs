@@ -337,3 +337,33 @@ fn r_s2_a_sealed_private_seed_that_opens_nothing_is_the_players_bad_setup() {
     assert_eq!((f[0].kind, f[0].role, f[0].culprit), (FaultKind::BadSetup, role, Some(author)));
     assert!(f[0].evidence.contains("does not open the commitment"), "{}", f[0].evidence);
 }
+
+#[test]
+fn r_g8_a_sealed_tie_break_other_than_the_committed_one_is_a_bad_opening() {
+    use protocol::codec::Canonical;
+    // Seed 181 ends level and goes to the tie-break (as the client's own tests pin).
+    let mut c = checked(Variant::SecretChess6, 181);
+    let opened = c
+        .entries
+        .iter()
+        .position(
+            |e| matches!(&e.payload, Payload::Open { purpose, .. } if purpose == flow::TIEBREAK),
+        )
+        .expect("an opened tie-break");
+    let author = c.entries[opened].author();
+    if let Payload::Open { opening, .. } = &mut c.entries[opened].payload {
+        let other = protocol::game::sc6::Action::TieBreak {
+            formation: "KQRBN1".to_owned(),
+            moves: Vec::new(),
+        };
+        opening.value = other.to_canonical();
+    }
+    let role = c.role_of(&author).expect("a player");
+    let f = faults(&c);
+    assert_eq!((f[0].kind, f[0].role, f[0].culprit), (FaultKind::BadOpening, role, Some(author)));
+    assert!(
+        f[0].evidence.contains("tie_break") || f[0].evidence.contains("tie-break"),
+        "{}",
+        f[0].evidence
+    );
+}
