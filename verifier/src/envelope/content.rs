@@ -235,28 +235,23 @@ fn disclosures(
         // The disclosed seed opens the signed commitment, so it is the author's seed (its
         // salt is a preimage only the author knew): if re-sealing with it gives other bytes, the
         // author signed a ciphertext that does not carry the plaintext it committed to.
-        if options.deep_seal_check {
-            if let Err(err) = seal::check_disclosure_deep(
-                &recipient,
-                &context,
-                sealed,
-                &d.plaintext,
-                &d.seal_seed,
-            ) {
-                let author = Blame::signer(terms, colours, &e.body.author);
-                let name = who(author.role);
-                faults.push(author.fault(
-                    FaultKind::BadDisclosure,
-                    e.at(),
-                    err.to_string(),
-                    format!(
-                        "{name} signed a commitment to a plaintext its ciphertext does not carry \
-                         (entry {}); its recipient could not have opened it honestly.",
-                        e.index
-                    ),
-                ));
-                continue;
-            }
+        let deep = || {
+            seal::check_disclosure_deep(&recipient, &context, sealed, &d.plaintext, &d.seal_seed)
+        };
+        if let Some(Err(err)) = options.deep_seal_check.then(deep) {
+            let author = Blame::signer(terms, colours, &e.body.author);
+            let name = who(author.role);
+            faults.push(author.fault(
+                FaultKind::BadDisclosure,
+                e.at(),
+                err.to_string(),
+                format!(
+                    "{name} signed a commitment to a plaintext its ciphertext does not carry \
+                     (entry {}); its recipient could not have opened it honestly.",
+                    e.index
+                ),
+            ));
+            continue;
         }
         match inner_payload(d) {
             Ok(p) => {
