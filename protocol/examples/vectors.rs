@@ -89,7 +89,7 @@ pub fn generate() -> Value {
     let ctx: SealContext = seal_context(&body1);
     let Payload::Sealed(sealed) = &body1.payload else { unreachable!("write_sealed seals") };
     debug_assert!(
-        seal::check_disclosure(&umpire_seal, &ctx, sealed, &disclosure.plaintext, &[0x66; 32])
+        seal::check_disclosure_deep(&umpire_seal, &ctx, sealed, &disclosure.plaintext, &[0x66; 32])
             .is_ok()
     );
 
@@ -148,6 +148,8 @@ pub fn generate() -> Value {
             "aad": hex(&ctx.aad()),
             "plaintext": hex(&disclosure.plaintext),
             "seal_seed": hex(&disclosure.seal_seed),
+            "salt": hex(&seal::seal_salt(&disclosure.seal_seed)),
+            "commitment": hex(&sealed.commitment),
             "enc": hex(&sealed.enc),
             "ciphertext": hex(&sealed.ciphertext),
             "message_body": hex(&m1.body),

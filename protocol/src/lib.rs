@@ -11,6 +11,9 @@
 //! setup_seed    = H(fogproof/v1/setup-seed; ("private-seed", own), ("opponent-contribution",
 //!                   theirs), ("match-id", id), ("side", [side]))
 //! message_hash  = H(fogproof/v1/message-hash; ("body", body_bytes))
+//! seal salt     = H(fogproof/v1/seal-salt; ("seal-seed", seal_seed))
+//! sealed commit = H(fogproof/v1/seal-plaintext; ("salt", salt), ("plaintext", plaintext))
+//! sealed bytes  = HPKE.SealBase(pk, info, aad, salt || plaintext)   see [`seal`]
 //! signature     = ed25519(key, u64_le(len(tag)) || tag || bytes)   checked with verify_strict
 //! ```
 //!

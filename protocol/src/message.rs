@@ -519,7 +519,7 @@ mod tests {
         assert_eq!(d.message, m.hash());
         let ctx = seal_context(&body);
         assert_eq!(
-            seal::check_disclosure(&umpire.public(), &ctx, sealed, &d.plaintext, &d.seal_seed),
+            seal::check_disclosure_deep(&umpire.public(), &ctx, sealed, &d.plaintext, &d.seal_seed),
             Ok(())
         );
     }

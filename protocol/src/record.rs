@@ -164,7 +164,7 @@ impl MatchRecord {
             };
             let recipient = recipient_seal_key(agreed, colours, side, &body.author)
                 .ok_or(RecordError::NotSealed(message))?;
-            seal::check_disclosure(
+            seal::check_disclosure_deep(
                 &recipient,
                 &seal_context(&body),
                 sealed,

@@ -2,18 +2,32 @@
 //! ChaCha20-Poly1305, to the recipient's X25519 key.
 //!
 //! ```text
+//! salt       = H(fogproof/v1/seal-salt; ("seal-seed", seal_seed))
+//! commitment = H(fogproof/v1/seal-plaintext; ("salt", salt), ("plaintext", plaintext))
 //! info = frame(fogproof/v1/seal-info; ("match-id", id), ("channel", [channel]))
 //! aad  = frame(fogproof/v1/seal-aad;  ("author", author ed25519 key), ("seq", u64_le(seq)))
-//! (enc, ciphertext) = HPKE.SealBase(pk_recipient, info, aad, plaintext)
+//! (enc, ciphertext) = HPKE.SealBase(pk_recipient, info, aad, salt || plaintext)
 //!     with the encapsulation randomness drawn from ChaCha20Rng(H(fogproof/v1/seal-rng;
 //!     ("seal-seed", seal_seed)))
+//! Sealed = (enc, commitment, ciphertext), inside the signed message
 //! ```
 //!
 //! The sender picks a fresh 32-byte seal seed per message and keeps it. Sealing is then a
 //! deterministic function of (recipient key, info, aad, plaintext, seal seed), so a record can
-//! carry the plaintext and the seal seed (a [`SealDisclosure`]) and anyone can re-seal and compare
-//! with the signed ciphertext, which the relay's receipt already covers: the relay, which sees
-//! only ciphertexts, learns nothing, yet nothing it carried can be disowned later.
+//! carry the plaintext and the seal seed (a [`SealDisclosure`]) and anyone can check it.
+//!
+//! Two checks of a disclosure exist. The cheap one ([`check_disclosure_commitment`]) recomputes
+//! the salt from the disclosed seed and compares the commitment the author signed: two hashes.
+//! The deep one ([`check_disclosure_deep`]) re-seals and compares the ciphertext too (an X25519
+//! ladder per message). The recipient closes the gap between them live: the salt travels as the
+//! first 32 bytes of the HPKE plaintext, so [`open`] checks the signed commitment against what
+//! actually decrypted and refuses a mismatch, naming the sender. A ciphertext that does not carry
+//! its committed plaintext is therefore refused when it is received, and the record (the signed
+//! message plus the sender's disclosed seed) lets the deep check prove it afterwards.
+//!
+//! The salt is secret until disclosure (only the sender and the recipient know it), so the relay,
+//! which sees the commitment, cannot test guesses of a low-entropy plaintext (a Kriegspiel
+//! "illegal") against it; once disclosed, the salt reveals nothing the plaintext does not.
 //!
 //! An identity's X25519 key is derived from its ed25519 seed:
 //! `sk, pk = DHKEM.DeriveKeyPair(H(fogproof/v1/seal-key; ("ed25519-seed", seed)))`.
@@ -108,11 +122,14 @@ impl SealContext {
     }
 }
 
-/// A sealed payload: the HPKE encapsulated key and the ciphertext (with its 16-byte tag).
+/// A sealed payload: the HPKE encapsulated key, the salted commitment to the plaintext and the
+/// ciphertext (with its 16-byte tag).
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Sealed {
     /// HPKE `enc` (the ephemeral X25519 public key).
     pub enc: [u8; 32],
+    /// [`plaintext_commitment`] of the sealed plaintext under the seal seed's salt.
+    pub commitment: [u8; 32],
     /// AEAD ciphertext and tag.
     pub ciphertext: Vec<u8>,
 }
@@ -154,6 +171,14 @@ pub enum SealError {
     /// A sealed payload inside a sealed payload.
     #[error("a sealed payload cannot itself be sealed")]
     Nested,
+    /// The opened plaintext, or a disclosed one, is not what the signed commitment commits to.
+    #[error("plaintext of seq {seq} on {channel} does not match the signed commitment")]
+    CommitmentMismatch {
+        /// The channel in the context.
+        channel: Channel,
+        /// The sequence number in the context.
+        seq: u64,
+    },
     /// Re-sealing the disclosed plaintext with the disclosed seed gives other bytes.
     #[error("disclosure of seq {seq} on {channel} does not reproduce the sealed bytes")]
     DisclosureMismatch {
@@ -162,6 +187,19 @@ pub enum SealError {
         /// The sequence number in the context.
         seq: u64,
     },
+}
+
+/// The commitment salt of a seal seed (formula in the module docs).
+pub fn seal_salt(seal_seed: &[u8; 32]) -> [u8; 32] {
+    Transcript::new(tags::SEAL_SALT).append("seal-seed", seal_seed).finish()
+}
+
+/// The salted commitment to a sealed plaintext (formula in the module docs).
+pub fn plaintext_commitment(salt: &[u8; 32], plaintext: &[u8]) -> [u8; 32] {
+    Transcript::new(tags::SEAL_PLAINTEXT)
+        .append("salt", salt)
+        .append("plaintext", plaintext)
+        .finish()
 }
 
 /// Seals `plaintext` to `recipient` in `context`, deterministically from `seal_seed`.
@@ -175,21 +213,28 @@ pub fn seal(
     let pk = <Kem as hpke::Kem>::PublicKey::from_bytes(&recipient.0).map_err(|_| bad())?;
     let rng_seed = Transcript::new(tags::SEAL_RNG).append("seal-seed", seal_seed).finish();
     let mut rng = ChaCha20Rng::from_seed(rng_seed);
+    let salt = seal_salt(seal_seed);
+    let mut salted = Vec::with_capacity(salt.len() + plaintext.len());
+    salted.extend_from_slice(&salt);
+    salted.extend_from_slice(plaintext);
     let (enc, ciphertext) = hpke::single_shot_seal_with_rng::<Aead, Kdf, Kem>(
         &OpModeS::Base,
         &pk,
         &context.info(),
-        plaintext,
+        &salted,
         &context.aad(),
         &mut rng,
     )
     .map_err(|_| bad())?;
     let mut enc_bytes = [0u8; 32];
     enc_bytes.copy_from_slice(&enc.to_bytes());
-    Ok(Sealed { enc: enc_bytes, ciphertext })
+    Ok(Sealed { enc: enc_bytes, commitment: plaintext_commitment(&salt, plaintext), ciphertext })
 }
 
-/// Opens a sealed payload with the recipient's secret.
+/// Opens a sealed payload with the recipient's secret and returns the plaintext, after checking
+/// it against the signed commitment with the salt that came with it. A mismatch
+/// ([`SealError::CommitmentMismatch`]) means the sender signed a commitment to something other
+/// than what it sent: the recipient must refuse the message.
 pub fn open(
     secret: &SealSecret,
     context: &SealContext,
@@ -197,7 +242,7 @@ pub fn open(
 ) -> Result<Vec<u8>, SealError> {
     let fail = || SealError::OpenFailed { channel: context.channel, seq: context.seq };
     let enc = <Kem as hpke::Kem>::EncappedKey::from_bytes(&sealed.enc).map_err(|_| fail())?;
-    hpke::single_shot_open::<Aead, Kdf, Kem>(
+    let mut salted = hpke::single_shot_open::<Aead, Kdf, Kem>(
         &OpModeR::Base,
         &secret.secret,
         &enc,
@@ -205,11 +250,38 @@ pub fn open(
         &sealed.ciphertext,
         &context.aad(),
     )
-    .map_err(|_| fail())
+    .map_err(|_| fail())?;
+    let mismatch = SealError::CommitmentMismatch { channel: context.channel, seq: context.seq };
+    let Some(salt) = salted.get(..32).and_then(|s| <[u8; 32]>::try_from(s).ok()) else {
+        return Err(mismatch);
+    };
+    let plaintext = salted.split_off(32);
+    if plaintext_commitment(&salt, &plaintext) == sealed.commitment {
+        Ok(plaintext)
+    } else {
+        Err(mismatch)
+    }
 }
 
-/// Checks a disclosure: re-seals its plaintext with its seed and compares with `sealed`.
-pub fn check_disclosure(
+/// The cheap check of a disclosure: the disclosed plaintext, under the salt of the disclosed seed,
+/// is what the signed commitment commits to. Two hashes; says nothing about the ciphertext (the
+/// recipient checked that when it opened it; [`check_disclosure_deep`] checks it again).
+pub fn check_disclosure_commitment(
+    context: &SealContext,
+    sealed: &Sealed,
+    plaintext: &[u8],
+    seal_seed: &[u8; 32],
+) -> Result<(), SealError> {
+    if plaintext_commitment(&seal_salt(seal_seed), plaintext) == sealed.commitment {
+        Ok(())
+    } else {
+        Err(SealError::CommitmentMismatch { channel: context.channel, seq: context.seq })
+    }
+}
+
+/// The deep check of a disclosure: re-seals its plaintext with its seed and compares every byte
+/// (`enc`, commitment and ciphertext) with `sealed`.
+pub fn check_disclosure_deep(
     recipient: &SealPublicKey,
     context: &SealContext,
     sealed: &Sealed,
@@ -241,7 +313,8 @@ mod tests {
     fn seal_open_round_trip_and_determinism() {
         let umpire = SealSecret::of(&Identity::from_seed(&[3; 32]));
         let s = seal(&umpire.public(), &ctx(4), b"e2e4", &[5; 32]).unwrap();
-        assert_eq!(s.ciphertext.len(), 4 + 16);
+        assert_eq!(s.ciphertext.len(), 32 + 4 + 16, "salt, plaintext, tag");
+        assert_eq!(s.commitment, plaintext_commitment(&seal_salt(&[5; 32]), b"e2e4"));
         assert_eq!(open(&umpire, &ctx(4), &s), Ok(b"e2e4".to_vec()));
         assert_eq!(seal(&umpire.public(), &ctx(4), b"e2e4", &[5; 32]), Ok(s.clone()));
         assert_ne!(seal(&umpire.public(), &ctx(4), b"e2e4", &[6; 32]), Ok(s));
@@ -268,9 +341,33 @@ mod tests {
     fn disclosures_are_checked_against_the_ciphertext() {
         let umpire = SealSecret::of(&Identity::from_seed(&[3; 32]));
         let s = seal(&umpire.public(), &ctx(4), b"e2e4", &[5; 32]).unwrap();
-        assert_eq!(check_disclosure(&umpire.public(), &ctx(4), &s, b"e2e4", &[5; 32]), Ok(()));
-        assert!(check_disclosure(&umpire.public(), &ctx(4), &s, b"d2d4", &[5; 32]).is_err());
-        assert!(check_disclosure(&umpire.public(), &ctx(4), &s, b"e2e4", &[6; 32]).is_err());
+        let pk = umpire.public();
+        assert_eq!(check_disclosure_deep(&pk, &ctx(4), &s, b"e2e4", &[5; 32]), Ok(()));
+        assert!(check_disclosure_deep(&pk, &ctx(4), &s, b"d2d4", &[5; 32]).is_err());
+        assert!(check_disclosure_deep(&pk, &ctx(4), &s, b"e2e4", &[6; 32]).is_err());
+        assert_eq!(check_disclosure_commitment(&ctx(4), &s, b"e2e4", &[5; 32]), Ok(()));
+        let mismatch = Err(SealError::CommitmentMismatch { channel: Channel::WhiteUmpire, seq: 4 });
+        assert_eq!(check_disclosure_commitment(&ctx(4), &s, b"d2d4", &[5; 32]), mismatch);
+        assert_eq!(check_disclosure_commitment(&ctx(4), &s, b"e2e4", &[6; 32]), mismatch);
+    }
+
+    #[test]
+    fn a_commitment_to_other_bytes_is_refused_on_open_and_by_the_deep_check() {
+        // The sender seals "e2e4" but signs a commitment to "d2d4" (same salt): the recipient
+        // refuses on opening; the cheap check accepts a "d2d4" disclosure (it is what was
+        // signed), and only the deep check sees that the ciphertext says otherwise.
+        let umpire = SealSecret::of(&Identity::from_seed(&[3; 32]));
+        let mut s = seal(&umpire.public(), &ctx(4), b"e2e4", &[5; 32]).unwrap();
+        s.commitment = plaintext_commitment(&seal_salt(&[5; 32]), b"d2d4");
+        assert_eq!(
+            open(&umpire, &ctx(4), &s),
+            Err(SealError::CommitmentMismatch { channel: Channel::WhiteUmpire, seq: 4 })
+        );
+        assert_eq!(check_disclosure_commitment(&ctx(4), &s, b"d2d4", &[5; 32]), Ok(()));
+        assert_eq!(
+            check_disclosure_deep(&umpire.public(), &ctx(4), &s, b"d2d4", &[5; 32]),
+            Err(SealError::DisclosureMismatch { channel: Channel::WhiteUmpire, seq: 4 })
+        );
     }
 
     #[test]

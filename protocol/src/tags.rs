@@ -49,11 +49,15 @@ pub const SEAL_AAD: Tag = Tag("fogproof/v1/seal-aad");
 pub const SEAL_KEY: Tag = Tag("fogproof/v1/seal-key");
 /// Derivation of the HPKE encapsulation randomness from a seal seed.
 pub const SEAL_RNG: Tag = Tag("fogproof/v1/seal-rng");
+/// Derivation of a sealed payload's commitment salt from its seal seed.
+pub const SEAL_SALT: Tag = Tag("fogproof/v1/seal-salt");
+/// The salted commitment to a sealed payload's plaintext, carried in the signed message.
+pub const SEAL_PLAINTEXT: Tag = Tag("fogproof/v1/seal-plaintext");
 /// Fingerprint of a public key.
 pub const FINGERPRINT: Tag = Tag("fogproof/v1/fingerprint");
 
 /// Every tag, for tests that check they are distinct.
-pub const ALL: [Tag; 13] = [
+pub const ALL: [Tag; 15] = [
     MATCH_ID,
     TERMS,
     COMMITMENT,
@@ -66,6 +70,8 @@ pub const ALL: [Tag; 13] = [
     SEAL_AAD,
     SEAL_KEY,
     SEAL_RNG,
+    SEAL_SALT,
+    SEAL_PLAINTEXT,
     FINGERPRINT,
 ];
 

@@ -281,7 +281,7 @@ fn commit_reveal_draw_and_sealed_play() {
     let back = MatchRecord::from_canonical(&record.to_canonical()).unwrap();
     assert_eq!(back.check_envelope().map(|t| t.match_id), Ok(id));
     assert_eq!(
-        seal::check_disclosure(
+        seal::check_disclosure_deep(
             &umpire_seal.public(),
             &seal_context(&a.body),
             sealed,

@@ -208,5 +208,14 @@ fn sealed_payload_opens_for_the_umpire_and_matches_its_disclosure() {
     assert_eq!(plain, bytes(s, &["plaintext"]));
     assert_eq!(Payload::from_canonical(&plain), Ok(Payload::Action(b"g1f3".to_vec())));
     let seed = arr32(s, &["seal_seed"]);
-    assert_eq!(seal::check_disclosure(&umpire.public(), &ctx, sealed, &plain, &seed), Ok(()));
+    // The salted plaintext commitment, recomputed by hand.
+    let salt = h("fogproof/v1/seal-salt", &[("seal-seed", &seed)]);
+    assert_eq!(salt.to_vec(), bytes(s, &["salt"]));
+    let commitment = h("fogproof/v1/seal-plaintext", &[("salt", &salt), ("plaintext", &plain)]);
+    assert_eq!(commitment.to_vec(), bytes(s, &["commitment"]));
+    assert_eq!(sealed.commitment, commitment);
+    // The ciphertext carries salt || plaintext: 32 + plaintext + 16-byte tag.
+    assert_eq!(sealed.ciphertext.len(), 32 + plain.len() + 16);
+    assert_eq!(seal::check_disclosure_commitment(&ctx, sealed, &plain, &seed), Ok(()));
+    assert_eq!(seal::check_disclosure_deep(&umpire.public(), &ctx, sealed, &plain, &seed), Ok(()));
 }

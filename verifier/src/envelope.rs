@@ -21,7 +21,8 @@
 //!    names a message earlier in the same log and not older than the author's own last message.
 //!    Blame goes to whoever's signatures alone prove the fault (see [`order`]).
 //! 4. **Content.** Authors and payloads allowed on each channel (`NotAllowed`, the relay), timeouts
-//!    after their deadline, disclosures re-sealed (`BadDisclosure`), commitments distinct
+//!    after their deadline, disclosures against the signed plaintext commitment (`BadDisclosure`,
+//!    the record; re-sealed too with `deep_seal_check`, the author), commitments distinct
 //!    (`DuplicateCommitment`), every opening against its commitment (`BadOpening`), every
 //!    commitment opened and every sealed message disclosed (`MissingReveal` when the relay's
 //!    signed reveal timeout for that side proves who failed, `TruncatedRecord` otherwise).
@@ -35,7 +36,7 @@ mod order;
 
 pub use checked::{Checked, CheckedCommitment, CheckedEntry, role_of_side, side_of_role};
 
-use crate::{Fault, FaultKind, Role};
+use crate::{Fault, FaultKind, Role, VerifyOptions};
 use protocol::batch::{self, Item};
 use protocol::codec::{Canonical, DecodeError};
 use protocol::commitment;
@@ -46,8 +47,14 @@ use protocol::terms::{AgreedTerms, Colours, MatchTerms};
 use protocol::{MessageHash, PublicKey, tags};
 use rules::Variant;
 
-/// Checks the envelope of a record given as stored bytes (see the module docs).
+/// Checks the envelope of a record given as stored bytes (see the module docs), with the default
+/// [`VerifyOptions`].
 pub fn check(record_bytes: &[u8]) -> Result<Checked, Vec<Fault>> {
+    check_with(record_bytes, &VerifyOptions::default())
+}
+
+/// Checks the envelope of a record given as stored bytes with `options`.
+pub fn check_with(record_bytes: &[u8], options: &VerifyOptions) -> Result<Checked, Vec<Fault>> {
     if let Some(why) = not_versioned(record_bytes) {
         return Err(vec![Blame::record().fault(
             FaultKind::MalformedRecord,
@@ -72,7 +79,7 @@ pub fn check(record_bytes: &[u8]) -> Result<Checked, Vec<Fault>> {
         return Err(faults);
     }
     order::check(&terms, &colours, &entries)?;
-    content::check(record, terms, variant, colours, contributions, entries)
+    content::check(record, terms, variant, colours, contributions, entries, options)
 }
 
 /// What a record says it is, for a summary: read without checking anything, so it is shown even

@@ -10,9 +10,10 @@ use protocol::commitment;
 use protocol::message::{Expectation, Payload};
 use protocol::record::MatchRecord;
 use protocol::relay::Entry;
+use protocol::seal;
 use protocol::{Channel, Side};
 use verifier::envelope::{self, Checked};
-use verifier::{FaultKind, Role};
+use verifier::{FaultKind, Role, VerifyOptions};
 
 fn checked(h: &Harness) -> Checked {
     match envelope::check(&h.bytes()) {
@@ -192,7 +193,11 @@ fn unsealed_private_payload_and_sealed_public_payload_are_not_allowed() {
     let mut h = Harness::new("kriegspiel", 1);
     h.setup();
     let black = h.side(Side::Black);
-    let sealed = Payload::Sealed(protocol::seal::Sealed { enc: [9; 32], ciphertext: vec![1; 20] });
+    let sealed = Payload::Sealed(protocol::seal::Sealed {
+        enc: [9; 32],
+        commitment: [8; 32],
+        ciphertext: vec![1; 20],
+    });
     let m = h.write(black, Channel::WhiteUmpire, sealed.clone());
     let mut all = messages(&h.record());
     all.push(m);
@@ -261,6 +266,55 @@ fn a_copied_commitment_is_the_copiers_fault() {
         Role::Black, // colours never drawn: players[1] is reported as black
     );
     assert!(f.explanation.contains("copy"), "{f:?}");
+}
+
+#[test]
+fn a_disclosure_that_does_not_match_the_signed_commitment_proves_nothing_and_is_the_records_fault()
+{
+    let h = Harness::honest("kriegspiel");
+    let mut r = h.record();
+    r.disclosures[0].plaintext = Payload::Action(b"other".to_vec()).to_canonical();
+    let f = only_fault(&faults(&r.to_canonical()), FaultKind::BadDisclosure, None, Role::Record);
+    assert!(f.evidence.contains("commitment"), "{f:?}");
+    // The deep check blames the record too: the commitment check comes first.
+    let deep = VerifyOptions { deep_seal_check: true };
+    let Err(f) = envelope::check_with(&r.to_canonical(), &deep) else { panic!("passed") };
+    assert_eq!((f.len(), f[0].kind, f[0].role), (1, FaultKind::BadDisclosure, Role::Record));
+}
+
+#[test]
+fn a_ciphertext_that_does_not_carry_its_committed_plaintext_is_caught_by_the_deep_check() {
+    // White seals garbage but signs a commitment to (and discloses) a plain action: the cheap
+    // check accepts the disclosure, since it is what white signed; the deep check re-seals it
+    // with white's disclosed seed, gets other bytes, and blames white.
+    let mut h = Harness::new("kriegspiel", 1);
+    h.setup();
+    let white = h.side(Side::White);
+    let recipient = h.terms.terms.umpire.as_ref().unwrap().seal_key;
+    let key = h.key(white);
+    let match_id = h.match_id();
+    let author = h.authors.get_mut(&key).unwrap();
+    let seq = author.next_body(Channel::WhiteUmpire, Payload::Action(vec![])).seq;
+    let ctx =
+        protocol::seal::SealContext { match_id, channel: Channel::WhiteUmpire, author: key, seq };
+    let claimed = Payload::Action(b"anything".to_vec()).to_canonical();
+    let seed = [3; 32];
+    let mut sealed = protocol::seal::seal(&recipient, &ctx, &[0xff, 0xff], &seed).unwrap();
+    sealed.commitment = seal::plaintext_commitment(&seal::seal_salt(&seed), &claimed);
+    let m = author.write(Channel::WhiteUmpire, Payload::Sealed(sealed));
+    h.disclosures.push(protocol::seal::SealDisclosure {
+        message: m.hash(),
+        plaintext: claimed,
+        seal_seed: seed,
+    });
+    h.submit(&m);
+    let cheap = envelope::check(&h.bytes()).err().unwrap_or_default();
+    assert!(cheap.iter().all(|f| f.kind != FaultKind::BadDisclosure), "{cheap:?}");
+    let deep = VerifyOptions { deep_seal_check: true };
+    let f = envelope::check_with(&h.bytes(), &deep).expect_err("the deep check fails");
+    let f = only_fault(&f, FaultKind::BadDisclosure, Some(key), Role::White);
+    assert_eq!(f.message, Some(m.hash()));
+    assert!(f.evidence.contains("does not reproduce"), "{f:?}");
 }
 
 #[test]

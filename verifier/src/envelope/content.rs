@@ -3,7 +3,7 @@
 
 use super::checked::{CheckedCommitment, CheckedEntry, role_of_side, roles};
 use super::{Auth, Blame, Checked, who};
-use crate::{Fault, FaultKind, Role};
+use crate::{Fault, FaultKind, Role, VerifyOptions};
 use protocol::codec::Canonical;
 use protocol::commitment::{self, Opening};
 use protocol::keys::ByColour;
@@ -23,6 +23,7 @@ pub(crate) fn check(
     colours: ByColour,
     contributions: Option<[[u8; 32]; 2]>,
     entries: Vec<Auth>,
+    options: &VerifyOptions,
 ) -> Result<Checked, Vec<Fault>> {
     let mut faults = Vec::new();
     for e in &entries {
@@ -33,7 +34,7 @@ pub(crate) fn check(
     if !faults.is_empty() {
         return Err(faults);
     }
-    let disclosed = disclosures(&record, &terms, &colours, &entries, &mut faults);
+    let disclosed = disclosures(&record, &terms, &colours, &entries, options, &mut faults);
     if !faults.is_empty() {
         return Err(faults);
     }
@@ -172,12 +173,14 @@ fn allowed(terms: &AgreedTerms, colours: &ByColour, e: &Auth) -> Option<Fault> {
     None
 }
 
-/// Checks every disclosure by re-sealing it; returns the disclosed payloads by message.
+/// Checks every disclosure against the plaintext commitment its author signed (and, with
+/// `options.deep_seal_check`, by re-sealing it); returns the disclosed payloads by message.
 fn disclosures(
     record: &MatchRecord,
     terms: &AgreedTerms,
     colours: &ByColour,
     entries: &[Auth],
+    options: &VerifyOptions,
     faults: &mut Vec<Fault>,
 ) -> BTreeMap<MessageHash, Payload> {
     let by_hash: BTreeMap<MessageHash, &Auth> = entries.iter().map(|e| (e.hash, e)).collect();
@@ -213,20 +216,38 @@ fn disclosures(
             ));
             continue;
         };
-        if let Err(err) = seal::check_disclosure(
-            &recipient,
-            &seal_context(&e.body),
-            sealed,
-            &d.plaintext,
-            &d.seal_seed,
-        ) {
+        let context = seal_context(&e.body);
+        if let Err(err) =
+            seal::check_disclosure_commitment(&context, sealed, &d.plaintext, &d.seal_seed)
+        {
             faults.push(Blame::record().fault(
                 FaultKind::BadDisclosure,
                 e.at(),
                 err.to_string(),
                 format!(
-                    "The disclosure of entry {} does not reproduce the ciphertext its author \
-                     signed; nobody signed the disclosure, so it proves nothing.",
+                    "The disclosure of entry {} does not match the plaintext commitment its \
+                     author signed; nobody signed the disclosure, so it proves nothing.",
+                    e.index
+                ),
+            ));
+            continue;
+        }
+        // The disclosed seed opens the signed commitment, so it is the author's seed (its
+        // salt is a preimage only the author knew): if re-sealing with it gives other bytes, the
+        // author signed a ciphertext that does not carry the plaintext it committed to.
+        let deep = || {
+            seal::check_disclosure_deep(&recipient, &context, sealed, &d.plaintext, &d.seal_seed)
+        };
+        if let Some(Err(err)) = options.deep_seal_check.then(deep) {
+            let author = Blame::signer(terms, colours, &e.body.author);
+            let name = who(author.role);
+            faults.push(author.fault(
+                FaultKind::BadDisclosure,
+                e.at(),
+                err.to_string(),
+                format!(
+                    "{name} signed a commitment to a plaintext its ciphertext does not carry \
+                     (entry {}); its recipient could not have opened it honestly.",
                     e.index
                 ),
             ));
