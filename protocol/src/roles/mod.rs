@@ -21,11 +21,13 @@ mod umpire;
 pub use player::Player;
 pub use umpire::{ObservationHook, Umpire};
 
-use crate::message::{Claim, Payload, SignedMessage};
+use crate::codec::Canonical as _;
+use crate::message::{Author, Claim, Payload, SignedMessage};
 use crate::relay::{Entry, RelayEvent};
 use crate::seal::SealDisclosure;
 use crate::{Channel, MessageHash, PublicKey};
 use rules::{Color, Variant};
+use std::collections::{BTreeMap, VecDeque};
 use thiserror::Error;
 
 /// What a participant is fed.
@@ -105,6 +107,85 @@ pub trait Policy {
 /// change it, and returns `false` to suppress it (the machine then behaves as if it had been
 /// sent: a participant that goes silent).
 pub type Hook = Box<dyn FnMut(Channel, &mut Payload) -> bool>;
+
+/// The writing half shared by every machine: the payload hook, signing and sealing through its
+/// [`Author`], the count of its own messages not yet delivered back per channel (a machine
+/// chains `prev` to others' messages only once its own are delivered, or the relay would refuse
+/// its next one as stale), and the output queue.
+pub(crate) struct Outbox {
+    pub(crate) author: Author,
+    pub(crate) hook: Option<Hook>,
+    pending: BTreeMap<Channel, usize>,
+    pub(crate) outputs: VecDeque<Output>,
+}
+
+impl Outbox {
+    pub(crate) fn new(author: Author) -> Outbox {
+        Outbox { author, hook: None, pending: BTreeMap::new(), outputs: VecDeque::new() }
+    }
+
+    pub(crate) fn wrote(&mut self, m: crate::message::SignedMessage) {
+        if let Ok(body) = crate::message::MessageBody::from_canonical(&m.body) {
+            *self.pending.entry(body.channel).or_default() += 1;
+        }
+        self.outputs.push_back(Output::Send(m));
+    }
+
+    /// Chains to a delivered message (see the type's docs).
+    pub(crate) fn delivered(
+        &mut self,
+        author: &crate::PublicKey,
+        channel: Channel,
+        hash: crate::MessageHash,
+    ) {
+        let pending = self.pending.entry(channel).or_default();
+        if *author == self.author.key() {
+            *pending = pending.saturating_sub(1);
+        } else if *pending == 0 {
+            self.author.saw(channel, hash);
+        }
+    }
+
+    /// Signs and queues `payload` on the public channel (after the hook).
+    pub(crate) fn send_public(&mut self, mut payload: Payload) {
+        if let Some(h) = &mut self.hook
+            && !h(Channel::Public, &mut payload)
+        {
+            return;
+        }
+        let m = self.author.write(Channel::Public, payload);
+        self.wrote(m);
+    }
+
+    /// Seals `payload` to `key` on the private `channel` (after the hook), with a seal seed drawn
+    /// from `rng` only once the hook has let it through, and queues its disclosure.
+    pub(crate) fn send_sealed(
+        &mut self,
+        channel: Channel,
+        mut payload: Payload,
+        key: &crate::seal::SealPublicKey,
+        rng: &mut rand_chacha::ChaCha20Rng,
+    ) {
+        if let Some(h) = &mut self.hook
+            && !h(channel, &mut payload)
+        {
+            return;
+        }
+        let mut seed = [0u8; 32];
+        rand_core::Rng::fill_bytes(rng, &mut seed);
+        // A hook may produce a `Sealed` payload, which cannot be sealed again: send it as is.
+        match self.author.write_sealed(channel, &payload, key, &seed) {
+            Ok((m, d)) => {
+                self.wrote(m);
+                self.outputs.push_back(Output::Disclose(d));
+            }
+            Err(_) => {
+                let m = self.author.write(channel, payload);
+                self.wrote(m);
+            }
+        }
+    }
+}
 
 /// A fault a machine found in what it was delivered, or a message it could not process.
 #[derive(Debug, Error, PartialEq, Eq)]

@@ -5,7 +5,7 @@
 use super::track::{
     IntrigueModel, PublicLog, kriegspiel_candidates, kriegspiel_play_own, sc6_legal_moves,
 };
-use super::{Ask, Hook, Input, Output, Participant, Policy, RoleError};
+use super::{Ask, Hook, Input, Outbox, Output, Participant, Policy, RoleError};
 use crate::codec::Canonical;
 use crate::commitment::{self, Opening};
 use crate::flow::{self, FORFEIT, Mode, PRIVATE_SEED, PUBLIC_CONTRIBUTION, TIMEOUT};
@@ -20,7 +20,7 @@ use rand_core::{Rng, SeedableRng};
 use rules::intrigue::{Action as IAction, Observation as IObs, SetupReport};
 use rules::kriegspiel::Answer;
 use rules::{Board, BoardSize, Color, GameResult, Move, Variant};
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet};
 
 /// What a player tracks of the game itself, per variant.
 #[derive(Debug)]
@@ -59,11 +59,11 @@ pub struct Player {
     terms: AgreedTerms,
     variant: Variant,
     mode: Mode,
-    author: Author,
+    /// Signing, sealing, the hook and the output queue.
+    out: Outbox,
     seal: SealSecret,
     rng: ChaCha20Rng,
     policy: Box<dyn Policy>,
-    hook: Option<Hook>,
     log: PublicLog,
     side: Option<Side>,
     mine: BTreeMap<String, Opening>,
@@ -76,16 +76,12 @@ pub struct Player {
     end: Option<Claim>,
     done: bool,
     plies: u32,
-    /// Own messages written but not yet delivered back, per channel: until they are, what
-    /// others sent is older than them and must not become `prev` (the relay's StalePrev).
-    pending: BTreeMap<Channel, usize>,
-    outputs: VecDeque<Output>,
 }
 
 impl std::fmt::Debug for Player {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Player")
-            .field("key", &self.author.key())
+            .field("key", &self.out.author.key())
             .field("side", &self.side)
             .field("track", &self.track)
             .field("end", &self.end)
@@ -107,11 +103,10 @@ impl Player {
         let mut p = Player {
             mode: game::mode(variant),
             variant,
-            author: Author::new(identity.clone(), terms.match_id),
+            out: Outbox::new(Author::new(identity.clone(), terms.match_id)),
             seal: SealSecret::of(&identity),
             rng: ChaCha20Rng::from_seed(secret),
             policy,
-            hook: None,
             log: PublicLog::new(&terms),
             terms,
             side: None,
@@ -124,8 +119,6 @@ impl Player {
             end: None,
             done: false,
             plies: 0,
-            pending: BTreeMap::new(),
-            outputs: VecDeque::new(),
         };
         for purpose in flow::early_commitments(variant) {
             let value = p.random32().to_vec();
@@ -136,7 +129,7 @@ impl Player {
 
     /// Installs a hook that sees every payload before it is signed or sealed (a cheater).
     pub fn set_hook(&mut self, hook: Hook) {
-        self.hook = Some(hook);
+        self.out.hook = Some(hook);
     }
 
     /// The player's side, once colours are known.
@@ -189,73 +182,33 @@ impl Player {
         game::color(self.side.unwrap_or(Side::White))
     }
 
-    /// Signs and queues `payload` on the public channel (after the hook).
-    fn wrote(&mut self, m: crate::message::SignedMessage) {
-        if let Ok(body) = crate::message::MessageBody::from_canonical(&m.body) {
-            *self.pending.entry(body.channel).or_default() += 1;
-        }
-        self.outputs.push_back(Output::Send(m));
-    }
-
-    /// Chains to a delivered message (see `pending`).
-    fn delivered(&mut self, author: &crate::PublicKey, channel: Channel, hash: MessageHash) {
-        let pending = self.pending.entry(channel).or_default();
-        if *author == self.author.key() {
-            *pending = pending.saturating_sub(1);
-        } else if *pending == 0 {
-            self.author.saw(channel, hash);
-        }
-    }
-
-    fn send_public(&mut self, mut payload: Payload) {
-        if let Some(h) = &mut self.hook
-            && !h(Channel::Public, &mut payload)
-        {
-            return;
-        }
-        let m = self.author.write(Channel::Public, payload);
-        self.wrote(m);
-    }
-
     /// Seals `payload` to the umpire on this player's channel (after the hook).
-    fn send_sealed(&mut self, mut payload: Payload) {
+    fn send_sealed(&mut self, payload: Payload) {
         let (Some(side), Some(umpire)) = (self.side, self.terms.terms.umpire.as_ref()) else {
             return;
         };
-        let channel = Channel::private(side);
-        if let Some(h) = &mut self.hook
-            && !h(channel, &mut payload)
-        {
-            return;
-        }
         let key = umpire.seal_key;
-        let seed = self.random32();
-        // A hook may produce a `Sealed` payload, which cannot be sealed again: send it as is.
-        match self.author.write_sealed(channel, &payload, &key, &seed) {
-            Ok((m, d)) => {
-                self.wrote(m);
-                self.outputs.push_back(Output::Disclose(d));
-            }
-            Err(_) => {
-                let m = self.author.write(channel, payload);
-                self.wrote(m);
-            }
-        }
+        self.out.send_sealed(Channel::private(side), payload, &key, &mut self.rng);
     }
 
     fn commit(&mut self, purpose: &str, value: Vec<u8>) {
         let nonce = self.random32();
-        let c =
-            commitment::commit(purpose, &self.terms.match_id, &self.author.key(), &value, &nonce);
+        let c = commitment::commit(
+            purpose,
+            &self.terms.match_id,
+            &self.out.author.key(),
+            &value,
+            &nonce,
+        );
         self.mine.insert(purpose.to_owned(), Opening { value, nonce });
-        self.send_public(Payload::Commit { purpose: purpose.to_owned(), commitment: c });
+        self.out.send_public(Payload::Commit { purpose: purpose.to_owned(), commitment: c });
     }
 
     fn open_public(&mut self, purpose: &str) {
         if let Some(opening) = self.mine.get(purpose).cloned()
             && self.opened.insert(purpose.to_owned())
         {
-            self.send_public(Payload::Open { purpose: purpose.to_owned(), opening });
+            self.out.send_public(Payload::Open { purpose: purpose.to_owned(), opening });
         }
     }
 
@@ -310,11 +263,11 @@ impl Player {
             if let Some(opening) = self.mine.get(PUBLIC_CONTRIBUTION).cloned() {
                 self.opened.insert(PUBLIC_CONTRIBUTION.to_owned());
                 let purpose = PUBLIC_CONTRIBUTION.to_owned();
-                self.send_public(Payload::Reveal { purpose, opening });
+                self.out.send_public(Payload::Reveal { purpose, opening });
             }
         }
         if self.side.is_none() {
-            self.side = self.log.colours.and_then(|c| c.side_of(&self.author.key()));
+            self.side = self.log.colours.and_then(|c| c.side_of(&self.out.author.key()));
         }
         if self.side.is_some() && !self.setup_done {
             self.setup_done = true;
@@ -415,7 +368,7 @@ impl Player {
         let queen = model.as_ref().is_some_and(|m| m.own.queen_on_king_square);
         let report =
             SetupReport { side: me, queen_on_king_square: queen, play_starts: me == Color::Black };
-        self.send_public(Payload::Observation(IObs::Setup(report).to_canonical()));
+        self.out.send_public(Payload::Observation(IObs::Setup(report).to_canonical()));
     }
 
     /// Asks the policy for the next action and sends it.
@@ -470,7 +423,7 @@ impl Player {
         match &mut self.track {
             Track::Open(_) | Track::Intrigue { .. } => {
                 self.waiting = true;
-                self.send_public(Payload::Action(action));
+                self.out.send_public(Payload::Action(action));
             }
             Track::Kriegspiel { attempt, .. } => {
                 *attempt = Move::from_canonical(&action).ok();
@@ -502,22 +455,22 @@ impl Player {
         }
         let Some(claim) = self.end.clone() else { return };
         self.done = true;
-        self.send_public(Payload::Claim(claim.clone()));
+        self.out.send_public(Payload::Claim(claim.clone()));
         let purposes: Vec<String> = self.mine.keys().cloned().collect();
         for p in purposes {
             self.open_public(&p);
         }
-        self.outputs.push_back(Output::Finished(claim));
+        self.out.outputs.push_back(Output::Finished(claim));
     }
 
     fn on_public(&mut self, body: &MessageBody, hash: MessageHash) -> Result<(), RoleError> {
         self.log.observe(&self.terms, body);
         if self.side.is_none() {
-            self.side = self.log.colours.and_then(|c| c.side_of(&self.author.key()));
+            self.side = self.log.colours.and_then(|c| c.side_of(&self.out.author.key()));
         }
         let colours = self.log.colours;
         let actor = colours.and_then(|c| c.side_of(&body.author)).map(game::color);
-        let me_key = self.author.key();
+        let me_key = self.out.author.key();
         let is_umpire = self.terms.terms.umpire.as_ref().is_some_and(|u| u.key == body.author);
         match &body.payload {
             Payload::Timeout { side, expectation: Expectation::Move, .. } => {
@@ -618,7 +571,7 @@ impl Player {
                 } else if let Some(i) = inspection {
                     let obs = m.last.clone().expect("an inspection comes with its report");
                     let r = m.game.as_ref().and_then(AnyGame::result);
-                    self.send_public(Payload::Observation(obs.to_canonical()));
+                    self.out.send_public(Payload::Observation(obs.to_canonical()));
                     if i.informer {
                         self.open_public(flow::INTRIGUE_SETUP);
                     }
@@ -761,7 +714,7 @@ impl Participant for Player {
                         problem: e.to_string(),
                     })?;
                 let hash = entry.message.hash();
-                self.delivered(&body.author, body.channel, hash);
+                self.out.delivered(&body.author, body.channel, hash);
                 match body.channel {
                     Channel::Public => self.on_public(&body, hash),
                     c if c.side() == self.side => self.on_private(&body, hash),
@@ -775,10 +728,10 @@ impl Participant for Player {
     }
 
     fn poll_output(&mut self) -> Option<Output> {
-        if self.outputs.is_empty() {
+        if self.out.outputs.is_empty() {
             self.progress();
         }
-        self.outputs.pop_front()
+        self.out.outputs.pop_front()
     }
 
     fn poll_timeout(&self) -> Option<u64> {

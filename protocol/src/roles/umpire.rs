@@ -3,7 +3,7 @@
 //! the rules' observation, and claims the result.
 
 use super::track::PublicLog;
-use super::{Hook, Input, Output, Participant, RoleError};
+use super::{Hook, Input, Outbox, Output, Participant, RoleError};
 use crate::codec::Canonical;
 use crate::commitment::{self, Opening};
 use crate::flow::{self, FORFEIT, PRIVATE_SEED, TIMEOUT};
@@ -15,9 +15,8 @@ use crate::seed::setup_seed;
 use crate::terms::AgreedTerms;
 use crate::{Channel, MessageHash, Side};
 use rand_chacha::ChaCha20Rng;
-use rand_core::{Rng, SeedableRng};
+use rand_core::SeedableRng;
 use rules::{ByColor, Variant};
-use std::collections::{BTreeMap, VecDeque};
 
 /// Sees (and may change) each observation the umpire is about to seal to a side: a lying
 /// umpire. Arguments: the side, the index of this observation among all the umpire sent, the
@@ -28,10 +27,10 @@ pub type ObservationHook = Box<dyn FnMut(Side, usize, &mut Vec<u8>)>;
 pub struct Umpire {
     terms: AgreedTerms,
     variant: Variant,
-    author: Author,
+    /// Signing, sealing, the hook and the output queue.
+    out: Outbox,
     seal: SealSecret,
     rng: ChaCha20Rng,
-    hook: Option<Hook>,
     lie: Option<ObservationHook>,
     log: PublicLog,
     seeds: ByColor<Option<[u8; 32]>>,
@@ -39,16 +38,12 @@ pub struct Umpire {
     observations: usize,
     end: Option<Claim>,
     done: bool,
-    /// Own messages written but not yet delivered back, per channel: until they are, what
-    /// others sent is older than them and must not become `prev` (the relay's StalePrev).
-    pending: BTreeMap<Channel, usize>,
-    outputs: VecDeque<Output>,
 }
 
 impl std::fmt::Debug for Umpire {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Umpire")
-            .field("key", &self.author.key())
+            .field("key", &self.out.author.key())
             .field("game", &self.game)
             .field("end", &self.end)
             .finish_non_exhaustive()
@@ -65,10 +60,9 @@ impl Umpire {
         let variant: Variant = terms.terms.variant.parse()?;
         Ok(Umpire {
             variant,
-            author: Author::new(identity.clone(), terms.match_id),
+            out: Outbox::new(Author::new(identity.clone(), terms.match_id)),
             seal: SealSecret::of(&identity),
             rng: ChaCha20Rng::from_seed(secret),
-            hook: None,
             lie: None,
             log: PublicLog::new(&terms),
             terms,
@@ -77,14 +71,12 @@ impl Umpire {
             observations: 0,
             end: None,
             done: false,
-            pending: BTreeMap::new(),
-            outputs: VecDeque::new(),
         })
     }
 
     /// Installs a hook on every payload before it is signed or sealed.
     pub fn set_hook(&mut self, hook: Hook) {
-        self.hook = Some(hook);
+        self.out.hook = Some(hook);
     }
 
     /// Installs a hook on every observation before it is sealed (a lying umpire).
@@ -107,55 +99,11 @@ impl Umpire {
             .map_or_else(Vec::new, |g| g.to_act().into_iter().map(game::side).collect())
     }
 
-    fn wrote(&mut self, m: crate::message::SignedMessage) {
-        if let Ok(body) = crate::message::MessageBody::from_canonical(&m.body) {
-            *self.pending.entry(body.channel).or_default() += 1;
-        }
-        self.outputs.push_back(Output::Send(m));
-    }
-
-    /// Chains to a delivered message (see `pending`).
-    fn delivered(&mut self, author: &crate::PublicKey, channel: Channel, hash: MessageHash) {
-        let pending = self.pending.entry(channel).or_default();
-        if *author == self.author.key() {
-            *pending = pending.saturating_sub(1);
-        } else if *pending == 0 {
-            self.author.saw(channel, hash);
-        }
-    }
-
-    fn send_public(&mut self, mut payload: Payload) {
-        if let Some(h) = &mut self.hook
-            && !h(Channel::Public, &mut payload)
-        {
-            return;
-        }
-        let m = self.author.write(Channel::Public, payload);
-        self.wrote(m);
-    }
-
-    fn send_sealed(&mut self, side: Side, mut payload: Payload) {
-        let channel = Channel::private(side);
-        if let Some(h) = &mut self.hook
-            && !h(channel, &mut payload)
-        {
-            return;
-        }
+    fn send_sealed(&mut self, side: Side, payload: Payload) {
         let Some(colours) = self.log.colours else { return };
         let Some(player) = self.terms.terms.player(&colours.key(side)) else { return };
         let key = player.seal_key;
-        let mut seed = [0u8; 32];
-        self.rng.fill_bytes(&mut seed);
-        match self.author.write_sealed(channel, &payload, &key, &seed) {
-            Ok((m, d)) => {
-                self.wrote(m);
-                self.outputs.push_back(Output::Disclose(d));
-            }
-            Err(_) => {
-                let m = self.author.write(channel, payload);
-                self.wrote(m);
-            }
-        }
+        self.out.send_sealed(Channel::private(side), payload, &key, &mut self.rng);
     }
 
     /// Sends what each side is told, `first` side first.
@@ -176,9 +124,9 @@ impl Umpire {
             return;
         }
         self.end = Some(claim.clone());
-        self.send_public(Payload::Claim(claim.clone()));
+        self.out.send_public(Payload::Claim(claim.clone()));
         self.done = true;
-        self.outputs.push_back(Output::Finished(claim));
+        self.out.outputs.push_back(Output::Finished(claim));
     }
 
     fn maybe_start(&mut self) {
@@ -314,7 +262,7 @@ impl Participant for Umpire {
             message: hash,
             problem: e.to_string(),
         })?;
-        self.delivered(&body.author, body.channel, hash);
+        self.out.delivered(&body.author, body.channel, hash);
         if self.done {
             return Ok(());
         }
@@ -339,7 +287,7 @@ impl Participant for Umpire {
     }
 
     fn poll_output(&mut self) -> Option<Output> {
-        self.outputs.pop_front()
+        self.out.outputs.pop_front()
     }
 
     fn poll_timeout(&self) -> Option<u64> {
