@@ -1,0 +1,8 @@
+//! fogproof's ledger: every finished match in a public append-only log (C2SP tlog-tiles with
+//! signed checkpoints and witness cosignatures), and tournaments, standings and Glicko-2 ratings
+//! computed as pure functions of that log.
+#![warn(missing_docs)]
+
+pub mod log;
+pub mod rating;
+pub mod tournament;

@@ -1,0 +1,1 @@
+//! The transparency log: entries, tiles, checkpoints, proofs (C2SP tlog-tiles).

@@ -1,0 +1,1 @@
+//! Glicko-2 ratings per variant, computed in log order, bit for bit the same on every platform.

@@ -1,0 +1,1 @@
+//! Tournaments: round-robin (FIDE Berger tables) and Swiss (FIDE Dutch), standings and tie-breaks.
