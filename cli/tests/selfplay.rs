@@ -29,7 +29,7 @@ fn selfplay_writes_the_record_and_one_summary_line() {
     assert_eq!(String::from_utf8(out.stdout).unwrap(), format!("{summary} -> {file}\n"));
     assert!(summary.to_string().starts_with("secretchess6: "), "{summary}");
     let record = MatchRecord::from_canonical(&bytes).unwrap();
-    let agreed = record.check_envelope().unwrap();
+    let (agreed, _head) = record.check_envelope().unwrap();
     assert_eq!(agreed.terms.variant, "secretchess6");
 }
 

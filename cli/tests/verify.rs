@@ -116,9 +116,9 @@ fn faulty_record_summary_and_exit_1() {
     let dir = scratch("faulty");
     let p = played(&dir, "bad.fpr", |b| {
         let n = b.len();
-        // The record ends with the disclosures count (0 in chess), preceded by the last
-        // receipt's signature: flip a bit of its `s`.
-        b[n - 2] ^= 1;
+        // The record ends with the last entry's frame, whose last bytes are the last receipt's
+        // signature (chess has no disclosures): flip a bit of its `s`.
+        b[n - 1] ^= 1;
     });
     let file = p.path.display().to_string();
     let (code, out, err) = fogproof(&["verify", &file]);
@@ -155,7 +155,7 @@ fn unreadable_inputs_exit_2_and_the_worst_status_wins() {
         out,
         format!(
             "{text}: unreadable: not a fogproof match record: the first byte is 0x68, not the \
-             record version 0x01\n"
+             record version 0x02\n"
         )
     );
     let (code, out, _) = fogproof(&["verify", &missing]);

@@ -15,7 +15,7 @@ use protocol::roles::{
 };
 use protocol::seal::{SealDisclosure, SealSecret};
 use protocol::terms::{
-    AgreedTerms, Colours, MatchTerms, PlayerTerms, SignedTerms, TermsError, TimeControl,
+    AgreedTerms, Colours, Limits, MatchTerms, PlayerTerms, SignedTerms, TermsError, TimeControl,
     UmpireTerms,
 };
 use protocol::{Channel, PublicKey, Side};
@@ -264,13 +264,18 @@ fn agreed_terms(
             key: cast.umpire.public(),
             seal_key: SealSecret::of(&cast.umpire).public(),
         }),
-        time_control: TimeControl { initial_ms: 3_600_000, increment_ms: 0, reveal_ms: 60_000 },
+        time_control: TimeControl {
+            initial_ms: 3_600_000,
+            increment_ms: 0,
+            reveal_ms: 60_000,
+            answer_ms: 60_000,
+        },
+        limits: Limits::DEFAULT,
     };
-    let signatures = [
-        SignedTerms::sign(&terms, 0, &cast.players[0])?,
-        SignedTerms::sign(&terms, 1, &cast.players[1])?,
-    ];
-    let signed = SignedTerms { terms: terms.to_canonical(), signatures };
+    let signed = SignedTerms::sign_all(
+        &terms,
+        &[&cast.players[0], &cast.players[1], &cast.relay, &cast.umpire],
+    )?;
     let agreed = signed.verify()?;
     Ok((signed, agreed))
 }

@@ -34,7 +34,7 @@ struct Replayed {
 }
 
 fn replay(record: &MatchRecord) -> Replayed {
-    let agreed = record.check_envelope().expect("envelope");
+    let (agreed, _head) = record.check_envelope().expect("envelope");
     let t = &agreed.terms;
     let variant: Variant = t.variant.parse().expect("variant");
     let bodies: Vec<_> = record

@@ -6,10 +6,10 @@ use protocol::codec::{Canonical, VERSION};
 use protocol::commitment::{self, PRIVATE_SEED};
 use protocol::hex::encode as hex;
 use protocol::keys::Identity;
-use protocol::message::{Author, Payload, Receipt, SignedReceipt, seal_context};
+use protocol::message::{self, Author, Payload, Receipt, SignedReceipt, seal_context};
 use protocol::seal::{self, SealContext, SealSecret};
 use protocol::terms::{
-    Colours, MatchTerms, PlayerTerms, SignedTerms, TimeControl, UmpireTerms, match_id,
+    Colours, Limits, MatchTerms, PlayerTerms, SignedTerms, TimeControl, UmpireTerms, match_id,
 };
 use protocol::transcript::{Frame, Transcript};
 use protocol::{Channel, Side, seed, tags};
@@ -53,12 +53,18 @@ pub fn generate() -> Value {
             key: umpire.public(),
             seal_key: SealSecret::of(&umpire).public(),
         }),
-        time_control: TimeControl { initial_ms: 300_000, increment_ms: 2_000, reveal_ms: 60_000 },
+        time_control: TimeControl {
+            initial_ms: 300_000,
+            increment_ms: 2_000,
+            reveal_ms: 60_000,
+            answer_ms: 30_000,
+        },
+        limits: Limits::DEFAULT,
     };
     let terms_bytes = terms.to_canonical();
     let id = match_id(&terms_bytes);
-    let sig0 = SignedTerms::sign(&terms, 0, &alice).expect("alice is player 0");
-    let sig1 = SignedTerms::sign(&terms, 1, &bob).expect("bob is player 1");
+    let signed_terms = SignedTerms::sign_all(&terms, &[&alice, &bob, &relay, &umpire])
+        .expect("the vector cast holds every signer");
 
     let (value, nonce) = ([0x11u8; 32], [0x22u8; 32]);
     let c = commitment::commit(PRIVATE_SEED, &id, &alice.public(), &value, &nonce);
@@ -70,13 +76,16 @@ pub fn generate() -> Value {
     let mut author = Author::new(alice.clone(), id);
     let m0 = author.write(Channel::Public, Payload::Action(b"e2e4".to_vec()));
     let body0 = m0.verify().expect("vector message verifies");
+    let time_ms = 1_700_000_000_000;
+    let genesis = message::genesis_head(&id);
+    let head = message::next_head(&genesis, 0, time_ms, &m0.signed_hash());
     let receipt = Receipt {
         version: VERSION,
         match_id: id,
-        channel: Channel::Public,
-        relay_seq: 0,
-        time_ms: 1_700_000_000_000,
-        message: m0.hash(),
+        seq: 0,
+        time_ms,
+        message: m0.signed_hash(),
+        head,
     };
     let signed_receipt = SignedReceipt::sign(&receipt, &relay);
 
@@ -111,8 +120,7 @@ pub fn generate() -> Value {
         "terms": {
             "bytes": hex(&terms_bytes),
             "match_id": hex(&id.0),
-            "signature_0": hex(&sig0.to_bytes()),
-            "signature_1": hex(&sig1.to_bytes()),
+            "signatures": signed_terms.signatures.iter().map(|s| hex(&s.to_bytes())).collect::<Vec<_>>(),
         },
         "commitment": {
             "purpose": PRIVATE_SEED,
@@ -136,10 +144,14 @@ pub fn generate() -> Value {
             "body": hex(&m0.body),
             "hash": hex(&m0.hash().0),
             "signature": hex(&m0.signature.to_bytes()),
+            "signed_hash": hex(&m0.signed_hash().0),
             "signed_message": hex(&m0.to_canonical()),
             "seq": body0.seq,
         },
         "receipt": {
+            "genesis_head": hex(&genesis.0),
+            "time_ms": time_ms,
+            "head": hex(&head.0),
             "bytes": hex(&signed_receipt.receipt),
             "signature": hex(&signed_receipt.signature.to_bytes()),
         },

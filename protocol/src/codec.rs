@@ -12,7 +12,7 @@ use serde::de::DeserializeOwned;
 use thiserror::Error;
 
 /// The protocol version every versioned type carries in its `version` field.
-pub const VERSION: u8 = 1;
+pub const VERSION: u8 = 2;
 
 /// Why bytes were refused by [`decode`].
 #[derive(Debug, Error, PartialEq, Eq)]
@@ -34,6 +34,12 @@ pub enum DecodeError {
         what: &'static str,
         /// postcard's reason.
         reason: postcard::Error,
+    },
+    /// A frame of a framed stream (a match record) with no bytes in it.
+    #[error("{what}: an empty frame (every frame holds a value)")]
+    EmptyFrame {
+        /// The type being decoded.
+        what: &'static str,
     },
     /// A valid value followed by extra bytes.
     #[error("{what}: {count} trailing bytes after the value")]
@@ -129,7 +135,7 @@ mod tests {
     }
 
     fn probe(n: u32) -> Probe {
-        Probe { version: 1, n, map: BTreeMap::new() }
+        Probe { version: VERSION, n, map: BTreeMap::new() }
     }
 
     #[test]
@@ -142,23 +148,23 @@ mod tests {
     #[test]
     fn round_trip() {
         let p = probe(300);
-        assert_eq!(p.to_canonical(), vec![1, 0xac, 0x02, 0]);
+        assert_eq!(p.to_canonical(), vec![2, 0xac, 0x02, 0]);
         assert_eq!(Probe::from_canonical(&p.to_canonical()), Ok(p));
     }
 
     #[test]
     fn overlong_varint_is_refused() {
         assert_eq!(
-            Probe::from_canonical(&[1, 0x81, 0x00, 0]),
+            Probe::from_canonical(&[2, 0x81, 0x00, 0]),
             Err(DecodeError::NonCanonical { what: "probe" })
         );
-        assert_eq!(Probe::from_canonical(&[1, 0x01, 0]), Ok(probe(1)));
+        assert_eq!(Probe::from_canonical(&[2, 0x01, 0]), Ok(probe(1)));
     }
 
     #[test]
     fn trailing_bytes_are_refused() {
         assert_eq!(
-            Probe::from_canonical(&[1, 1, 0, 0xff, 0xee]),
+            Probe::from_canonical(&[2, 1, 0, 0xff, 0xee]),
             Err(DecodeError::TrailingBytes { what: "probe", count: 2 })
         );
     }
@@ -166,22 +172,22 @@ mod tests {
     #[test]
     fn unsorted_or_repeated_map_keys_are_refused() {
         // {"b": "", "a": ""}: decodes into a BTreeMap but re-encodes sorted.
-        let unsorted = [1, 1, 2, 1, b'b', 0, 1, b'a', 0];
+        let unsorted = [2, 1, 2, 1, b'b', 0, 1, b'a', 0];
         assert_eq!(
             Probe::from_canonical(&unsorted),
             Err(DecodeError::NonCanonical { what: "probe" })
         );
-        let repeated = [1, 1, 2, 1, b'a', 0, 1, b'a', 0];
+        let repeated = [2, 1, 2, 1, b'a', 0, 1, b'a', 0];
         assert!(Probe::from_canonical(&repeated).is_err());
-        let sorted = [1, 1, 2, 1, b'a', 0, 1, b'b', 0];
+        let sorted = [2, 1, 2, 1, b'a', 0, 1, b'b', 0];
         assert_eq!(Probe::from_canonical(&sorted).map(|p| p.map.len()), Ok(2));
     }
 
     #[test]
     fn other_versions_and_oversize_are_refused() {
         assert_eq!(
-            Probe::from_canonical(&[2, 1, 0]),
-            Err(DecodeError::UnsupportedVersion { what: "probe", found: 2 })
+            Probe::from_canonical(&[1, 1, 0]),
+            Err(DecodeError::UnsupportedVersion { what: "probe", found: 1 })
         );
         assert!(matches!(Probe::from_canonical(&[0; 65]), Err(DecodeError::TooLong { .. })));
         assert!(matches!(Probe::from_canonical(&[1]), Err(DecodeError::Malformed { .. })));

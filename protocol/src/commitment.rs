@@ -1,7 +1,7 @@
 //! Commitments: hiding and binding promises to a value, opened later.
 //!
 //! ```text
-//! commit(purpose, match_id, author, value, nonce) = H(fogproof/v1/commitment;
+//! commit(purpose, match_id, author, value, nonce) = H(fogproof/v2/commitment;
 //!     ("purpose", purpose), ("match-id", match_id), ("author", author ed25519 key),
 //!     ("value", value), ("nonce", nonce))
 //! ```

@@ -24,16 +24,28 @@ macro_rules! hash32 {
 }
 
 hash32!(
-    /// `H(fogproof/v1/match-id; ("terms", canonical terms bytes))`: names a match.
+    /// `H(fogproof/v2/match-id; ("terms", canonical terms bytes))`: names a match.
     MatchId
 );
 hash32!(
-    /// `H(fogproof/v1/message-hash; ("body", canonical message body bytes))`.
+    /// `H(fogproof/v2/message-hash; ("body", canonical message body bytes))`.
     MessageHash
 );
 hash32!(
     /// A commitment (see [`crate::commitment`]).
     Commitment
+);
+hash32!(
+    /// `H(fogproof/v2/signed-message; ("body", body bytes), ("signature", signature))`: names
+    /// one signed message exactly as received, signature included. Receipts cover this hash, so
+    /// a changed signature no longer matches its receipt.
+    SignedHash
+);
+hash32!(
+    /// The relay's running log head after an entry (see [`crate::message::next_head`]): a hash
+    /// chain over the match's whole sequence, as a Certificate Transparency tree head commits to
+    /// its log.
+    LogHead
 );
 
 /// A side of the board. On the wire: 0 = white, 1 = black (postcard enum index, and the one

@@ -96,7 +96,7 @@ impl PublicKey {
             .map_err(|_| SignatureError::Invalid { key: *self, tag })
     }
 
-    /// `H(fogproof/v1/fingerprint; ("public-key", key))`, first 16 bytes as hex in groups of 4:
+    /// `H(fogproof/v2/fingerprint; ("public-key", key))`, first 16 bytes as hex in groups of 4:
     /// what a person compares to recognise a key.
     pub fn fingerprint(&self) -> String {
         let h = Transcript::new(tags::FINGERPRINT).append("public-key", &self.0).finish();

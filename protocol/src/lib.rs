@@ -5,14 +5,14 @@
 //! In short (`H(tag; fields)` is the length-prefixed SHA-256 transcript of [`transcript`]):
 //!
 //! ```text
-//! match_id      = H(fogproof/v1/match-id; ("terms", terms_bytes))
-//! commitment    = H(fogproof/v1/commitment; ("purpose", p), ("match-id", id), ("author", key),
+//! match_id      = H(fogproof/v2/match-id; ("terms", terms_bytes))
+//! commitment    = H(fogproof/v2/commitment; ("purpose", p), ("match-id", id), ("author", key),
 //!                   ("value", v), ("nonce", n))
-//! setup_seed    = H(fogproof/v1/setup-seed; ("private-seed", own), ("opponent-contribution",
+//! setup_seed    = H(fogproof/v2/setup-seed; ("private-seed", own), ("opponent-contribution",
 //!                   theirs), ("match-id", id), ("side", [side]))
-//! message_hash  = H(fogproof/v1/message-hash; ("body", body_bytes))
-//! seal salt     = H(fogproof/v1/seal-salt; ("seal-seed", seal_seed))
-//! sealed commit = H(fogproof/v1/seal-plaintext; ("salt", salt), ("plaintext", plaintext))
+//! message_hash  = H(fogproof/v2/message-hash; ("body", body_bytes))
+//! seal salt     = H(fogproof/v2/seal-salt; ("seal-seed", seal_seed))
+//! sealed commit = H(fogproof/v2/seal-plaintext; ("salt", salt), ("plaintext", plaintext))
 //! sealed bytes  = HPKE.SealBase(pk, info, aad, salt || plaintext)   see [`seal`]
 //! signature     = ed25519(key, u64_le(len(tag)) || tag || bytes)   checked with verify_strict
 //! ```
@@ -39,5 +39,5 @@ pub mod tags;
 pub mod terms;
 pub mod transcript;
 
-pub use ids::{Channel, Commitment, MatchId, MessageHash, Side};
+pub use ids::{Channel, Commitment, LogHead, MatchId, MessageHash, Side, SignedHash};
 pub use keys::{Identity, PublicKey, Signature};

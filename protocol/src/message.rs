@@ -2,10 +2,10 @@
 //!
 //! ```text
 //! body_bytes   = postcard(MessageBody)
-//! message_hash = H(fogproof/v1/message-hash; ("body", body_bytes))
-//! signature    = ed25519(author, signing_input(fogproof/v1/message, body_bytes))
+//! message_hash = H(fogproof/v2/message-hash; ("body", body_bytes))
+//! signature    = ed25519(author, signing_input(fogproof/v2/message, body_bytes))
 //! receipt_bytes = postcard(Receipt { version, match_id, channel, relay_seq, time_ms, message })
-//! receipt_sig  = ed25519(relay, signing_input(fogproof/v1/receipt, receipt_bytes))
+//! receipt_sig  = ed25519(relay, signing_input(fogproof/v2/receipt, receipt_bytes))
 //! ```
 //!
 //! A [`SignedMessage`] keeps the body as the exact bytes that were signed; verification decodes
@@ -17,7 +17,7 @@ use crate::keys::{Identity, PublicKey, Signature, SignatureError};
 use crate::seal::{self, SealContext, SealError, SealPublicKey, Sealed};
 use crate::tags;
 use crate::transcript::Transcript;
-use crate::{Channel, Commitment, MatchId, MessageHash, Side};
+use crate::{Channel, Commitment, LogHead, MatchId, MessageHash, Side, SignedHash};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use thiserror::Error;
@@ -155,7 +155,7 @@ impl Canonical for MessageBody {
     }
 }
 
-/// `H(fogproof/v1/message-hash; ("body", body_bytes))`.
+/// `H(fogproof/v2/message-hash; ("body", body_bytes))`.
 pub fn message_hash(body_bytes: &[u8]) -> MessageHash {
     MessageHash(Transcript::new(tags::MESSAGE_HASH).append("body", body_bytes).finish())
 }
@@ -165,7 +165,7 @@ pub fn message_hash(body_bytes: &[u8]) -> MessageHash {
 pub struct SignedMessage {
     /// Canonical [`MessageBody`] bytes.
     pub body: Vec<u8>,
-    /// The author's signature over `signing_input(fogproof/v1/message, body)`.
+    /// The author's signature over `signing_input(fogproof/v2/message, body)`.
     pub signature: Signature,
 }
 
@@ -206,6 +206,11 @@ impl SignedMessage {
         message_hash(&self.body)
     }
 
+    /// The hash of the whole signed message, signature included ([`signed_hash`]).
+    pub fn signed_hash(&self) -> SignedHash {
+        signed_hash(&self.body, &self.signature)
+    }
+
     /// Decodes the body strictly and checks the signature of its stated author.
     pub fn verify(&self) -> Result<MessageBody, MessageError> {
         let body = MessageBody::from_canonical(&self.body)?;
@@ -223,6 +228,36 @@ impl SignedMessage {
     }
 }
 
+/// `H(fogproof/v2/signed-message; ("body", body_bytes), ("signature", signature))`.
+pub fn signed_hash(body_bytes: &[u8], signature: &Signature) -> SignedHash {
+    SignedHash(
+        Transcript::new(tags::SIGNED_MESSAGE)
+            .append("body", body_bytes)
+            .append("signature", &signature.to_bytes())
+            .finish(),
+    )
+}
+
+/// The log head before the first entry: `H(fogproof/v2/log-head; ("match-id", match_id))`.
+pub fn genesis_head(match_id: &MatchId) -> LogHead {
+    LogHead(Transcript::new(tags::LOG_HEAD).append("match-id", &match_id.0).finish())
+}
+
+/// The log head after entry `seq`: `H(fogproof/v2/log-head; ("prev", previous head),
+/// ("seq", u64_le(seq)), ("time", u64_le(time_ms)), ("message", signed hash))`. Two receipts
+/// for one match that carry different heads at the same `seq`, or a head that the entries before
+/// it do not produce, prove that the relay kept two histories.
+pub fn next_head(prev: &LogHead, seq: u64, time_ms: u64, message: &SignedHash) -> LogHead {
+    LogHead(
+        Transcript::new(tags::LOG_HEAD)
+            .append("prev", &prev.0)
+            .append_u64("seq", seq)
+            .append_u64("time", time_ms)
+            .append("message", &message.0)
+            .finish(),
+    )
+}
+
 /// The relay's statement that it accepted a message at a time and position.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Receipt {
@@ -230,14 +265,15 @@ pub struct Receipt {
     pub version: u8,
     /// The match.
     pub match_id: MatchId,
-    /// The channel.
-    pub channel: Channel,
-    /// The message's position in the relay's log of this channel: 0, 1, 2, ...
-    pub relay_seq: u64,
-    /// The relay's time of acceptance, in ms.
+    /// The entry's position in the relay's one sequence over all channels of the match:
+    /// 0, 1, 2, ... This, not the time, orders the match.
+    pub seq: u64,
+    /// The relay's time of acceptance, in ms (feeds the clocks only).
     pub time_ms: u64,
-    /// The message accepted.
-    pub message: MessageHash,
+    /// The whole signed message accepted (body and signature, [`signed_hash`]).
+    pub message: SignedHash,
+    /// The running log head after this entry ([`next_head`]).
+    pub head: LogHead,
 }
 
 impl Canonical for Receipt {
@@ -254,7 +290,7 @@ impl Canonical for Receipt {
 pub struct SignedReceipt {
     /// Canonical [`Receipt`] bytes.
     pub receipt: Vec<u8>,
-    /// The relay's signature over `signing_input(fogproof/v1/receipt, receipt)`.
+    /// The relay's signature over `signing_input(fogproof/v2/receipt, receipt)`.
     pub signature: Signature,
 }
 
@@ -280,21 +316,13 @@ pub enum ReceiptError {
         /// The receipt's match.
         found: MatchId,
     },
-    /// For another message.
-    #[error("receipt is for message {found}, not {expected}")]
+    /// For another message (or the same body with another signature).
+    #[error("receipt is for signed message {found}, not {expected}")]
     WrongMessage {
-        /// The message in hand.
-        expected: MessageHash,
+        /// The signed message in hand.
+        expected: SignedHash,
         /// The receipt's message.
-        found: MessageHash,
-    },
-    /// For another channel.
-    #[error("receipt is for channel {found}, not {expected}")]
-    WrongChannel {
-        /// The message's channel.
-        expected: Channel,
-        /// The receipt's channel.
-        found: Channel,
+        found: SignedHash,
     },
 }
 
@@ -305,32 +333,28 @@ impl SignedReceipt {
         SignedReceipt { signature: relay.sign(tags::RECEIPT, &bytes), receipt: bytes }
     }
 
-    /// Checks that this is `relay`'s receipt for `message` (already verified as `body`).
+    /// Decodes the receipt strictly and checks the relay's signature (nothing else).
+    pub fn open(&self, relay: &PublicKey) -> Result<Receipt, ReceiptError> {
+        let receipt = Receipt::from_canonical(&self.receipt)?;
+        relay.verify(tags::RECEIPT, &self.receipt, &self.signature)?;
+        Ok(receipt)
+    }
+
+    /// Checks that this is `relay`'s receipt, in `match_id`, for exactly `message` (body and
+    /// signature as received).
     pub fn verify(
         &self,
         relay: &PublicKey,
+        match_id: &MatchId,
         message: &SignedMessage,
-        body: &MessageBody,
     ) -> Result<Receipt, ReceiptError> {
-        let receipt = Receipt::from_canonical(&self.receipt)?;
-        relay.verify(tags::RECEIPT, &self.receipt, &self.signature)?;
-        if receipt.match_id != body.match_id {
-            return Err(ReceiptError::WrongMatch {
-                expected: body.match_id,
-                found: receipt.match_id,
-            });
+        let receipt = self.open(relay)?;
+        if receipt.match_id != *match_id {
+            return Err(ReceiptError::WrongMatch { expected: *match_id, found: receipt.match_id });
         }
-        if receipt.channel != body.channel {
-            return Err(ReceiptError::WrongChannel {
-                expected: body.channel,
-                found: receipt.channel,
-            });
-        }
-        if receipt.message != message.hash() {
-            return Err(ReceiptError::WrongMessage {
-                expected: message.hash(),
-                found: receipt.message,
-            });
+        let expected = message.signed_hash();
+        if receipt.message != expected {
+            return Err(ReceiptError::WrongMessage { expected, found: receipt.message });
         }
         Ok(receipt)
     }
@@ -473,34 +497,33 @@ mod tests {
         let relay = Identity::from_seed(&[2; 32]);
         let m = author().write(Channel::Public, Payload::Action(vec![1]));
         let other = author().write(Channel::Public, Payload::Action(vec![2]));
-        let body = m.verify().unwrap();
+        let id = MatchId([7; 32]);
         let r = Receipt {
             version: codec::VERSION,
-            match_id: body.match_id,
-            channel: Channel::Public,
-            relay_seq: 0,
+            match_id: id,
+            seq: 0,
             time_ms: 5,
-            message: m.hash(),
+            message: m.signed_hash(),
+            head: next_head(&genesis_head(&id), 0, 5, &m.signed_hash()),
         };
         let signed = SignedReceipt::sign(&r, &relay);
-        assert_eq!(signed.verify(&relay.public(), &m, &body), Ok(r.clone()));
+        assert_eq!(signed.verify(&relay.public(), &id, &m), Ok(r.clone()));
         let impostor = Identity::from_seed(&[3; 32]).public();
-        assert!(matches!(signed.verify(&impostor, &m, &body), Err(ReceiptError::Signature(_))));
-        let other_body = other.verify().unwrap();
+        assert!(matches!(signed.verify(&impostor, &id, &m), Err(ReceiptError::Signature(_))));
         assert!(matches!(
-            signed.verify(&relay.public(), &other, &other_body),
+            signed.verify(&relay.public(), &id, &other),
             Err(ReceiptError::WrongMessage { .. })
         ));
-        let wrong_channel = Receipt { channel: Channel::WhiteUmpire, ..r.clone() };
-        let signed = SignedReceipt::sign(&wrong_channel, &relay);
+        // The same body with one signature bit flipped is another signed message: the receipt
+        // no longer covers it (PROTOCOL.md: receipts cover the whole signed message).
+        let mut flipped = m.clone();
+        flipped.signature.s[0] ^= 1;
         assert!(matches!(
-            signed.verify(&relay.public(), &m, &body),
-            Err(ReceiptError::WrongChannel { .. })
+            signed.verify(&relay.public(), &id, &flipped),
+            Err(ReceiptError::WrongMessage { .. })
         ));
-        let wrong_match = Receipt { match_id: MatchId([0; 32]), ..r };
-        let signed = SignedReceipt::sign(&wrong_match, &relay);
         assert!(matches!(
-            signed.verify(&relay.public(), &m, &body),
+            signed.verify(&relay.public(), &MatchId([0; 32]), &m),
             Err(ReceiptError::WrongMatch { .. })
         ));
     }

@@ -1,37 +1,191 @@
 //! The match record: terms, every message with its receipt, and the disclosures of sealed
-//! payloads. Self-contained and canonical; the verifier (a later crate) replays it.
+//! payloads. Self-contained, canonical and append-only on disk, so a server can persist a match
+//! entry by entry and a verifier reads the same bytes.
+//!
+//! ```text
+//! record = [version] || frame(signed terms) || frame(item)*
+//! frame  = varint(len(bytes)) || bytes                  (postcard varint, canonical)
+//! item   = postcard(RecordItem)                          0 Entry { message, receipt }
+//!                                                        1 Disclosure { message, plaintext, seal_seed }
+//! ```
+//!
+//! Entries come in the relay's sequence (receipt `seq` 0, 1, 2, ...), disclosures after every
+//! entry. Appending an entry is writing one frame at the end of the file; nothing before it
+//! changes. Version 1 records (never published) are refused by their first byte.
 
 use crate::codec::{self, Canonical, DecodeError};
 use crate::keys::ByColour;
-use crate::message::{MessageError, Payload, ReceiptError, seal_context};
+use crate::message::{
+    MessageError, Payload, ReceiptError, SignedMessage, SignedReceipt, genesis_head, next_head,
+    seal_context,
+};
 use crate::relay::Entry;
 use crate::seal::SealDisclosure;
 use crate::seal::{self, SealError, SealPublicKey};
 use crate::terms::{AgreedTerms, SignedTerms, TermsError};
-use crate::{Channel, MessageHash};
+use crate::{LogHead, MessageHash};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use thiserror::Error;
 
-/// A match record (version 1).
+/// Largest match record any reader accepts, in bytes; the terms may set a lower limit.
+pub const MAX_RECORD_BYTES: u64 = 64 * 1024 * 1024;
+
+/// A match record (version 2), in memory.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MatchRecord {
     /// Always [`codec::VERSION`].
     pub version: u8,
     /// The signed terms.
     pub terms: SignedTerms,
-    /// Every message with its receipt, in the relay's acceptance order.
+    /// Every message with its receipt, in the relay's sequence.
     pub entries: Vec<Entry>,
     /// What the sealed payloads said, with the seal seeds that prove it.
     pub disclosures: Vec<SealDisclosure>,
 }
 
+/// One frame after the terms.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RecordItem {
+    /// A message with its receipt.
+    Entry(Entry),
+    /// A disclosure of a sealed message.
+    Disclosure(SealDisclosure),
+}
+
+impl Canonical for RecordItem {
+    const NAME: &'static str = "record item";
+    const MAX_BYTES: usize = SignedMessage::MAX_BYTES + SignedReceipt::MAX_BYTES + 16;
+}
+
+impl Canonical for Entry {
+    const NAME: &'static str = "record entry";
+    const MAX_BYTES: usize = SignedMessage::MAX_BYTES + SignedReceipt::MAX_BYTES + 16;
+}
+
+/// Appends `bytes` to `out` as one frame.
+fn frame(out: &mut Vec<u8>, bytes: &[u8]) {
+    out.extend(postcard::to_allocvec(&(bytes.len() as u64)).expect("a u64 always encodes"));
+    out.extend_from_slice(bytes);
+}
+
+/// Reads one frame from `input`: its bytes and the rest.
+fn read_frame<'a>(
+    what: &'static str,
+    input: &'a [u8],
+    max_bytes: usize,
+) -> Result<(&'a [u8], &'a [u8]), DecodeError> {
+    let (len, rest) = postcard::take_from_bytes::<u64>(input)
+        .map_err(|reason| DecodeError::Malformed { what, reason })?;
+    let header = input.len() - rest.len();
+    if postcard::to_allocvec(&len).expect("a u64 always encodes") != input[..header] {
+        return Err(DecodeError::NonCanonical { what });
+    }
+    let len = usize::try_from(len).unwrap_or(usize::MAX);
+    if len == 0 {
+        // Every frame holds a value of at least one byte.
+        return Err(DecodeError::EmptyFrame { what });
+    }
+    if len > max_bytes {
+        return Err(DecodeError::TooLong { what, len, max_bytes });
+    }
+    if rest.len() < len {
+        return Err(DecodeError::Malformed {
+            what,
+            reason: postcard::Error::DeserializeUnexpectedEnd,
+        });
+    }
+    Ok(rest.split_at(len))
+}
+
+impl MatchRecord {
+    /// The record's first bytes: the version and the terms frame. A server writes these when a
+    /// match starts, then [`MatchRecord::entry_frame`] per accepted entry.
+    pub fn header_bytes(terms: &SignedTerms) -> Vec<u8> {
+        let mut out = vec![codec::VERSION];
+        frame(&mut out, &terms.to_canonical());
+        out
+    }
+
+    /// Reads as much of a record as decodes, for a description of a damaged file: the terms
+    /// frame, then items up to the first that does not decode (`None` without readable terms).
+    /// Nothing read this way is checked: never trust it without the verifier's verdict.
+    pub fn read_prefix(bytes: &[u8]) -> Option<MatchRecord> {
+        let what = Self::NAME;
+        let (&version, rest) = bytes.split_first()?;
+        let (terms, mut rest) = read_frame(what, rest, SignedTerms::MAX_BYTES).ok()?;
+        let terms: SignedTerms = postcard::from_bytes(terms).ok()?;
+        let mut record =
+            MatchRecord { version, terms, entries: Vec::new(), disclosures: Vec::new() };
+        while let Ok((item, r)) = read_frame(what, rest, RecordItem::MAX_BYTES) {
+            rest = r;
+            match postcard::from_bytes::<RecordItem>(item) {
+                Ok(RecordItem::Entry(e)) => record.entries.push(e),
+                Ok(RecordItem::Disclosure(d)) => record.disclosures.push(d),
+                Err(_) => break,
+            }
+        }
+        Some(record)
+    }
+
+    /// One entry as the frame appended to a record file.
+    pub fn entry_frame(entry: &Entry) -> Vec<u8> {
+        let mut out = Vec::new();
+        frame(&mut out, &RecordItem::Entry(entry.clone()).to_canonical());
+        out
+    }
+}
+
 impl Canonical for MatchRecord {
     const NAME: &'static str = "match record";
-    const MAX_BYTES: usize = 64 * 1024 * 1024;
+    const MAX_BYTES: usize = MAX_RECORD_BYTES as usize;
 
-    fn check(&self) -> Result<(), DecodeError> {
-        codec::check_version(Self::NAME, self.version)
+    fn to_canonical(&self) -> Vec<u8> {
+        let mut out = vec![self.version];
+        frame(&mut out, &self.terms.to_canonical());
+        for e in &self.entries {
+            frame(&mut out, &RecordItem::Entry(e.clone()).to_canonical());
+        }
+        for d in &self.disclosures {
+            frame(&mut out, &RecordItem::Disclosure(d.clone()).to_canonical());
+        }
+        out
+    }
+
+    fn from_canonical(bytes: &[u8]) -> Result<Self, DecodeError> {
+        let what = Self::NAME;
+        if bytes.len() > Self::MAX_BYTES {
+            return Err(DecodeError::TooLong {
+                what,
+                len: bytes.len(),
+                max_bytes: Self::MAX_BYTES,
+            });
+        }
+        let Some((&version, mut rest)) = bytes.split_first() else {
+            return Err(DecodeError::Malformed {
+                what,
+                reason: postcard::Error::DeserializeUnexpectedEnd,
+            });
+        };
+        codec::check_version(what, version)?;
+        let (terms, r) = read_frame(what, rest, SignedTerms::MAX_BYTES)?;
+        rest = r;
+        let terms = SignedTerms::from_canonical(terms)?;
+        let mut entries = Vec::new();
+        let mut disclosures = Vec::new();
+        while !rest.is_empty() {
+            let (item, r) = read_frame(what, rest, RecordItem::MAX_BYTES)?;
+            rest = r;
+            match RecordItem::from_canonical(item)? {
+                // An entry after a disclosure would re-encode elsewhere: one order only.
+                RecordItem::Entry(_) if !disclosures.is_empty() => {
+                    return Err(DecodeError::NonCanonical { what });
+                }
+                RecordItem::Entry(e) => entries.push(e),
+                RecordItem::Disclosure(d) => disclosures.push(d),
+            }
+        }
+        Ok(MatchRecord { version, terms, entries, disclosures })
     }
 }
 
@@ -58,21 +212,24 @@ pub enum RecordError {
         /// Why.
         source: ReceiptError,
     },
-    /// Receipts of a channel not numbered 0, 1, 2, ... in order, or time going backwards.
+    /// Receipts not numbered 0, 1, 2, ... in order, time going backwards, or a head that the
+    /// entries before it do not produce.
     #[error(
-        "entry {index}: receipt {found} on {channel}, expected {expected} with time >= {after_ms} ms"
+        "entry {index}: receipt seq {found} (expected {expected}), time {time_ms} ms (after {after_ms} ms), head {head_ok}"
     )]
     ReceiptOrder {
         /// Its index in `entries`.
         index: usize,
-        /// The channel.
-        channel: Channel,
-        /// The receipt's relay_seq.
+        /// The receipt's seq.
         found: u64,
-        /// The expected relay_seq.
+        /// The expected seq.
         expected: u64,
+        /// The receipt's time.
+        time_ms: u64,
         /// The previous receipt's time.
         after_ms: u64,
+        /// Whether the head matched.
+        head_ok: bool,
     },
     /// A disclosure for no message of the record.
     #[error("disclosure for unknown message {0}")]
@@ -100,42 +257,44 @@ pub enum RecordError {
 
 impl MatchRecord {
     /// Checks the terms, every message signature and match id, every receipt (relay signature,
-    /// message, channel) and that receipts number each channel 0, 1, 2, ... with time never
-    /// going back. Returns the agreed terms.
-    pub fn check_envelope(&self) -> Result<AgreedTerms, RecordError> {
+    /// the whole signed message) and that receipts number the match 0, 1, 2, ... with time
+    /// never going back and each head chaining from the one before. Returns the agreed terms and
+    /// the final log head.
+    pub fn check_envelope(&self) -> Result<(AgreedTerms, LogHead), RecordError> {
         let agreed = self.terms.verify()?;
-        let mut next: BTreeMap<Channel, (u64, u64)> = BTreeMap::new();
+        let mut head = genesis_head(&agreed.match_id);
         let mut last_time = 0;
-        let mut hashes = Vec::with_capacity(self.entries.len());
+        let mut hashes = std::collections::BTreeSet::new();
         for (index, e) in self.entries.iter().enumerate() {
-            let body = e
-                .message
+            e.message
                 .verify_for(&agreed.match_id)
                 .map_err(|source| RecordError::Message { index, source })?;
             let receipt = e
                 .receipt
-                .verify(&agreed.terms.relay, &e.message, &body)
+                .verify(&agreed.terms.relay, &agreed.match_id, &e.message)
                 .map_err(|source| RecordError::Receipt { index, source })?;
-            let (expected, _) = next.get(&body.channel).copied().unwrap_or((0, 0));
-            if receipt.relay_seq != expected || receipt.time_ms < last_time {
+            let expected = index as u64;
+            let next = next_head(&head, expected, receipt.time_ms, &receipt.message);
+            if receipt.seq != expected || receipt.time_ms < last_time || receipt.head != next {
                 return Err(RecordError::ReceiptOrder {
                     index,
-                    channel: body.channel,
-                    found: receipt.relay_seq,
+                    found: receipt.seq,
                     expected,
+                    time_ms: receipt.time_ms,
                     after_ms: last_time,
+                    head_ok: receipt.head == next,
                 });
             }
+            head = next;
             last_time = receipt.time_ms;
-            next.insert(body.channel, (expected + 1, last_time));
-            hashes.push(e.message.hash());
+            hashes.insert(e.message.hash());
         }
         for d in &self.disclosures {
             if !hashes.contains(&d.message) {
                 return Err(RecordError::UnknownDisclosure(d.message));
             }
         }
-        Ok(agreed)
+        Ok((agreed, head))
     }
 
     /// Checks every disclosure against its sealed message (re-sealing to the recipient named by
@@ -147,14 +306,12 @@ impl MatchRecord {
         agreed: &AgreedTerms,
         colours: &ByColour,
     ) -> Result<BTreeMap<MessageHash, Payload>, RecordError> {
+        let index_of: BTreeMap<MessageHash, usize> =
+            self.entries.iter().enumerate().map(|(i, e)| (e.message.hash(), i)).collect();
         let mut out = BTreeMap::new();
         for d in &self.disclosures {
             let message = d.message;
-            let index = self
-                .entries
-                .iter()
-                .position(|e| e.message.hash() == message)
-                .ok_or(RecordError::UnknownDisclosure(message))?;
+            let index = *index_of.get(&message).ok_or(RecordError::UnknownDisclosure(message))?;
             let body = self.entries[index]
                 .message
                 .verify_for(&agreed.match_id)
@@ -200,5 +357,33 @@ pub fn recipient_seal_key(
         t.player(&player_key).map(|p| p.seal_key)
     } else {
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frames_are_canonical() {
+        let mut out = Vec::new();
+        frame(&mut out, &[7; 200]);
+        assert_eq!(&out[..2], &[0xc8, 0x01]);
+        let (bytes, rest) = read_frame("t", &out, 1000).unwrap();
+        assert_eq!((bytes.len(), rest.len()), (200, 0));
+        // An overlong length prefix is refused.
+        let mut overlong = vec![0x81, 0x80, 0x00];
+        overlong.push(9);
+        assert_eq!(read_frame("t", &overlong, 10), Err(DecodeError::NonCanonical { what: "t" }));
+        assert!(matches!(read_frame("t", &out, 100), Err(DecodeError::TooLong { .. })));
+        assert!(matches!(read_frame("t", &out[..50], 1000), Err(DecodeError::Malformed { .. })));
+    }
+
+    #[test]
+    fn version_one_records_are_refused_by_their_first_byte() {
+        assert_eq!(
+            MatchRecord::from_canonical(&[1, 0, 0]),
+            Err(DecodeError::UnsupportedVersion { what: "match record", found: 1 })
+        );
     }
 }

@@ -9,7 +9,8 @@
 //! `prev` chaining (a message the relay accepted on this channel, no older than the author's own
 //! last message), and on the public channel the commitment rules (no copied commitments,
 //! reveals that open their commitment). Then it appends the message to the channel log and signs
-//! a receipt `(match, channel, relay_seq, time_ms, message_hash)`.
+//! a receipt `(match, seq, time_ms, signed message hash, log head)`: `seq` is one sequence over all
+//! channels of the match, and the head chains every entry to the ones before (PROTOCOL.md 11).
 //!
 //! Clocks: the driver tells the relay what it waits for from a side ([`Relay::expect`]). A move
 //! runs that side's clock (`initial_ms`, plus `increment_ms` per move); a reveal has `reveal_ms`.
@@ -22,10 +23,11 @@ use crate::commitment::{self, Committed, DuplicateCommitmentError, OpeningError}
 use crate::keys::{ByColour, Identity, PublicKey};
 use crate::message::{
     Expectation, MessageBody, MessageError, Payload, Receipt, SignedMessage, SignedReceipt,
+    genesis_head, next_head,
 };
 use crate::seed::draw_colours;
 use crate::terms::AgreedTerms;
-use crate::{Channel, MatchId, MessageHash, Side};
+use crate::{Channel, LogHead, MatchId, MessageHash, Side};
 use std::collections::{BTreeMap, VecDeque};
 use thiserror::Error;
 
@@ -146,6 +148,9 @@ pub enum RelayError {
     /// A reveal that does not open its commitment.
     #[error(transparent)]
     BadOpening(#[from] OpeningError),
+    /// The terms break a rule every party checks ([`crate::terms::MatchTerms::validate`]).
+    #[error("terms: {0}")]
+    Terms(crate::terms::TermsError),
     /// The relay was started with a key other than the terms' relay key.
     #[error("{key} is not this match's relay (the terms name {relay})")]
     NotTheRelay {
@@ -153,6 +158,14 @@ pub enum RelayError {
         key: PublicKey,
         /// The terms' relay key.
         relay: PublicKey,
+    },
+    /// The author has sent as many messages as the terms allow.
+    #[error("{author} has sent the {max} messages the terms allow")]
+    TooManyMessages {
+        /// The author.
+        author: PublicKey,
+        /// The terms' `max_messages_per_side`.
+        max: u32,
     },
     /// A public contribution that is not 32 bytes.
     #[error("public contribution of {author} is {len} bytes, expected 32")]
@@ -229,8 +242,33 @@ pub struct Relay {
     deadlines: [Option<Deadline>; 2],
     timed_out: [bool; 2],
     now_ms: u64,
+    /// Messages accepted per player (by `players` index).
+    sent: [u32; 2],
+    head: LogHead,
     entries: Vec<Entry>,
     events: VecDeque<RelayEvent>,
+}
+
+/// Why [`Relay::resume`] could not rebuild a relay from stored entries.
+#[derive(Debug, Error, PartialEq, Eq)]
+pub enum ResumeError {
+    /// The relay could not start at all.
+    #[error(transparent)]
+    Start(#[from] RelayError),
+    /// A stored message the relay's rules refuse now: the store does not hold what was accepted.
+    #[error("stored entry {index} is refused on replay: {source}")]
+    Refused {
+        /// Its position.
+        index: usize,
+        /// Why.
+        source: RelayError,
+    },
+    /// A stored receipt other than the one the relay signs for that entry.
+    #[error("stored entry {index}'s receipt is not the one this relay issues for it")]
+    Receipt {
+        /// Its position.
+        index: usize,
+    },
 }
 
 impl Relay {
@@ -243,10 +281,10 @@ impl Relay {
             });
         }
         let initial = terms.terms.time_control.initial_ms;
+        terms.terms.validate().map_err(RelayError::Terms)?;
         let mut relay = Relay {
             identity,
             colours: terms.terms.fixed_colours(),
-            terms,
             logs: BTreeMap::new(),
             commitments: Vec::new(),
             contributions: BTreeMap::new(),
@@ -254,8 +292,11 @@ impl Relay {
             deadlines: [None; 2],
             timed_out: [false; 2],
             now_ms: 0,
+            sent: [0; 2],
+            head: genesis_head(&terms.match_id),
             entries: Vec::new(),
             events: VecDeque::new(),
+            terms,
         };
         if let Some(c) = relay.colours {
             relay.events.push_back(RelayEvent::Colours(c));
@@ -276,6 +317,57 @@ impl Relay {
     /// Every accepted message with its receipt, in acceptance order.
     pub fn entries(&self) -> &[Entry] {
         &self.entries
+    }
+
+    /// The running log head after the last entry.
+    pub fn head(&self) -> LogHead {
+        self.head
+    }
+
+    /// Rebuilds a relay from the entries it accepted before (a server restarting after a
+    /// crash): each stored entry goes through the same acceptance rules at its receipt's time,
+    /// the relay's own timeout notices are re-issued, and every receipt must come out byte for
+    /// byte as stored (ed25519 signatures are deterministic). Clock waits that were running are
+    /// not restored; the driver starts them again ([`Relay::expect`]).
+    pub fn resume(
+        identity: Identity,
+        terms: AgreedTerms,
+        entries: &[Entry],
+    ) -> Result<Relay, ResumeError> {
+        let mut relay = Relay::new(identity, terms)?;
+        for (index, stored) in entries.iter().enumerate() {
+            let receipt = stored
+                .receipt
+                .open(&relay.terms.terms.relay)
+                .map_err(|_| ResumeError::Receipt { index })?;
+            let body = stored
+                .message
+                .verify_for(&relay.terms.match_id)
+                .map_err(|e| ResumeError::Refused { index, source: e.into() })?;
+            let entry = if body.author == relay.identity.public() {
+                let Payload::Timeout { side, expectation, .. } = body.payload else {
+                    return Err(ResumeError::Receipt { index });
+                };
+                relay.tick(receipt.time_ms);
+                relay.deadlines[side.index()] = None;
+                relay.timed_out[side.index()] = true;
+                if expectation == Expectation::Move {
+                    relay.remaining_ms[side.index()] = 0;
+                }
+                let hash = stored.message.hash();
+                relay.append(stored.message.clone(), &body, hash, receipt.time_ms)
+            } else {
+                relay
+                    .accept(&stored.message.to_canonical(), receipt.time_ms)
+                    .map_err(|source| ResumeError::Refused { index, source })?
+                    .entry
+            };
+            if entry != *stored {
+                return Err(ResumeError::Receipt { index });
+            }
+        }
+        relay.events.clear();
+        Ok(relay)
     }
 
     /// A side's remaining clock time (as of its last completed move).
@@ -345,6 +437,16 @@ impl Relay {
         let side = self.check_author(&body)?;
         self.check_chain(&body, hash)?;
         let contribution = self.check_payload(&body)?;
+        let player = self.terms.terms.players.iter().position(|p| p.key == body.author);
+        let max = self.terms.terms.limits.max_messages_per_side;
+        if let Some(i) = player
+            && self.sent[i] >= max
+        {
+            return Err(RelayError::TooManyMessages { author: body.author, max });
+        }
+        if let Some(i) = player {
+            self.sent[i] += 1;
+        }
 
         // All checks passed: from here on the state changes.
         if let Payload::Commit { purpose, commitment } = &body.payload {
@@ -528,21 +630,23 @@ impl Relay {
         hash: MessageHash,
         now: u64,
     ) -> Entry {
+        let seq = self.entries.len() as u64;
         let log = self.logs.entry(body.channel).or_default();
-        let relay_seq = log.len;
-        log.positions.insert(hash, relay_seq);
+        log.positions.insert(hash, seq);
         log.len += 1;
         log.last = Some(hash);
         let state = log.authors.entry(body.author).or_default();
         state.next_seq += 1;
-        state.last_position = Some(relay_seq);
+        state.last_position = Some(seq);
+        let signed = message.signed_hash();
+        self.head = next_head(&self.head, seq, now, &signed);
         let receipt = Receipt {
             version: codec::VERSION,
             match_id: self.terms.match_id,
-            channel: body.channel,
-            relay_seq,
+            seq,
             time_ms: now,
-            message: hash,
+            message: signed,
+            head: self.head,
         };
         let entry = Entry { message, receipt: SignedReceipt::sign(&receipt, &self.identity) };
         self.entries.push(entry.clone());

@@ -4,9 +4,9 @@
 //! the public contribution once both commitments are in (ARCHITECTURE.md step 3).
 //!
 //! ```text
-//! colours: b = H(fogproof/v1/colours; ("match-id", id), ("contribution-0", c0),
+//! colours: b = H(fogproof/v2/colours; ("match-id", id), ("contribution-0", c0),
 //!                ("contribution-1", c1))[0] & 1;  players[b] is white
-//! setup_seed(side) = H(fogproof/v1/setup-seed; ("private-seed", own private seed),
+//! setup_seed(side) = H(fogproof/v2/setup-seed; ("private-seed", own private seed),
 //!                      ("opponent-contribution", opponent's public contribution),
 //!                      ("match-id", id), ("side", [side byte]))
 //! ```

@@ -3,7 +3,7 @@
 //! A tag is a protocol constant; it never comes from data. Changing what a tag covers means a new
 //! protocol version and a new tag.
 
-/// A domain tag such as `fogproof/v1/message`.
+/// A domain tag such as `fogproof/v2/message`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Tag(&'static str);
 
@@ -26,38 +26,42 @@ impl std::fmt::Display for Tag {
 }
 
 /// Hash of the match terms: the match id.
-pub const MATCH_ID: Tag = Tag("fogproof/v1/match-id");
+pub const MATCH_ID: Tag = Tag("fogproof/v2/match-id");
 /// Signatures of the match terms by both players.
-pub const TERMS: Tag = Tag("fogproof/v1/terms");
+pub const TERMS: Tag = Tag("fogproof/v2/terms");
 /// Commitments to a value.
-pub const COMMITMENT: Tag = Tag("fogproof/v1/commitment");
+pub const COMMITMENT: Tag = Tag("fogproof/v2/commitment");
 /// A side's private random setup seed.
-pub const SETUP_SEED: Tag = Tag("fogproof/v1/setup-seed");
+pub const SETUP_SEED: Tag = Tag("fogproof/v2/setup-seed");
 /// The draw of colours.
-pub const COLOURS: Tag = Tag("fogproof/v1/colours");
+pub const COLOURS: Tag = Tag("fogproof/v2/colours");
 /// Signatures of messages.
-pub const MESSAGE: Tag = Tag("fogproof/v1/message");
+pub const MESSAGE: Tag = Tag("fogproof/v2/message");
 /// Hash of a message body.
-pub const MESSAGE_HASH: Tag = Tag("fogproof/v1/message-hash");
+pub const MESSAGE_HASH: Tag = Tag("fogproof/v2/message-hash");
 /// Signatures of relay receipts.
-pub const RECEIPT: Tag = Tag("fogproof/v1/receipt");
+pub const RECEIPT: Tag = Tag("fogproof/v2/receipt");
 /// HPKE `info` of a sealed payload.
-pub const SEAL_INFO: Tag = Tag("fogproof/v1/seal-info");
+pub const SEAL_INFO: Tag = Tag("fogproof/v2/seal-info");
 /// HPKE `aad` of a sealed payload.
-pub const SEAL_AAD: Tag = Tag("fogproof/v1/seal-aad");
+pub const SEAL_AAD: Tag = Tag("fogproof/v2/seal-aad");
 /// Derivation of an identity's X25519 sealing key from its ed25519 secret.
-pub const SEAL_KEY: Tag = Tag("fogproof/v1/seal-key");
+pub const SEAL_KEY: Tag = Tag("fogproof/v2/seal-key");
 /// Derivation of the HPKE encapsulation randomness from a seal seed.
-pub const SEAL_RNG: Tag = Tag("fogproof/v1/seal-rng");
+pub const SEAL_RNG: Tag = Tag("fogproof/v2/seal-rng");
 /// Derivation of a sealed payload's commitment salt from its seal seed.
-pub const SEAL_SALT: Tag = Tag("fogproof/v1/seal-salt");
+pub const SEAL_SALT: Tag = Tag("fogproof/v2/seal-salt");
 /// The salted commitment to a sealed payload's plaintext, carried in the signed message.
-pub const SEAL_PLAINTEXT: Tag = Tag("fogproof/v1/seal-plaintext");
+pub const SEAL_PLAINTEXT: Tag = Tag("fogproof/v2/seal-plaintext");
 /// Fingerprint of a public key.
-pub const FINGERPRINT: Tag = Tag("fogproof/v1/fingerprint");
+pub const FINGERPRINT: Tag = Tag("fogproof/v2/fingerprint");
+/// Hash of a whole signed message (body and signature): what a receipt covers.
+pub const SIGNED_MESSAGE: Tag = Tag("fogproof/v2/signed-message");
+/// The relay's running log head over a match's sequence of entries.
+pub const LOG_HEAD: Tag = Tag("fogproof/v2/log-head");
 
 /// Every tag, for tests that check they are distinct.
-pub const ALL: [Tag; 15] = [
+pub const ALL: [Tag; 17] = [
     MATCH_ID,
     TERMS,
     COMMITMENT,
@@ -73,6 +77,8 @@ pub const ALL: [Tag; 15] = [
     SEAL_SALT,
     SEAL_PLAINTEXT,
     FINGERPRINT,
+    SIGNED_MESSAGE,
+    LOG_HEAD,
 ];
 
 #[cfg(test)]
@@ -80,7 +86,7 @@ mod tests {
     #[test]
     fn tags_are_distinct_versioned_and_free_of_nul() {
         for (i, a) in super::ALL.iter().enumerate() {
-            assert!(a.as_str().starts_with("fogproof/v1/"), "{a}");
+            assert!(a.as_str().starts_with("fogproof/v2/"), "{a}");
             assert!(a.as_str().is_ascii() && !a.as_str().contains('\0'), "{a}");
             for b in &super::ALL[i + 1..] {
                 assert_ne!(a, b);

@@ -1,10 +1,15 @@
-//! Match terms: what both players sign before anything else; their hash is the match id.
+//! Match terms: what every party signs before anything else; their hash is the match id.
 //!
 //! ```text
 //! terms_bytes = postcard(MatchTerms)              (canonical, checked by the strict decoder)
-//! match_id    = H(fogproof/v1/match-id; ("terms", terms_bytes))
-//! signature_i = ed25519(players[i].key, signing_input(fogproof/v1/terms, terms_bytes))
+//! match_id    = H(fogproof/v2/match-id; ("terms", terms_bytes))
+//! signature_i = ed25519(signer_i, signing_input(fogproof/v2/terms, terms_bytes))
+//! signers     = players[0], players[1], relay, umpire (umpired games only), in that order
 //! ```
+//!
+//! Every party the terms name signs them, so each proves that it holds its signing key and
+//! accepts its seal key, the time control and the limits. One key in two roles is refused here
+//! ([`MatchTerms::validate`]), and the relay and the verifier call the same function.
 
 use crate::MatchId;
 use crate::codec::{self, Canonical, DecodeError};
@@ -50,10 +55,35 @@ pub enum Colours {
 pub struct TimeControl {
     /// Each side's initial clock.
     pub initial_ms: u64,
-    /// Added to a side's clock after each move it makes.
+    /// Added to a side's clock after each action that moves the game (docs/PROTOCOL.md, clocks).
     pub increment_ms: u64,
-    /// Time allowed for each reveal (setup and end-of-game openings).
+    /// Time allowed for everything a side owes outside its move clock: commitments, reveals,
+    /// openings, seal disclosures.
     pub reveal_ms: u64,
+    /// Time allowed for an owed answer: the umpire's answer to an action, an Intrigue owner's
+    /// informer answer.
+    pub answer_ms: u64,
+}
+
+/// Limits on what one match may consume (TigerBeetle style: named, unit last). The relay and
+/// the verifier enforce the same numbers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Limits {
+    /// Messages one player may send in the whole match.
+    pub max_messages_per_side: u32,
+    /// Kriegspiel attempts one side may make in one turn (illegal ones included).
+    pub max_attempts_per_turn: u32,
+    /// Size of the whole match record, in bytes.
+    pub max_record_bytes: u64,
+}
+
+impl Limits {
+    /// Defaults generous enough for any honest game (the bots' longest games stay far below).
+    pub const DEFAULT: Limits = Limits {
+        max_messages_per_side: 20_000,
+        max_attempts_per_turn: 256,
+        max_record_bytes: 16 * 1024 * 1024,
+    };
 }
 
 /// The match terms (version 1).
@@ -75,8 +105,10 @@ pub struct MatchTerms {
     pub relay: PublicKey,
     /// The umpire, for umpired games.
     pub umpire: Option<UmpireTerms>,
-    /// Clocks and reveal deadlines.
+    /// Clocks and deadlines.
     pub time_control: TimeControl,
+    /// What the match may consume.
+    pub limits: Limits,
 }
 
 impl Canonical for MatchTerms {
@@ -104,42 +136,62 @@ impl MatchTerms {
         self.players.iter().find(|p| p.key == *key)
     }
 
-    /// The logical checks the bytes cannot express.
+    /// Every party that signs the terms, in signing order: `players[0]`, `players[1]`, the
+    /// relay, the umpire (if any).
+    pub fn signers(&self) -> Vec<PublicKey> {
+        let mut out = vec![self.players[0].key, self.players[1].key, self.relay];
+        out.extend(self.umpire.as_ref().map(|u| u.key));
+        out
+    }
+
+    /// The logical checks the bytes cannot express: one key per role (a key in two roles could
+    /// answer for itself or receipt its own lies), seal keys distinct, non-empty names, sane
+    /// limits. The relay and the verifier both call this.
     pub fn validate(&self) -> Result<(), TermsError> {
-        let [a, b] = [self.players[0].key, self.players[1].key];
-        if a == b {
-            return Err(TermsError::SamePlayerTwice { key: a });
+        let signers = self.signers();
+        for (i, a) in signers.iter().enumerate() {
+            if signers[..i].contains(a) {
+                return Err(TermsError::KeyInTwoRoles { key: *a });
+            }
         }
-        let others = [Some(self.relay), self.umpire.as_ref().map(|u| u.key)];
-        for key in others.into_iter().flatten() {
-            if key == a || key == b {
-                return Err(TermsError::PlayerAlsoOfficial { key });
+        let mut seals = vec![self.players[0].seal_key, self.players[1].seal_key];
+        seals.extend(self.umpire.as_ref().map(|u| u.seal_key));
+        for (i, a) in seals.iter().enumerate() {
+            if seals[..i].contains(a) {
+                return Err(TermsError::SealKeyInTwoRoles);
             }
         }
         if self.variant.is_empty() || self.ruleset.is_empty() {
             return Err(TermsError::Empty);
         }
+        let l = self.limits;
+        if l.max_messages_per_side == 0
+            || l.max_attempts_per_turn == 0
+            || l.max_record_bytes > crate::record::MAX_RECORD_BYTES
+        {
+            return Err(TermsError::Limits(l));
+        }
         Ok(())
     }
 }
 
-/// `H(fogproof/v1/match-id; ("terms", terms_bytes))`.
+/// `H(fogproof/v2/match-id; ("terms", terms_bytes))`.
 pub fn match_id(terms_bytes: &[u8]) -> MatchId {
     MatchId(Transcript::new(tags::MATCH_ID).append("terms", terms_bytes).finish())
 }
 
-/// The terms as bytes, with both players' signatures (in `players` order).
+/// The terms as bytes, with every signer's signature (in [`MatchTerms::signers`] order).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SignedTerms {
     /// Canonical [`MatchTerms`] bytes, exactly as signed.
     pub terms: Vec<u8>,
-    /// `players[0]`'s then `players[1]`'s signature.
-    pub signatures: [Signature; 2],
+    /// One signature per signer, in [`MatchTerms::signers`] order.
+    pub signatures: Vec<Signature>,
 }
 
 impl Canonical for SignedTerms {
     const NAME: &'static str = "signed terms";
-    const MAX_BYTES: usize = MatchTerms::MAX_BYTES + 256;
+    const MAX_BYTES: usize = MatchTerms::MAX_BYTES + 4 * 72 + 16;
 }
 
 /// Terms whose signatures and checks have passed.
@@ -159,60 +211,82 @@ pub enum TermsError {
     /// The terms bytes are not canonical terms.
     #[error(transparent)]
     Decode(#[from] DecodeError),
-    /// A player's signature does not verify.
-    #[error("signature of player {index} on the terms: {source}")]
+    /// A signer's signature does not verify.
+    #[error("signature {index} on the terms: {source}")]
     Signature {
-        /// 0 or 1.
+        /// Its place in [`MatchTerms::signers`].
         index: usize,
         /// Why.
         source: SignatureError,
     },
-    /// Both players have the same key.
-    #[error("the terms name {key} as both players")]
-    SamePlayerTwice {
+    /// One key in two roles (both players, a player and the relay, the relay and the umpire...).
+    #[error("the terms name {key} in two roles")]
+    KeyInTwoRoles {
         /// The key.
         key: PublicKey,
     },
-    /// A player is also the relay or the umpire.
-    #[error("player {key} is also the relay or the umpire")]
-    PlayerAlsoOfficial {
-        /// The key.
-        key: PublicKey,
+    /// Two parties with the same seal key.
+    #[error("the terms name one seal key for two parties")]
+    SealKeyInTwoRoles,
+    /// Limits of zero, or a record limit above what any reader accepts.
+    #[error("the terms' limits are not usable: {0:?}")]
+    Limits(Limits),
+    /// Not one signature per signer.
+    #[error("the terms carry {found} signatures, their signers are {expected}")]
+    SignatureCount {
+        /// Signers.
+        expected: usize,
+        /// Signatures.
+        found: usize,
     },
     /// Empty variant or ruleset.
     #[error("the terms' variant and ruleset must not be empty")]
     Empty,
-    /// The signer is not `players[index]`.
-    #[error("{key} is not player {index} of these terms")]
-    NotThePlayer {
-        /// 0 or 1.
-        index: usize,
+    /// The would-be signer is not named by the terms.
+    #[error("{key} is not a party of these terms")]
+    NotAParty {
         /// The would-be signer.
         key: PublicKey,
     },
 }
 
 impl SignedTerms {
-    /// One player's signature on the terms bytes (`index` is its place in `players`).
-    pub fn sign(
-        terms: &MatchTerms,
-        index: usize,
-        identity: &Identity,
-    ) -> Result<Signature, TermsError> {
-        if terms.players.get(index).map(|p| p.key) != Some(identity.public()) {
-            return Err(TermsError::NotThePlayer { index, key: identity.public() });
+    /// One party's signature on the terms bytes.
+    pub fn sign(terms: &MatchTerms, identity: &Identity) -> Result<Signature, TermsError> {
+        if !terms.signers().contains(&identity.public()) {
+            return Err(TermsError::NotAParty { key: identity.public() });
         }
         Ok(identity.sign(tags::TERMS, &terms.to_canonical()))
     }
 
-    /// Decodes the terms strictly, validates them and checks both signatures.
+    /// The terms signed by every party among `identities` (each must be a signer; every signer
+    /// must be there).
+    pub fn sign_all(terms: &MatchTerms, identities: &[&Identity]) -> Result<Self, TermsError> {
+        let bytes = terms.to_canonical();
+        let mut signatures = Vec::new();
+        for key in terms.signers() {
+            let id = identities
+                .iter()
+                .find(|i| i.public() == key)
+                .ok_or(TermsError::NotAParty { key })?;
+            signatures.push(id.sign(tags::TERMS, &bytes));
+        }
+        Ok(SignedTerms { terms: bytes, signatures })
+    }
+
+    /// Decodes the terms strictly, validates them and checks every signer's signature.
     pub fn verify(&self) -> Result<AgreedTerms, TermsError> {
         let terms = MatchTerms::from_canonical(&self.terms)?;
         terms.validate()?;
-        for (index, (player, sig)) in terms.players.iter().zip(&self.signatures).enumerate() {
-            player
-                .key
-                .verify(tags::TERMS, &self.terms, sig)
+        let signers = terms.signers();
+        if signers.len() != self.signatures.len() {
+            return Err(TermsError::SignatureCount {
+                expected: signers.len(),
+                found: self.signatures.len(),
+            });
+        }
+        for (index, (key, sig)) in signers.iter().zip(&self.signatures).enumerate() {
+            key.verify(tags::TERMS, &self.terms, sig)
                 .map_err(|source| TermsError::Signature { index, source })?;
         }
         Ok(AgreedTerms { match_id: match_id(&self.terms), bytes: self.terms.clone(), terms })

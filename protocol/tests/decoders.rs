@@ -3,13 +3,13 @@
 mod common;
 
 use proptest::prelude::*;
+use protocol::Channel;
 use protocol::codec::{Canonical, DecodeError, VERSION};
 use protocol::keys::Identity;
 use protocol::message::{Author, MessageBody, Payload, Receipt, SignedMessage, SignedReceipt};
 use protocol::record::MatchRecord;
 use protocol::relay::Entry;
 use protocol::terms::{Colours, MatchTerms, SignedTerms};
-use protocol::{Channel, MessageHash};
 
 /// Decodes `bytes` as `T`; on success the value must re-encode to the same bytes.
 fn round_trips<T: Canonical>(bytes: &[u8]) -> Result<(), TestCaseError> {
@@ -49,10 +49,10 @@ fn samples() -> Vec<Vec<u8>> {
     let receipt = Receipt {
         version: VERSION,
         match_id: agreed.match_id,
-        channel: Channel::Public,
-        relay_seq: 300,
+        seq: 300,
         time_ms: 1 << 40,
-        message: m.hash(),
+        message: m.signed_hash(),
+        head: protocol::LogHead([3; 32]),
     };
     let r = SignedReceipt::sign(&receipt, &c.relay);
     let record = MatchRecord {
@@ -115,26 +115,26 @@ fn samples_decode() {
     }
 }
 
-fn receipt_with_seq(relay_seq: u64) -> Receipt {
+fn receipt_with_seq(seq: u64) -> Receipt {
     Receipt {
         version: VERSION,
         match_id: protocol::MatchId([1; 32]),
-        channel: Channel::Public,
-        relay_seq,
+        seq,
         time_ms: 0,
-        message: MessageHash([2; 32]),
+        message: protocol::SignedHash([2; 32]),
+        head: protocol::LogHead([4; 32]),
     }
 }
 
 #[test]
 fn overlong_varint_in_a_receipt_is_refused() {
     let bytes = receipt_with_seq(1).to_canonical();
-    // version (1) | match id (32) | channel (1) | relay_seq varint at offset 34.
-    assert_eq!(bytes[34], 0x01);
-    let mut overlong = bytes[..34].to_vec();
+    // version (1) | match id (32) | seq varint at offset 33.
+    assert_eq!(bytes[33], 0x01);
+    let mut overlong = bytes[..33].to_vec();
     overlong.extend_from_slice(&[0x81, 0x00]);
-    overlong.extend_from_slice(&bytes[35..]);
-    // postcard alone would take this as relay_seq = 1 ...
+    overlong.extend_from_slice(&bytes[34..]);
+    // postcard alone would take this as seq = 1 ...
     let lax: Receipt =
         postcard::from_bytes(&overlong).expect("postcard 1.1.3 accepts overlong varints");
     assert_eq!(lax, receipt_with_seq(1));

@@ -45,10 +45,21 @@ fn accepted_messages_get_receipts_that_verify() {
     let m1 = bob.write(Channel::Public, action(b"e7e5"));
     let a1 = send(&mut r, &m1, 20).unwrap();
     for (a, seq, time) in [(&a0, 0, 10), (&a1, 1, 20)] {
-        let receipt = a.entry.receipt.verify(&c.relay.public(), &a.entry.message, &a.body).unwrap();
-        assert_eq!((receipt.relay_seq, receipt.time_ms, receipt.message), (seq, time, a.hash));
+        let receipt =
+            a.entry.receipt.verify(&c.relay.public(), &agreed.match_id, &a.entry.message).unwrap();
+        assert_eq!(
+            (receipt.seq, receipt.time_ms, receipt.message),
+            (seq, time, a.entry.message.signed_hash())
+        );
     }
     assert_eq!(r.entries().len(), 2);
+    // The heads chain: the second receipt's head is the hash of the first's and its entry.
+    let heads: Vec<_> =
+        r.entries().iter().map(|e| e.receipt.open(&c.relay.public()).unwrap()).collect();
+    let h0 = protocol::message::genesis_head(&agreed.match_id);
+    let h1 = protocol::message::next_head(&h0, 0, 10, &m0.signed_hash());
+    let h2 = protocol::message::next_head(&h1, 1, 20, &m1.signed_hash());
+    assert_eq!((heads[0].head, heads[1].head, r.head()), (h1, h2, h2));
 }
 
 #[test]
@@ -279,7 +290,7 @@ fn commit_reveal_draw_and_sealed_play() {
         disclosures: vec![disclosure.clone()],
     };
     let back = MatchRecord::from_canonical(&record.to_canonical()).unwrap();
-    assert_eq!(back.check_envelope().map(|t| t.match_id), Ok(id));
+    assert_eq!(back.check_envelope().map(|t| t.0.match_id), Ok(id));
     assert_eq!(
         seal::check_disclosure_deep(
             &umpire_seal.public(),
@@ -381,7 +392,8 @@ fn deadline_expiry_is_reported_signed_and_ends_that_sides_moves() {
         body.payload,
         Payload::Timeout { side: Side::Black, expectation, deadline_ms: 1000 }
     );
-    let receipt = notice.receipt.verify(&c.relay.public(), &notice.message, &body).unwrap();
+    let receipt =
+        notice.receipt.verify(&c.relay.public(), &agreed.match_id, &notice.message).unwrap();
     assert_eq!(receipt.time_ms, 1001);
     assert!(r.has_timed_out(Side::Black));
     let m = Author::new(c.bob.clone(), agreed.match_id).write(Channel::Public, action(b"e7e5"));

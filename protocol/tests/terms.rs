@@ -54,30 +54,54 @@ fn altered_terms_bytes_are_refused() {
 }
 
 #[test]
-fn only_the_named_player_may_sign() {
+fn only_a_named_party_may_sign_and_every_party_must() {
     let c = cast();
     let t = terms(&c, Colours::Drawn, true, 1);
-    assert!(matches!(
-        SignedTerms::sign(&t, 0, &c.bob),
-        Err(TermsError::NotThePlayer { index: 0, .. })
-    ));
-    assert!(SignedTerms::sign(&t, 2, &c.alice).is_err());
+    assert!(matches!(SignedTerms::sign(&t, &c.outsider), Err(TermsError::NotAParty { .. })));
+    assert!(SignedTerms::sign(&t, &c.relay).is_ok());
+    // The relay and the umpire sign too: terms without the umpire's signature bind no umpire.
+    let mut signed = sign(&c, &t);
+    signed.signatures.pop();
+    assert_eq!(signed.verify(), Err(TermsError::SignatureCount { expected: 4, found: 3 }));
+    // A relay signature replaced by an outsider's is refused at its place (2).
+    let mut signed = sign(&c, &t);
+    signed.signatures[2] = c.outsider.sign(tags::TERMS, &signed.terms);
+    assert!(matches!(signed.verify(), Err(TermsError::Signature { index: 2, .. })));
+    // Without an umpire, three signers.
+    let open = terms(&c, Colours::Drawn, false, 1);
+    assert_eq!(open.signers().len(), 3);
+    assert!(sign(&c, &open).verify().is_ok());
 }
 
 #[test]
-fn nonsense_terms_are_refused() {
+fn one_key_in_two_roles_is_refused() {
     let c = cast();
     let mut t = terms(&c, Colours::Drawn, true, 1);
     t.players[1].key = t.players[0].key;
-    assert!(matches!(t.validate(), Err(TermsError::SamePlayerTwice { .. })));
+    assert!(matches!(t.validate(), Err(TermsError::KeyInTwoRoles { .. })));
     let mut t = terms(&c, Colours::Drawn, true, 1);
     t.relay = c.alice.public();
-    assert!(matches!(t.validate(), Err(TermsError::PlayerAlsoOfficial { .. })));
+    assert!(matches!(t.validate(), Err(TermsError::KeyInTwoRoles { .. })));
+    // The relay as the umpire (accepted by v1's terms and relay, refused by its verifier).
     let mut t = terms(&c, Colours::Drawn, true, 1);
-    t.version = 2;
+    t.relay = c.umpire.public();
+    assert_eq!(t.validate(), Err(TermsError::KeyInTwoRoles { key: c.umpire.public() }));
+    let mut t = terms(&c, Colours::Drawn, true, 1);
+    t.players[1].seal_key = t.players[0].seal_key;
+    assert_eq!(t.validate(), Err(TermsError::SealKeyInTwoRoles));
+    let mut t = terms(&c, Colours::Drawn, true, 1);
+    t.limits.max_messages_per_side = 0;
+    assert!(matches!(t.validate(), Err(TermsError::Limits(_))));
+}
+
+#[test]
+fn version_one_terms_are_refused() {
+    let c = cast();
+    let mut t = terms(&c, Colours::Drawn, true, 1);
+    t.version = 1;
     let signed = sign(&c, &t);
     assert!(matches!(
         signed.verify(),
-        Err(TermsError::Decode(DecodeError::UnsupportedVersion { found: 2, .. }))
+        Err(TermsError::Decode(DecodeError::UnsupportedVersion { found: 1, .. }))
     ));
 }

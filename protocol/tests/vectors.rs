@@ -74,7 +74,7 @@ fn identities_and_key_file() {
         let seed = arr32(id, &["ed25519_seed"]);
         let public = ed25519_dalek::SigningKey::from_bytes(&seed).verifying_key().to_bytes();
         assert_eq!(public.to_vec(), bytes(id, &["public_key"]));
-        let fp = h("fogproof/v1/fingerprint", &[("public-key", &public)]);
+        let fp = h("fogproof/v2/fingerprint", &[("public-key", &public)]);
         let fp_hex = hex::encode(&fp[..16]);
         assert_eq!(
             id["fingerprint"].as_str().map(|s| s.replace(':', "")),
@@ -93,7 +93,7 @@ fn transcript_frame() {
     let v = vectors();
     let frame = bytes(&v, &["transcript", "frame"]);
     let mut expected = Vec::new();
-    lp(&mut expected, b"fogproof/v1/commitment");
+    lp(&mut expected, b"fogproof/v2/commitment");
     lp(&mut expected, b"a");
     lp(&mut expected, b"xy");
     lp(&mut expected, b"n");
@@ -106,12 +106,16 @@ fn transcript_frame() {
 fn terms_match_id_and_signatures() {
     let v = vectors();
     let terms = bytes(&v, &["terms", "bytes"]);
-    let id = h("fogproof/v1/match-id", &[("terms", &terms)]);
+    let id = h("fogproof/v2/match-id", &[("terms", &terms)]);
     assert_eq!(id.to_vec(), bytes(&v, &["terms", "match_id"]));
-    let alice = arr32(&v["identities"][0], &["public_key"]);
-    let bob = arr32(&v["identities"][1], &["public_key"]);
-    verify_sig(&alice, "fogproof/v1/terms", &terms, &bytes(&v, &["terms", "signature_0"]));
-    verify_sig(&bob, "fogproof/v1/terms", &terms, &bytes(&v, &["terms", "signature_1"]));
+    // Every party signs, in the order players[0], players[1], relay, umpire.
+    let sigs = v["terms"]["signatures"].as_array().expect("a list of signatures");
+    assert_eq!(sigs.len(), 4);
+    for (i, sig) in sigs.iter().enumerate() {
+        let key = arr32(&v["identities"][i], &["public_key"]);
+        let sig = hex::decode(sig.as_str().expect("hex")).expect("hex");
+        verify_sig(&key, "fogproof/v2/terms", &terms, &sig);
+    }
 }
 
 #[test]
@@ -120,7 +124,7 @@ fn commitment_colours_and_setup_seed() {
     let id = bytes(&v, &["terms", "match_id"]);
     let c = &v["commitment"];
     let expected = h(
-        "fogproof/v1/commitment",
+        "fogproof/v2/commitment",
         &[
             ("purpose", c["purpose"].as_str().expect("text").as_bytes()),
             ("match-id", &id),
@@ -133,7 +137,7 @@ fn commitment_colours_and_setup_seed() {
 
     let col = &v["colours"];
     let draw = h(
-        "fogproof/v1/colours",
+        "fogproof/v2/colours",
         &[
             ("match-id", &id),
             ("contribution-0", &bytes(col, &["contribution_0"])),
@@ -145,7 +149,7 @@ fn commitment_colours_and_setup_seed() {
 
     let s = &v["setup_seed"];
     let seed = h(
-        "fogproof/v1/setup-seed",
+        "fogproof/v2/setup-seed",
         &[
             ("private-seed", &bytes(s, &["private_seed"])),
             ("opponent-contribution", &bytes(s, &["opponent_contribution"])),
@@ -161,23 +165,46 @@ fn message_and_receipt() {
     let v = vectors();
     let m = &v["message"];
     let body = bytes(m, &["body"]);
-    assert_eq!(h("fogproof/v1/message-hash", &[("body", &body)]).to_vec(), bytes(m, &["hash"]));
+    assert_eq!(h("fogproof/v2/message-hash", &[("body", &body)]).to_vec(), bytes(m, &["hash"]));
     let alice = arr32(&v["identities"][0], &["public_key"]);
-    verify_sig(&alice, "fogproof/v1/message", &body, &bytes(m, &["signature"]));
+    verify_sig(&alice, "fogproof/v2/message", &body, &bytes(m, &["signature"]));
     // signed message = lp-free postcard: varint(len(body)) || body || signature (64 bytes).
     let signed = bytes(m, &["signed_message"]);
     assert_eq!(usize::from(signed[0]), body.len(), "body is shorter than 128 bytes");
     assert_eq!(&signed[1..1 + body.len()], &body[..]);
     assert_eq!(&signed[1 + body.len()..], &bytes(m, &["signature"])[..]);
 
+    // The signed hash covers the body and the signature.
+    let signed_hash = h(
+        "fogproof/v2/signed-message",
+        &[("body", &body), ("signature", &bytes(m, &["signature"]))],
+    );
+    assert_eq!(signed_hash.to_vec(), bytes(m, &["signed_hash"]));
+
     let r = &v["receipt"];
+    let id = bytes(&v, &["terms", "match_id"]);
+    let genesis = h("fogproof/v2/log-head", &[("match-id", &id)]);
+    assert_eq!(genesis.to_vec(), bytes(r, &["genesis_head"]));
+    let time_ms = r["time_ms"].as_u64().expect("a number");
+    let head = h(
+        "fogproof/v2/log-head",
+        &[
+            ("prev", &genesis),
+            ("seq", &0u64.to_le_bytes()),
+            ("time", &time_ms.to_le_bytes()),
+            ("message", &signed_hash),
+        ],
+    );
+    assert_eq!(head.to_vec(), bytes(r, &["head"]));
     let receipt = bytes(r, &["bytes"]);
     let relay = arr32(&v["identities"][2], &["public_key"]);
-    verify_sig(&relay, "fogproof/v1/receipt", &receipt, &bytes(r, &["signature"]));
-    // version | match id | channel | relay_seq | time_ms | message hash.
-    assert_eq!(receipt[0], 1);
-    assert_eq!(&receipt[1..33], &bytes(&v, &["terms", "match_id"])[..]);
-    assert_eq!(&receipt[receipt.len() - 32..], &bytes(m, &["hash"])[..]);
+    verify_sig(&relay, "fogproof/v2/receipt", &receipt, &bytes(r, &["signature"]));
+    // version | match id | seq (varint 0) | time_ms (varint) | signed hash | head.
+    assert_eq!(receipt[0], 2);
+    assert_eq!(&receipt[1..33], &id[..]);
+    assert_eq!(receipt[33], 0);
+    assert_eq!(&receipt[receipt.len() - 64..receipt.len() - 32], &signed_hash[..]);
+    assert_eq!(&receipt[receipt.len() - 32..], &head[..]);
 }
 
 #[test]
@@ -188,14 +215,14 @@ fn sealed_payload_opens_for_the_umpire_and_matches_its_disclosure() {
     let ctx = seal_context(&body);
     // info and aad, framed by hand.
     let mut info = Vec::new();
-    lp(&mut info, b"fogproof/v1/seal-info");
+    lp(&mut info, b"fogproof/v2/seal-info");
     lp(&mut info, b"match-id");
     lp(&mut info, &body.match_id.0);
     lp(&mut info, b"channel");
     lp(&mut info, &[1]);
     assert_eq!(info, bytes(s, &["info"]));
     let mut aad = Vec::new();
-    lp(&mut aad, b"fogproof/v1/seal-aad");
+    lp(&mut aad, b"fogproof/v2/seal-aad");
     lp(&mut aad, b"author");
     lp(&mut aad, &body.author.0);
     lp(&mut aad, b"seq");
@@ -209,9 +236,9 @@ fn sealed_payload_opens_for_the_umpire_and_matches_its_disclosure() {
     assert_eq!(Payload::from_canonical(&plain), Ok(Payload::Action(b"g1f3".to_vec())));
     let seed = arr32(s, &["seal_seed"]);
     // The salted plaintext commitment, recomputed by hand.
-    let salt = h("fogproof/v1/seal-salt", &[("seal-seed", &seed)]);
+    let salt = h("fogproof/v2/seal-salt", &[("seal-seed", &seed)]);
     assert_eq!(salt.to_vec(), bytes(s, &["salt"]));
-    let commitment = h("fogproof/v1/seal-plaintext", &[("salt", &salt), ("plaintext", &plain)]);
+    let commitment = h("fogproof/v2/seal-plaintext", &[("salt", &salt), ("plaintext", &plain)]);
     assert_eq!(commitment.to_vec(), bytes(s, &["commitment"]));
     assert_eq!(sealed.commitment, commitment);
     // The ciphertext carries salt || plaintext: 32 + plaintext + 16-byte tag.

@@ -14,7 +14,6 @@ use envelope_support::{Harness, Who, messages, only_fault, relog, with_entries};
 use protocol::codec::Canonical;
 use protocol::commitment;
 use protocol::message::{MessageBody, Payload, SignedMessage};
-use protocol::record::MatchRecord;
 use protocol::relay::Relay;
 use protocol::{Channel, Side, tags};
 use verifier::{Fault, FaultKind, Role};
@@ -208,13 +207,12 @@ fn overlong(bytes: &[u8], at: usize) -> Vec<u8> {
 
 #[test]
 fn non_canonical_encoding() {
-    // The record: the length of the terms bytes (the varint after the version byte), overlong.
+    // The record: the length of the terms frame (the varint after the version byte), overlong.
     let h = Harness::honest("chess");
     let bytes = h.bytes();
-    assert_eq!(
-        postcard::from_bytes::<MatchRecord>(&overlong(&bytes, 1)).map(|r| r == h.record()),
-        Ok(true)
-    );
+    let (len, _) = postcard::take_from_bytes::<u64>(&overlong(&bytes, 1)[1..]).unwrap();
+    let (canonical, _) = postcard::take_from_bytes::<u64>(&bytes[1..]).unwrap();
+    assert_eq!(len, canonical, "postcard alone reads the same length");
     only_fault(&faults(&overlong(&bytes, 1)), FaultKind::NonCanonical, None, Role::Record);
 
     // A message body White signed with an overlong seq (a lax relay receipts it): White's fault.
@@ -239,11 +237,16 @@ fn non_canonical_encoding() {
 
 #[test]
 fn trailing_bytes() {
+    // After the last frame, a byte is the start of another frame: an empty one is malformed, a
+    // longer one cut short is a truncated record (a crash in the middle of an append).
     let h = Harness::honest("chess");
     let mut bytes = h.bytes();
     bytes.push(0);
     let f = only_fault(&faults(&bytes), FaultKind::MalformedRecord, None, Role::Record);
-    assert!(f.evidence.contains("trailing"), "{f:?}");
+    assert!(f.evidence.contains("empty frame"), "{f:?}");
+    let mut bytes = h.bytes();
+    bytes.push(5);
+    only_fault(&faults(&bytes), FaultKind::TruncatedRecord, None, Role::Record);
 }
 
 #[test]

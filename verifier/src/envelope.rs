@@ -98,7 +98,7 @@ pub struct Description {
 
 /// Describes a record whose bytes and terms can be read (`None` otherwise).
 pub fn describe(record_bytes: &[u8]) -> Option<Description> {
-    let record: MatchRecord = postcard::take_from_bytes(record_bytes).ok()?.0;
+    let record = MatchRecord::read_prefix(record_bytes)?;
     let terms = MatchTerms::from_canonical(&record.terms.terms).ok()?;
     let agreed = AgreedTerms {
         match_id: protocol::terms::match_id(&record.terms.terms),
@@ -142,6 +142,11 @@ pub fn not_a_record(record_bytes: &[u8]) -> Option<String> {
 fn not_versioned(record_bytes: &[u8]) -> Option<String> {
     match record_bytes.first() {
         None => Some("the file is empty".to_owned()),
+        Some(1) => Some(
+            "this is a version 1 record; fogproof reads version 2 records only (version 1 was \
+             never published: play the match again)"
+                .to_owned(),
+        ),
         Some(&v) if v != protocol::codec::VERSION => Some(format!(
             "the first byte is {v:#04x}, not the record version {:#04x}",
             protocol::codec::VERSION
@@ -264,6 +269,8 @@ fn check_terms(record: &MatchRecord) -> Result<(AgreedTerms, Variant), Vec<Fault
 /// One entry as decoded, before its signatures are known.
 struct Raw {
     hash: MessageHash,
+    /// The hash of the whole signed message, signature included: what a receipt covers.
+    signed: protocol::SignedHash,
     body: Result<MessageBody, DecodeError>,
     /// The author a lenient (non-strict) decoding finds, when the strict one fails.
     lenient_author: Option<PublicKey>,
@@ -290,6 +297,7 @@ fn decode_entries(record: &MatchRecord) -> Vec<Raw> {
             };
             Raw {
                 hash: message_hash(&e.message.body),
+                signed: e.message.signed_hash(),
                 body,
                 lenient_author,
                 receipt: Receipt::from_canonical(&e.receipt.receipt),
@@ -321,9 +329,14 @@ fn items<'a>(
     terms: &MatchTerms,
     raws: &[Raw],
 ) -> (Vec<Item<'a>>, Vec<(Option<usize>, usize)>) {
-    let mut items = Vec::with_capacity(2 + 2 * raws.len());
-    for (p, signature) in terms.players.iter().zip(record.terms.signatures) {
-        items.push(Item { key: p.key, tag: tags::TERMS, bytes: &record.terms.terms, signature });
+    let mut items = Vec::with_capacity(4 + 2 * raws.len());
+    for (key, signature) in terms.signers().into_iter().zip(&record.terms.signatures) {
+        items.push(Item {
+            key,
+            tag: tags::TERMS,
+            bytes: &record.terms.terms,
+            signature: *signature,
+        });
     }
     let mut at = Vec::with_capacity(raws.len());
     for (e, raw) in record.entries.iter().zip(raws) {
@@ -358,7 +371,23 @@ fn check_signatures(
     } else {
         items.iter().map(|i| i.verify().is_ok()).collect()
     };
-    for (index, good) in ok[..2].iter().enumerate() {
+    let signers = terms.terms.signers().len();
+    if record.terms.signatures.len() != signers {
+        return Err(vec![
+            Blame::record().fault(
+                FaultKind::BadTerms,
+                None,
+                format!(
+                    "the terms carry {} signatures for {signers} signers",
+                    record.terms.signatures.len()
+                ),
+                "The terms are not signed by every party they name (players, relay, umpire), so \
+             they bind nobody."
+                    .to_owned(),
+            ),
+        ]);
+    }
+    for (index, good) in ok[..signers].iter().enumerate() {
         if !good {
             return Err(vec![Blame::record().fault(
                 FaultKind::BadTerms,
@@ -368,7 +397,7 @@ fn check_signatures(
                     items[index].key
                 ),
                 format!(
-                    "The terms are not signed by player {index} ({}), so they bind nobody.",
+                    "The terms are not signed by signer {index} ({}), so they bind nobody.",
                     items[index].key.fingerprint()
                 ),
             )]);
@@ -436,15 +465,21 @@ fn authenticate(terms: &AgreedTerms, raws: &[Raw], sigs: &Signatures) -> (Vec<Au
             ));
             continue;
         }
-        if receipt.message != raw.hash {
+        if receipt.message != raw.signed {
+            // The receipt covers body and signature: a message changed in any bit (its
+            // signature included) is no longer the one the relay accepted. Nobody signed the
+            // pairing, so the record is at fault (PROTOCOL.md: blame only what is signed).
             faults.push(Blame::record().fault(
                 FaultKind::BadReceipt,
                 at,
                 format!(
-                    "receipt is for message {}, the entry holds message {}",
-                    receipt.message, raw.hash
+                    "receipt is for signed message {}, the entry holds signed message {}",
+                    receipt.message, raw.signed
                 ),
-                format!("Entry {index} pairs a message with the receipt of another message."),
+                format!(
+                    "Entry {index} pairs a message with the receipt of another message (or of \
+                     the same message with other signature bytes)."
+                ),
             ));
             continue;
         }
@@ -510,17 +545,6 @@ fn authenticate(terms: &AgreedTerms, raws: &[Raw], sigs: &Signatures) -> (Vec<Au
                 format!(
                     "The relay receipted as part of this match a message its author signed for \
                      another match (entry {index}): a replay."
-                ),
-            ));
-            continue;
-        }
-        if receipt.channel != body.channel {
-            faults.push(relay().fault(
-                FaultKind::BadReceipt,
-                at,
-                format!("receipt on {}, message on {}", receipt.channel, body.channel),
-                format!(
-                    "The relay's receipt for entry {index} names another channel than the message."
                 ),
             ));
             continue;

@@ -75,7 +75,7 @@ fn terms_not_signed_by_a_player_void_everything() {
     let mut r = h.record();
     r.terms.signatures[1].s[3] ^= 1;
     let f = only_fault(&faults(&r.to_canonical()), FaultKind::BadTerms, None, Role::Record);
-    assert!(f.explanation.contains("player 1"), "{f:?}");
+    assert!(f.explanation.contains("signer 1"), "{f:?}");
 }
 
 #[test]
@@ -87,13 +87,9 @@ fn terms_of_an_unknown_game_or_without_their_umpire_are_refused() {
         let mut terms = h.terms.terms.clone();
         terms.variant = variant.into();
         terms.ruleset = ruleset.into();
-        let signed = protocol::terms::SignedTerms {
-            terms: terms.to_canonical(),
-            signatures: [
-                protocol::terms::SignedTerms::sign(&terms, 0, &h.p0).unwrap(),
-                protocol::terms::SignedTerms::sign(&terms, 1, &h.p1).unwrap(),
-            ],
-        };
+        let signed =
+            protocol::terms::SignedTerms::sign_all(&terms, &[&h.p0, &h.p1, &h.relay_id, &h.umpire])
+                .unwrap();
         let r = MatchRecord { terms: signed, ..h.record() };
         only_fault(&faults(&r.to_canonical()), FaultKind::BadTerms, None, Role::Record);
     }
@@ -119,17 +115,33 @@ fn receipt_of_another_message_is_the_records_fault() {
 }
 
 #[test]
-fn relay_receipt_on_the_wrong_channel_is_the_relays_fault() {
+fn a_flipped_message_signature_bit_is_the_records_fault_not_the_relays() {
+    // Issue: receipts used to cover the body only, so one flipped signature bit in an honest
+    // record named the relay. The receipt now covers the whole signed message: the relay
+    // signed nothing about these bytes, so nobody is named.
+    let h = Harness::honest("chess");
+    for bit in [0u8, 7] {
+        let mut r = h.record();
+        r.entries[2].message.signature.s[3] ^= 1 << bit;
+        let f = only_fault(&faults(&r.to_canonical()), FaultKind::BadReceipt, None, Role::Record);
+        assert_eq!(f.entry, Some(2));
+    }
+}
+
+#[test]
+fn a_relay_head_that_does_not_chain_is_equivocation() {
     let h = Harness::honest("chess");
     let mut r = h.record();
-    let m = r.entries[2].message.clone();
-    r.entries[2].receipt = h.receipt(&m, Channel::WhiteUmpire, 0, 30);
-    only_fault(
+    let m = r.entries[4].message.clone();
+    // A receipt for the right message and position whose head chains from another history.
+    r.entries[4].receipt = h.receipt(&m, 4, 50, &protocol::LogHead([9; 32]));
+    let f = only_fault(
         &faults(&r.to_canonical()),
-        FaultKind::BadReceipt,
+        FaultKind::Equivocation,
         Some(h.relay_id.public()),
         Role::Relay,
     );
+    assert_eq!(f.entry, Some(4));
 }
 
 #[test]
@@ -137,7 +149,7 @@ fn relay_receipts_going_back_in_time_are_the_relays_fault() {
     let h = Harness::honest("chess");
     let mut r = h.record();
     let m = r.entries[5].message.clone();
-    r.entries[5].receipt = h.receipt(&m, Channel::Public, 5, 1);
+    r.entries[5].receipt = h.receipt(&m, 5, 1, &h.head_before(5));
     let f = only_fault(
         &faults(&r.to_canonical()),
         FaultKind::BadReceipt,
@@ -225,7 +237,7 @@ fn a_timeout_before_its_deadline_is_the_relays_fault() {
     let mut h = Harness::new("chess", 1);
     h.setup();
     let body = protocol::message::MessageBody {
-        version: 1,
+        version: protocol::codec::VERSION,
         match_id: h.match_id(),
         channel: Channel::Public,
         author: h.relay_id.public(),
@@ -394,7 +406,19 @@ fn signature_items_cover_terms_messages_and_receipts() {
     let h = Harness::honest("kriegspiel");
     let r = h.record();
     let items = envelope::signature_items(&r);
-    assert_eq!(items.len(), 2 + 2 * r.entries.len());
+    // Four terms signers (players, relay, umpire), then a message and a receipt per entry.
+    assert_eq!(items.len(), 4 + 2 * r.entries.len());
     assert!(protocol::batch::verify_batch(&items).is_ok());
     let _: &[Entry] = &r.entries;
+}
+
+#[test]
+fn a_version_one_record_is_refused_with_a_clear_error() {
+    // Version 1 was never published: its records are refused by their first byte, not read
+    // under version 2's rules.
+    let h = Harness::honest("chess");
+    let mut bytes = h.bytes();
+    bytes[0] = 1;
+    let f = only_fault(&faults(&bytes), FaultKind::MalformedRecord, None, Role::Record);
+    assert!(f.evidence.contains("version 1 record"), "{f:?}");
 }

@@ -5,7 +5,7 @@ use protocol::codec::VERSION;
 use protocol::keys::Identity;
 use protocol::seal::SealSecret;
 use protocol::terms::{
-    AgreedTerms, Colours, MatchTerms, PlayerTerms, SignedTerms, TimeControl, UmpireTerms,
+    AgreedTerms, Colours, Limits, MatchTerms, PlayerTerms, SignedTerms, TimeControl, UmpireTerms,
 };
 use std::collections::BTreeMap;
 
@@ -46,19 +46,19 @@ pub fn terms(cast: &Cast, colours: Colours, umpired: bool, nonce_byte: u8) -> Ma
             key: cast.umpire.public(),
             seal_key: SealSecret::of(&cast.umpire).public(),
         }),
-        time_control: TimeControl { initial_ms: 1000, increment_ms: 100, reveal_ms: 500 },
+        time_control: TimeControl {
+            initial_ms: 1000,
+            increment_ms: 100,
+            reveal_ms: 500,
+            answer_ms: 500,
+        },
+        limits: Limits::DEFAULT,
     }
 }
 
 pub fn sign(cast: &Cast, terms: &MatchTerms) -> SignedTerms {
-    use protocol::codec::Canonical;
-    SignedTerms {
-        terms: terms.to_canonical(),
-        signatures: [
-            SignedTerms::sign(terms, 0, &cast.alice).expect("alice is player 0"),
-            SignedTerms::sign(terms, 1, &cast.bob).expect("bob is player 1"),
-        ],
-    }
+    SignedTerms::sign_all(terms, &[&cast.alice, &cast.bob, &cast.relay, &cast.umpire])
+        .expect("the cast holds every signer")
 }
 
 pub fn agreed(cast: &Cast, colours: Colours, umpired: bool) -> (SignedTerms, AgreedTerms) {

@@ -1,8 +1,9 @@
-//! Stage 3: the order of every channel: receipts, sequence numbers, hash chains, equivocation.
+//! Stage 3: the order of the match and of every channel: receipts, the relay's one sequence,
+//! its log heads, authors' sequence numbers and hash chains, equivocation.
 //!
 //! Blame follows what the signatures alone prove:
-//! - two relay receipts for one position of a channel's log, for different messages: the relay
-//!   kept two logs (`Equivocation`, the relay);
+//! - two different relay receipts for one position of the match, or a receipt whose log head the
+//!   entries before it do not produce: the relay kept two logs (`Equivocation`, the relay);
 //! - a message whose `prev` (the last message its author saw on the channel) is in no log of the
 //!   record: the relay showed its author a history that is not the one it recorded
 //!   (`Equivocation`, the relay; the author's signed `prev` is the evidence);
@@ -13,85 +14,63 @@
 //! - two different messages one author signed with the same `seq` on a channel, or a `prev` older
 //!   than the author's own last message: the author's own signatures contradict each other
 //!   (`BrokenChain`, the author);
-//! - receipt times going back on a channel: `BadReceipt`, the relay;
-//! - a position missing from a channel's receipts, an entry repeated, or entries not in the
-//!   relay's order: nobody signed the record's order, so the record (`TruncatedRecord`,
+//! - receipt times going back: `BadReceipt`, the relay;
+//! - a position missing from the receipts, an entry repeated, or entries not in the relay's
+//!   order: nobody signed the record's order, so the record (`TruncatedRecord`,
 //!   `MalformedRecord`).
 //!
-//! Only the first fault of each channel is reported: what follows it is its consequence.
+//! Only the first fault of the sequence, or of each channel, is reported: what follows it is its
+//! consequence.
 
 use super::{Auth, Blame, who};
 use crate::{Fault, FaultKind};
 use protocol::keys::ByColour;
+use protocol::message::{genesis_head, next_head};
 use protocol::terms::AgreedTerms;
 use protocol::{Channel, MessageHash, PublicKey};
 use std::collections::BTreeMap;
 
-/// Checks every channel; `Err` with the faults found.
+/// Checks the match's sequence and every channel's chains; `Err` with the faults found.
 pub(crate) fn check(
     terms: &AgreedTerms,
     colours: &ByColour,
     entries: &[Auth],
 ) -> Result<(), Vec<Fault>> {
+    if let Some(f) = numbering(terms, entries) {
+        return Err(vec![f]);
+    }
     let mut faults = Vec::new();
     let mut channel_of: BTreeMap<MessageHash, Channel> = BTreeMap::new();
     for e in entries {
         channel_of.entry(e.hash).or_insert(e.body.channel);
     }
-    let mut numbered_ok = true;
     for channel in Channel::ALL {
         let log: Vec<&Auth> = entries.iter().filter(|e| e.body.channel == channel).collect();
-        if let Some(f) = numbering(terms, channel, &log) {
-            faults.push(f);
-            numbered_ok = false;
-            continue;
-        }
         if let Some(f) = chains(terms, colours, channel, &log, &channel_of) {
             faults.push(f);
-        }
-    }
-    if numbered_ok && faults.is_empty() {
-        // Across channels only time orders the record (relay_seq is per channel).
-        for pair in entries.windows(2) {
-            let (a, b) = (&pair[0], &pair[1]);
-            if b.receipt.time_ms < a.receipt.time_ms {
-                faults.push(Blame::record().fault(
-                    FaultKind::MalformedRecord,
-                    b.at(),
-                    format!(
-                        "entry {} at {} ms follows entry {} at {} ms",
-                        b.index, b.receipt.time_ms, a.index, a.receipt.time_ms
-                    ),
-                    "The record's entries are not in the relay's order of acceptance (time goes \
-                     back from one entry to the next)."
-                        .to_owned(),
-                ));
-                break;
-            }
         }
     }
     if faults.is_empty() { Ok(()) } else { Err(faults) }
 }
 
-/// The receipts of one channel number its log 0, 1, 2, ... once each, in record order, with
-/// time never going back.
-fn numbering(terms: &AgreedTerms, channel: Channel, log: &[&Auth]) -> Option<Fault> {
+/// The receipts number the match 0, 1, 2, ... once each, in record order, with time never
+/// going back and every head chaining from the one before (PROTOCOL.md 11).
+fn numbering(terms: &AgreedTerms, log: &[Auth]) -> Option<Fault> {
     let mut by_seq: BTreeMap<u64, &Auth> = BTreeMap::new();
     for e in log {
-        if let Some(first) = by_seq.insert(e.receipt.relay_seq, e) {
-            if first.hash != e.hash {
+        if let Some(first) = by_seq.insert(e.receipt.seq, e) {
+            if first.receipt != e.receipt {
                 return Some(Blame::relay(terms).fault(
                     FaultKind::Equivocation,
                     e.at(),
                     format!(
-                        "relay receipts for position {} of the {channel} log: message {} (entry \
-                         {}) and message {} (entry {})",
-                        e.receipt.relay_seq, first.hash, first.index, e.hash, e.index
+                        "relay receipts for position {} of the match: message {} (entry {}) and \
+                         message {} (entry {})",
+                        e.receipt.seq, first.hash, first.index, e.hash, e.index
                     ),
-                    format!(
-                        "The relay signed two receipts for the same position of the {channel} \
-                         channel with different messages: it kept two different histories."
-                    ),
+                    "The relay signed two different receipts for the same position of the \
+                     match: it kept two different histories."
+                        .to_owned(),
                 ));
             }
             return Some(Blame::record().fault(
@@ -108,46 +87,58 @@ fn numbering(terms: &AgreedTerms, channel: Channel, log: &[&Auth]) -> Option<Fau
                 FaultKind::TruncatedRecord,
                 e.at(),
                 format!(
-                    "the {channel} log has receipts up to position {} but none for position \
-                     {expected}",
+                    "the match has receipts up to position {} but none for position {expected}",
                     by_seq.keys().last().copied().unwrap_or(0)
                 ),
                 format!(
-                    "A message the relay receipted at position {expected} of the {channel} \
-                     channel is missing from the record."
+                    "A message the relay receipted at position {expected} of the match is \
+                     missing from the record."
                 ),
             ));
         }
     }
     for (expected, e) in (0u64..).zip(log) {
-        if e.receipt.relay_seq != expected {
+        if e.receipt.seq != expected {
             return Some(Blame::record().fault(
                 FaultKind::MalformedRecord,
                 e.at(),
                 format!(
-                    "entry {} has position {} of the {channel} log where position {expected} \
-                     belongs",
-                    e.index, e.receipt.relay_seq
+                    "entry {} has position {} of the match where position {expected} belongs",
+                    e.index, e.receipt.seq
                 ),
-                format!(
-                    "The record's entries of the {channel} channel are not in the relay's order."
-                ),
+                "The record's entries are not in the relay's order.".to_owned(),
             ));
         }
     }
-    for pair in log.windows(2) {
-        let (a, b) = (pair[0], pair[1]);
-        if b.receipt.time_ms < a.receipt.time_ms {
+    let mut head = genesis_head(&terms.match_id);
+    let mut last_time = 0;
+    for e in log {
+        let r = &e.receipt;
+        if r.time_ms < last_time {
             return Some(Blame::relay(terms).fault(
                 FaultKind::BadReceipt,
-                b.at(),
-                format!(
-                    "{channel} position {} at {} ms, position {} at {} ms",
-                    a.receipt.relay_seq, a.receipt.time_ms, b.receipt.relay_seq, b.receipt.time_ms
-                ),
-                format!("The relay's receipts on the {channel} channel go back in time."),
+                e.at(),
+                format!("position {} at {} ms after a receipt at {last_time} ms", r.seq, r.time_ms),
+                "The relay's receipts go back in time.".to_owned(),
             ));
         }
+        head = next_head(&head, r.seq, r.time_ms, &r.message);
+        if r.head != head {
+            return Some(
+                Blame::relay(terms).fault(
+                    FaultKind::Equivocation,
+                    e.at(),
+                    format!(
+                        "receipt {} carries log head {}, its entries give {head}",
+                        r.seq, r.head
+                    ),
+                    "The relay signed a log head that the entries before it do not produce: the \
+                 history it committed to is not the one in the record."
+                        .to_owned(),
+                ),
+            );
+        }
+        last_time = r.time_ms;
     }
     None
 }
@@ -173,7 +164,7 @@ fn chains(
     let mut position: BTreeMap<MessageHash, u64> = BTreeMap::new();
     let mut authors: BTreeMap<PublicKey, AuthorChain> = BTreeMap::new();
     for e in log {
-        let pos = e.receipt.relay_seq;
+        let pos = e.receipt.seq;
         let b = &e.body;
         let author = Blame::signer(terms, colours, &b.author);
         let name = who(author.role);
@@ -264,7 +255,7 @@ fn chains(
                             format!(
                                 "prev {prev} is at position {} of {channel}, after this message \
                                  at position {pos}",
-                                x.receipt.relay_seq
+                                x.receipt.seq
                             ),
                             format!(
                                 "The relay logged a message of {} before the message it says it \

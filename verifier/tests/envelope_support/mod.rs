@@ -15,7 +15,7 @@ use protocol::record::MatchRecord;
 use protocol::relay::{Entry, Relay};
 use protocol::seal::{SealDisclosure, SealSecret};
 use protocol::terms::{
-    AgreedTerms, Colours, MatchTerms, PlayerTerms, SignedTerms, TimeControl, UmpireTerms,
+    AgreedTerms, Colours, Limits, MatchTerms, PlayerTerms, SignedTerms, TimeControl, UmpireTerms,
 };
 use protocol::{Channel, MatchId, PublicKey, Side};
 use std::collections::BTreeMap;
@@ -77,15 +77,16 @@ impl Harness {
                 key: umpire.public(),
                 seal_key: SealSecret::of(&umpire).public(),
             }),
-            time_control: TimeControl { initial_ms: 60_000, increment_ms: 0, reveal_ms: 1_000 },
+            time_control: TimeControl {
+                initial_ms: 60_000,
+                increment_ms: 0,
+                reveal_ms: 1_000,
+                answer_ms: 1_000,
+            },
+            limits: Limits::DEFAULT,
         };
-        let signed = SignedTerms {
-            terms: terms.to_canonical(),
-            signatures: [
-                SignedTerms::sign(&terms, 0, &p0).expect("player 0"),
-                SignedTerms::sign(&terms, 1, &p1).expect("player 1"),
-            ],
-        };
+        let signed = SignedTerms::sign_all(&terms, &[&p0, &p1, &relay_id, &umpire])
+            .expect("every signer is in the cast");
         let agreed = signed.verify().expect("terms verify");
         let relay = Relay::new(relay_id.clone(), agreed.clone()).expect("the terms' relay");
         let mut authors = BTreeMap::new();
@@ -290,44 +291,50 @@ impl Harness {
         self.record().to_canonical()
     }
 
-    /// A cheating relay's receipt: any message, any position, any time.
+    /// A cheating relay's receipt: any message, any position, any time, its head chained
+    /// from `prev` (the head of the receipt before it, or the genesis head).
     pub fn receipt(
         &self,
         m: &SignedMessage,
-        channel: Channel,
-        relay_seq: u64,
+        seq: u64,
         time_ms: u64,
+        prev: &protocol::LogHead,
     ) -> SignedReceipt {
+        let message = m.signed_hash();
         let r = Receipt {
             version: VERSION,
             match_id: self.match_id(),
-            channel,
-            relay_seq,
+            seq,
             time_ms,
-            message: m.hash(),
+            message,
+            head: protocol::message::next_head(prev, seq, time_ms, &message),
         };
         SignedReceipt::sign(&r, &self.relay_id)
     }
+
+    /// The head of receipt `index` of the harness's record (the genesis head for `None`).
+    pub fn head_before(&self, index: usize) -> protocol::LogHead {
+        match index.checked_sub(1) {
+            None => protocol::message::genesis_head(&self.match_id()),
+            Some(i) => {
+                let e = &self.relay.entries()[i];
+                e.receipt.open(&self.relay_id.public()).expect("the relay's receipt").head
+            }
+        }
+    }
 }
 
-/// A cheating relay's log: the messages in the order it chooses, numbered per channel 0, 1,
-/// 2, ... in that order, 10 ms apart, every receipt signed with the real relay key.
+/// A cheating relay's log: the messages in the order it chooses, numbered 0, 1, 2, ... in that
+/// order with a consistent chain of heads, 10 ms apart, every receipt signed with the real
+/// relay key.
 pub fn relog(h: &Harness, messages: &[SignedMessage]) -> Vec<Entry> {
-    let mut next: BTreeMap<Channel, u64> = BTreeMap::new();
+    let mut head = protocol::message::genesis_head(&h.match_id());
     messages
         .iter()
         .enumerate()
         .map(|(i, m)| {
-            let channel = protocol::codec::decode::<protocol::message::MessageBody>(&m.body)
-                .map(|b| b.channel)
-                .or_else(|_| {
-                    postcard::take_from_bytes::<protocol::message::MessageBody>(&m.body)
-                        .map(|(b, _)| b.channel)
-                })
-                .expect("a message body");
-            let seq = next.entry(channel).or_insert(0);
-            let receipt = h.receipt(m, channel, *seq, 10 * (i as u64 + 1));
-            *seq += 1;
+            let receipt = h.receipt(m, i as u64, 10 * (i as u64 + 1), &head);
+            head = receipt.open(&h.relay_id.public()).expect("just signed").head;
             Entry { message: m.clone(), receipt }
         })
         .collect()
