@@ -135,11 +135,17 @@ fn payload_json(variant: Option<Variant>, p: &Payload, start_view: bool) -> Valu
         }
         Payload::Claim(c) => json!({ "claim": claim_json(c) }),
         Payload::Ack { message } => json!({ "ack": message.to_string() }),
-        Payload::Timeout { side, expectation, deadline_ms } => json!({ "timeout": {
-            "side": side.to_string(),
+        Payload::Timeout { party, expectation, deadline_ms } => json!({ "timeout": {
+            "party": party.to_string(),
             "expectation": format!("{expectation:?}").to_lowercase(),
             "deadline_ms": deadline_ms,
         } }),
+        Payload::Turn { next } => json!({ "turn": match next {
+            protocol::message::Owed::Side(s) => s.to_string(),
+            protocol::message::Owed::Both => "both".to_owned(),
+            protocol::message::Owed::Nobody => "nobody".to_owned(),
+        } }),
+        Payload::Start => json!("start"),
     }
 }
 
@@ -202,7 +208,8 @@ pub fn show(bytes: &[u8]) -> Result<Value> {
             "author": key(&body.author),
             "role": role_name(&terms, colours.as_ref(), &body.author),
             "seq": body.seq,
-            "prev": body.prev.map(|h| h.to_string()),
+            "seen": body.seen.map(|s| json!({ "seq": s.seq, "head": s.head.to_string() })),
+            "re": body.re.map(|h| h.to_string()),
             "relay_seq": receipt.seq,
             "head": receipt.head.to_string(),
             "time_ms": receipt.time_ms,

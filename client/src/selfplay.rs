@@ -18,7 +18,7 @@ use protocol::terms::{
     AgreedTerms, Colours, Limits, MatchTerms, PlayerTerms, SignedTerms, TermsError, TimeControl,
     UmpireTerms,
 };
-use protocol::{Channel, PublicKey, Side};
+use protocol::{Channel, Side};
 use rules::Variant;
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
@@ -359,7 +359,9 @@ pub fn selfplay_with(mut config: SelfplayConfig) -> Result<Selfplay, SelfplayErr
         }
         machines.push((Who::Umpire, Machine::Umpire(Box::new(u))));
     }
-    let mut relay = Relay::new(cast.relay.clone(), agreed.clone()).map_err(SelfplayError::Relay)?;
+    let mut relay =
+        Relay::new(cast.relay.clone(), agreed.clone(), START_MS).map_err(SelfplayError::Relay)?;
+    let start = relay.entries()[0].clone();
     let mut d = Driver {
         cast: &cast,
         machines,
@@ -372,9 +374,8 @@ pub fn selfplay_with(mut config: SelfplayConfig) -> Result<Selfplay, SelfplayErr
         finished: BTreeMap::new(),
         refused: Vec::new(),
         faults: Vec::new(),
-        reveal_clock_started: false,
-        clocked: BTreeSet::new(),
     };
+    d.deliver(&start, Channel::Public);
     d.run();
     let Driver { disclosures, finished, refused, faults, machines, .. } = d;
     let actions = machines
@@ -425,9 +426,6 @@ struct Driver<'a> {
     finished: BTreeMap<Who, Claim>,
     refused: Vec<(Who, RelayError)>,
     faults: Vec<(Who, RoleError)>,
-    reveal_clock_started: bool,
-    /// Sides whose move clock the driver started.
-    clocked: BTreeSet<Side>,
 }
 
 impl Driver<'_> {
@@ -464,9 +462,8 @@ impl Driver<'_> {
                 self.accept(who, &bytes);
                 continue;
             }
-            // Idle: only a relay deadline can move things on. Start the move clock of each
-            // side the others wait for (a silent mover), then jump to the earliest deadline.
-            self.start_move_clocks();
+            // Idle: only a relay deadline can move things on (the relay's coordinator knows
+            // who owes what): jump to the earliest.
             match self.relay.poll_timeout() {
                 Some(due) => {
                     self.now = self.now.max(due + 1);
@@ -505,14 +502,11 @@ impl Driver<'_> {
     }
 
     fn accept(&mut self, who: Who, bytes: &[u8]) {
+        // Deadlines missed by now are timed out first (their notices delivered first).
+        self.relay.handle_timeout(self.now);
+        self.relay_events();
         match self.relay.accept(bytes, self.now) {
-            Ok(accepted) => {
-                let claim = matches!(accepted.body.payload, Payload::Claim(_));
-                self.deliver(&accepted.entry, accepted.body.channel);
-                if claim {
-                    self.start_reveal_clocks();
-                }
-            }
+            Ok(accepted) => self.deliver(&accepted.entry, accepted.body.channel),
             Err(e) => self.refused.push((who, e)),
         }
         self.relay_events();
@@ -525,51 +519,6 @@ impl Driver<'_> {
             }
             for (_, m) in &mut self.machines {
                 let _ = m.handle(Input::Relay(ev.clone()));
-            }
-        }
-    }
-
-    /// At idle with no claim yet: the sides the honest view says must act get a move clock
-    /// (the umpire's view in umpired games; in open and owner games each player's view of its
-    /// opponent, so a silent player cannot hide behind its own machine).
-    fn start_move_clocks(&mut self) {
-        if self.reveal_clock_started || !self.clocked.is_empty() {
-            return;
-        }
-        let mut sides = BTreeSet::new();
-        for (who, m) in &self.machines {
-            match (who, m) {
-                (Who::Umpire, Machine::Umpire(u)) => sides.extend(u.awaiting()),
-                (_, Machine::Player(p)) => {
-                    if let (Some(a), Some(me)) = (p.awaiting(), p.side())
-                        && a != me
-                    {
-                        sides.insert(a);
-                    }
-                }
-                _ => {}
-            }
-        }
-        for side in sides {
-            if !self.relay.has_timed_out(side) {
-                self.relay.expect(side, protocol::message::Expectation::Move, self.now);
-                self.clocked.insert(side);
-            }
-        }
-    }
-
-    /// After the first claim: each player that still owes openings has `reveal_ms` to send
-    /// them (PROTOCOL.md 15.3).
-    fn start_reveal_clocks(&mut self) {
-        if self.reveal_clock_started {
-            return;
-        }
-        self.reveal_clock_started = true;
-        let Some(colours) = self.relay.colours() else { return };
-        for side in Side::BOTH {
-            let key = colours.key(side);
-            if owes_openings(self.relay.entries(), &key) {
-                self.relay.expect(side, protocol::message::Expectation::Reveal, self.now);
             }
         }
     }
@@ -640,27 +589,6 @@ fn plies(record: &MatchRecord) -> u32 {
         n += u32::from(count);
     }
     n
-}
-
-/// Whether `key` has a public commitment it has not yet revealed or opened.
-fn owes_openings(entries: &[Entry], key: &PublicKey) -> bool {
-    let mut open: BTreeSet<String> = BTreeSet::new();
-    for e in entries {
-        let Ok(body) = e.message.verify() else { continue };
-        if body.author != *key || body.channel != Channel::Public {
-            continue;
-        }
-        match body.payload {
-            Payload::Commit { purpose, .. } => {
-                open.insert(purpose);
-            }
-            Payload::Reveal { purpose, .. } | Payload::Open { purpose, .. } => {
-                open.remove(&purpose);
-            }
-            _ => {}
-        }
-    }
-    !open.is_empty()
 }
 
 /// The rules colour of a protocol side (for hooks).

@@ -126,6 +126,20 @@ pub enum AnyGame {
     Espionage(rules::espionage::State),
 }
 
+/// Whose move clock runs in `game` by the rules: what an umpire's [`crate::message::Payload::Turn`]
+/// must say (the umpire machine sends it; the verifier compares it).
+pub fn turn_of(game: &AnyGame) -> crate::message::Owed {
+    use crate::message::Owed;
+    if game.result().is_some() {
+        return Owed::Nobody;
+    }
+    match game.to_act().as_slice() {
+        [c] => Owed::Side(side(*c)),
+        [] => Owed::Nobody,
+        _ => Owed::Both,
+    }
+}
+
 /// How a variant is adjudicated (ARCHITECTURE.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {

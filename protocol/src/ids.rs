@@ -93,6 +93,58 @@ impl std::fmt::Display for Side {
     }
 }
 
+/// A party that owes things under deadlines: a player by its side, or the umpire.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum Party {
+    /// The white player.
+    White,
+    /// The black player.
+    Black,
+    /// The umpire.
+    Umpire,
+}
+
+impl Party {
+    /// Every party, in index order.
+    pub const ALL: [Party; 3] = [Party::White, Party::Black, Party::Umpire];
+
+    /// The party of a side.
+    pub fn of(side: Side) -> Party {
+        match side {
+            Side::White => Party::White,
+            Side::Black => Party::Black,
+        }
+    }
+
+    /// The side of a player party.
+    pub fn side(self) -> Option<Side> {
+        match self {
+            Party::White => Some(Side::White),
+            Party::Black => Some(Side::Black),
+            Party::Umpire => None,
+        }
+    }
+
+    /// 0, 1, 2: an index into per-party arrays.
+    pub fn index(self) -> usize {
+        match self {
+            Party::White => 0,
+            Party::Black => 1,
+            Party::Umpire => 2,
+        }
+    }
+}
+
+impl std::fmt::Display for Party {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Party::White => "white",
+            Party::Black => "black",
+            Party::Umpire => "the umpire",
+        })
+    }
+}
+
 /// A message channel of a match. On the wire: 0 public, 1 white↔umpire, 2 black↔umpire.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum Channel {

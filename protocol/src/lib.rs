@@ -24,6 +24,7 @@
 pub mod batch;
 pub mod codec;
 pub mod commitment;
+pub mod coordinator;
 pub mod flow;
 pub mod game;
 pub mod hex;
@@ -39,5 +40,5 @@ pub mod tags;
 pub mod terms;
 pub mod transcript;
 
-pub use ids::{Channel, Commitment, LogHead, MatchId, MessageHash, Side, SignedHash};
+pub use ids::{Channel, Commitment, LogHead, MatchId, MessageHash, Party, Side, SignedHash};
 pub use keys::{Identity, PublicKey, Signature};

@@ -17,21 +17,35 @@ use crate::keys::{Identity, PublicKey, Signature, SignatureError};
 use crate::seal::{self, SealContext, SealError, SealPublicKey, Sealed};
 use crate::tags;
 use crate::transcript::Transcript;
-use crate::{Channel, Commitment, LogHead, MatchId, MessageHash, Side, SignedHash};
+use crate::{Channel, Commitment, LogHead, MatchId, MessageHash, Party, Side, SignedHash};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+
 use thiserror::Error;
 
 /// Largest accepted signed message, in bytes (a limit on everything from outside).
 pub const MAX_MESSAGE_BYTES: usize = 64 * 1024;
 
-/// What a relay waits for from a side.
+/// What a party owes, and so which deadline it missed (docs/PROTOCOL.md, clocks).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Expectation {
     /// A move (or attempt, or a claim such as resignation); runs the side's clock.
     Move,
-    /// A reveal or opening; bounded by the terms' `reveal_ms`.
+    /// A commitment, reveal, opening or setup; bounded by the terms' `reveal_ms`.
     Reveal,
+    /// An answer (the umpire's to an action, an owner's informer answer); bounded by the
+    /// terms' `answer_ms`.
+    Answer,
+}
+
+/// Whose move clock runs after an umpire's answer ([`Payload::Turn`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Owed {
+    /// One side is to act.
+    Side(Side),
+    /// Both sides act at once (6x6's tie-break, R-G8): each under the reveal deadline.
+    Both,
+    /// Nobody: the game is over.
+    Nobody,
 }
 
 /// A game result.
@@ -94,15 +108,24 @@ pub enum Payload {
         /// The message acknowledged.
         message: MessageHash,
     },
-    /// A relay's notice that a side missed its deadline (authored by the relay only).
+    /// A relay's notice that a party missed its deadline (authored by the relay only).
     Timeout {
-        /// The side that ran out of time.
-        side: Side,
+        /// The party that ran out of time.
+        party: Party,
         /// What it failed to send.
         expectation: Expectation,
         /// The deadline it missed.
         deadline_ms: u64,
     },
+    /// The umpire's public statement, answering an action (`re`), of whose move clock runs
+    /// now. Sent first, before the sealed observations, and only when the turn changes hands or
+    /// the game ends, so the opponent learns nothing it is not told anyway (R-K1).
+    Turn {
+        /// Who is to act.
+        next: Owed,
+    },
+    /// The relay's notice that the match has started: its receipt time starts the clocks.
+    Start,
 }
 
 impl Canonical for Payload {
@@ -123,6 +146,8 @@ impl Payload {
             Payload::Open { .. } => "open",
             Payload::Ack { .. } => "ack",
             Payload::Timeout { .. } => "timeout",
+            Payload::Turn { .. } => "turn",
+            Payload::Start => "start",
         }
     }
 }
@@ -138,12 +163,26 @@ pub struct MessageBody {
     pub channel: Channel,
     /// Its author's signing key.
     pub author: PublicKey,
-    /// The author's own counter on this channel: 0, 1, 2, ...
+    /// The author's own counter over all its messages of the match: 0, 1, 2, ...
     pub seq: u64,
-    /// The last message on this channel the author had seen (`None` only for a first message).
-    pub prev: Option<MessageHash>,
+    /// The last entry of the match the author had received when it wrote this message, as its
+    /// receipt names it (`None` before it received any). The relay refuses a `seen` its own log
+    /// contradicts; the verifier reads races from it (PROTOCOL.md, the race rule).
+    pub seen: Option<Seen>,
+    /// The message this one answers (the action an umpire's observation adjudicates, the
+    /// capture an informer answer inspects, the message acknowledged), `None` otherwise.
+    pub re: Option<MessageHash>,
     /// What it says.
     pub payload: Payload,
+}
+
+/// A position in the relay's sequence with the log head there: what an author had seen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Seen {
+    /// The receipt's `seq`.
+    pub seq: u64,
+    /// The receipt's `head`.
+    pub head: LogHead,
 }
 
 impl Canonical for MessageBody {
@@ -360,25 +399,21 @@ impl SignedReceipt {
     }
 }
 
-/// Writes an author's messages: numbers them per channel and chains each to the last message
-/// the author saw there. Player and umpire state machines send through one of these.
+/// Writes an author's messages: numbers them 0, 1, 2, ... and states in each the last entry of
+/// the match the author had received. Player and umpire state machines send through one of
+/// these.
 #[derive(Clone, Debug)]
 pub struct Author {
     identity: Identity,
     match_id: MatchId,
-    channels: BTreeMap<Channel, AuthorChannel>,
-}
-
-#[derive(Clone, Copy, Debug, Default)]
-struct AuthorChannel {
     next_seq: u64,
-    last_seen: Option<MessageHash>,
+    seen: Option<Seen>,
 }
 
 impl Author {
     /// An author for one match.
     pub fn new(identity: Identity, match_id: MatchId) -> Author {
-        Author { identity, match_id, channels: BTreeMap::new() }
+        Author { identity, match_id, next_seq: 0, seen: None }
     }
 
     /// The author's key.
@@ -386,31 +421,47 @@ impl Author {
         self.identity.public()
     }
 
-    /// Records that the author has seen `hash` on `channel` (someone else's accepted message).
-    pub fn saw(&mut self, channel: Channel, hash: MessageHash) {
-        self.channels.entry(channel).or_default().last_seen = Some(hash);
+    /// Records that the author has received the entry with this receipt (entries arrive in the
+    /// relay's order; an older one changes nothing).
+    pub fn saw(&mut self, receipt: &Receipt) {
+        if self.seen.is_none_or(|s| s.seq < receipt.seq) {
+            self.seen = Some(Seen { seq: receipt.seq, head: receipt.head });
+        }
     }
 
-    /// The body of the next message on `channel` (not yet counted as sent).
-    pub fn next_body(&self, channel: Channel, payload: Payload) -> MessageBody {
-        let state = self.channels.get(&channel).copied().unwrap_or_default();
+    /// The last entry the author has received.
+    pub fn seen(&self) -> Option<Seen> {
+        self.seen
+    }
+
+    /// The body of the next message (not yet counted as sent).
+    pub fn next_body(
+        &self,
+        channel: Channel,
+        re: Option<MessageHash>,
+        payload: Payload,
+    ) -> MessageBody {
         MessageBody {
             version: codec::VERSION,
             match_id: self.match_id,
             channel,
             author: self.key(),
-            seq: state.next_seq,
-            prev: state.last_seen,
+            seq: self.next_seq,
+            seen: self.seen,
+            re,
             payload,
         }
     }
 
-    /// Signs and counts the next message on `channel`.
-    pub fn write(&mut self, channel: Channel, payload: Payload) -> SignedMessage {
-        let message = SignedMessage::sign(&self.next_body(channel, payload), &self.identity);
-        let state = self.channels.entry(channel).or_default();
-        state.next_seq += 1;
-        state.last_seen = Some(message.hash());
+    /// Signs and counts the next message.
+    pub fn write(
+        &mut self,
+        channel: Channel,
+        re: Option<MessageHash>,
+        payload: Payload,
+    ) -> SignedMessage {
+        let message = SignedMessage::sign(&self.next_body(channel, re, payload), &self.identity);
+        self.next_seq += 1;
         message
     }
 
@@ -419,6 +470,7 @@ impl Author {
     pub fn write_sealed(
         &mut self,
         channel: Channel,
+        re: Option<MessageHash>,
         inner: &Payload,
         recipient: &SealPublicKey,
         seal_seed: &[u8; 32],
@@ -426,11 +478,15 @@ impl Author {
         if matches!(inner, Payload::Sealed(_)) {
             return Err(SealError::Nested);
         }
-        let seq = self.channels.get(&channel).map_or(0, |c| c.next_seq);
-        let context = SealContext { match_id: self.match_id, channel, author: self.key(), seq };
+        let context = SealContext {
+            match_id: self.match_id,
+            channel,
+            author: self.key(),
+            seq: self.next_seq,
+        };
         let plaintext = inner.to_canonical();
         let sealed = seal::seal(recipient, &context, &plaintext, seal_seed)?;
-        let message = self.write(channel, Payload::Sealed(sealed));
+        let message = self.write(channel, re, Payload::Sealed(sealed));
         let disclosure =
             seal::SealDisclosure { message: message.hash(), plaintext, seal_seed: *seal_seed };
         Ok((message, disclosure))
@@ -456,19 +512,30 @@ mod tests {
     }
 
     #[test]
-    fn signed_message_verifies_and_chains() {
+    fn signed_message_verifies_and_states_what_its_author_saw() {
         let mut a = author();
-        let m0 = a.write(Channel::Public, Payload::Action(b"e2e4".to_vec()));
-        let m1 = a.write(Channel::Public, Payload::Action(b"e7e5".to_vec()));
-        let b0 = m0.verify_for(&MatchId([7; 32])).unwrap();
+        let m0 = a.write(Channel::Public, None, Payload::Action(b"e2e4".to_vec()));
+        let id = MatchId([7; 32]);
+        let head = next_head(&genesis_head(&id), 0, 5, &m0.signed_hash());
+        let r = Receipt {
+            version: 2,
+            match_id: id,
+            seq: 0,
+            time_ms: 5,
+            message: m0.signed_hash(),
+            head,
+        };
+        a.saw(&r);
+        let m1 = a.write(Channel::WhiteUmpire, Some(m0.hash()), Payload::Action(b"e7e5".to_vec()));
+        let b0 = m0.verify_for(&id).unwrap();
         let b1 = m1.verify().unwrap();
-        assert_eq!((b0.seq, b0.prev), (0, None));
-        assert_eq!((b1.seq, b1.prev), (1, Some(m0.hash())));
+        assert_eq!((b0.seq, b0.seen, b0.re), (0, None, None));
+        assert_eq!((b1.seq, b1.seen, b1.re), (1, Some(Seen { seq: 0, head }), Some(m0.hash())));
     }
 
     #[test]
     fn forged_message_is_refused() {
-        let mut m = author().write(Channel::Public, Payload::Action(b"e2e4".to_vec()));
+        let mut m = author().write(Channel::Public, None, Payload::Action(b"e2e4".to_vec()));
         let last = m.body.len() - 1;
         m.body[last] ^= 1; // change the action: the signature no longer covers it
         assert!(matches!(m.verify(), Err(MessageError::Signature(_))));
@@ -477,7 +544,7 @@ mod tests {
     #[test]
     fn message_signed_under_the_receipt_tag_is_refused() {
         let id = Identity::from_seed(&[1; 32]);
-        let body = author().next_body(Channel::Public, Payload::Action(vec![1]));
+        let body = author().next_body(Channel::Public, None, Payload::Action(vec![1]));
         let bytes = body.to_canonical();
         let m = SignedMessage { signature: id.sign(tags::RECEIPT, &bytes), body: bytes };
         assert!(matches!(m.verify(), Err(MessageError::Signature(SignatureError::Invalid { .. }))));
@@ -485,7 +552,7 @@ mod tests {
 
     #[test]
     fn message_from_another_match_is_refused() {
-        let m = author().write(Channel::Public, Payload::Action(vec![1]));
+        let m = author().write(Channel::Public, None, Payload::Action(vec![1]));
         assert_eq!(
             m.verify_for(&MatchId([8; 32])),
             Err(MessageError::WrongMatch { expected: MatchId([8; 32]), found: MatchId([7; 32]) })
@@ -495,8 +562,8 @@ mod tests {
     #[test]
     fn receipts_are_checked() {
         let relay = Identity::from_seed(&[2; 32]);
-        let m = author().write(Channel::Public, Payload::Action(vec![1]));
-        let other = author().write(Channel::Public, Payload::Action(vec![2]));
+        let m = author().write(Channel::Public, None, Payload::Action(vec![1]));
+        let other = author().write(Channel::Public, None, Payload::Action(vec![2]));
         let id = MatchId([7; 32]);
         let r = Receipt {
             version: codec::VERSION,
@@ -534,7 +601,7 @@ mod tests {
         let mut a = author();
         let inner = Payload::Action(b"e2e4".to_vec());
         let (m, d) =
-            a.write_sealed(Channel::WhiteUmpire, &inner, &umpire.public(), &[4; 32]).unwrap();
+            a.write_sealed(Channel::WhiteUmpire, None, &inner, &umpire.public(), &[4; 32]).unwrap();
         let body = m.verify().unwrap();
         let Payload::Sealed(sealed) = &body.payload else { panic!("not sealed: {body:?}") };
         let plain = seal::open(&umpire, &seal_context(&body), sealed).unwrap();

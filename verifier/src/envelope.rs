@@ -32,6 +32,7 @@
 
 mod checked;
 mod content;
+mod coordinate;
 mod order;
 
 pub use checked::{Checked, CheckedCommitment, CheckedEntry, role_of_side, side_of_role};
@@ -78,8 +79,14 @@ pub fn check_with(record_bytes: &[u8], options: &VerifyOptions) -> Result<Checke
         }
         return Err(faults);
     }
-    order::check(&terms, &colours, &entries)?;
-    content::check(record, terms, variant, colours, contributions, entries, options)
+    order::check(&terms, &entries)?;
+    let coordinated = coordinate::check(&terms, &entries).map_err(|mut f| {
+        if let Some(key) = f.culprit {
+            f.role = checked::roles(&terms, &colours, &key).unwrap_or(f.role);
+        }
+        vec![f]
+    })?;
+    content::check(record, terms, variant, colours, contributions, entries, coordinated, options)
 }
 
 /// What a record says it is, for a summary: read without checking anything, so it is shown even

@@ -48,8 +48,8 @@ use protocol::commitment::{self, Opening, PRIVATE_SEED, PUBLIC_CONTRIBUTION};
 use protocol::flow::{self, Mode};
 use protocol::game::{self, AnyGame, Told, sc6};
 use protocol::keys::ByColour;
-use protocol::message::{Claim, Expectation, Outcome, Payload};
-use protocol::{Channel, Commitment, PublicKey, Side};
+use protocol::message::{self, Claim, Expectation, Outcome, Payload};
+use protocol::{Channel, Commitment, Party, PublicKey, Side};
 use rules::intrigue::{Inspection, MoveReport, SetupReport};
 use rules::{Analysis, ByColor, Color, EndReason, GameResult, Variant};
 use std::collections::{BTreeMap, VecDeque};
@@ -547,12 +547,13 @@ impl<'a> Replayer<'a> {
             Payload::Action(bytes) => self.action(e, bytes),
             Payload::Observation(bytes) => self.observation(e, bytes),
             Payload::Claim(claim) => self.claim(e, claim),
-            Payload::Timeout { side, expectation, deadline_ms }
+            Payload::Timeout { party, expectation, deadline_ms }
                 if e.author == self.d.terms.relay =>
             {
-                self.timeout(e, *side, *expectation, *deadline_ms);
+                self.timeout(e, *party, *expectation, *deadline_ms);
                 Ok(())
             }
+            Payload::Turn { next } if Some(e.author) == self.umpire => self.turn(e, *next),
             _ => Ok(()),
         }
     }
@@ -1037,7 +1038,53 @@ impl<'a> Replayer<'a> {
         )
     }
 
-    fn timeout(&mut self, e: &Event<'_>, side: Side, expectation: Expectation, deadline_ms: u64) {
+    /// The umpire's public Turn must name whose clock the rules say runs: a false one would
+    /// let the relay time out a player who owed nothing.
+    fn turn(&mut self, e: &Event<'_>, next: message::Owed) -> Flow {
+        let Some(umpire) = self.umpire else { return Ok(()) };
+        let due = match (&self.over, &self.game) {
+            (Some(_), _) => message::Owed::Nobody,
+            (None, Some(g)) => game::turn_of(g),
+            (None, None) => {
+                return self.stop(
+                    FaultKind::FalseAnnouncement,
+                    umpire,
+                    e,
+                    format!("the umpire said {next:?} is to act before the game started"),
+                    "The umpire started a player's clock before the game began.".into(),
+                );
+            }
+        };
+        if due == next {
+            return Ok(());
+        }
+        self.stop(
+            FaultKind::FalseAnnouncement,
+            umpire,
+            e,
+            format!("the umpire's Turn names {next:?}; the rules give {due:?}"),
+            "The umpire said it was another side's turn than the rules give, which would run \
+             the wrong clock."
+                .into(),
+        )
+    }
+
+    fn timeout(&mut self, e: &Event<'_>, party: Party, expectation: Expectation, deadline_ms: u64) {
+        let Some(side) = party.side() else {
+            // The umpire missed its answer deadline: the game is void, the umpire named.
+            if let Some(umpire) = self.umpire {
+                self.blame(
+                    FaultKind::Timeout,
+                    umpire,
+                    e,
+                    format!("relay timeout: the umpire did not answer by {deadline_ms} ms"),
+                    "The umpire did not answer within the terms' answer time; the relay's signed \
+                     timeout and the clocks rebuilt from the receipts prove it."
+                        .into(),
+                );
+            }
+            return;
+        };
         let Some(key) = self.colours.map(|k| k.key(side)) else { return };
         let c = game::color(side);
         match expectation {
@@ -1057,7 +1104,7 @@ impl<'a> Replayer<'a> {
                     ),
                 );
             }
-            Expectation::Reveal => self.blame(
+            Expectation::Reveal | Expectation::Answer => self.blame(
                 FaultKind::Timeout,
                 key,
                 e,

@@ -21,13 +21,13 @@ mod umpire;
 pub use player::Player;
 pub use umpire::{ObservationHook, Umpire};
 
-use crate::codec::Canonical as _;
 use crate::message::{Author, Claim, Payload, SignedMessage};
 use crate::relay::{Entry, RelayEvent};
 use crate::seal::SealDisclosure;
 use crate::{Channel, MessageHash, PublicKey};
+
 use rules::{Color, Variant};
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 use thiserror::Error;
 
 /// What a participant is fed.
@@ -109,59 +109,46 @@ pub trait Policy {
 pub type Hook = Box<dyn FnMut(Channel, &mut Payload) -> bool>;
 
 /// The writing half shared by every machine: the payload hook, signing and sealing through its
-/// [`Author`], the count of its own messages not yet delivered back per channel (a machine
-/// chains `prev` to others' messages only once its own are delivered, or the relay would refuse
-/// its next one as stale), and the output queue.
+/// [`Author`] (which states in each message the last entry the machine had received), and the
+/// output queue.
 pub(crate) struct Outbox {
     pub(crate) author: Author,
     pub(crate) hook: Option<Hook>,
-    pending: BTreeMap<Channel, usize>,
     pub(crate) outputs: VecDeque<Output>,
 }
 
 impl Outbox {
     pub(crate) fn new(author: Author) -> Outbox {
-        Outbox { author, hook: None, pending: BTreeMap::new(), outputs: VecDeque::new() }
+        Outbox { author, hook: None, outputs: VecDeque::new() }
     }
 
     pub(crate) fn wrote(&mut self, m: crate::message::SignedMessage) {
-        if let Ok(body) = crate::message::MessageBody::from_canonical(&m.body) {
-            *self.pending.entry(body.channel).or_default() += 1;
-        }
         self.outputs.push_back(Output::Send(m));
     }
 
-    /// Chains to a delivered message (see the type's docs).
-    pub(crate) fn delivered(
-        &mut self,
-        author: &crate::PublicKey,
-        channel: Channel,
-        hash: crate::MessageHash,
-    ) {
-        let pending = self.pending.entry(channel).or_default();
-        if *author == self.author.key() {
-            *pending = pending.saturating_sub(1);
-        } else if *pending == 0 {
-            self.author.saw(channel, hash);
-        }
+    /// Takes in a delivered entry's receipt (the author's `seen` moves on).
+    pub(crate) fn delivered(&mut self, receipt: &crate::message::Receipt) {
+        self.author.saw(receipt);
     }
 
-    /// Signs and queues `payload` on the public channel (after the hook).
-    pub(crate) fn send_public(&mut self, mut payload: Payload) {
+    /// Signs and queues `payload` on the public channel (after the hook), answering `re`.
+    pub(crate) fn send_public(&mut self, re: Option<crate::MessageHash>, mut payload: Payload) {
         if let Some(h) = &mut self.hook
             && !h(Channel::Public, &mut payload)
         {
             return;
         }
-        let m = self.author.write(Channel::Public, payload);
+        let m = self.author.write(Channel::Public, re, payload);
         self.wrote(m);
     }
 
-    /// Seals `payload` to `key` on the private `channel` (after the hook), with a seal seed drawn
-    /// from `rng` only once the hook has let it through, and queues its disclosure.
+    /// Seals `payload` to `key` on the private `channel` (after the hook), answering `re`, with
+    /// a seal seed drawn from `rng` only once the hook has let it through, and queues its
+    /// disclosure.
     pub(crate) fn send_sealed(
         &mut self,
         channel: Channel,
+        re: Option<crate::MessageHash>,
         mut payload: Payload,
         key: &crate::seal::SealPublicKey,
         rng: &mut rand_chacha::ChaCha20Rng,
@@ -174,17 +161,34 @@ impl Outbox {
         let mut seed = [0u8; 32];
         rand_core::Rng::fill_bytes(rng, &mut seed);
         // A hook may produce a `Sealed` payload, which cannot be sealed again: send it as is.
-        match self.author.write_sealed(channel, &payload, key, &seed) {
+        match self.author.write_sealed(channel, re, &payload, key, &seed) {
             Ok((m, d)) => {
                 self.wrote(m);
                 self.outputs.push_back(Output::Disclose(d));
             }
             Err(_) => {
-                let m = self.author.write(channel, payload);
+                let m = self.author.write(channel, re, payload);
                 self.wrote(m);
             }
         }
     }
+}
+
+/// Opens a delivered entry: the message's body (signature and match checked) and the relay's
+/// receipt (its signature checked against the terms' relay key).
+pub(crate) fn open_entry(
+    terms: &crate::terms::AgreedTerms,
+    entry: &Entry,
+) -> Result<(crate::message::MessageBody, crate::message::Receipt), RoleError> {
+    let hash = entry.message.hash();
+    let unreadable =
+        |problem: String| RoleError { author: crate::PublicKey([0; 32]), message: hash, problem };
+    let body = entry.message.verify_for(&terms.match_id).map_err(|e| unreadable(e.to_string()))?;
+    let receipt = entry
+        .receipt
+        .verify(&terms.terms.relay, &terms.match_id, &entry.message)
+        .map_err(|e| unreadable(format!("receipt: {e}")))?;
+    Ok((body, receipt))
 }
 
 /// A fault a machine found in what it was delivered, or a message it could not process.

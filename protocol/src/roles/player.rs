@@ -5,13 +5,13 @@
 use super::track::{
     IntrigueModel, PublicLog, kriegspiel_candidates, kriegspiel_play_own, sc6_legal_moves,
 };
-use super::{Ask, Hook, Input, Outbox, Output, Participant, Policy, RoleError};
+use super::{Ask, Hook, Input, Outbox, Output, Participant, Policy, RoleError, open_entry};
 use crate::codec::Canonical;
 use crate::commitment::{self, Opening};
 use crate::flow::{self, FORFEIT, Mode, PRIVATE_SEED, PUBLIC_CONTRIBUTION, TIMEOUT};
 use crate::game::{self, AnyGame, GameError, claim_of, sc6};
 use crate::keys::Identity;
-use crate::message::{Author, Claim, Expectation, MessageBody, Payload, seal_context};
+use crate::message::{Author, Claim, Expectation, MessageBody, Owed, Payload, seal_context};
 use crate::seal::{self, SealSecret};
 use crate::terms::AgreedTerms;
 use crate::{Channel, MessageHash, Side};
@@ -76,6 +76,8 @@ pub struct Player {
     end: Option<Claim>,
     done: bool,
     plies: u32,
+    /// Umpired games: the umpire's last public Turn (whose clock runs).
+    turn: Option<Owed>,
 }
 
 impl std::fmt::Debug for Player {
@@ -119,6 +121,7 @@ impl Player {
             end: None,
             done: false,
             plies: 0,
+            turn: None,
         };
         for purpose in flow::early_commitments(variant) {
             let value = p.random32().to_vec();
@@ -188,7 +191,7 @@ impl Player {
             return;
         };
         let key = umpire.seal_key;
-        self.out.send_sealed(Channel::private(side), payload, &key, &mut self.rng);
+        self.out.send_sealed(Channel::private(side), None, payload, &key, &mut self.rng);
     }
 
     fn commit(&mut self, purpose: &str, value: Vec<u8>) {
@@ -201,14 +204,14 @@ impl Player {
             &nonce,
         );
         self.mine.insert(purpose.to_owned(), Opening { value, nonce });
-        self.out.send_public(Payload::Commit { purpose: purpose.to_owned(), commitment: c });
+        self.out.send_public(None, Payload::Commit { purpose: purpose.to_owned(), commitment: c });
     }
 
-    fn open_public(&mut self, purpose: &str) {
+    fn open_public(&mut self, re: Option<MessageHash>, purpose: &str) {
         if let Some(opening) = self.mine.get(purpose).cloned()
             && self.opened.insert(purpose.to_owned())
         {
-            self.out.send_public(Payload::Open { purpose: purpose.to_owned(), opening });
+            self.out.send_public(re, Payload::Open { purpose: purpose.to_owned(), opening });
         }
     }
 
@@ -231,6 +234,14 @@ impl Player {
 
     fn my_turn(&self) -> bool {
         let me = self.me();
+        // In umpired games only the umpire's public Turn starts a player's clock; acting
+        // before it would be refused (PROTOCOL.md, the coordinator).
+        if self.mode == Mode::Umpire
+            && !matches!(self.turn, Some(Owed::Both))
+            && self.turn != Some(Owed::Side(game::side(me)))
+        {
+            return false;
+        }
         match &self.track {
             Track::None => false,
             Track::Open(g) => g.to_act().contains(&me),
@@ -263,7 +274,7 @@ impl Player {
             if let Some(opening) = self.mine.get(PUBLIC_CONTRIBUTION).cloned() {
                 self.opened.insert(PUBLIC_CONTRIBUTION.to_owned());
                 let purpose = PUBLIC_CONTRIBUTION.to_owned();
-                self.out.send_public(Payload::Reveal { purpose, opening });
+                self.out.send_public(None, Payload::Reveal { purpose, opening });
             }
         }
         if self.side.is_none() {
@@ -368,7 +379,7 @@ impl Player {
         let queen = model.as_ref().is_some_and(|m| m.own.queen_on_king_square);
         let report =
             SetupReport { side: me, queen_on_king_square: queen, play_starts: me == Color::Black };
-        self.out.send_public(Payload::Observation(IObs::Setup(report).to_canonical()));
+        self.out.send_public(None, Payload::Observation(IObs::Setup(report).to_canonical()));
     }
 
     /// Asks the policy for the next action and sends it.
@@ -423,7 +434,7 @@ impl Player {
         match &mut self.track {
             Track::Open(_) | Track::Intrigue { .. } => {
                 self.waiting = true;
-                self.out.send_public(Payload::Action(action));
+                self.out.send_public(None, Payload::Action(action));
             }
             Track::Kriegspiel { attempt, .. } => {
                 *attempt = Move::from_canonical(&action).ok();
@@ -455,10 +466,10 @@ impl Player {
         }
         let Some(claim) = self.end.clone() else { return };
         self.done = true;
-        self.out.send_public(Payload::Claim(claim.clone()));
+        self.out.send_public(None, Payload::Claim(claim.clone()));
         let purposes: Vec<String> = self.mine.keys().cloned().collect();
         for p in purposes {
-            self.open_public(&p);
+            self.open_public(None, &p);
         }
         self.out.outputs.push_back(Output::Finished(claim));
     }
@@ -473,8 +484,22 @@ impl Player {
         let me_key = self.out.author.key();
         let is_umpire = self.terms.terms.umpire.as_ref().is_some_and(|u| u.key == body.author);
         match &body.payload {
-            Payload::Timeout { side, expectation: Expectation::Move, .. } => {
-                self.set_end(flow::loss_of(*side, TIMEOUT));
+            Payload::Timeout { party, expectation, .. } => match (party.side(), expectation) {
+                (Some(side), Expectation::Move) => self.set_end(flow::loss_of(side, TIMEOUT)),
+                (Some(side), _) => self.set_end(flow::loss_of(side, FORFEIT)),
+                (None, _) => self.set_end(Claim {
+                    outcome: crate::message::Outcome::NoResult,
+                    reason: "umpire-timeout".into(),
+                }),
+            },
+            Payload::Turn { next } if is_umpire => self.turn = Some(*next),
+            // The opponent resigned or claimed: the game is over for this player too.
+            Payload::Claim(c)
+                if body.author != me_key
+                    && !is_umpire
+                    && c.reason != rules::EndReason::Agreement.name() =>
+            {
+                self.set_end(c.clone());
             }
             Payload::Claim(c) if is_umpire => self.set_end(c.clone()),
             Payload::Action(bytes) if self.mode != Mode::Umpire => {
@@ -571,9 +596,10 @@ impl Player {
                 } else if let Some(i) = inspection {
                     let obs = m.last.clone().expect("an inspection comes with its report");
                     let r = m.game.as_ref().and_then(AnyGame::result);
-                    self.out.send_public(Payload::Observation(obs.to_canonical()));
+                    // The answer names the capture it answers (PROTOCOL.md 15.2).
+                    self.out.send_public(Some(hash), Payload::Observation(obs.to_canonical()));
                     if i.informer {
-                        self.open_public(flow::INTRIGUE_SETUP);
+                        self.open_public(Some(hash), flow::INTRIGUE_SETUP);
                     }
                     self.set_result(r);
                 } else {
@@ -707,14 +733,9 @@ impl Participant for Player {
     fn handle(&mut self, input: Input) -> Result<(), RoleError> {
         let result = match input {
             Input::Delivered(entry) => {
-                let body =
-                    entry.message.verify_for(&self.terms.match_id).map_err(|e| RoleError {
-                        author: crate::PublicKey([0; 32]),
-                        message: entry.message.hash(),
-                        problem: e.to_string(),
-                    })?;
+                let (body, receipt) = open_entry(&self.terms, &entry)?;
                 let hash = entry.message.hash();
-                self.out.delivered(&body.author, body.channel, hash);
+                self.out.delivered(&receipt);
                 match body.channel {
                     Channel::Public => self.on_public(&body, hash),
                     c if c.side() == self.side => self.on_private(&body, hash),

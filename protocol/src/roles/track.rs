@@ -23,8 +23,10 @@ pub(crate) struct PublicLog {
 }
 
 impl PublicLog {
-    pub fn new(terms: &AgreedTerms) -> PublicLog {
-        PublicLog { colours: terms.terms.fixed_colours(), ..PublicLog::default() }
+    /// Colours become known here once both public contributions are revealed, even when the
+    /// terms fix them: the setup phase begins only then (PROTOCOL.md, the coordinator).
+    pub fn new(_terms: &AgreedTerms) -> PublicLog {
+        PublicLog::default()
     }
 
     /// Records a delivered public message (the relay already checked openings).
@@ -48,7 +50,8 @@ impl PublicLog {
                     self.contributions.get(&t.players[1].key),
                 );
                 if let (None, (Some(c0), Some(c1))) = (self.colours, pair) {
-                    self.colours = Some(draw_colours(t, &terms.match_id, &[*c0, *c1]));
+                    let drawn = || draw_colours(t, &terms.match_id, &[*c0, *c1]);
+                    self.colours = Some(t.fixed_colours().unwrap_or_else(drawn));
                 }
             }
             _ => {}

@@ -3,17 +3,18 @@
 //! the rules' observation, and claims the result.
 
 use super::track::PublicLog;
-use super::{Hook, Input, Outbox, Output, Participant, RoleError};
+use super::{Hook, Input, Outbox, Output, Participant, RoleError, open_entry};
 use crate::codec::Canonical;
 use crate::commitment::{self, Opening};
+use crate::coordinator::{Admission, Coordinator};
 use crate::flow::{self, FORFEIT, PRIVATE_SEED, TIMEOUT};
 use crate::game::{self, AnyGame, GameError, claim_of};
 use crate::keys::Identity;
-use crate::message::{Author, Claim, Expectation, MessageBody, Payload, seal_context};
+use crate::message::{Author, Claim, Expectation, MessageBody, Owed, Payload, seal_context};
 use crate::seal::{self, SealSecret};
 use crate::seed::setup_seed;
 use crate::terms::AgreedTerms;
-use crate::{Channel, MessageHash, Side};
+use crate::{Channel, MessageHash, Party, Side};
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
 use rules::{ByColor, Variant};
@@ -38,6 +39,13 @@ pub struct Umpire {
     observations: usize,
     end: Option<Claim>,
     done: bool,
+    /// The match as the relay coordinates it (the umpire reads every channel, so it runs the
+    /// same coordinator and ignores what it says is a void race).
+    coordinator: Coordinator,
+    /// The last Turn the umpire sent.
+    turn: Option<Owed>,
+    /// 6x6 setups applied.
+    setups: u8,
 }
 
 impl std::fmt::Debug for Umpire {
@@ -59,6 +67,9 @@ impl Umpire {
     ) -> Result<Umpire, GameError> {
         let variant: Variant = terms.terms.variant.parse()?;
         Ok(Umpire {
+            coordinator: Coordinator::new(terms.clone())?,
+            turn: None,
+            setups: 0,
             variant,
             out: Outbox::new(Author::new(identity.clone(), terms.match_id)),
             seal: SealSecret::of(&identity),
@@ -99,23 +110,40 @@ impl Umpire {
             .map_or_else(Vec::new, |g| g.to_act().into_iter().map(game::side).collect())
     }
 
-    fn send_sealed(&mut self, side: Side, payload: Payload) {
+    fn send_sealed(&mut self, side: Side, re: Option<MessageHash>, payload: Payload) {
         let Some(colours) = self.log.colours else { return };
         let Some(player) = self.terms.terms.player(&colours.key(side)) else { return };
         let key = player.seal_key;
-        self.out.send_sealed(Channel::private(side), payload, &key, &mut self.rng);
+        self.out.send_sealed(Channel::private(side), re, payload, &key, &mut self.rng);
     }
 
-    /// Sends what each side is told, `first` side first.
-    fn tell(&mut self, first: Side, told: game::Told) {
+    /// Sends what each side is told, `first` side first, answering `re`.
+    fn tell(&mut self, first: Side, re: Option<MessageHash>, told: game::Told) {
         for side in [first, first.other()] {
             if let Some(mut bytes) = told[game::color(side)].clone() {
                 if let Some(lie) = &mut self.lie {
                     lie(side, self.observations, &mut bytes);
                 }
                 self.observations += 1;
-                self.send_sealed(side, Payload::Observation(bytes));
+                self.send_sealed(side, re, Payload::Observation(bytes));
             }
+        }
+    }
+
+    /// Sends a public Turn (answering `re`) when the turn changes hands (PROTOCOL.md: the
+    /// umpire's answer is its Turn, sent before its sealed observations).
+    fn maybe_turn(&mut self, re: Option<MessageHash>) {
+        if self.variant == Variant::SecretChess6 && self.setups < 2 {
+            return;
+        }
+        let Some(next) = self.game.as_ref().map(game::turn_of) else { return };
+        // During a tie-break, the Turn waits for both guesses.
+        if self.turn == Some(Owed::Both) && matches!(next, Owed::Side(_)) {
+            return;
+        }
+        if self.turn != Some(next) {
+            self.turn = Some(next);
+            self.out.send_public(re, Payload::Turn { next });
         }
     }
 
@@ -124,7 +152,7 @@ impl Umpire {
             return;
         }
         self.end = Some(claim.clone());
-        self.out.send_public(Payload::Claim(claim.clone()));
+        self.out.send_public(None, Payload::Claim(claim.clone()));
         self.done = true;
         self.out.outputs.push_back(Output::Finished(claim));
     }
@@ -154,7 +182,8 @@ impl Umpire {
             Ok(g) => {
                 let start = g.start_observations();
                 self.game = Some(g);
-                self.tell(Side::White, start);
+                self.maybe_turn(None);
+                self.tell(Side::White, None, start);
             }
             Err(e) => self.conclude(Claim {
                 outcome: crate::message::Outcome::NoResult,
@@ -204,11 +233,15 @@ impl Umpire {
                     self.conclude(flow::loss_of(side, FORFEIT));
                     return Err(fault(format!("a sealed {purpose} without its public commitment")));
                 }
+                if needs == Some(flow::SECRETCHESS6_SETUP) {
+                    self.setups += 1;
+                }
                 match g.apply(game::color(side), &bytes) {
                     Ok((next, told)) => {
                         let result = next.result();
                         self.game = Some(next);
-                        self.tell(side, told);
+                        self.maybe_turn(Some(hash));
+                        self.tell(side, Some(hash), told);
                         if let Some(r) = result {
                             self.conclude(claim_of(&r));
                         }
@@ -240,7 +273,7 @@ impl Umpire {
         match (ok, seed) {
             (true, Some(s)) if self.seeds[game::color(side)].is_none() => {
                 self.seeds[game::color(side)] = Some(s);
-                self.send_sealed(side, Payload::Ack { message: hash });
+                self.send_sealed(side, Some(hash), Payload::Ack { message: hash });
                 Ok(())
             }
             _ => {
@@ -257,22 +290,49 @@ impl Participant for Umpire {
     fn handle(&mut self, input: Input) -> Result<(), RoleError> {
         let Input::Delivered(entry) = input else { return Ok(()) };
         let hash = entry.message.hash();
-        let body = entry.message.verify_for(&self.terms.match_id).map_err(|e| RoleError {
-            author: crate::PublicKey([0; 32]),
-            message: hash,
-            problem: e.to_string(),
-        })?;
-        self.out.delivered(&body.author, body.channel, hash);
-        if self.done {
+        let (body, receipt) = open_entry(&self.terms, &entry)?;
+        self.out.delivered(&receipt);
+        // The same coordinator as the relay's: a void race is recorded but ignored.
+        let admission = if body.author == self.terms.terms.relay {
+            Ok(Admission::Counts)
+        } else {
+            self.coordinator.admit(&body, &self.terms.terms.relay)
+        };
+        let Ok(admission) = admission else {
+            return Err(RoleError {
+                author: body.author,
+                message: hash,
+                problem: "the relay accepted a message its author may not send".into(),
+            });
+        };
+        self.coordinator.apply(&body, hash, admission, receipt.time_ms);
+        if self.done || admission == Admission::Void {
             return Ok(());
         }
         match body.channel {
             Channel::Public => {
                 self.log.observe(&self.terms, &body);
-                if let Payload::Timeout { side, expectation: Expectation::Move, .. } = body.payload
-                {
-                    self.conclude(flow::loss_of(side, TIMEOUT));
-                    return Ok(());
+                match &body.payload {
+                    Payload::Timeout { party, expectation: Expectation::Move, .. } => {
+                        if let Some(side) = party.side() {
+                            self.conclude(flow::loss_of(side, TIMEOUT));
+                        }
+                        return Ok(());
+                    }
+                    Payload::Timeout { party: Party::Umpire, .. } => {
+                        self.done = true;
+                        return Ok(());
+                    }
+                    // A player's claim (a resignation, a forfeit) ends the umpire's game too.
+                    Payload::Claim(c) if body.author != self.out.author.key() => {
+                        if c.reason != rules::EndReason::Agreement.name()
+                            || self.coordinator.is_over()
+                        {
+                            self.conclude(c.clone());
+                        }
+                        return Ok(());
+                    }
+                    _ => {}
                 }
                 // SIC also needs both sealed seeds, which may come before the reveals.
                 self.maybe_start();

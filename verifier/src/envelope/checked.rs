@@ -30,6 +30,9 @@ pub struct Checked {
     pub entries: Vec<CheckedEntry>,
     /// Every commitment with its opening, in the order they were published.
     pub commitments: Vec<CheckedCommitment>,
+    /// Every relay timeout, each confirmed by the coordinator's clocks: (entry, party,
+    /// expectation, deadline).
+    pub timeouts: Vec<(usize, protocol::Party, Expectation, u64)>,
 }
 
 /// One authenticated record entry.
@@ -50,6 +53,8 @@ pub struct CheckedEntry {
     pub payload: Payload,
     /// Whether the payload was sealed on a private channel (and is shown through its disclosure).
     pub sealed: bool,
+    /// A void race (docs/PROTOCOL.md, the race rule): recorded, ignored, nobody's fault.
+    pub void: bool,
 }
 
 impl CheckedEntry {
@@ -159,14 +164,12 @@ impl Checked {
         Some(protocol::seed::setup_seed(&own, &theirs, &self.terms.match_id, side))
     }
 
-    /// The relay's timeout notices: (entry index, side, expectation, deadline in ms).
-    pub fn timeouts(&self) -> impl Iterator<Item = (usize, Side, Expectation, u64)> + '_ {
-        self.entries.iter().filter_map(|e| match e.payload {
-            Payload::Timeout { side, expectation, deadline_ms } => {
-                Some((e.index, side, expectation, deadline_ms))
-            }
-            _ => None,
-        })
+    /// The relay's timeout notices, each confirmed by the coordinator: (entry index, party,
+    /// expectation, deadline in ms).
+    pub fn timeouts(
+        &self,
+    ) -> impl Iterator<Item = (usize, protocol::Party, Expectation, u64)> + '_ {
+        self.timeouts.iter().copied()
     }
 }
 

@@ -1,7 +1,8 @@
 //! Stage 4: what may be written where, timeouts, disclosures, commitments and openings, and
 //! what was never revealed.
 
-use super::checked::{CheckedCommitment, CheckedEntry, role_of_side, roles};
+use super::checked::{CheckedCommitment, CheckedEntry, roles};
+use super::coordinate::Coordinated;
 use super::{Auth, Blame, Checked, who};
 use crate::{Fault, FaultKind, Role, VerifyOptions};
 use protocol::codec::Canonical;
@@ -11,7 +12,7 @@ use protocol::message::{Expectation, Payload, seal_context};
 use protocol::record::{MatchRecord, recipient_seal_key};
 use protocol::seal::{self, SealDisclosure};
 use protocol::terms::{AgreedTerms, Colours};
-use protocol::{Channel, MessageHash, Side};
+use protocol::{MessageHash, Party, Side};
 use rules::Variant;
 use std::collections::BTreeMap;
 
@@ -23,17 +24,10 @@ pub(crate) fn check(
     colours: ByColour,
     contributions: Option<[[u8; 32]; 2]>,
     entries: Vec<Auth>,
+    coordinated: Coordinated,
     options: &VerifyOptions,
 ) -> Result<Checked, Vec<Fault>> {
     let mut faults = Vec::new();
-    for e in &entries {
-        if let Some(f) = allowed(&terms, &colours, e) {
-            faults.push(f);
-        }
-    }
-    if !faults.is_empty() {
-        return Err(faults);
-    }
     let disclosed = disclosures(&record, &terms, &colours, &entries, options, &mut faults);
     if !faults.is_empty() {
         return Err(faults);
@@ -50,7 +44,9 @@ pub(crate) fn check(
             }
             (p, _) => (p.clone(), false),
         };
+        let void = coordinated.void.get(e.index).copied().unwrap_or(false);
         checked_entries.push(CheckedEntry {
+            void,
             index: e.index,
             hash: e.hash,
             body: e.body,
@@ -71,6 +67,7 @@ pub(crate) fn check(
         &checked_entries,
         &commitments,
         &undisclosed,
+        &coordinated.timeouts,
         &mut faults,
     );
     if !faults.is_empty() {
@@ -84,93 +81,8 @@ pub(crate) fn check(
         contributions,
         entries: checked_entries,
         commitments,
+        timeouts: coordinated.timeouts,
     })
-}
-
-/// Who may write what where (the relay's own rules, `protocol::relay`); the relay is to blame
-/// for receipting anything else. Also: a timeout notice must come after its deadline.
-fn allowed(terms: &AgreedTerms, colours: &ByColour, e: &Auth) -> Option<Fault> {
-    let b = &e.body;
-    let channel = b.channel;
-    let relay = || Blame::relay(terms);
-    let refuse = |evidence: String, explanation: String| {
-        Some(relay().fault(FaultKind::NotAllowed, e.at(), evidence, explanation))
-    };
-    let Some(role) = roles(terms, colours, &b.author) else {
-        return refuse(
-            format!("author {} is not named in the terms", b.author),
-            format!(
-                "The relay receipted a message (entry {}) from a key that is not in this match.",
-                e.index
-            ),
-        );
-    };
-    let kind = b.payload.kind();
-    match (&b.payload, role) {
-        (Payload::Timeout { .. }, Role::Relay) if channel == Channel::Public => {}
-        (_, Role::Relay) => {
-            return refuse(
-                format!("relay-authored {kind} payload on {channel}"),
-                "The relay wrote a message other than a public timeout notice.".to_owned(),
-            );
-        }
-        (Payload::Timeout { .. }, _) => {
-            return refuse(
-                format!("timeout payload authored by {}", b.author),
-                format!(
-                    "The relay receipted a timeout notice that {} wrote.",
-                    who(role).to_lowercase()
-                ),
-            );
-        }
-        _ => {}
-    }
-    match channel.side() {
-        None => {
-            if matches!(b.payload, Payload::Sealed(_)) {
-                return refuse(
-                    format!("sealed payload on the public channel (entry {})", e.index),
-                    "The relay receipted a sealed payload on the public channel.".to_owned(),
-                );
-            }
-        }
-        Some(side) => {
-            let ok_author = role == Role::Umpire || role == role_of_side(side);
-            if terms.terms.umpire.is_none() || !ok_author {
-                return refuse(
-                    format!("{} ({:?}) wrote on the {channel} channel", b.author, role),
-                    format!(
-                        "The relay receipted a message from {} on the {channel} channel, which it may not write on.",
-                        who(role).to_lowercase()
-                    ),
-                );
-            }
-            if !matches!(b.payload, Payload::Sealed(_)) {
-                return refuse(
-                    format!("unsealed {kind} payload on the {channel} channel"),
-                    format!(
-                        "The relay receipted an unsealed {kind} payload on the private {channel} channel."
-                    ),
-                );
-            }
-        }
-    }
-    if let Payload::Timeout { side, deadline_ms, .. } = b.payload
-        && e.receipt.time_ms <= deadline_ms
-    {
-        return Some(relay().fault(
-            FaultKind::BadReceipt,
-            e.at(),
-            format!(
-                "timeout of {side} with deadline {deadline_ms} ms receipted at {} ms",
-                e.receipt.time_ms
-            ),
-            format!(
-                "The relay declared that {side} missed a deadline before the deadline had passed."
-            ),
-        ));
-    }
-    None
 }
 
 /// Checks every disclosure against the plaintext commitment its author signed (and, with
@@ -386,12 +298,15 @@ fn missing(
     entries: &[CheckedEntry],
     commitments: &[CheckedCommitment],
     undisclosed: &[(usize, MessageHash, Role)],
+    timeouts: &[(usize, Party, Expectation, u64)],
     faults: &mut Vec<Fault>,
 ) {
     let mut reveal_timeouts: BTreeMap<Side, (usize, MessageHash)> = BTreeMap::new();
-    for e in entries {
-        if let Payload::Timeout { side, expectation: Expectation::Reveal, .. } = e.payload {
-            reveal_timeouts.entry(side).or_insert((e.index, e.hash));
+    for &(index, party, expectation, _) in timeouts {
+        if let (Some(side), Expectation::Reveal) = (party.side(), expectation) {
+            let hash =
+                entries.iter().find(|e| e.index == index).map_or(MessageHash([0; 32]), |e| e.hash);
+            reveal_timeouts.entry(side).or_insert((index, hash));
         }
     }
     let mut report = |role: Role, at: (usize, MessageHash), what: String| {

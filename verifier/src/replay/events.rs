@@ -24,6 +24,8 @@ pub struct Event<'a> {
     pub payload: &'a Payload,
     /// Whether it travelled sealed on a private channel.
     pub sealed: bool,
+    /// The message it answers (`re`), if any.
+    pub re: Option<MessageHash>,
 }
 
 /// A checked record, as the replay reads it.
@@ -35,7 +37,8 @@ pub struct Decoded<'a> {
     pub match_id: MatchId,
     /// The players by colour (fixed, or drawn from both public contributions by layer 1).
     pub colours: ByColour,
-    /// The entries, in relay order.
+    /// The entries that count, in relay order (void races are left out: PROTOCOL.md, the race
+    /// rule).
     pub events: Vec<Event<'a>>,
 }
 
@@ -45,6 +48,7 @@ pub fn decode(checked: &Checked) -> Decoded<'_> {
     let events = checked
         .entries
         .iter()
+        .filter(|e| !e.void)
         .map(|e| Event {
             index: e.index,
             hash: e.hash,
@@ -53,6 +57,7 @@ pub fn decode(checked: &Checked) -> Decoded<'_> {
             time_ms: e.time_ms(),
             payload: &e.payload,
             sealed: e.sealed,
+            re: e.body.re,
         })
         .collect();
     Decoded {

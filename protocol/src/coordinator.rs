@@ -1,0 +1,1011 @@
+//! The match coordinator: who may say what, on which channel, in which phase; what each party
+//! owes and by when; the move clocks. One implementation, run by the relay live and by the
+//! verifier over a record, so a timeout the relay issues is exactly one the verifier rebuilds
+//! (docs/PROTOCOL.md section 13, "The coordinator").
+//!
+//! It reads only what the relay can read: the public channel in clear, and on the private
+//! channels who sealed something to whom. It knows no game rule beyond each mode's phases; what
+//! the rules say is the umpire's (its public [`Payload::Turn`] statements) or the players'
+//! (their claims), and the verifier checks those against the rules.
+//!
+//! ```text
+//! phase    who owes what                                   deadline
+//! commit   each player: its early commitments                reveal_ms from the start
+//! reveal   each player: Reveal(public-contribution)          reveal_ms from both committed
+//! setup    open: nothing, White's clock starts
+//!          owner: each player Commit(intrigue-setup);        reveal_ms from colours
+//!                 then White's report, then Black's          reveal_ms each
+//!          umpire: sic: each player one sealed message (its seed opening); 6x6: each player
+//!                 Commit(secretchess6-setup) and one sealed message (its setup), reveal_ms
+//!                 from colours; then the umpire a Turn        answer_ms
+//! play     the side whose clock runs: a move                 its clock
+//!          umpire games: after a player's sealed action, the umpire an answer naming it (`re`):
+//!          a Turn if the turn changed hands, else a sealed answer to the actor   answer_ms
+//!          6x6 tie-break (Turn Both): each player Commit(tiebreak) and one sealed message,
+//!          reveal_ms; then the umpire a Turn             answer_ms
+//! end      (first Claim, or Turn Nobody) each player: every opening it still owes   reveal_ms
+//! ```
+//!
+//! Clocks: only an action that hands the turn over earns the increment (an open or owner move;
+//! in umpired games the action a Turn naming the other side answers), so illegal Kriegspiel
+//! attempts, claims and junk buy no time. While the umpire owes an answer, no player's clock
+//! runs. A deadline is missed when `now_ms > deadline_ms`.
+//!
+//! The race rule: an action is judged against the last entry its author had seen (its signed
+//! `seen`). If its author was entitled to act there but no longer is where the relay placed it
+//! (the opponent resigned, a claim or an answer was in flight), the action is void: recorded,
+//! ignored, nobody's fault. An action its author was not entitled to even by what it had seen
+//! is refused by the relay, and is its author's fault in a record.
+
+use crate::commitment::{self, Committed, DuplicateCommitmentError, OpeningError};
+use crate::flow;
+use crate::game::{self, Mode};
+use crate::keys::{ByColour, PublicKey};
+use crate::message::{Expectation, MessageBody, Owed, Payload};
+use crate::seed::draw_colours;
+use crate::terms::AgreedTerms;
+use crate::{Channel, MessageHash, Party, Side};
+use rules::Variant;
+use std::collections::{BTreeMap, BTreeSet};
+use thiserror::Error;
+
+/// Why a message is outside what its author may say at this point of the match.
+#[derive(Debug, Error, PartialEq, Eq)]
+pub enum NotEntitled {
+    /// The author is not a party of these terms.
+    #[error("{author} is not a party of this match")]
+    Stranger {
+        /// The author.
+        author: PublicKey,
+    },
+    /// A payload this author may never send on this channel.
+    #[error("{who} may not send a {kind} payload on the {channel} channel")]
+    Never {
+        /// The author's role.
+        who: &'static str,
+        /// The payload kind.
+        kind: &'static str,
+        /// The channel.
+        channel: Channel,
+    },
+    /// A payload this author may send, but not now.
+    #[error("{who} may not send a {kind} payload now: {why}")]
+    NotNow {
+        /// The author's role.
+        who: &'static str,
+        /// The payload kind.
+        kind: &'static str,
+        /// Why not.
+        why: String,
+    },
+    /// A second commitment for the same purpose by the same author.
+    #[error("{author} already committed to '{purpose}'")]
+    Recommitted {
+        /// The author.
+        author: PublicKey,
+        /// The purpose.
+        purpose: String,
+    },
+    /// A commitment equal to one already published (a copy).
+    #[error(transparent)]
+    DuplicateCommitment(#[from] DuplicateCommitmentError),
+    /// A reveal or opening of something never committed, or already opened.
+    #[error("{author} opens '{purpose}', which it has not committed to or has already opened")]
+    NothingToOpen {
+        /// The author.
+        author: PublicKey,
+        /// The purpose.
+        purpose: String,
+    },
+    /// A reveal that does not open its commitment.
+    #[error(transparent)]
+    BadOpening(#[from] OpeningError),
+    /// A public contribution that is not 32 bytes.
+    #[error("public contribution of {author} is {len} bytes, expected 32")]
+    ContributionLength {
+        /// The author.
+        author: PublicKey,
+        /// Its length.
+        len: usize,
+    },
+    /// More Kriegspiel attempts in one turn than the terms allow.
+    #[error("{side} has made the {max} attempts one turn allows")]
+    TooManyAttempts {
+        /// The side.
+        side: Side,
+        /// The terms' `max_attempts_per_turn`.
+        max: u32,
+    },
+    /// The party has timed out and may not act any more.
+    #[error("{party} has timed out and may not act")]
+    TimedOut {
+        /// The party.
+        party: Party,
+    },
+}
+
+/// How an admitted message counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Admission {
+    /// It counts.
+    Counts,
+    /// A race (see the module docs): recorded, ignored, nobody's fault.
+    Void,
+}
+
+/// A deadline a party has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Deadline {
+    /// Who owes.
+    pub party: Party,
+    /// What.
+    pub expectation: Expectation,
+    /// When it was due (missed when `now_ms > due_ms`).
+    pub due_ms: u64,
+}
+
+/// The phases of a match (see the module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    /// Waiting for the relay's start notice.
+    Created,
+    Commit,
+    Reveal,
+    Setup,
+    Play,
+    End,
+}
+
+/// A non-clock obligation: owed since `since_ms`, due at `due_ms`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Owe {
+    expectation: Expectation,
+    due_ms: u64,
+}
+
+/// The coordinator of one match (see the module docs).
+#[derive(Clone, Debug)]
+pub struct Coordinator {
+    terms: AgreedTerms,
+    variant: Variant,
+    mode: Mode,
+    phase: Phase,
+    colours: Option<ByColour>,
+    commitments: Vec<Committed>,
+    commitment_set: BTreeMap<crate::Commitment, Committed>,
+    opened: BTreeSet<(PublicKey, String)>,
+    contributions: BTreeMap<PublicKey, [u8; 32]>,
+    /// Intrigue setup reports seen, by side.
+    reports: [bool; 2],
+    /// Sealed setup or tie-break messages received, by side.
+    sealed_in: [bool; 2],
+    /// The side whose move clock runs, and since when.
+    clock: Option<(Side, u64)>,
+    remaining_ms: [u64; 2],
+    /// Other obligations, by party index.
+    owe: [Option<Owe>; 3],
+    /// The player action the umpire owes an answer to, its author and the action's time.
+    answer_to: Option<(MessageHash, Side)>,
+    /// Both sides act at once (6x6 tie-break).
+    both: bool,
+    /// A standing draw offer (a `Claim` of a draw by agreement) and who made it.
+    draw_offer: Option<Side>,
+    attempts: u32,
+    timed_out: [bool; 3],
+    /// Per entry (by seq): which sides were entitled to act after it.
+    entitled: Vec<[bool; 2]>,
+    now_ms: u64,
+}
+
+impl Coordinator {
+    /// The coordinator of agreed terms (the terms' variant must be known: the relay and the
+    /// verifier both refuse others before this).
+    pub fn new(terms: AgreedTerms) -> Result<Coordinator, rules::UnknownVariant> {
+        let variant: Variant = terms.terms.variant.parse()?;
+        let initial = terms.terms.time_control.initial_ms;
+        Ok(Coordinator {
+            colours: terms.terms.fixed_colours(),
+            mode: game::mode(variant),
+            variant,
+            terms,
+            phase: Phase::Created,
+            commitments: Vec::new(),
+            commitment_set: BTreeMap::new(),
+            opened: BTreeSet::new(),
+            contributions: BTreeMap::new(),
+            reports: [false; 2],
+            sealed_in: [false; 2],
+            clock: None,
+            remaining_ms: [initial; 2],
+            owe: [None; 3],
+            answer_to: None,
+            both: false,
+            draw_offer: None,
+            attempts: 0,
+            timed_out: [false; 3],
+            entitled: Vec::new(),
+            now_ms: 0,
+        })
+    }
+
+    /// The colours, once known.
+    pub fn colours(&self) -> Option<ByColour> {
+        self.colours
+    }
+
+    /// The revealed public contributions, by key.
+    pub fn contributions(&self) -> &BTreeMap<PublicKey, [u8; 32]> {
+        &self.contributions
+    }
+
+    /// A side's remaining clock time, as of its last completed wait.
+    pub fn remaining_ms(&self, side: Side) -> u64 {
+        self.remaining_ms[side.index()]
+    }
+
+    /// Whether a party has timed out.
+    pub fn has_timed_out(&self, party: Party) -> bool {
+        self.timed_out[party.index()]
+    }
+
+    /// The standing draw offer's author, if any.
+    pub fn draw_offer(&self) -> Option<Side> {
+        self.draw_offer
+    }
+
+    /// Whether the game is over (a claim, a Turn naming nobody, or a timeout ended it).
+    pub fn is_over(&self) -> bool {
+        self.phase == Phase::End
+    }
+
+    /// Every deadline now running, earliest first.
+    pub fn deadlines(&self) -> Vec<Deadline> {
+        let mut out = Vec::new();
+        if let Some((side, since)) = self.clock {
+            let due_ms = since.saturating_add(self.remaining_ms[side.index()]);
+            out.push(Deadline { party: Party::of(side), expectation: Expectation::Move, due_ms });
+        }
+        for party in Party::ALL {
+            if let Some(o) = self.owe[party.index()] {
+                out.push(Deadline { party, expectation: o.expectation, due_ms: o.due_ms });
+            }
+        }
+        out.sort_by_key(|d| (d.due_ms, d.party));
+        out
+    }
+
+    /// The earliest deadline: call [`Coordinator::expire`] after it.
+    pub fn poll_timeout(&self) -> Option<u64> {
+        self.deadlines().first().map(|d| d.due_ms)
+    }
+
+    /// The deadlines missed by `now_ms` (without changing anything): what the relay must time
+    /// out, in this order, before it accepts anything at `now_ms`.
+    pub fn overdue(&self, now_ms: u64) -> Vec<Deadline> {
+        self.deadlines().into_iter().filter(|d| now_ms > d.due_ms).collect()
+    }
+
+    fn party_of(&self, key: &PublicKey) -> Option<Party> {
+        let t = &self.terms.terms;
+        if t.umpire.as_ref().is_some_and(|u| u.key == *key) {
+            return Some(Party::Umpire);
+        }
+        t.player(key)?;
+        let colours =
+            self.colours.unwrap_or(ByColour { white: t.players[0].key, black: t.players[1].key });
+        colours.side_of(key).map(Party::of)
+    }
+
+    fn who(party: Option<Party>) -> &'static str {
+        match party {
+            Some(Party::White) => "White",
+            Some(Party::Black) => "Black",
+            Some(Party::Umpire) => "the umpire",
+            None => "the relay",
+        }
+    }
+
+    /// Whether `side` may make a move after the entries so far (or after entry `seq`).
+    pub fn entitled_at(&self, side: Side, seq: Option<u64>) -> bool {
+        match seq {
+            None => self.entitled_now(side),
+            Some(s) => usize::try_from(s)
+                .ok()
+                .and_then(|i| self.entitled.get(i))
+                .is_some_and(|e| e[side.index()]),
+        }
+    }
+
+    fn entitled_now(&self, side: Side) -> bool {
+        if self.phase != Phase::Play || self.timed_out[side.index()] {
+            return false;
+        }
+        if self.both {
+            return !self.sealed_in[side.index()];
+        }
+        self.clock.is_some_and(|(s, _)| s == side)
+    }
+
+    /// Decides whether `body` (the message at position `seq`) is one its author may send now,
+    /// by the table of docs/PROTOCOL.md, and whether it counts or is a void race. Changes
+    /// nothing: call [`Coordinator::apply`] once the message is accepted.
+    pub fn admit(&self, body: &MessageBody, relay: &PublicKey) -> Result<Admission, NotEntitled> {
+        let author = body.author;
+        let kind = body.payload.kind();
+        let channel = body.channel;
+        if author == *relay {
+            // The relay writes its own notices; it never sends them through `admit`.
+            return Err(NotEntitled::Never { who: "the relay", kind, channel });
+        }
+        let party = self.party_of(&author).ok_or(NotEntitled::Stranger { author })?;
+        let who = Self::who(Some(party));
+        let never = || NotEntitled::Never { who, kind, channel };
+        let not_now = |why: &str| NotEntitled::NotNow { who, kind, why: why.to_owned() };
+        let umpired = self.mode == Mode::Umpire;
+        // Channels: the public one for everything in clear; a private one only for sealed
+        // payloads between its player and the umpire, once colours are known.
+        match channel {
+            Channel::Public => {
+                if matches!(body.payload, Payload::Sealed(_)) {
+                    return Err(never());
+                }
+            }
+            Channel::WhiteUmpire | Channel::BlackUmpire => {
+                let own = party.side().is_some_and(|s| Channel::private(s) == channel);
+                if !umpired || !(own || party == Party::Umpire) {
+                    return Err(never());
+                }
+                if !matches!(body.payload, Payload::Sealed(_)) {
+                    return Err(never());
+                }
+                if self.colours.is_none() {
+                    return Err(not_now("private channels open once colours are known"));
+                }
+            }
+        }
+        if self.phase == Phase::Created {
+            return Err(not_now("the match has not started"));
+        }
+        let side = party.side();
+        match (&body.payload, party) {
+            (Payload::Timeout { .. } | Payload::Start, _) => Err(never()),
+            (Payload::Commit { purpose, commitment }, Party::White | Party::Black) => {
+                self.admit_commit(&author, purpose, commitment, side)
+            }
+            (Payload::Reveal { purpose, opening }, Party::White | Party::Black) => {
+                if purpose != commitment::PUBLIC_CONTRIBUTION {
+                    return Err(not_now("only the public contribution is revealed"));
+                }
+                if self.phase != Phase::Reveal && !self.both_early_committed() {
+                    return Err(not_now("reveals wait for both players' commitments"));
+                }
+                self.check_opening(&author, purpose, opening)?;
+                if opening.value.len() != 32 {
+                    return Err(NotEntitled::ContributionLength {
+                        author,
+                        len: opening.value.len(),
+                    });
+                }
+                Ok(Admission::Counts)
+            }
+            (Payload::Open { purpose, opening }, Party::White | Party::Black) => {
+                // Openings are owed at the end; in play, only an Intrigue owner opens its setup,
+                // answering a capture (`re`).
+                let informer = self.mode == Mode::Owner
+                    && purpose == flow::INTRIGUE_SETUP
+                    && self.phase == Phase::Play
+                    && body.re.is_some();
+                if self.phase != Phase::End && !informer {
+                    return Err(not_now("openings come after the end"));
+                }
+                self.check_opening(&author, purpose, opening)?;
+                Ok(Admission::Counts)
+            }
+            (Payload::Claim(_), _) => {
+                if self.phase == Phase::Created
+                    || self.phase == Phase::Commit && party == Party::Umpire
+                {
+                    return Err(not_now("nothing to claim yet"));
+                }
+                Ok(Admission::Counts)
+            }
+            (Payload::Action(_), Party::White | Party::Black) if !umpired => {
+                self.admit_action(body, side.unwrap_or(Side::White))
+            }
+            (Payload::Observation(_), Party::White | Party::Black) if self.mode == Mode::Owner => {
+                let s = side.unwrap_or(Side::White);
+                match self.phase {
+                    // Setup reports: White's first, then Black's (PROTOCOL.md 15.2).
+                    Phase::Setup => {
+                        let ok = !self.reports[s.index()]
+                            && self.both_setup_committed()
+                            && (s == Side::White || self.reports[0]);
+                        if ok {
+                            Ok(Admission::Counts)
+                        } else {
+                            Err(not_now("not this side's report now"))
+                        }
+                    }
+                    // An informer answer names the capture it answers and comes on the owner's
+                    // turn, before its move.
+                    Phase::Play if body.re.is_some() => self.admit_action(body, s),
+                    _ => Err(not_now("owner reports come at setup or answer a capture")),
+                }
+            }
+            (Payload::Sealed(_), Party::White | Party::Black) => {
+                let s = side.unwrap_or(Side::White);
+                match self.phase {
+                    Phase::Setup if self.needs_sealed_setup() => {
+                        if self.sealed_in[s.index()] {
+                            Err(not_now("this side's setup is already sealed"))
+                        } else {
+                            Ok(Admission::Counts)
+                        }
+                    }
+                    Phase::Play => self.admit_action(body, s),
+                    _ => Err(not_now("no sealed message is owed now")),
+                }
+            }
+            (Payload::Sealed(_), Party::Umpire) => {
+                // The umpire answers what it was sent: acks in setup, answers in play, and the
+                // start views (`re` = nothing) once the setup is in.
+                if self.phase == Phase::Commit || self.phase == Phase::Reveal {
+                    return Err(not_now("the umpire has nothing to answer yet"));
+                }
+                Ok(Admission::Counts)
+            }
+            (Payload::Turn { .. }, Party::Umpire) => {
+                // A Turn is the umpire's answer: to a player's action, to the completed setup,
+                // to both tie-breaks.
+                if self.owe_is_party(Party::Umpire, Expectation::Answer) {
+                    Ok(Admission::Counts)
+                } else {
+                    Err(not_now("the umpire owes no answer now"))
+                }
+            }
+            _ => Err(never()),
+        }
+    }
+
+    fn admit_commit(
+        &self,
+        author: &PublicKey,
+        purpose: &str,
+        c: &crate::Commitment,
+        side: Option<Side>,
+    ) -> Result<Admission, NotEntitled> {
+        let not_now = |why: &str| NotEntitled::NotNow {
+            who: Self::who(side.map(Party::of)),
+            kind: "commit",
+            why: why.to_owned(),
+        };
+        if self.commitments.iter().any(|x| x.author == *author && x.purpose == purpose) {
+            return Err(NotEntitled::Recommitted { author: *author, purpose: purpose.to_owned() });
+        }
+        if let Some(first) = self.commitment_set.get(c) {
+            let second = Committed { author: *author, purpose: purpose.to_owned(), commitment: *c };
+            return Err(NotEntitled::DuplicateCommitment(DuplicateCommitmentError {
+                first: Box::new(first.clone()),
+                second: Box::new(second),
+            }));
+        }
+        let early = flow::early_commitments(self.variant).contains(&purpose);
+        let allowed = if early {
+            // A commitment to a private seed after the opponent's contribution is revealed
+            // would let its author grind its own random setup.
+            self.phase == Phase::Commit && self.contributions.is_empty()
+        } else if Some(purpose) == flow::setup_commitment(self.variant) {
+            self.phase == Phase::Setup
+        } else if purpose == flow::TIEBREAK {
+            self.phase == Phase::Play && self.both
+        } else {
+            false
+        };
+        if allowed { Ok(Admission::Counts) } else { Err(not_now("no such commitment is due now")) }
+    }
+
+    fn check_opening(
+        &self,
+        author: &PublicKey,
+        purpose: &str,
+        opening: &commitment::Opening,
+    ) -> Result<(), NotEntitled> {
+        let nothing =
+            || NotEntitled::NothingToOpen { author: *author, purpose: purpose.to_owned() };
+        if self.opened.contains(&(*author, purpose.to_owned())) {
+            return Err(nothing());
+        }
+        let committed = self
+            .commitments
+            .iter()
+            .find(|c| c.author == *author && c.purpose == purpose)
+            .ok_or_else(nothing)?;
+        commitment::check_opening(
+            &committed.commitment,
+            purpose,
+            &self.terms.match_id,
+            author,
+            opening,
+        )?;
+        Ok(())
+    }
+
+    /// A move (or owner answer, or sealed action): counts if the side may act now; a void race
+    /// if it could by what its author had seen; refused otherwise.
+    fn admit_action(&self, body: &MessageBody, side: Side) -> Result<Admission, NotEntitled> {
+        if self.timed_out[side.index()] {
+            return Err(NotEntitled::TimedOut { party: Party::of(side) });
+        }
+        if self.entitled_now(side) {
+            if self.mode == Mode::Umpire && self.variant == Variant::Kriegspiel && !self.both {
+                let max = self.terms.terms.limits.max_attempts_per_turn;
+                if self.attempts >= max {
+                    return Err(NotEntitled::TooManyAttempts { side, max });
+                }
+            }
+            return Ok(Admission::Counts);
+        }
+        let saw_entitled = body.seen.is_some_and(|s| self.entitled_at(side, Some(s.seq)));
+        if saw_entitled {
+            Ok(Admission::Void)
+        } else {
+            Err(NotEntitled::NotNow {
+                who: Self::who(Some(Party::of(side))),
+                kind: body.payload.kind(),
+                why: "it is not this side's turn, by what it had seen".to_owned(),
+            })
+        }
+    }
+
+    fn both_early_committed(&self) -> bool {
+        self.terms.terms.players.iter().all(|p| {
+            flow::early_commitments(self.variant).iter().all(|purpose| {
+                self.commitments.iter().any(|c| c.author == p.key && c.purpose == *purpose)
+            })
+        })
+    }
+
+    fn both_setup_committed(&self) -> bool {
+        let Some(purpose) = flow::setup_commitment(self.variant) else { return true };
+        self.terms
+            .terms
+            .players
+            .iter()
+            .all(|p| self.commitments.iter().any(|c| c.author == p.key && c.purpose == purpose))
+    }
+
+    fn needs_sealed_setup(&self) -> bool {
+        matches!(self.variant, Variant::Sic | Variant::SecretChess6)
+    }
+
+    /// Everything the players owe in the setup phase is in.
+    fn setup_complete(&self) -> bool {
+        match self.mode {
+            Mode::Open => true,
+            Mode::Owner => self.reports == [true, true],
+            Mode::Umpire => {
+                !self.needs_sealed_setup()
+                    || (self.sealed_in == [true, true] && self.both_setup_committed())
+            }
+        }
+    }
+
+    /// Applies a message accepted at position `seq` and time `now_ms` (its admission decided
+    /// by [`Coordinator::admit`]; the relay's own notices come here too).
+    pub fn apply(
+        &mut self,
+        body: &MessageBody,
+        hash: MessageHash,
+        admission: Admission,
+        now_ms: u64,
+    ) {
+        self.now_ms = self.now_ms.max(now_ms);
+        let now = self.now_ms;
+        if admission == Admission::Counts {
+            self.apply_counted(body, hash, now);
+        }
+        let flags = [self.entitled_now(Side::White), self.entitled_now(Side::Black)];
+        self.entitled.push(flags);
+    }
+
+    fn apply_counted(&mut self, body: &MessageBody, hash: MessageHash, now: u64) {
+        let party = self.party_of(&body.author);
+        match &body.payload {
+            Payload::Start => {
+                self.phase = Phase::Commit;
+                for side in Side::BOTH {
+                    self.owe_reveal(Party::of(side), now);
+                }
+            }
+            Payload::Timeout { party, expectation, .. } => {
+                self.timed_out_now(*party, *expectation, now)
+            }
+            Payload::Commit { purpose, commitment } => {
+                let c = Committed {
+                    author: body.author,
+                    purpose: purpose.clone(),
+                    commitment: *commitment,
+                };
+                self.commitment_set.entry(*commitment).or_insert_with(|| c.clone());
+                self.commitments.push(c);
+                self.progress(now);
+            }
+            Payload::Reveal { purpose, opening } | Payload::Open { purpose, opening } => {
+                self.opened.insert((body.author, purpose.clone()));
+                if purpose == commitment::PUBLIC_CONTRIBUTION
+                    && let Ok(c) = <[u8; 32]>::try_from(opening.value.as_slice())
+                {
+                    self.contributions.insert(body.author, c);
+                    self.maybe_draw_colours();
+                }
+                self.progress(now);
+            }
+            Payload::Claim(c) => {
+                let offer = c.outcome == crate::message::Outcome::Draw
+                    && c.reason == rules::EndReason::Agreement.name();
+                match (offer, party.and_then(Party::side)) {
+                    // A draw offer stands until the offerer's next move or the opponent's
+                    // reply (as on lichess); the opponent's own offer is the acceptance.
+                    (true, Some(side)) if self.phase == Phase::Play => {
+                        if self.draw_offer == Some(side.other()) {
+                            self.end(now);
+                        } else {
+                            self.draw_offer = Some(side);
+                        }
+                    }
+                    _ => self.end(now),
+                }
+            }
+            Payload::Action(_) => {
+                self.draw_offer = None;
+                if let Some(Party::White | Party::Black) = party {
+                    let side = party.and_then(Party::side).unwrap_or(Side::White);
+                    self.hand_over(side, side.other(), now);
+                }
+            }
+            Payload::Observation(_) => {
+                if self.phase == Phase::Setup
+                    && let Some(side) = party.and_then(Party::side)
+                {
+                    self.reports[side.index()] = true;
+                    self.progress(now);
+                }
+            }
+            Payload::Sealed(_) => match party {
+                Some(Party::Umpire) => {
+                    if let Some((action, actor)) = self.answer_to
+                        && body.re == Some(action)
+                    {
+                        // A sealed answer to the actor that is not a Turn: the actor acts again
+                        // (a Kriegspiel "illegal", a 6x6 move before its end of turn).
+                        self.answer_to = None;
+                        self.owe[Party::Umpire.index()] = None;
+                        self.clock = Some((actor, now));
+                    }
+                }
+                Some(p @ (Party::White | Party::Black)) => {
+                    let side = p.side().unwrap_or(Side::White);
+                    if self.phase == Phase::Setup || self.both {
+                        self.sealed_in[side.index()] = true;
+                        self.progress(now);
+                    } else if self.phase == Phase::Play {
+                        self.draw_offer = None;
+                        self.stop_clock(side, now, false);
+                        self.attempts += 1;
+                        self.answer_to = Some((hash, side));
+                        self.owe_answer(now);
+                    }
+                }
+                None => {}
+            },
+            Payload::Turn { next } => {
+                let actor = self.answer_to.take().map(|(_, s)| s);
+                self.owe[Party::Umpire.index()] = None;
+                if let Some(a) = actor
+                    && *next != Owed::Side(a)
+                {
+                    self.credit_increment(a);
+                }
+                self.attempts = 0;
+                self.both = false;
+                self.sealed_in = [false; 2];
+                match next {
+                    Owed::Side(s) => {
+                        self.phase = Phase::Play;
+                        self.clock = Some((*s, now));
+                    }
+                    Owed::Both => {
+                        self.phase = Phase::Play;
+                        self.clock = None;
+                        self.both = true;
+                        for side in Side::BOTH {
+                            self.owe_reveal(Party::of(side), now);
+                        }
+                    }
+                    Owed::Nobody => self.end(now),
+                }
+            }
+            Payload::Ack { .. } => {}
+        }
+    }
+
+    fn owe_reveal(&mut self, party: Party, now: u64) {
+        let due_ms = now.saturating_add(self.terms.terms.time_control.reveal_ms);
+        self.owe[party.index()] = Some(Owe { expectation: Expectation::Reveal, due_ms });
+    }
+
+    fn owe_answer(&mut self, now: u64) {
+        let due_ms = now.saturating_add(self.terms.terms.time_control.answer_ms);
+        self.owe[Party::Umpire.index()] = Some(Owe { expectation: Expectation::Answer, due_ms });
+    }
+
+    fn credit_increment(&mut self, side: Side) {
+        let i = side.index();
+        self.remaining_ms[i] =
+            self.remaining_ms[i].saturating_add(self.terms.terms.time_control.increment_ms);
+    }
+
+    /// Stops `side`'s clock at `now`, charging the time used (and the increment if the move
+    /// handed the turn over).
+    fn stop_clock(&mut self, side: Side, now: u64, increment: bool) {
+        if let Some((s, since)) = self.clock
+            && s == side
+        {
+            let used = now.saturating_sub(since);
+            let i = side.index();
+            self.remaining_ms[i] = self.remaining_ms[i].saturating_sub(used);
+            self.clock = None;
+            if increment {
+                self.credit_increment(side);
+            }
+        }
+    }
+
+    /// An open or owner move by `from`: its clock stops with the increment, `to`'s starts.
+    fn hand_over(&mut self, from: Side, to: Side, now: u64) {
+        if self.phase != Phase::Play {
+            return;
+        }
+        self.stop_clock(from, now, true);
+        self.clock = Some((to, now));
+    }
+
+    fn end(&mut self, now: u64) {
+        if self.phase == Phase::End {
+            return;
+        }
+        if let Some((side, _)) = self.clock {
+            self.stop_clock(side, now, false);
+        }
+        self.phase = Phase::End;
+        self.clock = None;
+        self.both = false;
+        self.answer_to = None;
+        self.owe = [None; 3];
+        for side in Side::BOTH {
+            if self.owes_openings(side) {
+                self.owe_reveal(Party::of(side), now);
+            }
+        }
+    }
+
+    /// Whether the player of `side` has a commitment it has not opened.
+    fn owes_openings(&self, side: Side) -> bool {
+        let Some(key) = self.key_of(side) else { return false };
+        self.commitments
+            .iter()
+            .any(|c| c.author == key && !self.opened.contains(&(key, c.purpose.clone())))
+    }
+
+    fn key_of(&self, side: Side) -> Option<PublicKey> {
+        let t = &self.terms.terms;
+        let colours =
+            self.colours.unwrap_or(ByColour { white: t.players[0].key, black: t.players[1].key });
+        Some(colours.key(side))
+    }
+
+    fn maybe_draw_colours(&mut self) {
+        if self.colours.is_some() {
+            return;
+        }
+        let t = &self.terms.terms;
+        let c0 = self.contributions.get(&t.players[0].key);
+        let c1 = self.contributions.get(&t.players[1].key);
+        if let (Some(c0), Some(c1)) = (c0, c1) {
+            self.colours = Some(draw_colours(t, &self.terms.match_id, &[*c0, *c1]));
+        }
+    }
+
+    /// Moves the phases on as what is owed comes in.
+    fn progress(&mut self, now: u64) {
+        loop {
+            let before = self.phase;
+            match self.phase {
+                Phase::Commit => {
+                    for side in Side::BOTH {
+                        if self.early_committed(side) && self.owe_is(side, Expectation::Reveal) {
+                            self.owe[side.index()] = None;
+                        }
+                    }
+                    if self.both_early_committed() {
+                        self.phase = Phase::Reveal;
+                        for side in Side::BOTH {
+                            self.owe_reveal(Party::of(side), now);
+                        }
+                    }
+                }
+                Phase::Reveal => {
+                    for side in Side::BOTH {
+                        if let Some(key) = self.key_of_player(side)
+                            && self.contributions.contains_key(&key)
+                        {
+                            self.owe[side.index()] = None;
+                        }
+                    }
+                    if self.contributions.len() == 2 {
+                        self.start_setup(now);
+                    }
+                }
+                Phase::Setup => self.progress_setup(now),
+                Phase::Play => {
+                    if self.both {
+                        for side in Side::BOTH {
+                            if self.sealed_in[side.index()] && self.tiebreak_committed(side) {
+                                self.owe[side.index()] = None;
+                            }
+                        }
+                        if self.sealed_in == [true, true]
+                            && Side::BOTH.iter().all(|s| self.tiebreak_committed(*s))
+                            && self.owe[Party::Umpire.index()].is_none()
+                        {
+                            self.owe_answer(now);
+                            self.answer_to = None;
+                        }
+                    }
+                }
+                Phase::Created | Phase::End => {
+                    if self.phase == Phase::End {
+                        for side in Side::BOTH {
+                            if !self.owes_openings(side) && self.owe_is(side, Expectation::Reveal) {
+                                self.owe[side.index()] = None;
+                            }
+                        }
+                    }
+                }
+            }
+            if self.phase == before {
+                break;
+            }
+        }
+    }
+
+    fn tiebreak_committed(&self, side: Side) -> bool {
+        let Some(key) = self.key_of(side) else { return false };
+        self.commitments.iter().any(|c| c.author == key && c.purpose == flow::TIEBREAK)
+    }
+
+    fn key_of_player(&self, side: Side) -> Option<PublicKey> {
+        // Before colours, "sides" are the players' order (see the module docs).
+        self.key_of(side)
+    }
+
+    fn owe_is(&self, side: Side, e: Expectation) -> bool {
+        self.owe_is_party(Party::of(side), e)
+    }
+
+    fn owe_is_party(&self, party: Party, e: Expectation) -> bool {
+        self.owe[party.index()].is_some_and(|o| o.expectation == e)
+    }
+
+    fn early_committed(&self, side: Side) -> bool {
+        let Some(key) = self.key_of_player(side) else { return false };
+        flow::early_commitments(self.variant)
+            .iter()
+            .all(|p| self.commitments.iter().any(|c| c.author == key && c.purpose == *p))
+    }
+
+    fn start_setup(&mut self, now: u64) {
+        self.phase = Phase::Setup;
+        self.owe = [None; 3];
+        match self.mode {
+            Mode::Open => {
+                self.phase = Phase::Play;
+                self.clock = Some((Side::White, now));
+            }
+            Mode::Owner => {
+                for side in Side::BOTH {
+                    self.owe_reveal(Party::of(side), now);
+                }
+            }
+            Mode::Umpire => {
+                if self.needs_sealed_setup() {
+                    for side in Side::BOTH {
+                        self.owe_reveal(Party::of(side), now);
+                    }
+                } else {
+                    self.owe_answer(now);
+                }
+            }
+        }
+    }
+
+    fn progress_setup(&mut self, now: u64) {
+        match self.mode {
+            Mode::Open => {}
+            Mode::Owner => {
+                let committed = self.both_setup_committed();
+                for side in Side::BOTH {
+                    let key = self.key_of(side);
+                    let own = key.is_some_and(|k| {
+                        self.commitments
+                            .iter()
+                            .any(|c| c.author == k && c.purpose == flow::INTRIGUE_SETUP)
+                    });
+                    // Committed: now its report is owed, White's first.
+                    let report_due = committed && (side == Side::White || self.reports[0]);
+                    let done = self.reports[side.index()];
+                    let i = side.index();
+                    if done || (own && !report_due) {
+                        self.owe[i] = None;
+                    } else if report_due && !done && self.owe[i].is_none() {
+                        self.owe_reveal(Party::of(side), now);
+                    }
+                }
+                if self.reports == [true, true] {
+                    self.phase = Phase::Play;
+                    self.owe = [None; 3];
+                    self.clock = Some((Side::White, now));
+                }
+            }
+            Mode::Umpire => {
+                for side in Side::BOTH {
+                    let i = side.index();
+                    let committed = flow::setup_commitment(self.variant).is_none_or(|p| {
+                        self.key_of(side).is_some_and(|k| {
+                            self.commitments.iter().any(|c| c.author == k && c.purpose == p)
+                        })
+                    });
+                    if self.sealed_in[i] && committed {
+                        self.owe[i] = None;
+                    }
+                }
+                if self.setup_complete() && self.owe[Party::Umpire.index()].is_none() {
+                    self.owe_answer(now);
+                }
+            }
+        }
+    }
+
+    /// Records that `party` missed its `expectation` deadline at `now` (the relay's Timeout).
+    fn timed_out_now(&mut self, party: Party, expectation: Expectation, now: u64) {
+        self.timed_out[party.index()] = true;
+        match (party.side(), expectation) {
+            (Some(side), Expectation::Move) => {
+                self.remaining_ms[side.index()] = 0;
+                self.clock = None;
+                self.end(now);
+            }
+            (Some(side), _) => {
+                self.owe[side.index()] = None;
+                if self.phase != Phase::End {
+                    self.end(now);
+                }
+            }
+            (None, _) => {
+                self.owe[Party::Umpire.index()] = None;
+                self.end(now);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn deadlines_sort_by_time() {
+        let d = Deadline { party: Party::White, expectation: Expectation::Move, due_ms: 5 };
+        assert_eq!(d.due_ms, 5);
+    }
+}

@@ -1,0 +1,256 @@
+//! Stage 3b: the relay's own rule books, replayed. Every entry goes through the same
+//! [`Sequence`] and [`Coordinator`] the relay runs (`protocol::relay`), at its receipt's time:
+//! who may say what, on which channel, in which phase; each author's numbering and what it had
+//! seen; every deadline and every timeout. So a timeout is accepted only where the coordinator
+//! issues the very same one, and a race is told apart from a cheat by the same rule.
+//!
+//! Blame follows what the signatures prove:
+//! - a message outside the table (docs/PROTOCOL.md, who may say what): its author, who signed it
+//!   (`NotAllowed`);
+//! - a message from a party after the relay timed it out, a timeout the coordinator does not
+//!   give (wrong party, too early, a wait that was not running), a deadline passed while the
+//!   relay went on accepting without a timeout, a `Start` notice not first: the relay, which
+//!   signed the receipts (`Timeout`, `NotAllowed`);
+//! - a message skipping its author's numbering, or naming as seen an entry the relay's log does
+//!   not have at that position (with that head, on a channel its author reads): the relay, which
+//!   refuses such messages and receipted it anyway (`BrokenChain`, `Equivocation`);
+//! - two messages an author signed with one number, or a `seen` going back: the author, whose
+//!   own signatures contradict each other (`BrokenChain`).
+//!
+//! Only the first such fault is reported: what follows it is its consequence.
+
+use super::{Auth, Blame, who};
+use crate::{Fault, FaultKind};
+use protocol::coordinator::{Admission, Coordinator, NotEntitled};
+use protocol::keys::ByColour;
+use protocol::message::{Expectation, Payload};
+use protocol::relay::{ChainError, Sequence, reads};
+use protocol::terms::AgreedTerms;
+use protocol::{Party, PublicKey};
+use std::collections::BTreeMap;
+
+/// What the coordinator made of the record.
+pub(crate) struct Coordinated {
+    /// Entry indices that are void races.
+    pub void: Vec<bool>,
+    /// The timeouts the record holds, all confirmed: (entry, party, expectation, deadline).
+    pub timeouts: Vec<(usize, Party, Expectation, u64)>,
+}
+
+/// Runs the sequence and the coordinator over the entries (in the relay's order, already
+/// numbered 0, 1, 2, ... by stage 3a).
+pub(crate) fn check(terms: &AgreedTerms, entries: &[Auth]) -> Result<Coordinated, Fault> {
+    let relay_key = terms.terms.relay;
+    let relay = || Blame::relay(terms);
+    let mut sequence = Sequence::new(&terms.match_id);
+    let mut coordinator = Coordinator::new(terms.clone()).map_err(|e| {
+        Blame::record().fault(
+            FaultKind::BadTerms,
+            None,
+            e.to_string(),
+            "The terms name an unknown game.".into(),
+        )
+    })?;
+    let mut out = Coordinated { void: Vec::with_capacity(entries.len()), timeouts: Vec::new() };
+    let mut sent: BTreeMap<PublicKey, u32> = BTreeMap::new();
+    let max_messages = terms.terms.limits.max_messages_per_side;
+    for e in entries {
+        let b = &e.body;
+        let t = e.receipt.time_ms;
+        let colours = coordinator.colours().unwrap_or(ByColour {
+            white: terms.terms.players[0].key,
+            black: terms.terms.players[1].key,
+        });
+        let signer = Blame::signer(terms, &colours, &b.author);
+        let name = who(signer.role);
+        if b.author == relay_key {
+            relay_notice(&coordinator, e, out.void.is_empty()).map_err(|(evidence, why)| {
+                relay().fault(FaultKind::Timeout, e.at(), evidence, why)
+            })?;
+            if let Payload::Timeout { party, expectation, deadline_ms } = b.payload {
+                out.timeouts.push((e.index, party, expectation, deadline_ms));
+            }
+            sequence.push(b, &e.receipt.message, t);
+            coordinator.apply(b, e.hash, Admission::Counts, t);
+            out.void.push(false);
+            continue;
+        }
+        if out.void.is_empty() {
+            return Err(relay().fault(
+                FaultKind::NotAllowed,
+                e.at(),
+                format!(
+                    "entry 0 is {}'s {}, not the relay's start notice",
+                    name.to_lowercase(),
+                    b.payload.kind()
+                ),
+                "The relay's log does not begin with its start notice, so no clock can be \
+                 rebuilt."
+                    .into(),
+            ));
+        }
+        if let Some(d) = coordinator.overdue(t).first() {
+            return Err(relay().fault(
+                FaultKind::Timeout,
+                e.at(),
+                format!(
+                    "{} owed a {:?} by {} ms; the relay accepted entry {} at {t} ms without \
+                     timing it out",
+                    d.party, d.expectation, d.due_ms, e.index
+                ),
+                format!(
+                    "The relay let {}'s deadline pass and went on accepting messages instead of \
+                     timing it out.",
+                    d.party
+                ),
+            ));
+        }
+        if let Err(err) = sequence.check(b, |c| reads(terms, &colours, &b.author, c)) {
+            return Err(chain_fault(terms, &signer, name, e, &err));
+        }
+        let admission = match coordinator.admit(b, &relay_key) {
+            Ok(a) => a,
+            Err(NotEntitled::TimedOut { party }) => {
+                return Err(relay().fault(
+                    FaultKind::Timeout,
+                    e.at(),
+                    format!("{party} was timed out before entry {}", e.index),
+                    format!(
+                        "The relay accepted a move from {party} after timing it out: the \
+                         timeout or the move is false."
+                    ),
+                ));
+            }
+            Err(err) => {
+                return Err(signer.fault(
+                    FaultKind::NotAllowed,
+                    e.at(),
+                    format!("{} on {}: {err}", b.payload.kind(), b.channel),
+                    format!(
+                        "{name} sent a {} message it may not send on the {} channel at this \
+                         point of the match.",
+                        b.payload.kind(),
+                        b.channel
+                    ),
+                ));
+            }
+        };
+        if terms.terms.player(&b.author).is_some() {
+            let n = sent.entry(b.author).or_insert(0);
+            *n += 1;
+            if *n > max_messages {
+                return Err(signer.fault(
+                    FaultKind::NotAllowed,
+                    e.at(),
+                    format!("message {n} of {}; the terms allow {max_messages}", b.author),
+                    format!("{name} sent more messages than the terms allow."),
+                ));
+            }
+        }
+        sequence.push(b, &e.receipt.message, t);
+        coordinator.apply(b, e.hash, admission, t);
+        out.void.push(admission == Admission::Void);
+    }
+    Ok(out)
+}
+
+/// The relay's own notices: `Start` first and only first; a `Timeout` exactly the earliest
+/// deadline the coordinator says was missed at the notice's time.
+fn relay_notice(coordinator: &Coordinator, e: &Auth, first: bool) -> Result<(), (String, String)> {
+    let t = e.receipt.time_ms;
+    match (&e.body.payload, first) {
+        (Payload::Start, true) => Ok(()),
+        (Payload::Start, false) => Err((
+            format!("a second start notice in entry {}", e.index),
+            "The relay started the match twice.".into(),
+        )),
+        (_, true) => Err((
+            format!("entry 0 is a relay {}", e.body.payload.kind()),
+            "The relay's log does not begin with its start notice.".into(),
+        )),
+        (Payload::Timeout { party, expectation, deadline_ms }, false) => {
+            let due = coordinator.overdue(t).first().copied();
+            match due {
+                Some(d)
+                    if d.party == *party
+                        && d.expectation == *expectation
+                        && d.due_ms == *deadline_ms =>
+                {
+                    Ok(())
+                }
+                _ => {
+                    let running = coordinator
+                        .deadlines()
+                        .iter()
+                        .map(|d| format!("{} {:?} by {} ms", d.party, d.expectation, d.due_ms))
+                        .collect::<Vec<_>>()
+                        .join(", ");
+                    Err((
+                        format!(
+                            "timeout of {party} ({expectation:?}, deadline {deadline_ms} ms) at \
+                             {t} ms; the clocks give: {}",
+                            if running.is_empty() { "nobody owes anything" } else { &running }
+                        ),
+                        format!(
+                            "The relay timed out {party}, but by the terms' clocks and the \
+                             receipts {party} was not past a deadline it owed then."
+                        ),
+                    ))
+                }
+            }
+        }
+        (other, false) => Err((
+            format!("relay-authored {} payload in entry {}", other.kind(), e.index),
+            "The relay wrote a message other than its start and timeout notices.".into(),
+        )),
+    }
+}
+
+fn chain_fault(
+    terms: &AgreedTerms,
+    signer: &Blame,
+    name: &str,
+    e: &Auth,
+    err: &ChainError,
+) -> Fault {
+    let author = Blame { key: signer.key, role: signer.role };
+    let relay = Blame::relay(terms);
+    let lower = name.to_lowercase();
+    let (blame, kind, explanation) = match err {
+        ChainError::Replayed { .. } => (
+            author,
+            FaultKind::BrokenChain,
+            format!("{name} signed two different messages with the same sequence number."),
+        ),
+        ChainError::SeenBackwards { .. } => (
+            author,
+            FaultKind::BrokenChain,
+            format!("{name} signed a message saying it had seen less than an earlier one said."),
+        ),
+        ChainError::OutOfOrder { .. } => (
+            relay,
+            FaultKind::BrokenChain,
+            format!(
+                "The relay accepted a message of {lower} while an earlier one of its messages \
+                 was not in its log: a message was dropped or reordered."
+            ),
+        ),
+        ChainError::SeenFuture { .. } | ChainError::SeenOtherHead { .. } => (
+            relay,
+            FaultKind::Equivocation,
+            format!(
+                "{name} signed that it had seen an entry the relay's log does not hold there: \
+                 the relay showed it a different history from the one it recorded."
+            ),
+        ),
+        ChainError::SeenInvisible { .. } => (
+            relay,
+            FaultKind::Equivocation,
+            format!(
+                "{name} signed that it had seen an entry of a channel it does not read: the \
+                 relay showed it something else at that position."
+            ),
+        ),
+    };
+    blame.fault(kind, e.at(), err.to_string(), explanation)
+}
