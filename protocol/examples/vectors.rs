@@ -74,7 +74,7 @@ pub fn generate() -> Value {
     let setup_white = seed::setup_seed(&[0x11; 32], &contributions[1], &id, Side::White);
 
     let mut author = Author::new(alice.clone(), id);
-    let m0 = author.write(Channel::Public, Payload::Action(b"e2e4".to_vec()));
+    let m0 = author.write(Channel::Public, None, Payload::Action(b"e2e4".to_vec()));
     let body0 = m0.verify().expect("vector message verifies");
     let time_ms = 1_700_000_000_000;
     let genesis = message::genesis_head(&id);
@@ -92,7 +92,7 @@ pub fn generate() -> Value {
     let inner = Payload::Action(b"g1f3".to_vec());
     let umpire_seal = SealSecret::of(&umpire).public();
     let (m1, disclosure) = author
-        .write_sealed(Channel::WhiteUmpire, &inner, &umpire_seal, &[0x66; 32])
+        .write_sealed(Channel::WhiteUmpire, None, &inner, &umpire_seal, &[0x66; 32])
         .expect("sealing to the vector umpire works");
     let body1 = m1.verify().expect("vector sealed message verifies");
     let ctx: SealContext = seal_context(&body1);

@@ -998,14 +998,3 @@ impl Coordinator {
         }
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn deadlines_sort_by_time() {
-        let d = Deadline { party: Party::White, expectation: Expectation::Move, due_ms: 5 };
-        assert_eq!(d.due_ms, 5);
-    }
-}

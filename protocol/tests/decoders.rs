@@ -45,7 +45,7 @@ fn samples() -> Vec<Vec<u8>> {
     let c = common::cast();
     let (signed, agreed) = common::agreed(&c, Colours::Drawn, true);
     let mut alice = Author::new(c.alice.clone(), agreed.match_id);
-    let m = alice.write(Channel::Public, Payload::Action(b"e2e4".to_vec()));
+    let m = alice.write(Channel::Public, None, Payload::Action(b"e2e4".to_vec()));
     let receipt = Receipt {
         version: VERSION,
         match_id: agreed.match_id,
@@ -148,8 +148,11 @@ fn overlong_varint_in_a_receipt_is_refused() {
 #[test]
 fn trailing_bytes_after_a_message_are_refused() {
     let c = common::cast();
-    let m = Author::new(c.alice, protocol::MatchId([1; 32]))
-        .write(Channel::Public, Payload::Action(vec![1]));
+    let m = Author::new(c.alice, protocol::MatchId([1; 32])).write(
+        Channel::Public,
+        None,
+        Payload::Action(vec![1]),
+    );
     let mut bytes = m.to_canonical();
     bytes.push(0);
     assert!(postcard::from_bytes::<SignedMessage>(&bytes).is_ok(), "postcard ignores the tail");

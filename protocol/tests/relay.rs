@@ -1,425 +1,658 @@
-//! The sans-IO relay: chaining, replays, commitments, colours, sealed channels, clocks.
+//! The sans-IO relay and its coordinator, driven with real signed messages: receipts and the
+//! log head, numbering and `seen`, who may say what (docs/PROTOCOL.md), commitments and colours,
+//! clocks and deadlines, the race rule, limits, and resuming from stored entries.
 mod common;
 
-use common::{Cast, agreed, cast, sign, terms};
-use protocol::codec::{Canonical, VERSION};
+use common::{ALICE, BOB, Cast, PRIVATE_SEEDS, Table, UMPIRE, cast, sign, terms, terms_for};
+use protocol::codec::Canonical;
 use protocol::commitment::{self, Opening, PRIVATE_SEED, PUBLIC_CONTRIBUTION};
+use protocol::coordinator::{Admission, NotEntitled};
 use protocol::message::{
-    Author, Expectation, MessageBody, MessageError, Payload, SignedMessage, seal_context,
+    self, Expectation, MessageBody, MessageError, Owed, Payload, Seen, SignedMessage, seal_context,
 };
-use protocol::record::{MatchRecord, RecordError};
-use protocol::relay::{Relay, RelayError, RelayEvent};
+use protocol::relay::{ChainError, Relay, RelayError, RelayEvent, ResumeError};
 use protocol::seal::{self, SealSecret};
-use protocol::terms::{AgreedTerms, Colours};
-use protocol::{Channel, Side, seed};
+use protocol::terms::{Colours, Limits, MatchTerms};
+use protocol::{Channel, Party, Side, flow, seed};
+use rules::Variant;
 
-fn relay(c: &Cast, colours: Colours) -> (Relay, AgreedTerms) {
-    let (_, agreed) = agreed(c, colours, true);
-    let mut r = Relay::new(c.relay.clone(), agreed.clone()).expect("the fixture relay");
-    // Drain the colour event of fixed colours.
-    while r.poll_event().is_some() {}
-    (r, agreed)
+fn chess(c: &Cast) -> MatchTerms {
+    terms_for(c, Variant::Chess, Colours::FirstIsWhite)
 }
 
 fn action(bytes: &[u8]) -> Payload {
     Payload::Action(bytes.to_vec())
 }
 
-fn send(
-    r: &mut Relay,
-    m: &SignedMessage,
-    now: u64,
-) -> Result<protocol::relay::Accepted, RelayError> {
-    r.accept(&m.to_canonical(), now)
+fn resign(side: Side) -> Payload {
+    Payload::Claim(flow::loss_of(side, rules::EndReason::Resignation.name()))
+}
+
+/// A chess match through commit and reveal: play starts at `t = 40`, White (alice) to move.
+fn chess_in_play(c: &Cast) -> Table {
+    let mut t = Table::new(c, chess(c), 0);
+    t.open_match([10, 20, 30, 40]);
+    t
+}
+
+/// The message `who` would write next, with its `seen` replaced.
+fn with_seen(t: &Table, who: usize, seen: Option<Seen>, p: Payload) -> SignedMessage {
+    let c = cast();
+    let identity = [&c.alice, &c.bob, &c.umpire][who];
+    let body = MessageBody { seen, ..t.authors[who].next_body(Channel::Public, None, p) };
+    SignedMessage::sign(&body, identity)
 }
 
 #[test]
-fn accepted_messages_get_receipts_that_verify() {
+fn receipts_number_every_entry_and_chain_the_heads() {
     let c = cast();
-    let (mut r, agreed) = relay(&c, Colours::FirstIsWhite);
-    let mut alice = Author::new(c.alice.clone(), agreed.match_id);
-    let mut bob = Author::new(c.bob.clone(), agreed.match_id);
-    let m0 = alice.write(Channel::Public, action(b"e2e4"));
-    let a0 = send(&mut r, &m0, 10).unwrap();
-    bob.saw(Channel::Public, a0.hash);
-    let m1 = bob.write(Channel::Public, action(b"e7e5"));
-    let a1 = send(&mut r, &m1, 20).unwrap();
-    for (a, seq, time) in [(&a0, 0, 10), (&a1, 1, 20)] {
-        let receipt =
-            a.entry.receipt.verify(&c.relay.public(), &agreed.match_id, &a.entry.message).unwrap();
-        assert_eq!(
-            (receipt.seq, receipt.time_ms, receipt.message),
-            (seq, time, a.entry.message.signed_hash())
-        );
+    let mut t = Table::new(&c, chess(&c), 5);
+    t.commit(ALICE, 10);
+    t.commit(BOB, 20);
+    let id = t.agreed.match_id;
+    // Entry 0 is the relay's own Start notice, then the two commitments.
+    assert_eq!(t.relay.entries().len(), 3);
+    let start = t.body(0);
+    assert_eq!((start.author, start.seq, start.payload), (c.relay.public(), 0, Payload::Start));
+    let mut head = message::genesis_head(&id);
+    for (i, time) in [5, 10, 20].into_iter().enumerate() {
+        let e = &t.relay.entries()[i];
+        let r = e.receipt.verify(&c.relay.public(), &id, &e.message).expect("receipt verifies");
+        head = message::next_head(&head, i as u64, time, &e.message.signed_hash());
+        assert_eq!((r.seq, r.time_ms, r.head), (i as u64, time, head));
     }
-    assert_eq!(r.entries().len(), 2);
-    // The heads chain: the second receipt's head is the hash of the first's and its entry.
-    let heads: Vec<_> =
-        r.entries().iter().map(|e| e.receipt.open(&c.relay.public()).unwrap()).collect();
-    let h0 = protocol::message::genesis_head(&agreed.match_id);
-    let h1 = protocol::message::next_head(&h0, 0, 10, &m0.signed_hash());
-    let h2 = protocol::message::next_head(&h1, 1, 20, &m1.signed_hash());
-    assert_eq!((heads[0].head, heads[1].head, r.head()), (h1, h2, h2));
+    assert_eq!(t.relay.head(), head);
+    // Bob's commitment names alice's as the last entry he had seen, with its head.
+    let bob = t.body(2);
+    assert_eq!(bob.seen, Some(Seen { seq: 1, head: t.receipt(1).head }));
+    // A receipt does not verify for another message.
+    let e = &t.relay.entries()[1];
+    assert!(e.receipt.verify(&c.relay.public(), &id, &t.relay.entries()[2].message).is_err());
 }
 
 #[test]
-fn forged_message_is_refused() {
+fn forged_messages_are_refused_and_change_nothing() {
     let c = cast();
-    let (mut r, agreed) = relay(&c, Colours::FirstIsWhite);
-    let mut m = Author::new(c.alice.clone(), agreed.match_id).write(Channel::Public, action(b"x"));
+    let mut t = Table::new(&c, chess(&c), 0);
+    let before = (t.relay.entries().len(), t.relay.head());
+    let mut m = t.write(ALICE, Channel::Public, None, action(b"x"));
     m.signature.r[3] ^= 0x10;
-    assert!(matches!(send(&mut r, &m, 0), Err(RelayError::Message(MessageError::Signature(_)))));
-    // Someone else signing a body that names alice as author.
-    let body =
-        Author::new(c.alice.clone(), agreed.match_id).next_body(Channel::Public, action(b"x"));
+    assert!(matches!(
+        t.relay.accept(&m.to_canonical(), 1),
+        Err(RelayError::Message(MessageError::Signature(_)))
+    ));
+    // Bob signing a body that names alice as its author.
+    let body = t.authors[ALICE].next_body(Channel::Public, None, action(b"x"));
     let forged = SignedMessage::sign(&body, &c.bob);
-    assert!(matches!(send(&mut r, &forged, 0), Err(RelayError::Message(_))));
-    assert!(r.entries().is_empty());
+    assert!(matches!(t.relay.accept(&forged.to_canonical(), 1), Err(RelayError::Message(_))));
+    // Garbage and a truncated message.
+    assert!(matches!(t.relay.accept(&[0xff; 7], 1), Err(RelayError::Message(_))));
+    let good = t.write(ALICE, Channel::Public, None, action(b"x")).to_canonical();
+    assert!(matches!(t.relay.accept(&good[..good.len() - 1], 1), Err(RelayError::Message(_))));
+    assert_eq!((t.relay.entries().len(), t.relay.head()), before);
 }
 
 #[test]
-fn replay_from_another_match_is_refused() {
+fn a_message_for_another_match_is_refused() {
     let c = cast();
-    let (mut r, _) = relay(&c, Colours::FirstIsWhite);
-    // Same players, terms with another nonce: another match id.
-    let other = sign(&c, &terms(&c, Colours::FirstIsWhite, true, 9)).verify().unwrap();
-    let m = Author::new(c.alice.clone(), other.match_id).write(Channel::Public, action(b"e2e4"));
+    let mut t = Table::new(&c, chess(&c), 0);
+    let other =
+        sign(&c, &MatchTerms { players: terms(&c, Colours::Drawn, false, 9).players, ..chess(&c) })
+            .verify()
+            .expect("other terms");
+    assert_ne!(other.match_id, t.agreed.match_id);
+    let m = protocol::message::Author::new(c.alice.clone(), other.match_id).write(
+        Channel::Public,
+        None,
+        action(b"e2e4"),
+    );
     assert!(matches!(
-        send(&mut r, &m, 0),
+        t.relay.accept(&m.to_canonical(), 1),
         Err(RelayError::Message(MessageError::WrongMatch { .. }))
     ));
 }
 
 #[test]
-fn duplicates_replays_and_reorders_are_refused() {
+fn numbering_gaps_replays_and_duplicates_are_refused() {
     let c = cast();
-    let (mut r, agreed) = relay(&c, Colours::FirstIsWhite);
-    let mut alice = Author::new(c.alice.clone(), agreed.match_id);
-    let m0 = alice.write(Channel::Public, action(b"e2e4"));
-    let m1 = alice.write(Channel::Public, action(b"d2d4"));
-    let m2 = alice.write(Channel::Public, action(b"c2c4"));
-    // Reordered: seq 1 before seq 0.
-    assert!(matches!(
-        send(&mut r, &m1, 0),
-        Err(RelayError::OutOfOrder { seq: 1, expected: 0, .. })
-    ));
-    send(&mut r, &m0, 0).unwrap();
-    // The same bytes again.
-    assert!(matches!(send(&mut r, &m0, 1), Err(RelayError::Duplicate { .. })));
-    send(&mut r, &m1, 2).unwrap();
-    // A different message reusing seq 1 (replay of a sequence number).
-    let mut again = Author::new(c.alice.clone(), agreed.match_id);
-    let _ = again.write(Channel::Public, action(b"e2e4"));
-    let other1 = again.write(Channel::Public, action(b"g1f3"));
-    assert!(matches!(
-        send(&mut r, &other1, 3),
-        Err(RelayError::Replayed { seq: 1, expected: 2, .. })
-    ));
-    // The refusals changed nothing: the right next message still goes through.
-    assert_eq!(send(&mut r, &m2, 4).map(|a| a.body.seq), Ok(2));
-}
-
-#[test]
-fn prev_must_name_an_accepted_message_not_older_than_the_authors_own() {
-    let c = cast();
-    let (mut r, agreed) = relay(&c, Colours::FirstIsWhite);
-    let mut alice = Author::new(c.alice.clone(), agreed.match_id);
-    let mut bob = Author::new(c.bob.clone(), agreed.match_id);
-    let a0 = send(&mut r, &alice.write(Channel::Public, action(b"e2e4")), 0).unwrap();
-    // Bob names a message the relay never accepted.
-    bob.saw(Channel::Public, protocol::MessageHash([0xee; 32]));
-    let bad = bob.write(Channel::Public, action(b"e7e5"));
-    assert!(matches!(send(&mut r, &bad, 1), Err(RelayError::UnknownPrev { .. })));
-    let mut bob = Author::new(c.bob.clone(), agreed.match_id);
-    bob.saw(Channel::Public, a0.hash);
-    let b0 = send(&mut r, &bob.write(Channel::Public, action(b"e7e5")), 2).unwrap();
-    alice.saw(Channel::Public, b0.hash);
-    send(&mut r, &alice.write(Channel::Public, action(b"g1f3")), 3).unwrap();
-    // Bob's second message pointing back before his own first: stale.
-    let body = MessageBody {
-        version: VERSION,
-        match_id: agreed.match_id,
-        channel: Channel::Public,
-        author: c.bob.public(),
-        seq: 1,
-        prev: Some(a0.hash),
-        payload: action(b"b8c6"),
-    };
-    let stale = SignedMessage::sign(&body, &c.bob);
-    assert!(matches!(send(&mut r, &stale, 4), Err(RelayError::StalePrev { .. })));
-    let none = SignedMessage::sign(&MessageBody { prev: None, ..body }, &c.bob);
-    assert!(matches!(send(&mut r, &none, 4), Err(RelayError::StalePrev { .. })));
-}
-
-#[test]
-fn who_may_write_where() {
-    let c = cast();
-    let (mut r, agreed) = relay(&c, Colours::FirstIsWhite);
-    let umpire_key = SealSecret::of(&c.umpire).public();
-    let out = Author::new(c.outsider.clone(), agreed.match_id).write(Channel::Public, action(b"x"));
-    assert!(matches!(send(&mut r, &out, 0), Err(RelayError::NotAllowed { .. })));
-    // The relay's own key cannot be used from outside.
-    let fake = Author::new(c.relay.clone(), agreed.match_id).write(Channel::Public, action(b"x"));
-    assert!(matches!(send(&mut r, &fake, 0), Err(RelayError::NotAllowed { .. })));
-    // Alice (white) may not write on black's private channel.
-    let (m, _) = Author::new(c.alice.clone(), agreed.match_id)
-        .write_sealed(Channel::BlackUmpire, &action(b"x"), &umpire_key, &[1; 32])
-        .unwrap();
-    assert!(matches!(send(&mut r, &m, 0), Err(RelayError::NotAllowed { .. })));
-    // Plaintext on a private channel.
-    let m = Author::new(c.alice.clone(), agreed.match_id).write(Channel::WhiteUmpire, action(b"x"));
-    assert!(matches!(send(&mut r, &m, 0), Err(RelayError::Unsealed { kind: "action", .. })));
-    // A timeout notice is the relay's alone.
-    let m = Author::new(c.alice.clone(), agreed.match_id).write(
+    let mut t = Table::new(&c, chess(&c), 0);
+    let (value, nonce) = common::CONTRIBUTIONS[ALICE];
+    let id = t.agreed.match_id;
+    let commitment =
+        commitment::commit(PUBLIC_CONTRIBUTION, &id, &c.alice.public(), &value, &nonce);
+    let m0 = t.write(
+        ALICE,
         Channel::Public,
-        Payload::Timeout { side: Side::Black, expectation: Expectation::Move, deadline_ms: 0 },
+        None,
+        Payload::Commit { purpose: PUBLIC_CONTRIBUTION.into(), commitment },
     );
-    assert!(matches!(send(&mut r, &m, 0), Err(RelayError::PayloadNotAllowed { .. })));
-    // No private channels without an umpire.
-    let (_, open_game) = agreed_unumpired(&c);
-    let mut r2 = Relay::new(c.relay.clone(), open_game.clone()).unwrap();
-    let (m, _) = Author::new(c.alice.clone(), open_game.match_id)
-        .write_sealed(Channel::WhiteUmpire, &action(b"x"), &umpire_key, &[1; 32])
-        .unwrap();
-    assert!(matches!(send(&mut r2, &m, 0), Err(RelayError::ChannelClosed { .. })));
+    let mut ahead = t.authors[ALICE].clone();
+    let _ = ahead.write(Channel::Public, None, action(b"a"));
+    let m1 = ahead.write(Channel::Public, None, action(b"b"));
+    assert_eq!(
+        t.relay.accept(&m1.to_canonical(), 1).err(),
+        Some(RelayError::Chain(ChainError::OutOfOrder { seq: 1, expected: 0 }))
+    );
+    t.submit(ALICE, &m0, 2).expect("alice's commitment");
+    // The same bytes again, and another message with the same number.
+    assert_eq!(
+        t.relay.accept(&m0.to_canonical(), 3).err(),
+        Some(RelayError::Chain(ChainError::Replayed { seq: 0, expected: 1 }))
+    );
+    let body =
+        MessageBody { seq: 0, ..t.authors[ALICE].next_body(Channel::Public, None, action(b"c")) };
+    let again = SignedMessage::sign(&body, &c.alice);
+    assert_eq!(
+        t.relay.accept(&again.to_canonical(), 3).err(),
+        Some(RelayError::Chain(ChainError::Replayed { seq: 0, expected: 1 }))
+    );
+    assert_eq!(t.relay.entries().len(), 2);
 }
 
-fn agreed_unumpired(c: &Cast) -> (protocol::terms::SignedTerms, AgreedTerms) {
-    common::agreed(c, Colours::FirstIsWhite, false)
-}
-
-/// ARCHITECTURE.md steps 2-5 with drawn colours: commitments, public reveal, colours, setup
-/// seeds, sealed setup to the umpire, an umpire acknowledgement and a sealed move.
 #[test]
-fn commit_reveal_draw_and_sealed_play() {
+fn seen_must_name_an_entry_its_author_could_have_received() {
     let c = cast();
-    let (signed, agreed) = common::agreed(&c, Colours::Drawn, true);
-    let mut r = Relay::new(c.relay.clone(), agreed.clone()).unwrap();
-    let id = agreed.match_id;
-    let umpire_seal = SealSecret::of(&c.umpire);
-    let players = [(&c.alice, [0x11u8; 32], [0x12u8; 32]), (&c.bob, [0x21; 32], [0x22; 32])];
-    let mut authors: Vec<Author> =
-        players.iter().map(|(who, _, _)| Author::new((*who).clone(), id)).collect();
-    let mut now = 0;
-    // Step 2: both commit to a private seed and a public contribution.
-    for (i, (who, private, public)) in players.iter().enumerate() {
-        for (purpose, value, nonce) in [
-            (PRIVATE_SEED, private, [i as u8; 32]),
-            (PUBLIC_CONTRIBUTION, public, [9 + i as u8; 32]),
-        ] {
-            let commitment = commitment::commit(purpose, &id, &who.public(), value, &nonce);
-            let m = authors[i]
-                .write(Channel::Public, Payload::Commit { purpose: purpose.into(), commitment });
-            now += 1;
-            let a = send(&mut r, &m, now).unwrap();
-            for other in authors.iter_mut() {
-                other.saw(Channel::Public, a.hash);
-            }
-        }
-    }
-    // Private channels stay closed until the colours are drawn.
-    let (early, _) = authors[0]
-        .clone()
-        .write_sealed(Channel::WhiteUmpire, &action(b"x"), &umpire_seal.public(), &[0; 32])
-        .unwrap();
-    assert!(matches!(send(&mut r, &early, now), Err(RelayError::ChannelClosed { .. })));
-    assert_eq!(r.poll_event(), None);
-    // A reveal that does not open its commitment is refused.
-    let bad = authors[0].clone().write(
-        Channel::Public,
-        Payload::Reveal {
-            purpose: PUBLIC_CONTRIBUTION.into(),
-            opening: Opening { value: players[0].2.to_vec(), nonce: [0xff; 32] },
-        },
+    let mut t = Table::new(&c, terms_for(&c, Variant::Kriegspiel, Colours::FirstIsWhite), 0);
+    t.open_match([1, 2, 3, 4]);
+    t.send(UMPIRE, Channel::Public, None, Payload::Turn { next: Owed::Side(Side::White) }, 5)
+        .expect("the umpire starts play");
+    let len = t.relay.entries().len() as u64;
+    let head_of = |t: &Table, i: u64| t.receipt(i as usize).head;
+    // Beyond the log.
+    let m = with_seen(
+        &t,
+        BOB,
+        Some(Seen { seq: len, head: head_of(&t, len - 1) }),
+        resign(Side::Black),
     );
-    assert!(matches!(send(&mut r, &bad, now), Err(RelayError::BadOpening(_))));
-    // Step 3: both open their public contributions.
-    for (i, (_, _, public)) in players.iter().enumerate() {
-        let opening = Opening { value: public.to_vec(), nonce: [9 + i as u8; 32] };
-        let m = authors[i].write(
-            Channel::Public,
-            Payload::Reveal { purpose: PUBLIC_CONTRIBUTION.into(), opening },
+    assert_eq!(
+        t.relay.accept(&m.to_canonical(), 6).err(),
+        Some(RelayError::Chain(ChainError::SeenFuture { seen: len, len }))
+    );
+    // A head the relay's log does not have at that position (a forked view).
+    let forked = Some(Seen { seq: len - 1, head: head_of(&t, len - 2) });
+    let m = with_seen(&t, BOB, forked, resign(Side::Black));
+    assert_eq!(
+        t.relay.accept(&m.to_canonical(), 6).err(),
+        Some(RelayError::Chain(ChainError::SeenOtherHead { seen: len - 1 }))
+    );
+    // White's sealed attempt, then Black claiming to have seen it.
+    let attempt = t.write_sealed(ALICE, Channel::WhiteUmpire, None, &action(b"e2e4"));
+    t.submit(ALICE, &attempt, 7).expect("white's attempt");
+    t.deliver(ALICE);
+    t.deliver(UMPIRE);
+    let at = t.relay.entries().len() as u64 - 1;
+    let m = with_seen(&t, BOB, Some(Seen { seq: at, head: head_of(&t, at) }), resign(Side::Black));
+    assert_eq!(
+        t.relay.accept(&m.to_canonical(), 8).err(),
+        Some(RelayError::Chain(ChainError::SeenInvisible { seen: at }))
+    );
+    // Going back from what the author's previous message had seen.
+    let back = Some(Seen { seq: 1, head: head_of(&t, 1) });
+    let m = with_seen(&t, BOB, back, resign(Side::Black));
+    assert!(matches!(
+        t.relay.accept(&m.to_canonical(), 8),
+        Err(RelayError::Chain(ChainError::SeenBackwards { .. }))
+    ));
+}
+
+#[test]
+fn who_may_say_what() {
+    let c = cast();
+    let mut t = Table::new(&c, terms_for(&c, Variant::Kriegspiel, Colours::FirstIsWhite), 0);
+    let stranger = protocol::message::Author::new(c.outsider.clone(), t.agreed.match_id).write(
+        Channel::Public,
+        None,
+        action(b"x"),
+    );
+    assert!(matches!(
+        t.relay.accept(&stranger.to_canonical(), 1),
+        Err(RelayError::NotEntitled(NotEntitled::Stranger { .. }))
+    ));
+    // The relay's key from outside, a player's Timeout, Start or Turn: never.
+    let fake = protocol::message::Author::new(c.relay.clone(), t.agreed.match_id).write(
+        Channel::Public,
+        None,
+        action(b"x"),
+    );
+    assert!(t.relay.accept(&fake.to_canonical(), 1).is_err());
+    for p in [
+        Payload::Timeout { party: Party::Black, expectation: Expectation::Move, deadline_ms: 0 },
+        Payload::Start,
+        Payload::Turn { next: Owed::Side(Side::White) },
+    ] {
+        let m = t.write(ALICE, Channel::Public, None, p);
+        assert!(
+            matches!(
+                t.relay.accept(&m.to_canonical(), 1),
+                Err(RelayError::NotEntitled(NotEntitled::Never { who: "White", .. }))
+            ),
+            "{:?}",
+            m.verify().map(|b| b.payload.kind())
         );
-        now += 1;
-        let a = send(&mut r, &m, now).unwrap();
-        for other in authors.iter_mut() {
-            other.saw(Channel::Public, a.hash);
-        }
     }
-    let expected = seed::draw_colours(&agreed.terms, &id, &[players[0].2, players[1].2]);
-    assert_eq!(r.poll_event(), Some(RelayEvent::Colours(expected)));
-    assert_eq!(r.colours(), Some(expected));
-    // Each side's setup seed: own private seed, opponent's public contribution.
-    let white = if expected.white == c.alice.public() { 0 } else { 1 };
-    let white_seed = seed::setup_seed(&players[white].1, &players[1 - white].2, &id, Side::White);
-    assert_ne!(
-        white_seed,
-        seed::setup_seed(&players[white].1, &players[1 - white].2, &id, Side::Black)
-    );
-    // Step 4: white seals its private seed opening to the umpire; the umpire acknowledges.
+    // Private channels before colours are known.
+    let m = t.write_sealed(ALICE, Channel::WhiteUmpire, None, &action(b"e2e4"));
+    assert!(matches!(
+        t.relay.accept(&m.to_canonical(), 1),
+        Err(RelayError::NotEntitled(NotEntitled::NotNow { .. }))
+    ));
+    t.open_match([2, 3, 4, 5]);
+    // Alice (white) on black's channel; plaintext on her own; sealed on the public one.
+    let m = t.write_sealed(ALICE, Channel::BlackUmpire, None, &action(b"e2e4"));
+    assert!(matches!(
+        t.relay.accept(&m.to_canonical(), 6),
+        Err(RelayError::NotEntitled(NotEntitled::Never { .. }))
+    ));
+    let m = t.write(ALICE, Channel::WhiteUmpire, None, action(b"e2e4"));
+    assert!(matches!(
+        t.relay.accept(&m.to_canonical(), 6),
+        Err(RelayError::NotEntitled(NotEntitled::Never { .. }))
+    ));
+    // The umpire publishing an observation in clear (a leak of one side's view): never.
+    let m = t.write(UMPIRE, Channel::Public, None, Payload::Observation(b"a2 a3 b2".to_vec()));
+    assert!(matches!(
+        t.relay.accept(&m.to_canonical(), 6),
+        Err(RelayError::NotEntitled(NotEntitled::Never { who: "the umpire", .. }))
+    ));
+    // A player's action in clear in an umpired game: never.
+    let m = t.write(ALICE, Channel::Public, None, action(b"e2e4"));
+    assert!(matches!(
+        t.relay.accept(&m.to_canonical(), 6),
+        Err(RelayError::NotEntitled(NotEntitled::Never { .. }))
+    ));
+    // White acting before the umpire's Turn started play: not now.
+    let m = t.write_sealed(ALICE, Channel::WhiteUmpire, None, &action(b"e2e4"));
+    assert!(matches!(
+        t.relay.accept(&m.to_canonical(), 6),
+        Err(RelayError::NotEntitled(NotEntitled::NotNow { .. }))
+    ));
+    // Nothing refused was recorded: Start plus two commitments and two reveals.
+    assert_eq!(t.relay.entries().len(), 5);
+    // Without an umpire there are no private channels at all.
+    let mut open = Table::new(&c, chess(&c), 0);
+    open.open_match([1, 2, 3, 4]);
+    let m = open.write_sealed(ALICE, Channel::WhiteUmpire, None, &action(b"e2e4"));
+    assert!(matches!(
+        open.relay.accept(&m.to_canonical(), 5),
+        Err(RelayError::NotEntitled(NotEntitled::Never { .. }))
+    ));
+}
+
+#[test]
+fn commit_reveal_draws_colours_and_the_umpire_opens_sealed_setups() {
+    let c = cast();
+    let mut t = Table::new(&c, terms_for(&c, Variant::Sic, Colours::Drawn), 0);
+    t.commit(ALICE, 1);
+    // A reveal before both have committed is not due yet; a reveal that does not open its
+    // commitment is refused.
+    let early = t.write(ALICE, Channel::Public, None, Table::reveal_payload(ALICE));
+    assert!(matches!(
+        t.relay.accept(&early.to_canonical(), 2),
+        Err(RelayError::NotEntitled(NotEntitled::NotNow { .. }))
+    ));
+    t.commit(BOB, 2);
+    let mut bad = Table::reveal_payload(ALICE);
+    if let Payload::Reveal { opening, .. } = &mut bad {
+        opening.nonce = [0xff; 32];
+    }
+    let m = t.write(ALICE, Channel::Public, None, bad);
+    assert!(matches!(
+        t.relay.accept(&m.to_canonical(), 3),
+        Err(RelayError::NotEntitled(NotEntitled::BadOpening(_)))
+    ));
+    t.send(ALICE, Channel::Public, None, Table::reveal_payload(ALICE), 3).expect("reveal");
+    // A second reveal of the same contribution.
+    let m = t.write(ALICE, Channel::Public, None, Table::reveal_payload(ALICE));
+    assert!(matches!(
+        t.relay.accept(&m.to_canonical(), 3),
+        Err(RelayError::NotEntitled(NotEntitled::NothingToOpen { .. }))
+    ));
+    assert_eq!(t.relay.colours(), None);
+    t.send(BOB, Channel::Public, None, Table::reveal_payload(BOB), 4).expect("reveal");
+    let contributions = [common::CONTRIBUTIONS[ALICE].0, common::CONTRIBUTIONS[BOB].0];
+    let expected = seed::draw_colours(&t.agreed.terms, &t.agreed.match_id, &contributions);
+    assert_eq!(t.relay.poll_event(), Some(RelayEvent::Colours(expected)));
+    assert_eq!(t.relay.colours(), Some(expected));
+    // White seals its private-seed opening to the umpire, who can open it.
+    let white = t.of(Side::White);
+    let (value, nonce) = PRIVATE_SEEDS[white];
     let inner = Payload::Open {
         purpose: PRIVATE_SEED.into(),
-        opening: Opening { value: players[white].1.to_vec(), nonce: [white as u8; 32] },
+        opening: Opening { value: value.to_vec(), nonce },
     };
-    let (sealed_msg, disclosure) = authors[white]
-        .write_sealed(Channel::WhiteUmpire, &inner, &umpire_seal.public(), &[0x33; 32])
-        .unwrap();
-    now += 1;
-    let a = send(&mut r, &sealed_msg, now).unwrap();
+    let a = t.send_sealed(white, Channel::WhiteUmpire, None, &inner, 5).expect("sealed setup");
     let Payload::Sealed(sealed) = &a.body.payload else { panic!("sealed payload expected") };
-    let plain = seal::open(&umpire_seal, &seal_context(&a.body), sealed).unwrap();
+    let plain = seal::open(&SealSecret::of(&c.umpire), &seal_context(&a.body), sealed)
+        .expect("the umpire opens it");
     assert_eq!(Payload::from_canonical(&plain), Ok(inner));
-    let mut umpire = Author::new(c.umpire.clone(), id);
-    umpire.saw(Channel::WhiteUmpire, a.hash);
-    let white_seal = SealSecret::of(players[white].0).public();
-    let (ack, _) = umpire
-        .write_sealed(
-            Channel::WhiteUmpire,
-            &Payload::Ack { message: a.hash },
-            &white_seal,
-            &[0x44; 32],
-        )
-        .unwrap();
-    now += 1;
-    send(&mut r, &ack, now).unwrap();
-    // The record of all this passes the envelope check, and its disclosure re-seals.
-    let record = MatchRecord {
-        version: VERSION,
-        terms: signed,
-        entries: r.entries().to_vec(),
-        disclosures: vec![disclosure.clone()],
-    };
-    let back = MatchRecord::from_canonical(&record.to_canonical()).unwrap();
-    assert_eq!(back.check_envelope().map(|t| t.0.match_id), Ok(id));
-    assert_eq!(
-        seal::check_disclosure_deep(
-            &umpire_seal.public(),
-            &seal_context(&a.body),
-            sealed,
-            &disclosure.plaintext,
-            &disclosure.seal_seed
-        ),
-        Ok(())
-    );
-    // The record's disclosures check against the sealed messages, and a false one does not.
-    let disclosed = back.check_disclosures(&agreed, &expected).unwrap();
-    assert_eq!(disclosed.get(&a.hash), Some(&Payload::from_canonical(&plain).unwrap()));
-    let mut lie = record.clone();
-    lie.disclosures[0].plaintext = action(b"resign").to_canonical();
+    // A second sealed setup from the same side is not owed.
+    let m = t.write_sealed(white, Channel::WhiteUmpire, None, &action(b"again"));
     assert!(matches!(
-        lie.check_disclosures(&agreed, &expected),
-        Err(RecordError::Disclosure { .. })
+        t.relay.accept(&m.to_canonical(), 6),
+        Err(RelayError::NotEntitled(NotEntitled::NotNow { .. }))
     ));
-    // A record whose entries were reordered is refused.
-    let mut swapped = record.clone();
-    swapped.entries.swap(0, 1);
-    assert!(matches!(swapped.check_envelope(), Err(RecordError::ReceiptOrder { .. })));
 }
 
 #[test]
-fn copied_commitment_and_double_commit_are_refused() {
+fn copied_repeated_and_late_commitments_are_refused() {
     let c = cast();
-    let (mut r, agreed) = relay(&c, Colours::Drawn);
-    let id = agreed.match_id;
+    let mut t = Table::new(&c, terms_for(&c, Variant::Sic, Colours::Drawn), 0);
+    let id = t.agreed.match_id;
     let commitment = commitment::commit(PRIVATE_SEED, &id, &c.alice.public(), &[1; 32], &[2; 32]);
-    let payload = Payload::Commit { purpose: PRIVATE_SEED.into(), commitment };
-    let mut alice = Author::new(c.alice.clone(), id);
-    send(&mut r, &alice.write(Channel::Public, payload.clone()), 0).unwrap();
-    // Bob copies alice's commitment (under another purpose so only the copy is at fault).
+    t.send(
+        ALICE,
+        Channel::Public,
+        None,
+        Payload::Commit { purpose: PRIVATE_SEED.into(), commitment },
+        1,
+    )
+    .expect("alice commits");
+    // Bob copies alice's commitment (under another purpose, so only the copy is at fault).
     let copy = Payload::Commit { purpose: PUBLIC_CONTRIBUTION.into(), commitment };
-    let m = Author::new(c.bob.clone(), id).write(Channel::Public, copy);
-    let Err(RelayError::DuplicateCommitment(e)) = send(&mut r, &m, 1) else {
-        panic!("copy accepted")
+    let m = t.write(BOB, Channel::Public, None, copy);
+    let Err(RelayError::NotEntitled(NotEntitled::DuplicateCommitment(e))) =
+        t.relay.accept(&m.to_canonical(), 2)
+    else {
+        panic!("a copied commitment was accepted")
     };
     assert_eq!((e.first.author, e.second.author), (c.alice.public(), c.bob.public()));
-    // Alice commits to her private seed a second time.
+    // Alice commits to her private seed a second time (grinding).
     let again = commitment::commit(PRIVATE_SEED, &id, &c.alice.public(), &[3; 32], &[2; 32]);
-    let m = alice.write(
+    let m = t.write(
+        ALICE,
         Channel::Public,
+        None,
         Payload::Commit { purpose: PRIVATE_SEED.into(), commitment: again },
     );
-    assert!(matches!(send(&mut r, &m, 2), Err(RelayError::Recommitted { .. })));
+    assert!(matches!(
+        t.relay.accept(&m.to_canonical(), 3),
+        Err(RelayError::NotEntitled(NotEntitled::Recommitted { .. }))
+    ));
     // Revealing what was never committed.
-    let mut bob = Author::new(c.bob.clone(), id);
-    let m = bob.write(
+    let m = t.write(BOB, Channel::Public, None, Table::reveal_payload(BOB));
+    assert!(t.relay.accept(&m.to_canonical(), 3).is_err());
+}
+
+#[test]
+fn a_private_seed_committed_after_the_opponents_contribution_is_refused() {
+    let c = cast();
+    let mut t = Table::new(&c, terms_for(&c, Variant::Sic, Colours::Drawn), 0);
+    let id = t.agreed.match_id;
+    t.commit(ALICE, 1);
+    // Bob commits only to his contribution; alice's reveal is refused until he is done, so
+    // he cannot learn hers first and then choose his seed.
+    let (value, nonce) = common::CONTRIBUTIONS[BOB];
+    let commitment = commitment::commit(PUBLIC_CONTRIBUTION, &id, &c.bob.public(), &value, &nonce);
+    t.send(
+        BOB,
         Channel::Public,
-        Payload::Reveal {
-            purpose: PUBLIC_CONTRIBUTION.into(),
-            opening: Opening { value: vec![], nonce: [0; 32] },
-        },
-    );
-    assert!(matches!(send(&mut r, &m, 3), Err(RelayError::NotCommitted { .. })));
+        None,
+        Payload::Commit { purpose: PUBLIC_CONTRIBUTION.into(), commitment },
+        2,
+    )
+    .expect("bob's contribution");
+    let m = t.write(ALICE, Channel::Public, None, Table::reveal_payload(ALICE));
+    assert!(matches!(
+        t.relay.accept(&m.to_canonical(), 3),
+        Err(RelayError::NotEntitled(NotEntitled::NotNow { .. }))
+    ));
 }
 
 #[test]
 fn only_the_terms_relay_key_runs_the_relay() {
     let c = cast();
-    let (_, agreed) = common::agreed(&c, Colours::FirstIsWhite, true);
-    assert!(matches!(Relay::new(c.outsider.clone(), agreed), Err(RelayError::NotTheRelay { .. })));
+    let agreed = sign(&c, &chess(&c)).verify().expect("terms");
+    assert!(matches!(
+        Relay::new(c.outsider.clone(), agreed, 0),
+        Err(RelayError::NotTheRelay { .. })
+    ));
 }
 
 #[test]
-fn a_move_runs_the_clock_with_increment() {
+fn open_moves_run_the_clocks_with_increment() {
     let c = cast();
-    let (mut r, agreed) = relay(&c, Colours::FirstIsWhite);
-    r.expect(Side::White, Expectation::Move, 100);
-    assert_eq!(r.poll_timeout(), Some(1100));
-    let m = Author::new(c.alice.clone(), agreed.match_id).write(Channel::Public, action(b"e2e4"));
-    send(&mut r, &m, 400).unwrap();
-    // 1000 - 300 used + 100 increment.
-    assert_eq!(r.remaining_ms(Side::White), 800);
-    assert_eq!(r.poll_timeout(), None);
-    r.handle_timeout(10_000);
-    assert_eq!(r.poll_event(), None);
+    let mut t = chess_in_play(&c);
+    // White's clock started at the second reveal (t = 40): 1000 ms.
+    assert_eq!(t.relay.poll_timeout(), Some(1040));
+    t.send(ALICE, Channel::Public, None, action(b"e2e4"), 340).expect("white moves");
+    // 1000 - 300 used + 100 increment; Black's clock runs from 340.
+    assert_eq!(t.relay.remaining_ms(Side::White), 800);
+    assert_eq!(t.relay.poll_timeout(), Some(1340));
+    t.send(BOB, Channel::Public, None, action(b"e7e5"), 1340).expect("black moves at the deadline");
+    assert_eq!(t.relay.remaining_ms(Side::Black), 100);
+    assert_eq!(t.relay.poll_timeout(), Some(1340 + 800));
+    // Nothing expires before a deadline.
+    assert!(t.expire(2140).is_empty());
 }
 
 #[test]
-fn deadline_expiry_is_reported_signed_and_ends_that_sides_moves() {
+fn a_missed_move_is_timed_out_signed_and_ends_that_sides_play() {
     let c = cast();
-    let (mut r, agreed) = relay(&c, Colours::FirstIsWhite);
-    r.expect(Side::Black, Expectation::Move, 0);
-    r.handle_timeout(1000); // exactly at the deadline: still in time
-    assert_eq!(r.poll_event(), None);
-    r.handle_timeout(1001);
-    let Some(RelayEvent::TimedOut { side, expectation, deadline_ms, notice }) = r.poll_event()
-    else {
-        panic!("no timeout event");
-    };
-    assert_eq!((side, expectation, deadline_ms), (Side::Black, Expectation::Move, 1000));
-    let body = notice.message.verify_for(&agreed.match_id).unwrap();
-    assert_eq!(body.author, c.relay.public());
+    let mut t = chess_in_play(&c);
+    t.send(ALICE, Channel::Public, None, action(b"e2e4"), 100).expect("white moves");
+    assert!(t.expire(1100).is_empty(), "exactly at the deadline is still in time");
+    let out = t.expire(1101);
+    assert_eq!(out, vec![(Party::Black, Expectation::Move, 1100, 1101)]);
+    let notice = t.body(t.relay.entries().len() - 1);
+    assert_eq!(notice.author, c.relay.public());
     assert_eq!(
-        body.payload,
-        Payload::Timeout { side: Side::Black, expectation, deadline_ms: 1000 }
+        notice.payload,
+        Payload::Timeout { party: Party::Black, expectation: Expectation::Move, deadline_ms: 1100 }
     );
-    let receipt =
-        notice.receipt.verify(&c.relay.public(), &agreed.match_id, &notice.message).unwrap();
-    assert_eq!(receipt.time_ms, 1001);
-    assert!(r.has_timed_out(Side::Black));
-    let m = Author::new(c.bob.clone(), agreed.match_id).write(Channel::Public, action(b"e7e5"));
-    assert!(matches!(send(&mut r, &m, 1002), Err(RelayError::TimedOut { side: Side::Black })));
+    assert!(t.relay.has_timed_out(Party::Black));
+    assert!(!t.relay.has_timed_out(Party::White));
+    let m = t.write(BOB, Channel::Public, None, action(b"e7e5"));
+    assert!(matches!(
+        t.relay.accept(&m.to_canonical(), 1102),
+        Err(RelayError::NotEntitled(NotEntitled::TimedOut { party: Party::Black }))
+    ));
 }
 
 #[test]
-fn a_late_move_is_refused_and_a_missed_reveal_reported() {
+fn a_late_move_is_refused_because_its_deadline_expires_first() {
     let c = cast();
-    let (mut r, agreed) = relay(&c, Colours::FirstIsWhite);
-    r.expect(Side::White, Expectation::Move, 0);
-    r.expect(Side::Black, Expectation::Reveal, 0);
-    let mut alice = Author::new(c.alice.clone(), agreed.match_id);
-    // The move arrives after white's deadline: accept() expires deadlines first.
-    let m = alice.write(Channel::Public, action(b"e2e4"));
-    assert!(matches!(send(&mut r, &m, 1500), Err(RelayError::TimedOut { side: Side::White })));
-    let mut sides = Vec::new();
-    while let Some(e) = r.poll_event() {
-        if let RelayEvent::TimedOut { side, expectation, .. } = e {
-            sides.push((side, expectation));
+    let mut t = chess_in_play(&c);
+    let m = t.write(ALICE, Channel::Public, None, action(b"e2e4"));
+    assert!(matches!(
+        t.relay.accept(&m.to_canonical(), 2000),
+        Err(RelayError::NotEntitled(NotEntitled::TimedOut { party: Party::White }))
+    ));
+    let mut timed = Vec::new();
+    while let Some(e) = t.relay.poll_event() {
+        if let RelayEvent::TimedOut { party, deadline_ms, .. } = e {
+            timed.push((party, deadline_ms));
         }
     }
-    assert_eq!(sides, vec![(Side::White, Expectation::Move), (Side::Black, Expectation::Reveal)]);
-    // The two timeout notices are chained on the public channel and numbered 0 and 1.
-    let entries = r.entries();
-    assert_eq!(entries.len(), 2);
-    let second = entries[1].message.verify().unwrap();
-    assert_eq!((second.seq, second.prev), (1, Some(entries[0].message.hash())));
+    assert!(timed.contains(&(Party::White, 1040)), "{timed:?}");
+}
+
+#[test]
+fn only_the_side_that_owes_a_reveal_is_timed_out() {
+    let c = cast();
+    let mut t = Table::new(&c, chess(&c), 0);
+    t.commit(ALICE, 10);
+    // Bob never commits: at reveal_ms (500) after the start, he alone is timed out.
+    assert!(t.expire(500).is_empty());
+    assert_eq!(t.expire(501), vec![(Party::Black, Expectation::Reveal, 500, 501)]);
+    assert!(!t.relay.has_timed_out(Party::White));
+    // Both committed, alice revealed: bob, the last revealer, who would know the colours
+    // first, is the one owing.
+    let mut t = Table::new(&c, terms_for(&c, Variant::Chess, Colours::Drawn), 0);
+    t.commit(ALICE, 10);
+    t.commit(BOB, 20);
+    t.send(ALICE, Channel::Public, None, Table::reveal_payload(ALICE), 30).expect("reveal");
+    assert_eq!(t.expire(600), vec![(Party::Black, Expectation::Reveal, 520, 600)]);
+}
+
+fn kriegspiel_in_play(c: &Cast) -> Table {
+    let mut t = Table::new(c, terms_for(c, Variant::Kriegspiel, Colours::FirstIsWhite), 0);
+    t.open_match([1, 2, 3, 4]);
+    t
+}
+
+#[test]
+fn a_silent_umpire_is_timed_out_and_no_player_clock_runs_meanwhile() {
+    let c = cast();
+    let mut t = kriegspiel_in_play(&c);
+    // After the reveals the umpire owes the Turn that starts play, within answer_ms.
+    assert!(t.expire(504).is_empty());
+    assert_eq!(t.expire(505), vec![(Party::Umpire, Expectation::Answer, 504, 505)]);
+    // Once play is under way: an attempt stops White's clock until the umpire answers.
+    let mut t = kriegspiel_in_play(&c);
+    t.send(UMPIRE, Channel::Public, None, Payload::Turn { next: Owed::Side(Side::White) }, 10)
+        .expect("umpire starts play");
+    let a = t
+        .send_sealed(ALICE, Channel::WhiteUmpire, None, &action(b"e2e4"), 110)
+        .expect("white's attempt");
+    // White had 1000 from t = 10 and used 100; the umpire's wait is not White's.
+    assert_eq!(t.relay.remaining_ms(Side::White), 900);
+    let out = t.expire(5000);
+    assert_eq!(out, vec![(Party::Umpire, Expectation::Answer, 610, 5000)]);
+    assert!(!t.relay.has_timed_out(Party::White));
+    // An answer naming the attempt hands the turn over, with White's increment.
+    let mut t = kriegspiel_in_play(&c);
+    t.send(UMPIRE, Channel::Public, None, Payload::Turn { next: Owed::Side(Side::White) }, 10)
+        .expect("umpire starts play");
+    let a2 = t
+        .send_sealed(ALICE, Channel::WhiteUmpire, None, &action(b"e2e4"), 110)
+        .expect("white's attempt");
+    assert_eq!(a.body.payload.kind(), a2.body.payload.kind());
+    t.send(
+        UMPIRE,
+        Channel::Public,
+        Some(a2.hash),
+        Payload::Turn { next: Owed::Side(Side::Black) },
+        200,
+    )
+    .expect("umpire hands the turn to black");
+    assert_eq!(t.relay.remaining_ms(Side::White), 1000);
+    assert_eq!(t.relay.poll_timeout(), Some(1200));
+}
+
+#[test]
+fn kriegspiel_attempts_per_turn_are_limited() {
+    let c = cast();
+    let limits = Limits { max_attempts_per_turn: 2, ..Limits::DEFAULT };
+    let mut t = Table::new(
+        &c,
+        MatchTerms { limits, ..terms_for(&c, Variant::Kriegspiel, Colours::FirstIsWhite) },
+        0,
+    );
+    t.open_match([1, 2, 3, 4]);
+    t.send(UMPIRE, Channel::Public, None, Payload::Turn { next: Owed::Side(Side::White) }, 10)
+        .expect("umpire starts play");
+    for i in 0..2u64 {
+        let a = t
+            .send_sealed(ALICE, Channel::WhiteUmpire, None, &action(b"e2e5"), 20 + i)
+            .expect("an attempt");
+        // "Illegal": a sealed answer naming it gives White the turn back.
+        t.send_sealed(
+            UMPIRE,
+            Channel::WhiteUmpire,
+            Some(a.hash),
+            &Payload::Observation(b"no".to_vec()),
+            30 + i,
+        )
+        .expect("the umpire's answer");
+    }
+    let m = t.write_sealed(ALICE, Channel::WhiteUmpire, None, &action(b"e2e6"));
+    assert!(matches!(
+        t.relay.accept(&m.to_canonical(), 40),
+        Err(RelayError::NotEntitled(NotEntitled::TooManyAttempts { side: Side::White, max: 2 }))
+    ));
+}
+
+#[test]
+fn messages_per_side_are_limited() {
+    let c = cast();
+    let limits = Limits { max_messages_per_side: 3, ..Limits::DEFAULT };
+    let mut t = Table::new(&c, MatchTerms { limits, ..chess(&c) }, 0);
+    t.open_match([1, 2, 3, 4]);
+    t.send(ALICE, Channel::Public, None, action(b"e2e4"), 5).expect("third message");
+    t.send(BOB, Channel::Public, None, action(b"e7e5"), 6).expect("bob's third");
+    let m = t.write(ALICE, Channel::Public, None, action(b"g1f3"));
+    assert!(matches!(
+        t.relay.accept(&m.to_canonical(), 7),
+        Err(RelayError::TooManyMessages { max: 3, .. })
+    ));
+}
+
+#[test]
+fn a_move_racing_a_resignation_is_void_and_one_sent_after_seeing_it_is_refused() {
+    let c = cast();
+    let mut t = chess_in_play(&c);
+    // White writes its move, having seen everything so far; Black's resignation reaches the
+    // relay first.
+    let racing = t.write(ALICE, Channel::Public, None, action(b"e2e4"));
+    t.send(BOB, Channel::Public, None, resign(Side::Black), 50).expect("black resigns");
+    let a = t.submit(ALICE, &racing, 51).expect("the racing move is recorded");
+    assert_eq!(a.admission, Admission::Void);
+    assert!(t.relay.coordinator().is_over());
+    // A move sent after seeing the resignation is not a race.
+    t.deliver_all();
+    let m = t.write(ALICE, Channel::Public, None, action(b"d2d4"));
+    assert!(matches!(
+        t.relay.accept(&m.to_canonical(), 52),
+        Err(RelayError::NotEntitled(NotEntitled::NotNow { .. }))
+    ));
+    // And a move out of turn by what its author had seen is refused, not void.
+    let mut t = chess_in_play(&c);
+    let m = t.write(BOB, Channel::Public, None, action(b"e7e5"));
+    assert!(matches!(
+        t.relay.accept(&m.to_canonical(), 50),
+        Err(RelayError::NotEntitled(NotEntitled::NotNow { .. }))
+    ));
+    assert_eq!(t.relay.entries().len(), 5);
+}
+
+#[test]
+fn a_draw_offer_lapses_with_the_offerers_move_and_two_offers_agree() {
+    let c = cast();
+    let draw = || {
+        Payload::Claim(message::Claim {
+            outcome: message::Outcome::Draw,
+            reason: rules::EndReason::Agreement.name().into(),
+        })
+    };
+    let mut t = chess_in_play(&c);
+    t.send(ALICE, Channel::Public, None, draw(), 50).expect("white offers");
+    assert_eq!(t.relay.coordinator().draw_offer(), Some(Side::White));
+    t.send(ALICE, Channel::Public, None, action(b"e2e4"), 60).expect("white moves");
+    assert_eq!(t.relay.coordinator().draw_offer(), None);
+    t.send(BOB, Channel::Public, None, draw(), 70).expect("black offers");
+    assert!(!t.relay.coordinator().is_over());
+    t.send(ALICE, Channel::Public, None, draw(), 80).expect("white accepts");
+    assert!(t.relay.coordinator().is_over());
+}
+
+#[test]
+fn resume_rebuilds_the_same_relay_from_its_entries() {
+    let c = cast();
+    let mut t = chess_in_play(&c);
+    t.send(ALICE, Channel::Public, None, action(b"e2e4"), 300).expect("white moves");
+    let entries = t.relay.entries().to_vec();
+    let mut resumed = Relay::resume(c.relay.clone(), t.agreed.clone(), &entries).expect("resumes");
+    assert_eq!(resumed.head(), t.relay.head());
+    assert_eq!(resumed.poll_timeout(), t.relay.poll_timeout());
+    assert_eq!(resumed.remaining_ms(Side::White), t.relay.remaining_ms(Side::White));
+    assert_eq!(resumed.colours(), t.relay.colours());
+    // Both accept the next message with byte-identical receipts.
+    let m = t.write(BOB, Channel::Public, None, action(b"e7e5"));
+    let a = t.relay.accept(&m.to_canonical(), 400).expect("original accepts");
+    let b = resumed.accept(&m.to_canonical(), 400).expect("resumed accepts");
+    assert_eq!(a.entry, b.entry);
+    // A stored receipt that is not the relay's, and a store missing an entry, are refused.
+    let mut forged = entries.clone();
+    forged[3].receipt = forged[2].receipt.clone();
+    assert!(matches!(
+        Relay::resume(c.relay.clone(), t.agreed.clone(), &forged),
+        Err(ResumeError::Receipt { index: 3 })
+    ));
+    let mut gap = entries.clone();
+    gap.remove(2);
+    assert!(matches!(
+        Relay::resume(c.relay.clone(), t.agreed.clone(), &gap),
+        Err(ResumeError::Refused { index: 2, .. } | ResumeError::Receipt { index: 2 })
+    ));
 }

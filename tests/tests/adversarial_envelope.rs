@@ -40,8 +40,11 @@ fn forged_signature() {
     let (h, mut all) = midgame("chess");
     let white = h.side(Side::White);
     let black = h.side(Side::Black);
-    let body =
-        h.authors[&h.key(white)].next_body(Channel::Public, Payload::Action(b"Qxf7".to_vec()));
+    let body = h.authors[&h.key(white)].next_body(
+        Channel::Public,
+        None,
+        Payload::Action(b"Qxf7".to_vec()),
+    );
     let forged = SignedMessage {
         signature: h.identity(black).sign(tags::MESSAGE, &body.to_canonical()),
         body: body.to_canonical(),
@@ -82,33 +85,35 @@ fn message_replayed_from_another_match() {
 
 #[test]
 fn reordered_messages() {
-    // The relay logs White's second commitment before its first.
+    // The relay logs player 0's reveal (its second message) before its commitment (its first).
     let (h, mut all) = midgame("chess");
-    all.swap(0, 1);
+    all.swap(1, 3);
     let f = only_fault(
         &faults(&with_entries(&h, relog(&h, &all))),
         FaultKind::BrokenChain,
         Some(h.relay_id.public()),
         Role::Relay,
     );
-    assert_eq!(f.entry, Some(0));
+    assert_eq!(f.entry, Some(1));
 }
 
 #[test]
 fn dropped_message() {
-    // The relay drops player 0's first commitment and accepts its second.
+    // The relay drops player 0's commitment from the record. Player 1 had seen it (its signed
+    // `seen` names position 1 with the head of the honest log): the relay's record is not the
+    // history it showed.
     let (h, mut all) = midgame("chess");
-    let dropped = all.remove(0);
-    let author = dropped.verify().expect("signed").author;
+    all.remove(1);
     let f = faults(&with_entries(&h, relog(&h, &all)));
-    let f = only_fault(&f, FaultKind::BrokenChain, Some(h.relay_id.public()), Role::Relay);
-    assert!(f.evidence.contains(&author.to_string()), "{f:?}");
-    assert_eq!(f.entry, Some(0));
+    let f = only_fault(&f, FaultKind::Equivocation, Some(h.relay_id.public()), Role::Relay);
+    assert!(f.evidence.contains("seen position 1"), "{f:?}");
+    assert_eq!(f.entry, Some(1));
 }
 
 #[test]
 fn duplicated_message() {
-    // The relay accepts Black's move a second time.
+    // The relay accepts Black's move a second time: the same bytes twice are not Black's
+    // contradiction but the relay's acceptance of a replay.
     let (h, mut all) = midgame("chess");
     let again = all.last().expect("a move").clone();
     all.push(again.clone());
@@ -128,7 +133,7 @@ fn player_signing_two_messages_with_one_sequence_number() {
     let (h, mut all) = midgame("chess");
     let white = h.side(Side::White);
     let mut body: MessageBody =
-        h.authors[&h.key(white)].next_body(Channel::Public, Payload::Action(b"e4".to_vec()));
+        h.authors[&h.key(white)].next_body(Channel::Public, None, Payload::Action(b"e4".to_vec()));
     body.seq -= 1;
     let fork = SignedMessage::sign(&body, h.identity(white));
     all.push(fork);
@@ -143,23 +148,28 @@ fn player_signing_two_messages_with_one_sequence_number() {
 #[test]
 fn relay_showing_the_two_players_different_histories() {
     // The relay runs two logs after setup: White's move goes only into the log White sees,
-    // Black's (different) move only into the log Black sees; both get position n.
+    // Black's resignation only into the log Black sees; both get the same position.
     let mut h = Harness::new("chess", 1);
     h.setup();
-    let mut fork = Relay::new(h.relay_id.clone(), h.terms.clone()).expect("relay");
-    for e in h.relay.entries() {
+    let mut fork = Relay::new(h.relay_id.clone(), h.terms.clone(), 0).expect("relay");
+    for e in &h.relay.entries()[1..] {
         let time = protocol::message::Receipt::from_canonical(&e.receipt.receipt)
             .expect("receipt")
             .time_ms;
         fork.accept(&e.message.to_canonical(), time).expect("same prefix");
     }
+    assert_eq!(fork.head(), h.relay.head(), "the same history so far");
     let white = h.side(Side::White);
     let black = h.side(Side::Black);
     // Black never sees White's move: its author state is from before it.
     let mut black_author = h.authors[&h.key(black)].clone();
     let w = h.write(white, Channel::Public, Payload::Action(b"e4".to_vec()));
-    h.submit(&w);
-    let b = black_author.write(Channel::Public, Payload::Action(b"d5".to_vec()));
+    let on_main = h.submit(&w);
+    let resign = protocol::message::Claim {
+        outcome: protocol::message::Outcome::WhiteWins,
+        reason: "resignation".into(),
+    };
+    let b = black_author.write(Channel::Public, None, Payload::Claim(resign));
     let on_fork = fork.accept(&b.to_canonical(), h.now + 5).expect("fork accepts").entry;
     // Both histories end up in the record: two receipts for one position.
     let mut r = h.record();
@@ -173,13 +183,14 @@ fn relay_showing_the_two_players_different_histories() {
     assert_eq!(f.message, Some(b.hash()));
 
     // The relay shows Black White's move, Black answers it, and the relay leaves White's move
-    // out of the record: Black's signed prev names a move the relay's log never had.
+    // out of the record: Black's signed `seen` names a position and head the record's log
+    // never had.
     let mut h2 = Harness::new("chess", 1);
     h2.setup();
     let prefix = messages(&h2.record());
     let mut black_saw = h2.authors[&h2.key(black)].clone();
-    black_saw.saw(Channel::Public, w.hash());
-    let reply = black_saw.write(Channel::Public, Payload::Action(b"e5".to_vec()));
+    black_saw.saw(&on_main.receipt.open(&h.relay_id.public()).expect("receipt"));
+    let reply = black_saw.write(Channel::Public, None, Payload::Action(b"e5".to_vec()));
     let mut all = prefix;
     all.push(reply.clone());
     let f = only_fault(
@@ -189,7 +200,7 @@ fn relay_showing_the_two_players_different_histories() {
         Role::Relay,
     );
     assert_eq!(f.message, Some(reply.hash()));
-    assert!(f.evidence.contains(&w.hash().to_string()), "{f:?}");
+    assert!(f.evidence.contains("seen position"), "{f:?}");
 }
 
 /// Re-encodes the varint at `at` with one redundant byte (`0x80` continuation, then `0x00`).
@@ -218,9 +229,10 @@ fn non_canonical_encoding() {
     // A message body White signed with an overlong seq (a lax relay receipts it): White's fault.
     let (h, mut all) = midgame("chess");
     let white = h.side(Side::White);
-    let body = h.authors[&h.key(white)].next_body(Channel::Public, Payload::Action(b"e4".to_vec()));
+    let body =
+        h.authors[&h.key(white)].next_body(Channel::Public, None, Payload::Action(b"e4".to_vec()));
     let canonical = body.to_canonical();
-    let seq_at = 1 + 32 + 1 + 32; // version, match id, channel, author
+    let seq_at = 1 + 32 + 1 + 32; // version, match id, channel, author: then seq
     let body_bytes = overlong(&canonical, seq_at);
     let m = SignedMessage {
         signature: h.identity(white).sign(tags::MESSAGE, &body_bytes),
@@ -268,21 +280,33 @@ fn opening_that_does_not_match_its_commitment() {
 
 #[test]
 fn missing_reveal() {
-    // After the claim White opens its seed; Black never does and the relay's reveal deadline
-    // passes: the signed timeout and the unopened commitment convict Black.
-    let mut h = Harness::new("chess", 1);
-    h.setup();
-    h.play(4);
+    // Black claims a win; White opens its seed; Black, which committed to its private seed,
+    // never opens it and the relay's reveal deadline passes: the signed timeout (which the
+    // coordinator confirms) and the unopened commitment convict Black.
+    let mut h = Harness::new("sic", 1);
+    for who in [Who::P0, Who::P1] {
+        for purpose in [commitment::PUBLIC_CONTRIBUTION, commitment::PRIVATE_SEED] {
+            let p = h.commit_payload(who, purpose);
+            h.send(who, Channel::Public, p);
+        }
+    }
+    for who in [Who::P0, Who::P1] {
+        let p = Payload::Reveal {
+            purpose: commitment::PUBLIC_CONTRIBUTION.into(),
+            opening: h.open_payload_opening(who, commitment::PUBLIC_CONTRIBUTION),
+        };
+        h.send(who, Channel::Public, p);
+    }
     let white = h.side(Side::White);
     let black = h.side(Side::Black);
     let claim = Payload::Claim(protocol::message::Claim {
         outcome: protocol::message::Outcome::WhiteWins,
-        reason: "checkmate".into(),
+        reason: "resignation".into(),
     });
-    h.send(white, Channel::Public, claim);
+    h.send(black, Channel::Public, claim);
     let p = h.open_payload(white, commitment::PRIVATE_SEED);
     h.send(white, Channel::Public, p);
-    let timeout = h.reveal_timeout(Side::Black);
+    let timeout = h.next_timeout();
     let f =
         only_fault(&faults(&h.bytes()), FaultKind::MissingReveal, Some(h.key(black)), Role::Black);
     assert!(f.evidence.contains("private-seed"), "{f:?}");

@@ -84,9 +84,9 @@ pub fn check_with(record_bytes: &[u8], options: &VerifyOptions) -> Result<Checke
         if let Some(key) = f.culprit {
             f.role = checked::roles(&terms, &colours, &key).unwrap_or(f.role);
         }
-        vec![f]
+        vec![*f]
     })?;
-    content::check(record, terms, variant, colours, contributions, entries, coordinated, options)
+    content::check(record, terms, variant, (colours, contributions), entries, coordinated, options)
 }
 
 /// What a record says it is, for a summary: read without checking anything, so it is shown even

@@ -40,7 +40,19 @@ fn honest_open_game_hands_over_everything() {
     let white = c.colours.white;
     assert_eq!(c.role_of(&white), Some(Role::White));
     assert_eq!(c.key_of(Role::Relay), Some(h.relay_id.public()));
-    // 2 commitments each, all opened: the contributions at setup, the seeds at the end.
+    // One commitment each (the public contribution), revealed at setup.
+    assert_eq!(c.commitments.len(), 2);
+    assert!(c.commitments.iter().all(|x| x.opening.is_some()));
+    let actions = c.entries.iter().filter(|e| matches!(e.payload, Payload::Action(_))).count();
+    assert_eq!(actions, 4);
+    assert!(c.entries.iter().all(|e| !e.sealed && !e.void));
+}
+
+#[test]
+fn honest_sic_game_hands_over_the_seeds() {
+    let h = Harness::honest("sic");
+    let c = checked(&h);
+    // Two commitments each, all opened: the contributions at setup, the seeds at the end.
     assert_eq!(c.commitments.len(), 4);
     assert!(c.commitments.iter().all(|x| x.opening.is_some()));
     let seed = c.private_seed(Side::White).expect("white's seed opened");
@@ -49,9 +61,9 @@ fn honest_open_game_hands_over_everything() {
         c.setup_seed(Side::White),
         Some(protocol::seed::setup_seed(&seed, &theirs, &h.match_id(), Side::White))
     );
-    let actions = c.entries.iter().filter(|e| matches!(e.payload, Payload::Action(_))).count();
-    assert_eq!(actions, 4);
-    assert!(c.entries.iter().all(|e| !e.sealed));
+    let sealed_actions =
+        c.entries.iter().filter(|e| e.sealed && matches!(e.payload, Payload::Action(_))).count();
+    assert_eq!(sealed_actions, 4);
 }
 
 #[test]
@@ -174,7 +186,7 @@ fn a_stranger_on_the_public_channel_is_not_allowed() {
     h.setup();
     let stranger = protocol::keys::Identity::from_seed(&[0x99; 32]);
     let mut author = protocol::message::Author::new(stranger, h.match_id());
-    let m = author.write(Channel::Public, Payload::Action(b"hello".to_vec()));
+    let m = author.write(Channel::Public, None, Payload::Action(b"hello".to_vec()));
     let mut all = messages(&h.record());
     all.push(m);
     let f = only_fault(
@@ -187,7 +199,9 @@ fn a_stranger_on_the_public_channel_is_not_allowed() {
 }
 
 #[test]
-fn unsealed_private_payload_and_sealed_public_payload_are_not_allowed() {
+fn unsealed_private_payload_and_sealed_public_payload_are_their_authors_fault() {
+    // Outside the table of who may say what (PROTOCOL.md): the author signed it, so the author
+    // is named (the relay should have refused it too, but only the author's bytes prove intent).
     let mut h = Harness::new("kriegspiel", 1);
     h.setup();
     let white = h.side(Side::White);
@@ -197,8 +211,8 @@ fn unsealed_private_payload_and_sealed_public_payload_are_not_allowed() {
     only_fault(
         &faults(&with_entries(&h, relog(&h, &all))),
         FaultKind::NotAllowed,
-        Some(h.relay_id.public()),
-        Role::Relay,
+        Some(h.key(white)),
+        Role::White,
     );
 
     // Black writing on white's private channel.
@@ -216,19 +230,21 @@ fn unsealed_private_payload_and_sealed_public_payload_are_not_allowed() {
     only_fault(
         &faults(&with_entries(&h, relog(&h, &all))),
         FaultKind::NotAllowed,
-        Some(h.relay_id.public()),
-        Role::Relay,
+        Some(h.key(black)),
+        Role::Black,
     );
 
     // A sealed payload in the open.
+    let mut h = Harness::new("kriegspiel", 1);
+    h.setup();
     let m = h.write(black, Channel::Public, sealed);
     let mut all = messages(&h.record());
     all.push(m);
     only_fault(
         &faults(&with_entries(&h, relog(&h, &all))),
         FaultKind::NotAllowed,
-        Some(h.relay_id.public()),
-        Role::Relay,
+        Some(h.key(black)),
+        Role::Black,
     );
 }
 
@@ -236,38 +252,41 @@ fn unsealed_private_payload_and_sealed_public_payload_are_not_allowed() {
 fn a_timeout_before_its_deadline_is_the_relays_fault() {
     let mut h = Harness::new("chess", 1);
     h.setup();
-    let body = protocol::message::MessageBody {
-        version: protocol::codec::VERSION,
-        match_id: h.match_id(),
-        channel: Channel::Public,
-        author: h.relay_id.public(),
-        seq: 0,
-        prev: h.relay.entries().last().map(|e| e.message.hash()),
-        payload: Payload::Timeout {
-            side: Side::Black,
-            expectation: Expectation::Move,
-            deadline_ms: 10_000,
-        },
-    };
-    let m = protocol::message::SignedMessage::sign(&body, &h.relay_id);
-    let mut all = messages(&h.record());
-    all.push(m);
-    let f = only_fault(
-        &faults(&with_entries(&h, relog(&h, &all))),
-        FaultKind::BadReceipt,
-        Some(h.relay_id.public()),
-        Role::Relay,
-    );
-    assert!(f.explanation.contains("black"), "{f:?}");
+    // White is to move: a relay timing out Black (who owes nothing), or White 10 ms into its
+    // hour, is contradicted by the clocks the verifier rebuilds from the terms and receipts.
+    for (party, deadline_ms) in [(protocol::Party::Black, 10_000), (protocol::Party::White, 100)] {
+        let mut h = Harness::new("chess", 1);
+        h.setup();
+        let body = protocol::message::MessageBody {
+            version: protocol::codec::VERSION,
+            match_id: h.match_id(),
+            channel: Channel::Public,
+            author: h.relay_id.public(),
+            seq: 1,
+            seen: None,
+            re: None,
+            payload: Payload::Timeout { party, expectation: Expectation::Move, deadline_ms },
+        };
+        let m = protocol::message::SignedMessage::sign(&body, &h.relay_id);
+        let mut all = messages(&h.record());
+        all.push(m);
+        let f = only_fault(
+            &faults(&with_entries(&h, relog(&h, &all))),
+            FaultKind::Timeout,
+            Some(h.relay_id.public()),
+            Role::Relay,
+        );
+        assert!(f.explanation.contains(&party.to_string()), "{f:?}");
+    }
 }
 
 #[test]
 fn a_copied_commitment_is_the_copiers_fault() {
     let mut h = Harness::new("chess", 1);
-    let c = h.commit_payload(Who::P0, commitment::PRIVATE_SEED);
+    let c = h.commit_payload(Who::P0, commitment::PUBLIC_CONTRIBUTION);
     h.send(Who::P0, Channel::Public, c.clone());
     let Payload::Commit { commitment, .. } = c else { unreachable!() };
-    let copy = Payload::Commit { purpose: "king-square".into(), commitment };
+    let copy = Payload::Commit { purpose: commitment::PUBLIC_CONTRIBUTION.into(), commitment };
     let m = h.write(Who::P1, Channel::Public, copy);
     let mut all = messages(&h.record());
     all.push(m);
@@ -306,14 +325,14 @@ fn a_ciphertext_that_does_not_carry_its_committed_plaintext_is_caught_by_the_dee
     let key = h.key(white);
     let match_id = h.match_id();
     let author = h.authors.get_mut(&key).unwrap();
-    let seq = author.next_body(Channel::WhiteUmpire, Payload::Action(vec![])).seq;
+    let seq = author.next_body(Channel::WhiteUmpire, None, Payload::Action(vec![])).seq;
     let ctx =
         protocol::seal::SealContext { match_id, channel: Channel::WhiteUmpire, author: key, seq };
     let claimed = Payload::Action(b"anything".to_vec()).to_canonical();
     let seed = [3; 32];
     let mut sealed = protocol::seal::seal(&recipient, &ctx, &[0xff, 0xff], &seed).unwrap();
     sealed.commitment = seal::plaintext_commitment(&seal::seal_salt(&seed), &claimed);
-    let m = author.write(Channel::WhiteUmpire, Payload::Sealed(sealed));
+    let m = author.write(Channel::WhiteUmpire, None, Payload::Sealed(sealed));
     h.disclosures.push(protocol::seal::SealDisclosure {
         message: m.hash(),
         plaintext: claimed,
@@ -351,12 +370,12 @@ fn sealing_bytes_that_are_no_payload_is_the_authors_fault() {
     let key = h.key(white);
     let match_id = h.match_id();
     let author = h.authors.get_mut(&key).unwrap();
-    let seq = author.next_body(Channel::WhiteUmpire, Payload::Action(vec![])).seq;
+    let seq = author.next_body(Channel::WhiteUmpire, None, Payload::Action(vec![])).seq;
     let ctx =
         protocol::seal::SealContext { match_id, channel: Channel::WhiteUmpire, author: key, seq };
     let garbage = vec![0xff, 0xff, 0xff];
     let sealed = protocol::seal::seal(&recipient, &ctx, &garbage, &[3; 32]).unwrap();
-    let m = author.write(Channel::WhiteUmpire, Payload::Sealed(sealed));
+    let m = author.write(Channel::WhiteUmpire, None, Payload::Sealed(sealed));
     h.disclosures.push(protocol::seal::SealDisclosure {
         message: m.hash(),
         plaintext: garbage,
@@ -376,14 +395,47 @@ fn an_undisclosed_sealed_message_without_a_timeout_means_an_incomplete_record() 
 }
 
 #[test]
-fn a_record_cut_before_the_end_is_truncated() {
-    // The last entries (the end-of-game openings) are gone, receipts and all.
-    let h = Harness::honest("chess");
+fn a_record_cut_before_the_reveals_is_truncated() {
+    // The record stops after both commitments: without a relay timeout nobody is to blame.
+    let mut h = Harness::new("chess", 1);
+    h.setup();
     let mut r = h.record();
-    r.entries.truncate(r.entries.len() - 2);
+    r.entries.truncate(3);
     let f = faults(&r.to_canonical());
-    assert_eq!(f.len(), 2, "both private seeds unopened: {f:#?}");
+    assert_eq!(f.len(), 2, "both contributions unopened: {f:#?}");
     assert!(f.iter().all(|f| f.kind == FaultKind::TruncatedRecord && f.role == Role::Record));
+}
+
+#[test]
+fn the_last_revealer_who_aborts_forfeits_instead_of_voiding_the_game() {
+    // Issue: the last player to reveal its contribution already knows the colours and could
+    // abort to void (and grind) the game. Its reveal is owed under the reveal deadline: the
+    // relay times it out, and the verifier names it.
+    let mut h = Harness::new("chess", 1);
+    for who in [Who::P0, Who::P1] {
+        let p = h.commit_payload(who, commitment::PUBLIC_CONTRIBUTION);
+        h.send(who, Channel::Public, p);
+    }
+    let opening = Payload::Reveal {
+        purpose: commitment::PUBLIC_CONTRIBUTION.into(),
+        opening: h.open_payload_opening(Who::P0, commitment::PUBLIC_CONTRIBUTION),
+    };
+    h.send(Who::P0, Channel::Public, opening);
+    let notice = h.next_timeout();
+    let body = notice.message.verify().unwrap();
+    assert!(matches!(
+        body.payload,
+        Payload::Timeout { party: protocol::Party::Black, expectation: Expectation::Reveal, .. }
+    ));
+    // Colours were never drawn: players[1] is reported as Black, and forfeits.
+    let f =
+        only_fault(&faults(&h.bytes()), FaultKind::MissingReveal, Some(h.p1.public()), Role::Black);
+    assert!(f.explanation.contains("timeout"), "{f:?}");
+    let verdict = verifier::verify(&h.bytes());
+    assert_eq!(
+        verdict.sanctioned_result(),
+        Some(rules::GameResult::win(rules::Color::White, rules::EndReason::Forfeit))
+    );
 }
 
 #[test]
@@ -391,14 +443,15 @@ fn a_relay_timeout_for_a_move_is_handed_to_layer_two() {
     let mut h = Harness::new("chess", 1);
     h.setup();
     h.play(2);
-    h.relay.expect(Side::White, Expectation::Move, h.now);
-    h.now += 60_001;
-    h.relay.handle_timeout(h.now);
+    // White is to move and stays silent past its hour.
+    let notice = h.next_timeout();
     h.finish();
     let c = checked(&h);
     let t: Vec<_> = c.timeouts().collect();
     assert_eq!(t.len(), 1);
-    assert_eq!((t[0].1, t[0].2), (Side::White, Expectation::Move));
+    assert_eq!((t[0].1, t[0].2), (protocol::Party::White, Expectation::Move));
+    let r = notice.receipt.open(&h.relay_id.public()).unwrap();
+    assert_eq!(t[0].3 + 1, r.time_ms, "timed out 1 ms after its deadline");
 }
 
 #[test]

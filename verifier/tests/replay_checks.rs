@@ -6,7 +6,7 @@
 
 use protocol::flow;
 use protocol::message::{Claim, Expectation, Outcome, Payload};
-use protocol::{PublicKey, Side};
+use protocol::{Party, PublicKey, Side};
 use rules::{Color, EndReason, GameResult, Variant};
 use verifier::envelope::{Checked, CheckedEntry};
 use verifier::{FaultKind, Role, Verdict};
@@ -136,7 +136,7 @@ fn a_relay_timeout_blames_the_side_and_later_claims_must_agree() {
     let (white, black, relay) = (c.colours.white, c.colours.black, c.terms.terms.relay);
     let last = c.entries.len() - 1;
     let timeout =
-        Payload::Timeout { side: Side::White, expectation: Expectation::Move, deadline_ms: 5 };
+        Payload::Timeout { party: Party::White, expectation: Expectation::Move, deadline_ms: 5 };
     c.entries.push(entry(&c, last, relay, timeout));
     c.entries.push(entry(&c, last, black, claim(Outcome::BlackWins, EndReason::Timeout)));
     let f = faults(&c);

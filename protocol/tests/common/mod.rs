@@ -1,12 +1,16 @@
 //! Shared fixtures: deterministic identities and terms for the protocol tests.
 #![allow(dead_code, reason = "each test binary uses a different part of the fixtures")]
 
-use protocol::codec::VERSION;
-use protocol::keys::Identity;
-use protocol::seal::SealSecret;
+use protocol::codec::{Canonical, VERSION};
+use protocol::commitment::{self, Opening, PRIVATE_SEED, PUBLIC_CONTRIBUTION};
+use protocol::keys::{ByColour, Identity};
+use protocol::message::{Author, Expectation, MessageBody, Payload, Receipt, SignedMessage};
+use protocol::relay::{Accepted, Relay, RelayError, RelayEvent, reads};
+use protocol::seal::{SealPublicKey, SealSecret};
 use protocol::terms::{
     AgreedTerms, Colours, Limits, MatchTerms, PlayerTerms, SignedTerms, TimeControl, UmpireTerms,
 };
+use protocol::{Channel, MessageHash, Party, Side};
 use std::collections::BTreeMap;
 
 /// The cast of a match, from fixed seeds.
@@ -65,4 +69,235 @@ pub fn agreed(cast: &Cast, colours: Colours, umpired: bool) -> (SignedTerms, Agr
     let signed = sign(cast, &terms(cast, colours, umpired, 1));
     let agreed = signed.verify().expect("fixture terms verify");
     (signed, agreed)
+}
+
+/// Terms for `variant` (its default ruleset), otherwise as [`terms`].
+pub fn terms_for(cast: &Cast, variant: rules::Variant, colours: Colours) -> MatchTerms {
+    let umpired = protocol::game::mode(variant) == protocol::game::Mode::Umpire;
+    MatchTerms {
+        variant: variant.id().into(),
+        ruleset: variant.ruleset().into(),
+        options: BTreeMap::new(),
+        ..terms(cast, colours, umpired, 1)
+    }
+}
+
+/// Index of alice (`players[0]`) in a [`Table`].
+pub const ALICE: usize = 0;
+/// Index of bob (`players[1]`).
+pub const BOB: usize = 1;
+/// Index of the umpire.
+pub const UMPIRE: usize = 2;
+
+/// A relay with real authors around it: messages are written, signed, sealed and submitted
+/// for real; entries reach an author only when [`Table::deliver`] hands them over (and only
+/// those on channels it reads), so a test decides exactly what each author had seen.
+pub struct Table {
+    pub relay: Relay,
+    pub agreed: AgreedTerms,
+    pub authors: [Author; 3],
+    pub delivered: [usize; 3],
+    seals: [SealPublicKey; 3],
+    seal_count: u8,
+}
+
+/// Alice's and bob's public contributions and their commitment nonces.
+pub const CONTRIBUTIONS: [([u8; 32], [u8; 32]); 2] =
+    [([0x11; 32], [0x1a; 32]), ([0x22; 32], [0x2b; 32])];
+/// Alice's and bob's private seeds (SIC) and their commitment nonces.
+pub const PRIVATE_SEEDS: [([u8; 32], [u8; 32]); 2] =
+    [([0x33; 32], [0x3c; 32]), ([0x44; 32], [0x4d; 32])];
+
+impl Table {
+    /// Signs `terms` by the whole cast and starts a relay at `start_ms`; the Start notice is
+    /// delivered to everyone.
+    pub fn new(cast: &Cast, terms: MatchTerms, start_ms: u64) -> Table {
+        let agreed = sign(cast, &terms).verify().expect("fixture terms verify");
+        let relay = Relay::new(cast.relay.clone(), agreed.clone(), start_ms).expect("relay starts");
+        let id = agreed.match_id;
+        let mut t = Table {
+            relay,
+            authors: [
+                Author::new(cast.alice.clone(), id),
+                Author::new(cast.bob.clone(), id),
+                Author::new(cast.umpire.clone(), id),
+            ],
+            agreed,
+            delivered: [0; 3],
+            seals: [&cast.alice, &cast.bob, &cast.umpire].map(|i| SealSecret::of(i).public()),
+            seal_count: 0,
+        };
+        t.deliver_all();
+        t
+    }
+
+    /// The colours, or the players' order before they are known.
+    pub fn colours(&self) -> ByColour {
+        let p = &self.agreed.terms.players;
+        self.relay.colours().unwrap_or(ByColour { white: p[0].key, black: p[1].key })
+    }
+
+    /// The author index playing `side`.
+    pub fn of(&self, side: Side) -> usize {
+        if self.colours().key(side) == self.authors[ALICE].key() { ALICE } else { BOB }
+    }
+
+    /// The next message of `who`, without counting it as sent.
+    pub fn write(
+        &self,
+        who: usize,
+        channel: Channel,
+        re: Option<MessageHash>,
+        p: Payload,
+    ) -> SignedMessage {
+        self.authors[who].clone().write(channel, re, p)
+    }
+
+    /// Submits `m` (written by `who` with [`Table::write`]) at `now`; counts it as sent if it
+    /// is accepted. Delivers nothing.
+    pub fn submit(
+        &mut self,
+        who: usize,
+        m: &SignedMessage,
+        now: u64,
+    ) -> Result<Accepted, RelayError> {
+        let a = self.relay.accept(&m.to_canonical(), now)?;
+        let mut next = self.authors[who].clone();
+        let _ = next.write(Channel::Public, None, Payload::Start);
+        self.authors[who] = next;
+        Ok(a)
+    }
+
+    /// Writes, submits and, if accepted, delivers everything to everyone.
+    pub fn send(
+        &mut self,
+        who: usize,
+        channel: Channel,
+        re: Option<MessageHash>,
+        p: Payload,
+        now: u64,
+    ) -> Result<Accepted, RelayError> {
+        let m = self.write(who, channel, re, p);
+        let a = self.submit(who, &m, now)?;
+        self.deliver_all();
+        Ok(a)
+    }
+
+    /// The next sealed message of `who` on `channel` (to the umpire, or the umpire's to the
+    /// channel's player), without counting it as sent.
+    pub fn write_sealed(
+        &mut self,
+        who: usize,
+        channel: Channel,
+        re: Option<MessageHash>,
+        inner: &Payload,
+    ) -> SignedMessage {
+        let recipient = if who == UMPIRE {
+            let side = channel.side().expect("a private channel");
+            self.seals[self.of(side)]
+        } else {
+            self.seals[UMPIRE]
+        };
+        self.seal_count += 1;
+        let seed = [self.seal_count; 32];
+        let (m, _) = self.authors[who]
+            .clone()
+            .write_sealed(channel, re, inner, &recipient, &seed)
+            .expect("seals");
+        m
+    }
+
+    /// [`Table::write_sealed`], submitted and delivered.
+    pub fn send_sealed(
+        &mut self,
+        who: usize,
+        channel: Channel,
+        re: Option<MessageHash>,
+        inner: &Payload,
+        now: u64,
+    ) -> Result<Accepted, RelayError> {
+        let m = self.write_sealed(who, channel, re, inner);
+        let a = self.submit(who, &m, now)?;
+        self.deliver_all();
+        Ok(a)
+    }
+
+    /// Hands `who` every entry so far on a channel it reads.
+    pub fn deliver(&mut self, who: usize) {
+        let relay_key = self.agreed.terms.relay;
+        let colours = self.colours();
+        let key = self.authors[who].key();
+        for e in &self.relay.entries()[self.delivered[who]..] {
+            let body = e.message.verify().expect("entries verify");
+            if reads(&self.agreed, &colours, &key, body.channel) {
+                self.authors[who].saw(&e.receipt.open(&relay_key).expect("receipts verify"));
+            }
+        }
+        self.delivered[who] = self.relay.entries().len();
+    }
+
+    /// [`Table::deliver`] to all three.
+    pub fn deliver_all(&mut self) {
+        for who in [ALICE, BOB, UMPIRE] {
+            self.deliver(who);
+        }
+    }
+
+    /// The receipt of entry `i`.
+    pub fn receipt(&self, i: usize) -> Receipt {
+        self.relay.entries()[i].receipt.open(&self.agreed.terms.relay).expect("receipt verifies")
+    }
+
+    /// The body of entry `i`.
+    pub fn body(&self, i: usize) -> MessageBody {
+        self.relay.entries()[i].message.verify().expect("entry verifies")
+    }
+
+    /// Runs the relay's timeouts at `now` and returns the notices' `(party, expectation,
+    /// deadline, receipt time)`, delivered to everyone.
+    pub fn expire(&mut self, now: u64) -> Vec<(Party, Expectation, u64, u64)> {
+        self.relay.handle_timeout(now);
+        let mut out = Vec::new();
+        while let Some(e) = self.relay.poll_event() {
+            if let RelayEvent::TimedOut { party, expectation, deadline_ms, notice } = e {
+                let r = notice.receipt.open(&self.agreed.terms.relay).expect("notice receipt");
+                out.push((party, expectation, deadline_ms, r.time_ms));
+            }
+        }
+        self.deliver_all();
+        out
+    }
+
+    /// Player `who`'s commitment to its public contribution (and, in SIC, its private seed).
+    pub fn commit(&mut self, who: usize, now: u64) {
+        let key = self.authors[who].key();
+        let id = self.agreed.match_id;
+        let (value, nonce) = CONTRIBUTIONS[who];
+        let commitment = commitment::commit(PUBLIC_CONTRIBUTION, &id, &key, &value, &nonce);
+        let p = Payload::Commit { purpose: PUBLIC_CONTRIBUTION.into(), commitment };
+        self.send(who, Channel::Public, None, p, now).expect("contribution commitment");
+        if self.agreed.terms.variant == "sic" {
+            let (value, nonce) = PRIVATE_SEEDS[who];
+            let commitment = commitment::commit(PRIVATE_SEED, &id, &key, &value, &nonce);
+            let p = Payload::Commit { purpose: PRIVATE_SEED.into(), commitment };
+            self.send(who, Channel::Public, None, p, now).expect("private seed commitment");
+        }
+    }
+
+    /// Player `who`'s reveal of its public contribution.
+    pub fn reveal_payload(who: usize) -> Payload {
+        let (value, nonce) = CONTRIBUTIONS[who];
+        Payload::Reveal {
+            purpose: PUBLIC_CONTRIBUTION.into(),
+            opening: Opening { value: value.to_vec(), nonce },
+        }
+    }
+
+    /// Both commit (alice at `t[0]`, bob at `t[1]`) and reveal (at `t[2]`, `t[3]`).
+    pub fn open_match(&mut self, t: [u64; 4]) {
+        self.commit(ALICE, t[0]);
+        self.commit(BOB, t[1]);
+        self.send(ALICE, Channel::Public, None, Self::reveal_payload(ALICE), t[2]).expect("reveal");
+        self.send(BOB, Channel::Public, None, Self::reveal_payload(BOB), t[3]).expect("reveal");
+    }
 }

@@ -21,8 +21,7 @@ pub(crate) fn check(
     record: MatchRecord,
     terms: AgreedTerms,
     variant: Variant,
-    colours: ByColour,
-    contributions: Option<[[u8; 32]; 2]>,
+    (colours, contributions): (ByColour, Option<[[u8; 32]; 2]>),
     entries: Vec<Auth>,
     coordinated: Coordinated,
     options: &VerifyOptions,
@@ -61,15 +60,21 @@ pub(crate) fn check(
         return Err(faults);
     }
     missing(
-        &terms,
         &colours,
-        contributions,
         &checked_entries,
         &commitments,
         &undisclosed,
         &coordinated.timeouts,
         &mut faults,
     );
+    if faults.is_empty() && terms.terms.colours == Colours::Drawn && contributions.is_none() {
+        faults.push(Blame::record().fault(
+            FaultKind::TruncatedRecord,
+            None,
+            "no two public contributions committed and revealed".to_owned(),
+            "The record ends before colours were drawn.".to_owned(),
+        ));
+    }
     if !faults.is_empty() {
         return Err(faults);
     }
@@ -292,9 +297,7 @@ fn commitments(
 /// Commitments never opened and sealed messages never disclosed: the side's fault when the
 /// relay's signed reveal timeout for it is in the record, else the record is incomplete.
 fn missing(
-    terms: &AgreedTerms,
     colours: &ByColour,
-    contributions: Option<[[u8; 32]; 2]>,
     entries: &[CheckedEntry],
     commitments: &[CheckedCommitment],
     undisclosed: &[(usize, MessageHash, Role)],
@@ -342,13 +345,5 @@ fn missing(
     }
     for (index, hash, role) in undisclosed {
         report(*role, (*index, *hash), format!("the disclosure of its sealed message {index}"));
-    }
-    if faults.is_empty() && terms.terms.colours == Colours::Drawn && contributions.is_none() {
-        faults.push(Blame::record().fault(
-            FaultKind::TruncatedRecord,
-            None,
-            "no two public contributions committed and revealed".to_owned(),
-            "The record ends before colours were drawn.".to_owned(),
-        ));
     }
 }

@@ -39,7 +39,7 @@ pub(crate) struct Coordinated {
 
 /// Runs the sequence and the coordinator over the entries (in the relay's order, already
 /// numbered 0, 1, 2, ... by stage 3a).
-pub(crate) fn check(terms: &AgreedTerms, entries: &[Auth]) -> Result<Coordinated, Fault> {
+pub(crate) fn check(terms: &AgreedTerms, entries: &[Auth]) -> Result<Coordinated, Box<Fault>> {
     let relay_key = terms.terms.relay;
     let relay = || Blame::relay(terms);
     let mut sequence = Sequence::new(&terms.match_id);
@@ -53,6 +53,7 @@ pub(crate) fn check(terms: &AgreedTerms, entries: &[Auth]) -> Result<Coordinated
     })?;
     let mut out = Coordinated { void: Vec::with_capacity(entries.len()), timeouts: Vec::new() };
     let mut sent: BTreeMap<PublicKey, u32> = BTreeMap::new();
+    let mut numbered: BTreeMap<(PublicKey, u64), protocol::MessageHash> = BTreeMap::new();
     let max_messages = terms.terms.limits.max_messages_per_side;
     for e in entries {
         let b = &e.body;
@@ -76,21 +77,23 @@ pub(crate) fn check(terms: &AgreedTerms, entries: &[Auth]) -> Result<Coordinated
             continue;
         }
         if out.void.is_empty() {
-            return Err(relay().fault(
-                FaultKind::NotAllowed,
-                e.at(),
-                format!(
-                    "entry 0 is {}'s {}, not the relay's start notice",
-                    name.to_lowercase(),
-                    b.payload.kind()
-                ),
-                "The relay's log does not begin with its start notice, so no clock can be \
+            return Err(Box::new(
+                relay().fault(
+                    FaultKind::NotAllowed,
+                    e.at(),
+                    format!(
+                        "entry 0 is {}'s {}, not the relay's start notice",
+                        name.to_lowercase(),
+                        b.payload.kind()
+                    ),
+                    "The relay's log does not begin with its start notice, so no clock can be \
                  rebuilt."
-                    .into(),
+                        .into(),
+                ),
             ));
         }
         if let Some(d) = coordinator.overdue(t).first() {
-            return Err(relay().fault(
+            return Err(Box::new(relay().fault(
                 FaultKind::Timeout,
                 e.at(),
                 format!(
@@ -103,15 +106,28 @@ pub(crate) fn check(terms: &AgreedTerms, entries: &[Auth]) -> Result<Coordinated
                      timing it out.",
                     d.party
                 ),
-            ));
+            )));
         }
         if let Err(err) = sequence.check(b, |c| reads(terms, &colours, &b.author, c)) {
-            return Err(chain_fault(terms, &signer, name, e, &err));
+            // The very same message again is the relay's acceptance of a replay, not two
+            // messages its author signed with one number.
+            let replay = matches!(err, ChainError::Replayed { .. })
+                && numbered.get(&(b.author, b.seq)) == Some(&e.hash);
+            if replay {
+                return Err(Box::new(relay().fault(
+                    FaultKind::BrokenChain,
+                    e.at(),
+                    format!("message {} accepted twice", e.hash),
+                    "The relay accepted the same message twice.".into(),
+                )));
+            }
+            return Err(Box::new(chain_fault(terms, &signer, name, e, &err)));
         }
+        numbered.insert((b.author, b.seq), e.hash);
         let admission = match coordinator.admit(b, &relay_key) {
             Ok(a) => a,
             Err(NotEntitled::TimedOut { party }) => {
-                return Err(relay().fault(
+                return Err(Box::new(relay().fault(
                     FaultKind::Timeout,
                     e.at(),
                     format!("{party} was timed out before entry {}", e.index),
@@ -119,10 +135,49 @@ pub(crate) fn check(terms: &AgreedTerms, entries: &[Auth]) -> Result<Coordinated
                         "The relay accepted a move from {party} after timing it out: the \
                          timeout or the move is false."
                     ),
-                ));
+                )));
+            }
+            Err(err @ NotEntitled::Stranger { .. }) => {
+                return Err(Box::new(relay().fault(
+                    FaultKind::NotAllowed,
+                    e.at(),
+                    err.to_string(),
+                    format!(
+                        "The relay receipted a message (entry {}) from a key that is not in this \
+                         match.",
+                        e.index
+                    ),
+                )));
+            }
+            Err(err @ (NotEntitled::DuplicateCommitment(_) | NotEntitled::Recommitted { .. })) => {
+                let copied = matches!(&err, NotEntitled::DuplicateCommitment(d) if d.first.author != d.second.author);
+                return Err(Box::new(signer.fault(
+                    FaultKind::DuplicateCommitment,
+                    e.at(),
+                    err.to_string(),
+                    if copied {
+                        format!("{name} published a copy of another party's commitment.")
+                    } else {
+                        format!(
+                            "{name} committed twice to the same thing, so it could open either."
+                        )
+                    },
+                )));
+            }
+            Err(
+                err @ (NotEntitled::BadOpening(_)
+                | NotEntitled::NothingToOpen { .. }
+                | NotEntitled::ContributionLength { .. }),
+            ) => {
+                return Err(Box::new(signer.fault(
+                    FaultKind::BadOpening,
+                    e.at(),
+                    err.to_string(),
+                    format!("{name}'s opening does not open a commitment it owes an opening of."),
+                )));
             }
             Err(err) => {
-                return Err(signer.fault(
+                return Err(Box::new(signer.fault(
                     FaultKind::NotAllowed,
                     e.at(),
                     format!("{} on {}: {err}", b.payload.kind(), b.channel),
@@ -132,19 +187,19 @@ pub(crate) fn check(terms: &AgreedTerms, entries: &[Auth]) -> Result<Coordinated
                         b.payload.kind(),
                         b.channel
                     ),
-                ));
+                )));
             }
         };
         if terms.terms.player(&b.author).is_some() {
             let n = sent.entry(b.author).or_insert(0);
             *n += 1;
             if *n > max_messages {
-                return Err(signer.fault(
+                return Err(Box::new(signer.fault(
                     FaultKind::NotAllowed,
                     e.at(),
                     format!("message {n} of {}; the terms allow {max_messages}", b.author),
                     format!("{name} sent more messages than the terms allow."),
-                ));
+                )));
             }
         }
         sequence.push(b, &e.receipt.message, t);

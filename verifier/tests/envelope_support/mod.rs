@@ -8,9 +8,7 @@
 use protocol::codec::{Canonical, VERSION};
 use protocol::commitment::{self, Opening};
 use protocol::keys::Identity;
-use protocol::message::{
-    Claim, Expectation, Outcome, Payload, Receipt, SignedMessage, SignedReceipt,
-};
+use protocol::message::{Claim, Outcome, Payload, Receipt, SignedMessage, SignedReceipt};
 use protocol::record::MatchRecord;
 use protocol::relay::{Entry, Relay};
 use protocol::seal::{SealDisclosure, SealSecret};
@@ -44,6 +42,8 @@ pub struct Harness {
     pub disclosures: Vec<SealDisclosure>,
     pub now: u64,
     seeds: u8,
+    /// The last player action (what the umpire's next answer names).
+    pub last_action: Option<protocol::MessageHash>,
 }
 
 fn id(byte: u8) -> Identity {
@@ -88,12 +88,13 @@ impl Harness {
         let signed = SignedTerms::sign_all(&terms, &[&p0, &p1, &relay_id, &umpire])
             .expect("every signer is in the cast");
         let agreed = signed.verify().expect("terms verify");
-        let relay = Relay::new(relay_id.clone(), agreed.clone()).expect("the terms' relay");
+        let relay = Relay::new(relay_id.clone(), agreed.clone(), 0).expect("the terms' relay");
         let mut authors = BTreeMap::new();
         for i in [&p0, &p1, &umpire] {
             authors.insert(i.public(), protocol::message::Author::new(i.clone(), agreed.match_id));
         }
-        Harness {
+        let start = relay.entries()[0].clone();
+        let mut h = Harness {
             p0,
             p1,
             relay_id,
@@ -105,7 +106,10 @@ impl Harness {
             disclosures: Vec::new(),
             now: 0,
             seeds: 0,
-        }
+            last_action: None,
+        };
+        h.deliver(&start);
+        h
     }
 
     pub fn match_id(&self) -> MatchId {
@@ -130,9 +134,10 @@ impl Harness {
         if colours.key(side) == self.p0.public() { Who::P0 } else { Who::P1 }
     }
 
-    /// Tells every author who can see `entry`'s channel about it.
-    fn deliver(&mut self, entry: &Entry) {
+    /// Tells every author who can see `entry`'s channel about it (its `seen` moves on).
+    pub fn deliver(&mut self, entry: &Entry) {
         let body = entry.message.verify().expect("accepted messages verify");
+        let receipt = entry.receipt.open(&self.relay_id.public()).expect("the relay's receipt");
         let readers: Vec<PublicKey> = match body.channel.side() {
             None => self.authors.keys().copied().collect(),
             Some(side) => {
@@ -142,7 +147,7 @@ impl Harness {
         };
         for k in readers {
             if let Some(a) = self.authors.get_mut(&k) {
-                a.saw(body.channel, entry.message.hash());
+                a.saw(&receipt);
             }
         }
     }
@@ -155,14 +160,28 @@ impl Harness {
 
     /// Writes a message (counted by its author) without sending it.
     pub fn write(&mut self, who: Who, channel: Channel, payload: Payload) -> SignedMessage {
+        self.write_re(who, channel, None, payload)
+    }
+
+    /// Writes a message answering `re` (counted by its author) without sending it.
+    pub fn write_re(
+        &mut self,
+        who: Who,
+        channel: Channel,
+        re: Option<protocol::MessageHash>,
+        payload: Payload,
+    ) -> SignedMessage {
         let key = self.key(who);
-        self.authors.get_mut(&key).expect("an author").write(channel, payload)
+        self.authors.get_mut(&key).expect("an author").write(channel, re, payload)
     }
 
     /// Hands a message to the real relay and delivers it.
     pub fn submit(&mut self, m: &SignedMessage) -> Entry {
         self.now += 10;
-        let accepted = self.relay.accept(&m.canonical_bytes(), self.now).expect("relay accepts");
+        let accepted = match self.relay.accept(&m.canonical_bytes(), self.now) {
+            Ok(a) => a,
+            Err(e) => panic!("the relay refuses {:?}: {e}", m.verify().map(|b| b.payload.kind())),
+        };
         self.deliver(&accepted.entry);
         accepted.entry
     }
@@ -170,6 +189,18 @@ impl Harness {
     /// Seals `inner` on `who`'s side of a private channel (a player to the umpire, the umpire to
     /// the channel's player) and sends it; keeps the disclosure.
     pub fn send_sealed(&mut self, who: Who, side: Side, inner: Payload) -> Entry {
+        let re = if who == Who::Umpire { self.last_action } else { None };
+        self.send_sealed_re(who, side, re, inner)
+    }
+
+    /// [`Harness::send_sealed`] answering `re`.
+    pub fn send_sealed_re(
+        &mut self,
+        who: Who,
+        side: Side,
+        re: Option<protocol::MessageHash>,
+        inner: Payload,
+    ) -> Entry {
         let colours = self.relay.colours().expect("colours drawn");
         let recipient = match who {
             Who::Umpire => {
@@ -185,7 +216,7 @@ impl Harness {
             .authors
             .get_mut(&key)
             .expect("an author")
-            .write_sealed(Channel::private(side), &inner, &recipient, &seed)
+            .write_sealed(Channel::private(side), re, &inner, &recipient, &seed)
             .expect("sealing works");
         self.disclosures.push(d);
         self.submit(&m)
@@ -200,6 +231,11 @@ impl Harness {
         Opening { value: vec![owner + tag; 32], nonce: [owner + tag + 0x40; 32] }
     }
 
+    /// The opening of `who`'s `purpose` commitment.
+    pub fn open_payload_opening(&self, who: Who, purpose: &str) -> Opening {
+        self.opening(who, purpose)
+    }
+
     pub fn commit_payload(&self, who: Who, purpose: &str) -> Payload {
         let o = self.opening(who, purpose);
         let c = commitment::commit(purpose, &self.match_id(), &self.key(who), &o.value, &o.nonce);
@@ -210,11 +246,19 @@ impl Harness {
         Payload::Open { purpose: purpose.to_owned(), opening: self.opening(who, purpose) }
     }
 
-    /// Steps 2 and 3: both players commit to a private seed and a public contribution, then
-    /// reveal the contribution; colours are drawn.
+    /// The game of the terms.
+    pub fn variant(&self) -> rules::Variant {
+        self.terms.terms.variant.parse().expect("a known variant")
+    }
+
+    /// Steps 1 to 3: both players commit to their early secrets (a public contribution, and a
+    /// private seed in SIC), then reveal the contribution; colours are drawn. In SIC each player
+    /// then seals its private seed's opening to the umpire, which acknowledges it; in umpired
+    /// games the umpire then starts White's clock with a public Turn.
     pub fn setup(&mut self) {
+        let early = protocol::flow::early_commitments(self.variant());
         for who in [Who::P0, Who::P1] {
-            for purpose in [commitment::PRIVATE_SEED, commitment::PUBLIC_CONTRIBUTION] {
+            for purpose in early {
                 let p = self.commit_payload(who, purpose);
                 self.send(who, Channel::Public, p);
             }
@@ -226,6 +270,28 @@ impl Harness {
             self.send(who, Channel::Public, p);
         }
         assert!(self.relay.colours().is_some(), "colours drawn");
+        if self.variant() == rules::Variant::Sic {
+            for side in Side::BOTH {
+                let who = self.side(side);
+                let open = self.open_payload(who, commitment::PRIVATE_SEED);
+                let sent = self.send_sealed(who, side, open);
+                let hash = sent.message.hash();
+                self.send_sealed_re(Who::Umpire, side, Some(hash), Payload::Ack { message: hash });
+            }
+        }
+        if self.terms.terms.umpire.is_some() {
+            self.turn(None, protocol::message::Owed::Side(Side::White));
+        }
+    }
+
+    /// The umpire's public Turn answering `re`.
+    pub fn turn(
+        &mut self,
+        re: Option<protocol::MessageHash>,
+        next: protocol::message::Owed,
+    ) -> Entry {
+        let m = self.write_re(Who::Umpire, Channel::Public, re, Payload::Turn { next });
+        self.submit(&m)
     }
 
     /// A few moves: public actions in open games, sealed actions answered by sealed
@@ -237,7 +303,9 @@ impl Harness {
             let who = self.side(side);
             let action = Payload::Action(format!("move {ply}").into_bytes());
             if umpired {
-                self.send_sealed(who, side, action);
+                let a = self.send_sealed(who, side, action);
+                self.last_action = Some(a.message.hash());
+                self.turn(self.last_action, protocol::message::Owed::Side(side.other()));
                 for s in Side::BOTH {
                     let told = Payload::Observation(format!("told {s} after {ply}").into_bytes());
                     self.send_sealed(Who::Umpire, s, told);
@@ -248,14 +316,18 @@ impl Harness {
         }
     }
 
-    /// Step 6: a claim by white, then both players open their private seeds.
+    /// Step 5: a claim by white (a resignation), then both players open their private seeds
+    /// (SIC).
     pub fn finish(&mut self) {
         let white = self.side(Side::White);
-        let claim = Payload::Claim(Claim { outcome: Outcome::Draw, reason: "agreement".into() });
+        let claim =
+            Payload::Claim(Claim { outcome: Outcome::BlackWins, reason: "resignation".into() });
         self.send(white, Channel::Public, claim);
-        for who in [Who::P0, Who::P1] {
-            let p = self.open_payload(who, commitment::PRIVATE_SEED);
-            self.send(who, Channel::Public, p);
+        if self.variant() == rules::Variant::Sic {
+            for who in [Who::P0, Who::P1] {
+                let p = self.open_payload(who, commitment::PRIVATE_SEED);
+                self.send(who, Channel::Public, p);
+            }
         }
     }
 
@@ -268,14 +340,17 @@ impl Harness {
         h
     }
 
-    /// The relay waits for `side`'s reveal, and the deadline passes.
-    pub fn reveal_timeout(&mut self, side: Side) -> Entry {
-        self.relay.expect(side, Expectation::Reveal, self.now);
-        self.now += self.terms.terms.time_control.reveal_ms + 1;
+    /// Time passes until the relay's next deadline is missed; the relay times that party out.
+    pub fn next_timeout(&mut self) -> Entry {
+        let due = self.relay.poll_timeout().expect("somebody owes something");
+        self.now = self.now.max(due + 1);
+        let before = self.relay.entries().len();
         self.relay.handle_timeout(self.now);
-        let entry = self.relay.entries().last().expect("the timeout notice").clone();
-        self.deliver(&entry);
-        entry
+        let entries = self.relay.entries()[before..].to_vec();
+        for e in &entries {
+            self.deliver(e);
+        }
+        entries.first().expect("a timeout notice").clone()
     }
 
     pub fn record(&self) -> MatchRecord {
@@ -325,16 +400,28 @@ impl Harness {
 }
 
 /// A cheating relay's log: the messages in the order it chooses, numbered 0, 1, 2, ... in that
-/// order with a consistent chain of heads, 10 ms apart, every receipt signed with the real
-/// relay key.
+/// order with a consistent chain of heads, every receipt signed with the real relay key. A
+/// message the harness's relay accepted keeps its receipt time (so a log that keeps the honest
+/// order keeps the honest heads, which the authors' `seen` name); a new one comes 10 ms after
+/// the one before.
 pub fn relog(h: &Harness, messages: &[SignedMessage]) -> Vec<Entry> {
+    let relay = h.relay_id.public();
+    let times: BTreeMap<protocol::SignedHash, u64> = h
+        .relay
+        .entries()
+        .iter()
+        .map(|e| (e.message.signed_hash(), e.receipt.open(&relay).expect("receipt").time_ms))
+        .collect();
     let mut head = protocol::message::genesis_head(&h.match_id());
+    let mut last = 0;
     messages
         .iter()
         .enumerate()
         .map(|(i, m)| {
-            let receipt = h.receipt(m, i as u64, 10 * (i as u64 + 1), &head);
-            head = receipt.open(&h.relay_id.public()).expect("just signed").head;
+            let time = times.get(&m.signed_hash()).copied().unwrap_or(last + 10).max(last);
+            last = time;
+            let receipt = h.receipt(m, i as u64, time, &head);
+            head = receipt.open(&relay).expect("just signed").head;
             Entry { message: m.clone(), receipt }
         })
         .collect()
