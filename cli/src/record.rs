@@ -146,6 +146,11 @@ fn payload_json(variant: Option<Variant>, p: &Payload, start_view: bool) -> Valu
             protocol::message::Owed::Nobody => "nobody".to_owned(),
         } }),
         Payload::Start => json!("start"),
+        Payload::Disclose(items) => json!({ "disclose": items.iter().map(|d| json!({
+            "message": d.message.to_string(),
+            "plaintext_bytes": d.plaintext.len(),
+            "seal_seed": hex(&d.seal_seed),
+        })).collect::<Vec<_>>() }),
     }
 }
 
@@ -176,11 +181,7 @@ pub fn show(bytes: &[u8]) -> Result<Value> {
     let terms = MatchTerms::from_canonical(&record.terms.terms).context("terms")?;
     let variant = terms.variant.parse::<Variant>().ok();
     let colours = colours_of(bytes, &terms);
-    let disclosed: Vec<(protocol::MessageHash, Option<Payload>)> = record
-        .disclosures
-        .iter()
-        .map(|d| (d.message, Payload::from_canonical(&d.plaintext).ok()))
-        .collect();
+    let disclosures = record.disclosures();
     let mut umpire_spoke: BTreeSet<Channel> = BTreeSet::new();
     let mut entries = Vec::with_capacity(record.entries.len());
     for (index, e) in record.entries.iter().enumerate() {
@@ -191,7 +192,7 @@ pub fn show(bytes: &[u8]) -> Result<Value> {
             .with_context(|| format!("entry {index}: receipt"))?;
         let sealed = matches!(body.payload, Payload::Sealed(_));
         let inner = if sealed {
-            disclosed.iter().find(|(m, _)| *m == hash).and_then(|(_, p)| p.clone())
+            disclosures.get(&hash).and_then(|(_, d)| Payload::from_canonical(&d.plaintext).ok())
         } else {
             None
         };
@@ -238,8 +239,9 @@ pub fn show(bytes: &[u8]) -> Result<Value> {
         },
         "colours": colours.map(|c| json!({ "white": key(&c.white), "black": key(&c.black) })),
         "entries": entries,
-        "disclosures": record.disclosures.iter().map(|d| json!({
-            "message": d.message.to_string(),
+        "disclosures": disclosures.iter().map(|(m, (entry, d))| json!({
+            "message": m.to_string(),
+            "entry": entry,
             "seal_seed": hex(&d.seal_seed),
         })).collect::<Vec<_>>(),
     }))

@@ -22,10 +22,6 @@ pub struct VerifyArgs {
     /// Print one JSON object per record (one per line) instead of the summary.
     #[arg(long)]
     json: bool,
-    /// Also re-seal every disclosed sealed message and compare its ciphertext, not only the
-    /// plaintext commitment its author signed (slower: an X25519 exchange per message).
-    #[arg(long)]
-    deep: bool,
 }
 
 /// What became of one file.
@@ -46,7 +42,7 @@ impl Report {
     }
 }
 
-fn report(path: &Path, options: &verifier::VerifyOptions) -> Report {
+fn report(path: &Path) -> Report {
     let bytes = match std::fs::read(path) {
         Ok(b) => b,
         Err(e) => return Report::Unreadable(e.to_string()),
@@ -56,20 +52,19 @@ fn report(path: &Path, options: &verifier::VerifyOptions) -> Report {
     }
     Report::Verified {
         description: verifier::envelope::describe(&bytes),
-        verdict: verifier::verify_with(&bytes, options),
+        verdict: verifier::verify(&bytes),
     }
 }
 
 /// Runs `fogproof verify` and returns its exit status.
 pub fn main(args: &VerifyArgs) -> ExitCode {
     let bar = progress(args.files.len());
-    let options = verifier::VerifyOptions { deep_seal_check: args.deep };
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let mut status = 0;
     for file in &args.files {
         bar.set_message(file.display().to_string());
-        let r = report(file, &options);
+        let r = report(file);
         status = status.max(r.status());
         let written = if args.json {
             writeln!(out, "{}", to_json(file, &r))

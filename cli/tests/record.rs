@@ -90,7 +90,7 @@ fn show_prints_every_entry_decoded() {
         assert!(e["payload"].get("undisclosed").is_none(), "{e}");
     }
     assert_eq!(json["terms"]["variant"], "secretchess6");
-    assert_eq!(json["disclosures"].as_array().map(Vec::len), Some(record.disclosures.len()));
+    assert_eq!(json["disclosures"].as_array().map(Vec::len), Some(record.disclosures().len()));
 }
 
 #[test]

@@ -75,17 +75,6 @@ fn valid_record_summary_and_exit_0() {
 }
 
 #[test]
-fn deep_flag_reseals_and_agrees_on_a_valid_record() {
-    let dir = scratch("deep");
-    let p = played(&dir, "game.fpr", |_| {});
-    let file = p.path.display().to_string();
-    let (code, out, err) = fogproof(&["verify", &file]);
-    let deep = fogproof(&["verify", "--deep", &file]);
-    assert_eq!(deep, (0, out, err));
-    assert_eq!(code, 0);
-}
-
-#[test]
 fn valid_record_as_json() {
     let dir = scratch("json");
     let p = played(&dir, "game.fpr", |_| {});

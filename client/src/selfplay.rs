@@ -13,7 +13,7 @@ use protocol::relay::{Entry, Relay, RelayError, RelayEvent};
 use protocol::roles::{
     Hook, Input, ObservationHook, Output, Participant, Player, Policy, RoleError, Umpire,
 };
-use protocol::seal::{SealDisclosure, SealSecret};
+use protocol::seal::SealSecret;
 use protocol::terms::{
     AgreedTerms, Colours, Limits, MatchTerms, PlayerTerms, SignedTerms, TermsError, TimeControl,
     UmpireTerms,
@@ -370,26 +370,19 @@ pub fn selfplay_with(mut config: SelfplayConfig) -> Result<Selfplay, SelfplayErr
         now: START_MS,
         sent: 0,
         held: Vec::new(),
-        disclosures: Vec::new(),
         finished: BTreeMap::new(),
         refused: Vec::new(),
         faults: Vec::new(),
     };
     d.deliver(&start, Channel::Public);
     d.run();
-    let Driver { disclosures, finished, refused, faults, machines, .. } = d;
+    let Driver { finished, refused, faults, machines, .. } = d;
     let actions = machines
         .iter()
         .map(|(_, m)| if let Machine::Player(p) = m { p.actions() } else { 0 })
         .sum();
     let entries = relay.entries().to_vec();
-    let order: BTreeMap<_, _> =
-        entries.iter().enumerate().map(|(i, e)| (e.message.hash(), i)).collect();
-    let mut disclosures: Vec<SealDisclosure> =
-        disclosures.into_iter().filter(|d| order.contains_key(&d.message)).collect();
-    disclosures.sort_by_key(|d| order[&d.message]);
-    disclosures.dedup();
-    let record = MatchRecord { version: VERSION, terms: signed, entries, disclosures };
+    let record = MatchRecord { version: VERSION, terms: signed, entries };
     let bytes = record.to_canonical();
     let claims: BTreeSet<_> =
         finished.values().map(|c| (format!("{:?}", c.outcome), c.reason.clone())).collect();
@@ -422,7 +415,6 @@ struct Driver<'a> {
     now: u64,
     sent: usize,
     held: Vec<(Who, Vec<u8>)>,
-    disclosures: Vec<SealDisclosure>,
     finished: BTreeMap<Who, Claim>,
     refused: Vec<(Who, RelayError)>,
     faults: Vec<(Who, RoleError)>,
@@ -438,21 +430,29 @@ impl Driver<'_> {
 
     fn run(&mut self) {
         let mut queue: VecDeque<(Who, SignedMessage)> = VecDeque::new();
+        let mut capped = false;
         loop {
             for i in 0..self.machines.len() {
                 let who = self.machines[i].0;
                 while let Some(out) = self.machines[i].1.poll_output() {
                     match out {
                         Output::Send(m) => queue.push_back((who, m)),
-                        Output::Disclose(d) => self.disclosures.push(d),
                         Output::Finished(c) => {
                             self.finished.insert(who, c);
                         }
                     }
                 }
             }
-            if self.actions() > self.config.max_actions {
-                return;
+            if self.actions() > self.config.max_actions && !capped {
+                // The cap: player 0 resigns, so the match still ends properly (claims,
+                // openings, disclosures) and its record verifies.
+                capped = true;
+                if let Some((_, Machine::Player(p))) =
+                    self.machines.iter_mut().find(|(w, _)| *w == Who::Player(0))
+                {
+                    p.resign();
+                }
+                continue;
             }
             if let Some((who, m)) = queue.pop_front() {
                 self.send(who, m);
@@ -554,13 +554,12 @@ impl Driver<'_> {
 /// owner games; in umpired games the umpire's disclosed answers (a Kriegspiel `Legal` answer
 /// as told to White, a SIC `YouMoved`, a 6x6 `Moved` event).
 fn plies(record: &MatchRecord) -> u32 {
-    let disclosed: BTreeMap<_, _> =
-        record.disclosures.iter().map(|d| (d.message, d.plaintext.as_slice())).collect();
+    let disclosed = record.disclosures();
     let mut n = 0;
     for e in &record.entries {
         let Ok(body) = e.message.verify() else { continue };
         let payload = match (&body.payload, disclosed.get(&e.message.hash())) {
-            (Payload::Sealed(_), Some(plain)) => Payload::from_canonical(plain).ok(),
+            (Payload::Sealed(_), Some((_, d))) => Payload::from_canonical(&d.plaintext).ok(),
             (p, _) => Some(p.clone()),
         };
         let Some(payload) = payload else { continue };

@@ -61,7 +61,26 @@ fn replay(record: &MatchRecord) -> Replayed {
         let c = [contributions[&t.players[0].key], contributions[&t.players[1].key]];
         protocol::seed::draw_colours(t, &agreed.match_id, &c)
     });
-    let disclosed = record.check_disclosures(&agreed, &colours).expect("disclosures");
+    // Every disclosure re-seals to its sealed message, for the recipient the terms name.
+    let mut disclosed = BTreeMap::new();
+    for (message, (_, d)) in record.disclosures() {
+        let body = &bodies.iter().find(|(h, _)| *h == message).expect("a disclosed entry").1;
+        let (Payload::Sealed(sealed), Some(side)) = (&body.payload, body.channel.side()) else {
+            panic!("disclosure of a message that is not sealed")
+        };
+        let recipient = protocol::record::recipient_seal_key(&agreed, &colours, side, &body.author)
+            .expect("a recipient");
+        let context = protocol::message::seal_context(body);
+        protocol::seal::check_disclosure_deep(
+            &recipient,
+            &context,
+            sealed,
+            &d.plaintext,
+            &d.seal_seed,
+        )
+        .expect("the disclosure re-seals");
+        disclosed.insert(message, Payload::from_canonical(&d.plaintext).expect("a payload"));
+    }
     let sealed = bodies.iter().filter(|(_, b)| matches!(b.payload, Payload::Sealed(_))).count();
     assert_eq!(disclosed.len(), sealed, "every sealed message is disclosed");
     let mut out = Replayed::default();
@@ -338,7 +357,8 @@ fn a_silent_umpired_player_loses_on_time() {
         if matches!(p, Payload::Action(_)) {
             actions += 1;
         }
-        actions < 3 // Black sends two attempts, then nothing
+        // Black sends two attempts, then no more; it still claims and discloses at the end.
+        actions < 3 || !matches!(p, Payload::Action(_))
     }));
     let s = selfplay_with(c).unwrap();
     assert_eq!(replay(&s.record).timeouts, vec![(Side::Black, Expectation::Move)]);

@@ -37,11 +37,13 @@
 //! ignored, nobody's fault. An action its author was not entitled to even by what it had seen
 //! is refused by the relay, and is its author's fault in a record.
 
+use crate::codec::Canonical;
 use crate::commitment::{self, Committed, DuplicateCommitmentError, OpeningError};
 use crate::flow;
 use crate::game::{self, Mode};
 use crate::keys::{ByColour, PublicKey};
-use crate::message::{Expectation, MessageBody, Owed, Payload};
+use crate::message::{Expectation, MessageBody, Owed, Payload, seal_context};
+use crate::seal::{self, SealContext, SealDisclosure, SealPublicKey, Sealed};
 use crate::seed::draw_colours;
 use crate::terms::AgreedTerms;
 use crate::{Channel, MessageHash, Party, Side};
@@ -116,6 +118,15 @@ pub enum NotEntitled {
         /// The terms' `max_attempts_per_turn`.
         max: u32,
     },
+    /// A disclosure that does not disclose a sealed message its author sent and has not yet
+    /// disclosed, or whose plaintext and seed do not re-seal to the ciphertext it signed.
+    #[error("disclosure of message {message}: {why}")]
+    BadDisclosure {
+        /// The message it names.
+        message: MessageHash,
+        /// What is wrong.
+        why: String,
+    },
     /// The party has timed out and may not act any more.
     #[error("{party} has timed out and may not act")]
     TimedOut {
@@ -163,6 +174,15 @@ struct Owe {
     due_ms: u64,
 }
 
+/// A sealed message its author still owes a disclosure of (after the end).
+#[derive(Clone, Debug)]
+struct Undisclosed {
+    party: Party,
+    recipient: SealPublicKey,
+    context: SealContext,
+    sealed: Sealed,
+}
+
 /// The coordinator of one match (see the module docs).
 #[derive(Clone, Debug)]
 pub struct Coordinator {
@@ -194,6 +214,12 @@ pub struct Coordinator {
     timed_out: [bool; 3],
     /// Per entry (by seq): which sides were entitled to act after it.
     entitled: Vec<[bool; 2]>,
+    /// The position of the entry that ended the game, once it has.
+    ended_at: Option<u64>,
+    /// Sealed messages not yet disclosed: their author's party, recipient key and context.
+    undisclosed: BTreeMap<MessageHash, Undisclosed>,
+    /// How many of them each party owes.
+    undisclosed_by: [usize; 3],
     now_ms: u64,
 }
 
@@ -224,6 +250,9 @@ impl Coordinator {
             attempts: 0,
             timed_out: [false; 3],
             entitled: Vec::new(),
+            ended_at: None,
+            undisclosed: BTreeMap::new(),
+            undisclosed_by: [0; 3],
             now_ms: 0,
         })
     }
@@ -369,6 +398,12 @@ impl Coordinator {
         let side = party.side();
         match (&body.payload, party) {
             (Payload::Timeout { .. } | Payload::Start, _) => Err(never()),
+            (Payload::Disclose(items), _) => {
+                if self.phase != Phase::End {
+                    return Err(not_now("disclosures come after the end"));
+                }
+                self.admit_disclosures(&author, items)
+            }
             (Payload::Commit { purpose, commitment }, Party::White | Party::Black) => {
                 self.admit_commit(&author, purpose, commitment, side)
             }
@@ -459,12 +494,52 @@ impl Coordinator {
                 // to both tie-breaks.
                 if self.owe_is_party(Party::Umpire, Expectation::Answer) {
                     Ok(Admission::Counts)
+                } else if self.ended_before(body) {
+                    // Written before the umpire saw the end (a resignation in flight): a race.
+                    Ok(Admission::Void)
                 } else {
                     Err(not_now("the umpire owes no answer now"))
                 }
             }
             _ => Err(never()),
         }
+    }
+
+    /// Each disclosure names a sealed message of its author not yet disclosed (once per
+    /// message), and its plaintext and seed re-seal to the ciphertext the author signed.
+    fn admit_disclosures(
+        &self,
+        author: &PublicKey,
+        items: &[SealDisclosure],
+    ) -> Result<Admission, NotEntitled> {
+        let mut named = BTreeSet::new();
+        for d in items {
+            let bad =
+                |why: &str| NotEntitled::BadDisclosure { message: d.message, why: why.into() };
+            let Some(u) = self.undisclosed.get(&d.message) else {
+                return Err(bad("no sealed message of its author awaits this disclosure"));
+            };
+            if u.context.author != *author {
+                return Err(bad("the message is another party's"));
+            }
+            if !named.insert(d.message) {
+                return Err(bad("disclosed twice in one message"));
+            }
+            seal::check_disclosure_deep(
+                &u.recipient,
+                &u.context,
+                &u.sealed,
+                &d.plaintext,
+                &d.seal_seed,
+            )
+            .map_err(|e| bad(&e.to_string()))?;
+            match Payload::from_canonical(&d.plaintext) {
+                Ok(Payload::Sealed(_)) => return Err(bad("a sealed payload inside a sealed one")),
+                Ok(_) => {}
+                Err(e) => return Err(bad(&format!("the plaintext is not a payload: {e}"))),
+            }
+        }
+        Ok(Admission::Counts)
     }
 
     fn admit_commit(
@@ -557,6 +632,11 @@ impl Coordinator {
         }
     }
 
+    /// Whether the game ended at an entry its author had not yet seen when it wrote `body`.
+    fn ended_before(&self, body: &MessageBody) -> bool {
+        self.ended_at.is_some_and(|end| body.seen.is_none_or(|s| s.seq < end))
+    }
+
     fn both_early_committed(&self) -> bool {
         self.terms.terms.players.iter().all(|p| {
             flow::early_commitments(self.variant).iter().all(|purpose| {
@@ -601,6 +681,9 @@ impl Coordinator {
     ) {
         self.now_ms = self.now_ms.max(now_ms);
         let now = self.now_ms;
+        if let Payload::Sealed(sealed) = &body.payload {
+            self.owe_disclosure(body, hash, sealed.clone(), now);
+        }
         if admission == Admission::Counts {
             self.apply_counted(body, hash, now);
         }
@@ -726,7 +809,47 @@ impl Coordinator {
                 }
             }
             Payload::Ack { .. } => {}
+            Payload::Disclose(items) => {
+                for d in items {
+                    if let Some(u) = self.undisclosed.remove(&d.message) {
+                        self.undisclosed_by[u.party.index()] -= 1;
+                    }
+                }
+                self.progress(now);
+            }
         }
+    }
+
+    /// Notes a sealed message its author will owe a disclosure of; once the game is over, it is
+    /// owed at once.
+    fn owe_disclosure(&mut self, body: &MessageBody, hash: MessageHash, sealed: Sealed, now: u64) {
+        let Some(party) = self.party_of(&body.author) else { return };
+        let recipient = match (party, body.channel.side()) {
+            (Party::Umpire, Some(side)) => {
+                self.key_of(side).and_then(|k| self.terms.terms.player(&k)).map(|p| p.seal_key)
+            }
+            (Party::White | Party::Black, Some(_)) => {
+                self.terms.terms.umpire.as_ref().map(|u| u.seal_key)
+            }
+            _ => None,
+        };
+        let Some(recipient) = recipient else { return };
+        let context = seal_context(body);
+        if self
+            .undisclosed
+            .insert(hash, Undisclosed { party, recipient, context, sealed })
+            .is_none()
+        {
+            self.undisclosed_by[party.index()] += 1;
+        }
+        if self.phase == Phase::End && self.owe[party.index()].is_none() {
+            self.owe_reveal(party, now);
+        }
+    }
+
+    /// Whether `party` still owes disclosures of sealed messages it sent.
+    fn owes_disclosures(&self, party: Party) -> bool {
+        self.undisclosed_by[party.index()] > 0
     }
 
     fn owe_reveal(&mut self, party: Party, now: u64) {
@@ -774,6 +897,8 @@ impl Coordinator {
         if self.phase == Phase::End {
             return;
         }
+        // `apply` records each entry's flags after applying it: this entry's position.
+        self.ended_at = Some(self.entitled.len() as u64);
         if let Some((side, _)) = self.clock {
             self.stop_clock(side, now, false);
         }
@@ -782,11 +907,16 @@ impl Coordinator {
         self.both = false;
         self.answer_to = None;
         self.owe = [None; 3];
-        for side in Side::BOTH {
-            if self.owes_openings(side) {
-                self.owe_reveal(Party::of(side), now);
+        for party in Party::ALL {
+            if self.owes_at_end(party) {
+                self.owe_reveal(party, now);
             }
         }
+    }
+
+    /// Whether `party` owes openings or disclosures after the end.
+    fn owes_at_end(&self, party: Party) -> bool {
+        party.side().is_some_and(|s| self.owes_openings(s)) || self.owes_disclosures(party)
     }
 
     /// Whether the player of `side` has a commitment it has not opened.
@@ -865,9 +995,11 @@ impl Coordinator {
                 }
                 Phase::Created | Phase::End => {
                     if self.phase == Phase::End {
-                        for side in Side::BOTH {
-                            if !self.owes_openings(side) && self.owe_is(side, Expectation::Reveal) {
-                                self.owe[side.index()] = None;
+                        for party in Party::ALL {
+                            if !self.owes_at_end(party)
+                                && self.owe_is_party(party, Expectation::Reveal)
+                            {
+                                self.owe[party.index()] = None;
                             }
                         }
                     }
@@ -985,15 +1117,11 @@ impl Coordinator {
                 self.clock = None;
                 self.end(now);
             }
-            (Some(side), _) => {
-                self.owe[side.index()] = None;
-                if self.phase != Phase::End {
-                    self.end(now);
-                }
-            }
-            (None, _) => {
-                self.owe[Party::Umpire.index()] = None;
+            // A missed reveal, opening or disclosure, or a missed answer: the party is at fault
+            // and owes nothing more (what it still owes stays missing, in its name).
+            (_, _) => {
                 self.end(now);
+                self.owe[party.index()] = None;
             }
         }
     }

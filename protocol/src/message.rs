@@ -126,6 +126,10 @@ pub enum Payload {
     },
     /// The relay's notice that the match has started: its receipt time starts the clocks.
     Start,
+    /// After the end, the author's disclosures of sealed messages it sent (plaintext and seal
+    /// seed), on the public channel: owed under the reveal deadline, checked by re-sealing
+    /// (PROTOCOL.md, disclosures).
+    Disclose(Vec<crate::seal::SealDisclosure>),
 }
 
 impl Canonical for Payload {
@@ -148,6 +152,7 @@ impl Payload {
             Payload::Timeout { .. } => "timeout",
             Payload::Turn { .. } => "turn",
             Payload::Start => "start",
+            Payload::Disclose(_) => "disclose",
         }
     }
 }

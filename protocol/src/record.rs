@@ -1,31 +1,28 @@
-//! The match record: terms, every message with its receipt, and the disclosures of sealed
-//! payloads. Self-contained, canonical and append-only on disk, so a server can persist a match
-//! entry by entry and a verifier reads the same bytes.
+//! The match record: the terms and every message with its receipt. Self-contained, canonical
+//! and append-only on disk, so a server can persist a match entry by entry and a verifier reads
+//! the same bytes. What sealed payloads said travels in the record too, as the signed public
+//! `Disclose` messages their authors owe after the end (docs/PROTOCOL.md, disclosures).
 //!
 //! ```text
-//! record = [version] || frame(signed terms) || frame(item)*
+//! record = [version] || frame(signed terms) || frame(entry)*
 //! frame  = varint(len(bytes)) || bytes                  (postcard varint, canonical)
-//! item   = postcard(RecordItem)                          0 Entry { message, receipt }
-//!                                                        1 Disclosure { message, plaintext, seal_seed }
+//! entry  = postcard(Entry { message, receipt })
 //! ```
 //!
-//! Entries come in the relay's sequence (receipt `seq` 0, 1, 2, ...), disclosures after every
-//! entry. Appending an entry is writing one frame at the end of the file; nothing before it
-//! changes. Version 1 records (never published) are refused by their first byte.
+//! Entries come in the relay's sequence (receipt `seq` 0, 1, 2, ...). Appending an entry is
+//! writing one frame at the end of the file; nothing before it changes. Version 1 records
+//! (never published) are refused by their first byte.
 
+use crate::LogHead;
 use crate::codec::{self, Canonical, DecodeError};
 use crate::keys::ByColour;
 use crate::message::{
-    MessageError, Payload, ReceiptError, SignedMessage, SignedReceipt, genesis_head, next_head,
-    seal_context,
+    MessageError, ReceiptError, SignedMessage, SignedReceipt, genesis_head, next_head,
 };
 use crate::relay::Entry;
-use crate::seal::SealDisclosure;
-use crate::seal::{self, SealError, SealPublicKey};
+use crate::seal::{SealDisclosure, SealPublicKey};
 use crate::terms::{AgreedTerms, SignedTerms, TermsError};
-use crate::{LogHead, MessageHash};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 use thiserror::Error;
 
 /// Largest match record any reader accepts, in bytes; the terms may set a lower limit.
@@ -40,22 +37,6 @@ pub struct MatchRecord {
     pub terms: SignedTerms,
     /// Every message with its receipt, in the relay's sequence.
     pub entries: Vec<Entry>,
-    /// What the sealed payloads said, with the seal seeds that prove it.
-    pub disclosures: Vec<SealDisclosure>,
-}
-
-/// One frame after the terms.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum RecordItem {
-    /// A message with its receipt.
-    Entry(Entry),
-    /// A disclosure of a sealed message.
-    Disclosure(SealDisclosure),
-}
-
-impl Canonical for RecordItem {
-    const NAME: &'static str = "record item";
-    const MAX_BYTES: usize = SignedMessage::MAX_BYTES + SignedReceipt::MAX_BYTES + 16;
 }
 
 impl Canonical for Entry {
@@ -115,23 +96,39 @@ impl MatchRecord {
         let (&version, rest) = bytes.split_first()?;
         let (terms, mut rest) = read_frame(what, rest, SignedTerms::MAX_BYTES).ok()?;
         let terms: SignedTerms = postcard::from_bytes(terms).ok()?;
-        let mut record =
-            MatchRecord { version, terms, entries: Vec::new(), disclosures: Vec::new() };
-        while let Ok((item, r)) = read_frame(what, rest, RecordItem::MAX_BYTES) {
+        let mut record = MatchRecord { version, terms, entries: Vec::new() };
+        while let Ok((item, r)) = read_frame(what, rest, Entry::MAX_BYTES) {
             rest = r;
-            match postcard::from_bytes::<RecordItem>(item) {
-                Ok(RecordItem::Entry(e)) => record.entries.push(e),
-                Ok(RecordItem::Disclosure(d)) => record.disclosures.push(d),
+            match postcard::from_bytes::<Entry>(item) {
+                Ok(e) => record.entries.push(e),
                 Err(_) => break,
             }
         }
         Some(record)
     }
 
+    /// Every disclosure the record's `Disclose` messages carry, by the message it discloses,
+    /// with the index of the entry that carries it (the first, if repeated). Nothing is
+    /// checked: the verifier's verdict says whether they are true.
+    pub fn disclosures(
+        &self,
+    ) -> std::collections::BTreeMap<crate::MessageHash, (usize, SealDisclosure)> {
+        let mut out = std::collections::BTreeMap::new();
+        for (i, e) in self.entries.iter().enumerate() {
+            let Ok(body) = e.message.verify() else { continue };
+            if let crate::message::Payload::Disclose(items) = body.payload {
+                for d in items {
+                    out.entry(d.message).or_insert((i, d));
+                }
+            }
+        }
+        out
+    }
+
     /// One entry as the frame appended to a record file.
     pub fn entry_frame(entry: &Entry) -> Vec<u8> {
         let mut out = Vec::new();
-        frame(&mut out, &RecordItem::Entry(entry.clone()).to_canonical());
+        frame(&mut out, &entry.to_canonical());
         out
     }
 }
@@ -144,10 +141,7 @@ impl Canonical for MatchRecord {
         let mut out = vec![self.version];
         frame(&mut out, &self.terms.to_canonical());
         for e in &self.entries {
-            frame(&mut out, &RecordItem::Entry(e.clone()).to_canonical());
-        }
-        for d in &self.disclosures {
-            frame(&mut out, &RecordItem::Disclosure(d.clone()).to_canonical());
+            frame(&mut out, &e.to_canonical());
         }
         out
     }
@@ -172,20 +166,12 @@ impl Canonical for MatchRecord {
         rest = r;
         let terms = SignedTerms::from_canonical(terms)?;
         let mut entries = Vec::new();
-        let mut disclosures = Vec::new();
         while !rest.is_empty() {
-            let (item, r) = read_frame(what, rest, RecordItem::MAX_BYTES)?;
+            let (item, r) = read_frame(what, rest, Entry::MAX_BYTES)?;
             rest = r;
-            match RecordItem::from_canonical(item)? {
-                // An entry after a disclosure would re-encode elsewhere: one order only.
-                RecordItem::Entry(_) if !disclosures.is_empty() => {
-                    return Err(DecodeError::NonCanonical { what });
-                }
-                RecordItem::Entry(e) => entries.push(e),
-                RecordItem::Disclosure(d) => disclosures.push(d),
-            }
+            entries.push(Entry::from_canonical(item)?);
         }
-        Ok(MatchRecord { version, terms, entries, disclosures })
+        Ok(MatchRecord { version, terms, entries })
     }
 }
 
@@ -231,28 +217,6 @@ pub enum RecordError {
         /// Whether the head matched.
         head_ok: bool,
     },
-    /// A disclosure for no message of the record.
-    #[error("disclosure for unknown message {0}")]
-    UnknownDisclosure(MessageHash),
-    /// A disclosure for a message that is not a sealed private-channel message.
-    #[error("disclosure for message {0}, which is not sealed on a private channel")]
-    NotSealed(MessageHash),
-    /// A disclosure that does not reproduce its ciphertext.
-    #[error("disclosure for message {message}: {source}")]
-    Disclosure {
-        /// The message.
-        message: MessageHash,
-        /// Why.
-        source: SealError,
-    },
-    /// A disclosed plaintext that is not a canonical, non-sealed payload.
-    #[error("disclosure for message {message}: plaintext is not a payload: {source}")]
-    Plaintext {
-        /// The message.
-        message: MessageHash,
-        /// Why.
-        source: DecodeError,
-    },
 }
 
 impl MatchRecord {
@@ -264,7 +228,6 @@ impl MatchRecord {
         let agreed = self.terms.verify()?;
         let mut head = genesis_head(&agreed.match_id);
         let mut last_time = 0;
-        let mut hashes = std::collections::BTreeSet::new();
         for (index, e) in self.entries.iter().enumerate() {
             e.message
                 .verify_for(&agreed.match_id)
@@ -287,56 +250,8 @@ impl MatchRecord {
             }
             head = next;
             last_time = receipt.time_ms;
-            hashes.insert(e.message.hash());
-        }
-        for d in &self.disclosures {
-            if !hashes.contains(&d.message) {
-                return Err(RecordError::UnknownDisclosure(d.message));
-            }
         }
         Ok((agreed, head))
-    }
-
-    /// Checks every disclosure against its sealed message (re-sealing to the recipient named by
-    /// the terms: the umpire for a player's message, the channel's player for the umpire's) and
-    /// returns the disclosed payloads by message. Call after [`MatchRecord::check_envelope`];
-    /// `colours` are the match's (fixed, or drawn from the revealed contributions).
-    pub fn check_disclosures(
-        &self,
-        agreed: &AgreedTerms,
-        colours: &ByColour,
-    ) -> Result<BTreeMap<MessageHash, Payload>, RecordError> {
-        let index_of: BTreeMap<MessageHash, usize> =
-            self.entries.iter().enumerate().map(|(i, e)| (e.message.hash(), i)).collect();
-        let mut out = BTreeMap::new();
-        for d in &self.disclosures {
-            let message = d.message;
-            let index = *index_of.get(&message).ok_or(RecordError::UnknownDisclosure(message))?;
-            let body = self.entries[index]
-                .message
-                .verify_for(&agreed.match_id)
-                .map_err(|source| RecordError::Message { index, source })?;
-            let (Payload::Sealed(sealed), Some(side)) = (&body.payload, body.channel.side()) else {
-                return Err(RecordError::NotSealed(message));
-            };
-            let recipient = recipient_seal_key(agreed, colours, side, &body.author)
-                .ok_or(RecordError::NotSealed(message))?;
-            seal::check_disclosure_deep(
-                &recipient,
-                &seal_context(&body),
-                sealed,
-                &d.plaintext,
-                &d.seal_seed,
-            )
-            .map_err(|source| RecordError::Disclosure { message, source })?;
-            let payload = Payload::from_canonical(&d.plaintext)
-                .map_err(|source| RecordError::Plaintext { message, source })?;
-            if matches!(payload, Payload::Sealed(_)) {
-                return Err(RecordError::NotSealed(message));
-            }
-            out.insert(message, payload);
-        }
-        Ok(out)
     }
 }
 

@@ -59,13 +59,22 @@ fn samples() -> Vec<Vec<u8>> {
         version: VERSION,
         terms: signed.clone(),
         entries: vec![Entry { message: m.clone(), receipt: r.clone() }],
-        disclosures: vec![],
     };
+    let disclose = alice.write(
+        Channel::Public,
+        None,
+        Payload::Disclose(vec![protocol::seal::SealDisclosure {
+            message: m.hash(),
+            plaintext: Payload::Action(b"e2e4".to_vec()).to_canonical(),
+            seal_seed: [9; 32],
+        }]),
+    );
     vec![
         signed.terms.clone(),
         signed.to_canonical(),
         m.body.clone(),
         m.to_canonical(),
+        disclose.to_canonical(),
         receipt.to_canonical(),
         r.to_canonical(),
         record.to_canonical(),

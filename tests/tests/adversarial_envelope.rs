@@ -264,7 +264,7 @@ fn trailing_bytes() {
 #[test]
 fn opening_that_does_not_match_its_commitment() {
     // SIC step 3: White seals to the umpire an opening of its private seed with another value.
-    // The relay cannot see it; the disclosure shows it.
+    // The relay cannot see it; White's own disclosure at the end shows it.
     let mut h = Harness::new("sic", 1);
     h.setup();
     let white = h.side(Side::White);
@@ -274,6 +274,8 @@ fn opening_that_does_not_match_its_commitment() {
     };
     opening.value[0] ^= 1;
     let e = h.send_sealed(white, Side::White, Payload::Open { purpose, opening });
+    // The game ends; everyone discloses what it sealed, which shows the false opening.
+    h.finish();
     let f = only_fault(&faults(&h.bytes()), FaultKind::BadOpening, Some(h.key(white)), Role::White);
     assert_eq!(f.message, Some(e.message.hash()));
 }
@@ -373,4 +375,67 @@ fn selfplay_player_sealing_a_false_opening_of_its_seed() {
     let key = s.cast.players[0].public();
     let f = only_fault(&f, FaultKind::BadOpening, Some(key), role_of(&s, 0));
     assert!(f.evidence.contains("private-seed"), "{f:?}");
+}
+
+#[test]
+fn selfplay_loser_withholding_its_disclosures_forfeits_instead_of_voiding() {
+    // Kriegspiel: player 1 keeps its seal seeds at the end (never sends `Disclose`), hoping
+    // its sealed messages stay unproven and the game void. They are owed under the reveal
+    // deadline: the relay times it out and the verifier names it, and only it.
+    let hook: protocol::roles::Hook = Box::new(|_, p| !matches!(p, Payload::Disclose(_)));
+    let (s, f) = selfplay_cheat(rules::Variant::Kriegspiel, 1, hook);
+    let key = s.cast.players[1].public();
+    assert!(!f.is_empty());
+    for f in &f {
+        assert_eq!(
+            (f.kind, f.culprit, f.role),
+            (FaultKind::MissingReveal, Some(key), role_of(&s, 1))
+        );
+    }
+    let loser =
+        if role_of(&s, 1) == Role::White { rules::Color::White } else { rules::Color::Black };
+    assert_eq!(
+        verifier::verify(&s.bytes).sanctioned_result(),
+        Some(rules::GameResult::win(!loser, rules::EndReason::Forfeit))
+    );
+}
+
+#[test]
+fn selfplay_player_gone_for_good_loses_on_time_and_is_named_for_what_it_never_disclosed() {
+    // Kriegspiel, fixed colours: Black sends two attempts, then nothing at all.
+    let mut config = client::selfplay::SelfplayConfig::new(rules::Variant::Kriegspiel, 1);
+    config.colours = protocol::terms::Colours::FirstIsWhite;
+    let mut actions = 0;
+    config.player_hooks[1] = Some(Box::new(move |_, p| {
+        if matches!(p, Payload::Action(_)) {
+            actions += 1;
+        }
+        actions < 3
+    }));
+    let s = client::selfplay::selfplay_with(config).expect("self-play");
+    let timeouts: Vec<_> = s
+        .record
+        .entries
+        .iter()
+        .filter_map(|e| match e.message.verify().ok()?.payload {
+            Payload::Timeout { party, expectation, .. } => Some((party, expectation)),
+            _ => None,
+        })
+        .collect();
+    use protocol::Party;
+    use protocol::message::Expectation;
+    assert_eq!(
+        timeouts,
+        vec![(Party::Black, Expectation::Move), (Party::Black, Expectation::Reveal)]
+    );
+    let black = s.cast.players[1].public();
+    let f = faults(&s.bytes);
+    assert!(
+        f.iter().all(|f| f.kind == FaultKind::MissingReveal && f.culprit == Some(black)),
+        "{f:#?}"
+    );
+    assert_eq!(
+        verifier::verify(&s.bytes).sanctioned_result(),
+        Some(rules::GameResult::win(rules::Color::White, rules::EndReason::Forfeit))
+    );
 }

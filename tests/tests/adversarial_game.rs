@@ -411,15 +411,16 @@ fn r_s11_illegal_sic_move_forfeits_the_mover() {
 
 #[test]
 fn a_silent_player_is_timed_out_and_the_timeout_is_its_fault() {
-    // Black stops moving after its second Kriegspiel attempt; the relay's move clock runs out
-    // and its signed Timeout proves it.
+    // Black stops moving after its second Kriegspiel attempt (and still discloses at the end:
+    // one gone for good is tested in adversarial_envelope); the relay's move clock runs out and
+    // its signed Timeout proves it.
     let mut c = config(Variant::Kriegspiel, 1);
     let mut actions = 0;
     c.player_hooks[1] = Some(Box::new(move |_channel: Channel, p: &mut Payload| {
         if matches!(p, Payload::Action(_)) {
             actions += 1;
         }
-        actions < 3
+        actions < 3 || !matches!(p, Payload::Action(_))
     }));
     let played = play(c);
     let f = assert_fault(&played, FaultKind::Timeout, Role::Black);

@@ -15,17 +15,17 @@
 //!    paired them: `Role::Record`); given that, whatever is wrong with the message is the relay's
 //!    fault, since it receipted it (`BadSignature`, `WrongMatch`), except a body its author
 //!    signed but did not encode canonically (`NonCanonical`, the author).
-//! 3. **Order.** Per channel the relay's receipts must number the log 0, 1, 2, ... once each, in
-//!    record order, with time never going back. Two receipts for one position prove a forked log
-//!    (`Equivocation`). Per author and channel, in log order, `seq` counts 0, 1, 2, ... and `prev`
-//!    names a message earlier in the same log and not older than the author's own last message.
-//!    Blame goes to whoever's signatures alone prove the fault (see [`order`]).
-//! 4. **Content.** Authors and payloads allowed on each channel (`NotAllowed`, the relay), timeouts
-//!    after their deadline, disclosures against the signed plaintext commitment (`BadDisclosure`,
-//!    the record; re-sealed too with `deep_seal_check`, the author), commitments distinct
-//!    (`DuplicateCommitment`), every opening against its commitment (`BadOpening`), every
-//!    commitment opened and every sealed message disclosed (`MissingReveal` when the relay's
-//!    signed reveal timeout for that side proves who failed, `TruncatedRecord` otherwise).
+//! 3. **Order.** The relay's receipts number the match's one sequence 0, 1, 2, ... over all
+//!    channels, in record order, with time never going back and each head chaining from the one
+//!    before (`Equivocation` otherwise). Then the relay's own rule books, replayed
+//!    ([`coordinate`]): each author's numbering and `seen`, who may say what where and when,
+//!    every clock, deadline and timeout, the race rule, and every disclosure re-sealed to the
+//!    ciphertext its author signed (`BadDisclosure`, the author). Blame goes to whoever's
+//!    signatures alone prove the fault.
+//! 4. **Content.** Commitments distinct (`DuplicateCommitment`), every opening against its
+//!    commitment (`BadOpening`), every commitment opened and every sealed message disclosed
+//!    (`MissingReveal` when the relay's signed reveal timeout for that party proves who failed,
+//!    `TruncatedRecord` otherwise).
 //!
 //! Colours drawn from the players' contributions are known only once those are revealed; a fault
 //! in a match whose colours were never drawn names `players[0]` as white (the players' order).
@@ -37,7 +37,7 @@ mod order;
 
 pub use checked::{Checked, CheckedCommitment, CheckedEntry, role_of_side, side_of_role};
 
-use crate::{Fault, FaultKind, Role, VerifyOptions};
+use crate::{Fault, FaultKind, Role};
 use protocol::batch::{self, Item};
 use protocol::codec::{Canonical, DecodeError};
 use protocol::commitment;
@@ -48,14 +48,8 @@ use protocol::terms::{AgreedTerms, Colours, MatchTerms};
 use protocol::{MessageHash, PublicKey, tags};
 use rules::Variant;
 
-/// Checks the envelope of a record given as stored bytes (see the module docs), with the default
-/// [`VerifyOptions`].
+/// Checks the envelope of a record given as stored bytes (see the module docs).
 pub fn check(record_bytes: &[u8]) -> Result<Checked, Vec<Fault>> {
-    check_with(record_bytes, &VerifyOptions::default())
-}
-
-/// Checks the envelope of a record given as stored bytes with `options`.
-pub fn check_with(record_bytes: &[u8], options: &VerifyOptions) -> Result<Checked, Vec<Fault>> {
     if let Some(why) = not_versioned(record_bytes) {
         return Err(vec![Blame::record().fault(
             FaultKind::MalformedRecord,
@@ -86,7 +80,7 @@ pub fn check_with(record_bytes: &[u8], options: &VerifyOptions) -> Result<Checke
         }
         vec![*f]
     })?;
-    content::check(record, terms, variant, (colours, contributions), entries, coordinated, options)
+    content::check(record, terms, variant, (colours, contributions), entries, coordinated)
 }
 
 /// What a record says it is, for a summary: read without checking anything, so it is shown even

@@ -2,9 +2,8 @@
 //!
 //! `verify` is a pure function of the record's bytes. It runs in two layers:
 //! 1. [`envelope`]: the record decodes canonically; the terms, every signature (batch-verified),
-//!    every hash chain and every receipt check out; disclosures match the plaintext commitments
-//!    their authors signed (and, with [`VerifyOptions::deep_seal_check`], re-seal to the signed
-//!    ciphertexts);
+//!    every hash chain and every receipt check out; the relay's rules (who may say what, clocks,
+//!    deadlines, races) hold; every disclosure re-seals to the ciphertext its author signed;
 //!    commitments match their openings.
 //! 2. [`replay`]: the game itself, through the `rules` crate: every seed derivation and random
 //!    setup, every action against the rules, every announcement, view, legal-move list, red
@@ -21,25 +20,10 @@ mod verdict;
 
 pub use verdict::{Fault, FaultKind, Role, Verdict};
 
-/// How thoroughly to check. The default checks what the signed messages say.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct VerifyOptions {
-    /// Also re-seal every disclosure (an X25519 ladder each) and compare the ciphertext, not only
-    /// the signed plaintext commitment. The recipient already checked the ciphertext against the
-    /// commitment when it opened it; this proves such a mismatch from the record alone.
-    pub deep_seal_check: bool,
-}
-
-/// Verifies one record given as the exact bytes stored, with the default [`VerifyOptions`].
+/// Verifies one record given as the exact bytes stored.
 #[must_use]
 pub fn verify(record_bytes: &[u8]) -> Verdict {
-    verify_with(record_bytes, &VerifyOptions::default())
-}
-
-/// Verifies one record given as the exact bytes stored, with `options`.
-#[must_use]
-pub fn verify_with(record_bytes: &[u8], options: &VerifyOptions) -> Verdict {
-    match envelope::check_with(record_bytes, options) {
+    match envelope::check(record_bytes) {
         Err(faults) => Verdict::Faults(faults),
         Ok(checked) => replay::replay(&checked),
     }

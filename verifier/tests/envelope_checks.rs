@@ -7,13 +7,14 @@ mod envelope_support;
 use envelope_support::{Harness, Who, messages, only_fault, relog, with_entries};
 use protocol::codec::Canonical;
 use protocol::commitment;
-use protocol::message::{Expectation, Payload};
+use protocol::coordinator::NotEntitled;
+use protocol::message::{Expectation, Payload, SignedMessage};
 use protocol::record::MatchRecord;
-use protocol::relay::Entry;
+use protocol::relay::{Entry, RelayError};
 use protocol::seal;
 use protocol::{Channel, Side};
 use verifier::envelope::{self, Checked};
-use verifier::{FaultKind, Role, VerifyOptions};
+use verifier::{FaultKind, Role};
 
 fn checked(h: &Harness) -> Checked {
     match envelope::check(&h.bytes()) {
@@ -299,25 +300,117 @@ fn a_copied_commitment_is_the_copiers_fault() {
     assert!(f.explanation.contains("copy"), "{f:?}");
 }
 
-#[test]
-fn a_disclosure_that_does_not_match_the_signed_commitment_proves_nothing_and_is_the_records_fault()
-{
+/// An honest Kriegspiel record in which `who`'s `Disclose` message is replaced by one it signs
+/// with its items changed by `change`, logged by a relay that accepts anything.
+fn with_changed_disclosure(
+    who: Who,
+    change: impl Fn(&Harness, &mut Vec<seal::SealDisclosure>),
+) -> (Harness, Vec<u8>, protocol::MessageHash) {
     let h = Harness::honest("kriegspiel");
-    let mut r = h.record();
-    r.disclosures[0].plaintext = Payload::Action(b"other".to_vec()).to_canonical();
-    let f = only_fault(&faults(&r.to_canonical()), FaultKind::BadDisclosure, None, Role::Record);
-    assert!(f.evidence.contains("commitment"), "{f:?}");
-    // The deep check blames the record too: the commitment check comes first.
-    let deep = VerifyOptions { deep_seal_check: true };
-    let Err(f) = envelope::check_with(&r.to_canonical(), &deep) else { panic!("passed") };
-    assert_eq!((f.len(), f[0].kind, f[0].role), (1, FaultKind::BadDisclosure, Role::Record));
+    let key = h.key(who);
+    let mut all = messages(&h.record());
+    let at = all
+        .iter()
+        .position(|m| {
+            let b = m.verify().unwrap();
+            b.author == key && matches!(b.payload, Payload::Disclose(_))
+        })
+        .expect("an honest record holds every party's disclosures");
+    let mut body = all[at].verify().unwrap();
+    let Payload::Disclose(items) = &mut body.payload else { unreachable!() };
+    change(&h, items);
+    all[at] = SignedMessage::sign(&body, h.identity(who));
+    let hash = all[at].hash();
+    let bytes = with_entries(&h, relog(&h, &all));
+    (h, bytes, hash)
 }
 
 #[test]
-fn a_ciphertext_that_does_not_carry_its_committed_plaintext_is_caught_by_the_deep_check() {
-    // White seals garbage but signs a commitment to (and discloses) a plain action: the cheap
-    // check accepts the disclosure, since it is what white signed; the deep check re-seals it
-    // with white's disclosed seed, gets other bytes, and blames white.
+fn an_honest_record_discloses_every_sealed_message_in_signed_messages() {
+    let h = Harness::honest("kriegspiel");
+    let r = h.record();
+    let sealed: Vec<_> = r
+        .entries
+        .iter()
+        .filter(|e| matches!(e.message.verify().unwrap().payload, Payload::Sealed(_)))
+        .map(|e| e.message.hash())
+        .collect();
+    let disclosed = r.disclosures();
+    assert!(!sealed.is_empty());
+    assert_eq!(sealed.len(), disclosed.len());
+    assert!(sealed.iter().all(|m| disclosed.contains_key(m)));
+    // Each disclosure comes in a message signed by the sealed message's author.
+    for (m, (entry, _)) in &disclosed {
+        let sealed_author =
+            r.entries.iter().find(|e| e.message.hash() == *m).unwrap().message.verify().unwrap();
+        let carrier = r.entries[*entry].message.verify().unwrap();
+        assert_eq!(sealed_author.author, carrier.author);
+    }
+    let c = checked(&h);
+    assert!(
+        c.entries.iter().filter(|e| e.sealed).all(|e| !matches!(e.payload, Payload::Sealed(_)))
+    );
+}
+
+#[test]
+fn a_false_disclosure_is_its_signers_fault() {
+    let white = |h: &Harness| h.side(Side::White);
+    // Another plaintext, under the author's own signature.
+    let (h, bytes, m) = with_changed_disclosure(Who::P0, |_, items| {
+        items[0].plaintext = Payload::Action(b"other".to_vec()).to_canonical();
+    });
+    let key = h.key(Who::P0);
+    let role = if white(&h) == Who::P0 { Role::White } else { Role::Black };
+    let f = only_fault(&faults(&bytes), FaultKind::BadDisclosure, Some(key), role);
+    assert_eq!(f.message, Some(m));
+    // A seed that is not the one it sealed with.
+    let (_, bytes, _) = with_changed_disclosure(Who::P0, |_, items| items[1].seal_seed[0] ^= 1);
+    only_fault(&faults(&bytes), FaultKind::BadDisclosure, Some(key), role);
+    // The umpire disclosing a player's message (which it can read, but did not seal).
+    let (h, bytes, _) = with_changed_disclosure(Who::Umpire, |h, items| {
+        let theirs = h.record().disclosures().into_values().find(|(e, _)| {
+            h.record().entries[*e].message.verify().unwrap().author == h.key(Who::P0)
+        });
+        items.push(theirs.expect("a player disclosure").1);
+    });
+    only_fault(&faults(&bytes), FaultKind::BadDisclosure, Some(h.key(Who::Umpire)), Role::Umpire);
+}
+
+#[test]
+fn the_relay_refuses_a_false_disclosure() {
+    let mut h = Harness::new("kriegspiel", 1);
+    h.setup();
+    h.play(2);
+    let claim = Payload::Claim(protocol::message::Claim {
+        outcome: protocol::message::Outcome::BlackWins,
+        reason: "resignation".into(),
+    });
+    h.send(h.side(Side::White), Channel::Public, claim);
+    let mut items = h.disclosures[&h.key(Who::Umpire)].clone();
+    items[0].plaintext = Payload::Action(b"other".to_vec()).to_canonical();
+    let m = h.write(Who::Umpire, Channel::Public, Payload::Disclose(items));
+    assert!(matches!(
+        h.relay.accept(&m.to_canonical(), h.now),
+        Err(RelayError::NotEntitled(NotEntitled::BadDisclosure { .. }))
+    ));
+    // Before the end, even a true disclosure is not in order (it would leak hidden state).
+    let mut h = Harness::new("kriegspiel", 1);
+    h.setup();
+    h.play(2);
+    let items = h.disclosures[&h.key(Who::Umpire)].clone();
+    let m = h.write(Who::Umpire, Channel::Public, Payload::Disclose(items));
+    assert!(matches!(
+        h.relay.accept(&m.to_canonical(), h.now),
+        Err(RelayError::NotEntitled(NotEntitled::NotNow { .. }))
+    ));
+}
+
+/// White seals `sealed_bytes` but signs a commitment to (and will disclose) `claimed`; then
+/// Black resigns and every other disclosure goes in.
+fn white_seals_one_thing_and_commits_to_another(
+    sealed_bytes: &[u8],
+    claimed: Vec<u8>,
+) -> (Harness, SignedMessage, seal::SealDisclosure) {
     let mut h = Harness::new("kriegspiel", 1);
     h.setup();
     let white = h.side(Side::White);
@@ -328,70 +421,159 @@ fn a_ciphertext_that_does_not_carry_its_committed_plaintext_is_caught_by_the_dee
     let seq = author.next_body(Channel::WhiteUmpire, None, Payload::Action(vec![])).seq;
     let ctx =
         protocol::seal::SealContext { match_id, channel: Channel::WhiteUmpire, author: key, seq };
-    let claimed = Payload::Action(b"anything".to_vec()).to_canonical();
     let seed = [3; 32];
-    let mut sealed = protocol::seal::seal(&recipient, &ctx, &[0xff, 0xff], &seed).unwrap();
+    let mut sealed = protocol::seal::seal(&recipient, &ctx, sealed_bytes, &seed).unwrap();
     sealed.commitment = seal::plaintext_commitment(&seal::seal_salt(&seed), &claimed);
     let m = author.write(Channel::WhiteUmpire, None, Payload::Sealed(sealed));
-    h.disclosures.push(protocol::seal::SealDisclosure {
-        message: m.hash(),
-        plaintext: claimed,
-        seal_seed: seed,
-    });
     h.submit(&m);
-    let cheap = envelope::check(&h.bytes()).err().unwrap_or_default();
-    assert!(cheap.iter().all(|f| f.kind != FaultKind::BadDisclosure), "{cheap:?}");
-    let deep = VerifyOptions { deep_seal_check: true };
-    let f = envelope::check_with(&h.bytes(), &deep).expect_err("the deep check fails");
-    let f = only_fault(&f, FaultKind::BadDisclosure, Some(key), Role::White);
+    let claim = Payload::Claim(protocol::message::Claim {
+        outcome: protocol::message::Outcome::WhiteWins,
+        reason: "resignation".into(),
+    });
+    h.send(h.side(Side::Black), Channel::Public, claim);
+    for who in [Who::P0, Who::P1, Who::Umpire] {
+        if who != white {
+            h.disclose(who);
+        }
+    }
+    let d = seal::SealDisclosure { message: m.hash(), plaintext: claimed, seal_seed: seed };
+    (h, m, d)
+}
+
+#[test]
+fn a_ciphertext_that_does_not_carry_its_committed_plaintext_cannot_be_disclosed_and_forfeits() {
+    // White seals garbage but signs a commitment to a plain action. Its disclosure re-seals to
+    // other bytes: the relay refuses it, White times out owing it, and forfeits the game even
+    // though Black had resigned.
+    let claimed = Payload::Action(b"anything".to_vec()).to_canonical();
+    let (mut h, m, d) = white_seals_one_thing_and_commits_to_another(&[0xff, 0xff], claimed);
+    let white = h.side(Side::White);
+    let lie = h.write(white, Channel::Public, Payload::Disclose(vec![d.clone()]));
+    let refused = h.relay.accept(&lie.to_canonical(), h.now);
+    assert!(
+        matches!(refused, Err(RelayError::NotEntitled(NotEntitled::BadDisclosure { .. }))),
+        "{refused:?}"
+    );
+    let notice = h.next_timeout();
+    assert!(matches!(
+        notice.message.verify().unwrap().payload,
+        Payload::Timeout { party: protocol::Party::White, expectation: Expectation::Reveal, .. }
+    ));
+    let f =
+        only_fault(&faults(&h.bytes()), FaultKind::MissingReveal, Some(h.key(white)), Role::White);
     assert_eq!(f.message, Some(m.hash()));
+    assert_eq!(
+        verifier::verify(&h.bytes()).sanctioned_result(),
+        Some(rules::GameResult::win(rules::Color::Black, rules::EndReason::Forfeit))
+    );
+    // A relay that accepted the false disclosure anyway: the disclosure is White's fault.
+    let mut all = messages(&h.record());
+    all.truncate(all.len() - 1);
+    all.push(lie);
+    let f = only_fault(
+        &faults(&with_entries(&h, relog(&h, &all))),
+        FaultKind::BadDisclosure,
+        Some(h.key(white)),
+        Role::White,
+    );
     assert!(f.evidence.contains("does not reproduce"), "{f:?}");
 }
 
 #[test]
-fn a_disclosure_that_does_not_reseal_proves_nothing_and_is_the_records_fault() {
-    let h = Harness::honest("kriegspiel");
-    let mut r = h.record();
-    r.disclosures[0].plaintext = Payload::Action(b"other".to_vec()).to_canonical();
-    only_fault(&faults(&r.to_canonical()), FaultKind::BadDisclosure, None, Role::Record);
-    let mut r = h.record();
-    r.disclosures[1].seal_seed[0] ^= 1;
-    only_fault(&faults(&r.to_canonical()), FaultKind::BadDisclosure, None, Role::Record);
+fn sealing_bytes_that_are_no_payload_is_the_authors_fault() {
+    // The author sealed garbage and committed to it: its disclosure re-seals exactly, but the
+    // plaintext is no payload. The relay refuses it; logged anyway, it is White's fault.
+    let garbage = vec![0xff, 0xff, 0xff];
+    let (mut h, m, d) = white_seals_one_thing_and_commits_to_another(&garbage, garbage.clone());
+    let white = h.side(Side::White);
+    let lie = h.write(white, Channel::Public, Payload::Disclose(vec![d]));
+    assert!(matches!(
+        h.relay.accept(&lie.to_canonical(), h.now),
+        Err(RelayError::NotEntitled(NotEntitled::BadDisclosure { .. }))
+    ));
+    let mut all = messages(&h.record());
+    all.push(lie);
+    let f = only_fault(
+        &faults(&with_entries(&h, relog(&h, &all))),
+        FaultKind::BadDisclosure,
+        Some(h.key(white)),
+        Role::White,
+    );
+    assert!(f.evidence.contains(&m.hash().to_string()), "{f:?}");
 }
 
 #[test]
-fn sealing_bytes_that_are_no_payload_is_the_authors_fault() {
-    // The author sealed garbage; its disclosure re-seals exactly, so the ciphertext it signed
-    // proves it.
+fn a_party_that_withholds_its_disclosures_is_timed_out_and_named() {
+    // The loser keeps its seal seeds hoping to void the game: it forfeits instead.
     let mut h = Harness::new("kriegspiel", 1);
     h.setup();
+    h.play(4);
     let white = h.side(Side::White);
-    let recipient = h.terms.terms.umpire.as_ref().unwrap().seal_key;
-    let key = h.key(white);
-    let match_id = h.match_id();
-    let author = h.authors.get_mut(&key).unwrap();
-    let seq = author.next_body(Channel::WhiteUmpire, None, Payload::Action(vec![])).seq;
-    let ctx =
-        protocol::seal::SealContext { match_id, channel: Channel::WhiteUmpire, author: key, seq };
-    let garbage = vec![0xff, 0xff, 0xff];
-    let sealed = protocol::seal::seal(&recipient, &ctx, &garbage, &[3; 32]).unwrap();
-    let m = author.write(Channel::WhiteUmpire, None, Payload::Sealed(sealed));
-    h.disclosures.push(protocol::seal::SealDisclosure {
-        message: m.hash(),
-        plaintext: garbage,
-        seal_seed: [3; 32],
+    let claim = Payload::Claim(protocol::message::Claim {
+        outcome: protocol::message::Outcome::BlackWins,
+        reason: "resignation".into(),
     });
-    h.submit(&m);
-    let f = only_fault(&faults(&h.bytes()), FaultKind::BadDisclosure, Some(key), Role::White);
-    assert_eq!(f.message, Some(m.hash()));
+    h.send(white, Channel::Public, claim);
+    let black = h.side(Side::Black);
+    h.disclose(black);
+    h.disclose(Who::Umpire);
+    let notice = h.next_timeout();
+    assert!(matches!(
+        notice.message.verify().unwrap().payload,
+        Payload::Timeout { party: protocol::Party::White, expectation: Expectation::Reveal, .. }
+    ));
+    let f = faults(&h.bytes());
+    assert!(!f.is_empty());
+    for f in &f {
+        assert_eq!(
+            (f.kind, f.culprit, f.role),
+            (FaultKind::MissingReveal, Some(h.key(white)), Role::White)
+        );
+    }
+    assert_eq!(
+        verifier::verify(&h.bytes()).sanctioned_result(),
+        Some(rules::GameResult::win(rules::Color::Black, rules::EndReason::Forfeit))
+    );
+    // The umpire withholding its own: the umpire is named and nobody wins by it.
+    let mut h = Harness::new("kriegspiel", 1);
+    h.setup();
+    h.play(4);
+    h.send(
+        white,
+        Channel::Public,
+        Payload::Claim(protocol::message::Claim {
+            outcome: protocol::message::Outcome::BlackWins,
+            reason: "resignation".into(),
+        }),
+    );
+    h.disclose(Who::P0);
+    h.disclose(Who::P1);
+    let notice = h.next_timeout();
+    assert!(matches!(
+        notice.message.verify().unwrap().payload,
+        Payload::Timeout { party: protocol::Party::Umpire, expectation: Expectation::Reveal, .. }
+    ));
+    let f = faults(&h.bytes());
+    assert!(
+        f.iter().all(|f| (f.kind, f.culprit, f.role)
+            == (FaultKind::MissingReveal, Some(h.key(Who::Umpire)), Role::Umpire)),
+        "{f:#?}"
+    );
+    assert_eq!(verifier::verify(&h.bytes()).sanctioned_result(), None);
 }
 
 #[test]
 fn an_undisclosed_sealed_message_without_a_timeout_means_an_incomplete_record() {
     let h = Harness::honest("kriegspiel");
     let mut r = h.record();
-    r.disclosures.remove(2);
-    only_fault(&faults(&r.to_canonical()), FaultKind::TruncatedRecord, None, Role::Record);
+    // Cut the last disclosure message (the umpire's): nobody timed out, so nobody is named.
+    r.entries.pop();
+    let f = faults(&r.to_canonical());
+    assert!(!f.is_empty());
+    assert!(
+        f.iter().all(|f| f.kind == FaultKind::TruncatedRecord && f.role == Role::Record),
+        "{f:#?}"
+    );
 }
 
 #[test]

@@ -1,7 +1,8 @@
 //! The player and umpire state machines, sans-IO like the relay: the driver (server, client,
 //! self-play, test) feeds them delivered entries and the time, and drains their outputs. A
 //! machine writes through a [`crate::message::Author`], which numbers and chains its messages
-//! and seals private-channel payloads, keeping the [`SealDisclosure`]s for the record.
+//! and seals private-channel payloads, keeping the [`SealDisclosure`]s it owes once the game is
+//! over (it sends them then, in public `Disclose` messages).
 //!
 //! They follow the match flow of docs/PROTOCOL.md section 15 ([`crate::flow`]):
 //! - [`Player`]: one player in any mode; holds its identity, secrets, nonces and seal seeds (all
@@ -46,10 +47,8 @@ pub enum Input {
 pub enum Output {
     /// Send this message to the relay.
     Send(SignedMessage),
-    /// Keep this disclosure for the record.
-    Disclose(SealDisclosure),
     /// The participant considers the match over with this result (and has sent everything
-    /// it owes: its claim and its openings).
+    /// it owes: its claim, its openings and its disclosures).
     Finished(Claim),
 }
 
@@ -115,11 +114,49 @@ pub(crate) struct Outbox {
     pub(crate) author: Author,
     pub(crate) hook: Option<Hook>,
     pub(crate) outputs: VecDeque<Output>,
+    /// Disclosures of the sealed messages sent, owed once the game is over.
+    undisclosed: Vec<SealDisclosure>,
+    /// Whether the game is over for this machine: disclosures then go out at once.
+    ended: bool,
 }
+
+/// The most bytes of disclosures one `Disclose` message carries (half the 64 KiB message limit,
+/// leaving room for the message's own fields and signature).
+const DISCLOSE_BATCH_BYTES: usize = 32 * 1024;
+
+/// A disclosure's bytes beyond its plaintext: the message hash, the seed and length prefixes.
+const DISCLOSURE_OVERHEAD_BYTES: usize = 32 + 32 + 8;
 
 impl Outbox {
     pub(crate) fn new(author: Author) -> Outbox {
-        Outbox { author, hook: None, outputs: VecDeque::new() }
+        Outbox {
+            author,
+            hook: None,
+            outputs: VecDeque::new(),
+            undisclosed: Vec::new(),
+            ended: false,
+        }
+    }
+
+    /// The game is over: sends every disclosure owed, in messages of at most
+    /// [`DISCLOSE_BATCH_BYTES`] of plaintext, and from now on discloses each sealed message
+    /// right after it.
+    pub(crate) fn disclose_all(&mut self) {
+        self.ended = true;
+        let mut batch: Vec<SealDisclosure> = Vec::new();
+        let mut bytes = 0;
+        for d in std::mem::take(&mut self.undisclosed) {
+            let size = d.plaintext.len() + DISCLOSURE_OVERHEAD_BYTES;
+            if !batch.is_empty() && bytes + size > DISCLOSE_BATCH_BYTES {
+                self.send_public(None, Payload::Disclose(std::mem::take(&mut batch)));
+                bytes = 0;
+            }
+            bytes += size;
+            batch.push(d);
+        }
+        if !batch.is_empty() {
+            self.send_public(None, Payload::Disclose(batch));
+        }
     }
 
     pub(crate) fn wrote(&mut self, m: crate::message::SignedMessage) {
@@ -164,7 +201,10 @@ impl Outbox {
         match self.author.write_sealed(channel, re, &payload, key, &seed) {
             Ok((m, d)) => {
                 self.wrote(m);
-                self.outputs.push_back(Output::Disclose(d));
+                self.undisclosed.push(d);
+                if self.ended {
+                    self.disclose_all();
+                }
             }
             Err(_) => {
                 let m = self.author.write(channel, re, payload);

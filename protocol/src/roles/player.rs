@@ -145,6 +145,18 @@ impl Player {
         self.end.as_ref()
     }
 
+    /// Resigns (a human's choice, or a driver ending a match early): claims the loss, then
+    /// sends its openings and disclosures like any end. Nothing happens before the player knows
+    /// its side or once the end is known.
+    pub fn resign(&mut self) {
+        if self.end.is_some() || self.done {
+            return;
+        }
+        let Some(side) = self.side else { return };
+        self.set_end(flow::loss_of(side, rules::EndReason::Resignation.name()));
+        self.finish();
+    }
+
     /// How many actions this player has sent (moves, attempts, setup and tie-break actions).
     pub fn actions(&self) -> u32 {
         self.plies
@@ -471,6 +483,7 @@ impl Player {
         for p in purposes {
             self.open_public(None, &p);
         }
+        self.out.disclose_all();
         self.out.outputs.push_back(Output::Finished(claim));
     }
 

@@ -154,6 +154,7 @@ impl Umpire {
         self.end = Some(claim.clone());
         self.out.send_public(None, Payload::Claim(claim.clone()));
         self.done = true;
+        self.out.disclose_all();
         self.out.outputs.push_back(Output::Finished(claim));
     }
 

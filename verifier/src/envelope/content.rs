@@ -4,15 +4,14 @@
 use super::checked::{CheckedCommitment, CheckedEntry, roles};
 use super::coordinate::Coordinated;
 use super::{Auth, Blame, Checked, who};
-use crate::{Fault, FaultKind, Role, VerifyOptions};
+use crate::{Fault, FaultKind, Role};
 use protocol::codec::Canonical;
 use protocol::commitment::{self, Opening};
 use protocol::keys::ByColour;
-use protocol::message::{Expectation, Payload, seal_context};
-use protocol::record::{MatchRecord, recipient_seal_key};
-use protocol::seal::{self, SealDisclosure};
+use protocol::message::{Expectation, Payload};
+use protocol::record::MatchRecord;
 use protocol::terms::{AgreedTerms, Colours};
-use protocol::{MessageHash, Party, Side};
+use protocol::{MessageHash, Party};
 use rules::Variant;
 use std::collections::BTreeMap;
 
@@ -24,13 +23,9 @@ pub(crate) fn check(
     (colours, contributions): (ByColour, Option<[[u8; 32]; 2]>),
     entries: Vec<Auth>,
     coordinated: Coordinated,
-    options: &VerifyOptions,
 ) -> Result<Checked, Vec<Fault>> {
     let mut faults = Vec::new();
-    let disclosed = disclosures(&record, &terms, &colours, &entries, options, &mut faults);
-    if !faults.is_empty() {
-        return Err(faults);
-    }
+    let disclosed = disclosures(&entries);
     let mut checked_entries = Vec::with_capacity(entries.len());
     let mut undisclosed = Vec::new();
     for e in entries {
@@ -60,6 +55,7 @@ pub(crate) fn check(
         return Err(faults);
     }
     missing(
+        &terms,
         &colours,
         &checked_entries,
         &commitments,
@@ -90,111 +86,20 @@ pub(crate) fn check(
     })
 }
 
-/// Checks every disclosure against the plaintext commitment its author signed (and, with
-/// `options.deep_seal_check`, by re-sealing it); returns the disclosed payloads by message.
-fn disclosures(
-    record: &MatchRecord,
-    terms: &AgreedTerms,
-    colours: &ByColour,
-    entries: &[Auth],
-    options: &VerifyOptions,
-    faults: &mut Vec<Fault>,
-) -> BTreeMap<MessageHash, Payload> {
-    let by_hash: BTreeMap<MessageHash, &Auth> = entries.iter().map(|e| (e.hash, e)).collect();
+/// The payloads the record's `Disclose` messages disclose, by sealed message. Stage 3b (the
+/// coordinator) has already checked each one by re-sealing it and refused repeats, so what is
+/// here is what the sealed messages said.
+fn disclosures(entries: &[Auth]) -> BTreeMap<MessageHash, Payload> {
     let mut out = BTreeMap::new();
-    let mut seen: BTreeMap<MessageHash, ()> = BTreeMap::new();
-    for (n, d) in record.disclosures.iter().enumerate() {
-        let bad_record = |evidence: String, explanation: String| {
-            Blame::record().fault(FaultKind::BadDisclosure, None, evidence, explanation)
-        };
-        if seen.insert(d.message, ()).is_some() {
-            faults.push(bad_record(
-                format!("disclosure {n} repeats the disclosure of message {}", d.message),
-                "The record discloses the same message twice.".to_owned(),
-            ));
-            continue;
-        }
-        let Some(e) = by_hash.get(&d.message) else {
-            faults.push(bad_record(
-                format!("disclosure {n} names message {}, which is not in the record", d.message),
-                "The record discloses a message it does not contain.".to_owned(),
-            ));
-            continue;
-        };
-        let recipient = e
-            .body
-            .channel
-            .side()
-            .and_then(|side| recipient_seal_key(terms, colours, side, &e.body.author));
-        let (Payload::Sealed(sealed), Some(recipient)) = (&e.body.payload, recipient) else {
-            faults.push(bad_record(
-                format!("disclosure {n} names message {}, which is not sealed", d.message),
-                format!("The record discloses entry {}, which was never sealed.", e.index),
-            ));
-            continue;
-        };
-        let context = seal_context(&e.body);
-        if let Err(err) =
-            seal::check_disclosure_commitment(&context, sealed, &d.plaintext, &d.seal_seed)
-        {
-            faults.push(Blame::record().fault(
-                FaultKind::BadDisclosure,
-                e.at(),
-                err.to_string(),
-                format!(
-                    "The disclosure of entry {} does not match the plaintext commitment its \
-                     author signed; nobody signed the disclosure, so it proves nothing.",
-                    e.index
-                ),
-            ));
-            continue;
-        }
-        // The disclosed seed opens the signed commitment, so it is the author's seed (its
-        // salt is a preimage only the author knew): if re-sealing with it gives other bytes, the
-        // author signed a ciphertext that does not carry the plaintext it committed to.
-        let deep = || {
-            seal::check_disclosure_deep(&recipient, &context, sealed, &d.plaintext, &d.seal_seed)
-        };
-        if let Some(Err(err)) = options.deep_seal_check.then(deep) {
-            let author = Blame::signer(terms, colours, &e.body.author);
-            let name = who(author.role);
-            faults.push(author.fault(
-                FaultKind::BadDisclosure,
-                e.at(),
-                err.to_string(),
-                format!(
-                    "{name} signed a commitment to a plaintext its ciphertext does not carry \
-                     (entry {}); its recipient could not have opened it honestly.",
-                    e.index
-                ),
-            ));
-            continue;
-        }
-        match inner_payload(d) {
-            Ok(p) => {
-                out.insert(d.message, p);
-            }
-            Err(evidence) => {
-                let author = Blame::signer(terms, colours, &e.body.author);
-                let name = who(author.role);
-                faults.push(author.fault(
-                    FaultKind::BadDisclosure,
-                    e.at(),
-                    evidence,
-                    format!("{name} sealed bytes that are not a valid message payload."),
-                ));
+    for e in entries {
+        let Payload::Disclose(items) = &e.body.payload else { continue };
+        for d in items {
+            if let Ok(p) = Payload::from_canonical(&d.plaintext) {
+                out.entry(d.message).or_insert(p);
             }
         }
     }
     out
-}
-
-fn inner_payload(d: &SealDisclosure) -> Result<Payload, String> {
-    match Payload::from_canonical(&d.plaintext) {
-        Ok(Payload::Sealed(_)) => Err("a sealed payload inside a sealed payload".to_owned()),
-        Ok(p) => Ok(p),
-        Err(e) => Err(format!("disclosed plaintext: {e}")),
-    }
 }
 
 /// Every commitment (public or disclosed), distinct, and every opening against its commitment.
@@ -297,6 +202,7 @@ fn commitments(
 /// Commitments never opened and sealed messages never disclosed: the side's fault when the
 /// relay's signed reveal timeout for it is in the record, else the record is incomplete.
 fn missing(
+    terms: &AgreedTerms,
     colours: &ByColour,
     entries: &[CheckedEntry],
     commitments: &[CheckedCommitment],
@@ -304,28 +210,36 @@ fn missing(
     timeouts: &[(usize, Party, Expectation, u64)],
     faults: &mut Vec<Fault>,
 ) {
-    let mut reveal_timeouts: BTreeMap<Side, (usize, MessageHash)> = BTreeMap::new();
+    let mut reveal_timeouts: BTreeMap<Party, usize> = BTreeMap::new();
     for &(index, party, expectation, _) in timeouts {
-        if let (Some(side), Expectation::Reveal) = (party.side(), expectation) {
-            let hash =
-                entries.iter().find(|e| e.index == index).map_or(MessageHash([0; 32]), |e| e.hash);
-            reveal_timeouts.entry(side).or_insert((index, hash));
+        if expectation == Expectation::Reveal {
+            reveal_timeouts.entry(party).or_insert(index);
         }
     }
     let mut report = |role: Role, at: (usize, MessageHash), what: String| {
-        let side = super::side_of_role(role);
-        match side.and_then(|s| reveal_timeouts.get(&s).map(|t| (s, *t))) {
-            Some((side, (t, _))) => faults
-                .push(Blame { key: Some(colours.key(side)), role }.fault(
-                FaultKind::MissingReveal,
-                Some(at),
-                format!("{what}; relay timeout notice for {side}'s reveal in entry {t}"),
-                format!(
-                    "{} never revealed {what} before the deadline, as the relay's signed timeout \
-                     (entry {t}) shows.",
-                    who(role)
-                ),
-            )),
+        let party = match role {
+            Role::White => Some(Party::White),
+            Role::Black => Some(Party::Black),
+            Role::Umpire => Some(Party::Umpire),
+            Role::Relay | Role::Record => None,
+        };
+        match party.and_then(|p| reveal_timeouts.get(&p).map(|t| (p, *t))) {
+            Some((party, t)) => {
+                let key = match party.side() {
+                    Some(side) => colours.key(side),
+                    None => terms.terms.umpire.as_ref().map_or(terms.terms.relay, |u| u.key),
+                };
+                faults.push(Blame { key: Some(key), role }.fault(
+                    FaultKind::MissingReveal,
+                    Some(at),
+                    format!("{what}; relay timeout notice for {party}'s reveal in entry {t}"),
+                    format!(
+                        "{} never sent {what} before the deadline, as the relay's signed \
+                         timeout (entry {t}) shows.",
+                        who(role)
+                    ),
+                ));
+            }
             None => faults.push(Blame::record().fault(
                 FaultKind::TruncatedRecord,
                 Some(at),
@@ -339,8 +253,7 @@ fn missing(
         }
     };
     for c in commitments.iter().filter(|c| c.opening.is_none()) {
-        let hash =
-            entries.iter().find(|e| e.index == c.entry).map_or(MessageHash([0; 32]), |e| e.hash);
+        let hash = entries.get(c.entry).map_or(MessageHash([0; 32]), |e| e.hash);
         report(c.role, (c.entry, hash), format!("the opening of its '{}' commitment", c.purpose));
     }
     for (index, hash, role) in undisclosed {

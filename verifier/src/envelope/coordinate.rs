@@ -176,6 +176,17 @@ pub(crate) fn check(terms: &AgreedTerms, entries: &[Auth]) -> Result<Coordinated
                     format!("{name}'s opening does not open a commitment it owes an opening of."),
                 )));
             }
+            Err(err @ NotEntitled::BadDisclosure { .. }) => {
+                return Err(Box::new(signer.fault(
+                    FaultKind::BadDisclosure,
+                    e.at(),
+                    err.to_string(),
+                    format!(
+                        "{name} disclosed a sealed message falsely: its plaintext and seed do not \
+                         re-seal to the ciphertext it signed, or the message is not one it owes."
+                    ),
+                )));
+            }
             Err(err) => {
                 return Err(Box::new(signer.fault(
                     FaultKind::NotAllowed,

@@ -39,7 +39,9 @@ pub struct Harness {
     pub terms: AgreedTerms,
     pub relay: Relay,
     pub authors: BTreeMap<PublicKey, protocol::message::Author>,
-    pub disclosures: Vec<SealDisclosure>,
+    /// Disclosures each author owes (of the sealed messages it sent), sent by
+    /// [`Harness::disclose`].
+    pub disclosures: BTreeMap<PublicKey, Vec<SealDisclosure>>,
     pub now: u64,
     seeds: u8,
     /// The last player action (what the umpire's next answer names).
@@ -103,7 +105,7 @@ impl Harness {
             terms: agreed,
             relay,
             authors,
-            disclosures: Vec::new(),
+            disclosures: BTreeMap::new(),
             now: 0,
             seeds: 0,
             last_action: None,
@@ -218,7 +220,7 @@ impl Harness {
             .expect("an author")
             .write_sealed(Channel::private(side), re, &inner, &recipient, &seed)
             .expect("sealing works");
-        self.disclosures.push(d);
+        self.disclosures.entry(key).or_default().push(d);
         self.submit(&m)
     }
 
@@ -329,6 +331,16 @@ impl Harness {
                 self.send(who, Channel::Public, p);
             }
         }
+        for who in [Who::P0, Who::P1, Who::Umpire] {
+            self.disclose(who);
+        }
+    }
+
+    /// `who` sends one `Disclose` message with every disclosure it owes (nothing if it owes
+    /// none).
+    pub fn disclose(&mut self, who: Who) -> Option<Entry> {
+        let items = self.disclosures.remove(&self.key(who))?;
+        Some(self.send(who, Channel::Public, Payload::Disclose(items)))
     }
 
     /// A whole honest match.
@@ -358,7 +370,6 @@ impl Harness {
             version: VERSION,
             terms: self.signed.clone(),
             entries: self.relay.entries().to_vec(),
-            disclosures: self.disclosures.clone(),
         }
     }
 
