@@ -439,3 +439,65 @@ fn selfplay_player_gone_for_good_loses_on_time_and_is_named_for_what_it_never_di
         Some(rules::GameResult::win(rules::Color::White, rules::EndReason::Forfeit))
     );
 }
+
+#[test]
+fn selfplay_player_sealing_garbage_gets_a_complaint_and_forfeits() {
+    // Kriegspiel: player 1 sends, as its first attempt, bytes nobody can open. The umpire
+    // cannot answer it, so it complains (a forfeit claim naming the message). Player 1 owes the
+    // message's disclosure like any other and cannot give one that re-seals: the relay times
+    // it out and the verifier names it, never the umpire that waited for a readable attempt.
+    let mut sent = false;
+    let hook: protocol::roles::Hook = Box::new(move |channel, p| {
+        if channel != Channel::Public && matches!(p, Payload::Action(_)) && !sent {
+            sent = true;
+            *p = Payload::Sealed(protocol::seal::Sealed {
+                enc: [9; 32],
+                commitment: [7; 32],
+                ciphertext: vec![1; 48],
+            });
+        }
+        true
+    });
+    let (s, f) = selfplay_cheat(rules::Variant::Kriegspiel, 1, hook);
+    let key = s.cast.players[1].public();
+    let f = only_fault(&f, FaultKind::MissingReveal, Some(key), role_of(&s, 1));
+    assert!(f.evidence.contains("disclosure"), "{f:?}");
+    // The umpire's complaint names the message.
+    let complaint = s
+        .record
+        .entries
+        .iter()
+        .filter_map(|e| e.message.verify().ok())
+        .find(|b| b.author == s.cast.umpire.public() && matches!(b.payload, Payload::Claim(_)))
+        .expect("the umpire's complaint");
+    assert_eq!(complaint.re, f.message);
+    let loser =
+        if role_of(&s, 1) == Role::White { rules::Color::White } else { rules::Color::Black };
+    assert_eq!(
+        verifier::verify(&s.bytes).sanctioned_result(),
+        Some(rules::GameResult::win(!loser, rules::EndReason::Forfeit))
+    );
+}
+
+#[test]
+fn selfplay_umpire_falsely_claiming_a_forfeit_is_named() {
+    // The umpire turns one of its Turn statements into a claim that Black forfeited: Black's
+    // attempts all disclose and replay legally, so the claim is the umpire's, and only its, fault.
+    let mut config = client::selfplay::SelfplayConfig::new(rules::Variant::Kriegspiel, 3);
+    let mut turns = 0;
+    config.umpire_hook = Some(Box::new(move |_, p| {
+        if matches!(p, Payload::Turn { .. }) {
+            turns += 1;
+            if turns == 4 {
+                *p = Payload::Claim(protocol::flow::loss_of(Side::Black, protocol::flow::FORFEIT));
+            }
+        }
+        true
+    }));
+    let s = client::selfplay::selfplay_with(config).expect("self-play");
+    let verdict = verifier::verify(&s.bytes);
+    let verifier::Verdict::Faults(f) = &verdict else { panic!("{verdict:?}") };
+    let umpire = s.cast.umpire.public();
+    assert!(f.iter().all(|f| f.culprit == Some(umpire) || f.culprit.is_none()), "{f:#?}");
+    assert!(f.iter().any(|f| f.culprit == Some(umpire)), "{f:#?}");
+}

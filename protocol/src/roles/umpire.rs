@@ -147,6 +147,19 @@ impl Umpire {
         }
     }
 
+    /// Ends the game with `side`'s forfeit for the sealed message `hash` it could not open.
+    fn complain(&mut self, side: Side, hash: MessageHash) {
+        if self.end.is_some() {
+            return;
+        }
+        let claim = flow::loss_of(side, FORFEIT);
+        self.end = Some(claim.clone());
+        self.out.send_public(Some(hash), Payload::Claim(claim.clone()));
+        self.done = true;
+        self.out.disclose_all();
+        self.out.outputs.push_back(Output::Finished(claim));
+    }
+
     fn conclude(&mut self, claim: Claim) {
         if self.end.is_some() {
             return;
@@ -201,10 +214,23 @@ impl Umpire {
     ) -> Result<(), RoleError> {
         let fault = |problem: String| RoleError { author: body.author, message: hash, problem };
         let Payload::Sealed(sealed) = &body.payload else { return Ok(()) };
-        let plain = seal::open(&self.seal, &seal_context(body), sealed)
-            .map_err(|e| fault(e.to_string()))?;
-        let payload =
-            Payload::from_canonical(&plain).map_err(|e| fault(format!("sealed payload: {e}")))?;
+        // A message the umpire cannot open, or that opens to no payload, gets the umpire's
+        // signed complaint: a forfeit claim naming it (`re`). The sender then owes its
+        // disclosure like every sealed message: a true one (re-sealing to these very bytes)
+        // proves the complaint false; none, and the sender is timed out (PROTOCOL.md,
+        // complaints).
+        let opened = seal::open(&self.seal, &seal_context(body), sealed)
+            .map_err(|e| e.to_string())
+            .and_then(|plain| {
+                Payload::from_canonical(&plain).map_err(|e| format!("sealed payload: {e}"))
+            });
+        let payload = match opened {
+            Ok(p) => p,
+            Err(problem) => {
+                self.complain(side, hash);
+                return Err(fault(problem));
+            }
+        };
         match payload {
             Payload::Open { purpose, opening } if purpose == PRIVATE_SEED => {
                 self.private_seed(side, body, hash, &opening).map_err(fault)?;
