@@ -38,6 +38,18 @@ pub enum RecordCommand {
         #[arg(long, default_value = "full")]
         view: String,
     },
+    /// Write evidence of relay equivocation from two logs of one match (two records, e.g. the
+    /// one each player kept): the receipts at the first position where they differ. Check it
+    /// with `fogproof verify --evidence`.
+    Evidence {
+        /// One record of the match.
+        first: PathBuf,
+        /// Another record of the same match.
+        second: PathBuf,
+        /// Where to write the evidence.
+        #[arg(long)]
+        out: PathBuf,
+    },
 }
 
 /// Runs a `record` subcommand.
@@ -58,6 +70,27 @@ pub fn run(command: RecordCommand, out: &mut impl Write) -> Result<()> {
             let bytes = read(&file)?;
             let text = pgn(&bytes, view).with_context(|| format!("{}", file.display()))?;
             write!(out, "{text}")?;
+        }
+        RecordCommand::Evidence { first, second, out: path } => {
+            let [a, b] = [&first, &second].map(|f| {
+                read(f).and_then(|bytes| {
+                    decode_record(&bytes).with_context(|| format!("{}", f.display()))
+                })
+            });
+            let (a, b) = (a?, b?);
+            if a.terms != b.terms {
+                bail!("the two records are of different matches (their terms differ)");
+            }
+            let receipts =
+                |r: &MatchRecord| r.entries.iter().map(|e| e.receipt.clone()).collect::<Vec<_>>();
+            let Some(evidence) =
+                verifier::evidence::extract(&a.terms, &receipts(&a), &receipts(&b))
+            else {
+                bail!("the two logs agree as far as the shorter goes: no contradiction to show");
+            };
+            std::fs::write(&path, evidence.to_canonical())
+                .with_context(|| format!("cannot write {}", path.display()))?;
+            writeln!(out, "evidence written to {}", path.display())?;
         }
     }
     Ok(())

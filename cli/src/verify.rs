@@ -22,6 +22,11 @@ pub struct VerifyArgs {
     /// Print one JSON object per record (one per line) instead of the summary.
     #[arg(long)]
     json: bool,
+    /// The files are evidence of relay equivocation (two receipts that cannot both be true,
+    /// as `fogproof record evidence` writes), not records: exit 1 if one proves a relay
+    /// fault, 2 if one proves nothing.
+    #[arg(long)]
+    evidence: bool,
 }
 
 /// What became of one file.
@@ -58,6 +63,9 @@ fn report(path: &Path) -> Report {
 
 /// Runs `fogproof verify` and returns its exit status.
 pub fn main(args: &VerifyArgs) -> ExitCode {
+    if args.evidence {
+        return evidence(args);
+    }
     let bar = progress(args.files.len());
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
@@ -217,4 +225,50 @@ fn to_json(file: &Path, r: &Report) -> Value {
         map.insert("black".into(), key_json(&d.colours.black));
     }
     v
+}
+
+/// `fogproof verify --evidence FILE...`.
+fn evidence(args: &VerifyArgs) -> ExitCode {
+    let mut status = 0;
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    for file in &args.files {
+        let name = file.display().to_string();
+        let judged = std::fs::read(file)
+            .map_err(|e| e.to_string())
+            .and_then(|b| verifier::evidence::judge(&b).map_err(|e| e.to_string()));
+        let (code, line) = match &judged {
+            Ok(f) if args.json => (
+                1,
+                json!({
+                    "file": name,
+                    "status": "relay-fault",
+                    "relay": f.culprit.map(|k| k.to_string()),
+                    "kind": kind_name(f),
+                    "evidence": f.evidence,
+                    "explanation": f.explanation,
+                })
+                .to_string(),
+            ),
+            Ok(f) => (
+                1,
+                format!(
+                    "{name}: relay fault: {} by the relay {}\n    {}\n    evidence: {}",
+                    kind_name(f),
+                    f.culprit.map(|k| k.fingerprint()).unwrap_or_default(),
+                    f.explanation,
+                    f.evidence
+                ),
+            ),
+            Err(why) if args.json => {
+                (2, json!({ "file": name, "status": "proves-nothing", "error": why }).to_string())
+            }
+            Err(why) => (2, format!("{name}: proves nothing: {why}")),
+        };
+        status = status.max(code);
+        if writeln!(out, "{line}").is_err() {
+            return ExitCode::from(2);
+        }
+    }
+    ExitCode::from(status)
 }

@@ -168,3 +168,64 @@ fn no_file_is_a_usage_error() {
     assert_eq!(code, 2);
     assert!(err.contains("FILES"), "{err}");
 }
+
+#[test]
+fn evidence_of_a_forked_log_convicts_the_relay() {
+    use protocol::codec::Canonical;
+    use protocol::message::SignedReceipt;
+    use protocol::record::MatchRecord;
+    let dir = scratch("evidence");
+    let s = client::selfplay::selfplay_with(client::selfplay::SelfplayConfig::new(
+        rules::Variant::Chess,
+        7,
+    ))
+    .expect("self-play");
+    // The relay's second log: the same last message, receipted at another time (so another
+    // head) at the same position, as a relay showing one player a different history would.
+    let relay = &s.cast.relay;
+    let mut other = s.record.clone();
+    let last = other.entries.last_mut().expect("entries");
+    let mut r = last.receipt.open(&relay.public()).expect("receipt");
+    r.time_ms += 1;
+    r.head = protocol::message::next_head(
+        &other.entries[other.entries.len() - 2].receipt.open(&relay.public()).unwrap().head,
+        r.seq,
+        r.time_ms,
+        &r.message,
+    );
+    other.entries.last_mut().unwrap().receipt = SignedReceipt::sign(&r, relay);
+    let (a, b) = (dir.join("a.fpr"), dir.join("b.fpr"));
+    std::fs::write(&a, s.record.to_canonical()).unwrap();
+    std::fs::write(&b, MatchRecord::to_canonical(&other)).unwrap();
+    let e = dir.join("fork.evidence");
+    let args = |x: &std::path::Path, y: &std::path::Path, out: &std::path::Path| {
+        [
+            "record",
+            "evidence",
+            x.to_str().unwrap(),
+            y.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ]
+        .map(str::to_owned)
+    };
+    let made = fogproof(&args(&a, &b, &e).each_ref().map(String::as_str));
+    assert_eq!(made.0, 0, "{made:?}");
+    let (code, out, _) = fogproof(&["verify", "--evidence", e.to_str().unwrap()]);
+    assert_eq!(code, 1, "{out}");
+    let relay_fp = relay.public().fingerprint();
+    assert!(out.contains("relay fault: equivocation") && out.contains(&relay_fp), "{out}");
+    let position = s.record.entries.len() - 1;
+    assert!(
+        out.contains(&format!("two different entries signed for position {position}")),
+        "{out}"
+    );
+    // The same log twice shows nothing; a record is not evidence.
+    let none = dir.join("none.evidence");
+    let same = fogproof(&args(&a, &a, &none).each_ref().map(String::as_str));
+    assert_eq!(same.0, 2, "{same:?}");
+    assert!(same.2.contains("no contradiction"), "{same:?}");
+    let (code, out, _) = fogproof(&["verify", "--evidence", a.to_str().unwrap()]);
+    assert_eq!(code, 2, "{out}");
+    assert!(out.contains("proves nothing"), "{out}");
+}

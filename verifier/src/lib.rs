@@ -15,6 +15,7 @@
 #![warn(missing_docs)]
 
 pub mod envelope;
+pub mod evidence;
 pub mod replay;
 mod verdict;
 
