@@ -40,7 +40,7 @@
 use crate::codec::Canonical;
 use crate::commitment::{self, Committed, DuplicateCommitmentError, OpeningError};
 use crate::flow;
-use crate::game::{self, Mode};
+use crate::game::{self, Mode, SealDirection};
 use crate::keys::{ByColour, PublicKey};
 use crate::message::{Expectation, MessageBody, Owed, Payload, seal_context};
 use crate::seal::{self, SealContext, SealDisclosure, SealPublicKey, Sealed};
@@ -126,6 +126,17 @@ pub enum NotEntitled {
         message: MessageHash,
         /// What is wrong.
         why: String,
+    },
+    /// A sealed payload whose ciphertext is not the size every sealed payload of its variant
+    /// and direction has (docs/PROTOCOL.md, padding): its size could tell what it says.
+    #[error("{who}'s sealed payload on the {channel} channel: {error}")]
+    SealedSize {
+        /// The author's role.
+        who: &'static str,
+        /// The channel.
+        channel: Channel,
+        /// The size found and the size agreed.
+        error: seal::SealError,
     },
     /// The party has timed out and may not act any more.
     #[error("{party} has timed out and may not act")]
@@ -384,9 +395,17 @@ impl Coordinator {
                 if !umpired || !(own || party == Party::Umpire) {
                     return Err(never());
                 }
-                if !matches!(body.payload, Payload::Sealed(_)) {
+                let Payload::Sealed(sealed) = &body.payload else {
                     return Err(never());
-                }
+                };
+                let direction = if party == Party::Umpire {
+                    SealDirection::FromUmpire
+                } else {
+                    SealDirection::ToUmpire
+                };
+                let padded = game::sealed_plaintext_bytes(self.variant, direction);
+                seal::check_size(&seal_context(body), sealed, padded)
+                    .map_err(|error| NotEntitled::SealedSize { who, channel, error })?;
                 if self.colours.is_none() {
                     return Err(not_now("private channels open once colours are known"));
                 }
@@ -525,12 +544,18 @@ impl Coordinator {
             if !named.insert(d.message) {
                 return Err(bad("disclosed twice in one message"));
             }
+            let direction = if u.party == Party::Umpire {
+                SealDirection::FromUmpire
+            } else {
+                SealDirection::ToUmpire
+            };
             seal::check_disclosure_deep(
                 &u.recipient,
                 &u.context,
                 &u.sealed,
                 &d.plaintext,
                 &d.seal_seed,
+                game::sealed_plaintext_bytes(self.variant, direction),
             )
             .map_err(|e| bad(&e.to_string()))?;
             match Payload::from_canonical(&d.plaintext) {

@@ -160,6 +160,85 @@ pub fn mode(variant: Variant) -> Mode {
     }
 }
 
+/// Which way a sealed payload travels on a private channel. Public: every message names its
+/// author, and the umpire's key is in the terms.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SealDirection {
+    /// A player's payload sealed to the umpire (actions, setups, tie-breaks, SIC's private seed).
+    ToUmpire,
+    /// The umpire's payload sealed to a player (observations and acks).
+    FromUmpire,
+}
+
+/// The most moves a SIC legal-move list can hold: 17 men per side (R-S1: K, 2 R, 2 B, 2 N,
+/// 8 P and a pair), each with at most 35 moves. The most mobile man is the Spy, which moves as
+/// N, B or R (8 + 13 + 14 = 35 from a central square; `spy-original` adds only one-step
+/// captures onto squares of those same sets); the Queen has 27, M 22, A 21, D 18, H 17, C and
+/// Y 16, R 14, B 13, K and N 8 (no castling). A pawn has at most 3 squares on its seventh rank,
+/// each with at most 11 promotion roles (R-S5: R, B, N and eight others), so 33, and 1 + 11 + 2
+/// = 14 on its sixth (a quick double step may promote). A swap (R-S9) is a move to a square
+/// the mover reaches by its own movement, so it adds no square to these sets.
+pub const SIC_MAX_LEGAL_MOVES: usize = 17 * 35;
+
+/// The most turns a 6x6 side can have, so the longest honest tie-break move list (R-G8: one
+/// guess per opponent turn). A side with a man besides its king has at most 4 + 10 + 8 = 22
+/// turns: at most 4 turns start with no moved man alive (its unmoved men then stand on its
+/// first rank with the two ranks before them empty, so it moves one for the first time, R-G2),
+/// and every other turn starts with a moved man alive, which each such turn ages (R-G3), for at
+/// most 1 + 2 + 3 + 4 = 10 turns over Q, B, R, N plus one per Life Freeze copy (at most
+/// [`rules::secretchess6::MAX_LIFE_FREEZES`] = 8). With only its king it passes, but only
+/// while the opponent still has men: at most 22 + 1 more turns. 45, rounded up.
+pub const SC6_MAX_TURNS: usize = 48;
+
+/// The most turns passed in a row in one 6x6 observation (the umpire plays passes itself, R-G2).
+/// A side blocked with men passes at most 5 times in a row: nothing in its territory changes
+/// but deaths, and every moved man dies within its lifespan (at most 4) plus one frozen
+/// reduction; once they are all dead its unmoved men on the first rank can move. A side with
+/// only its king passes for ever, but only in turns alternating with a blocked opponent's:
+/// so at most 5 + 6 = 11 passes in a row. 12 for safety.
+pub const SC6_MAX_PASSES_IN_A_ROW: usize = 12;
+
+/// The size every sealed plaintext of `variant` travelling in `direction` is padded to
+/// ([`crate::seal`], docs/PROTOCOL.md "Padding"): the worst case of every payload an honest
+/// party seals there, plus the pad marker, rounded up to a power of two. Sizes in postcard
+/// bytes: a payload tag 1, a length varint 1 (below 128) or 2 (below 16384), a `u32` at most 5,
+/// a square name as text 3 (`"e4"` with its length), a move as SIC text at most 6 (`e7e8q`).
+/// Nothing sealed here depends on anything but the variant and the direction, both public.
+///
+/// Chess, Espionage and Intrigue seal nothing (the coordinator refuses sealed payloads there):
+/// 0, so that any attempt to seal is refused.
+pub fn sealed_plaintext_bytes(variant: Variant, direction: SealDirection) -> usize {
+    use SealDirection::{FromUmpire, ToUmpire};
+    match (variant, direction) {
+        (Variant::Chess | Variant::Espionage | Variant::Intrigue, _) => 0,
+        // `Action(Move)`: 1 + 1 + (from 1, to 1, promotion 2) = 6.
+        (Variant::Kriegspiel, ToUmpire) => 16,
+        // `Observation(Answer)`: 1 + 1 + Answer. `Illegal` is 1; `Legal` is 1 + capture
+        // (1 + square 1, kind 1, en passant 1) + checks (1 + 2 at most: a double check) +
+        // pawn tries (at most 16, one byte) + end (2) = 11; so 13. The ack is not used.
+        (Variant::Kriegspiel, FromUmpire) => 16,
+        // `Open { "private-seed", { 32-byte value, 32-byte nonce } }`: 1 + 13 + 33 + 32 = 79,
+        // the largest (an `Action(Move)` is 6 with SIC's moves in postcard).
+        (Variant::Sic, ToUmpire) => 128,
+        // The start `View`: side 1, to move 1, own men (1 + 17 × (square 3, role 1, id 3,
+        // unmoved 1)) = 137, moved enemy men (1 + 17 × 6) = 103, captured and lost roles
+        // (1 + 17) × 2 = 36, legal moves (2 + 595 × 6) = 3572, move number 5, result 4:
+        // 3860; in `Observation(...)` 1 + 2 more: 3863. An `OpponentMoved` report is
+        // smaller (1 + 9 + lost 5 + check 2 + 3572 + end 4 = 3593), an ack 33.
+        (Variant::Sic, FromUmpire) => 4096,
+        // `Action(TieBreak { formation, moves })`: 1 + (1 + 6) + (1 + 48 × 6) = 297, in
+        // `Action` 1 + 2 more: 300. A setup is 1 + 7 + (1 + 3 × 3) = 18, a move 7.
+        (Variant::SecretChess6, ToUmpire) => 512,
+        // Events: Board 1 + turn 5 + 1 + pieces (1 + 5 × 8) + red (1 + 18 × 3) = 103, Scores
+        // 16, Passed 2, Moved 7, Frozen 4, End 31, TieBreakNeeded 16, the setup's 1. One
+        // observation is the action's events (at most Moved + Scores, or a setup's ack and a
+        // Board: 104), then per pass in a row at most Board + Passed + Scores (121), then a
+        // final Board and an End: 104 + 12 × 121 + 103 + 31 = 1690, with the event count and
+        // the `Observation` tag and length: 1695.
+        (Variant::SecretChess6, FromUmpire) => 2048,
+    }
+}
+
 fn flag(name: &str, value: &str) -> Result<bool, GameError> {
     match value {
         "true" => Ok(true),
@@ -634,6 +713,144 @@ mod tests {
         let obs = sc6::Observation::from_canonical(told.white.as_ref().unwrap()).unwrap();
         assert_eq!(obs.events, vec![sc6::Event::SetupAccepted]);
         assert_eq!(g.to_act(), vec![Color::Black]);
+    }
+
+    /// The encoded size of `payload` plus the pad marker: what must fit the padded size.
+    fn needs(payload: &crate::message::Payload) -> usize {
+        payload.to_canonical().len() + 1
+    }
+
+    fn obs(bytes: Vec<u8>) -> crate::message::Payload {
+        crate::message::Payload::Observation(bytes)
+    }
+
+    fn act(bytes: Vec<u8>) -> crate::message::Payload {
+        crate::message::Payload::Action(bytes)
+    }
+
+    /// The largest value of every payload each variant seals, built field by field as the
+    /// bounds' comments count them, fits its padded size (and the comments' sums are exact).
+    #[test]
+    fn the_worst_case_of_every_sealed_payload_fits_its_padded_size() {
+        use SealDirection::{FromUmpire, ToUmpire};
+        let size = sealed_plaintext_bytes;
+        let promo = Move { promotion: Some(rules::Role::Queen), ..Move::new(sq("e7"), sq("e8")) };
+        let ack = crate::message::Payload::Ack { message: crate::MessageHash([0xff; 32]) };
+        // Kriegspiel.
+        use rules::kriegspiel::{Announcement, Answer, Capture, CaptureKind, CheckKind, End};
+        let answer = Answer::Legal(Announcement {
+            capture: Some(Capture { square: sq("h8"), kind: CaptureKind::Piece, en_passant: true }),
+            checks: vec![CheckKind::ShortDiagonal, CheckKind::Knight],
+            pawn_tries: 16,
+            end: Some(End::InsufficientMaterial),
+        });
+        assert_eq!(needs(&act(promo.to_canonical())), 6 + 1);
+        assert_eq!(needs(&obs(answer.to_canonical())), 13 + 1);
+        assert!(needs(&obs(answer.to_canonical())) <= size(Variant::Kriegspiel, FromUmpire));
+        assert!(needs(&obs(Answer::Illegal.to_canonical())) <= 16);
+        assert!(needs(&act(promo.to_canonical())) <= size(Variant::Kriegspiel, ToUmpire));
+        // SIC.
+        let open = crate::message::Payload::Open {
+            purpose: crate::commitment::PRIVATE_SEED.to_owned(),
+            opening: crate::commitment::Opening { value: vec![0xff; 32], nonce: [0xff; 32] },
+        };
+        assert_eq!(needs(&open), 79 + 1);
+        assert!(needs(&open) <= size(Variant::Sic, ToUmpire));
+        assert!(needs(&act(promo.to_canonical())) <= size(Variant::Sic, ToUmpire));
+        let result = Some(GameResult::win(Color::Black, rules::EndReason::Abandonment));
+        let legal = vec![promo; SIC_MAX_LEGAL_MOVES];
+        let view = rules::sic::View {
+            side: Color::Black,
+            to_move: Color::Black,
+            own: vec![
+                rules::sic::OwnPiece {
+                    square: sq("h8"),
+                    role: rules::Role::Decoy,
+                    id: sq("h8"),
+                    unmoved: true
+                };
+                17
+            ],
+            enemy_moved: vec![rules::sic::TrackedPiece { square: sq("h8"), id: sq("h8") }; 17],
+            captured: vec![rules::Role::Decoy; 17],
+            lost: vec![rules::Role::Decoy; 17],
+            legal: legal.clone(),
+            fullmove: u32::MAX,
+            result,
+        };
+        assert_eq!(needs(&obs(view.to_canonical())), 3862 + 1);
+        assert!(needs(&obs(view.to_canonical())) <= size(Variant::Sic, FromUmpire));
+        let report = rules::sic::Observation::OpponentMoved(rules::sic::OpponentReport {
+            from: sq("h8"),
+            to: sq("h8"),
+            id: sq("h8"),
+            lost: Some(rules::sic::LostPiece { square: sq("h8"), role: rules::Role::Decoy }),
+            check: Some(rules::sic::CheckReport::Decoy),
+            legal,
+            end: result,
+        });
+        assert_eq!(report.to_canonical().len(), 3593);
+        assert!(needs(&obs(report.to_canonical())) <= size(Variant::Sic, FromUmpire));
+        assert!(needs(&ack) <= size(Variant::Sic, FromUmpire));
+        // 6x6.
+        let tie_break = sc6::Action::TieBreak {
+            formation: "RNB1QK".into(),
+            moves: vec!["b1c4+".into(); SC6_MAX_TURNS],
+        };
+        let setup = sc6::Action::Setup {
+            formation: "RNB1QK".into(),
+            false_squares: vec!["a4".into(), "b4".into(), "c4".into()],
+        };
+        assert_eq!(needs(&act(tie_break.to_canonical())), 300 + 1);
+        for a in [tie_break, setup] {
+            assert!(needs(&act(a.to_canonical())) <= size(Variant::SecretChess6, ToUmpire));
+        }
+        let scores = ByColor { white: u32::MAX, black: u32::MAX };
+        let board = sc6::Event::Board {
+            turn: u32::MAX,
+            your_turn: true,
+            pieces: vec![
+                rules::secretchess6::OwnPiece {
+                    square: "f3".into(),
+                    role: rules::Role::Knight,
+                    lifespan: Some(4),
+                    powered: true,
+                    frozen: true,
+                };
+                5
+            ],
+            red: vec!["f3".into(); 18],
+        };
+        let passes = (0..SC6_MAX_PASSES_IN_A_ROW).flat_map(|_| {
+            [
+                board.clone(),
+                sc6::Event::Passed { reason: rules::secretchess6::PassReason::NoLegalMove },
+                sc6::Event::Scores { turn: u32::MAX, scores },
+            ]
+        });
+        let mut events = vec![
+            sc6::Event::SetupAccepted,
+            board.clone(),
+            sc6::Event::Moved { mv: "b1c4+".into() },
+            sc6::Event::Scores { turn: u32::MAX, scores },
+        ];
+        events.extend(passes);
+        events.push(board.clone());
+        events.push(sc6::Event::End {
+            result: GameResult::draw(rules::EndReason::TieBreak),
+            scores,
+            tie_break: Some(rules::secretchess6::TieBreakReport {
+                formation_errors: scores,
+                deciding_round: Some(u32::MAX),
+            }),
+        });
+        let worst = sc6::Observation { events };
+        assert!(needs(&obs(worst.to_canonical())) <= size(Variant::SecretChess6, FromUmpire));
+        assert!(needs(&ack) <= size(Variant::SecretChess6, FromUmpire));
+        // The games that seal nothing refuse every plaintext.
+        for v in [Variant::Chess, Variant::Espionage, Variant::Intrigue] {
+            assert_eq!((size(v, ToUmpire), size(v, FromUmpire)), (0, 0));
+        }
     }
 
     #[test]

@@ -470,8 +470,10 @@ impl Author {
         message
     }
 
-    /// Seals `inner` to `recipient` and writes it on a private `channel`. Returns the message
-    /// and the disclosure that lets a record show what it said.
+    /// Seals `inner` to `recipient`, padded to `padded_len` bytes
+    /// ([`crate::game::sealed_plaintext_bytes`] of the variant and direction), and writes it on
+    /// a private `channel`. Returns the message and the disclosure that lets a record show what
+    /// it said. Nothing is written (and no sequence number used) if `inner` does not fit.
     pub fn write_sealed(
         &mut self,
         channel: Channel,
@@ -479,6 +481,7 @@ impl Author {
         inner: &Payload,
         recipient: &SealPublicKey,
         seal_seed: &[u8; 32],
+        padded_len: usize,
     ) -> Result<(SignedMessage, seal::SealDisclosure), SealError> {
         if matches!(inner, Payload::Sealed(_)) {
             return Err(SealError::Nested);
@@ -490,7 +493,7 @@ impl Author {
             seq: self.next_seq,
         };
         let plaintext = inner.to_canonical();
-        let sealed = seal::seal(recipient, &context, &plaintext, seal_seed)?;
+        let sealed = seal::seal(recipient, &context, &plaintext, seal_seed, padded_len)?;
         let message = self.write(channel, re, Payload::Sealed(sealed));
         let disclosure =
             seal::SealDisclosure { message: message.hash(), plaintext, seal_seed: *seal_seed };
@@ -605,17 +608,39 @@ mod tests {
         let umpire = seal::SealSecret::of(&Identity::from_seed(&[3; 32]));
         let mut a = author();
         let inner = Payload::Action(b"e2e4".to_vec());
-        let (m, d) =
-            a.write_sealed(Channel::WhiteUmpire, None, &inner, &umpire.public(), &[4; 32]).unwrap();
+        let (m, d) = a
+            .write_sealed(Channel::WhiteUmpire, None, &inner, &umpire.public(), &[4; 32], 32)
+            .unwrap();
         let body = m.verify().unwrap();
         let Payload::Sealed(sealed) = &body.payload else { panic!("not sealed: {body:?}") };
-        let plain = seal::open(&umpire, &seal_context(&body), sealed).unwrap();
+        let plain = seal::open(&umpire, &seal_context(&body), sealed, 32).unwrap();
         assert_eq!(Payload::from_canonical(&plain), Ok(inner));
         assert_eq!(d.message, m.hash());
         let ctx = seal_context(&body);
         assert_eq!(
-            seal::check_disclosure_deep(&umpire.public(), &ctx, sealed, &d.plaintext, &d.seal_seed),
+            seal::check_disclosure_deep(
+                &umpire.public(),
+                &ctx,
+                sealed,
+                &d.plaintext,
+                &d.seal_seed,
+                32
+            ),
             Ok(())
         );
+    }
+
+    #[test]
+    fn a_payload_too_long_to_seal_writes_nothing() {
+        let umpire = seal::SealSecret::of(&Identity::from_seed(&[3; 32]));
+        let mut a = author();
+        let inner = Payload::Action(vec![0; 30]);
+        let r = a.write_sealed(Channel::WhiteUmpire, None, &inner, &umpire.public(), &[4; 32], 32);
+        assert!(
+            matches!(r, Err(SealError::Padding { seq: 0, .. })),
+            "32 bytes of payload do not fit 32 padded bytes: {r:?}"
+        );
+        let next = a.write(Channel::Public, None, Payload::Start).verify().unwrap();
+        assert_eq!(next.seq, 0, "the refused message used no sequence number");
     }
 }

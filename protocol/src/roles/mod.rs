@@ -118,6 +118,9 @@ pub(crate) struct Outbox {
     undisclosed: Vec<SealDisclosure>,
     /// Whether the game is over for this machine: disclosures then go out at once.
     ended: bool,
+    /// The size its sealed plaintexts are padded to ([`crate::game::sealed_plaintext_bytes`]
+    /// of the variant and this machine's direction).
+    padded_len: usize,
 }
 
 /// The most bytes of disclosures one `Disclose` message carries (half the 64 KiB message limit,
@@ -128,13 +131,15 @@ const DISCLOSE_BATCH_BYTES: usize = 32 * 1024;
 const DISCLOSURE_OVERHEAD_BYTES: usize = 32 + 32 + 8;
 
 impl Outbox {
-    pub(crate) fn new(author: Author) -> Outbox {
+    /// An outbox writing through `author`, padding what it seals to `padded_len` bytes.
+    pub(crate) fn new(author: Author, padded_len: usize) -> Outbox {
         Outbox {
             author,
             hook: None,
             outputs: VecDeque::new(),
             undisclosed: Vec::new(),
             ended: false,
+            padded_len,
         }
     }
 
@@ -197,8 +202,7 @@ impl Outbox {
         }
         let mut seed = [0u8; 32];
         rand_core::Rng::fill_bytes(rng, &mut seed);
-        // A hook may produce a `Sealed` payload, which cannot be sealed again: send it as is.
-        match self.author.write_sealed(channel, re, &payload, key, &seed) {
+        match self.author.write_sealed(channel, re, &payload, key, &seed, self.padded_len) {
             Ok((m, d)) => {
                 self.wrote(m);
                 self.undisclosed.push(d);
@@ -206,10 +210,15 @@ impl Outbox {
                     self.disclose_all();
                 }
             }
-            Err(_) => {
+            // A hook may produce a `Sealed` payload, which cannot be sealed again: send it as is.
+            Err(crate::seal::SealError::Nested) => {
                 let m = self.author.write(channel, re, payload);
                 self.wrote(m);
             }
+            // A payload too long for the agreed padded size (only a policy's or a hook's bytes
+            // can be: every honest payload fits, `game::sealed_plaintext_bytes`) is never sent,
+            // neither longer nor in clear: the machine stays silent, as its deadline will show.
+            Err(_) => {}
         }
     }
 }

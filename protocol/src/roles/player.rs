@@ -105,7 +105,10 @@ impl Player {
         let mut p = Player {
             mode: game::mode(variant),
             variant,
-            out: Outbox::new(Author::new(identity.clone(), terms.match_id)),
+            out: Outbox::new(
+                Author::new(identity.clone(), terms.match_id),
+                game::sealed_plaintext_bytes(variant, game::SealDirection::ToUmpire),
+            ),
             seal: SealSecret::of(&identity),
             rng: ChaCha20Rng::from_seed(secret),
             policy,
@@ -630,7 +633,8 @@ impl Player {
             return Ok(());
         }
         let Payload::Sealed(sealed) = &body.payload else { return Ok(()) };
-        let plain = seal::open(&self.seal, &seal_context(body), sealed)
+        let padded = game::sealed_plaintext_bytes(self.variant, game::SealDirection::FromUmpire);
+        let plain = seal::open(&self.seal, &seal_context(body), sealed, padded)
             .map_err(|e| fault(body, hash, e.to_string()))?;
         let payload = Payload::from_canonical(&plain)
             .map_err(|e| fault(body, hash, format!("sealed payload: {e}")))?;

@@ -71,7 +71,10 @@ impl Umpire {
             turn: None,
             setups: 0,
             variant,
-            out: Outbox::new(Author::new(identity.clone(), terms.match_id)),
+            out: Outbox::new(
+                Author::new(identity.clone(), terms.match_id),
+                game::sealed_plaintext_bytes(variant, game::SealDirection::FromUmpire),
+            ),
             seal: SealSecret::of(&identity),
             rng: ChaCha20Rng::from_seed(secret),
             lie: None,
@@ -219,7 +222,8 @@ impl Umpire {
         // disclosure like every sealed message: a true one (re-sealing to these very bytes)
         // proves the complaint false; none, and the sender is timed out (PROTOCOL.md,
         // complaints).
-        let opened = seal::open(&self.seal, &seal_context(body), sealed)
+        let padded = game::sealed_plaintext_bytes(self.variant, game::SealDirection::ToUmpire);
+        let opened = seal::open(&self.seal, &seal_context(body), sealed, padded)
             .map_err(|e| e.to_string())
             .and_then(|plain| {
                 Payload::from_canonical(&plain).map_err(|e| format!("sealed payload: {e}"))
