@@ -4,6 +4,7 @@
 
 use protocol::codec::{Canonical, VERSION};
 use protocol::commitment::{self, PRIVATE_SEED};
+use protocol::game::{self, SealDirection};
 use protocol::hex::encode as hex;
 use protocol::keys::Identity;
 use protocol::message::{self, Author, Payload, Receipt, SignedReceipt, seal_context};
@@ -91,15 +92,24 @@ pub fn generate() -> Value {
 
     let inner = Payload::Action(b"g1f3".to_vec());
     let umpire_seal = SealSecret::of(&umpire).public();
+    // The terms are SIC's: a player's sealed payloads are padded to this many bytes.
+    let padded_len = game::sealed_plaintext_bytes(rules::Variant::Sic, SealDirection::ToUmpire);
     let (m1, disclosure) = author
-        .write_sealed(Channel::WhiteUmpire, None, &inner, &umpire_seal, &[0x66; 32])
+        .write_sealed(Channel::WhiteUmpire, None, &inner, &umpire_seal, &[0x66; 32], padded_len)
         .expect("sealing to the vector umpire works");
     let body1 = m1.verify().expect("vector sealed message verifies");
     let ctx: SealContext = seal_context(&body1);
     let Payload::Sealed(sealed) = &body1.payload else { unreachable!("write_sealed seals") };
     debug_assert!(
-        seal::check_disclosure_deep(&umpire_seal, &ctx, sealed, &disclosure.plaintext, &[0x66; 32])
-            .is_ok()
+        seal::check_disclosure_deep(
+            &umpire_seal,
+            &ctx,
+            sealed,
+            &disclosure.plaintext,
+            &[0x66; 32],
+            padded_len
+        )
+        .is_ok()
     );
 
     json!({
@@ -159,6 +169,8 @@ pub fn generate() -> Value {
             "info": hex(&ctx.info()),
             "aad": hex(&ctx.aad()),
             "plaintext": hex(&disclosure.plaintext),
+            "padded_len": padded_len,
+            "padded": hex(&seal::pad(&disclosure.plaintext, padded_len).expect("the vector fits")),
             "seal_seed": hex(&disclosure.seal_seed),
             "salt": hex(&seal::seal_salt(&disclosure.seal_seed)),
             "commitment": hex(&sealed.commitment),

@@ -323,7 +323,8 @@ fn commit_reveal_draws_colours_and_the_umpire_opens_sealed_setups() {
     };
     let a = t.send_sealed(white, Channel::WhiteUmpire, None, &inner, 5).expect("sealed setup");
     let Payload::Sealed(sealed) = &a.body.payload else { panic!("sealed payload expected") };
-    let plain = seal::open(&SealSecret::of(&c.umpire), &seal_context(&a.body), sealed)
+    let padded = t.padded_len(white);
+    let plain = seal::open(&SealSecret::of(&c.umpire), &seal_context(&a.body), sealed, padded)
         .expect("the umpire opens it");
     assert_eq!(Payload::from_canonical(&plain), Ok(inner));
     // A second sealed setup from the same side is not owed.
@@ -528,6 +529,65 @@ fn a_silent_umpire_is_timed_out_and_no_player_clock_runs_meanwhile() {
     .expect("umpire hands the turn to black");
     assert_eq!(t.relay.remaining_ms(Side::White), 1000);
     assert_eq!(t.relay.poll_timeout(), Some(1200));
+}
+
+#[test]
+fn a_sealed_payload_of_another_size_than_agreed_is_refused() {
+    // Docs/PROTOCOL.md, padding: every sealed payload of a direction has one ciphertext size,
+    // so the relay (which sees only sizes) refuses any other, whoever sends it.
+    let c = cast();
+    let mut t = kriegspiel_in_play(&c);
+    t.send(UMPIRE, Channel::Public, None, Payload::Turn { next: Owed::Side(Side::White) }, 10)
+        .expect("umpire starts play");
+    let umpire_seal = SealSecret::of(&c.umpire).public();
+    let agreed = t.padded_len(ALICE);
+    for padded_len in [agreed - 1, agreed + 1, 64] {
+        let (m, _) = t.authors[ALICE]
+            .clone()
+            .write_sealed(
+                Channel::WhiteUmpire,
+                None,
+                &action(b"e2e4"),
+                &umpire_seal,
+                &[9; 32],
+                padded_len,
+            )
+            .expect("seals");
+        let refused = t.relay.accept(&m.to_canonical(), 20);
+        let Err(RelayError::NotEntitled(NotEntitled::SealedSize { who: "White", error, .. })) =
+            refused
+        else {
+            panic!("a {padded_len}-byte pad is accepted or refused otherwise: {refused:?}");
+        };
+        assert_eq!(
+            error,
+            seal::SealError::WrongSize {
+                channel: Channel::WhiteUmpire,
+                seq: m.verify().expect("signed").seq,
+                found: seal::ciphertext_bytes(padded_len),
+                expected: seal::ciphertext_bytes(agreed),
+            }
+        );
+    }
+    let a = t
+        .send_sealed(ALICE, Channel::WhiteUmpire, None, &action(b"e2e4"), 20)
+        .expect("the agreed size is accepted");
+    // The umpire's answers have their own size, the same for "illegal" and an announcement.
+    let (m, _) = t.authors[UMPIRE]
+        .clone()
+        .write_sealed(
+            Channel::WhiteUmpire,
+            Some(a.hash),
+            &Payload::Observation(b"no".to_vec()),
+            &SealSecret::of(&c.alice).public(),
+            &[9; 32],
+            t.padded_len(UMPIRE) + 16,
+        )
+        .expect("seals");
+    assert!(matches!(
+        t.relay.accept(&m.to_canonical(), 30),
+        Err(RelayError::NotEntitled(NotEntitled::SealedSize { who: "the umpire", .. }))
+    ));
 }
 
 #[test]

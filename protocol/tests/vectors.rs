@@ -7,6 +7,7 @@ mod generator;
 
 use ed25519_dalek::VerifyingKey;
 use protocol::codec::Canonical;
+use protocol::game::SealDirection;
 use protocol::hex;
 use protocol::keys::Identity;
 use protocol::message::{MessageBody, Payload, seal_context};
@@ -231,7 +232,13 @@ fn sealed_payload_opens_for_the_umpire_and_matches_its_disclosure() {
     let Payload::Sealed(sealed) = &body.payload else { panic!("the vector is sealed") };
     assert_eq!(sealed.enc.to_vec(), bytes(s, &["enc"]));
     let umpire = SealSecret::of(&Identity::from_seed(&[0x55; 32]));
-    let plain = seal::open(&umpire, &ctx, sealed).expect("the umpire opens it");
+    let padded_len = s["padded_len"].as_u64().expect("padded_len") as usize;
+    assert_eq!(
+        padded_len,
+        protocol::game::sealed_plaintext_bytes(rules::Variant::Sic, SealDirection::ToUmpire),
+        "the vector's terms are SIC's; a player seals to the umpire"
+    );
+    let plain = seal::open(&umpire, &ctx, sealed, padded_len).expect("the umpire opens it");
     assert_eq!(plain, bytes(s, &["plaintext"]));
     assert_eq!(Payload::from_canonical(&plain), Ok(Payload::Action(b"g1f3".to_vec())));
     let seed = arr32(s, &["seal_seed"]);
@@ -241,8 +248,30 @@ fn sealed_payload_opens_for_the_umpire_and_matches_its_disclosure() {
     let commitment = h("fogproof/v2/seal-plaintext", &[("salt", &salt), ("plaintext", &plain)]);
     assert_eq!(commitment.to_vec(), bytes(s, &["commitment"]));
     assert_eq!(sealed.commitment, commitment);
-    // The ciphertext carries salt || plaintext: 32 + plaintext + 16-byte tag.
-    assert_eq!(sealed.ciphertext.len(), 32 + plain.len() + 16);
+    // The padded plaintext, by hand (ISO/IEC 7816-4): the plaintext, 0x80, zeros to padded_len.
+    let mut padded = plain.clone();
+    padded.push(0x80);
+    padded.resize(padded_len, 0);
+    assert_eq!(padded, bytes(s, &["padded"]));
+    // The ciphertext carries salt || padded: 32 + padded_len + 16-byte tag, whatever the
+    // plaintext's length.
+    assert_eq!(sealed.ciphertext.len(), 32 + padded_len + 16);
+    // Decrypted with HPKE directly, under the umpire's X25519 key derived by hand.
+    let ikm = h("fogproof/v2/seal-key", &[("ed25519-seed", &[0x55; 32])]);
+    let (sk, _) = <hpke::kem::X25519HkdfSha256 as hpke::Kem>::derive_keypair(&ikm);
+    let enc = <<hpke::kem::X25519HkdfSha256 as hpke::Kem>::EncappedKey as hpke::Deserializable>::from_bytes(&sealed.enc)
+        .expect("enc is an X25519 point");
+    let salted = hpke::single_shot_open::<
+        hpke::aead::ChaCha20Poly1305,
+        hpke::kdf::HkdfSha256,
+        hpke::kem::X25519HkdfSha256,
+    >(&hpke::OpModeR::Base, &sk, &enc, &info, &sealed.ciphertext, &aad)
+    .expect("HPKE opens the vector");
+    assert_eq!(&salted[..32], &salt[..]);
+    assert_eq!(&salted[32..], &padded[..]);
     assert_eq!(seal::check_disclosure_commitment(&ctx, sealed, &plain, &seed), Ok(()));
-    assert_eq!(seal::check_disclosure_deep(&umpire.public(), &ctx, sealed, &plain, &seed), Ok(()));
+    assert_eq!(
+        seal::check_disclosure_deep(&umpire.public(), &ctx, sealed, &plain, &seed, padded_len),
+        Ok(())
+    );
 }

@@ -3,6 +3,7 @@
 
 use protocol::codec::{Canonical, VERSION};
 use protocol::commitment::{self, Opening, PRIVATE_SEED, PUBLIC_CONTRIBUTION};
+use protocol::game::SealDirection;
 use protocol::keys::{ByColour, Identity};
 use protocol::message::{Author, Expectation, MessageBody, Payload, Receipt, SignedMessage};
 use protocol::relay::{Accepted, Relay, RelayError, RelayEvent, reads};
@@ -202,9 +203,21 @@ impl Table {
         let seed = [self.seal_count; 32];
         let (m, _) = self.authors[who]
             .clone()
-            .write_sealed(channel, re, inner, &recipient, &seed)
+            .write_sealed(channel, re, inner, &recipient, &seed, self.padded_len(who))
             .expect("seals");
         m
+    }
+
+    /// The padded size of `who`'s sealed payloads in this match's variant; in a variant that
+    /// seals nothing, 64 (the relay refuses those messages whatever their size).
+    pub fn padded_len(&self, who: usize) -> usize {
+        let variant: rules::Variant = self.agreed.terms.variant.parse().expect("a known variant");
+        let direction =
+            if who == UMPIRE { SealDirection::FromUmpire } else { SealDirection::ToUmpire };
+        match protocol::game::sealed_plaintext_bytes(variant, direction) {
+            0 => 64,
+            n => n,
+        }
     }
 
     /// [`Table::write_sealed`], submitted and delivered.
