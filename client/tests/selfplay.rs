@@ -62,6 +62,7 @@ fn replay(record: &MatchRecord) -> Replayed {
         protocol::seed::draw_colours(t, &agreed.match_id, &c)
     });
     // Every disclosure re-seals to its sealed message, for the recipient the terms name.
+    let umpire_key = t.umpire.as_ref().map(|u| u.key);
     let mut disclosed = BTreeMap::new();
     for (message, (_, d)) in record.disclosures() {
         let body = &bodies.iter().find(|(h, _)| *h == message).expect("a disclosed entry").1;
@@ -71,12 +72,18 @@ fn replay(record: &MatchRecord) -> Replayed {
         let recipient = protocol::record::recipient_seal_key(&agreed, &colours, side, &body.author)
             .expect("a recipient");
         let context = protocol::message::seal_context(body);
+        let direction = if umpire_key == Some(body.author) {
+            protocol::game::SealDirection::FromUmpire
+        } else {
+            protocol::game::SealDirection::ToUmpire
+        };
         protocol::seal::check_disclosure_deep(
             &recipient,
             &context,
             sealed,
             &d.plaintext,
             &d.seal_seed,
+            protocol::game::sealed_plaintext_bytes(variant, direction),
         )
         .expect("the disclosure re-seals");
         disclosed.insert(message, Payload::from_canonical(&d.plaintext).expect("a payload"));

@@ -422,7 +422,10 @@ fn white_seals_one_thing_and_commits_to_another(
     let ctx =
         protocol::seal::SealContext { match_id, channel: Channel::WhiteUmpire, author: key, seq };
     let seed = [3; 32];
-    let mut sealed = protocol::seal::seal(&recipient, &ctx, sealed_bytes, &seed).unwrap();
+    let padded_len = h.padded_len(white);
+    let author = h.authors.get_mut(&key).unwrap();
+    let mut sealed =
+        protocol::seal::seal(&recipient, &ctx, sealed_bytes, &seed, padded_len).unwrap();
     sealed.commitment = seal::plaintext_commitment(&seal::seal_salt(&seed), &claimed);
     let m = author.write(Channel::WhiteUmpire, None, Payload::Sealed(sealed));
     h.submit(&m);
@@ -477,6 +480,42 @@ fn a_ciphertext_that_does_not_carry_its_committed_plaintext_cannot_be_disclosed_
         Role::White,
     );
     assert!(f.evidence.contains("does not reproduce"), "{f:?}");
+}
+
+#[test]
+fn a_sealed_payload_of_another_size_than_agreed_is_its_authors_fault() {
+    // White pads its attempt to one byte more than Kriegspiel's agreed size: the relay refuses
+    // it; a relay that logs it anyway has logged White's fault, which the verifier names.
+    let mut h = Harness::new("kriegspiel", 1);
+    h.setup();
+    let white = h.side(Side::White);
+    let recipient = h.terms.terms.umpire.as_ref().unwrap().seal_key;
+    let padded_len = h.padded_len(white) + 1;
+    let key = h.key(white);
+    let sq = |name| rules::Square::parse(name, rules::BoardSize::Eight).unwrap();
+    let e2e4 = rules::Move::new(sq("e2"), sq("e4"));
+    let inner = Payload::Action(protocol::codec::Canonical::to_canonical(&e2e4));
+    let (m, _) = h
+        .authors
+        .get_mut(&key)
+        .unwrap()
+        .write_sealed(Channel::WhiteUmpire, None, &inner, &recipient, &[3; 32], padded_len)
+        .unwrap();
+    let refused = h.relay.accept(&m.to_canonical(), h.now);
+    assert!(
+        matches!(refused, Err(RelayError::NotEntitled(NotEntitled::SealedSize { .. }))),
+        "{refused:?}"
+    );
+    let mut all = messages(&h.record());
+    all.push(m.clone());
+    let f = only_fault(
+        &faults(&with_entries(&h, relog(&h, &all))),
+        FaultKind::NotAllowed,
+        Some(key),
+        Role::White,
+    );
+    assert_eq!(f.message, Some(m.hash()));
+    assert!(f.evidence.contains("ciphertext bytes, not the agreed"), "{f:?}");
 }
 
 #[test]

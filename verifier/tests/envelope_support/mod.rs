@@ -214,11 +214,12 @@ impl Harness {
         self.seeds += 1;
         let seed = [self.seeds; 32];
         let key = self.key(who);
+        let padded_len = self.padded_len(who);
         let (m, d) = self
             .authors
             .get_mut(&key)
             .expect("an author")
-            .write_sealed(Channel::private(side), re, &inner, &recipient, &seed)
+            .write_sealed(Channel::private(side), re, &inner, &recipient, &seed, padded_len)
             .expect("sealing works");
         self.disclosures.entry(key).or_default().push(d);
         self.submit(&m)
@@ -249,6 +250,15 @@ impl Harness {
     }
 
     /// The game of the terms.
+    /// The size `who`'s sealed payloads are padded to in this match's variant.
+    pub fn padded_len(&self, who: Who) -> usize {
+        let direction = match who {
+            Who::Umpire => protocol::game::SealDirection::FromUmpire,
+            _ => protocol::game::SealDirection::ToUmpire,
+        };
+        protocol::game::sealed_plaintext_bytes(self.variant(), direction)
+    }
+
     pub fn variant(&self) -> rules::Variant {
         self.terms.terms.variant.parse().expect("a known variant")
     }
