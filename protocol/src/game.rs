@@ -162,7 +162,7 @@ pub fn mode(variant: Variant) -> Mode {
 
 /// Which way a sealed payload travels on a private channel. Public: every message names its
 /// author, and the umpire's key is in the terms.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum SealDirection {
     /// A player's payload sealed to the umpire (actions, setups, tie-breaks, SIC's private seed).
     ToUmpire,

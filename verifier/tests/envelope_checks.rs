@@ -79,7 +79,7 @@ fn honest_umpired_game_shows_disclosed_plaintexts() {
     assert_eq!(first.role, Role::White);
     assert_eq!(first.channel(), Channel::WhiteUmpire);
     assert_eq!(sealed[1].role, Role::Umpire);
-    assert_eq!(sealed[1].payload, Payload::Observation(b"told white after 0".to_vec()));
+    assert_eq!(sealed[1].payload, Payload::Observation(b"white 0".to_vec()));
 }
 
 #[test]

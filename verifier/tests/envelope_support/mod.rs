@@ -319,7 +319,8 @@ impl Harness {
                 self.last_action = Some(a.message.hash());
                 self.turn(self.last_action, protocol::message::Owed::Side(side.other()));
                 for s in Side::BOTH {
-                    let told = Payload::Observation(format!("told {s} after {ply}").into_bytes());
+                    // Short enough for Kriegspiel's padded size (16 bytes, PROTOCOL.md padding).
+                    let told = Payload::Observation(format!("{s} {ply}").into_bytes());
                     self.send_sealed(Who::Umpire, s, told);
                 }
             } else {
