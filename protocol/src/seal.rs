@@ -16,7 +16,8 @@
 //! **Padding.** Every plaintext is padded to `padded_len` bytes, a size fixed per variant and
 //! direction by [`crate::game::sealed_plaintext_bytes`], so every ciphertext of a match in one
 //! direction is exactly [`ciphertext_bytes`]`(padded_len)` long and its size says nothing about
-//! what it carries (a Kriegspiel "illegal" looks like a full announcement). A plaintext that does
+//! what it carries (a Kriegspiel "illegal" is as long as a full announcement; what the number and
+//! pattern of messages still tell is in docs/PROTOCOL.md 12.1). A plaintext that does
 //! not fit (at most `padded_len - 1` bytes: the marker needs one) is refused
 //! ([`SealError::Padding`]), never sent in a longer message. The commitment is over the
 //! *unpadded* plaintext: it is a fixed-size hash, so it leaks nothing, and a disclosure carries
@@ -24,8 +25,9 @@
 //! since the AEAD has authenticated the bytes first, a pad check failing is no oracle.
 //!
 //! The sender picks a fresh 32-byte seal seed per message and keeps it. Sealing is then a
-//! deterministic function of (recipient key, info, aad, plaintext, seal seed), so a record can
-//! carry the plaintext and the seal seed (a [`SealDisclosure`]) and anyone can check it.
+//! deterministic function of (recipient key, info, aad, plaintext, padded size, seal seed), so
+//! a record can carry the plaintext and the seal seed (a [`SealDisclosure`]) and anyone can
+//! check it.
 //!
 //! Two checks of a disclosure exist. The cheap one ([`check_disclosure_commitment`]) recomputes
 //! the salt from the disclosed seed and compares the commitment the author signed: two hashes.
