@@ -453,7 +453,16 @@ fn selfplay_player_sealing_garbage_gets_a_complaint_and_forfeits() {
             *p = Payload::Sealed(protocol::seal::Sealed {
                 enc: [9; 32],
                 commitment: [7; 32],
-                ciphertext: vec![1; 48],
+                // The agreed size (the relay refuses any other, PROTOCOL.md 12.1), but garbage.
+                ciphertext: vec![
+                    1;
+                    protocol::seal::ciphertext_bytes(
+                        protocol::game::sealed_plaintext_bytes(
+                            rules::Variant::Kriegspiel,
+                            protocol::game::SealDirection::ToUmpire,
+                        )
+                    )
+                ],
             });
         }
         true

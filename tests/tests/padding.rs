@@ -194,3 +194,41 @@ fn every_sealed_payload_of_a_variant_and_direction_has_one_size() {
     assert!(seen.red.len() > 2, "several 6x6 red-square counts: {:?}", seen.red);
     assert!(seen.tie_breaks > 0, "a 6x6 tie-break was sealed: {seen:?}");
 }
+
+/// A payload too long for the agreed size is never sent, neither longer nor in clear: the
+/// player whose (hooked) attempt does not fit stays silent and loses on time.
+#[test]
+fn a_payload_that_does_not_fit_is_not_sent() {
+    let mut config = SelfplayConfig::new(Variant::Kriegspiel, 1);
+    config.colours = protocol::terms::Colours::FirstIsWhite;
+    let mut hooked = false;
+    config.player_hooks[0] = Some(Box::new(move |channel, p| {
+        if channel != protocol::Channel::Public && matches!(p, Payload::Action(_)) && !hooked {
+            hooked = true;
+            *p = Payload::Action(vec![0; 64]);
+        }
+        true
+    }));
+    let s = selfplay_with(config).expect("the match runs");
+    let white = s.cast.players[0].public();
+    let mut private = 0;
+    for e in &s.record.entries {
+        let body = e.message.verify().expect("signed");
+        if body.author == white && body.channel != protocol::Channel::Public {
+            let Payload::Sealed(sealed) = &body.payload else {
+                panic!("white sent {} in clear on its private channel", body.payload.kind())
+            };
+            let agreed = sealed_plaintext_bytes(Variant::Kriegspiel, SealDirection::ToUmpire);
+            assert_eq!(sealed.ciphertext.len(), ciphertext_bytes(agreed));
+            private += 1;
+        }
+    }
+    assert_eq!(private, 0, "white's first attempt did not fit: it sent nothing after it");
+    assert!(s.refused.is_empty(), "nothing reached the relay to refuse: {:?}", s.refused);
+    let verdict = verifier::verify(&s.bytes);
+    let [fault] = verdict.faults() else { panic!("one fault expected: {verdict:?}") };
+    assert_eq!((fault.kind, fault.culprit), (verifier::FaultKind::Timeout, Some(white)));
+    for (who, claim) in &s.finished {
+        assert_eq!(claim.reason, "timeout", "{who:?}");
+    }
+}
