@@ -139,6 +139,11 @@ pub struct SelfplayConfig {
     pub wire: Option<WireHook>,
     /// A hook on every delivery from the relay to a participant.
     pub deliver: Option<DeliveryHook>,
+    /// A network that interleaves, from this seed: messages in flight reach the relay in a
+    /// random order (each author's own in order, as over one connection), and every entry
+    /// reaches each participant after a random number of other steps (each participant's in
+    /// order). `None`: everything arrives at once, in order.
+    pub interleave: Option<u64>,
 }
 
 impl SelfplayConfig {
@@ -156,6 +161,7 @@ impl SelfplayConfig {
             umpire_lie: None,
             wire: None,
             deliver: None,
+            interleave: None,
         }
     }
 }
@@ -373,7 +379,14 @@ pub fn selfplay_with(mut config: SelfplayConfig) -> Result<Selfplay, SelfplayErr
         finished: BTreeMap::new(),
         refused: Vec::new(),
         faults: Vec::new(),
+        network: None,
     };
+    if let Some(seed) = d.config.interleave {
+        let rng = <rand_chacha::ChaCha20Rng as rand_core::SeedableRng>::from_seed(derive(
+            seed, "network",
+        ));
+        d.network = Some((rng, vec![VecDeque::new(); d.machines.len()]));
+    }
     d.deliver(&start, Channel::Public);
     d.run();
     let Driver { finished, refused, faults, machines, .. } = d;
@@ -418,9 +431,52 @@ struct Driver<'a> {
     finished: BTreeMap<Who, Claim>,
     refused: Vec<(Who, RelayError)>,
     faults: Vec<(Who, RoleError)>,
+    /// With [`SelfplayConfig::interleave`]: its random stream, and the entries on their way to
+    /// each machine (by index in `machines`).
+    network: Option<(rand_chacha::ChaCha20Rng, Vec<VecDeque<Entry>>)>,
 }
 
 impl Driver<'_> {
+    /// With an interleaving network, one random step: the relay takes the next message of a
+    /// random author in flight, or a random machine gets its next entry. `false` when nothing
+    /// is in flight.
+    fn network_step(&mut self, queue: &mut VecDeque<(Who, SignedMessage)>) -> bool {
+        let Some((rng, inboxes)) = &mut self.network else { return false };
+        let mut authors: Vec<usize> = Vec::new();
+        let mut firsts: Vec<usize> = Vec::new();
+        for (i, (who, _)) in queue.iter().enumerate() {
+            let w = match who {
+                Who::Player(p) => *p,
+                Who::Umpire => 2,
+                Who::Relay => 3,
+            };
+            if !authors.contains(&w) {
+                authors.push(w);
+                firsts.push(i);
+            }
+        }
+        let waiting: Vec<usize> = (0..inboxes.len()).filter(|i| !inboxes[*i].is_empty()).collect();
+        let options = firsts.len() + waiting.len();
+        if options == 0 {
+            return false;
+        }
+        let pick = usize::try_from(rand_core::Rng::next_u64(rng) % options as u64).unwrap_or(0);
+        if let Some(&at) = firsts.get(pick) {
+            if let Some((who, m)) = queue.remove(at) {
+                self.send(who, m);
+            }
+        } else {
+            let i = waiting[pick - firsts.len()];
+            if let Some(entry) = inboxes[i].pop_front() {
+                let who = self.machines[i].0;
+                if let Err(e) = self.machines[i].1.handle(Input::Delivered(entry)) {
+                    self.faults.push((who, e));
+                }
+            }
+        }
+        true
+    }
+
     fn actions(&self) -> u32 {
         self.machines
             .iter()
@@ -454,7 +510,11 @@ impl Driver<'_> {
                 }
                 continue;
             }
-            if let Some((who, m)) = queue.pop_front() {
+            if self.network.is_some() {
+                if self.network_step(&mut queue) {
+                    continue;
+                }
+            } else if let Some((who, m)) = queue.pop_front() {
                 self.send(who, m);
                 continue;
             }
@@ -543,7 +603,9 @@ impl Driver<'_> {
             {
                 continue;
             }
-            if let Err(e) = self.machines[i].1.handle(Input::Delivered(delivery.entry)) {
+            if let Some((_, inboxes)) = &mut self.network {
+                inboxes[i].push_back(delivery.entry);
+            } else if let Err(e) = self.machines[i].1.handle(Input::Delivered(delivery.entry)) {
                 self.faults.push((who, e));
             }
         }
