@@ -11,7 +11,7 @@ use protocol::message::{Claim, Payload, SignedMessage};
 use protocol::record::MatchRecord;
 use protocol::relay::{Entry, Relay, RelayError, RelayEvent};
 use protocol::roles::{
-    Hook, Input, ObservationHook, Output, Participant, Player, Policy, RoleError, Umpire,
+    Ask, Hook, Input, ObservationHook, Output, Participant, Player, Policy, RoleError, Umpire,
 };
 use protocol::seal::SealSecret;
 use protocol::terms::{
@@ -129,6 +129,10 @@ pub struct SelfplayConfig {
     pub max_actions: u32,
     /// Replaces a player's policy (by place in the terms).
     pub policies: [Option<Box<dyn Policy>>; 2],
+    /// Players (by place) whose policy the driver holds instead: the player asks through
+    /// `Output::Decide` and the driver answers later, when nothing else is in flight, as a
+    /// server does for a human or a remote bot.
+    pub asking: [bool; 2],
     /// A hook on every payload a player is about to sign or seal (by place in the terms).
     pub player_hooks: [Option<Hook>; 2],
     /// A hook on every payload the umpire is about to sign or seal.
@@ -156,6 +160,7 @@ impl SelfplayConfig {
             options: BTreeMap::new(),
             max_actions: 20_000,
             policies: [None, None],
+            asking: [false, false],
             player_hooks: [None, None],
             umpire_hook: None,
             umpire_lie: None,
@@ -341,13 +346,20 @@ pub fn selfplay_with(mut config: SelfplayConfig) -> Result<Selfplay, SelfplayErr
     let (signed, agreed) = agreed_terms(&config, &cast).map_err(SelfplayError::Terms)?;
     let umpired = mode(config.variant) == Mode::Umpire;
     let mut machines: Vec<(Who, Machine)> = Vec::new();
-    for i in 0..2 {
+    let mut deciders: [Option<Box<dyn Policy>>; 2] = [None, None];
+    for (i, decider) in deciders.iter_mut().enumerate() {
         let policy: Box<dyn Policy> = config.policies[i]
             .take()
             .unwrap_or_else(|| Box::new(RandomBot::new(derive(config.seed, &format!("bot-{i}")))));
         let secret = derive(config.seed, &format!("secret-{i}"));
-        let mut p = Player::new(cast.players[i].clone(), agreed.clone(), secret, policy)
-            .map_err(SelfplayError::Game)?;
+        let identity = cast.players[i].clone();
+        let mut p = if config.asking[i] {
+            *decider = Some(policy);
+            Player::asking(identity, agreed.clone(), secret)
+        } else {
+            Player::new(identity, agreed.clone(), secret, policy)
+        }
+        .map_err(SelfplayError::Game)?;
         if let Some(h) = config.player_hooks[i].take() {
             p.set_hook(h);
         }
@@ -380,6 +392,8 @@ pub fn selfplay_with(mut config: SelfplayConfig) -> Result<Selfplay, SelfplayErr
         refused: Vec::new(),
         faults: Vec::new(),
         network: None,
+        deciders,
+        questions: VecDeque::new(),
     };
     if let Some(seed) = d.config.interleave {
         let rng = <rand_chacha::ChaCha20Rng as rand_core::SeedableRng>::from_seed(derive(
@@ -434,6 +448,9 @@ struct Driver<'a> {
     /// With [`SelfplayConfig::interleave`]: its random stream, and the entries on their way to
     /// each machine (by index in `machines`).
     network: Option<(rand_chacha::ChaCha20Rng, Vec<VecDeque<Entry>>)>,
+    /// The policies of asking players (by place), and their questions not yet answered.
+    deciders: [Option<Box<dyn Policy>>; 2],
+    questions: VecDeque<(usize, Ask)>,
 }
 
 impl Driver<'_> {
@@ -493,6 +510,11 @@ impl Driver<'_> {
                 while let Some(out) = self.machines[i].1.poll_output() {
                     match out {
                         Output::Send(m) => queue.push_back((who, m)),
+                        Output::Decide(ask) => {
+                            if let Who::Player(p) = who {
+                                self.questions.push_back((p, ask));
+                            }
+                        }
                         Output::Finished(c) => {
                             self.finished.insert(who, c);
                         }
@@ -522,6 +544,9 @@ impl Driver<'_> {
                 self.accept(who, &bytes);
                 continue;
             }
+            if self.answer() {
+                continue;
+            }
             // Idle: only a relay deadline can move things on (the relay's coordinator knows
             // who owes what): jump to the earliest.
             match self.relay.poll_timeout() {
@@ -533,6 +558,28 @@ impl Driver<'_> {
                 None => return,
             }
         }
+    }
+
+    /// Answers the oldest question of an asking player, a step later (time passes while it
+    /// decides). `false` when none is waiting.
+    fn answer(&mut self) -> bool {
+        let Some((p, ask)) = self.questions.pop_front() else { return false };
+        let variant = self.config.variant;
+        let Some(i) = self.machines.iter().position(|(w, _)| *w == Who::Player(p)) else {
+            return true;
+        };
+        let (Some(policy), Machine::Player(player)) =
+            (&mut self.deciders[p], &mut self.machines[i].1)
+        else {
+            return true;
+        };
+        let Some(side) = player.side() else { return true };
+        self.now += STEP_MS;
+        let answer = policy.decide(variant, game::color(side), &ask);
+        if let Err(e) = player.handle(Input::Decision(answer)) {
+            self.faults.push((Who::Player(p), e));
+        }
+        true
     }
 
     fn send(&mut self, who: Who, m: SignedMessage) {

@@ -40,6 +40,9 @@ pub enum Input {
     Relay(RelayEvent),
     /// The time, in ms, at or after the participant's [`Participant::poll_timeout`].
     Time(u64),
+    /// The answer to the player's last [`Output::Decide`] (canonical bytes, as a [`Policy`]
+    /// would return them).
+    Decision(Vec<u8>),
 }
 
 /// What a participant asks its driver to do.
@@ -47,6 +50,10 @@ pub enum Input {
 pub enum Output {
     /// Send this message to the relay.
     Send(SignedMessage),
+    /// A player without a [`Policy`] asks its driver (a human behind a UI, a remote bot) to
+    /// decide; the answer comes back as [`Input::Decision`], whenever it is ready. The clock
+    /// runs meanwhile.
+    Decide(Ask),
     /// The participant considers the match over with this result (and has sent everything
     /// it owes: its claim, its openings and its disclosures).
     Finished(Claim),
@@ -97,7 +104,7 @@ pub enum Ask {
 /// machine does everything else (commitments, reveals, sealing, answers, claims, openings).
 /// A policy may return any bytes: what the rules refuse is the player's fault (docs/PROTOCOL.md
 /// 15.3), which is how tests build a player that plays an illegal move.
-pub trait Policy {
+pub trait Policy: Send {
     /// Decides what `side` does in `variant` when asked `ask`.
     fn decide(&mut self, variant: Variant, side: Color, ask: &Ask) -> Vec<u8>;
 }
@@ -105,7 +112,7 @@ pub trait Policy {
 /// Sees every payload a machine is about to sign (or seal), with the channel it goes on; may
 /// change it, and returns `false` to suppress it (the machine then behaves as if it had been
 /// sent: a participant that goes silent).
-pub type Hook = Box<dyn FnMut(Channel, &mut Payload) -> bool>;
+pub type Hook = Box<dyn FnMut(Channel, &mut Payload) -> bool + Send>;
 
 /// The writing half shared by every machine: the payload hook, signing and sealing through its
 /// [`Author`] (which states in each message the last entry the machine had received), and the

@@ -22,7 +22,7 @@ use rules::{ByColor, Variant};
 /// Sees (and may change) each observation the umpire is about to seal to a side: a lying
 /// umpire. Arguments: the side, the index of this observation among all the umpire sent, the
 /// bytes.
-pub type ObservationHook = Box<dyn FnMut(Side, usize, &mut Vec<u8>)>;
+pub type ObservationHook = Box<dyn FnMut(Side, usize, &mut Vec<u8>) + Send>;
 
 /// The umpire of an umpired game.
 pub struct Umpire {
