@@ -16,7 +16,7 @@ use crate::seal::{self, SealSecret};
 use crate::terms::AgreedTerms;
 use crate::{Channel, MessageHash, Side};
 use rand_chacha::ChaCha20Rng;
-use rand_core::{Rng, SeedableRng};
+use rand_core::Rng;
 use rules::intrigue::{Action as IAction, Observation as IObs, SetupReport};
 use rules::kriegspiel::Answer;
 use rules::{Board, BoardSize, Color, GameResult, Move, Variant};
@@ -137,7 +137,7 @@ impl Player {
             variant,
             out: Outbox::new(Author::new(identity.clone(), terms.match_id)),
             seal: SealSecret::of(&identity),
-            rng: ChaCha20Rng::from_seed(secret),
+            rng: super::match_rng(&secret, &terms.match_id),
             policy,
             pending: None,
             log: PublicLog::new(&terms),
@@ -289,6 +289,15 @@ impl Player {
             Then::Action => self.send_action(answer),
         }
         Ok(())
+    }
+
+    /// The game ended from outside (a timeout, the opponent's or the umpire's claim): an
+    /// Intrigue answer still awaited will never come, so nothing holds the finish back.
+    fn ended_by(&mut self, claim: Claim) {
+        if let Track::Intrigue { awaiting_answer, .. } = &mut self.track {
+            *awaiting_answer = false;
+        }
+        self.set_end(claim);
     }
 
     fn set_end(&mut self, claim: Claim) {
@@ -577,9 +586,9 @@ impl Player {
         let is_umpire = self.terms.terms.umpire.as_ref().is_some_and(|u| u.key == body.author);
         match &body.payload {
             Payload::Timeout { party, expectation, .. } => match (party.side(), expectation) {
-                (Some(side), Expectation::Move) => self.set_end(flow::loss_of(side, TIMEOUT)),
-                (Some(side), _) => self.set_end(flow::loss_of(side, FORFEIT)),
-                (None, _) => self.set_end(Claim {
+                (Some(side), Expectation::Move) => self.ended_by(flow::loss_of(side, TIMEOUT)),
+                (Some(side), _) => self.ended_by(flow::loss_of(side, FORFEIT)),
+                (None, _) => self.ended_by(Claim {
                     outcome: crate::message::Outcome::NoResult,
                     reason: "umpire-timeout".into(),
                 }),
@@ -591,9 +600,9 @@ impl Player {
                     && !is_umpire
                     && c.reason != rules::EndReason::Agreement.name() =>
             {
-                self.set_end(c.clone());
+                self.ended_by(c.clone());
             }
-            Payload::Claim(c) if is_umpire => self.set_end(c.clone()),
+            Payload::Claim(c) if is_umpire => self.ended_by(c.clone()),
             Payload::Action(bytes) if self.mode != Mode::Umpire => {
                 let Some(actor) = actor else { return Ok(()) };
                 self.on_public_action(actor, bytes, body.author == me_key, body, hash)?;

@@ -16,7 +16,6 @@ use crate::seed::setup_seed;
 use crate::terms::AgreedTerms;
 use crate::{Channel, MessageHash, Party, Side};
 use rand_chacha::ChaCha20Rng;
-use rand_core::SeedableRng;
 use rules::{ByColor, Variant};
 
 /// Sees (and may change) each observation the umpire is about to seal to a side: a lying
@@ -73,7 +72,7 @@ impl Umpire {
             variant,
             out: Outbox::new(Author::new(identity.clone(), terms.match_id)),
             seal: SealSecret::of(&identity),
-            rng: ChaCha20Rng::from_seed(secret),
+            rng: super::match_rng(&secret, &terms.match_id),
             lie: None,
             log: PublicLog::new(&terms),
             terms,
