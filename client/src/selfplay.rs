@@ -257,11 +257,15 @@ fn agreed_terms(
     config: &SelfplayConfig,
     cast: &Cast,
 ) -> Result<(SignedTerms, AgreedTerms), TermsError> {
-    let player = |i: usize| PlayerTerms {
-        key: cast.players[i].public(),
-        seal_key: SealSecret::of(&cast.players[i]).public(),
-        nonce: derive(config.seed, &format!("nonce-{i}")),
+    let player = |i: usize| {
+        let nonce = derive(config.seed, &format!("nonce-{i}"));
+        PlayerTerms {
+            key: cast.players[i].public(),
+            seal_key: SealSecret::for_match(&cast.players[i], &nonce).public(),
+            nonce,
+        }
     };
+    let umpire_nonce = derive(config.seed, "nonce-umpire");
     let umpired = mode(config.variant) == Mode::Umpire;
     let terms = MatchTerms {
         version: VERSION,
@@ -273,7 +277,8 @@ fn agreed_terms(
         relay: cast.relay.public(),
         umpire: umpired.then(|| UmpireTerms {
             key: cast.umpire.public(),
-            seal_key: SealSecret::of(&cast.umpire).public(),
+            seal_key: SealSecret::for_match(&cast.umpire, &umpire_nonce).public(),
+            nonce: umpire_nonce,
         }),
         time_control: TimeControl {
             initial_ms: 3_600_000,

@@ -28,7 +28,6 @@ pub fn generate() -> Value {
             "ed25519_seed": hex(&[seed; 32]),
             "public_key": hex(&id.public().0),
             "fingerprint": id.public().fingerprint(),
-            "seal_public_key": hex(&SealSecret::of(id).public().0),
         })
     };
 
@@ -38,7 +37,7 @@ pub fn generate() -> Value {
 
     let player = |id: &Identity, n: u8| PlayerTerms {
         key: id.public(),
-        seal_key: SealSecret::of(id).public(),
+        seal_key: SealSecret::for_match(id, &[n; 32]).public(),
         nonce: [n; 32],
     };
     let terms = MatchTerms {
@@ -51,7 +50,8 @@ pub fn generate() -> Value {
         relay: relay.public(),
         umpire: Some(UmpireTerms {
             key: umpire.public(),
-            seal_key: SealSecret::of(&umpire).public(),
+            seal_key: SealSecret::for_match(&umpire, &UMPIRE_NONCE).public(),
+            nonce: UMPIRE_NONCE,
         }),
         time_control: TimeControl {
             initial_ms: 300_000,
@@ -90,7 +90,7 @@ pub fn generate() -> Value {
     let signed_receipt = SignedReceipt::sign(&receipt, &relay);
 
     let inner = Payload::Action(b"g1f3".to_vec());
-    let umpire_seal = SealSecret::of(&umpire).public();
+    let umpire_seal = SealSecret::for_match(&umpire, &UMPIRE_NONCE).public();
     let (m1, disclosure) = author
         .write_sealed(Channel::WhiteUmpire, None, &inner, &umpire_seal, &[0x66; 32])
         .expect("sealing to the vector umpire works");
@@ -170,6 +170,9 @@ pub fn generate() -> Value {
 }
 
 #[allow(dead_code, reason = "tests/vectors.rs includes this file for generate() only")]
+/// The umpire's nonce in the vector terms (its seal key for the match derives from it).
+pub const UMPIRE_NONCE: [u8; 32] = [0x5a; 32];
+
 fn main() {
     let text = serde_json::to_string_pretty(&generate()).expect("JSON values always print");
     println!("{text}");

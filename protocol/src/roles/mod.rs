@@ -221,6 +221,29 @@ impl Outbox {
     }
 }
 
+/// The seal key of `identity` for this match, from its nonce in the terms; an error if the
+/// terms carry another seal key (the party signed terms with a key it cannot use).
+pub(crate) fn match_seal(
+    identity: &crate::Identity,
+    nonce: Option<[u8; 32]>,
+    expected: Option<crate::seal::SealPublicKey>,
+) -> Result<crate::seal::SealSecret, crate::game::GameError> {
+    let (Some(nonce), Some(expected)) = (nonce, expected) else {
+        return Err(crate::game::GameError::Keys(format!(
+            "{} is not this party in the terms",
+            identity.public()
+        )));
+    };
+    let seal = crate::seal::SealSecret::for_match(identity, &nonce);
+    if seal.public() != expected {
+        return Err(crate::game::GameError::Keys(format!(
+            "the terms carry seal key {expected}, this identity's for the match is {}",
+            seal.public()
+        )));
+    }
+    Ok(seal)
+}
+
 /// A participant's random stream for one match: `ChaCha20(H(fogproof/v2/match-rng;
 /// ("secret", secret), ("match-id", match_id)))`, so a secret reused by mistake in two
 /// matches still draws unrelated nonces, contributions and seal seeds in each.

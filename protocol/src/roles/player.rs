@@ -132,11 +132,13 @@ impl Player {
         policy: Option<Box<dyn Policy>>,
     ) -> Result<Player, GameError> {
         let variant: Variant = terms.terms.variant.parse()?;
+        let me = terms.terms.player(&identity.public());
+        let seal = super::match_seal(&identity, me.map(|p| p.nonce), me.map(|p| p.seal_key))?;
         let mut p = Player {
             mode: game::mode(variant),
             variant,
             out: Outbox::new(Author::new(identity.clone(), terms.match_id)),
-            seal: SealSecret::of(&identity),
+            seal,
             rng: super::match_rng(&secret, &terms.match_id),
             policy,
             pending: None,

@@ -65,13 +65,15 @@ impl Umpire {
         secret: [u8; 32],
     ) -> Result<Umpire, GameError> {
         let variant: Variant = terms.terms.variant.parse()?;
+        let u = terms.terms.umpire.as_ref().filter(|u| u.key == identity.public());
+        let seal = super::match_seal(&identity, u.map(|u| u.nonce), u.map(|u| u.seal_key))?;
         Ok(Umpire {
             coordinator: Coordinator::new(terms.clone())?,
             turn: None,
             setups: 0,
             variant,
             out: Outbox::new(Author::new(identity.clone(), terms.match_id)),
-            seal: SealSecret::of(&identity),
+            seal,
             rng: super::match_rng(&secret, &terms.match_id),
             lie: None,
             log: PublicLog::new(&terms),
