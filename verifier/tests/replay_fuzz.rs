@@ -18,9 +18,7 @@ fn checked(variant: Variant) -> Checked {
 
 fn base() -> &'static [Checked] {
     static BASE: OnceLock<Vec<Checked>> = OnceLock::new();
-    BASE.get_or_init(|| {
-        Variant::ALL.into_iter().map(checked).collect()
-    })
+    BASE.get_or_init(|| Variant::ALL.into_iter().map(checked).collect())
 }
 
 fn game_bytes(p: &mut Payload) -> Option<&mut Vec<u8>> {
