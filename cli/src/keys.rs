@@ -3,7 +3,6 @@
 use anyhow::{Context, Result};
 use clap::Subcommand;
 use protocol::keys::Identity;
-use protocol::seal::SealSecret;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -51,7 +50,6 @@ fn describe(identity: &Identity, comment: &str, out: &mut impl Write) -> Result<
     let public = identity.public();
     writeln!(out, "public-key: {public}")?;
     writeln!(out, "fingerprint: {}", public.fingerprint())?;
-    writeln!(out, "seal-key: {}", SealSecret::of(identity).public())?;
     writeln!(out, "comment: {comment}")?;
     Ok(())
 }

@@ -190,20 +190,20 @@ fn bad_view_and_unreadable_file_are_errors() {
 fn pgn_of_a_record_with_a_fault_names_it_and_stops_there() {
     // An umpire that adds a pawn try to its first Kriegspiel announcement.
     let mut config = client::SelfplayConfig::new(Variant::Kriegspiel, 1);
-    let lied = std::rc::Rc::new(std::cell::Cell::new(false));
+    let lied = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let flag = lied.clone();
     config.umpire_lie = Some(Box::new(move |_side, _i, bytes: &mut Vec<u8>| {
         if let Ok(rules::kriegspiel::Answer::Legal(mut a)) =
             rules::kriegspiel::Answer::from_canonical(bytes)
-            && !flag.get()
+            && !flag.load(std::sync::atomic::Ordering::SeqCst)
         {
             a.pawn_tries += 1;
             *bytes = rules::kriegspiel::Answer::Legal(a).to_canonical();
-            flag.set(true);
+            flag.store(true, std::sync::atomic::Ordering::SeqCst);
         }
     }));
     let played = client::selfplay_with(config).expect("selfplay");
-    assert!(lied.get());
+    assert!(lied.load(std::sync::atomic::Ordering::SeqCst));
     let dir = std::env::temp_dir().join(format!("fogproof-record-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let path = dir.join("kriegspiel-lie.rec");

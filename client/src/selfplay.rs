@@ -11,7 +11,7 @@ use protocol::message::{Claim, Payload, SignedMessage};
 use protocol::record::MatchRecord;
 use protocol::relay::{Entry, Relay, RelayError, RelayEvent};
 use protocol::roles::{
-    Hook, Input, ObservationHook, Output, Participant, Player, Policy, RoleError, Umpire,
+    Ask, Hook, Input, ObservationHook, Output, Participant, Player, Policy, RoleError, Umpire,
 };
 use protocol::seal::SealSecret;
 use protocol::terms::{
@@ -129,6 +129,10 @@ pub struct SelfplayConfig {
     pub max_actions: u32,
     /// Replaces a player's policy (by place in the terms).
     pub policies: [Option<Box<dyn Policy>>; 2],
+    /// Players (by place) whose policy the driver holds instead: the player asks through
+    /// `Output::Decide` and the driver answers later, when nothing else is in flight, as a
+    /// server does for a human or a remote bot.
+    pub asking: [bool; 2],
     /// A hook on every payload a player is about to sign or seal (by place in the terms).
     pub player_hooks: [Option<Hook>; 2],
     /// A hook on every payload the umpire is about to sign or seal.
@@ -139,6 +143,11 @@ pub struct SelfplayConfig {
     pub wire: Option<WireHook>,
     /// A hook on every delivery from the relay to a participant.
     pub deliver: Option<DeliveryHook>,
+    /// A network that interleaves, from this seed: messages in flight reach the relay in a
+    /// random order (each author's own in order, as over one connection), and every entry
+    /// reaches each participant after a random number of other steps (each participant's in
+    /// order). `None`: everything arrives at once, in order.
+    pub interleave: Option<u64>,
 }
 
 impl SelfplayConfig {
@@ -151,11 +160,13 @@ impl SelfplayConfig {
             options: BTreeMap::new(),
             max_actions: 20_000,
             policies: [None, None],
+            asking: [false, false],
             player_hooks: [None, None],
             umpire_hook: None,
             umpire_lie: None,
             wire: None,
             deliver: None,
+            interleave: None,
         }
     }
 }
@@ -246,11 +257,15 @@ fn agreed_terms(
     config: &SelfplayConfig,
     cast: &Cast,
 ) -> Result<(SignedTerms, AgreedTerms), TermsError> {
-    let player = |i: usize| PlayerTerms {
-        key: cast.players[i].public(),
-        seal_key: SealSecret::of(&cast.players[i]).public(),
-        nonce: derive(config.seed, &format!("nonce-{i}")),
+    let player = |i: usize| {
+        let nonce = derive(config.seed, &format!("nonce-{i}"));
+        PlayerTerms {
+            key: cast.players[i].public(),
+            seal_key: SealSecret::for_match(&cast.players[i], &nonce).public(),
+            nonce,
+        }
     };
+    let umpire_nonce = derive(config.seed, "nonce-umpire");
     let umpired = mode(config.variant) == Mode::Umpire;
     let terms = MatchTerms {
         version: VERSION,
@@ -262,7 +277,8 @@ fn agreed_terms(
         relay: cast.relay.public(),
         umpire: umpired.then(|| UmpireTerms {
             key: cast.umpire.public(),
-            seal_key: SealSecret::of(&cast.umpire).public(),
+            seal_key: SealSecret::for_match(&cast.umpire, &umpire_nonce).public(),
+            nonce: umpire_nonce,
         }),
         time_control: TimeControl {
             initial_ms: 3_600_000,
@@ -335,13 +351,20 @@ pub fn selfplay_with(mut config: SelfplayConfig) -> Result<Selfplay, SelfplayErr
     let (signed, agreed) = agreed_terms(&config, &cast).map_err(SelfplayError::Terms)?;
     let umpired = mode(config.variant) == Mode::Umpire;
     let mut machines: Vec<(Who, Machine)> = Vec::new();
-    for i in 0..2 {
+    let mut deciders: [Option<Box<dyn Policy>>; 2] = [None, None];
+    for (i, decider) in deciders.iter_mut().enumerate() {
         let policy: Box<dyn Policy> = config.policies[i]
             .take()
             .unwrap_or_else(|| Box::new(RandomBot::new(derive(config.seed, &format!("bot-{i}")))));
         let secret = derive(config.seed, &format!("secret-{i}"));
-        let mut p = Player::new(cast.players[i].clone(), agreed.clone(), secret, policy)
-            .map_err(SelfplayError::Game)?;
+        let identity = cast.players[i].clone();
+        let mut p = if config.asking[i] {
+            *decider = Some(policy);
+            Player::asking(identity, agreed.clone(), secret)
+        } else {
+            Player::new(identity, agreed.clone(), secret, policy)
+        }
+        .map_err(SelfplayError::Game)?;
         if let Some(h) = config.player_hooks[i].take() {
             p.set_hook(h);
         }
@@ -373,7 +396,16 @@ pub fn selfplay_with(mut config: SelfplayConfig) -> Result<Selfplay, SelfplayErr
         finished: BTreeMap::new(),
         refused: Vec::new(),
         faults: Vec::new(),
+        network: None,
+        deciders,
+        questions: VecDeque::new(),
     };
+    if let Some(seed) = d.config.interleave {
+        let rng = <rand_chacha::ChaCha20Rng as rand_core::SeedableRng>::from_seed(derive(
+            seed, "network",
+        ));
+        d.network = Some((rng, vec![VecDeque::new(); d.machines.len()]));
+    }
     d.deliver(&start, Channel::Public);
     d.run();
     let Driver { finished, refused, faults, machines, .. } = d;
@@ -418,9 +450,55 @@ struct Driver<'a> {
     finished: BTreeMap<Who, Claim>,
     refused: Vec<(Who, RelayError)>,
     faults: Vec<(Who, RoleError)>,
+    /// With [`SelfplayConfig::interleave`]: its random stream, and the entries on their way to
+    /// each machine (by index in `machines`).
+    network: Option<(rand_chacha::ChaCha20Rng, Vec<VecDeque<Entry>>)>,
+    /// The policies of asking players (by place), and their questions not yet answered.
+    deciders: [Option<Box<dyn Policy>>; 2],
+    questions: VecDeque<(usize, Ask)>,
 }
 
 impl Driver<'_> {
+    /// With an interleaving network, one random step: the relay takes the next message of a
+    /// random author in flight, or a random machine gets its next entry. `false` when nothing
+    /// is in flight.
+    fn network_step(&mut self, queue: &mut VecDeque<(Who, SignedMessage)>) -> bool {
+        let Some((rng, inboxes)) = &mut self.network else { return false };
+        let mut authors: Vec<usize> = Vec::new();
+        let mut firsts: Vec<usize> = Vec::new();
+        for (i, (who, _)) in queue.iter().enumerate() {
+            let w = match who {
+                Who::Player(p) => *p,
+                Who::Umpire => 2,
+                Who::Relay => 3,
+            };
+            if !authors.contains(&w) {
+                authors.push(w);
+                firsts.push(i);
+            }
+        }
+        let waiting: Vec<usize> = (0..inboxes.len()).filter(|i| !inboxes[*i].is_empty()).collect();
+        let options = firsts.len() + waiting.len();
+        if options == 0 {
+            return false;
+        }
+        let pick = usize::try_from(rand_core::Rng::next_u64(rng) % options as u64).unwrap_or(0);
+        if let Some(&at) = firsts.get(pick) {
+            if let Some((who, m)) = queue.remove(at) {
+                self.send(who, m);
+            }
+        } else {
+            let i = waiting[pick - firsts.len()];
+            if let Some(entry) = inboxes[i].pop_front() {
+                let who = self.machines[i].0;
+                if let Err(e) = self.machines[i].1.handle(Input::Delivered(entry)) {
+                    self.faults.push((who, e));
+                }
+            }
+        }
+        true
+    }
+
     fn actions(&self) -> u32 {
         self.machines
             .iter()
@@ -437,6 +515,11 @@ impl Driver<'_> {
                 while let Some(out) = self.machines[i].1.poll_output() {
                     match out {
                         Output::Send(m) => queue.push_back((who, m)),
+                        Output::Decide(ask) => {
+                            if let Who::Player(p) = who {
+                                self.questions.push_back((p, ask));
+                            }
+                        }
                         Output::Finished(c) => {
                             self.finished.insert(who, c);
                         }
@@ -454,12 +537,19 @@ impl Driver<'_> {
                 }
                 continue;
             }
-            if let Some((who, m)) = queue.pop_front() {
+            if self.network.is_some() {
+                if self.network_step(&mut queue) {
+                    continue;
+                }
+            } else if let Some((who, m)) = queue.pop_front() {
                 self.send(who, m);
                 continue;
             }
             if let Some((who, bytes)) = self.held.pop() {
                 self.accept(who, &bytes);
+                continue;
+            }
+            if self.answer() {
                 continue;
             }
             // Idle: only a relay deadline can move things on (the relay's coordinator knows
@@ -473,6 +563,28 @@ impl Driver<'_> {
                 None => return,
             }
         }
+    }
+
+    /// Answers the oldest question of an asking player, a step later (time passes while it
+    /// decides). `false` when none is waiting.
+    fn answer(&mut self) -> bool {
+        let Some((p, ask)) = self.questions.pop_front() else { return false };
+        let variant = self.config.variant;
+        let Some(i) = self.machines.iter().position(|(w, _)| *w == Who::Player(p)) else {
+            return true;
+        };
+        let (Some(policy), Machine::Player(player)) =
+            (&mut self.deciders[p], &mut self.machines[i].1)
+        else {
+            return true;
+        };
+        let Some(side) = player.side() else { return true };
+        self.now += STEP_MS;
+        let answer = policy.decide(variant, game::color(side), &ask);
+        if let Err(e) = player.handle(Input::Decision(answer)) {
+            self.faults.push((Who::Player(p), e));
+        }
+        true
     }
 
     fn send(&mut self, who: Who, m: SignedMessage) {
@@ -543,7 +655,9 @@ impl Driver<'_> {
             {
                 continue;
             }
-            if let Err(e) = self.machines[i].1.handle(Input::Delivered(delivery.entry)) {
+            if let Some((_, inboxes)) = &mut self.network {
+                inboxes[i].push_back(delivery.entry);
+            } else if let Err(e) = self.machines[i].1.handle(Input::Delivered(delivery.entry)) {
                 self.faults.push((who, e));
             }
         }

@@ -407,3 +407,37 @@ fn wire_hooks_drop_duplicate_and_forge_and_the_relay_refuses() {
 
     assert_eq!(s.summary.result, Some(flow::loss_of(Side::Black, flow::TIMEOUT)));
 }
+
+#[test]
+fn the_machines_can_move_between_threads() {
+    fn send<T: Send>() {}
+    send::<protocol::roles::Player>();
+    send::<protocol::roles::Umpire>();
+    send::<protocol::relay::Relay>();
+    send::<protocol::coordinator::Coordinator>();
+}
+
+#[test]
+fn players_that_ask_their_driver_play_the_same_games() {
+    // A player without a policy asks through `Output::Decide`; the driver answers later, when
+    // nothing else is in flight (as a server does for a human). Same bots, same decisions: the
+    // same games, to the same results, every one verifying on its own.
+    for variant in Variant::ALL {
+        let direct = selfplay_with(SelfplayConfig::new(variant, 2)).unwrap();
+        let mut config = SelfplayConfig::new(variant, 2);
+        config.asking = [true, true];
+        let asked = selfplay_with(config).unwrap();
+        assert!(asked.refused.is_empty() && asked.faults.is_empty(), "{variant}");
+        assert_eq!(asked.summary.result, direct.summary.result, "{variant}");
+        assert_eq!(asked.summary.plies, direct.summary.plies, "{variant}");
+        assert_eq!(replay(&asked.record).mismatch, None, "{variant}");
+    }
+}
+
+#[test]
+fn r_g8_seed_181_is_decided_by_the_tie_break() {
+    // Other tests use this seed for a tie-break game: keep it one.
+    let s = selfplay_with(SelfplayConfig::new(Variant::SecretChess6, 181)).unwrap();
+    let claim = s.summary.result.expect("a result");
+    assert_eq!(claim.reason, rules::EndReason::TieBreak.name());
+}

@@ -29,7 +29,6 @@ pub fn generate() -> Value {
             "ed25519_seed": hex(&[seed; 32]),
             "public_key": hex(&id.public().0),
             "fingerprint": id.public().fingerprint(),
-            "seal_public_key": hex(&SealSecret::of(id).public().0),
         })
     };
 
@@ -39,7 +38,7 @@ pub fn generate() -> Value {
 
     let player = |id: &Identity, n: u8| PlayerTerms {
         key: id.public(),
-        seal_key: SealSecret::of(id).public(),
+        seal_key: SealSecret::for_match(id, &[n; 32]).public(),
         nonce: [n; 32],
     };
     let terms = MatchTerms {
@@ -52,7 +51,8 @@ pub fn generate() -> Value {
         relay: relay.public(),
         umpire: Some(UmpireTerms {
             key: umpire.public(),
-            seal_key: SealSecret::of(&umpire).public(),
+            seal_key: SealSecret::for_match(&umpire, &UMPIRE_NONCE).public(),
+            nonce: UMPIRE_NONCE,
         }),
         time_control: TimeControl {
             initial_ms: 300_000,
@@ -91,7 +91,7 @@ pub fn generate() -> Value {
     let signed_receipt = SignedReceipt::sign(&receipt, &relay);
 
     let inner = Payload::Action(b"g1f3".to_vec());
-    let umpire_seal = SealSecret::of(&umpire).public();
+    let umpire_seal = SealSecret::for_match(&umpire, &UMPIRE_NONCE).public();
     // The terms are SIC's: a player's sealed payloads are padded to this many bytes.
     let padded_len = game::sealed_plaintext_bytes(rules::Variant::Sic, SealDirection::ToUmpire);
     let (m1, disclosure) = author
@@ -182,6 +182,9 @@ pub fn generate() -> Value {
 }
 
 #[allow(dead_code, reason = "tests/vectors.rs includes this file for generate() only")]
+/// The umpire's nonce in the vector terms (its seal key for the match derives from it).
+pub const UMPIRE_NONCE: [u8; 32] = [0x5a; 32];
+
 fn main() {
     let text = serde_json::to_string_pretty(&generate()).expect("JSON values always print");
     println!("{text}");

@@ -90,6 +90,10 @@ pub enum GameError {
         /// What is wrong.
         problem: String,
     },
+    /// The machine's identity is not the party the terms say, or its seal key for this match
+    /// is not the one the terms carry.
+    #[error("keys: {0}")]
+    Keys(String),
     /// SIC needs both setup seeds; other games take none.
     #[error("{variant}: {problem}")]
     Setup {

@@ -605,7 +605,7 @@ mod tests {
 
     #[test]
     fn sealed_write_opens_for_the_recipient_and_discloses() {
-        let umpire = seal::SealSecret::of(&Identity::from_seed(&[3; 32]));
+        let umpire = seal::SealSecret::for_match(&Identity::from_seed(&[3; 32]), &[0; 32]);
         let mut a = author();
         let inner = Payload::Action(b"e2e4".to_vec());
         let (m, d) = a
@@ -632,7 +632,7 @@ mod tests {
 
     #[test]
     fn a_payload_too_long_to_seal_writes_nothing() {
-        let umpire = seal::SealSecret::of(&Identity::from_seed(&[3; 32]));
+        let umpire = seal::SealSecret::for_match(&Identity::from_seed(&[3; 32]), &[0; 32]);
         let mut a = author();
         let inner = Payload::Action(vec![0; 30]);
         let r = a.write_sealed(Channel::WhiteUmpire, None, &inner, &umpire.public(), &[4; 32], 32);

@@ -43,7 +43,8 @@
 //! "illegal") against it; once disclosed, the salt reveals nothing the plaintext does not.
 //!
 //! An identity's X25519 key is derived from its ed25519 seed:
-//! `sk, pk = DHKEM.DeriveKeyPair(H(fogproof/v1/seal-key; ("ed25519-seed", seed)))`.
+//! `sk, pk = DHKEM.DeriveKeyPair(H(fogproof/v2/seal-key; ("ed25519-seed", seed), ("nonce",
+//! nonce)))`, with the party's nonce from the match terms: one key per match.
 
 use crate::keys::{Identity, PublicKey};
 use crate::tags;
@@ -89,9 +90,14 @@ impl std::fmt::Debug for SealSecret {
 }
 
 impl SealSecret {
-    /// The sealing key of `identity` (formula in the module docs).
-    pub fn of(identity: &Identity) -> SealSecret {
-        let ikm = Transcript::new(tags::SEAL_KEY).append("ed25519-seed", &identity.seed()).finish();
+    /// The sealing key of `identity` for the match whose terms give it `nonce` (its
+    /// `PlayerTerms::nonce`, or the umpire's `UmpireTerms::nonce`): one key per match, so a key
+    /// leaked or misused in one match opens nothing of another (formula in the module docs).
+    pub fn for_match(identity: &Identity, nonce: &[u8; 32]) -> SealSecret {
+        let ikm = Transcript::new(tags::SEAL_KEY)
+            .append("ed25519-seed", &identity.seed())
+            .append("nonce", nonce)
+            .finish();
         let (secret, public) = Kem::derive_keypair(&ikm);
         let mut bytes = [0u8; 32];
         bytes.copy_from_slice(&public.to_bytes());
@@ -464,7 +470,7 @@ mod tests {
 
     #[test]
     fn seal_open_round_trip_and_determinism() {
-        let umpire = SealSecret::of(&Identity::from_seed(&[3; 32]));
+        let umpire = SealSecret::for_match(&Identity::from_seed(&[3; 32]), &[0; 32]);
         let s = seal(&umpire.public(), &ctx(4), b"e2e4", &[5; 32], PAD).unwrap();
         assert_eq!(s.ciphertext.len(), 32 + PAD + 16, "salt, padded plaintext, tag");
         assert_eq!(s.commitment, plaintext_commitment(&seal_salt(&[5; 32]), b"e2e4"));
@@ -475,8 +481,8 @@ mod tests {
 
     #[test]
     fn wrong_key_or_context_does_not_open() {
-        let umpire = SealSecret::of(&Identity::from_seed(&[3; 32]));
-        let relay = SealSecret::of(&Identity::from_seed(&[4; 32]));
+        let umpire = SealSecret::for_match(&Identity::from_seed(&[3; 32]), &[0; 32]);
+        let relay = SealSecret::for_match(&Identity::from_seed(&[4; 32]), &[0; 32]);
         let s = seal(&umpire.public(), &ctx(4), b"e2e4", &[5; 32], PAD).unwrap();
         assert!(open(&relay, &ctx(4), &s, PAD).is_err());
         assert_eq!(
@@ -492,7 +498,7 @@ mod tests {
 
     #[test]
     fn disclosures_are_checked_against_the_ciphertext() {
-        let umpire = SealSecret::of(&Identity::from_seed(&[3; 32]));
+        let umpire = SealSecret::for_match(&Identity::from_seed(&[3; 32]), &[0; 32]);
         let s = seal(&umpire.public(), &ctx(4), b"e2e4", &[5; 32], PAD).unwrap();
         let pk = umpire.public();
         assert_eq!(check_disclosure_deep(&pk, &ctx(4), &s, b"e2e4", &[5; 32], PAD), Ok(()));
@@ -509,7 +515,7 @@ mod tests {
         // The sender seals "e2e4" but signs a commitment to "d2d4" (same salt): the recipient
         // refuses on opening; the cheap check accepts a "d2d4" disclosure (it is what was
         // signed), and only the deep check sees that the ciphertext says otherwise.
-        let umpire = SealSecret::of(&Identity::from_seed(&[3; 32]));
+        let umpire = SealSecret::for_match(&Identity::from_seed(&[3; 32]), &[0; 32]);
         let mut s = seal(&umpire.public(), &ctx(4), b"e2e4", &[5; 32], PAD).unwrap();
         s.commitment = plaintext_commitment(&seal_salt(&[5; 32]), b"d2d4");
         assert_eq!(
@@ -567,7 +573,7 @@ mod tests {
 
     #[test]
     fn every_plaintext_seals_to_the_same_size() {
-        let umpire = SealSecret::of(&Identity::from_seed(&[3; 32]));
+        let umpire = SealSecret::for_match(&Identity::from_seed(&[3; 32]), &[0; 32]);
         let sizes: Vec<usize> = [&b""[..], b"x", b"e2e4", &[7; PAD - 1]]
             .iter()
             .map(|p| seal(&umpire.public(), &ctx(1), p, &[5; 32], PAD).unwrap().ciphertext.len())
@@ -607,7 +613,7 @@ mod tests {
 
     #[test]
     fn open_refuses_a_wrong_size_or_a_malformed_pad() {
-        let umpire = SealSecret::of(&Identity::from_seed(&[3; 32]));
+        let umpire = SealSecret::for_match(&Identity::from_seed(&[3; 32]), &[0; 32]);
         let good = seal(&umpire.public(), &ctx(4), b"e2e4", &[5; 32], PAD).unwrap();
         // Opened with another agreed size: refused on the size alone, before decrypting.
         assert_eq!(
@@ -648,7 +654,7 @@ mod tests {
 
     #[test]
     fn the_deep_check_refuses_a_plaintext_too_long_to_have_been_sealed() {
-        let umpire = SealSecret::of(&Identity::from_seed(&[3; 32]));
+        let umpire = SealSecret::for_match(&Identity::from_seed(&[3; 32]), &[0; 32]);
         let long = [1u8; PAD];
         let mut s = seal(&umpire.public(), &ctx(4), b"e2e4", &[5; 32], PAD).unwrap();
         s.commitment = plaintext_commitment(&seal_salt(&[5; 32]), &long);

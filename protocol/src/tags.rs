@@ -59,9 +59,11 @@ pub const FINGERPRINT: Tag = Tag("fogproof/v2/fingerprint");
 pub const SIGNED_MESSAGE: Tag = Tag("fogproof/v2/signed-message");
 /// The relay's running log head over a match's sequence of entries.
 pub const LOG_HEAD: Tag = Tag("fogproof/v2/log-head");
+/// A participant's random stream for one match, from its secret and the match id.
+pub const MATCH_RNG: Tag = Tag("fogproof/v2/match-rng");
 
 /// Every tag, for tests that check they are distinct.
-pub const ALL: [Tag; 17] = [
+pub const ALL: [Tag; 18] = [
     MATCH_ID,
     TERMS,
     COMMITMENT,
@@ -79,6 +81,7 @@ pub const ALL: [Tag; 17] = [
     FINGERPRINT,
     SIGNED_MESSAGE,
     LOG_HEAD,
+    MATCH_RNG,
 ];
 
 #[cfg(test)]

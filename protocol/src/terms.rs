@@ -37,8 +37,10 @@ pub struct PlayerTerms {
 pub struct UmpireTerms {
     /// The umpire's signing key.
     pub key: PublicKey,
-    /// The umpire's X25519 key, for what the players seal to it.
+    /// The umpire's X25519 key for this match, for what the players seal to it.
     pub seal_key: SealPublicKey,
+    /// A fresh 32-byte nonce of the umpire's, from which its seal key for this match derives.
+    pub nonce: [u8; 32],
 }
 
 /// How colours are assigned.

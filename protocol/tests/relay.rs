@@ -324,8 +324,13 @@ fn commit_reveal_draws_colours_and_the_umpire_opens_sealed_setups() {
     let a = t.send_sealed(white, Channel::WhiteUmpire, None, &inner, 5).expect("sealed setup");
     let Payload::Sealed(sealed) = &a.body.payload else { panic!("sealed payload expected") };
     let padded = t.padded_len(white);
-    let plain = seal::open(&SealSecret::of(&c.umpire), &seal_context(&a.body), sealed, padded)
-        .expect("the umpire opens it");
+    let plain = seal::open(
+        &SealSecret::for_match(&c.umpire, &common::UMPIRE_NONCE),
+        &seal_context(&a.body),
+        sealed,
+        padded,
+    )
+    .expect("the umpire opens it");
     assert_eq!(Payload::from_canonical(&plain), Ok(inner));
     // A second sealed setup from the same side is not owed.
     let m = t.write_sealed(white, Channel::WhiteUmpire, None, &action(b"again"));
@@ -539,7 +544,7 @@ fn a_sealed_payload_of_another_size_than_agreed_is_refused() {
     let mut t = kriegspiel_in_play(&c);
     t.send(UMPIRE, Channel::Public, None, Payload::Turn { next: Owed::Side(Side::White) }, 10)
         .expect("umpire starts play");
-    let umpire_seal = SealSecret::of(&c.umpire).public();
+    let umpire_seal = t.agreed.terms.umpire.as_ref().expect("an umpire").seal_key;
     let agreed = t.padded_len(ALICE);
     for padded_len in [agreed - 1, agreed + 1, 64] {
         let (m, _) = t.authors[ALICE]
@@ -579,7 +584,7 @@ fn a_sealed_payload_of_another_size_than_agreed_is_refused() {
             Channel::WhiteUmpire,
             Some(a.hash),
             &Payload::Observation(b"no".to_vec()),
-            &SealSecret::of(&c.alice).public(),
+            &t.agreed.terms.player(&c.alice.public()).expect("alice plays").seal_key,
             &[9; 32],
             t.padded_len(UMPIRE) + 16,
         )

@@ -231,7 +231,7 @@ fn sealed_payload_opens_for_the_umpire_and_matches_its_disclosure() {
     assert_eq!(aad, bytes(s, &["aad"]));
     let Payload::Sealed(sealed) = &body.payload else { panic!("the vector is sealed") };
     assert_eq!(sealed.enc.to_vec(), bytes(s, &["enc"]));
-    let umpire = SealSecret::of(&Identity::from_seed(&[0x55; 32]));
+    let umpire = SealSecret::for_match(&Identity::from_seed(&[0x55; 32]), &generator::UMPIRE_NONCE);
     let padded_len = s["padded_len"].as_u64().expect("padded_len") as usize;
     assert_eq!(
         padded_len,
@@ -257,7 +257,10 @@ fn sealed_payload_opens_for_the_umpire_and_matches_its_disclosure() {
     // plaintext's length.
     assert_eq!(sealed.ciphertext.len(), 32 + padded_len + 16);
     // Decrypted with HPKE directly, under the umpire's X25519 key derived by hand.
-    let ikm = h("fogproof/v2/seal-key", &[("ed25519-seed", &[0x55; 32])]);
+    let ikm = h(
+        "fogproof/v2/seal-key",
+        &[("ed25519-seed", &[0x55; 32]), ("nonce", &generator::UMPIRE_NONCE)],
+    );
     let (sk, _) = <hpke::kem::X25519HkdfSha256 as hpke::Kem>::derive_keypair(&ikm);
     let enc = <<hpke::kem::X25519HkdfSha256 as hpke::Kem>::EncappedKey as hpke::Deserializable>::from_bytes(&sealed.enc)
         .expect("enc is an X25519 point");

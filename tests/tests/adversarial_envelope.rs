@@ -510,3 +510,28 @@ fn selfplay_umpire_falsely_claiming_a_forfeit_is_named() {
     assert!(f.iter().all(|f| f.culprit == Some(umpire) || f.culprit.is_none()), "{f:#?}");
     assert!(f.iter().any(|f| f.culprit == Some(umpire)), "{f:#?}");
 }
+
+#[test]
+fn intrigue_owner_withholding_its_informer_answer_never_gets_the_capturer_named() {
+    // Regression (found when the players' randomness was bound to the match id): the owner of
+    // a captured pawn that never answers (its informer opening suppressed) was timed out, and
+    // the honest capturer, still waiting for that answer, never finished and was timed out too.
+    let mut waited = 0;
+    for seed in 1..=8 {
+        let mut config = client::selfplay::SelfplayConfig::new(rules::Variant::Intrigue, seed);
+        config.player_hooks[1] = Some(Box::new(|_, p| !matches!(p, Payload::Open { .. })));
+        let s = client::selfplay::selfplay_with(config).expect("self-play");
+        let cheater = s.cast.players[1].public();
+        let f = faults(&s.bytes);
+        assert!(!f.is_empty(), "seed {seed}");
+        assert!(f.iter().all(|f| f.culprit == Some(cheater)), "seed {seed}: {f:#?}");
+        let answer_timed_out = s.record.entries.iter().any(|e| {
+            matches!(
+                e.message.verify().map(|b| b.payload),
+                Ok(Payload::Timeout { expectation: protocol::message::Expectation::Move, .. })
+            )
+        });
+        waited += usize::from(answer_timed_out);
+    }
+    assert!(waited > 0, "no seed had the capturer wait for an answer");
+}

@@ -15,8 +15,8 @@ use protocol::terms::Colours;
 use protocol::{Channel, PublicKey, Side};
 use rules::kriegspiel::{Answer, CheckKind};
 use rules::{Square, Variant};
-use std::cell::Cell;
-use std::rc::Rc;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use verifier::{FaultKind, Role, Verdict};
 
 fn config(variant: Variant, seed: u64) -> SelfplayConfig {
@@ -63,14 +63,26 @@ fn assert_fault(played: &Selfplay, kind: FaultKind, role: Role) -> verifier::Fau
     first
 }
 
-/// A flag a hook sets when its cheat happened.
-fn flag() -> (Rc<Cell<bool>>, Rc<Cell<bool>>) {
-    let f = Rc::new(Cell::new(false));
+/// A flag a hook sets when its cheat happened (hooks are `Send`, as the machines are).
+#[derive(Clone, Default)]
+struct Flag(Arc<AtomicBool>);
+
+impl Flag {
+    fn get(&self) -> bool {
+        self.0.load(Ordering::SeqCst)
+    }
+    fn set(&self, v: bool) {
+        self.0.store(v, Ordering::SeqCst);
+    }
+}
+
+fn flag() -> (Flag, Flag) {
+    let f = Flag::default();
     (f.clone(), f)
 }
 
 /// Plays seeds from 1 until the cheat built by `cheat` got its chance; returns that match.
-fn first_cheat(variant: Variant, cheat: impl Fn(&mut SelfplayConfig, Rc<Cell<bool>>)) -> Selfplay {
+fn first_cheat(variant: Variant, cheat: impl Fn(&mut SelfplayConfig, Flag)) -> Selfplay {
     for seed in 1..=12 {
         let (fired, hook_flag) = flag();
         let mut c = config(variant, seed);

@@ -29,3 +29,54 @@ pub fn verify(record_bytes: &[u8]) -> Verdict {
         Ok(checked) => replay::replay(&checked),
     }
 }
+
+/// What a ledger records of a verified record: the verdict bound to the exact bytes verified
+/// (their SHA-256) and to what the signed terms say the match is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VerifiedMatch {
+    /// The version of this verifier (`CARGO_PKG_VERSION`).
+    pub verifier_version: &'static str,
+    /// SHA-256 of the record file, as `sha256sum` prints it.
+    pub record_sha256: [u8; 32],
+    /// The match id, if the terms can be read.
+    pub match_id: Option<protocol::MatchId>,
+    /// The terms' variant and ruleset, if readable.
+    pub variant: Option<(String, String)>,
+    /// The players by colour (`players` order if the colours were never drawn), if readable.
+    pub players: Option<protocol::keys::ByColour>,
+    /// Whether `players` is by colour.
+    pub colours_known: bool,
+    /// The umpire's and the relay's keys, if the terms can be read.
+    pub umpire: Option<protocol::PublicKey>,
+    /// The relay's key.
+    pub relay: Option<protocol::PublicKey>,
+    /// The verdict.
+    pub verdict: Verdict,
+    /// The result the verdict gives (the game's, or a forfeit; `None`: void).
+    pub result: Option<rules::GameResult>,
+}
+
+/// [`verify`], bound to the record's digest and what its terms name.
+#[must_use]
+pub fn verify_match(record_bytes: &[u8]) -> VerifiedMatch {
+    use sha2::{Digest, Sha256};
+    let verdict = verify(record_bytes);
+    let description = envelope::describe(record_bytes);
+    let terms = protocol::record::MatchRecord::read_prefix(record_bytes).and_then(|r| {
+        protocol::codec::Canonical::from_canonical(&r.terms.terms)
+            .ok()
+            .map(|t: protocol::terms::MatchTerms| (protocol::terms::match_id(&r.terms.terms), t))
+    });
+    VerifiedMatch {
+        verifier_version: env!("CARGO_PKG_VERSION"),
+        record_sha256: Sha256::digest(record_bytes).into(),
+        match_id: terms.as_ref().map(|(id, _)| *id),
+        variant: description.as_ref().map(|d| (d.variant.clone(), d.ruleset.clone())),
+        players: description.as_ref().map(|d| d.colours),
+        colours_known: description.as_ref().is_some_and(|d| d.colours_known),
+        umpire: terms.as_ref().and_then(|(_, t)| t.umpire.as_ref().map(|u| u.key)),
+        relay: terms.as_ref().map(|(_, t)| t.relay),
+        result: verdict.sanctioned_result(),
+        verdict,
+    }
+}

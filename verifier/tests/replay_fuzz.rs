@@ -18,12 +18,7 @@ fn checked(variant: Variant) -> Checked {
 
 fn base() -> &'static [Checked] {
     static BASE: OnceLock<Vec<Checked>> = OnceLock::new();
-    BASE.get_or_init(|| {
-        [Variant::Chess, Variant::Kriegspiel, Variant::Intrigue, Variant::SecretChess6]
-            .into_iter()
-            .map(checked)
-            .collect()
-    })
+    BASE.get_or_init(|| Variant::ALL.into_iter().map(checked).collect())
 }
 
 fn game_bytes(p: &mut Payload) -> Option<&mut Vec<u8>> {
@@ -84,7 +79,7 @@ proptest! {
 
     #[test]
     fn mutated_records_never_panic_and_replay_deterministically(
-        which in 0usize..4,
+        which in 0usize..6,
         mutations in prop::collection::vec((any::<u8>(), any::<usize>(), any::<usize>(), any::<u8>()), 1..4),
     ) {
         let mut c = base()[which].clone();
@@ -98,13 +93,15 @@ proptest! {
 
     #[test]
     fn a_changed_umpire_observation_is_always_the_umpires_fault(
-        which in 0usize..2,
+        which in 0usize..3,
         i in any::<usize>(),
         j in any::<usize>(),
         x in 1u8..=255,
     ) {
-        // Kriegspiel and 6x6 (the umpired games of the base set).
-        let mut c = base()[[1, 3][which]].clone();
+        // The umpired games: Kriegspiel, SIC and 6x6.
+        let umpired = [Variant::Kriegspiel, Variant::Sic, Variant::SecretChess6][which];
+        let at = Variant::ALL.iter().position(|v| *v == umpired).expect("a variant");
+        let mut c = base()[at].clone();
         let umpire = c.terms.terms.umpire.as_ref().map(|u| u.key).expect("an umpire");
         let observed: Vec<usize> = c
             .entries

@@ -29,7 +29,11 @@ fn valid_records_with(variant: Variant, seeds: &[u64], options: &[(&str, &str)])
             let checked = verifier::envelope::check(&played.bytes).expect("envelope is valid");
             let trace = verifier::replay::trace(&checked);
             assert_eq!(trace.log.result, Some(result));
-            assert_eq!(independent_result(&checked, &trace.log), result.into(), "{variant} {seed}");
+            assert_eq!(
+                independent_claim(&checked, &trace.log),
+                game::claim_of(&result),
+                "{variant} {seed}"
+            );
         }
     }
 }
@@ -93,12 +97,14 @@ fn secretchess6_selfplay_with_items_and_hidden_scores_is_valid() {
     );
 }
 
-/// Re-applies the logged actions from a fresh game and returns its result: a check that the
-/// log is a real game and that its end is the rules' own.
-fn independent_result(
+/// The result, recomputed without the verifier's result logic: the logged actions replayed
+/// through `AnyGame` give it when the rules end the game; otherwise (a resignation, a draw
+/// agreed, a timeout) it is what the players' own signed claims in the record say, and they must
+/// agree.
+fn independent_claim(
     checked: &verifier::envelope::Checked,
     log: &verifier::replay::GameLog,
-) -> Option<rules::GameResult> {
+) -> protocol::message::Claim {
     let t = &checked.terms.terms;
     let seeds = (checked.variant == Variant::Sic).then(|| rules::ByColor {
         white: checked.setup_seed(protocol::Side::White).expect("white seed"),
@@ -110,5 +116,25 @@ fn independent_result(
         assert_eq!(told, step.told);
         g = next;
     }
-    g.result().or(log.result)
+    if let Some(r) = g.result() {
+        return game::claim_of(&r);
+    }
+    let players = [checked.colours.white, checked.colours.black];
+    let claims: Vec<&protocol::message::Claim> = checked
+        .entries
+        .iter()
+        .filter(|e| !e.void && players.contains(&e.author()))
+        .filter_map(|e| match &e.payload {
+            protocol::message::Payload::Claim(c)
+                if c.reason != rules::EndReason::Agreement.name()
+                    || c.outcome == protocol::message::Outcome::Draw =>
+            {
+                Some(c)
+            }
+            _ => None,
+        })
+        .collect();
+    let last = claims.last().copied().expect("a game the rules did not end has claims");
+    assert!(claims.iter().all(|c| c == &last || c.reason == rules::EndReason::Agreement.name()));
+    last.clone()
 }

@@ -40,6 +40,9 @@ pub enum Input {
     Relay(RelayEvent),
     /// The time, in ms, at or after the participant's [`Participant::poll_timeout`].
     Time(u64),
+    /// The answer to the player's last [`Output::Decide`] (canonical bytes, as a [`Policy`]
+    /// would return them).
+    Decision(Vec<u8>),
 }
 
 /// What a participant asks its driver to do.
@@ -47,6 +50,10 @@ pub enum Input {
 pub enum Output {
     /// Send this message to the relay.
     Send(SignedMessage),
+    /// A player without a [`Policy`] asks its driver (a human behind a UI, a remote bot) to
+    /// decide; the answer comes back as [`Input::Decision`], whenever it is ready. The clock
+    /// runs meanwhile.
+    Decide(Ask),
     /// The participant considers the match over with this result (and has sent everything
     /// it owes: its claim, its openings and its disclosures).
     Finished(Claim),
@@ -97,7 +104,7 @@ pub enum Ask {
 /// machine does everything else (commitments, reveals, sealing, answers, claims, openings).
 /// A policy may return any bytes: what the rules refuse is the player's fault (docs/PROTOCOL.md
 /// 15.3), which is how tests build a player that plays an illegal move.
-pub trait Policy {
+pub trait Policy: Send {
     /// Decides what `side` does in `variant` when asked `ask`.
     fn decide(&mut self, variant: Variant, side: Color, ask: &Ask) -> Vec<u8>;
 }
@@ -105,7 +112,7 @@ pub trait Policy {
 /// Sees every payload a machine is about to sign (or seal), with the channel it goes on; may
 /// change it, and returns `false` to suppress it (the machine then behaves as if it had been
 /// sent: a participant that goes silent).
-pub type Hook = Box<dyn FnMut(Channel, &mut Payload) -> bool>;
+pub type Hook = Box<dyn FnMut(Channel, &mut Payload) -> bool + Send>;
 
 /// The writing half shared by every machine: the payload hook, signing and sealing through its
 /// [`Author`] (which states in each message the last entry the machine had received), and the
@@ -223,6 +230,40 @@ impl Outbox {
     }
 }
 
+/// The seal key of `identity` for this match, from its nonce in the terms; an error if the
+/// terms carry another seal key (the party signed terms with a key it cannot use).
+pub(crate) fn match_seal(
+    identity: &crate::Identity,
+    nonce: Option<[u8; 32]>,
+    expected: Option<crate::seal::SealPublicKey>,
+) -> Result<crate::seal::SealSecret, crate::game::GameError> {
+    let (Some(nonce), Some(expected)) = (nonce, expected) else {
+        return Err(crate::game::GameError::Keys(format!(
+            "{} is not this party in the terms",
+            identity.public()
+        )));
+    };
+    let seal = crate::seal::SealSecret::for_match(identity, &nonce);
+    if seal.public() != expected {
+        return Err(crate::game::GameError::Keys(format!(
+            "the terms carry seal key {expected}, this identity's for the match is {}",
+            seal.public()
+        )));
+    }
+    Ok(seal)
+}
+
+/// A participant's random stream for one match: `ChaCha20(H(fogproof/v2/match-rng;
+/// ("secret", secret), ("match-id", match_id)))`, so a secret reused by mistake in two
+/// matches still draws unrelated nonces, contributions and seal seeds in each.
+pub(crate) fn match_rng(secret: &[u8; 32], match_id: &crate::MatchId) -> rand_chacha::ChaCha20Rng {
+    let seed = crate::transcript::Transcript::new(crate::tags::MATCH_RNG)
+        .append("secret", secret)
+        .append("match-id", &match_id.0)
+        .finish();
+    <rand_chacha::ChaCha20Rng as rand_core::SeedableRng>::from_seed(seed)
+}
+
 /// Opens a delivered entry: the message's body (signature and match checked) and the relay's
 /// receipt (its signature checked against the terms' relay key).
 pub(crate) fn open_entry(
@@ -250,4 +291,28 @@ pub struct RoleError {
     pub message: MessageHash,
     /// What is wrong.
     pub problem: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::match_rng;
+    use rand_core::Rng;
+
+    #[test]
+    fn one_secret_draws_unrelated_streams_in_two_matches() {
+        let secret = [7; 32];
+        let draw = |id: u8| {
+            let mut rng = match_rng(&secret, &crate::MatchId([id; 32]));
+            let mut out = [0u8; 32];
+            rng.fill_bytes(&mut out);
+            out
+        };
+        assert_eq!(draw(1), draw(1), "deterministic for one match");
+        assert_ne!(draw(1), draw(2), "another match, another stream");
+        // And not the secret's own ChaCha20 stream (the v1 derivation).
+        let mut plain = <rand_chacha::ChaCha20Rng as rand_core::SeedableRng>::from_seed(secret);
+        let mut first = [0u8; 32];
+        plain.fill_bytes(&mut first);
+        assert_ne!(draw(1), first);
+    }
 }

@@ -16,7 +16,7 @@ use crate::seal::{self, SealSecret};
 use crate::terms::AgreedTerms;
 use crate::{Channel, MessageHash, Side};
 use rand_chacha::ChaCha20Rng;
-use rand_core::{Rng, SeedableRng};
+use rand_core::Rng;
 use rules::intrigue::{Action as IAction, Observation as IObs, SetupReport};
 use rules::kriegspiel::Answer;
 use rules::{Board, BoardSize, Color, GameResult, Move, Variant};
@@ -63,7 +63,10 @@ pub struct Player {
     out: Outbox,
     seal: SealSecret,
     rng: ChaCha20Rng,
-    policy: Box<dyn Policy>,
+    /// Decides at once; without one, the player asks its driver ([`Output::Decide`]).
+    policy: Option<Box<dyn Policy>>,
+    /// The question asked and not yet answered, and what its answer is for.
+    pending: Option<(Ask, Then)>,
     log: PublicLog,
     side: Option<Side>,
     mine: BTreeMap<String, Opening>,
@@ -78,6 +81,14 @@ pub struct Player {
     plies: u32,
     /// Umpired games: the umpire's last public Turn (whose clock runs).
     turn: Option<Owed>,
+}
+
+/// What a decision is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Then {
+    IntrigueSetup,
+    Sc6Setup { freezes: u8 },
+    Action,
 }
 
 impl std::fmt::Debug for Player {
@@ -101,7 +112,28 @@ impl Player {
         secret: [u8; 32],
         policy: Box<dyn Policy>,
     ) -> Result<Player, GameError> {
+        Player::build(identity, terms, secret, Some(policy))
+    }
+
+    /// A player that asks its driver for every decision ([`Output::Decide`], answered by
+    /// [`Input::Decision`]): a human, or a bot in another process.
+    pub fn asking(
+        identity: Identity,
+        terms: AgreedTerms,
+        secret: [u8; 32],
+    ) -> Result<Player, GameError> {
+        Player::build(identity, terms, secret, None)
+    }
+
+    fn build(
+        identity: Identity,
+        terms: AgreedTerms,
+        secret: [u8; 32],
+        policy: Option<Box<dyn Policy>>,
+    ) -> Result<Player, GameError> {
         let variant: Variant = terms.terms.variant.parse()?;
+        let me = terms.terms.player(&identity.public());
+        let seal = super::match_seal(&identity, me.map(|p| p.nonce), me.map(|p| p.seal_key))?;
         let mut p = Player {
             mode: game::mode(variant),
             variant,
@@ -109,9 +141,10 @@ impl Player {
                 Author::new(identity.clone(), terms.match_id),
                 game::sealed_plaintext_bytes(variant, game::SealDirection::ToUmpire),
             ),
-            seal: SealSecret::of(&identity),
-            rng: ChaCha20Rng::from_seed(secret),
+            seal,
+            rng: super::match_rng(&secret, &terms.match_id),
             policy,
+            pending: None,
             log: PublicLog::new(&terms),
             terms,
             side: None,
@@ -167,7 +200,7 @@ impl Player {
 
     /// Whether this player is to act and has not yet acted (for the driver's move clock).
     pub fn to_act(&self) -> bool {
-        self.end.is_none() && !self.waiting && self.my_turn()
+        self.end.is_none() && !self.waiting && self.pending.is_none() && self.my_turn()
     }
 
     /// The side this player is waiting for, in open and owner games, where the turn is
@@ -230,9 +263,46 @@ impl Player {
         }
     }
 
-    fn decide(&mut self, ask: &Ask) -> Vec<u8> {
+    /// The policy's decision at once, or `None` after asking the driver.
+    fn decide(&mut self, ask: Ask, then: Then) -> Option<Vec<u8>> {
         let me = self.me();
-        self.policy.decide(self.variant, me, ask)
+        match &mut self.policy {
+            Some(p) => Some(p.decide(self.variant, me, &ask)),
+            None => {
+                self.out.outputs.push_back(Output::Decide(ask.clone()));
+                self.pending = Some((ask, then));
+                None
+            }
+        }
+    }
+
+    /// The driver's answer to the pending question.
+    fn decided(&mut self, answer: Vec<u8>) -> Result<(), RoleError> {
+        let Some((_, then)) = self.pending.take() else {
+            return Err(RoleError {
+                author: self.out.author.key(),
+                message: MessageHash([0; 32]),
+                problem: "a decision nobody asked for".into(),
+            });
+        };
+        if self.end.is_some() {
+            return Ok(());
+        }
+        match then {
+            Then::IntrigueSetup => self.intrigue_setup(answer),
+            Then::Sc6Setup { freezes } => self.sc6_setup(answer, freezes),
+            Then::Action => self.send_action(answer),
+        }
+        Ok(())
+    }
+
+    /// The game ended from outside (a timeout, the opponent's or the umpire's claim): an
+    /// Intrigue answer still awaited will never come, so nothing holds the finish back.
+    fn ended_by(&mut self, claim: Claim) {
+        if let Track::Intrigue { awaiting_answer, .. } = &mut self.track {
+            *awaiting_answer = false;
+        }
+        self.set_end(claim);
     }
 
     fn set_end(&mut self, claim: Claim) {
@@ -304,7 +374,7 @@ impl Player {
             self.finish();
             return;
         }
-        if !self.waiting && self.my_turn() {
+        if !self.waiting && self.pending.is_none() && self.my_turn() {
             self.act();
         }
     }
@@ -343,18 +413,9 @@ impl Player {
                 }
             }
             Variant::Intrigue => {
-                let setup = self.decide(&Ask::IntrigueSetup);
-                let model = match IAction::from_canonical(&setup) {
-                    Ok(IAction::Setup(s)) => Some(Box::new(IntrigueModel::new(me, s))),
-                    _ => None,
-                };
-                self.commit(flow::INTRIGUE_SETUP, setup);
-                self.track = Track::Intrigue {
-                    model,
-                    report_sent: false,
-                    white_reported: false,
-                    awaiting_answer: false,
-                };
+                if let Some(setup) = self.decide(Ask::IntrigueSetup, Then::IntrigueSetup) {
+                    self.intrigue_setup(setup);
+                }
             }
             Variant::SecretChess6 => {
                 let o = AnyGame::start(self.variant.id(), &self.terms.terms.options, None);
@@ -366,13 +427,36 @@ impl Player {
                     }
                     _ => (0, 2),
                 };
-                let setup = self.decide(&Ask::Sc6Setup { max_false_squares: max_false });
-                self.commit(flow::SECRETCHESS6_SETUP, setup.clone());
-                self.track = Track::Sc6 { pieces: Vec::new(), freezes, ask: Sc6Ask::Idle };
-                self.plies += 1;
-                self.send_sealed(Payload::Action(setup));
+                let ask = Ask::Sc6Setup { max_false_squares: max_false };
+                if let Some(setup) = self.decide(ask, Then::Sc6Setup { freezes }) {
+                    self.sc6_setup(setup, freezes);
+                }
             }
         }
+    }
+
+    /// Intrigue's secret setup, decided: commit to it (R-I1).
+    fn intrigue_setup(&mut self, setup: Vec<u8>) {
+        let me = self.me();
+        let model = match IAction::from_canonical(&setup) {
+            Ok(IAction::Setup(s)) => Some(Box::new(IntrigueModel::new(me, s))),
+            _ => None,
+        };
+        self.commit(flow::INTRIGUE_SETUP, setup);
+        self.track = Track::Intrigue {
+            model,
+            report_sent: false,
+            white_reported: false,
+            awaiting_answer: false,
+        };
+    }
+
+    /// 6x6's secret setup, decided: commit to it and seal it to the umpire (R-G1).
+    fn sc6_setup(&mut self, setup: Vec<u8>, freezes: u8) {
+        self.commit(flow::SECRETCHESS6_SETUP, setup.clone());
+        self.track = Track::Sc6 { pieces: Vec::new(), freezes, ask: Sc6Ask::Idle };
+        self.plies += 1;
+        self.send_sealed(Payload::Action(setup));
     }
 
     /// Intrigue: publish one's setup report once both setups are committed, White first.
@@ -444,7 +528,13 @@ impl Player {
         if matches!(&ask, Ask::Choose(v) if v.is_empty()) {
             return;
         }
-        let action = self.decide(&ask);
+        if let Some(action) = self.decide(ask, Then::Action) {
+            self.send_action(action);
+        }
+    }
+
+    /// Sends the action decided on.
+    fn send_action(&mut self, action: Vec<u8>) {
         self.plies += 1;
         match &mut self.track {
             Track::Open(_) | Track::Intrigue { .. } => {
@@ -501,9 +591,9 @@ impl Player {
         let is_umpire = self.terms.terms.umpire.as_ref().is_some_and(|u| u.key == body.author);
         match &body.payload {
             Payload::Timeout { party, expectation, .. } => match (party.side(), expectation) {
-                (Some(side), Expectation::Move) => self.set_end(flow::loss_of(side, TIMEOUT)),
-                (Some(side), _) => self.set_end(flow::loss_of(side, FORFEIT)),
-                (None, _) => self.set_end(Claim {
+                (Some(side), Expectation::Move) => self.ended_by(flow::loss_of(side, TIMEOUT)),
+                (Some(side), _) => self.ended_by(flow::loss_of(side, FORFEIT)),
+                (None, _) => self.ended_by(Claim {
                     outcome: crate::message::Outcome::NoResult,
                     reason: "umpire-timeout".into(),
                 }),
@@ -515,9 +605,9 @@ impl Player {
                     && !is_umpire
                     && c.reason != rules::EndReason::Agreement.name() =>
             {
-                self.set_end(c.clone());
+                self.ended_by(c.clone());
             }
-            Payload::Claim(c) if is_umpire => self.set_end(c.clone()),
+            Payload::Claim(c) if is_umpire => self.ended_by(c.clone()),
             Payload::Action(bytes) if self.mode != Mode::Umpire => {
                 let Some(actor) = actor else { return Ok(()) };
                 self.on_public_action(actor, bytes, body.author == me_key, body, hash)?;
@@ -759,6 +849,7 @@ impl Participant for Player {
                     _ => Ok(()),
                 }
             }
+            Input::Decision(answer) => self.decided(answer),
             Input::Relay(_) | Input::Time(_) => Ok(()),
         };
         self.progress();

@@ -16,13 +16,12 @@ use crate::seed::setup_seed;
 use crate::terms::AgreedTerms;
 use crate::{Channel, MessageHash, Party, Side};
 use rand_chacha::ChaCha20Rng;
-use rand_core::SeedableRng;
 use rules::{ByColor, Variant};
 
 /// Sees (and may change) each observation the umpire is about to seal to a side: a lying
 /// umpire. Arguments: the side, the index of this observation among all the umpire sent, the
 /// bytes.
-pub type ObservationHook = Box<dyn FnMut(Side, usize, &mut Vec<u8>)>;
+pub type ObservationHook = Box<dyn FnMut(Side, usize, &mut Vec<u8>) + Send>;
 
 /// The umpire of an umpired game.
 pub struct Umpire {
@@ -66,6 +65,8 @@ impl Umpire {
         secret: [u8; 32],
     ) -> Result<Umpire, GameError> {
         let variant: Variant = terms.terms.variant.parse()?;
+        let u = terms.terms.umpire.as_ref().filter(|u| u.key == identity.public());
+        let seal = super::match_seal(&identity, u.map(|u| u.nonce), u.map(|u| u.seal_key))?;
         Ok(Umpire {
             coordinator: Coordinator::new(terms.clone())?,
             turn: None,
@@ -75,8 +76,8 @@ impl Umpire {
                 Author::new(identity.clone(), terms.match_id),
                 game::sealed_plaintext_bytes(variant, game::SealDirection::FromUmpire),
             ),
-            seal: SealSecret::of(&identity),
-            rng: ChaCha20Rng::from_seed(secret),
+            seal,
+            rng: super::match_rng(&secret, &terms.match_id),
             lie: None,
             log: PublicLog::new(&terms),
             terms,

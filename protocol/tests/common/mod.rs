@@ -23,6 +23,9 @@ pub struct Cast {
     pub outsider: Identity,
 }
 
+/// The umpire's nonce in the fixture terms.
+pub const UMPIRE_NONCE: [u8; 32] = [0x5a; 32];
+
 pub fn cast() -> Cast {
     Cast {
         alice: Identity::from_seed(&[0xa1; 32]),
@@ -36,7 +39,7 @@ pub fn cast() -> Cast {
 pub fn terms(cast: &Cast, colours: Colours, umpired: bool, nonce_byte: u8) -> MatchTerms {
     let player = |id: &Identity, n: u8| PlayerTerms {
         key: id.public(),
-        seal_key: SealSecret::of(id).public(),
+        seal_key: SealSecret::for_match(id, &[n; 32]).public(),
         nonce: [n; 32],
     };
     MatchTerms {
@@ -49,7 +52,8 @@ pub fn terms(cast: &Cast, colours: Colours, umpired: bool, nonce_byte: u8) -> Ma
         relay: cast.relay.public(),
         umpire: umpired.then(|| UmpireTerms {
             key: cast.umpire.public(),
-            seal_key: SealSecret::of(&cast.umpire).public(),
+            seal_key: SealSecret::for_match(&cast.umpire, &UMPIRE_NONCE).public(),
+            nonce: UMPIRE_NONCE,
         }),
         time_control: TimeControl {
             initial_ms: 1000,
@@ -125,7 +129,11 @@ impl Table {
             ],
             agreed,
             delivered: [0; 3],
-            seals: [&cast.alice, &cast.bob, &cast.umpire].map(|i| SealSecret::of(i).public()),
+            seals: [
+                terms.players[0].seal_key,
+                terms.players[1].seal_key,
+                terms.umpire.as_ref().map_or(terms.players[0].seal_key, |u| u.seal_key),
+            ],
             seal_count: 0,
         };
         t.deliver_all();

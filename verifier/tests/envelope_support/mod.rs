@@ -64,7 +64,7 @@ impl Harness {
         );
         let player = |i: &Identity, n: u8| PlayerTerms {
             key: i.public(),
-            seal_key: SealSecret::of(i).public(),
+            seal_key: SealSecret::for_match(i, &[n; 32]).public(),
             nonce: [n; 32],
         };
         let terms = MatchTerms {
@@ -77,7 +77,8 @@ impl Harness {
             relay: relay_id.public(),
             umpire: umpired.then(|| UmpireTerms {
                 key: umpire.public(),
-                seal_key: SealSecret::of(&umpire).public(),
+                seal_key: SealSecret::for_match(&umpire, &[0x5a; 32]).public(),
+                nonce: [0x5a; 32],
             }),
             time_control: TimeControl {
                 initial_ms: 60_000,

@@ -1,0 +1,88 @@
+//! Property: honest participants over a network that interleaves (messages reach the relay in
+//! a random order across authors, entries reach each participant after random delays) play
+//! matches whose verdict names nobody and whose result is what every participant claimed.
+
+use client::selfplay::{SelfplayConfig, selfplay_with};
+use rules::Variant;
+use verifier::Verdict;
+
+/// Matches per variant; `FOGPROOF_INTERLEAVINGS` runs more.
+fn runs() -> u64 {
+    std::env::var("FOGPROOF_INTERLEAVINGS").ok().and_then(|s| s.parse().ok()).unwrap_or(4)
+}
+
+fn check(variant: Variant) {
+    let mut stale = 0;
+    for seed in 1..=runs() {
+        let mut config = SelfplayConfig::new(variant, seed);
+        config.interleave = Some(seed * 7919);
+        let s = selfplay_with(config).expect("self-play starts");
+        let verdict = verifier::verify(&s.bytes);
+        let context =
+            format!("{variant} seed {seed}: refused {:?}, faults {:?}", s.refused, s.faults);
+        let Verdict::Valid { result } = &verdict else {
+            panic!("{context}: honest parties, verdict {verdict:#?}");
+        };
+        // Everyone claimed one result, and it is the verdict's.
+        let claims: std::collections::BTreeSet<_> =
+            s.finished.values().map(|c| (format!("{:?}", c.outcome), c.reason.clone())).collect();
+        assert_eq!(claims.len(), 1, "{context}: claims {:?}", s.finished);
+        let claim = s.finished.values().next().expect("a claim");
+        assert_eq!(claim.reason, result.reason.name(), "{context}");
+        assert!(s.faults.is_empty(), "{context}");
+        stale += stale_messages(&s.record);
+    }
+    // The network did interleave: some messages were written without their author having
+    // seen the entry the relay placed just before them.
+    assert!(stale > 0, "{variant}: no message was ever in flight");
+}
+
+/// Messages whose author had not seen the public entry just before them in the log.
+fn stale_messages(record: &protocol::record::MatchRecord) -> usize {
+    let relay = protocol::codec::Canonical::from_canonical(&record.terms.terms)
+        .map(|t: protocol::terms::MatchTerms| t.relay)
+        .expect("terms");
+    record
+        .entries
+        .iter()
+        .enumerate()
+        .skip(1)
+        .filter(|(i, e)| {
+            let b = e.message.verify().expect("signed");
+            let before = record.entries[i - 1].message.verify().expect("signed");
+            before.channel == protocol::Channel::Public
+                && b.author != relay
+                && b.seen.is_none_or(|s| s.seq + 1 < *i as u64)
+        })
+        .count()
+}
+
+#[test]
+fn chess() {
+    check(Variant::Chess);
+}
+
+#[test]
+fn espionage() {
+    check(Variant::Espionage);
+}
+
+#[test]
+fn intrigue() {
+    check(Variant::Intrigue);
+}
+
+#[test]
+fn kriegspiel() {
+    check(Variant::Kriegspiel);
+}
+
+#[test]
+fn sic() {
+    check(Variant::Sic);
+}
+
+#[test]
+fn secretchess6() {
+    check(Variant::SecretChess6);
+}
