@@ -516,6 +516,7 @@ fn a_sealed_payload_of_another_size_than_agreed_is_its_authors_fault() {
     );
     assert_eq!(f.message, Some(m.hash()));
     assert!(f.evidence.contains("ciphertext bytes, not the agreed"), "{f:?}");
+    assert!(f.explanation.contains("another size"), "{f:?}");
 }
 
 #[test]

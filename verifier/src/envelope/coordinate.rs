@@ -176,6 +176,18 @@ pub(crate) fn check(terms: &AgreedTerms, entries: &[Auth]) -> Result<Coordinated
                     format!("{name}'s opening does not open a commitment it owes an opening of."),
                 )));
             }
+            Err(err @ NotEntitled::SealedSize { .. }) => {
+                return Err(Box::new(signer.fault(
+                    FaultKind::NotAllowed,
+                    e.at(),
+                    err.to_string(),
+                    format!(
+                        "{name} sealed a payload of another size than every sealed payload of \
+                         this variant and direction has (PROTOCOL.md, padding): its size could \
+                         tell the relay what it says."
+                    ),
+                )));
+            }
             Err(err @ NotEntitled::BadDisclosure { .. }) => {
                 return Err(Box::new(signer.fault(
                     FaultKind::BadDisclosure,
