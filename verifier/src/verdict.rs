@@ -68,7 +68,8 @@ pub enum FaultKind {
     BadDisclosure,
     /// A message the relay must refuse and receipted anyway: an author the terms do not name, a
     /// channel the author may not write on, a payload not allowed there (an unsealed private
-    /// payload, a sealed public one, a timeout not from the relay).
+    /// payload, a sealed public one, a sealed payload of another size than the variant's
+    /// padded size, a timeout not from the relay).
     NotAllowed,
 }
 
