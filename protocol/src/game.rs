@@ -208,6 +208,8 @@ pub const SC6_MAX_PASSES_IN_A_ROW: usize = 12;
 /// bytes: a payload tag 1, a length varint 1 (below 128) or 2 (below 16384), a `u32` at most 5,
 /// a square name as text 3 (`"e4"` with its length), a move as SIC text at most 6 (`e7e8q`).
 /// Nothing sealed here depends on anything but the variant and the direction, both public.
+/// A new kind of sealed payload, or a rules change that lengthens an observation, must be
+/// counted here and in the worst-case test below, or honest parties will fail to seal it.
 ///
 /// Chess, Espionage and Intrigue seal nothing (the coordinator refuses sealed payloads there):
 /// 0, so that any attempt to seal is refused.
