@@ -710,3 +710,18 @@ fn a_relay_closing_an_unfinished_match_is_named() {
     assert_eq!(closes, 1);
     assert!(envelope::check(&h.bytes()).is_ok());
 }
+
+#[test]
+fn a_commitment_sealed_to_the_umpire_is_its_authors_fault() {
+    // A commitment the relay cannot see would get no deadline: commitments are public only.
+    let mut h = Harness::new("kriegspiel", 1);
+    h.setup();
+    let white = h.side(Side::White);
+    let c = h.commit_payload(white, commitment::PRIVATE_SEED);
+    let e = h.send_sealed(white, Side::White, c);
+    h.finish();
+    let role = Role::White;
+    let f = only_fault(&faults(&h.bytes()), FaultKind::NotAllowed, Some(h.key(white)), role);
+    assert_eq!(f.message, Some(e.message.hash()));
+    assert!(f.explanation.contains("public only"), "{f:?}");
+}
