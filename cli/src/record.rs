@@ -179,6 +179,8 @@ fn payload_json(variant: Option<Variant>, p: &Payload, start_view: bool) -> Valu
             protocol::message::Owed::Nobody => "nobody".to_owned(),
         } }),
         Payload::Start => json!("start"),
+        Payload::Close => json!("close"),
+        Payload::Countersign => json!("countersign"),
         Payload::Disclose(items) => json!({ "disclose": items.iter().map(|d| json!({
             "message": d.message.to_string(),
             "plaintext_bytes": d.plaintext.len(),

@@ -626,7 +626,7 @@ impl Driver<'_> {
 
     fn relay_events(&mut self) {
         while let Some(ev) = self.relay.poll_event() {
-            if let RelayEvent::TimedOut { notice, .. } = &ev {
+            if let RelayEvent::TimedOut { notice, .. } | RelayEvent::Closed { notice } = &ev {
                 self.deliver(notice, Channel::Public);
             }
             for (_, m) in &mut self.machines {

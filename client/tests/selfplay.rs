@@ -391,8 +391,9 @@ fn wire_hooks_drop_duplicate_and_forge_and_the_relay_refuses() {
     // Play starts once both contributions are revealed. Index 3 is Black's reveal (sent twice:
     // the copy is a replay), index 5 Black's first move, forged: refused, so Black's next
     // message skips a sequence number, White waits for a move that never came in, and Black's
-    // clock runs out: a move timeout, proven by the clocks the verifier rebuilds.
-    assert_eq!(s.refused.len(), 3, "{:?}", s.refused);
+    // clock runs out: a move timeout, proven by the clocks the verifier rebuilds. Its later
+    // messages (its claim, its countersignature of the close) skip ahead too.
+    assert_eq!(s.refused.len(), 4, "{:?}", s.refused);
     assert!(matches!(
         s.refused[0].1,
         RelayError::Chain(ChainError::Replayed { seq: 1, expected: 2 })
@@ -401,6 +402,10 @@ fn wire_hooks_drop_duplicate_and_forge_and_the_relay_refuses() {
     assert!(matches!(
         s.refused[2].1,
         RelayError::Chain(ChainError::OutOfOrder { seq: 3, expected: 2 })
+    ));
+    assert!(matches!(
+        s.refused[3].1,
+        RelayError::Chain(ChainError::OutOfOrder { seq: 4, expected: 2 })
     ));
     let r = replay(&s.record);
     assert_eq!(r.timeouts, vec![(Side::Black, Expectation::Move)]);

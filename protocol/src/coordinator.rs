@@ -176,6 +176,8 @@ enum Phase {
     Setup,
     Play,
     End,
+    /// Complete (the relay's `Close`): only countersignatures follow.
+    Closed,
 }
 
 /// A non-clock obligation: owed since `since_ms`, due at `due_ms`.
@@ -227,6 +229,10 @@ pub struct Coordinator {
     entitled: Vec<[bool; 2]>,
     /// The position of the entry that ended the game, once it has.
     ended_at: Option<u64>,
+    /// The position of the relay's `Close`, once written.
+    closed_at: Option<u64>,
+    /// The parties that countersigned the close.
+    countersigned: BTreeSet<PublicKey>,
     /// Sealed messages not yet disclosed: their author's party, recipient key and context.
     undisclosed: BTreeMap<MessageHash, Undisclosed>,
     /// How many of them each party owes.
@@ -262,6 +268,8 @@ impl Coordinator {
             timed_out: [false; 3],
             entitled: Vec::new(),
             ended_at: None,
+            closed_at: None,
+            countersigned: BTreeSet::new(),
             undisclosed: BTreeMap::new(),
             undisclosed_by: [0; 3],
             now_ms: 0,
@@ -295,7 +303,23 @@ impl Coordinator {
 
     /// Whether the game is over (a claim, a Turn naming nobody, or a timeout ended it).
     pub fn is_over(&self) -> bool {
-        self.phase == Phase::End
+        matches!(self.phase, Phase::End | Phase::Closed)
+    }
+
+    /// Whether the match is complete and not yet closed: over, and nothing owed by anyone. The
+    /// relay then writes its `Close`.
+    pub fn ready_to_close(&self) -> bool {
+        self.phase == Phase::End && self.owe.iter().all(Option::is_none)
+    }
+
+    /// Whether the relay has closed the match.
+    pub fn is_closed(&self) -> bool {
+        self.phase == Phase::Closed
+    }
+
+    /// The parties that countersigned the close.
+    pub fn countersigned(&self) -> &BTreeSet<PublicKey> {
+        &self.countersigned
     }
 
     /// Every deadline now running, earliest first.
@@ -416,7 +440,36 @@ impl Coordinator {
         }
         let side = party.side();
         match (&body.payload, party) {
-            (Payload::Timeout { .. } | Payload::Start, _) => Err(never()),
+            (Payload::Timeout { .. } | Payload::Start | Payload::Close, _) => Err(never()),
+            (Payload::Countersign, _) => {
+                let Some(close) = self.closed_at else {
+                    return Err(not_now("the match is not closed"));
+                };
+                if body.seen.is_none_or(|s| s.seq < close) {
+                    return Err(not_now(
+                        "a countersignature comes from a party that saw the close",
+                    ));
+                }
+                if self.countersigned.contains(&author) {
+                    return Err(not_now("this party has countersigned already"));
+                }
+                Ok(Admission::Counts)
+            }
+            _ if self.phase == Phase::Closed => {
+                let acts = matches!(
+                    body.payload,
+                    Payload::Action(_) | Payload::Sealed(_) | Payload::Observation(_)
+                );
+                if acts && self.timed_out[party.index()] {
+                    return Err(NotEntitled::TimedOut { party });
+                }
+                // Written before its author saw the close: a race; after: out of the table.
+                if body.seen.is_none_or(|s| self.closed_at.is_some_and(|c| s.seq < c)) {
+                    Ok(Admission::Void)
+                } else {
+                    Err(not_now("the match is closed"))
+                }
+            }
             (Payload::Disclose(items), _) => {
                 if self.phase != Phase::End {
                     return Err(not_now("disclosures come after the end"));
@@ -834,6 +887,14 @@ impl Coordinator {
                 }
             }
             Payload::Ack { .. } => {}
+            Payload::Close => {
+                self.phase = Phase::Closed;
+                // `apply` records each entry's flags after applying it: this entry's position.
+                self.closed_at = Some(self.entitled.len() as u64);
+            }
+            Payload::Countersign => {
+                self.countersigned.insert(body.author);
+            }
             Payload::Disclose(items) => {
                 for d in items {
                     if let Some(u) = self.undisclosed.remove(&d.message) {
@@ -919,7 +980,7 @@ impl Coordinator {
     }
 
     fn end(&mut self, now: u64) {
-        if self.phase == Phase::End {
+        if matches!(self.phase, Phase::End | Phase::Closed) {
             return;
         }
         // `apply` records each entry's flags after applying it: this entry's position.
@@ -1018,14 +1079,12 @@ impl Coordinator {
                         }
                     }
                 }
-                Phase::Created | Phase::End => {
-                    if self.phase == Phase::End {
-                        for party in Party::ALL {
-                            if !self.owes_at_end(party)
-                                && self.owe_is_party(party, Expectation::Reveal)
-                            {
-                                self.owe[party.index()] = None;
-                            }
+                Phase::Created | Phase::Closed => {}
+                Phase::End => {
+                    for party in Party::ALL {
+                        if !self.owes_at_end(party) && self.owe_is_party(party, Expectation::Reveal)
+                        {
+                            self.owe[party.index()] = None;
                         }
                     }
                 }

@@ -130,6 +130,13 @@ pub enum Payload {
     /// seed), on the public channel: owed under the reveal deadline, checked by re-sealing
     /// (PROTOCOL.md, disclosures).
     Disclose(Vec<crate::seal::SealDisclosure>),
+    /// The relay's notice that the match is complete: over, and nothing owed by anyone. Its
+    /// receipt's head is the match's final head.
+    Close,
+    /// A party's countersignature of the final head: its `seen` names the `Close` entry (or a
+    /// later one), whose head chains through every entry before, so this signature binds the
+    /// party to the whole log as the relay closed it.
+    Countersign,
 }
 
 impl Canonical for Payload {
@@ -153,6 +160,8 @@ impl Payload {
             Payload::Turn { .. } => "turn",
             Payload::Start => "start",
             Payload::Disclose(_) => "disclose",
+            Payload::Close => "close",
+            Payload::Countersign => "countersign",
         }
     }
 }

@@ -247,6 +247,12 @@ pub enum RelayEvent {
         /// The notice and its receipt (already appended to the log).
         notice: Entry,
     },
+    /// The match is complete; `notice` is the relay's signed `Close` (already appended), for
+    /// every party to countersign.
+    Closed {
+        /// The notice and its receipt.
+        notice: Entry,
+    },
 }
 
 /// What [`Relay::accept`] returns: the receipt to hand back and the position.
@@ -297,6 +303,9 @@ pub struct Relay {
     now_ms: u64,
     entries: Vec<Entry>,
     events: VecDeque<RelayEvent>,
+    /// Replaying stored entries ([`Relay::resume`]): the relay's own notices come from the
+    /// store, none are written anew.
+    resuming: bool,
 }
 
 impl Relay {
@@ -326,6 +335,7 @@ impl Relay {
             now_ms: 0,
             entries: Vec::new(),
             events: VecDeque::new(),
+            resuming: false,
         })
     }
 
@@ -366,6 +376,7 @@ impl Relay {
         entries: &[Entry],
     ) -> Result<Relay, ResumeError> {
         let mut relay = Relay::empty(identity, terms)?;
+        relay.resuming = true;
         for (index, stored) in entries.iter().enumerate() {
             let receipt = stored
                 .receipt
@@ -389,6 +400,8 @@ impl Relay {
             }
         }
         relay.events.clear();
+        relay.resuming = false;
+        relay.maybe_close();
         Ok(relay)
     }
 
@@ -428,6 +441,16 @@ impl Relay {
                 notice,
             });
         }
+        self.maybe_close();
+    }
+
+    /// Writes the `Close` notice once the match is complete (over, nothing owed).
+    fn maybe_close(&mut self) {
+        if !self.resuming && self.coordinator.ready_to_close() {
+            let now = self.now_ms;
+            let notice = self.write_own(Payload::Close, now);
+            self.events.push_back(RelayEvent::Closed { notice });
+        }
     }
 
     /// Accepts one message (its bytes as received) at `now_ms`, or says why not. Deadlines
@@ -452,6 +475,7 @@ impl Relay {
         }
         let hash = message.hash();
         let entry = self.append(message, &body, admission);
+        self.maybe_close();
         Ok(Accepted { entry, body, hash, admission })
     }
 

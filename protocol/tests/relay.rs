@@ -440,7 +440,10 @@ fn a_missed_move_is_timed_out_signed_and_ends_that_sides_play() {
     assert!(t.expire(1100).is_empty(), "exactly at the deadline is still in time");
     let out = t.expire(1101);
     assert_eq!(out, vec![(Party::Black, Expectation::Move, 1100, 1101)]);
-    let notice = t.body(t.relay.entries().len() - 1);
+    // The timeout ends the game with nothing owed: the relay's close follows its notice.
+    let n = t.relay.entries().len();
+    assert_eq!(t.body(n - 1).payload, Payload::Close);
+    let notice = t.body(n - 2);
     assert_eq!(notice.author, c.relay.public());
     assert_eq!(
         notice.payload,
@@ -720,4 +723,80 @@ fn resume_rebuilds_the_same_relay_from_its_entries() {
         Relay::resume(c.relay.clone(), t.agreed.clone(), &gap),
         Err(ResumeError::Refused { index: 2, .. } | ResumeError::Receipt { index: 2 })
     ));
+}
+
+#[test]
+fn the_relay_closes_a_complete_match_and_the_parties_countersign_its_final_head() {
+    let c = cast();
+    let mut t = chess_in_play(&c);
+    t.send(ALICE, Channel::Public, None, action(b"e2e4"), 50).expect("white moves");
+    // A move written before Black's resignation reached the relay: a race, then the close.
+    let racing = t.write(ALICE, Channel::Public, None, action(b"d2d4"));
+    t.send(BOB, Channel::Public, None, resign(Side::Black), 60).expect("black resigns");
+    let n = t.relay.entries().len();
+    assert_eq!(t.body(n - 1).payload, Payload::Close, "nothing is owed: the relay closes");
+    assert!(t.relay.coordinator().is_closed());
+    let mut closed = false;
+    while let Some(e) = t.relay.poll_event() {
+        closed |= matches!(e, RelayEvent::Closed { .. });
+    }
+    assert!(closed);
+    assert_eq!(t.submit(ALICE, &racing, 61).map(|a| a.admission), Ok(Admission::Void));
+    // Alice saw the close: her countersignature names it.
+    t.deliver_all();
+    let sign_off = t.write(ALICE, Channel::Public, None, Payload::Countersign);
+    assert!(t.submit(ALICE, &sign_off, 62).is_ok());
+    // Again, or a move after the close she saw: refused.
+    for p in [Payload::Countersign, action(b"g1f3")] {
+        let m = t.write(ALICE, Channel::Public, None, p);
+        assert!(matches!(
+            t.relay.accept(&m.to_canonical(), 63),
+            Err(RelayError::NotEntitled(NotEntitled::NotNow { .. }))
+        ));
+    }
+    // Bob's countersignature must come after he saw the close.
+    let before =
+        with_seen(&t, BOB, Some(Seen { seq: 5, head: t.receipt(5).head }), Payload::Countersign);
+    assert!(matches!(
+        t.relay.accept(&before.to_canonical(), 64),
+        Err(RelayError::NotEntitled(NotEntitled::NotNow { .. }))
+    ));
+    t.deliver_all();
+    let sign_off = t.write(BOB, Channel::Public, None, Payload::Countersign);
+    assert!(t.submit(BOB, &sign_off, 64).is_ok());
+    assert_eq!(t.relay.coordinator().countersigned().len(), 2);
+    // Nobody but the relay closes.
+    let m = t.write(BOB, Channel::Public, None, Payload::Close);
+    assert!(matches!(
+        t.relay.accept(&m.to_canonical(), 65),
+        Err(RelayError::NotEntitled(NotEntitled::Never { .. }))
+    ));
+    // A relay rebuilt from these entries does not close again.
+    let resumed = Relay::resume(c.relay.clone(), t.agreed.clone(), t.relay.entries()).unwrap();
+    assert_eq!(resumed.entries().len(), t.relay.entries().len());
+}
+
+#[test]
+fn no_close_while_something_is_owed() {
+    let c = cast();
+    let mut t = Table::new(&c, terms_for(&c, Variant::Sic, Colours::Drawn), 0);
+    t.commit(ALICE, 1);
+    t.commit(BOB, 2);
+    t.send(ALICE, Channel::Public, None, Table::reveal_payload(ALICE), 3).expect("reveal");
+    t.send(BOB, Channel::Public, None, Table::reveal_payload(BOB), 4).expect("reveal");
+    // Black resigns at once: both still owe their private seeds' openings.
+    let black = t.of(Side::Black);
+    t.send(black, Channel::Public, None, resign(Side::Black), 5).expect("resigns");
+    let last = t.body(t.relay.entries().len() - 1);
+    assert_ne!(last.payload, Payload::Close);
+    let white = t.of(Side::White);
+    for who in [white, black] {
+        let (value, nonce) = common::PRIVATE_SEEDS[who];
+        let open = Payload::Open {
+            purpose: PRIVATE_SEED.into(),
+            opening: Opening { value: value.to_vec(), nonce },
+        };
+        t.send(who, Channel::Public, None, open, 6).expect("opens");
+    }
+    assert_eq!(t.body(t.relay.entries().len() - 1).payload, Payload::Close);
 }

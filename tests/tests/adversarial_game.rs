@@ -376,21 +376,38 @@ fn r_g7_false_scores_are_a_false_announcement() {
 
 #[test]
 fn false_result_claim_is_caught() {
-    // Black claims a win by checkmate in a game the rules end otherwise.
+    // Both players claim a win by checkmate, for their own side, in a game the rules end
+    // otherwise. The first claim ends the game and is false: its author is at fault. (The
+    // other, sent before its author saw the close of the log, is a void race.)
     let played = first_cheat(Variant::Chess, |c, fired| {
-        c.player_hooks[1] = Some(Box::new(move |_channel: Channel, p: &mut Payload| {
-            if let Payload::Claim(claim) = p
-                && claim.outcome != Outcome::BlackWins
-            {
-                claim.outcome = Outcome::BlackWins;
-                claim.reason = "checkmate".to_owned();
-                fired.set(true);
-            }
-            true
-        }));
+        for (i, side) in [(0, Outcome::WhiteWins), (1, Outcome::BlackWins)] {
+            let fired = fired.clone();
+            c.player_hooks[i] = Some(Box::new(move |_channel: Channel, p: &mut Payload| {
+                if let Payload::Claim(claim) = p
+                    && claim.outcome != side
+                {
+                    claim.outcome = side;
+                    claim.reason = "checkmate".to_owned();
+                    fired.set(true);
+                }
+                true
+            }));
+        }
     });
-    let f = assert_fault(&played, FaultKind::FalseClaim, Role::Black);
-    assert!(f.evidence.contains("0-1 (black wins) by checkmate"), "{}", f.evidence);
+    let first = played
+        .record
+        .entries
+        .iter()
+        .filter_map(|e| e.message.verify().ok())
+        .find(|b| matches!(b.payload, Payload::Claim(_)))
+        .expect("a claim");
+    let role = if Some(first.author) == played.colours.map(|c| c.white) {
+        Role::White
+    } else {
+        Role::Black
+    };
+    let f = assert_fault(&played, FaultKind::FalseClaim, role);
+    assert!(f.evidence.contains("by checkmate"), "{}", f.evidence);
 }
 
 #[test]

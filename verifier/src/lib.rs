@@ -54,6 +54,9 @@ pub struct VerifiedMatch {
     pub verdict: Verdict,
     /// The result the verdict gives (the game's, or a forfeit; `None`: void).
     pub result: Option<rules::GameResult>,
+    /// The parties that countersigned the relay's close of a valid record (empty otherwise):
+    /// each is bound by its own signature to the whole log.
+    pub countersigned: Vec<protocol::PublicKey>,
 }
 
 /// [`verify`], bound to the record's digest and what its terms name.
@@ -61,6 +64,19 @@ pub struct VerifiedMatch {
 pub fn verify_match(record_bytes: &[u8]) -> VerifiedMatch {
     use sha2::{Digest, Sha256};
     let verdict = verify(record_bytes);
+    let countersigned = if verdict.is_valid() {
+        envelope::check(record_bytes)
+            .map(|c| {
+                c.entries
+                    .iter()
+                    .filter(|e| !e.void && e.payload == protocol::message::Payload::Countersign)
+                    .map(|e| e.author())
+                    .collect()
+            })
+            .unwrap_or_default()
+    } else {
+        Vec::new()
+    };
     let description = envelope::describe(record_bytes);
     let terms = protocol::record::MatchRecord::read_prefix(record_bytes).and_then(|r| {
         protocol::codec::Canonical::from_canonical(&r.terms.terms)
@@ -77,6 +93,7 @@ pub fn verify_match(record_bytes: &[u8]) -> VerifiedMatch {
         umpire: terms.as_ref().and_then(|(_, t)| t.umpire.as_ref().map(|u| u.key)),
         relay: terms.as_ref().map(|(_, t)| t.relay),
         result: verdict.sanctioned_result(),
+        countersigned,
         verdict,
     }
 }

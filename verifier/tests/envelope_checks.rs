@@ -606,8 +606,14 @@ fn a_party_that_withholds_its_disclosures_is_timed_out_and_named() {
 fn an_undisclosed_sealed_message_without_a_timeout_means_an_incomplete_record() {
     let h = Harness::honest("kriegspiel");
     let mut r = h.record();
-    // Cut the last disclosure message (the umpire's): nobody timed out, so nobody is named.
-    r.entries.pop();
+    // Cut the record before the last disclosure message (the umpire's): nobody timed out, so
+    // nobody is named.
+    let last = r
+        .entries
+        .iter()
+        .rposition(|e| matches!(e.message.verify().unwrap().payload, Payload::Disclose(_)))
+        .expect("disclosures");
+    r.entries.truncate(last);
     let f = faults(&r.to_canonical());
     assert!(!f.is_empty());
     assert!(
@@ -696,4 +702,66 @@ fn a_version_one_record_is_refused_with_a_clear_error() {
     bytes[0] = 1;
     let f = only_fault(&faults(&bytes), FaultKind::MalformedRecord, None, Role::Record);
     assert!(f.evidence.contains("version 1 record"), "{f:?}");
+}
+
+#[test]
+fn a_relay_closing_an_unfinished_match_is_named() {
+    // The relay slips a Close into a match in play: it may only close a complete one.
+    let mut h = Harness::new("chess", 1);
+    h.setup();
+    h.play(2);
+    let relay = h.relay_id.clone();
+    let mut all = messages(&h.record());
+    let last_relay_seq = all
+        .iter()
+        .filter_map(|m| m.verify().ok())
+        .filter(|b| b.author == relay.public())
+        .map(|b| b.seq)
+        .max()
+        .expect("the start notice");
+    let n = all.len();
+    let seen = protocol::message::Seen { seq: n as u64 - 1, head: h.head_before(n) };
+    let body = protocol::message::MessageBody {
+        version: protocol::codec::VERSION,
+        match_id: h.match_id(),
+        channel: Channel::Public,
+        author: relay.public(),
+        seq: last_relay_seq + 1,
+        seen: Some(seen),
+        re: None,
+        payload: Payload::Close,
+    };
+    all.push(SignedMessage::sign(&body, &relay));
+    let f = only_fault(
+        &faults(&with_entries(&h, relog(&h, &all))),
+        FaultKind::NotAllowed,
+        Some(relay.public()),
+        Role::Relay,
+    );
+    assert!(f.evidence.contains("close notice"), "{f:?}");
+    // The honest end of the same match is closed by the relay and countersigned by both.
+    h.finish();
+    let r = h.record();
+    let closes = r
+        .entries
+        .iter()
+        .filter(|e| e.message.verify().is_ok_and(|b| b.payload == Payload::Close))
+        .count();
+    assert_eq!(closes, 1);
+    assert!(envelope::check(&h.bytes()).is_ok());
+}
+
+#[test]
+fn a_commitment_sealed_to_the_umpire_is_its_authors_fault() {
+    // A commitment the relay cannot see would get no deadline: commitments are public only.
+    let mut h = Harness::new("kriegspiel", 1);
+    h.setup();
+    let white = h.side(Side::White);
+    let c = h.commit_payload(white, commitment::PRIVATE_SEED);
+    let e = h.send_sealed(white, Side::White, c);
+    h.finish();
+    let role = Role::White;
+    let f = only_fault(&faults(&h.bytes()), FaultKind::NotAllowed, Some(h.key(white)), role);
+    assert_eq!(f.message, Some(e.message.hash()));
+    assert!(f.explanation.contains("public only"), "{f:?}");
 }

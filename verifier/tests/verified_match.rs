@@ -24,6 +24,13 @@ fn a_verified_match_names_the_bytes_the_match_and_its_parties() {
         Some(("kriegspiel".to_owned(), rules::Variant::Kriegspiel.ruleset().to_owned()))
     );
     assert_eq!(v.verifier_version, env!("CARGO_PKG_VERSION"));
+    // Both players and the umpire countersigned the relay's close.
+    let mut signers = v.countersigned.clone();
+    signers.sort();
+    let mut parties =
+        vec![s.cast.players[0].public(), s.cast.players[1].public(), s.cast.umpire.public()];
+    parties.sort();
+    assert_eq!(signers, parties);
     // The digest is the file's SHA-256, as coreutils computes it, when it is installed.
     let path = std::env::temp_dir().join(format!("fogproof-verified-{}.fpr", std::process::id()));
     std::fs::write(&path, &s.bytes).expect("write");

@@ -102,7 +102,8 @@ fn disclosures(entries: &[Auth]) -> BTreeMap<MessageHash, Payload> {
     out
 }
 
-/// Every commitment (public or disclosed), distinct, and every opening against its commitment.
+/// Every commitment (public only: one sealed to the umpire would escape the relay's deadlines
+/// and the opponent's view), distinct, and every opening against its commitment.
 fn commitments(
     terms: &AgreedTerms,
     entries: &[CheckedEntry],
@@ -110,6 +111,19 @@ fn commitments(
 ) -> Vec<CheckedCommitment> {
     let mut out: Vec<CheckedCommitment> = Vec::new();
     for e in entries {
+        if e.sealed && matches!(e.payload, Payload::Commit { .. } | Payload::Reveal { .. }) {
+            faults.push(Blame { key: Some(e.author()), role: e.role }.fault(
+                FaultKind::NotAllowed,
+                Some((e.index, e.hash)),
+                format!("a sealed {} in entry {}", e.payload.kind(), e.index),
+                format!(
+                    "{} sealed a {} to the umpire: commitments and reveals are public only.",
+                    who(e.role),
+                    e.payload.kind()
+                ),
+            ));
+            continue;
+        }
         let Payload::Commit { purpose, commitment } = &e.payload else { continue };
         let name = who(e.role);
         let blame = Blame { key: Some(e.author()), role: e.role };

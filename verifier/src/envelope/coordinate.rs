@@ -66,7 +66,12 @@ pub(crate) fn check(terms: &AgreedTerms, entries: &[Auth]) -> Result<Coordinated
         let name = who(signer.role);
         if b.author == relay_key {
             relay_notice(&coordinator, e, out.void.is_empty()).map_err(|(evidence, why)| {
-                relay().fault(FaultKind::Timeout, e.at(), evidence, why)
+                let kind = if matches!(b.payload, Payload::Timeout { .. }) {
+                    FaultKind::Timeout
+                } else {
+                    FaultKind::NotAllowed
+                };
+                relay().fault(kind, e.at(), evidence, why)
             })?;
             if let Payload::Timeout { party, expectation, deadline_ms } = b.payload {
                 out.timeouts.push((e.index, party, expectation, deadline_ms));
@@ -233,7 +238,8 @@ pub(crate) fn check(terms: &AgreedTerms, entries: &[Auth]) -> Result<Coordinated
 }
 
 /// The relay's own notices: `Start` first and only first; a `Timeout` exactly the earliest
-/// deadline the coordinator says was missed at the notice's time.
+/// deadline the coordinator says was missed at the notice's time; `Close` exactly when the
+/// match is complete (over, nothing owed).
 fn relay_notice(coordinator: &Coordinator, e: &Auth, first: bool) -> Result<(), (String, String)> {
     let t = e.receipt.time_ms;
     match (&e.body.payload, first) {
@@ -277,9 +283,31 @@ fn relay_notice(coordinator: &Coordinator, e: &Auth, first: bool) -> Result<(), 
                 }
             }
         }
+        (Payload::Close, false) if coordinator.ready_to_close() => Ok(()),
+        (Payload::Close, false) => Err((
+            format!(
+                "close notice in entry {} while {}",
+                e.index,
+                if coordinator.is_closed() {
+                    "the match is closed already".to_owned()
+                } else {
+                    let owed = coordinator
+                        .deadlines()
+                        .iter()
+                        .map(|d| format!("{} owes {:?}", d.party, d.expectation))
+                        .collect::<Vec<_>>();
+                    if owed.is_empty() {
+                        "the game is not over".to_owned()
+                    } else {
+                        owed.join(", ")
+                    }
+                }
+            ),
+            "The relay closed the match before it was complete.".into(),
+        )),
         (other, false) => Err((
             format!("relay-authored {} payload in entry {}", other.kind(), e.index),
-            "The relay wrote a message other than its start and timeout notices.".into(),
+            "The relay wrote a message other than its start, timeout and close notices.".into(),
         )),
     }
 }

@@ -333,10 +333,15 @@ impl Harness {
     /// Step 5: a claim by white (a resignation), then both players open their private seeds
     /// (SIC).
     pub fn finish(&mut self) {
+        if self.relay.coordinator().is_closed() {
+            return;
+        }
         let white = self.side(Side::White);
         let claim =
             Payload::Claim(Claim { outcome: Outcome::BlackWins, reason: "resignation".into() });
-        self.send(white, Channel::Public, claim);
+        if !self.relay.coordinator().is_over() {
+            self.send(white, Channel::Public, claim);
+        }
         if self.variant() == rules::Variant::Sic {
             for who in [Who::P0, Who::P1] {
                 let p = self.open_payload(who, commitment::PRIVATE_SEED);
