@@ -169,7 +169,11 @@ fn payload_json(variant: Option<Variant>, p: &Payload, start_view: bool) -> Valu
         Payload::Claim(c) => json!({ "claim": claim_json(c) }),
         Payload::Ack { message } => json!({ "ack": message.to_string() }),
         Payload::Timeout { party, expectation, deadline_ms } => json!({ "timeout": {
-            "party": party.to_string(),
+            "party": match party {
+                protocol::Party::White => "white",
+                protocol::Party::Black => "black",
+                protocol::Party::Umpire => "umpire",
+            },
             "expectation": format!("{expectation:?}").to_lowercase(),
             "deadline_ms": deadline_ms,
         } }),

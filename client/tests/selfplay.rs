@@ -143,7 +143,7 @@ fn replay(record: &MatchRecord) -> Replayed {
                 if let Ok(rules::intrigue::Observation::Setup(r)) =
                     rules::intrigue::Observation::from_canonical(bytes)
                 {
-                    // Apply the setup action from its end-of-game opening (PROTOCOL.md 15.2).
+                    // Apply the setup action from its end-of-game opening (PROTOCOL.md 18.2).
                     let g = game.get_or_insert_with(|| {
                         AnyGame::start("intrigue", &t.options, None).unwrap()
                     });

@@ -522,7 +522,7 @@ impl Coordinator {
             (Payload::Observation(_), Party::White | Party::Black) if self.mode == Mode::Owner => {
                 let s = side.unwrap_or(Side::White);
                 match self.phase {
-                    // Setup reports: White's first, then Black's (PROTOCOL.md 15.2).
+                    // Setup reports: White's first, then Black's (PROTOCOL.md 18.2).
                     Phase::Setup => {
                         let ok = !self.reports[s.index()]
                             && self.both_setup_committed()

@@ -1,5 +1,5 @@
 //! The match flow: which message, on which channel, by whom, in which order, for each
-//! adjudication mode. The normative text is docs/PROTOCOL.md, section 15 ("Match flow"); this
+//! adjudication mode. The normative text is docs/PROTOCOL.md, section 18 ("Match flow"); this
 //! module holds its constants and the small functions the player, umpire and verifier share.
 //!
 //! ```text

@@ -17,7 +17,7 @@
 //! direction by [`crate::game::sealed_plaintext_bytes`], so every ciphertext of a match in one
 //! direction is exactly [`ciphertext_bytes`]`(padded_len)` long and its size says nothing about
 //! what it carries (a Kriegspiel "illegal" is as long as a full announcement; what the number and
-//! pattern of messages still tell is in docs/PROTOCOL.md 12.1). A plaintext that does
+//! pattern of messages still tell is in docs/PROTOCOL.md 19). A plaintext that does
 //! not fit (at most `padded_len - 1` bytes: the marker needs one) is refused
 //! ([`SealError::Padding`]), never sent in a longer message. The commitment is over the
 //! *unpadded* plaintext: it is a fixed-size hash, so it leaks nothing, and a disclosure carries

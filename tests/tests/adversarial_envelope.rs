@@ -453,7 +453,7 @@ fn selfplay_player_sealing_garbage_gets_a_complaint_and_forfeits() {
             *p = Payload::Sealed(protocol::seal::Sealed {
                 enc: [9; 32],
                 commitment: [7; 32],
-                // The agreed size (the relay refuses any other, PROTOCOL.md 12.1), but garbage.
+                // The agreed size (the relay refuses any other, PROTOCOL.md 19), but garbage.
                 ciphertext: vec![
                     1;
                     protocol::seal::ciphertext_bytes(

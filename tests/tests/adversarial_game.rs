@@ -1,6 +1,6 @@
 //! Adversarial game-level tests: one participant cheats in one precise way, through the
 //! `client` crate's hooks, while the real player, umpire and relay state machines run; the
-//! verifier must return the exact fault kind, culprit key and role (docs/PROTOCOL.md 15).
+//! verifier must return the exact fault kind, culprit key and role (docs/PROTOCOL.md 17, 18).
 //!
 //! Colours are fixed (`players[0]` is White) except in SIC, where they are drawn from both
 //! players' contributions (so the draw is exercised too) and a cheating player's role is read

@@ -1,6 +1,6 @@
 //! Layer 2: replays the game through the rules and compares every signed statement.
 //!
-//! The record's entries are read in relay order (docs/PROTOCOL.md section 15, "Match flow"):
+//! The record's entries are read in relay order (docs/PROTOCOL.md section 18, "Match flow"):
 //!
 //! - colours from the revealed public contributions (or fixed by the terms);
 //! - SIC: each player's private seed, sealed to the umpire, must open its public commitment;
@@ -136,7 +136,7 @@ struct OwedAnswer {
     move_entry: usize,
 }
 
-/// What an Intrigue player signs publicly (PROTOCOL.md 15.2): the rules' observation of its
+/// What an Intrigue player signs publicly (PROTOCOL.md 18.2): the rules' observation of its
 /// own setup action, or, as the owner of a captured pawn, the rules' whole observation of that
 /// move, whose `inspection` is its answer.
 enum OwnerStatement {
@@ -657,7 +657,7 @@ impl<'a> Replayer<'a> {
     }
 
     /// After a refused action in an umpired game: the umpire must not answer it as if played
-    /// (PROTOCOL.md 15.3: it stops and claims the forfeit).
+    /// (PROTOCOL.md 14.3: it stops and claims the forfeit).
     fn umpire_accepted_refused(&mut self, e: &Event<'_>, shown: &str) {
         let Some(umpire) = self.umpire else { return };
         let next = self.d.events.iter().skip(self.at + 1).find(|n| {

@@ -754,7 +754,7 @@ fn a_relay_closing_an_unfinished_match_is_named() {
 #[test]
 fn a_commitment_sealed_to_the_umpire_is_its_authors_fault() {
     // A commitment the relay cannot see would get no deadline: commitments are public only.
-    // (SIC: a commitment does not fit Kriegspiel's 16-byte padded size, PROTOCOL.md 12.1.)
+    // (SIC: a commitment does not fit Kriegspiel's 16-byte padded size, PROTOCOL.md 19.)
     let mut h = Harness::new("sic", 1);
     h.setup();
     let white = h.side(Side::White);

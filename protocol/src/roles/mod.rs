@@ -4,7 +4,7 @@
 //! and seals private-channel payloads, keeping the [`SealDisclosure`]s it owes once the game is
 //! over (it sends them then, in public `Disclose` messages).
 //!
-//! They follow the match flow of docs/PROTOCOL.md section 15 ([`crate::flow`]):
+//! They follow the match flow of docs/PROTOCOL.md section 18 ([`crate::flow`]):
 //! - [`Player`]: one player in any mode; holds its identity, secrets, nonces and seal seeds (all
 //!   drawn from a ChaCha20 stream of a secret seed it is given, so a driver can make it
 //!   deterministic), and decides through a pluggable [`Policy`].

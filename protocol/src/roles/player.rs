@@ -1,4 +1,4 @@
-//! A player's state machine, for every mode (docs/PROTOCOL.md section 15): commitments,
+//! A player's state machine, for every mode (docs/PROTOCOL.md section 18): commitments,
 //! reveal, the game's setup, play through its [`Policy`], answers it owes (Intrigue), the claim
 //! and the final openings.
 
@@ -706,7 +706,7 @@ impl Player {
                 } else if let Some(i) = inspection {
                     let obs = m.last.clone().expect("an inspection comes with its report");
                     let r = m.game.as_ref().and_then(AnyGame::result);
-                    // The answer names the capture it answers (PROTOCOL.md 15.2).
+                    // The answer names the capture it answers (PROTOCOL.md 18.2).
                     self.out.send_public(Some(hash), Payload::Observation(obs.to_canonical()));
                     if i.informer {
                         self.open_public(Some(hash), flow::INTRIGUE_SETUP);
@@ -767,7 +767,7 @@ impl Player {
             }
             Track::Sic { legal, my_turn, started } => {
                 if !*started {
-                    // The first observation is the start view (PROTOCOL.md 15.2 step 3).
+                    // The first observation is the start view (PROTOCOL.md 18.2 step 3).
                     *started = true;
                     let view = rules::sic::View::from_canonical(&bytes)
                         .map_err(|e| fault(body, hash, bad(e)))?;

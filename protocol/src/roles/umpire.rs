@@ -1,4 +1,4 @@
-//! The umpire's state machine (docs/PROTOCOL.md section 15): checks the players' sealed
+//! The umpire's state machine (docs/PROTOCOL.md section 18): checks the players' sealed
 //! openings, runs the game through [`AnyGame`], answers each side on its channel with exactly
 //! the rules' observation, and claims the result.
 
