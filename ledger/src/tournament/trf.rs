@@ -1,0 +1,1 @@
+//! FIDE TRF-16 tournament report files: export and import.
