@@ -203,7 +203,7 @@ pub fn pair_next_round(
         }
         definition::System::Swiss { .. } => {
             let ranking = def.initial_ranking();
-            dutch::pair(&ranking, rounds, absent, next as usize)
+            dutch::pair_with_total(&ranking, rounds, absent, next as usize, total as usize)
         }
     }
 }
