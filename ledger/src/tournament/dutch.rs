@@ -300,43 +300,6 @@ fn colour_of_first(a: &P, b: &P) -> bool {
     if high_is_a { high_white } else { !high_white }
 }
 
-/// How good a bracket candidate is: lower is better, compared field by field.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
-struct Quality {
-    /// C.5: players left unpaired.
-    unpaired: usize,
-    /// C.6: their scores, highest first.
-    left_scores: Vec<u32>,
-    /// C.10: players not getting their colour preference.
-    colour: usize,
-    /// C.11: players not getting a strong colour preference.
-    strong: usize,
-    /// C.12: downfloaters who floated down last round.
-    down1: usize,
-    /// C.13: upfloaters who floated up last round.
-    up1: usize,
-    /// C.14: downfloaters who floated down two rounds ago.
-    down2: usize,
-    /// C.15: upfloaters who floated up two rounds ago.
-    up2: usize,
-}
-
-struct Best {
-    pairs: Vec<(usize, usize)>,
-    left: Vec<usize>,
-    quality: Quality,
-}
-
-struct Search {
-    best: Option<Best>,
-    /// Leaves and nodes visited.
-    work: usize,
-    done: bool,
-    /// The best possible quality: reaching it ends the search.
-    ideal_unpaired: usize,
-    ideal_scores: Vec<u32>,
-}
-
 struct Ctx<'a> {
     ps: &'a [P],
     compat: Vec<Vec<bool>>,
@@ -434,72 +397,103 @@ impl<'a> Ctx<'a> {
             _ => None,
         }
     }
+}
 
-    fn quality(&self, pairs: &[(usize, usize)], left: &[usize]) -> Quality {
+/// Weights of the quality criteria in one `u128` cost (lower is better): each field is wide
+/// enough that the fields below it can never carry into it, so comparing costs compares the
+/// criteria lexicographically.
+mod cost {
+    /// C.5: one unpaired player.
+    pub const UNPAIRED: u128 = 1 << 100;
+    /// C.6: one half-point of a downfloater's score.
+    pub const LEFT_SCORE: u128 = 1 << 80;
+    /// C.10: a pair whose colour preferences clash.
+    pub const COLOUR: u128 = 1 << 70;
+    /// C.11: a pair whose strong colour preferences clash.
+    pub const STRONG: u128 = 1 << 60;
+    /// C.12: a repeated downfloat from last round.
+    pub const DOWN1: u128 = 1 << 50;
+    /// C.13: a repeated upfloat from last round.
+    pub const UP1: u128 = 1 << 40;
+    /// C.14: a repeated downfloat from two rounds ago.
+    pub const DOWN2: u128 = 1 << 30;
+    /// C.15: a repeated upfloat from two rounds ago.
+    pub const UP2: u128 = 1 << 20;
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Slot {
+    Open,
+    Paired,
+    Left,
+}
+
+/// The depth-first search of one bracket's candidates in Dutch order, with branch and bound.
+struct Dfs {
+    /// Bracket order: MDPs (by score, pairing number), then residents (by pairing number).
+    order: Vec<usize>,
+    n_mdp: usize,
+    slot: Vec<Slot>,
+    /// `true` = S1.
+    s1: Vec<bool>,
+    remainder_split: bool,
+    pairs: Vec<(usize, usize)>,
+    left: Vec<usize>,
+    cost: u128,
+    best: Option<(u128, Vec<(usize, usize)>, Vec<usize>)>,
+    nodes: usize,
+}
+
+impl<'a> Ctx<'a> {
+    fn pair_cost(&self, a: usize, b: usize) -> u128 {
         let ps = self.ps;
-        let mut q = Quality {
-            unpaired: left.len(),
-            left_scores: left.iter().map(|&i| ps[i].score).collect(),
-            colour: 0,
-            strong: 0,
-            down1: 0,
-            up1: 0,
-            down2: 0,
-            up2: 0,
+        let (hi, lo) = if (std::cmp::Reverse(ps[a].score), ps[a].pn)
+            < (std::cmp::Reverse(ps[b].score), ps[b].pn)
+        {
+            (a, b)
+        } else {
+            (b, a)
         };
-        q.left_scores.sort_unstable_by(|a, b| b.cmp(a));
-        for &(a, b) in pairs {
-            let (pa, sa) = ps[a].preference();
-            let (pb, sb) = ps[b].preference();
-            if pa.is_some() && pa == pb {
-                q.colour += 1;
-                if sa.min(sb) >= Strength::Strong {
-                    q.strong += 1;
-                }
-            }
-            let (hi, lo) = if ps[a].score >= ps[b].score { (a, b) } else { (b, a) };
-            if ps[hi].score != ps[lo].score {
-                q.up1 += usize::from(ps[lo].last_float(1) == Float::Up);
-                q.up2 += usize::from(ps[lo].last_float(2) == Float::Up);
+        let (h, l) = (&ps[hi], &ps[lo]);
+        let (ph, sh) = h.preference();
+        let (pl, sl) = l.preference();
+        let mut c = 0;
+        if ph.is_some() && ph == pl {
+            c += cost::COLOUR;
+            if sh.min(sl) >= Strength::Strong
+                && !(sh == Strength::Absolute && sl == Strength::Absolute)
+            {
+                c += cost::STRONG;
             }
         }
-        for &i in left {
-            q.down1 += usize::from(ps[i].last_float(1) == Float::Down);
-            q.down2 += usize::from(ps[i].last_float(2) == Float::Down);
+        let down = h.score > l.score;
+        if down {
+            if h.last_float(1) == Float::Down {
+                c += cost::DOWN1;
+            }
+            if h.last_float(2) == Float::Down {
+                c += cost::DOWN2;
+            }
+            if l.last_float(1) == Float::Up {
+                c += cost::UP1;
+            }
+            if l.last_float(2) == Float::Up {
+                c += cost::UP2;
+            }
         }
-        q
+        c
     }
 
-    fn evaluate(
-        &mut self,
-        pairs: &[(usize, usize)],
-        left: &[usize],
-        below: &[usize],
-        search: &mut Search,
-    ) -> bool {
-        search.work += 1;
-        if search.work > CANDIDATE_BUDGET {
-            search.done = true;
-            return false;
+    fn left_cost(&self, a: usize) -> u128 {
+        let p = &self.ps[a];
+        let mut c = cost::UNPAIRED + cost::LEFT_SCORE * u128::from(p.score);
+        if p.last_float(1) == Float::Down {
+            c += cost::DOWN1;
         }
-        if below.is_empty() && left.len() > 1 {
-            return false;
+        if p.last_float(2) == Float::Down {
+            c += cost::DOWN2;
         }
-        if !self.completable_set(left, below) {
-            return false;
-        }
-        let q = self.quality(pairs, left);
-        let better = search.best.as_ref().is_none_or(|b| q < b.quality);
-        let ideal = q.unpaired == search.ideal_unpaired
-            && q.left_scores == search.ideal_scores
-            && q.colour + q.strong + q.down1 + q.up1 + q.down2 + q.up2 == 0;
-        if better {
-            search.best = Some(Best { pairs: pairs.to_vec(), left: left.to_vec(), quality: q });
-        }
-        if ideal {
-            search.done = true;
-        }
-        true
+        c
     }
 
     /// Pairs one bracket: `mdps` moved down from above, `residents` of this score group,
@@ -511,27 +505,41 @@ impl<'a> Ctx<'a> {
         below: &[usize],
     ) -> Option<(Vec<(usize, usize)>, Vec<usize>)> {
         let ps = self.ps;
-        let total = mdps.len() + residents.len();
-        let mut all: Vec<usize> = mdps.iter().chain(residents).copied().collect();
-        all.sort_by_key(|&i| (std::cmp::Reverse(ps[i].score), ps[i].pn));
-        let ideal_unpaired = total % 2;
-        let mut scores: Vec<u32> = all.iter().map(|&i| ps[i].score).collect();
-        scores.sort_unstable();
-        let mut ideal_scores: Vec<u32> = scores[..ideal_unpaired].to_vec();
-        ideal_scores.sort_unstable_by(|a, b| b.cmp(a));
-        let mut search = Search { best: None, work: 0, done: false, ideal_unpaired, ideal_scores };
-        if mdps.is_empty() {
-            self.homogeneous(&[], residents, &[], below, &mut search);
-        } else {
-            self.heterogeneous(mdps, residents, below, &mut search);
-            if search.best.is_none() {
-                // Collapse: treat MDPs and residents as one group.
-                search.work = 0;
-                search.done = false;
-                self.homogeneous(&[], &all, &[], below, &mut search);
-            }
+        let mut order = mdps.to_vec();
+        order.sort_by_key(|&i| (std::cmp::Reverse(ps[i].score), ps[i].pn));
+        order.extend(residents);
+        let m = order.len();
+        let mut s1 = vec![false; m];
+        for x in s1.iter_mut().take(mdps.len()) {
+            *x = true;
         }
-        search.best.map(|b| (b.pairs, b.left))
+        let mut dfs = Dfs {
+            order,
+            n_mdp: mdps.len(),
+            slot: vec![Slot::Open; m],
+            s1,
+            remainder_split: false,
+            pairs: Vec::new(),
+            left: Vec::new(),
+            cost: 0,
+            best: None,
+            nodes: 0,
+        };
+        if mdps.is_empty() {
+            split_remainder(&mut dfs);
+        }
+        self.search(&mut dfs, below);
+        let (target, pairs, left) = dfs.best?;
+        // Pass 2: the first candidate in Dutch generation order that reaches the optimum.
+        let mut order = Order { target, found: None, work: 0 };
+        if mdps.is_empty() {
+            self.homogeneous(&[], 0, residents, &[], below, &mut order);
+        } else {
+            let mut sorted = mdps.to_vec();
+            sorted.sort_by_key(|&i| (std::cmp::Reverse(ps[i].score), ps[i].pn));
+            self.heterogeneous(&sorted, residents, below, &mut order);
+        }
+        Some(order.found.unwrap_or((pairs, left)))
     }
 
     fn heterogeneous(
@@ -539,26 +547,24 @@ impl<'a> Ctx<'a> {
         mdps: &[usize],
         residents: &[usize],
         below: &[usize],
-        search: &mut Search,
+        o: &mut Order,
     ) {
         let max_m1 = mdps.len().min(residents.len());
         for m1 in (0..=max_m1).rev() {
             for s1 in combinations(mdps, m1) {
                 let limbo: Vec<usize> = mdps.iter().copied().filter(|i| !s1.contains(i)).collect();
                 let mut chosen = Vec::with_capacity(m1);
-                self.mdp_pairings(&s1, residents, &limbo, below, &mut chosen, search);
-                if search.done {
+                self.mdp_pairings(&s1, residents, &limbo, below, &mut chosen, 0, o);
+                if o.stop() {
                     return;
                 }
-            }
-            if search.best.as_ref().is_some_and(|b| b.quality.unpaired == search.ideal_unpaired) {
-                return;
             }
         }
     }
 
     /// Transpositions of the residents against the MDPs in `s1`, in lexicographic order, each
     /// followed by the remainder's homogeneous pairing.
+    #[allow(clippy::too_many_arguments, reason = "one recursive step of the search")]
     fn mdp_pairings(
         &mut self,
         s1: &[usize],
@@ -566,9 +572,10 @@ impl<'a> Ctx<'a> {
         limbo: &[usize],
         below: &[usize],
         chosen: &mut Vec<usize>,
-        search: &mut Search,
+        cost: u128,
+        o: &mut Order,
     ) {
-        if search.done {
+        if o.stop() || cost > o.target {
             return;
         }
         let k = chosen.len();
@@ -577,94 +584,185 @@ impl<'a> Ctx<'a> {
                 s1.iter().zip(chosen.iter()).map(|(&a, &b)| (a, b)).collect();
             let rem: Vec<usize> =
                 residents.iter().copied().filter(|i| !chosen.contains(i)).collect();
-            self.homogeneous(&pairs, &rem, limbo, below, search);
+            self.homogeneous(&pairs, cost, &rem, limbo, below, o);
             return;
         }
         for &r in residents {
             if chosen.contains(&r) || !self.compat[s1[k]][r] {
                 continue;
             }
-            search.work += 1;
-            if search.work > CANDIDATE_BUDGET {
-                search.done = true;
-                return;
-            }
+            o.work += 1;
+            let c = self.pair_cost(s1[k], r);
             chosen.push(r);
-            self.mdp_pairings(s1, residents, limbo, below, chosen, search);
+            self.mdp_pairings(s1, residents, limbo, below, chosen, cost + c, o);
             chosen.pop();
-            if search.done {
+            if o.stop() {
                 return;
             }
         }
     }
 
-    /// A homogeneous (sub-)bracket `hs` (in bracket order), after the `prefix` pairs already
-    /// made, with `extra_left` players already floating down. Returns whether any candidate was
-    /// valid.
+    /// A homogeneous (sub-)bracket `hs` (in bracket order) after the `prefix` pairs, with
+    /// `extra_left` players already floating down: S1/S2 with transpositions, then exchanges.
     fn homogeneous(
         &mut self,
         prefix: &[(usize, usize)],
+        prefix_cost: u128,
         hs: &[usize],
         extra_left: &[usize],
         below: &[usize],
-        search: &mut Search,
-    ) -> bool {
-        let n = hs.len();
-        for n1 in (0..=n / 2).rev() {
-            let mut found = false;
+        o: &mut Order,
+    ) {
+        let base = prefix_cost + extra_left.iter().map(|&i| self.left_cost(i)).sum::<u128>();
+        for n1 in (0..=hs.len() / 2).rev() {
             for (s1, s2) in exchanges(hs, n1) {
                 let mut chosen = Vec::with_capacity(n1);
-                found |=
-                    self.transpositions(prefix, &s1, &s2, extra_left, below, &mut chosen, search);
-                if search.done {
-                    return found;
+                let ctx = Leaf { prefix, s1: &s1, s2: &s2, extra_left, below };
+                self.transpositions(&ctx, &mut chosen, base, o);
+                if o.stop() {
+                    return;
                 }
             }
-            if found {
-                return true;
-            }
         }
-        false
     }
 
-    #[allow(clippy::too_many_arguments, reason = "one recursive step of the search")]
-    fn transpositions(
-        &mut self,
-        prefix: &[(usize, usize)],
-        s1: &[usize],
-        s2: &[usize],
-        extra_left: &[usize],
-        below: &[usize],
-        chosen: &mut Vec<usize>,
-        search: &mut Search,
-    ) -> bool {
-        let k = chosen.len();
-        if k == s1.len() {
-            let mut pairs = prefix.to_vec();
-            pairs.extend(s1.iter().zip(chosen.iter()).map(|(&a, &b)| (a, b)));
-            let mut left: Vec<usize> = extra_left.to_vec();
-            left.extend(s2.iter().copied().filter(|i| !chosen.contains(i)));
-            return self.evaluate(&pairs, &left, below, search);
+    fn transpositions(&mut self, l: &Leaf<'_>, chosen: &mut Vec<usize>, cost: u128, o: &mut Order) {
+        if o.stop() || cost > o.target {
+            return;
         }
-        let mut found = false;
-        for &r in s2 {
-            if chosen.contains(&r) || !self.compat[s1[k]][r] {
+        let k = chosen.len();
+        if k == l.s1.len() {
+            let rest: Vec<usize> = l.s2.iter().copied().filter(|i| !chosen.contains(i)).collect();
+            let total = cost + rest.iter().map(|&i| self.left_cost(i)).sum::<u128>();
+            if total != o.target {
+                return;
+            }
+            let mut left: Vec<usize> = l.extra_left.to_vec();
+            left.extend(rest);
+            if l.below.is_empty() && left.len() > 1 {
+                return;
+            }
+            if !self.completable_set(&left, l.below) {
+                return;
+            }
+            let mut pairs = l.prefix.to_vec();
+            pairs.extend(l.s1.iter().zip(chosen.iter()).map(|(&a, &b)| (a, b)));
+            o.found = Some((pairs, left));
+            return;
+        }
+        for &r in l.s2 {
+            if chosen.contains(&r) || !self.compat[l.s1[k]][r] {
                 continue;
             }
-            search.work += 1;
-            if search.work > CANDIDATE_BUDGET {
-                search.done = true;
-                return found;
-            }
+            o.work += 1;
+            let c = self.pair_cost(l.s1[k], r);
             chosen.push(r);
-            found |= self.transpositions(prefix, s1, s2, extra_left, below, chosen, search);
+            self.transpositions(l, chosen, cost + c, o);
             chosen.pop();
-            if search.done {
-                return found;
+            if o.stop() {
+                return;
             }
         }
-        found
     }
+
+    fn search(&mut self, d: &mut Dfs, below: &[usize]) {
+        d.nodes += 1;
+        if d.nodes > CANDIDATE_BUDGET && d.best.is_some() {
+            return;
+        }
+        let open = d.slot.iter().filter(|&&s| s == Slot::Open).count();
+        let bound = d.cost + if open % 2 == 1 { cost::UNPAIRED } else { 0 };
+        if d.best.as_ref().is_some_and(|b| bound >= b.0) {
+            return;
+        }
+        if !d.remainder_split && (0..d.n_mdp).all(|k| d.slot[k] != Slot::Open) {
+            split_remainder(d);
+            self.search(d, below);
+            d.remainder_split = false;
+            return;
+        }
+        let Some(x) = d.slot.iter().position(|&s| s == Slot::Open) else {
+            // A complete candidate.
+            if below.is_empty() && d.left.len() > 1 {
+                return;
+            }
+            let left: Vec<usize> = d.left.clone();
+            if !self.completable_set(&left, below) {
+                return;
+            }
+            d.best = Some((d.cost, d.pairs.clone(), left));
+            return;
+        };
+        // Partners in Dutch order: S2 players first (bracket order), then S1 players.
+        let mut options: Vec<usize> = Vec::new();
+        for pass in [false, true] {
+            for y in x + 1..d.order.len() {
+                if d.slot[y] == Slot::Open && d.s1[y] == pass {
+                    options.push(y);
+                }
+            }
+        }
+        let px = d.order[x];
+        for y in options {
+            let py = d.order[y];
+            if !self.compat[px][py] {
+                continue;
+            }
+            let c = self.pair_cost(px, py);
+            d.slot[x] = Slot::Paired;
+            d.slot[y] = Slot::Paired;
+            d.pairs.push((px, py));
+            d.cost += c;
+            self.search(d, below);
+            d.cost -= c;
+            d.pairs.pop();
+            d.slot[x] = Slot::Open;
+            d.slot[y] = Slot::Open;
+            if d.nodes > CANDIDATE_BUDGET && d.best.is_some() {
+                return;
+            }
+        }
+        let c = self.left_cost(px);
+        d.slot[x] = Slot::Left;
+        d.left.push(px);
+        d.cost += c;
+        self.search(d, below);
+        d.cost -= c;
+        d.left.pop();
+        d.slot[x] = Slot::Open;
+    }
+}
+
+/// Pass 2 of a bracket: the Dutch-order search for a candidate of the optimal cost.
+struct Order {
+    target: u128,
+    found: Option<(Vec<(usize, usize)>, Vec<usize>)>,
+    work: usize,
+}
+
+impl Order {
+    fn stop(&self) -> bool {
+        self.found.is_some() || self.work > CANDIDATE_BUDGET
+    }
+}
+
+/// What a transposition search of one S1/S2 split needs.
+struct Leaf<'a> {
+    prefix: &'a [(usize, usize)],
+    s1: &'a [usize],
+    s2: &'a [usize],
+    extra_left: &'a [usize],
+    below: &'a [usize],
+}
+
+/// Splits the open residents into S1 (upper half) and S2.
+fn split_remainder(d: &mut Dfs) {
+    let open: Vec<usize> = (0..d.order.len()).filter(|&k| d.slot[k] == Slot::Open).collect();
+    let half = open.len() / 2;
+    for (j, &k) in open.iter().enumerate() {
+        d.s1[k] = j < half;
+    }
+    d.remainder_split = true;
 }
 
 /// All `k`-subsets of `items`, in lexicographic order of positions.
