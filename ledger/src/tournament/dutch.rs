@@ -89,7 +89,7 @@ impl P {
             return (None, Strength::None);
         };
         let d = self.colour_diff();
-        if d > 1 || d < -1 {
+        if !(-1..=1).contains(&d) {
             return (Some(d < 0), Strength::Absolute);
         }
         if let Some(c) = self.twice_running() {
@@ -235,6 +235,9 @@ pub fn pair_with_total(
 }
 
 type Pairs = (Vec<(usize, usize)>, Option<usize>);
+
+/// A bracket's pairs and the players it floats down.
+type BracketPairing = (Vec<(usize, usize)>, Vec<usize>);
 
 fn first_round(ps: &[P]) -> Pairs {
     let mut order: Vec<usize> = (0..ps.len()).collect();
@@ -440,7 +443,7 @@ struct Dfs {
     pairs: Vec<(usize, usize)>,
     left: Vec<usize>,
     cost: u128,
-    best: Option<(u128, Vec<(usize, usize)>, Vec<usize>)>,
+    best: Option<(u128, BracketPairing)>,
     nodes: usize,
 }
 
@@ -503,7 +506,7 @@ impl<'a> Ctx<'a> {
         mdps: &[usize],
         residents: &[usize],
         below: &[usize],
-    ) -> Option<(Vec<(usize, usize)>, Vec<usize>)> {
+    ) -> Option<BracketPairing> {
         let ps = self.ps;
         let mut order = mdps.to_vec();
         order.sort_by_key(|&i| (std::cmp::Reverse(ps[i].score), ps[i].pn));
@@ -529,7 +532,7 @@ impl<'a> Ctx<'a> {
             split_remainder(&mut dfs);
         }
         self.search(&mut dfs, below);
-        let (target, pairs, left) = dfs.best?;
+        let (target, (pairs, left)) = dfs.best?;
         // Pass 2: the first candidate in Dutch generation order that reaches the optimum.
         let mut order = Order { target, found: None, work: 0 };
         if mdps.is_empty() {
@@ -690,7 +693,7 @@ impl<'a> Ctx<'a> {
             if !self.completable_set(&left, below) {
                 return;
             }
-            d.best = Some((d.cost, d.pairs.clone(), left));
+            d.best = Some((d.cost, (d.pairs.clone(), left)));
             return;
         };
         // Partners in Dutch order: S2 players first (bracket order), then S1 players.
@@ -736,7 +739,7 @@ impl<'a> Ctx<'a> {
 /// Pass 2 of a bracket: the Dutch-order search for a candidate of the optimal cost.
 struct Order {
     target: u128,
-    found: Option<(Vec<(usize, usize)>, Vec<usize>)>,
+    found: Option<BracketPairing>,
     work: usize,
 }
 
