@@ -307,6 +307,9 @@ struct Ctx<'a> {
     ps: &'a [P],
     compat: Vec<Vec<bool>>,
     memo: HashMap<u128, bool>,
+    /// The PAB may only go to a player with at most this score: the lowest score for which the
+    /// whole round can still be completed.
+    bye_score: u32,
 }
 
 impl<'a> Ctx<'a> {
@@ -329,7 +332,7 @@ impl<'a> Ctx<'a> {
                     .collect()
             })
             .collect();
-        Ctx { ps, compat, memo: HashMap::new() }
+        Ctx { ps, compat, memo: HashMap::new(), bye_score: u32::MAX }
     }
 
     /// Whether the players in `mask` can all be paired, one of them (eligible) taking the bye if
@@ -344,7 +347,7 @@ impl<'a> Ctx<'a> {
         let i = mask.trailing_zeros() as usize;
         let rest = mask & !(1u128 << i);
         let mut ok = false;
-        if mask.count_ones() % 2 == 1 && self.ps[i].bye_ok {
+        if mask.count_ones() % 2 == 1 && self.ps[i].bye_ok && self.ps[i].score <= self.bye_score {
             ok = self.completable(rest);
         }
         let mut m = rest;
@@ -378,6 +381,20 @@ impl<'a> Ctx<'a> {
         let everyone: Vec<usize> = (0..n).collect();
         if !self.completable_set(&everyone, &[]) {
             return None;
+        }
+        if n % 2 == 1 {
+            // The PAB goes to the lowest score group it can (completion, C.04.3 C.4 as
+            // bbpPairings reads it): fix the lowest workable score first.
+            let mut scores: Vec<u32> = ps.iter().filter(|p| p.bye_ok).map(|p| p.score).collect();
+            scores.sort_unstable();
+            scores.dedup();
+            for s in scores {
+                self.bye_score = s;
+                self.memo.clear();
+                if self.completable_set(&everyone, &[]) {
+                    break;
+                }
+            }
         }
         let mut pairs = Vec::new();
         let mut mdps: Vec<usize> = Vec::new();
