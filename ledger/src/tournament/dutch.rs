@@ -424,9 +424,11 @@ impl<'a> Ctx<'a> {
 /// criteria lexicographically.
 mod cost {
     /// C.5: one unpaired player.
-    pub const UNPAIRED: u128 = 1 << 100;
+    pub const UNPAIRED: u128 = 1 << 110;
     /// C.6: one half-point of a downfloater's score.
-    pub const LEFT_SCORE: u128 = 1 << 80;
+    pub const LEFT_SCORE: u128 = 1 << 90;
+    /// C.8: a downfloater who cannot be paired with the next score group.
+    pub const NEXT: u128 = 1 << 80;
     /// C.10: a pair whose colour preferences clash.
     pub const COLOUR: u128 = 1 << 70;
     /// C.11: a pair whose strong colour preferences clash.
@@ -502,6 +504,48 @@ impl<'a> Ctx<'a> {
             }
         }
         c
+    }
+
+    /// C.8: downfloaters `left` that cannot all be paired with the next score group in `below`
+    /// (a maximum bipartite matching).
+    fn next_cost(&self, left: &[usize], below: &[usize]) -> u128 {
+        let Some(&first) = below.first() else {
+            return 0;
+        };
+        let next: Vec<usize> = below
+            .iter()
+            .copied()
+            .take_while(|&j| self.ps[j].score == self.ps[first].score)
+            .collect();
+        let mut owner: Vec<Option<usize>> = vec![None; next.len()];
+        let mut matched = 0;
+        for &a in left {
+            let mut seen = vec![false; next.len()];
+            if self.augment(a, &next, &mut owner, &mut seen) {
+                matched += 1;
+            }
+        }
+        cost::NEXT * (left.len() - matched) as u128
+    }
+
+    fn augment(
+        &self,
+        a: usize,
+        next: &[usize],
+        owner: &mut [Option<usize>],
+        seen: &mut [bool],
+    ) -> bool {
+        for (k, &b) in next.iter().enumerate() {
+            if seen[k] || !self.compat[a][b] {
+                continue;
+            }
+            seen[k] = true;
+            if owner[k].is_none_or(|o| self.augment(o, next, owner, seen)) {
+                owner[k] = Some(a);
+                return true;
+            }
+        }
+        false
     }
 
     fn left_cost(&self, a: usize) -> u128 {
@@ -653,12 +697,16 @@ impl<'a> Ctx<'a> {
         let k = chosen.len();
         if k == l.s1.len() {
             let rest: Vec<usize> = l.s2.iter().copied().filter(|i| !chosen.contains(i)).collect();
-            let total = cost + rest.iter().map(|&i| self.left_cost(i)).sum::<u128>();
-            if total != o.target {
+            let mut total = cost + rest.iter().map(|&i| self.left_cost(i)).sum::<u128>();
+            if total > o.target {
                 return;
             }
             let mut left: Vec<usize> = l.extra_left.to_vec();
             left.extend(rest);
+            total += self.next_cost(&left, l.below);
+            if total != o.target {
+                return;
+            }
             if l.below.is_empty() && left.len() > 1 {
                 return;
             }
@@ -707,10 +755,14 @@ impl<'a> Ctx<'a> {
                 return;
             }
             let left: Vec<usize> = d.left.clone();
+            let total = d.cost + self.next_cost(&left, below);
+            if d.best.as_ref().is_some_and(|b| total >= b.0) {
+                return;
+            }
             if !self.completable_set(&left, below) {
                 return;
             }
-            d.best = Some((d.cost, (d.pairs.clone(), left)));
+            d.best = Some((total, (d.pairs.clone(), left)));
             return;
         };
         // Partners in Dutch order: S2 players first (bracket order), then S1 players.
