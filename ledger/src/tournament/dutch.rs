@@ -419,28 +419,77 @@ impl<'a> Ctx<'a> {
     }
 }
 
-/// Weights of the quality criteria in one `u128` cost (lower is better): each field is wide
-/// enough that the fields below it can never carry into it, so comparing costs compares the
-/// criteria lexicographically.
+/// The quality criteria of a bracket candidate as one cost, compared field by field
+/// (lexicographically, lower is better); the fields are indexed by the constants of [`cost`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+struct Cost([u32; 13]);
+
+impl Cost {
+    fn of(field: usize, amount: u32) -> Cost {
+        let mut c = Cost::default();
+        c.0[field] = amount;
+        c
+    }
+}
+
+impl std::ops::Add for Cost {
+    type Output = Cost;
+    fn add(mut self, other: Cost) -> Cost {
+        self += other;
+        self
+    }
+}
+
+impl std::ops::AddAssign for Cost {
+    fn add_assign(&mut self, other: Cost) {
+        for (a, b) in self.0.iter_mut().zip(other.0) {
+            *a += b;
+        }
+    }
+}
+
+impl std::ops::SubAssign for Cost {
+    fn sub_assign(&mut self, other: Cost) {
+        for (a, b) in self.0.iter_mut().zip(other.0) {
+            *a -= b;
+        }
+    }
+}
+
+impl std::iter::Sum for Cost {
+    fn sum<I: Iterator<Item = Cost>>(iter: I) -> Cost {
+        iter.fold(Cost::default(), |a, b| a + b)
+    }
+}
+
+/// The fields of a [`Cost`], most important first.
 mod cost {
-    /// C.5: one unpaired player.
-    pub const UNPAIRED: u128 = 1 << 110;
-    /// C.6: one half-point of a downfloater's score.
-    pub const LEFT_SCORE: u128 = 1 << 90;
-    /// C.8: a downfloater who cannot be paired with the next score group.
-    pub const NEXT: u128 = 1 << 80;
-    /// C.10: a pair whose colour preferences clash.
-    pub const COLOUR: u128 = 1 << 70;
-    /// C.11: a pair whose strong colour preferences clash.
-    pub const STRONG: u128 = 1 << 60;
-    /// C.12: a repeated downfloat from last round.
-    pub const DOWN1: u128 = 1 << 50;
-    /// C.13: a repeated upfloat from last round.
-    pub const UP1: u128 = 1 << 40;
-    /// C.14: a repeated downfloat from two rounds ago.
-    pub const DOWN2: u128 = 1 << 30;
-    /// C.15: a repeated upfloat from two rounds ago.
-    pub const UP2: u128 = 1 << 20;
+    /// C.5: unpaired players.
+    pub const UNPAIRED: usize = 0;
+    /// C.6: half-points of the downfloaters.
+    pub const LEFT_SCORE: usize = 1;
+    /// C.8: downfloaters who cannot be paired with the next score group.
+    pub const NEXT: usize = 2;
+    /// C.10: pairs whose colour preferences clash.
+    pub const COLOUR: usize = 3;
+    /// C.11: pairs whose strong colour preferences clash.
+    pub const STRONG: usize = 4;
+    /// C.12: repeated downfloats from last round.
+    pub const DOWN1: usize = 5;
+    /// C.13: repeated upfloats from last round.
+    pub const UP1: usize = 6;
+    /// C.14: repeated downfloats from two rounds ago.
+    pub const DOWN2: usize = 7;
+    /// C.15: repeated upfloats from two rounds ago.
+    pub const UP2: usize = 8;
+    /// C.16: scores (plus one) of last round's downfloaters floating again.
+    pub const DOWN1_SCORE: usize = 9;
+    /// C.17: scores (plus one) of the opponents of last round's upfloaters floating up again.
+    pub const UP1_SCORE: usize = 10;
+    /// C.18: as C.16, two rounds ago.
+    pub const DOWN2_SCORE: usize = 11;
+    /// C.19: as C.17, two rounds ago.
+    pub const UP2_SCORE: usize = 12;
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -461,13 +510,13 @@ struct Dfs {
     remainder_split: bool,
     pairs: Vec<(usize, usize)>,
     left: Vec<usize>,
-    cost: u128,
-    best: Option<(u128, BracketPairing)>,
+    cost: Cost,
+    best: Option<(Cost, BracketPairing)>,
     nodes: usize,
 }
 
 impl<'a> Ctx<'a> {
-    fn pair_cost(&self, a: usize, b: usize) -> u128 {
+    fn pair_cost(&self, a: usize, b: usize) -> Cost {
         let ps = self.ps;
         let (hi, lo) = if (std::cmp::Reverse(ps[a].score), ps[a].pn)
             < (std::cmp::Reverse(ps[b].score), ps[b].pn)
@@ -479,28 +528,29 @@ impl<'a> Ctx<'a> {
         let (h, l) = (&ps[hi], &ps[lo]);
         let (ph, sh) = h.preference();
         let (pl, sl) = l.preference();
-        let mut c = 0;
+        let mut c = Cost::default();
         if ph.is_some() && ph == pl {
-            c += cost::COLOUR;
+            c.0[cost::COLOUR] += 1;
             if sh.min(sl) >= Strength::Strong
                 && !(sh == Strength::Absolute && sl == Strength::Absolute)
             {
-                c += cost::STRONG;
+                c.0[cost::STRONG] += 1;
             }
         }
-        let down = h.score > l.score;
-        if down {
+        if h.score > l.score {
             if h.last_float(1) == Float::Down {
-                c += cost::DOWN1;
+                c.0[cost::DOWN1] += 1;
             }
             if h.last_float(2) == Float::Down {
-                c += cost::DOWN2;
+                c.0[cost::DOWN2] += 1;
             }
             if l.last_float(1) == Float::Up {
-                c += cost::UP1;
+                c.0[cost::UP1] += 1;
+                c.0[cost::UP1_SCORE] += h.score + 1;
             }
             if l.last_float(2) == Float::Up {
-                c += cost::UP2;
+                c.0[cost::UP2] += 1;
+                c.0[cost::UP2_SCORE] += h.score + 1;
             }
         }
         c
@@ -508,9 +558,9 @@ impl<'a> Ctx<'a> {
 
     /// C.8: downfloaters `left` that cannot all be paired with the next score group in `below`
     /// (a maximum bipartite matching).
-    fn next_cost(&self, left: &[usize], below: &[usize]) -> u128 {
+    fn next_cost(&self, left: &[usize], below: &[usize]) -> Cost {
         let Some(&first) = below.first() else {
-            return 0;
+            return Cost::default();
         };
         let next: Vec<usize> = below
             .iter()
@@ -525,7 +575,7 @@ impl<'a> Ctx<'a> {
                 matched += 1;
             }
         }
-        cost::NEXT * (left.len() - matched) as u128
+        Cost::of(cost::NEXT, (left.len() - matched) as u32)
     }
 
     fn augment(
@@ -548,14 +598,16 @@ impl<'a> Ctx<'a> {
         false
     }
 
-    fn left_cost(&self, a: usize) -> u128 {
+    fn left_cost(&self, a: usize) -> Cost {
         let p = &self.ps[a];
-        let mut c = cost::UNPAIRED + cost::LEFT_SCORE * u128::from(p.score);
+        let mut c = Cost::of(cost::UNPAIRED, 1) + Cost::of(cost::LEFT_SCORE, p.score);
         if p.last_float(1) == Float::Down {
-            c += cost::DOWN1;
+            c.0[cost::DOWN1] += 1;
+            c.0[cost::DOWN1_SCORE] += p.score + 1;
         }
         if p.last_float(2) == Float::Down {
-            c += cost::DOWN2;
+            c.0[cost::DOWN2] += 1;
+            c.0[cost::DOWN2_SCORE] += p.score + 1;
         }
         c
     }
@@ -585,7 +637,7 @@ impl<'a> Ctx<'a> {
             remainder_split: false,
             pairs: Vec::new(),
             left: Vec::new(),
-            cost: 0,
+            cost: Cost::default(),
             best: None,
             nodes: 0,
         };
@@ -597,7 +649,7 @@ impl<'a> Ctx<'a> {
         // Pass 2: the first candidate in Dutch generation order that reaches the optimum.
         let mut order = Order { target, found: None, work: 0 };
         if mdps.is_empty() {
-            self.homogeneous(&[], 0, residents, &[], below, &mut order);
+            self.homogeneous(&[], Cost::default(), residents, &[], below, &mut order);
         } else {
             let mut sorted = mdps.to_vec();
             sorted.sort_by_key(|&i| (std::cmp::Reverse(ps[i].score), ps[i].pn));
@@ -618,7 +670,7 @@ impl<'a> Ctx<'a> {
             for s1 in combinations(mdps, m1) {
                 let limbo: Vec<usize> = mdps.iter().copied().filter(|i| !s1.contains(i)).collect();
                 let mut chosen = Vec::with_capacity(m1);
-                self.mdp_pairings(&s1, residents, &limbo, below, &mut chosen, 0, o);
+                self.mdp_pairings(&s1, residents, &limbo, below, &mut chosen, Cost::default(), o);
                 if o.stop() {
                     return;
                 }
@@ -636,7 +688,7 @@ impl<'a> Ctx<'a> {
         limbo: &[usize],
         below: &[usize],
         chosen: &mut Vec<usize>,
-        cost: u128,
+        cost: Cost,
         o: &mut Order,
     ) {
         if o.stop() || cost > o.target {
@@ -671,13 +723,13 @@ impl<'a> Ctx<'a> {
     fn homogeneous(
         &mut self,
         prefix: &[(usize, usize)],
-        prefix_cost: u128,
+        prefix_cost: Cost,
         hs: &[usize],
         extra_left: &[usize],
         below: &[usize],
         o: &mut Order,
     ) {
-        let base = prefix_cost + extra_left.iter().map(|&i| self.left_cost(i)).sum::<u128>();
+        let base = prefix_cost + extra_left.iter().map(|&i| self.left_cost(i)).sum::<Cost>();
         for n1 in (0..=hs.len() / 2).rev() {
             for (s1, s2) in exchanges(hs, n1) {
                 let mut chosen = Vec::with_capacity(n1);
@@ -690,14 +742,14 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    fn transpositions(&mut self, l: &Leaf<'_>, chosen: &mut Vec<usize>, cost: u128, o: &mut Order) {
+    fn transpositions(&mut self, l: &Leaf<'_>, chosen: &mut Vec<usize>, cost: Cost, o: &mut Order) {
         if o.stop() || cost > o.target {
             return;
         }
         let k = chosen.len();
         if k == l.s1.len() {
             let rest: Vec<usize> = l.s2.iter().copied().filter(|i| !chosen.contains(i)).collect();
-            let mut total = cost + rest.iter().map(|&i| self.left_cost(i)).sum::<u128>();
+            let mut total = cost + rest.iter().map(|&i| self.left_cost(i)).sum::<Cost>();
             if total > o.target {
                 return;
             }
@@ -739,7 +791,7 @@ impl<'a> Ctx<'a> {
             return;
         }
         let open = d.slot.iter().filter(|&&s| s == Slot::Open).count();
-        let bound = d.cost + if open % 2 == 1 { cost::UNPAIRED } else { 0 };
+        let bound = d.cost + Cost::of(cost::UNPAIRED, u32::from(open % 2 == 1));
         if d.best.as_ref().is_some_and(|b| bound >= b.0) {
             return;
         }
@@ -807,7 +859,7 @@ impl<'a> Ctx<'a> {
 
 /// Pass 2 of a bracket: the Dutch-order search for a candidate of the optimal cost.
 struct Order {
-    target: u128,
+    target: Cost,
     found: Option<BracketPairing>,
     work: usize,
 }
