@@ -307,6 +307,8 @@ struct Ctx<'a> {
     ps: &'a [P],
     compat: Vec<Vec<bool>>,
     memo: HashMap<u128, bool>,
+    /// C.8 results by downfloater set.
+    next_memo: HashMap<u128, u32>,
     /// The PAB may only go to a player with at most this score: the lowest score for which the
     /// whole round can still be completed.
     bye_score: u32,
@@ -332,7 +334,7 @@ impl<'a> Ctx<'a> {
                     .collect()
             })
             .collect();
-        Ctx { ps, compat, memo: HashMap::new(), bye_score: u32::MAX }
+        Ctx { ps, compat, memo: HashMap::new(), next_memo: HashMap::new(), bye_score: u32::MAX }
     }
 
     /// Whether the players in `mask` can all be paired, one of them (eligible) taking the bye if
@@ -391,6 +393,7 @@ impl<'a> Ctx<'a> {
             for s in scores {
                 self.bye_score = s;
                 self.memo.clear();
+                self.next_memo.clear();
                 if self.completable_set(&everyone, &[]) {
                     break;
                 }
@@ -556,46 +559,67 @@ impl<'a> Ctx<'a> {
         c
     }
 
-    /// C.8: downfloaters `left` that cannot all be paired with the next score group in `below`
-    /// (a maximum bipartite matching).
-    fn next_cost(&self, left: &[usize], below: &[usize]) -> Cost {
+    /// C.8: how many players of the next bracket (the downfloaters `left` and the next score
+    /// group in `below`) would stay unpaired there at best, the rest of the round still
+    /// completable.
+    fn next_cost(&mut self, left: &[usize], below: &[usize]) -> Cost {
         let Some(&first) = below.first() else {
             return Cost::default();
         };
-        let next: Vec<usize> = below
-            .iter()
-            .copied()
-            .take_while(|&j| self.ps[j].score == self.ps[first].score)
-            .collect();
-        let mut owner: Vec<Option<usize>> = vec![None; next.len()];
-        let mut matched = 0;
-        for &a in left {
-            let mut seen = vec![false; next.len()];
-            if self.augment(a, &next, &mut owner, &mut seen) {
-                matched += 1;
+        let mut key = 0u128;
+        for &i in left {
+            if i >= 128 {
+                return Cost::default();
             }
+            key |= 1u128 << i;
         }
-        Cost::of(cost::NEXT, (left.len() - matched) as u32)
+        if let Some(&u) = self.next_memo.get(&key) {
+            return Cost::of(cost::NEXT, u);
+        }
+        let score = self.ps[first].score;
+        let split = below.iter().position(|&j| self.ps[j].score != score).unwrap_or(below.len());
+        let (next, rest) = below.split_at(split);
+        let mut group: Vec<usize> = left.iter().chain(next).copied().collect();
+        group.sort_by_key(|&i| (std::cmp::Reverse(self.ps[i].score), self.ps[i].pn));
+        let mut state = NextSearch {
+            best: group.len() as u32,
+            used: vec![false; group.len()],
+            unmatched: Vec::new(),
+            nodes: 0,
+        };
+        self.next_search(&group, rest, 0, &mut state);
+        self.next_memo.insert(key, state.best);
+        Cost::of(cost::NEXT, state.best)
     }
 
-    fn augment(
-        &self,
-        a: usize,
-        next: &[usize],
-        owner: &mut [Option<usize>],
-        seen: &mut [bool],
-    ) -> bool {
-        for (k, &b) in next.iter().enumerate() {
-            if seen[k] || !self.compat[a][b] {
-                continue;
+    fn next_search(&mut self, group: &[usize], rest: &[usize], from: usize, st: &mut NextSearch) {
+        st.nodes += 1;
+        if st.nodes > CANDIDATE_BUDGET {
+            return;
+        }
+        let open = st.used[from..].iter().filter(|&&u| !u).count() as u32;
+        let lower = st.unmatched.len() as u32 + open % 2;
+        if lower >= st.best {
+            return;
+        }
+        let Some(k) = (from..group.len()).find(|&k| !st.used[k]) else {
+            if self.completable_set(&st.unmatched, rest) {
+                st.best = st.unmatched.len() as u32;
             }
-            seen[k] = true;
-            if owner[k].is_none_or(|o| self.augment(o, next, owner, seen)) {
-                owner[k] = Some(a);
-                return true;
+            return;
+        };
+        st.used[k] = true;
+        for m in k + 1..group.len() {
+            if !st.used[m] && self.compat[group[k]][group[m]] {
+                st.used[m] = true;
+                self.next_search(group, rest, k + 1, st);
+                st.used[m] = false;
             }
         }
-        false
+        st.unmatched.push(group[k]);
+        self.next_search(group, rest, k + 1, st);
+        st.unmatched.pop();
+        st.used[k] = false;
     }
 
     fn left_cost(&self, a: usize) -> Cost {
@@ -855,6 +879,14 @@ impl<'a> Ctx<'a> {
         d.left.pop();
         d.slot[x] = Slot::Open;
     }
+}
+
+/// The search behind C.8.
+struct NextSearch {
+    best: u32,
+    used: Vec<bool>,
+    unmatched: Vec<usize>,
+    nodes: usize,
 }
 
 /// Pass 2 of a bracket: the Dutch-order search for a candidate of the optimal cost.
