@@ -211,6 +211,9 @@ pub fn pair_with_total(
             first_round(&ps)
         } else {
             let last_round = round == total_rounds;
+        if std::env::var("DUTCH_DEBUG").is_ok() {
+            eprintln!("round {round}");
+        }
             let mut ctx = Ctx::new(&ps, round, last_round);
             ctx.pair_all().ok_or(PairingError::NoPairing { round })?
         };
@@ -428,6 +431,12 @@ impl<'a> Ctx<'a> {
 struct Cost([u32; 13]);
 
 impl Cost {
+    /// Whether some field is above `target`'s: then no completion of this partial cost can
+    /// equal `target` (fields only grow).
+    fn exceeds(&self, target: &Cost) -> bool {
+        self.0.iter().zip(target.0).any(|(&a, b)| a > b)
+    }
+
     fn of(field: usize, amount: u32) -> Cost {
         let mut c = Cost::default();
         c.0[field] = amount;
@@ -670,6 +679,17 @@ impl<'a> Ctx<'a> {
         }
         self.search(&mut dfs, below);
         let (target, (pairs, left)) = dfs.best?;
+        if std::env::var("DUTCH_DEBUG").is_ok() {
+            let pn = |v: &[usize]| v.iter().map(|&i| ps[i].pn).collect::<Vec<_>>();
+            eprintln!(
+                "bracket mdps {:?} residents {:?}: best {:?} pairs {:?} left {:?}",
+                pn(mdps),
+                pn(residents),
+                target.0,
+                pairs.iter().map(|&(a, b)| (ps[a].pn, ps[b].pn)).collect::<Vec<_>>(),
+                pn(&left)
+            );
+        }
         // Pass 2: the first candidate in Dutch generation order that reaches the optimum.
         let mut order = Order { target, found: None, work: 0 };
         if mdps.is_empty() {
@@ -678,6 +698,9 @@ impl<'a> Ctx<'a> {
             let mut sorted = mdps.to_vec();
             sorted.sort_by_key(|&i| (std::cmp::Reverse(ps[i].score), ps[i].pn));
             self.heterogeneous(&sorted, residents, below, &mut order);
+        }
+        if std::env::var("DUTCH_DEBUG").is_ok() {
+            eprintln!("  pass 2 found {} work {}", order.found.is_some(), order.work);
         }
         Some(order.found.unwrap_or((pairs, left)))
     }
@@ -715,7 +738,7 @@ impl<'a> Ctx<'a> {
         cost: Cost,
         o: &mut Order,
     ) {
-        if o.stop() || cost > o.target {
+        if o.stop() || cost.exceeds(&o.target) {
             return;
         }
         let k = chosen.len();
@@ -767,14 +790,14 @@ impl<'a> Ctx<'a> {
     }
 
     fn transpositions(&mut self, l: &Leaf<'_>, chosen: &mut Vec<usize>, cost: Cost, o: &mut Order) {
-        if o.stop() || cost > o.target {
+        if o.stop() || cost.exceeds(&o.target) {
             return;
         }
         let k = chosen.len();
         if k == l.s1.len() {
             let rest: Vec<usize> = l.s2.iter().copied().filter(|i| !chosen.contains(i)).collect();
             let mut total = cost + rest.iter().map(|&i| self.left_cost(i)).sum::<Cost>();
-            if total > o.target {
+            if total.exceeds(&o.target) {
                 return;
             }
             let mut left: Vec<usize> = l.extra_left.to_vec();
