@@ -211,9 +211,9 @@ pub fn pair_with_total(
             first_round(&ps)
         } else {
             let last_round = round == total_rounds;
-        if std::env::var("DUTCH_DEBUG").is_ok() {
-            eprintln!("round {round}");
-        }
+            if std::env::var("DUTCH_DEBUG").is_ok() {
+                eprintln!("round {round}");
+            }
             let mut ctx = Ctx::new(&ps, round, last_round);
             ctx.pair_all().ok_or(PairingError::NoPairing { round })?
         };
@@ -311,7 +311,7 @@ struct Ctx<'a> {
     compat: Vec<Vec<bool>>,
     memo: HashMap<u128, bool>,
     /// C.8 results by downfloater set.
-    next_memo: HashMap<u128, u32>,
+    next_memo: HashMap<u128, (u32, u32)>,
     /// The PAB may only go to a player with at most this score: the lowest score for which the
     /// whole round can still be completed.
     bye_score: u32,
@@ -428,7 +428,7 @@ impl<'a> Ctx<'a> {
 /// The quality criteria of a bracket candidate as one cost, compared field by field
 /// (lexicographically, lower is better); the fields are indexed by the constants of [`cost`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
-struct Cost([u32; 13]);
+struct Cost([u32; 14]);
 
 impl Cost {
     /// Whether some field is above `target`'s: then no completion of this partial cost can
@@ -480,28 +480,30 @@ mod cost {
     pub const UNPAIRED: usize = 0;
     /// C.6: half-points of the downfloaters.
     pub const LEFT_SCORE: usize = 1;
-    /// C.8: downfloaters who cannot be paired with the next score group.
+    /// C.8: players of the next bracket left unpaired there at best.
     pub const NEXT: usize = 2;
+    /// C.8: their half-points (so downfloaters are paired in the next bracket if they can).
+    pub const NEXT_SCORE: usize = 3;
     /// C.10: pairs whose colour preferences clash.
-    pub const COLOUR: usize = 3;
+    pub const COLOUR: usize = 4;
     /// C.11: pairs whose strong colour preferences clash.
-    pub const STRONG: usize = 4;
+    pub const STRONG: usize = 5;
     /// C.12: repeated downfloats from last round.
-    pub const DOWN1: usize = 5;
+    pub const DOWN1: usize = 6;
     /// C.13: repeated upfloats from last round.
-    pub const UP1: usize = 6;
+    pub const UP1: usize = 7;
     /// C.14: repeated downfloats from two rounds ago.
-    pub const DOWN2: usize = 7;
+    pub const DOWN2: usize = 8;
     /// C.15: repeated upfloats from two rounds ago.
-    pub const UP2: usize = 8;
+    pub const UP2: usize = 9;
     /// C.16: scores (plus one) of last round's downfloaters floating again.
-    pub const DOWN1_SCORE: usize = 9;
+    pub const DOWN1_SCORE: usize = 10;
     /// C.17: scores (plus one) of the opponents of last round's upfloaters floating up again.
-    pub const UP1_SCORE: usize = 10;
+    pub const UP1_SCORE: usize = 11;
     /// C.18: as C.16, two rounds ago.
-    pub const DOWN2_SCORE: usize = 11;
+    pub const DOWN2_SCORE: usize = 12;
     /// C.19: as C.17, two rounds ago.
-    pub const UP2_SCORE: usize = 12;
+    pub const UP2_SCORE: usize = 13;
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -582,8 +584,8 @@ impl<'a> Ctx<'a> {
             }
             key |= 1u128 << i;
         }
-        if let Some(&u) = self.next_memo.get(&key) {
-            return Cost::of(cost::NEXT, u);
+        if let Some(&(u, sc)) = self.next_memo.get(&key) {
+            return Cost::of(cost::NEXT, u) + Cost::of(cost::NEXT_SCORE, sc);
         }
         let score = self.ps[first].score;
         let split = below.iter().position(|&j| self.ps[j].score != score).unwrap_or(below.len());
@@ -591,14 +593,14 @@ impl<'a> Ctx<'a> {
         let mut group: Vec<usize> = left.iter().chain(next).copied().collect();
         group.sort_by_key(|&i| (std::cmp::Reverse(self.ps[i].score), self.ps[i].pn));
         let mut state = NextSearch {
-            best: group.len() as u32,
+            best: (group.len() as u32, u32::MAX),
             used: vec![false; group.len()],
             unmatched: Vec::new(),
             nodes: 0,
         };
         self.next_search(&group, rest, 0, &mut state);
         self.next_memo.insert(key, state.best);
-        Cost::of(cost::NEXT, state.best)
+        Cost::of(cost::NEXT, state.best.0) + Cost::of(cost::NEXT_SCORE, state.best.1)
     }
 
     fn next_search(&mut self, group: &[usize], rest: &[usize], from: usize, st: &mut NextSearch) {
@@ -608,12 +610,16 @@ impl<'a> Ctx<'a> {
         }
         let open = st.used[from..].iter().filter(|&&u| !u).count() as u32;
         let lower = st.unmatched.len() as u32 + open % 2;
-        if lower >= st.best {
+        if lower > st.best.0 {
             return;
         }
         let Some(k) = (from..group.len()).find(|&k| !st.used[k]) else {
-            if self.completable_set(&st.unmatched, rest) {
-                st.best = st.unmatched.len() as u32;
+            let value = (
+                st.unmatched.len() as u32,
+                st.unmatched.iter().map(|&i| self.ps[i].score).sum::<u32>(),
+            );
+            if value < st.best && self.completable_set(&st.unmatched, rest) {
+                st.best = value;
             }
             return;
         };
@@ -906,7 +912,8 @@ impl<'a> Ctx<'a> {
 
 /// The search behind C.8.
 struct NextSearch {
-    best: u32,
+    /// Unpaired players and their half-points.
+    best: (u32, u32),
     used: Vec<bool>,
     unmatched: Vec<usize>,
     nodes: usize,
