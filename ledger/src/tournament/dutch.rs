@@ -428,7 +428,7 @@ impl<'a> Ctx<'a> {
 /// The quality criteria of a bracket candidate as one cost, compared field by field
 /// (lexicographically, lower is better); the fields are indexed by the constants of [`cost`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
-struct Cost([u32; 14]);
+struct Cost([u32; 16]);
 
 impl Cost {
     /// Whether some field is above `target`'s: then no completion of this partial cost can
@@ -484,26 +484,32 @@ mod cost {
     pub const NEXT: usize = 2;
     /// C.8: their half-points (so downfloaters are paired in the next bracket if they can).
     pub const NEXT_SCORE: usize = 3;
+    /// C.8 (topscorers, last round): pairs where both have a colour difference beyond ±1 and
+    /// the same preference.
+    pub const TOP_IMBALANCE: usize = 4;
+    /// C.9 (topscorers, last round): pairs of absolute preferences where one gets the same
+    /// colour a third time running.
+    pub const TOP_REPEAT: usize = 5;
     /// C.10: pairs whose colour preferences clash.
-    pub const COLOUR: usize = 4;
+    pub const COLOUR: usize = 6;
     /// C.11: pairs whose strong colour preferences clash.
-    pub const STRONG: usize = 5;
+    pub const STRONG: usize = 7;
     /// C.12: repeated downfloats from last round.
-    pub const DOWN1: usize = 6;
+    pub const DOWN1: usize = 8;
     /// C.13: repeated upfloats from last round.
-    pub const UP1: usize = 7;
+    pub const UP1: usize = 9;
     /// C.14: repeated downfloats from two rounds ago.
-    pub const DOWN2: usize = 8;
+    pub const DOWN2: usize = 10;
     /// C.15: repeated upfloats from two rounds ago.
-    pub const UP2: usize = 9;
+    pub const UP2: usize = 11;
     /// C.16: scores (plus one) of last round's downfloaters floating again.
-    pub const DOWN1_SCORE: usize = 10;
+    pub const DOWN1_SCORE: usize = 12;
     /// C.17: scores (plus one) of the opponents of last round's upfloaters floating up again.
-    pub const UP1_SCORE: usize = 11;
+    pub const UP1_SCORE: usize = 13;
     /// C.18: as C.16, two rounds ago.
-    pub const DOWN2_SCORE: usize = 12;
+    pub const DOWN2_SCORE: usize = 14;
     /// C.19: as C.17, two rounds ago.
-    pub const UP2_SCORE: usize = 13;
+    pub const UP2_SCORE: usize = 15;
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -544,6 +550,23 @@ impl<'a> Ctx<'a> {
         let (pl, sl) = l.preference();
         let mut c = Cost::default();
         if ph.is_some() && ph == pl {
+            let (dh, dl) = (h.colour_diff().abs(), l.colour_diff().abs());
+            if dh >= 2 && dl >= 2 {
+                c.0[cost::TOP_IMBALANCE] += 1;
+            }
+            if sh == Strength::Absolute && sl == Strength::Absolute {
+                // The one with the smaller imbalance yields; equal: either would.
+                let (rh, rl) = (h.twice_running(), l.twice_running());
+                let yields = if dh == dl {
+                    rl.is_some() && rl == rh
+                } else {
+                    let lower = if dl > dh { rh } else { rl };
+                    lower.is_some() && lower == pl.map(|w| !w)
+                };
+                if yields {
+                    c.0[cost::TOP_REPEAT] += 1;
+                }
+            }
             c.0[cost::COLOUR] += 1;
             if sh.min(sl) >= Strength::Strong
                 && !(sh == Strength::Absolute && sl == Strength::Absolute)
