@@ -5,34 +5,41 @@
 //! - Pairing numbers are the initial ranking; players are ordered by score, then pairing number.
 //! - Round 1: top half against bottom half, the initial colour (white) to odd pairing numbers of
 //!   the top half; the pairing-allocated bye (PAB) to the lowest-ranked player of an odd field.
-//! - Later rounds, bracket by bracket from the top score group down: moved-down players (MDPs)
-//!   are paired first (S1 = MDPs, S2 = residents, transpositions of S2 in lexicographic order),
-//!   then the remainder as a homogeneous bracket (S1 = upper half, S2 = lower half; transpositions
-//!   of S2, then exchanges between S1 and S2 in the order of C.04.3 D.2: fewest players, smallest
-//!   BSN-sum difference, highest BSNs out of S1, lowest BSNs out of S2). Unpaired players float
-//!   down to the next bracket.
-//! - Absolute criteria: no rematch of a played game, no second PAB (nor a PAB after a forfeit win
-//!   or full-point bye), no two non-topscorers with the same absolute colour preference (|colour
-//!   difference| > 1 or the same colour twice running), relaxed for topscorers in the last round.
-//! - Completion (C.4): a bracket's choice must leave the rest of the field pairable (an exact
-//!   search with memoisation over the remaining players; skipped above 128 remaining players).
-//! - Quality criteria, compared lexicographically, first candidate in generation order wins ties:
-//!   most pairs (C.5), lowest scores of the downfloaters (C.6), fewest unmet colour preferences
-//!   (C.10), fewest unmet strong preferences (C.11), fewest repeated downfloats/upfloats from the
-//!   previous round (C.12, C.13) and from two rounds before (C.14, C.15).
+//! - Absolute criteria: no rematch of a game played over the board, no PAB for a player who
+//!   already had one (or a forfeit win or a full-point bye), no two players with the same
+//!   absolute colour preference (colour difference beyond ±1, or the same colour twice running),
+//!   relaxed for topscorers (more than half the maximum score) in the last round.
+//! - Completion (C.4): before anything else the lowest score group that can take the PAB is
+//!   fixed; every bracket's choice must then leave the rest of the round pairable with the PAB
+//!   in that score group (an exact search with memoisation; skipped above 128 remaining players).
+//! - Brackets from the top score group down: moved-down players (MDPs) plus the score group's
+//!   residents. Unpaired players float down to the next bracket.
+//! - Quality criteria, as one cost compared field by field (see `cost`): most pairs (C.5),
+//!   lowest downfloater scores (C.6), most pairs and then lowest unpaired scores in the next
+//!   bracket (C.8 of the 2017 text, "choose downfloaters for the next bracket's sake"), the
+//!   topscorer colour criteria, unmet colour preferences, unmet strong preferences, repeated
+//!   downfloats and upfloats from one and two rounds before, and the scores involved in them
+//!   (C.10–C.19). The order and the exact terms follow bbpPairings' edge weights as
+//!   `caissify-pairings` documents them.
+//! - Each bracket in two passes: a branch-and-bound search finds the best cost any candidate
+//!   reaches; then candidates are generated in the Dutch order (MDP-pairing transpositions, then
+//!   for the remainder S1 = upper half against S2: transpositions of S2 in lexicographic order,
+//!   then exchanges in the order of C.04.3 D.2: fewest players, smallest BSN-sum difference,
+//!   highest BSNs out of S1, lowest BSNs out of S2) and the first that reaches that cost is
+//!   taken.
 //! - Colours by C.04.3 E: both preferences, the stronger preference (wider colour difference if
 //!   both absolute), alternate from the last round the two had different colours, the higher
-//!   ranked player's preference, then the initial colour by the higher ranked player's pairing
-//!   number parity.
+//!   ranked player's preference, then the initial colour (white) by the higher ranked player's
+//!   pairing number parity.
 //!
-//! Departures (documented so they can be checked): C.7 (downfloaters chosen for the next
-//! bracket's sake), C.8/C.9 (topscorer colour criteria) and C.16–C.19 (score differences of
-//! repeated floaters) are not applied; MDPs do not take part in exchanges; a bracket's candidate
-//! search stops after [`CANDIDATE_BUDGET`] candidates and keeps the best one seen; if no bracket
-//! candidate exists, the bracket is re-tried as one homogeneous group (MDPs and residents
-//! together), which is how a collapsed last bracket behaves. Byes: a zero-point or half-point bye
-//! (absence) does not make a player ineligible for the PAB (FIDE, bbpPairings); every round not
-//! played counts as a downfloat (C.04.3 A.4.b).
+//! Departures (documented so they can be checked): the initial colour is always white; MDPs do
+//! not take part in exchanges and at most [`MAX_EXCHANGED`] players are exchanged; each search
+//! stops after [`CANDIDATE_BUDGET`] steps and keeps the best found (if the Dutch-order pass does
+//! not reach the optimum in time, the optimum found by the first pass is used); C.9 of the 2017
+//! text (minimise the PAB assignee's unplayed games) is not applied. Byes: a zero-point or
+//! half-point bye (absence) does not make a player ineligible for the PAB (as in FIDE C.04.1 and
+//! bbpPairings; `caissify-pairings` 0.5.0 counts any bye); every round not played counts as a
+//! downfloat (C.04.3 A.4.b). Measured agreement with the oracle: see `tests/pairing_oracle.rs`.
 
 use super::{ByeKind, GameResult, PairingError, Pairings, PlayerIndex, Round};
 use std::collections::{BTreeSet, HashMap};
@@ -211,9 +218,6 @@ pub fn pair_with_total(
             first_round(&ps)
         } else {
             let last_round = round == total_rounds;
-            if std::env::var("DUTCH_DEBUG").is_ok() {
-                eprintln!("round {round}");
-            }
             let mut ctx = Ctx::new(&ps, round, last_round);
             ctx.pair_all().ok_or(PairingError::NoPairing { round })?
         };
@@ -708,17 +712,6 @@ impl<'a> Ctx<'a> {
         }
         self.search(&mut dfs, below);
         let (target, (pairs, left)) = dfs.best?;
-        if std::env::var("DUTCH_DEBUG").is_ok() {
-            let pn = |v: &[usize]| v.iter().map(|&i| ps[i].pn).collect::<Vec<_>>();
-            eprintln!(
-                "bracket mdps {:?} residents {:?}: best {:?} pairs {:?} left {:?}",
-                pn(mdps),
-                pn(residents),
-                target.0,
-                pairs.iter().map(|&(a, b)| (ps[a].pn, ps[b].pn)).collect::<Vec<_>>(),
-                pn(&left)
-            );
-        }
         // Pass 2: the first candidate in Dutch generation order that reaches the optimum.
         let mut order = Order { target, found: None, work: 0 };
         if mdps.is_empty() {
@@ -727,9 +720,6 @@ impl<'a> Ctx<'a> {
             let mut sorted = mdps.to_vec();
             sorted.sort_by_key(|&i| (std::cmp::Reverse(ps[i].score), ps[i].pn));
             self.heterogeneous(&sorted, residents, below, &mut order);
-        }
-        if std::env::var("DUTCH_DEBUG").is_ok() {
-            eprintln!("  pass 2 found {} work {}", order.found.is_some(), order.work);
         }
         Some(order.found.unwrap_or((pairs, left)))
     }
@@ -1005,7 +995,7 @@ fn combinations(items: &[usize], k: usize) -> Vec<Vec<usize>> {
 }
 
 /// The largest number of players exchanged between S1 and S2 (bounds the work in big brackets).
-const MAX_EXCHANGED: usize = 3;
+pub const MAX_EXCHANGED: usize = 3;
 
 /// `(S1, S2)` for `n1` pairs of the homogeneous bracket `hs`: first the plain split, then every
 /// exchange in C.04.3 D.2 order. BSNs are positions in `hs`.
