@@ -162,3 +162,62 @@ fn malformed_history_is_refused() {
         Err(PairingError::Unfinished { round: 1 })
     ));
 }
+
+#[test]
+fn a_large_open_pairs_in_reasonable_time() {
+    let d = TournamentDefinition {
+        players: (0..40u16)
+            .map(|i| Entrant {
+                key: PublicKey([
+                    (i % 250) as u8,
+                    (i / 250) as u8 + 1,
+                    7,
+                    7,
+                    7,
+                    7,
+                    7,
+                    7,
+                    7,
+                    7,
+                    7,
+                    7,
+                    7,
+                    7,
+                    7,
+                    7,
+                    7,
+                    7,
+                    7,
+                    7,
+                    7,
+                    7,
+                    7,
+                    7,
+                    7,
+                    7,
+                    7,
+                    7,
+                    7,
+                    7,
+                    7,
+                    7,
+                ]),
+                name: format!("P{i}"),
+                rating: Some(2600 - 7 * i),
+            })
+            .collect(),
+        ..swiss(2, 7)
+    };
+    let started = std::time::Instant::now();
+    let mut rounds: Vec<Round> = Vec::new();
+    for r in 0..7 {
+        let p = pair_next_round(&d, &rounds, &none()).expect("pairs");
+        assert_eq!(p.games.len(), 20);
+        rounds.push(play(&p, |w, b| match (w * 7 + b * 3 + r) % 5 {
+            0 | 1 => GameResult::WhiteWins,
+            2 => GameResult::Draw,
+            _ => GameResult::BlackWins,
+        }));
+    }
+    assert!(started.elapsed().as_secs() < 60, "took {:?}", started.elapsed());
+}
