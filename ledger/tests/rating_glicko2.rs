@@ -175,3 +175,40 @@ const PINNED: [[u64; 3]; 4] = [
     [0x409454c552e535a9, 0x4074fd0f3e28211c, 0x3fb709b08b12d878],
     [0x409ec21c375ecce3, 0x4078683f48a0bf3c, 0x3fb70aa263ad4684],
 ];
+
+/// Literal vectors, written in from the independent implementation: skillratings 0.29.2,
+/// `glicko2::glicko2` with τ = 0.75 and convergence tolerance 1e-6, starting from
+/// 1500 / 500 / 0.09 (output printed to 12 decimals by `reference` above). Compared within 1e-9.
+#[test]
+fn literal_vectors_from_skillratings() {
+    let check = |games: &[RatedGame], expected: &[(u8, f64, f64, f64)]| {
+        let r = ours(games);
+        for &(k, rating, deviation, volatility) in expected {
+            let x = r.get(Variant::Chess, &key(k));
+            assert!((x.rating - rating).abs() < TOLERANCE, "player {k}: rating {}", x.rating);
+            assert!((x.deviation - deviation).abs() < TOLERANCE, "player {k}: rd {}", x.deviation);
+            assert!(
+                (x.volatility - volatility).abs() < TOLERANCE,
+                "player {k}: vol {}",
+                x.volatility
+            );
+        }
+    };
+    // Two newcomers, white wins.
+    check(
+        &[game(1, 2, Score::WhiteWins)],
+        &[
+            (1, 1741.624424015892, 396.811821458854, 0.089998300491),
+            (2, 1258.375575984108, 396.811821458854, 0.089998300491),
+        ],
+    );
+    // 1 draws with 2, then loses (as white) to newcomer 3.
+    check(
+        &[game(1, 2, Score::Draw), game(1, 3, Score::BlackWins)],
+        &[
+            (1, 1323.532234527715, 339.114905419524, 0.089993978397),
+            (2, 1500.000000000000, 396.811813644112, 0.089995416634),
+            (3, 1748.601848672120, 372.688757628034, 0.089997552493),
+        ],
+    );
+}
