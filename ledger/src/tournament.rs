@@ -10,6 +10,8 @@
 //! Late entries and withdrawals: the caller pairs a round with the set of players who are absent
 //! from it (not yet entered, withdrawn, or on a requested bye); absent players are recorded in the
 //! round as a zero- or half-point bye ([`ByeKind::Zero`], [`ByeKind::Half`]) and are not paired.
+//! A round-robin's schedule is fixed by the Berger tables and ignores absences: an absent
+//! player's game is recorded as a forfeit.
 
 pub mod berger;
 pub mod definition;
