@@ -619,8 +619,11 @@ impl<'a> Ctx<'a> {
         let (next, rest) = below.split_at(split);
         let mut group: Vec<usize> = left.iter().chain(next).copied().collect();
         group.sort_by_key(|&i| (std::cmp::Reverse(self.ps[i].score), self.ps[i].pn));
+        let odd = group.len() % 2 == 1;
+        let lowest = group.iter().map(|&i| self.ps[i].score).min().unwrap_or(0);
         let mut state = NextSearch {
             best: (group.len() as u32, u32::MAX),
+            ideal: if odd { (1, lowest) } else { (0, 0) },
             used: vec![false; group.len()],
             unmatched: Vec::new(),
             nodes: 0,
@@ -632,7 +635,7 @@ impl<'a> Ctx<'a> {
 
     fn next_search(&mut self, group: &[usize], rest: &[usize], from: usize, st: &mut NextSearch) {
         st.nodes += 1;
-        if st.nodes > CANDIDATE_BUDGET {
+        if st.nodes > CANDIDATE_BUDGET || st.best == st.ideal {
             return;
         }
         let open = st.used[from..].iter().filter(|&&u| !u).count() as u32;
@@ -797,12 +800,16 @@ impl<'a> Ctx<'a> {
     ) {
         let base = prefix_cost + extra_left.iter().map(|&i| self.left_cost(i)).sum::<Cost>();
         for n1 in (0..=hs.len() / 2).rev() {
-            for (s1, s2) in exchanges(hs, n1) {
-                let mut chosen = Vec::with_capacity(n1);
-                let ctx = Leaf { prefix, s1: &s1, s2: &s2, extra_left, below };
-                self.transpositions(&ctx, &mut chosen, base, o);
-                if o.stop() {
-                    return;
+            let max_k = n1.min(hs.len() - n1).min(MAX_EXCHANGED);
+            // Exchanges of k players are only generated once those of fewer have not served.
+            for k in 0..=max_k {
+                for (s1, s2) in exchanges(hs, n1, k) {
+                    let mut chosen = Vec::with_capacity(n1);
+                    let ctx = Leaf { prefix, s1: &s1, s2: &s2, extra_left, below };
+                    self.transpositions(&ctx, &mut chosen, base, o);
+                    if o.stop() {
+                        return;
+                    }
                 }
             }
         }
@@ -927,6 +934,8 @@ impl<'a> Ctx<'a> {
 struct NextSearch {
     /// Unpaired players and their half-points.
     best: (u32, u32),
+    /// Nothing can beat this: parity, and the lowest score if one must stay unpaired.
+    ideal: (u32, u32),
     used: Vec<bool>,
     unmatched: Vec<usize>,
     nodes: usize,
@@ -997,42 +1006,46 @@ fn combinations(items: &[usize], k: usize) -> Vec<Vec<usize>> {
 /// The largest number of players exchanged between S1 and S2 (bounds the work in big brackets).
 pub const MAX_EXCHANGED: usize = 3;
 
-/// `(S1, S2)` for `n1` pairs of the homogeneous bracket `hs`: first the plain split, then every
-/// exchange in C.04.3 D.2 order. BSNs are positions in `hs`.
-fn exchanges(hs: &[usize], n1: usize) -> Vec<(Vec<usize>, Vec<usize>)> {
+/// The largest number of exchanges of one size that are generated (bounds the work in big
+/// brackets; beyond it, larger exchanges are not tried).
+pub const MAX_EXCHANGES: usize = 20_000;
+
+/// `(S1, S2)` for `n1` pairs of the homogeneous bracket `hs` with `k` players exchanged
+/// between S1 and S2 (`k = 0`: the plain split), in C.04.3 D.2 order. BSNs are positions in `hs`.
+fn exchanges(hs: &[usize], n1: usize, k: usize) -> Vec<(Vec<usize>, Vec<usize>)> {
     let s1: Vec<usize> = (0..n1).collect();
     let s2: Vec<usize> = (n1..hs.len()).collect();
-    let mut out = vec![(hs[..n1].to_vec(), hs[n1..].to_vec())];
-    let max_k = n1.min(s2.len()).min(MAX_EXCHANGED);
-    for k in 1..=max_k {
-        let mut list: Vec<(usize, Vec<usize>, Vec<usize>)> = Vec::new();
-        for a in combinations(&s1, k) {
-            for b in combinations(&s2, k) {
-                let sa: usize = a.iter().sum();
-                let sb: usize = b.iter().sum();
-                list.push((sb.abs_diff(sa), a.clone(), b));
-            }
-        }
-        list.sort_by(|x, y| {
-            x.0.cmp(&y.0)
-                .then_with(|| {
-                    let mut xa = x.1.clone();
-                    let mut ya = y.1.clone();
-                    xa.reverse();
-                    ya.reverse();
-                    ya.cmp(&xa)
-                })
-                .then_with(|| x.2.cmp(&y.2))
-        });
-        for (_, a, b) in list {
-            let mut n1s: Vec<usize> = s1.iter().copied().filter(|i| !a.contains(i)).collect();
-            n1s.extend(&b);
-            n1s.sort_unstable();
-            let mut n2s: Vec<usize> = s2.iter().copied().filter(|i| !b.contains(i)).collect();
-            n2s.extend(&a);
-            n2s.sort_unstable();
-            out.push((n1s.iter().map(|&i| hs[i]).collect(), n2s.iter().map(|&i| hs[i]).collect()));
+    if k == 0 {
+        return vec![(hs[..n1].to_vec(), hs[n1..].to_vec())];
+    }
+    let from_s1 = combinations(&s1, k);
+    let from_s2 = combinations(&s2, k);
+    if from_s1.len().saturating_mul(from_s2.len()) > MAX_EXCHANGES {
+        return Vec::new();
+    }
+    // Sort key: BSN-sum difference, then the BSNs leaving S1 highest first (higher preferred),
+    // then the BSNs leaving S2 lowest first (lower preferred).
+    type Key = (usize, std::cmp::Reverse<Vec<usize>>, Vec<usize>);
+    let mut list: Vec<(Key, usize, usize)> = Vec::new();
+    for (ia, a) in from_s1.iter().enumerate() {
+        let sa: usize = a.iter().sum();
+        let desc: Vec<usize> = a.iter().rev().copied().collect();
+        for (ib, b) in from_s2.iter().enumerate() {
+            let sb: usize = b.iter().sum();
+            list.push(((sb.abs_diff(sa), std::cmp::Reverse(desc.clone()), b.clone()), ia, ib));
         }
     }
-    out
+    list.sort();
+    list.into_iter()
+        .map(|(_, ia, ib)| {
+            let (a, b) = (&from_s1[ia], &from_s2[ib]);
+            let mut n1s: Vec<usize> = s1.iter().copied().filter(|i| !a.contains(i)).collect();
+            n1s.extend(b);
+            n1s.sort_unstable();
+            let mut n2s: Vec<usize> = s2.iter().copied().filter(|i| !b.contains(i)).collect();
+            n2s.extend(a);
+            n2s.sort_unstable();
+            (n1s.iter().map(|&i| hs[i]).collect(), n2s.iter().map(|&i| hs[i]).collect())
+        })
+        .collect()
 }
