@@ -122,3 +122,11 @@ fn errors_name_the_line_and_the_problem() {
     }
     assert!(Trf::parse("012 Empty\n").is_err());
 }
+
+#[test]
+fn odd_bytes_do_not_panic() {
+    for text in ["é", "0é1 x", "001 é", "001    1 \u{fffd}\u{fffd}", "XXR lots", "001"] {
+        let _ = Trf::parse(text);
+    }
+    assert!(matches!(Trf::parse("XXR lots\n001    1"), Err(TrfError::Line { line: 1, .. })));
+}

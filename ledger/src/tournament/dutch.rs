@@ -207,6 +207,7 @@ pub fn pair_with_total(
     round: usize,
     total_rounds: usize,
 ) -> Result<Pairings, PairingError> {
+    super::check_history(ranking.len(), rounds)?;
     let all = players(ranking, rounds);
     let mut ps: Vec<P> = all.into_iter().filter(|p| !absent.contains(&p.idx)).collect();
     ps.sort_by_key(|p| (std::cmp::Reverse(p.score), p.pn));

@@ -158,10 +158,9 @@ impl Trf {
         for (k, raw) in text.lines().enumerate() {
             let ln = k + 1;
             let raw = raw.trim_end_matches('\r');
-            if raw.len() < 3 {
+            let (Some(code), Some(rest)) = (raw.get(..3), raw.get(3..)) else {
                 continue;
-            }
-            let (code, rest) = raw.split_at(3);
+            };
             match code {
                 "012" => name = rest.trim().to_string(),
                 "XXR" => {
