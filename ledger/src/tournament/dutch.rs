@@ -44,8 +44,11 @@
 use super::{ByeKind, GameResult, PairingError, Pairings, PlayerIndex, Round};
 use std::collections::{BTreeSet, HashMap};
 
-/// The most bracket candidates examined before the best one so far is taken.
+/// The most search steps of a bracket's optimum search (pass 1) before the best so far is taken.
 pub const CANDIDATE_BUDGET: usize = 20_000;
+/// The most search steps spent looking for the first candidate in Dutch order that reaches the
+/// optimum (pass 2) before pass 1's candidate is taken instead.
+pub const ORDER_BUDGET: usize = 200_000;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Float {
@@ -821,6 +824,25 @@ impl<'a> Ctx<'a> {
             return;
         }
         let k = chosen.len();
+        // Colour clashes still forced: S1 players wanting a colour need S2 partners wanting the
+        // other (or nothing).
+        let count = |players: &mut dyn Iterator<Item = usize>| {
+            let (mut w, mut b, mut n) = (0u32, 0u32, 0u32);
+            for i in players {
+                match self.ps[i].preference().0 {
+                    Some(true) => w += 1,
+                    Some(false) => b += 1,
+                    None => n += 1,
+                }
+            }
+            (w, b, n)
+        };
+        let (w1, b1, _) = count(&mut l.s1[k..].iter().copied());
+        let (w2, b2, n2) = count(&mut l.s2.iter().copied().filter(|i| !chosen.contains(i)));
+        let forced = w1.saturating_sub(b2 + n2) + b1.saturating_sub(w2 + n2);
+        if (cost + Cost::of(cost::COLOUR, forced)).exceeds(&o.target) {
+            return;
+        }
         if k == l.s1.len() {
             let rest: Vec<usize> = l.s2.iter().copied().filter(|i| !chosen.contains(i)).collect();
             let mut total = cost + rest.iter().map(|&i| self.left_cost(i)).sum::<Cost>();
@@ -864,8 +886,21 @@ impl<'a> Ctx<'a> {
         if d.nodes > CANDIDATE_BUDGET && d.best.is_some() {
             return;
         }
-        let open = d.slot.iter().filter(|&&s| s == Slot::Open).count();
-        let bound = d.cost + Cost::of(cost::UNPAIRED, u32::from(open % 2 == 1));
+        // A lower bound, lexicographically: the unpaired player parity forces, and the colour
+        // clashes forced among the rest if they are all paired (fewer pairs costs more anyway).
+        let (mut open, mut white, mut black) = (0u32, 0u32, 0u32);
+        for (k, _) in d.slot.iter().enumerate().filter(|(_, s)| **s == Slot::Open) {
+            open += 1;
+            match self.ps[d.order[k]].preference().0 {
+                Some(true) => white += 1,
+                Some(false) => black += 1,
+                None => {}
+            }
+        }
+        let forced = open % 2;
+        let neutral = open - white - black;
+        let excess = white.max(black).saturating_sub(white.min(black) + neutral + forced);
+        let bound = d.cost + Cost::of(cost::UNPAIRED, forced) + Cost::of(cost::COLOUR, excess / 2);
         if d.best.as_ref().is_some_and(|b| bound >= b.0) {
             return;
         }
@@ -901,12 +936,16 @@ impl<'a> Ctx<'a> {
             }
         }
         let px = d.order[x];
-        for y in options {
+        // Cheapest partners first (this pass only needs the optimal cost; the Dutch order is
+        // pass 2's business), Dutch order among equals.
+        let mut options: Vec<(Cost, usize)> = options
+            .into_iter()
+            .filter(|&y| self.compat[px][d.order[y]])
+            .map(|y| (self.pair_cost(px, d.order[y]), y))
+            .collect();
+        options.sort_by_key(|&(c, _)| c);
+        for (c, y) in options {
             let py = d.order[y];
-            if !self.compat[px][py] {
-                continue;
-            }
-            let c = self.pair_cost(px, py);
             d.slot[x] = Slot::Paired;
             d.slot[y] = Slot::Paired;
             d.pairs.push((px, py));
@@ -951,7 +990,7 @@ struct Order {
 
 impl Order {
     fn stop(&self) -> bool {
-        self.found.is_some() || self.work > CANDIDATE_BUDGET
+        self.found.is_some() || self.work > ORDER_BUDGET
     }
 }
 
