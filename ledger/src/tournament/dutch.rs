@@ -319,7 +319,8 @@ struct Ctx<'a> {
     compat: Vec<Vec<bool>>,
     memo: HashMap<u128, bool>,
     /// C.8 results by downfloater set.
-    next_memo: HashMap<u128, (u32, u32)>,
+    /// Keyed by the downfloaters and how many players are below their bracket.
+    next_memo: HashMap<(u128, usize), (u32, u32)>,
     /// The PAB may only go to a player with at most this score: the lowest score for which the
     /// whole round can still be completed.
     bye_score: u32,
@@ -615,6 +616,7 @@ impl<'a> Ctx<'a> {
             }
             key |= 1u128 << i;
         }
+        let key = (key, below.len());
         if let Some(&(u, sc)) = self.next_memo.get(&key) {
             return Cost::of(cost::NEXT, u) + Cost::of(cost::NEXT_SCORE, sc);
         }
