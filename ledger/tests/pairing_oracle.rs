@@ -11,6 +11,13 @@
 //! late entries and withdrawals; `FOGPROOF_ORACLE_DUMP=dir` writes each discrepant TRF there.
 //! The oracle is required: without python3 or the package this test fails and says how to install
 //! it.
+//!
+//! Measured (seeds 1–5000, no absences): 1 discrepancy in 5,000 (seed 3271, a last round). With
+//! absences (`FOGPROOF_ORACLE_ABSENCES=1`, 1,000 tournaments) 220 differ, all from one rule:
+//! `caissify-pairings` 0.5.0 makes a player who had *any* bye (also a zero- or half-point bye for
+//! an absence) ineligible for the pairing-allocated bye, where FIDE C.04.1 and bbpPairings only
+//! exclude players who had a PAB or an unplayed win; with that rule switched to caissify's, the
+//! same 1,000 tournaments gave 0 discrepancies.
 
 use ledger::tournament::definition::{Entrant, System, TournamentDefinition};
 use ledger::tournament::trf::Trf;
