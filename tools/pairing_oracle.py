@@ -7,7 +7,8 @@ engine (its Free Pairings Checker, `caissify_pairings.fpc.check_trf`: it rebuild
 input from the rounds before it and compares the set of pairs and byes, not colours). Writes one
 JSON object per tournament, one per line:
 
-    {"rounds": <rounds checked>, "mismatched": [<round numbers>], "details": [<text>...]}
+    {"rounds": <rounds checked>, "mismatched": [<round numbers>],
+     "colours": [<rounds with the same pairs but different colours>], "details": [<text>...]}
 
 `--probe` only checks the package imports (exit 0) or says how to install it (exit 3).
 
@@ -38,10 +39,19 @@ def main() -> int:
             continue
         mismatched = [r["round"] for r in report["rounds"] if not r["match"]]
         details = []
+        colours = []
         for r in report["rounds"]:
             if not r["match"]:
                 details.append(f"round {r['round']}: " + "; ".join(r["discrepancies"]))
-        print(json.dumps({"rounds": len(report["rounds"]), "mismatched": mismatched, "details": details}))
+                continue
+            # Same pairs: compare who has white (the checker itself ignores colours).
+            ours = {(p["white"], p.get("black")) for p in r["trf_pairings"] if p.get("black")}
+            theirs = {(p["white"], p.get("black")) for p in r["engine_pairings"] if p.get("black")}
+            if ours != theirs:
+                colours.append(r["round"])
+                details.append(f"round {r['round']} colours: ours {sorted(ours - theirs)} oracle {sorted(theirs - ours)}")
+        print(json.dumps({"rounds": len(report["rounds"]), "mismatched": mismatched,
+                          "colours": colours, "details": details}))
     return 0
 
 

@@ -18,6 +18,13 @@
 //! an absence) ineligible for the pairing-allocated bye, where FIDE C.04.1 and bbpPairings only
 //! exclude players who had a PAB or an unplayed win; with that rule switched to caissify's, the
 //! same 1,000 tournaments gave 0 discrepancies.
+//!
+//! Colours are not part of the A.7 comparison (the checker compares pairs); the wrapper also
+//! reports games whose colours differ. About half the tournaments have one: `caissify-pairings`
+//! takes the "higher ranked player" of C.04.3 E.4/E.5 by pairing number alone, we take it by
+//! score and then pairing number, as C.04.3 A.2 defines ranking. With its reading switched in,
+//! 300 tournaments gave 0 colour differences, so that is the only one; this test does not
+//! assert on colours.
 
 use ledger::tournament::definition::{Entrant, System, TournamentDefinition};
 use ledger::tournament::trf::Trf;
@@ -125,7 +132,16 @@ fn tournament_partial(seed: u64, absences: bool) -> (String, Option<String>) {
     (Trf::from_tournament(&def, &played).write(), None)
 }
 
-fn run(count: u64, absences: bool, first_seed: u64) -> (u64, Vec<String>) {
+/// What the oracle said about a batch.
+struct Verdict {
+    /// Tournaments with a round paired differently (pairs or byes).
+    discrepancies: u64,
+    /// Tournaments whose pairs all agree but where some game's colours differ.
+    colour_only: u64,
+    details: Vec<String>,
+}
+
+fn run(count: u64, absences: bool, first_seed: u64) -> Verdict {
     let probe = Command::new("python3").arg(oracle_script()).arg("--probe").output();
     match probe {
         Ok(out) if out.status.success() => {}
@@ -167,19 +183,25 @@ fn run(count: u64, absences: bool, first_seed: u64) -> (u64, Vec<String>) {
     assert_eq!(lines.len(), texts.len(), "one oracle answer per tournament");
     let dump = std::env::var("FOGPROOF_ORACLE_DUMP").ok();
     let mut discrepancies = ours_failed.len() as u64;
+    let mut colour_only = 0;
     let mut details = ours_failed;
     for ((line, seed), trf) in lines.iter().zip(&seeds).zip(&texts) {
         let v: serde_json::Value = serde_json::from_str(line).expect("oracle JSON");
         let mismatched = v["mismatched"].as_array().map_or(0, Vec::len);
+        let colours = v["colours"].as_array().map_or(0, Vec::len);
         if mismatched > 0 {
             discrepancies += 1;
+        } else if colours > 0 {
+            colour_only += 1;
+        }
+        if mismatched + colours > 0 {
             details.push(format!("seed {seed}: {}", v["details"]));
             if let Some(dir) = &dump {
                 std::fs::write(format!("{dir}/seed-{seed}.trf"), trf).expect("dump");
             }
         }
     }
-    (discrepancies, details)
+    Verdict { discrepancies, colour_only, details }
 }
 
 fn count() -> u64 {
@@ -192,8 +214,11 @@ fn dutch_agrees_with_the_oracle() {
     let absences = std::env::var("FOGPROOF_ORACLE_ABSENCES").is_ok_and(|v| v == "1");
     let first =
         std::env::var("FOGPROOF_ORACLE_FIRST_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(1);
-    let (d, details) = run(n, absences, first);
-    println!("pairing oracle: {d} discrepancies in {n} tournaments (absences: {absences})");
+    let Verdict { discrepancies: d, colour_only, details } = run(n, absences, first);
+    println!(
+        "pairing oracle: {d} discrepancies in {n} tournaments (absences: {absences}); \
+         {colour_only} more with the same pairs but some colours different"
+    );
     for line in details.iter().take(20) {
         println!("  {line}");
     }
