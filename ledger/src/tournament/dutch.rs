@@ -37,8 +37,10 @@
 //! not take part in exchanges, at most [`MAX_EXCHANGED`] players are exchanged and exchanges of
 //! one size are only tried while there are at most [`MAX_EXCHANGES`] of them; the optimum search
 //! stops after [`CANDIDATE_BUDGET`] steps and keeps the best found, and if the Dutch-order pass
-//! does not reach the optimum within [`ORDER_BUDGET`] steps the first pass's candidate is used; C.9 of the 2017
-//! text (minimise the PAB assignee's unplayed games) is not applied. Byes: a zero-point or
+//! does not reach the optimum within [`ORDER_BUDGET`] steps the first pass's candidate is used;
+//! C.9 of the 2017 text (minimise the PAB assignee's unplayed games) is not applied; the
+//! current bracket's pairs come before its scores and the next bracket's pairs before its
+//! scores, where bbpPairings' weights fold each pair into its score. Byes: a zero-point or
 //! half-point bye (absence) does not make a player ineligible for the PAB (as in FIDE C.04.1 and
 //! bbpPairings; `caissify-pairings` 0.5.0 counts any bye); every round not played counts as a
 //! downfloat (C.04.3 A.4.b). Measured agreement with the oracle: see `tests/pairing_oracle.rs`.
