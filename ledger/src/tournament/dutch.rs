@@ -30,8 +30,9 @@
 //! - Colours by C.04.3 E: both preferences, the stronger preference (wider colour difference if
 //!   both absolute), alternate from the last round the two had different colours, the higher
 //!   ranked player's preference, then the initial colour (white) by the higher ranked player's
-//!   pairing number parity. "Higher ranked" is by score, then pairing number (C.04.3 A.2);
-//!   `caissify-pairings` 0.5.0 uses the pairing number alone, so colours can differ from it.
+//!   pairing number parity. "Higher ranked" is by score, then pairing number (C.04.3 A.2, and
+//!   bbpPairings' `choosePlayerColor`); `caissify-pairings` 0.5.0 uses the pairing number alone,
+//!   so colours can differ from it.
 //!
 //! Departures (documented so they can be checked): the initial colour is always white; MDPs do
 //! not take part in exchanges, at most [`MAX_EXCHANGED`] players are exchanged and exchanges of
