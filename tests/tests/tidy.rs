@@ -94,6 +94,11 @@ fn every_allow_has_a_reason() {
 /// Deterministic crates: everything a verifier must reproduce is computed here.
 const DETERMINISTIC_SRC: &[&str] = &["rules/src", "protocol/src", "verifier/src", "ledger/src"];
 
+/// Where floats are allowed in deterministic code: Glicko-2 ratings, computed with IEEE-754
+/// basic operations (correctly rounded, so the same everywhere) and the pure-Rust `libm` crate
+/// for `exp` and `ln`, never the platform's (checked below).
+const FLOAT_ALLOWED: &[&str] = &["ledger/src/rating.rs", "ledger/src/rating"];
+
 #[test]
 fn deterministic_code_has_no_hash_maps_floats_or_clocks() {
     let banned = [
@@ -111,11 +116,13 @@ fn deterministic_code_has_no_hash_maps_floats_or_clocks() {
         if !DETERMINISTIC_SRC.iter().any(|d| p.starts_with(root.join(d))) {
             continue;
         }
+        let floats_allowed = FLOAT_ALLOWED.iter().any(|d| p.starts_with(root.join(d)));
         let text = std::fs::read_to_string(&p).unwrap_or_default();
         for (i, line) in text.lines().enumerate() {
             let code = line.split("//").next().unwrap_or("");
             for b in &banned {
-                if code.contains(b.as_str()) {
+                let float = b.starts_with('f');
+                if code.contains(b.as_str()) && !(float && floats_allowed) {
                     offenders.push(format!("{}:{}: `{b}`", rel(&p), i + 1));
                 }
             }
@@ -136,4 +143,27 @@ fn rules_depends_on_no_cryptography_or_io_crate() {
     let banned = ["sha2", "ed25519", "hpke", "tokio", "axum", "sqlx", "postcard", "digest"];
     let offenders = banned.iter().filter(|b| deps.contains(*b)).map(|b| b.to_string()).collect();
     check("`rules` depends on no cryptography, network, storage or encoding crate", offenders);
+}
+
+#[test]
+fn float_code_calls_no_platform_math() {
+    // The platform's libm differs between systems; `libm::exp` / `libm::log` do not.
+    let banned = [".exp(", ".ln(", ".log(", ".powf(", ".powi(", ".mul_add(", ".hypot(", ".tanh("];
+    let root = workspace_root();
+    let mut offenders = Vec::new();
+    for p in rust_files() {
+        if !FLOAT_ALLOWED.iter().any(|d| p.starts_with(root.join(d))) {
+            continue;
+        }
+        let text = std::fs::read_to_string(&p).unwrap_or_default();
+        for (i, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            for b in banned {
+                if code.contains(b) {
+                    offenders.push(format!("{}:{}: `{b}`", rel(&p), i + 1));
+                }
+            }
+        }
+    }
+    check("rating code uses IEEE basic operations and the `libm` crate only", offenders);
 }

@@ -47,7 +47,7 @@
 //! downfloat (C.04.3 A.4.b). Measured agreement with the oracle: see `tests/pairing_oracle.rs`.
 
 use super::{ByeKind, GameResult, PairingError, Pairings, PlayerIndex, Round};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 
 /// The most search steps of a bracket's optimum search (pass 1) before the best so far is taken.
 pub const CANDIDATE_BUDGET: usize = 20_000;
@@ -322,10 +322,10 @@ fn colour_of_first(a: &P, b: &P) -> bool {
 struct Ctx<'a> {
     ps: &'a [P],
     compat: Vec<Vec<bool>>,
-    memo: HashMap<u128, bool>,
+    memo: BTreeMap<u128, bool>,
     /// C.8 results by downfloater set.
     /// Keyed by the downfloaters and how many players are below their bracket.
-    next_memo: HashMap<(u128, usize), (u32, u32)>,
+    next_memo: BTreeMap<(u128, usize), (u32, u32)>,
     /// The PAB may only go to a player with at most this score: the lowest score for which the
     /// whole round can still be completed.
     bye_score: u32,
@@ -351,7 +351,7 @@ impl<'a> Ctx<'a> {
                     .collect()
             })
             .collect();
-        Ctx { ps, compat, memo: HashMap::new(), next_memo: HashMap::new(), bye_score: u32::MAX }
+        Ctx { ps, compat, memo: BTreeMap::new(), next_memo: BTreeMap::new(), bye_score: u32::MAX }
     }
 
     /// Whether the players in `mask` can all be paired, one of them (eligible) taking the bye if
