@@ -1,10 +1,10 @@
 //! `fogproof keys`: create and inspect identity key files (format in protocol::keys).
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::Subcommand;
 use protocol::keys::Identity;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// Identity key files.
 #[derive(Subcommand)]
@@ -30,16 +30,12 @@ pub fn run(command: KeysCommand, out: &mut impl Write) -> Result<()> {
     match command {
         KeysCommand::New { out: path, comment } => {
             let identity = Identity::generate()?;
-            let text = identity.to_key_file(&comment)?;
-            write_new(&path, text.as_bytes())?;
+            client::keyfile::write_new(&path, &identity, &comment)?;
             writeln!(out, "wrote {}", path.display())?;
             describe(&identity, &comment, out)?;
         }
         KeysCommand::Show { file } => {
-            let text = std::fs::read_to_string(&file)
-                .with_context(|| format!("cannot read key file {}", file.display()))?;
-            let (identity, comment) = Identity::from_key_file(&text)
-                .with_context(|| format!("bad key file {}", file.display()))?;
+            let (identity, comment) = client::keyfile::read(&file)?;
             describe(&identity, &comment, out)?;
         }
     }
@@ -51,26 +47,5 @@ fn describe(identity: &Identity, comment: &str, out: &mut impl Write) -> Result<
     writeln!(out, "public-key: {public}")?;
     writeln!(out, "fingerprint: {}", public.fingerprint())?;
     writeln!(out, "comment: {comment}")?;
-    Ok(())
-}
-
-/// Creates `path` with `bytes`, refusing if it exists; owner-only permissions on Unix.
-fn write_new(path: &Path, bytes: &[u8]) -> Result<()> {
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create_new(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.mode(0o600);
-    }
-    let mut file = options.open(path).map_err(|e| {
-        if e.kind() == std::io::ErrorKind::AlreadyExists {
-            anyhow::anyhow!("refusing to overwrite existing file {}", path.display())
-        } else {
-            anyhow::anyhow!("cannot create key file {}: {e}", path.display())
-        }
-    })?;
-    file.write_all(bytes).with_context(|| format!("cannot write key file {}", path.display()))?;
-    file.sync_all().with_context(|| format!("cannot write key file {}", path.display()))?;
     Ok(())
 }

@@ -16,6 +16,16 @@ fn scratch(name: &str) -> PathBuf {
     path
 }
 
+/// Writes a key file as its owner would keep it: readable by the owner only.
+fn write_key(path: &PathBuf, text: &str) {
+    std::fs::write(path, text).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600)).unwrap();
+    }
+}
+
 /// The key of seed [0xa1; 32], as in protocol/tests/vectors.json.
 const ALICE: &str = "fogproof-identity v1\n\
 public-key: ed25519:bc7cbcb5636375fa1d82434d466724d92377f53b980695dd49d26d0ce12205a5\n\
@@ -25,7 +35,7 @@ comment: alice\n";
 #[test]
 fn show_prints_public_parts_only() {
     let path = scratch("alice.key");
-    std::fs::write(&path, ALICE).unwrap();
+    write_key(&path, ALICE);
     let out = fogproof(&["keys", "show", path.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     // The fingerprint comes from the protocol's vector file, whose values
@@ -81,8 +91,7 @@ fn new_writes_a_key_file_and_refuses_to_overwrite() {
 fn show_names_what_is_wrong_with_a_bad_file() {
     let path = scratch("bad.key");
     let p = path.to_str().unwrap();
-    std::fs::write(&path, ALICE.replace("public-key: ed25519:bc", "public-key: ed25519:cc"))
-        .unwrap();
+    write_key(&path, &ALICE.replace("public-key: ed25519:bc", "public-key: ed25519:cc"));
     let out = fogproof(&["keys", "show", p]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8(out.stderr).unwrap();
@@ -95,4 +104,24 @@ fn show_names_what_is_wrong_with_a_bad_file() {
     let out = fogproof(&["keys", "show", scratch("missing.key").to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8(out.stderr).unwrap().contains("cannot read key file"));
+}
+
+#[cfg(unix)]
+#[test]
+fn show_refuses_a_key_file_others_can_read() {
+    use std::os::unix::fs::PermissionsExt;
+    let path = scratch("open.key");
+    let p = path.to_str().unwrap();
+    write_key(&path, ALICE);
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let out = fogproof(&["keys", "show", p]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8(out.stderr).unwrap(),
+        format!(
+            "fogproof: key file {p} is accessible by others (mode 0644); a key file must be \
+             readable by its owner only: run `chmod 600 {p}`\n"
+        )
+    );
+    assert!(out.stdout.is_empty(), "nothing of the key is printed");
 }

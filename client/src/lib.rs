@@ -38,6 +38,7 @@
 #![warn(missing_docs)]
 
 pub mod bot;
+pub mod keyfile;
 pub mod selfplay;
 
 pub use bot::RandomBot;
