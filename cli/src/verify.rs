@@ -27,6 +27,10 @@ pub struct VerifyArgs {
     /// fault, 2 if one proves nothing.
     #[arg(long)]
     evidence: bool,
+    /// How many records to verify at once (default: one per core). Reports still come out in
+    /// the order the files were given.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    jobs: Option<u16>,
 }
 
 /// What became of one file.
@@ -67,24 +71,62 @@ pub fn main(args: &VerifyArgs) -> ExitCode {
         return evidence(args);
     }
     let bar = progress(args.files.len());
+    let jobs = args.jobs.map(usize::from).unwrap_or_else(|| {
+        std::thread::available_parallelism().map(std::num::NonZero::get).unwrap_or(1)
+    });
+    let jobs = jobs.min(args.files.len()).max(1);
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let (done, reports) = std::sync::mpsc::channel::<(usize, Report)>();
+    std::thread::scope(|scope| {
+        for _ in 0..jobs {
+            let done = done.clone();
+            let next = &next;
+            scope.spawn(move || {
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(file) = args.files.get(i) else { break };
+                    if done.send((i, report(file))).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(done);
+        write_in_order(args, &bar, reports)
+    })
+}
+
+/// Prints each report as soon as every file before it is printed; the exit status.
+fn write_in_order(
+    args: &VerifyArgs,
+    bar: &ProgressBar,
+    reports: std::sync::mpsc::Receiver<(usize, Report)>,
+) -> ExitCode {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let mut status = 0;
-    for file in &args.files {
-        bar.set_message(file.display().to_string());
-        let r = report(file);
-        status = status.max(r.status());
-        let written = if args.json {
-            writeln!(out, "{}", to_json(file, &r))
-        } else {
-            write_summary(&mut out, file, &r)
-        };
-        if let Err(e) = written.and_then(|()| out.flush()) {
-            bar.finish_and_clear();
-            eprintln!("fogproof: cannot write the report: {e}");
-            return ExitCode::from(2);
+    let mut waiting = std::collections::BTreeMap::new();
+    let mut printed = 0;
+    for (i, r) in reports {
+        waiting.insert(i, r);
+        while let Some(r) = waiting.remove(&printed) {
+            let file = &args.files[printed];
+            bar.set_message(file.display().to_string());
+            status = status.max(r.status());
+            let written = if args.json {
+                writeln!(out, "{}", to_json(file, &r))
+            } else {
+                write_summary(&mut out, file, &r)
+            };
+            if let Err(e) = written.and_then(|()| out.flush()) {
+                bar.finish_and_clear();
+                eprintln!("fogproof: cannot write the report: {e}");
+                // The workers stop at their next file: the receiver is dropped on return.
+                return ExitCode::from(2);
+            }
+            bar.inc(1);
+            printed += 1;
         }
-        bar.inc(1);
     }
     bar.finish_and_clear();
     ExitCode::from(status)

@@ -229,3 +229,45 @@ fn evidence_of_a_forked_log_convicts_the_relay() {
     assert_eq!(code, 2, "{out}");
     assert!(out.contains("proves nothing"), "{out}");
 }
+
+#[test]
+fn many_files_on_several_cores_report_in_the_order_given() {
+    let dir = scratch("jobs");
+    let good = played(&dir, "good.fpr", |_| {});
+    let bad = played(&dir, "bad.fpr", |b| {
+        let n = b.len();
+        b[n - 1] ^= 1;
+    });
+    let text = dir.join("notes.txt");
+    std::fs::write(&text, "hello\n").expect("write");
+    let (good, bad, text) = (
+        good.path.display().to_string(),
+        bad.path.display().to_string(),
+        text.display().to_string(),
+    );
+    // Twenty files, the faulty and unreadable ones in the middle.
+    let mut files: Vec<&str> = vec![good.as_str(); 20];
+    files[7] = &bad;
+    files[12] = &text;
+    let run = |jobs: &str| {
+        let mut args = vec!["verify", "--json", "--jobs", jobs];
+        args.extend(&files);
+        fogproof(&args)
+    };
+    let (code, one, _) = run("1");
+    assert_eq!(code, 2, "the worst status");
+    let statuses: Vec<String> = one
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("JSON")["status"].to_string())
+        .collect();
+    assert_eq!(statuses.len(), 20);
+    assert_eq!(statuses[7], "\"faults\"");
+    assert_eq!(statuses[12], "\"unreadable\"");
+    assert!(statuses.iter().enumerate().all(|(i, s)| i == 7 || i == 12 || s == "\"valid\""));
+    for jobs in ["2", "4", "32"] {
+        assert_eq!(run(jobs), (2, one.clone(), String::new()), "--jobs {jobs}");
+    }
+    let (code, _, err) = fogproof(&["verify", "--jobs", "0", &good]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--jobs"), "{err}");
+}

@@ -247,6 +247,18 @@ pub enum MessageError {
 }
 
 impl SignedMessage {
+    /// The length of the message's canonical bytes (what an author sends and the record holds),
+    /// computed without encoding: `varint(len(body)) || body || signature`.
+    pub fn encoded_len(&self) -> usize {
+        let mut varint = 1;
+        let mut n = self.body.len() >> 7;
+        while n > 0 {
+            varint += 1;
+            n >>= 7;
+        }
+        varint + self.body.len() + 64
+    }
+
     /// Encodes and signs `body` with `author` (whose key should be `body.author`).
     pub fn sign(body: &MessageBody, author: &Identity) -> SignedMessage {
         let bytes = body.to_canonical();

@@ -28,6 +28,99 @@ use thiserror::Error;
 /// Largest match record any reader accepts, in bytes; the terms may set a lower limit.
 pub const MAX_RECORD_BYTES: u64 = 64 * 1024 * 1024;
 
+/// Bytes charged to a party per entry beyond its signed message: an upper bound on the relay's
+/// receipt and the entry's frame header (docs/PROTOCOL.md, limits).
+pub const ENTRY_OVERHEAD_BYTES: u64 = SignedReceipt::MAX_BYTES as u64 + 16;
+
+/// Bytes of every record kept for the relay's own notices (`Start`, `Timeout`s, `Close`): at
+/// most one start, one close and one timeout per party, each far below 1 KiB.
+pub const RELAY_RESERVE_BYTES: u64 = 16 * 1024;
+
+/// Each party's share of the terms' `max_record_bytes`, and what each has used (PROTOCOL.md,
+/// limits). The record's header and the relay's reserve come off the top; the rest is split
+/// evenly between the players and the umpire. Every message is charged its signed bytes plus
+/// [`ENTRY_OVERHEAD_BYTES`], so the parties' shares and the reserve together keep the whole
+/// record within `max_record_bytes`. Sizes are of bytes the author signed, so an author always
+/// knows what it has used: one that signs beyond its share is at fault, as for
+/// `max_messages_per_side`. The relay refuses such a message; the verifier names its author if
+/// a relay accepted it anyway. A flood therefore exhausts only the flooder's share, never the
+/// opponent's.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RecordBudget {
+    relay: crate::PublicKey,
+    share_bytes: u64,
+    used_bytes: std::collections::BTreeMap<crate::PublicKey, u64>,
+}
+
+/// A message that would take its author beyond its share of the record.
+#[derive(Clone, Debug, Error, PartialEq, Eq)]
+#[error(
+    "{author} would use {would_use_bytes} bytes of the record with this message; its share of \
+     the terms' max_record_bytes is {share_bytes}"
+)]
+pub struct OverBudget {
+    /// The author.
+    pub author: crate::PublicKey,
+    /// What the author's messages would take with this one (overhead included).
+    pub would_use_bytes: u64,
+    /// The author's share.
+    pub share_bytes: u64,
+}
+
+impl RecordBudget {
+    /// The budget of a match under `terms`.
+    pub fn new(terms: &AgreedTerms) -> RecordBudget {
+        let signers = terms.terms.signers().len();
+        let signed = SignedTerms {
+            terms: terms.bytes.clone(),
+            signatures: vec![crate::keys::Signature { r: [0; 32], s: [0; 32] }; signers],
+        };
+        let header = MatchRecord::header_bytes(&signed).len() as u64;
+        // Everyone but the relay shares the rest.
+        let parties = (signers - 1) as u64;
+        let share_bytes = terms
+            .terms
+            .limits
+            .max_record_bytes
+            .saturating_sub(header)
+            .saturating_sub(RELAY_RESERVE_BYTES)
+            / parties;
+        RecordBudget {
+            relay: terms.terms.relay,
+            share_bytes,
+            used_bytes: std::collections::BTreeMap::new(),
+        }
+    }
+
+    /// The share of `author`, in bytes: [`RELAY_RESERVE_BYTES`] for the relay's notices, an
+    /// even part of the rest for everyone else.
+    pub fn share_bytes(&self, author: &crate::PublicKey) -> u64 {
+        if *author == self.relay { RELAY_RESERVE_BYTES } else { self.share_bytes }
+    }
+
+    /// What `author` has used so far, in bytes.
+    pub fn used_bytes(&self, author: &crate::PublicKey) -> u64 {
+        self.used_bytes.get(author).copied().unwrap_or(0)
+    }
+
+    /// Charges a message of `message_bytes` ([`SignedMessage::encoded_len`]) to `author`, or
+    /// says it does not fit (and charges nothing).
+    pub fn charge(
+        &mut self,
+        author: &crate::PublicKey,
+        message_bytes: usize,
+    ) -> Result<(), OverBudget> {
+        let used = self.used_bytes(author);
+        let would_use_bytes = used + message_bytes as u64 + ENTRY_OVERHEAD_BYTES;
+        let share_bytes = self.share_bytes(author);
+        if would_use_bytes > share_bytes {
+            return Err(OverBudget { author: *author, would_use_bytes, share_bytes });
+        }
+        self.used_bytes.insert(*author, would_use_bytes);
+        Ok(())
+    }
+}
+
 /// A match record (version 2), in memory.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MatchRecord {

@@ -215,6 +215,9 @@ pub enum RelayError {
         /// The terms' `max_messages_per_side`.
         max: u32,
     },
+    /// The author's messages would take more than its share of the terms' `max_record_bytes`.
+    #[error(transparent)]
+    RecordFull(#[from] crate::record::OverBudget),
     /// The terms break a rule every party checks ([`crate::terms::MatchTerms::validate`]).
     #[error("terms: {0}")]
     Terms(crate::terms::TermsError),
@@ -300,6 +303,8 @@ pub struct Relay {
     colours_told: bool,
     /// Messages accepted per player (by `players` index).
     sent: [u32; 2],
+    /// Each party's share of the record and what it has used.
+    budget: crate::record::RecordBudget,
     now_ms: u64,
     entries: Vec<Entry>,
     events: VecDeque<RelayEvent>,
@@ -325,6 +330,7 @@ impl Relay {
             });
         }
         terms.terms.validate().map_err(RelayError::Terms)?;
+        let budget = crate::record::RecordBudget::new(&terms);
         Ok(Relay {
             identity,
             sequence: Sequence::new(&terms.match_id),
@@ -332,6 +338,7 @@ impl Relay {
             terms,
             colours_told: false,
             sent: [0; 2],
+            budget,
             now_ms: 0,
             entries: Vec::new(),
             events: VecDeque::new(),
@@ -467,10 +474,14 @@ impl Relay {
         let admission = self.coordinator.admit(&body, &self.terms.terms.relay)?;
         let player = self.terms.terms.players.iter().position(|p| p.key == body.author);
         let max = self.terms.terms.limits.max_messages_per_side;
+        if let Some(i) = player
+            && self.sent[i] >= max
+        {
+            return Err(RelayError::TooManyMessages { author: body.author, max });
+        }
+        // The last check: it charges the author's share when the message fits.
+        self.budget.charge(&body.author, message.encoded_len())?;
         if let Some(i) = player {
-            if self.sent[i] >= max {
-                return Err(RelayError::TooManyMessages { author: body.author, max });
-            }
             self.sent[i] += 1;
         }
         let hash = message.hash();

@@ -110,7 +110,13 @@ pub fn describe(record_bytes: &[u8]) -> Option<Description> {
         .into_iter()
         .enumerate()
         .filter_map(|(index, raw)| {
-            Some(Auth { index, hash: raw.hash, body: raw.body.ok()?, receipt: raw.receipt.ok()? })
+            Some(Auth {
+                index,
+                hash: raw.hash,
+                body: raw.body.ok()?,
+                receipt: raw.receipt.ok()?,
+                len: raw.len,
+            })
         })
         .collect();
     let (colours, contributions) = colours(&agreed, &entries);
@@ -276,6 +282,8 @@ struct Raw {
     /// The author a lenient (non-strict) decoding finds, when the strict one fails.
     lenient_author: Option<PublicKey>,
     receipt: Result<Receipt, DecodeError>,
+    /// The signed message's length in bytes, as the record budget charges it.
+    len: usize,
 }
 
 impl Raw {
@@ -302,6 +310,7 @@ fn decode_entries(record: &MatchRecord) -> Vec<Raw> {
                 body,
                 lenient_author,
                 receipt: Receipt::from_canonical(&e.receipt.receipt),
+                len: e.message.encoded_len(),
             }
         })
         .collect()
@@ -416,6 +425,8 @@ pub(crate) struct Auth {
     pub hash: MessageHash,
     pub body: MessageBody,
     pub receipt: Receipt,
+    /// The signed message's length in bytes ([`protocol::message::SignedMessage::encoded_len`]).
+    pub len: usize,
 }
 
 impl Auth {
@@ -550,7 +561,13 @@ fn authenticate(terms: &AgreedTerms, raws: &[Raw], sigs: &Signatures) -> (Vec<Au
             ));
             continue;
         }
-        out.push(Auth { index, hash: raw.hash, body: body.clone(), receipt: receipt.clone() });
+        out.push(Auth {
+            index,
+            hash: raw.hash,
+            body: body.clone(),
+            receipt: receipt.clone(),
+            len: raw.len,
+        });
     }
     (out, faults)
 }

@@ -24,6 +24,7 @@ use crate::{Fault, FaultKind};
 use protocol::coordinator::{Admission, Coordinator, NotEntitled};
 use protocol::keys::ByColour;
 use protocol::message::{Expectation, Payload};
+use protocol::record::RecordBudget;
 use protocol::relay::{ChainError, Sequence, reads};
 use protocol::terms::AgreedTerms;
 use protocol::{Party, PublicKey};
@@ -55,6 +56,7 @@ pub(crate) fn check(terms: &AgreedTerms, entries: &[Auth]) -> Result<Coordinated
     let mut sent: BTreeMap<PublicKey, u32> = BTreeMap::new();
     let mut numbered: BTreeMap<(PublicKey, u64), protocol::MessageHash> = BTreeMap::new();
     let max_messages = terms.terms.limits.max_messages_per_side;
+    let mut budget = RecordBudget::new(terms);
     for e in entries {
         let b = &e.body;
         let t = e.receipt.time_ms;
@@ -73,6 +75,14 @@ pub(crate) fn check(terms: &AgreedTerms, entries: &[Auth]) -> Result<Coordinated
                 };
                 relay().fault(kind, e.at(), evidence, why)
             })?;
+            if let Err(over) = budget.charge(&b.author, e.len) {
+                return Err(Box::new(relay().fault(
+                    FaultKind::NotAllowed,
+                    e.at(),
+                    over.to_string(),
+                    "The relay wrote more notices than the record keeps room for.".into(),
+                )));
+            }
             if let Payload::Timeout { party, expectation, deadline_ms } = b.payload {
                 out.timeouts.push((e.index, party, expectation, deadline_ms));
             }
@@ -229,6 +239,17 @@ pub(crate) fn check(terms: &AgreedTerms, entries: &[Auth]) -> Result<Coordinated
                     format!("{name} sent more messages than the terms allow."),
                 )));
             }
+        }
+        if let Err(over) = budget.charge(&b.author, e.len) {
+            return Err(Box::new(signer.fault(
+                FaultKind::NotAllowed,
+                e.at(),
+                over.to_string(),
+                format!(
+                    "{name} signed more of the record than its share of the terms' size limit \
+                     (PROTOCOL.md, limits)."
+                ),
+            )));
         }
         sequence.push(b, &e.receipt.message, t);
         coordinator.apply(b, e.hash, admission, t);

@@ -56,6 +56,11 @@ impl Harness {
     /// A match of `variant` (its umpire present exactly when the game has one), drawn colours;
     /// `nonce` makes the match id (another nonce, another match).
     pub fn new(variant: &str, nonce: u8) -> Harness {
+        Harness::with_limits(variant, nonce, Limits::DEFAULT)
+    }
+
+    /// [`Harness::new`] under other limits.
+    pub fn with_limits(variant: &str, nonce: u8, limits: Limits) -> Harness {
         let (p0, p1, relay_id, umpire) = (id(0xa1), id(0xb0), id(0x7e), id(0x55));
         let v: rules::Variant = variant.parse().expect("a known variant");
         let umpired = matches!(
@@ -86,7 +91,7 @@ impl Harness {
                 reveal_ms: 1_000,
                 answer_ms: 1_000,
             },
-            limits: Limits::DEFAULT,
+            limits,
         };
         let signed = SignedTerms::sign_all(&terms, &[&p0, &p1, &relay_id, &umpire])
             .expect("every signer is in the cast");
