@@ -124,7 +124,7 @@ fn outcome(o: Outcome) -> &'static str {
 }
 
 fn claim_json(c: &Claim) -> Value {
-    json!({ "outcome": outcome(c.outcome), "reason": c.reason })
+    json!({ "outcome": outcome(c.outcome), "reason": c.reason.name() })
 }
 
 /// An opening's value, readable where its purpose says what it is.

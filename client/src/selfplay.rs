@@ -416,8 +416,10 @@ pub fn selfplay_with(mut config: SelfplayConfig) -> Result<Selfplay, SelfplayErr
     let entries = relay.entries().to_vec();
     let record = MatchRecord { version: VERSION, terms: signed, entries };
     let bytes = record.to_canonical();
-    let claims: BTreeSet<_> =
-        finished.values().map(|c| (format!("{:?}", c.outcome), c.reason.clone())).collect();
+    let claims: BTreeSet<_> = finished
+        .values()
+        .map(|c| (format!("{:?}", c.outcome), c.reason.name().to_owned()))
+        .collect();
     let result = (claims.len() == 1).then(|| finished.values().next().cloned()).flatten();
     let summary = Summary {
         variant: config.variant,

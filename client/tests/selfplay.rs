@@ -444,5 +444,5 @@ fn r_g8_seed_181_is_decided_by_the_tie_break() {
     // Other tests use this seed for a tie-break game: keep it one.
     let s = selfplay_with(SelfplayConfig::new(Variant::SecretChess6, 181)).unwrap();
     let claim = s.summary.result.expect("a result");
-    assert_eq!(claim.reason, rules::EndReason::TieBreak.name());
+    assert_eq!(claim.reason, rules::EndReason::TieBreak.into());
 }

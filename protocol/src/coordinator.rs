@@ -803,7 +803,7 @@ impl Coordinator {
             }
             Payload::Claim(c) => {
                 let offer = c.outcome == crate::message::Outcome::Draw
-                    && c.reason == rules::EndReason::Agreement.name();
+                    && c.reason == rules::EndReason::Agreement.into();
                 match (offer, party.and_then(Party::side)) {
                     // A draw offer stands until the offerer's next move or the opponent's
                     // reply (as on lichess); the opponent's own offer is the acceptance.

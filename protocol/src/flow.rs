@@ -29,7 +29,7 @@
 //! ```
 
 use crate::Side;
-use crate::message::{Claim, Outcome};
+use crate::message::{Claim, ClaimReason, Outcome};
 use rules::Variant;
 
 pub use crate::commitment::{PRIVATE_SEED, PUBLIC_CONTRIBUTION};
@@ -49,10 +49,10 @@ pub const TIEBREAK: &str = "tiebreak";
 
 /// The claim reason of a player who forfeits: it sent an action the rules refuse (other than a
 /// Kriegspiel attempt, which is answered), or missed a reveal deadline.
-pub const FORFEIT: &str = "forfeit";
+pub const FORFEIT: ClaimReason = ClaimReason::Game(rules::EndReason::Forfeit);
 
 /// The claim reason after a relay `Timeout` for a move.
-pub const TIMEOUT: &str = "timeout";
+pub const TIMEOUT: ClaimReason = ClaimReason::Game(rules::EndReason::Timeout);
 
 /// What a player commits in step 1, before colours are known.
 pub fn early_commitments(variant: Variant) -> &'static [&'static str] {
@@ -73,12 +73,12 @@ pub fn setup_commitment(variant: Variant) -> Option<&'static str> {
 }
 
 /// The claim that `side` lost for `reason` (a forfeit or a timeout).
-pub fn loss_of(side: Side, reason: &str) -> Claim {
+pub fn loss_of(side: Side, reason: ClaimReason) -> Claim {
     let outcome = match side {
         Side::White => Outcome::BlackWins,
         Side::Black => Outcome::WhiteWins,
     };
-    Claim { outcome, reason: reason.to_owned() }
+    Claim { outcome, reason }
 }
 
 #[cfg(test)]

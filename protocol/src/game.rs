@@ -73,7 +73,7 @@ pub fn claim_of(result: &GameResult) -> Claim {
         Some(Color::Black) => Outcome::BlackWins,
         None => Outcome::Draw,
     };
-    Claim { outcome, reason: result.reason.name().to_owned() }
+    Claim { outcome, reason: result.reason.into() }
 }
 
 /// Why a game could not be built or an action was refused.

@@ -66,9 +66,73 @@ pub enum Outcome {
 pub struct Claim {
     /// The result claimed.
     pub outcome: Outcome,
-    /// The reason, as the rules crate names it.
-    pub reason: String,
+    /// Why.
+    pub reason: ClaimReason,
 }
+
+/// Why a claim ends a match: an end the rules name (`checkmate`, `resignation`, `timeout`,
+/// `forfeit`, ...), or one of the protocol's own two. On the wire it is its name, a string
+/// (PROTOCOL.md, messages); a name nobody defined does not decode.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(into = "String", try_from = "String")]
+pub enum ClaimReason {
+    /// An end the rules name.
+    Game(rules::EndReason),
+    /// `bad-terms`: the terms name a game or options this build cannot start; nothing is played.
+    BadTerms,
+    /// `umpire-timeout`: the relay timed the umpire out; the match has no result.
+    UmpireTimeout,
+}
+
+impl ClaimReason {
+    /// The name on the wire and in every output.
+    pub const fn name(self) -> &'static str {
+        match self {
+            ClaimReason::Game(r) => r.name(),
+            ClaimReason::BadTerms => "bad-terms",
+            ClaimReason::UmpireTimeout => "umpire-timeout",
+        }
+    }
+
+    /// The reason named `name`, if any.
+    pub fn from_name(name: &str) -> Option<ClaimReason> {
+        match name {
+            "bad-terms" => Some(ClaimReason::BadTerms),
+            "umpire-timeout" => Some(ClaimReason::UmpireTimeout),
+            _ => rules::EndReason::from_name(name).map(ClaimReason::Game),
+        }
+    }
+}
+
+impl From<rules::EndReason> for ClaimReason {
+    fn from(r: rules::EndReason) -> ClaimReason {
+        ClaimReason::Game(r)
+    }
+}
+
+impl From<ClaimReason> for String {
+    fn from(r: ClaimReason) -> String {
+        r.name().to_owned()
+    }
+}
+
+impl TryFrom<String> for ClaimReason {
+    type Error = UnknownClaimReason;
+    fn try_from(name: String) -> Result<ClaimReason, UnknownClaimReason> {
+        ClaimReason::from_name(&name).ok_or(UnknownClaimReason(name))
+    }
+}
+
+impl std::fmt::Display for ClaimReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A claim reason nobody defined.
+#[derive(Clone, Debug, Error, PartialEq, Eq)]
+#[error("unknown claim reason {0:?}")]
+pub struct UnknownClaimReason(pub String);
 
 /// What a message says. Game content is opaque bytes here: the rules crate's serde types,
 /// encoded by the game layer; the protocol only frames, signs, seals and orders them.
@@ -560,6 +624,42 @@ mod tests {
         let b1 = m1.verify().unwrap();
         assert_eq!((b0.seq, b0.seen, b0.re), (0, None, None));
         assert_eq!((b1.seq, b1.seen, b1.re), (1, Some(Seen { seq: 0, head }), Some(m0.hash())));
+    }
+
+    #[test]
+    fn claim_reasons_travel_as_their_names_and_unknown_names_do_not_decode() {
+        for reason in rules::EndReason::ALL
+            .into_iter()
+            .map(ClaimReason::Game)
+            .chain([ClaimReason::BadTerms, ClaimReason::UmpireTimeout])
+        {
+            let claim = Claim { outcome: Outcome::Draw, reason };
+            // The wire form is the outcome, then the name as a postcard string.
+            let mut expected = postcard::to_allocvec(&Outcome::Draw).unwrap();
+            expected.extend(postcard::to_allocvec(reason.name()).unwrap());
+            assert_eq!(postcard::to_allocvec(&claim).unwrap(), expected, "{reason}");
+            assert_eq!(postcard::from_bytes::<Claim>(&expected).unwrap(), claim);
+        }
+        let mut a = author();
+        let good = a.write(
+            Channel::Public,
+            None,
+            Payload::Claim(Claim {
+                outcome: Outcome::WhiteWins,
+                reason: rules::EndReason::Resignation.into(),
+            }),
+        );
+        // The same message with the reason respelled (same length, re-signed): refused.
+        let name = b"resignation";
+        let at = good.body.windows(name.len()).position(|w| w == name).unwrap();
+        let mut body = good.body.clone();
+        body[at..at + name.len()].copy_from_slice(b"resignatioN");
+        let bad = SignedMessage {
+            signature: Identity::from_seed(&[1; 32]).sign(tags::MESSAGE, &body),
+            body,
+        };
+        let e = bad.verify().unwrap_err();
+        assert!(matches!(e, MessageError::Decode(DecodeError::Malformed { .. })), "{e}");
     }
 
     #[test]

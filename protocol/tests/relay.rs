@@ -25,7 +25,7 @@ fn action(bytes: &[u8]) -> Payload {
 }
 
 fn resign(side: Side) -> Payload {
-    Payload::Claim(flow::loss_of(side, rules::EndReason::Resignation.name()))
+    Payload::Claim(flow::loss_of(side, rules::EndReason::Resignation.into()))
 }
 
 /// A chess match through commit and reveal: play starts at `t = 40`, White (alice) to move.
@@ -680,7 +680,7 @@ fn a_draw_offer_lapses_with_the_offerers_move_and_two_offers_agree() {
     let draw = || {
         Payload::Claim(message::Claim {
             outcome: message::Outcome::Draw,
-            reason: rules::EndReason::Agreement.name().into(),
+            reason: rules::EndReason::Agreement.into(),
         })
     };
     let mut t = chess_in_play(&c);

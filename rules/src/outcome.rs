@@ -36,6 +36,29 @@ pub enum EndReason {
 }
 
 impl EndReason {
+    /// Every end reason.
+    pub const ALL: [EndReason; 13] = [
+        EndReason::Checkmate,
+        EndReason::Stalemate,
+        EndReason::Repetition,
+        EndReason::FiftyMove,
+        EndReason::InsufficientMaterial,
+        EndReason::KingCaptured,
+        EndReason::Score,
+        EndReason::TieBreak,
+        EndReason::Resignation,
+        EndReason::Agreement,
+        EndReason::Timeout,
+        EndReason::Forfeit,
+        EndReason::Abandonment,
+    ];
+
+    /// The end reason named `name` ([`EndReason::name`]), if any.
+    #[must_use]
+    pub fn from_name(name: &str) -> Option<EndReason> {
+        EndReason::ALL.into_iter().find(|r| r.name() == name)
+    }
+
     /// The kebab-case name used in JSON and on the command line.
     #[must_use]
     pub const fn name(self) -> &'static str {
@@ -87,5 +110,21 @@ impl GameResult {
             Some(Color::Black) => "0-1",
             None => "1/2-1/2",
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_reason_is_listed_once_and_its_name_is_its_serde_name() {
+        for (i, r) in EndReason::ALL.into_iter().enumerate() {
+            assert_eq!(EndReason::from_name(r.name()), Some(r));
+            assert!(!EndReason::ALL[..i].contains(&r), "{r:?} listed twice");
+            // The name is the kebab-case serde form the JSON outputs use.
+            assert_eq!(serde_json::to_string(&r).unwrap(), format!("\"{}\"", r.name()));
+        }
+        assert_eq!(EndReason::from_name("resigned"), None);
     }
 }

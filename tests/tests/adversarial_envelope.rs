@@ -167,7 +167,7 @@ fn relay_showing_the_two_players_different_histories() {
     let on_main = h.submit(&w);
     let resign = protocol::message::Claim {
         outcome: protocol::message::Outcome::WhiteWins,
-        reason: "resignation".into(),
+        reason: rules::EndReason::Resignation.into(),
     };
     let b = black_author.write(Channel::Public, None, Payload::Claim(resign));
     let on_fork = fork.accept(&b.to_canonical(), h.now + 5).expect("fork accepts").entry;
@@ -303,7 +303,7 @@ fn missing_reveal() {
     let black = h.side(Side::Black);
     let claim = Payload::Claim(protocol::message::Claim {
         outcome: protocol::message::Outcome::WhiteWins,
-        reason: "resignation".into(),
+        reason: rules::EndReason::Resignation.into(),
     });
     h.send(black, Channel::Public, claim);
     let p = h.open_payload(white, commitment::PRIVATE_SEED);

@@ -387,7 +387,7 @@ fn false_result_claim_is_caught() {
                     && claim.outcome != side
                 {
                     claim.outcome = side;
-                    claim.reason = "checkmate".to_owned();
+                    claim.reason = rules::EndReason::Checkmate.into();
                     fired.set(true);
                 }
                 true

@@ -25,10 +25,10 @@ fn check(variant: Variant) {
         };
         // Everyone claimed one result, and it is the verdict's.
         let claims: std::collections::BTreeSet<_> =
-            s.finished.values().map(|c| (format!("{:?}", c.outcome), c.reason.clone())).collect();
+            s.finished.values().map(|c| (format!("{:?}", c.outcome), c.reason)).collect();
         assert_eq!(claims.len(), 1, "{context}: claims {:?}", s.finished);
         let claim = s.finished.values().next().expect("a claim");
-        assert_eq!(claim.reason, result.reason.name(), "{context}");
+        assert_eq!(claim.reason, result.reason.into(), "{context}");
         assert!(s.faults.is_empty(), "{context}");
         stale += stale_messages(&s.record);
     }

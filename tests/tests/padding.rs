@@ -229,6 +229,6 @@ fn a_payload_that_does_not_fit_is_not_sent() {
     let [fault] = verdict.faults() else { panic!("one fault expected: {verdict:?}") };
     assert_eq!((fault.kind, fault.culprit), (verifier::FaultKind::Timeout, Some(white)));
     for (who, claim) in &s.finished {
-        assert_eq!(claim.reason, "timeout", "{who:?}");
+        assert_eq!(claim.reason.name(), "timeout", "{who:?}");
     }
 }

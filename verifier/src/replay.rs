@@ -1000,11 +1000,11 @@ impl<'a> Replayer<'a> {
         }
         let player = self.player_color(&e.author);
         if let Some(c) = player {
-            if *claim == flow::loss_of(side_of(c), EndReason::Resignation.name()) {
+            if *claim == flow::loss_of(side_of(c), EndReason::Resignation.into()) {
                 self.over = Some(Over { result: GameResult::win(!c, EndReason::Resignation) });
                 return Ok(());
             }
-            if claim.outcome == Outcome::Draw && claim.reason == EndReason::Agreement.name() {
+            if claim.outcome == Outcome::Draw && claim.reason == EndReason::Agreement.into() {
                 self.agreed_draw[c] = true;
                 if self.agreed_draw.white && self.agreed_draw.black {
                     self.over = Some(Over { result: GameResult::draw(EndReason::Agreement) });

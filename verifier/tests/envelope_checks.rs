@@ -383,7 +383,7 @@ fn the_relay_refuses_a_false_disclosure() {
     h.play(2);
     let claim = Payload::Claim(protocol::message::Claim {
         outcome: protocol::message::Outcome::BlackWins,
-        reason: "resignation".into(),
+        reason: rules::EndReason::Resignation.into(),
     });
     h.send(h.side(Side::White), Channel::Public, claim);
     let mut items = h.disclosures[&h.key(Who::Umpire)].clone();
@@ -431,7 +431,7 @@ fn white_seals_one_thing_and_commits_to_another(
     h.submit(&m);
     let claim = Payload::Claim(protocol::message::Claim {
         outcome: protocol::message::Outcome::WhiteWins,
-        reason: "resignation".into(),
+        reason: rules::EndReason::Resignation.into(),
     });
     h.send(h.side(Side::Black), Channel::Public, claim);
     for who in [Who::P0, Who::P1, Who::Umpire] {
@@ -551,7 +551,7 @@ fn a_party_that_withholds_its_disclosures_is_timed_out_and_named() {
     let white = h.side(Side::White);
     let claim = Payload::Claim(protocol::message::Claim {
         outcome: protocol::message::Outcome::BlackWins,
-        reason: "resignation".into(),
+        reason: rules::EndReason::Resignation.into(),
     });
     h.send(white, Channel::Public, claim);
     let black = h.side(Side::Black);
@@ -583,7 +583,7 @@ fn a_party_that_withholds_its_disclosures_is_timed_out_and_named() {
         Channel::Public,
         Payload::Claim(protocol::message::Claim {
             outcome: protocol::message::Outcome::BlackWins,
-            reason: "resignation".into(),
+            reason: rules::EndReason::Resignation.into(),
         }),
     );
     h.disclose(Who::P0);

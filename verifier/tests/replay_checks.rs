@@ -61,7 +61,7 @@ fn cut_after_action(c: &mut Checked, n: usize) {
 }
 
 fn claim(outcome: Outcome, reason: EndReason) -> Payload {
-    Payload::Claim(Claim { outcome, reason: reason.name().to_owned() })
+    Payload::Claim(Claim { outcome, reason: reason.into() })
 }
 
 #[test]

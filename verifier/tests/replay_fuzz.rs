@@ -66,7 +66,7 @@ fn mutate(c: &mut Checked, kind: u8, i: usize, j: usize, x: u8) {
             if let Payload::Claim(claim) = &mut c.entries[i].payload {
                 claim.outcome = [Outcome::WhiteWins, Outcome::BlackWins, Outcome::Draw][j % 3];
                 if x & 1 == 1 {
-                    claim.reason = "resignation".to_owned();
+                    claim.reason = rules::EndReason::Resignation.into();
                 }
             }
         }

@@ -126,7 +126,7 @@ fn independent_claim(
         .filter(|e| !e.void && players.contains(&e.author()))
         .filter_map(|e| match &e.payload {
             protocol::message::Payload::Claim(c)
-                if c.reason != rules::EndReason::Agreement.name()
+                if c.reason != rules::EndReason::Agreement.into()
                     || c.outcome == protocol::message::Outcome::Draw =>
             {
                 Some(c)
@@ -135,6 +135,6 @@ fn independent_claim(
         })
         .collect();
     let last = claims.last().copied().expect("a game the rules did not end has claims");
-    assert!(claims.iter().all(|c| c == &last || c.reason == rules::EndReason::Agreement.name()));
+    assert!(claims.iter().all(|c| c == &last || c.reason == rules::EndReason::Agreement.into()));
     last.clone()
 }

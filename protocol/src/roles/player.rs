@@ -189,7 +189,7 @@ impl Player {
             return;
         }
         let Some(side) = self.side else { return };
-        self.set_end(flow::loss_of(side, rules::EndReason::Resignation.name()));
+        self.set_end(flow::loss_of(side, rules::EndReason::Resignation.into()));
         self.finish();
     }
 
@@ -388,7 +388,7 @@ impl Player {
                     Ok(g) => self.track = Track::Open(g),
                     Err(_) => self.set_end(Claim {
                         outcome: crate::message::Outcome::NoResult,
-                        reason: "bad-terms".into(),
+                        reason: crate::message::ClaimReason::BadTerms,
                     }),
                 }
             }
@@ -599,7 +599,7 @@ impl Player {
                 (Some(side), _) => self.ended_by(flow::loss_of(side, FORFEIT)),
                 (None, _) => self.ended_by(Claim {
                     outcome: crate::message::Outcome::NoResult,
-                    reason: "umpire-timeout".into(),
+                    reason: crate::message::ClaimReason::UmpireTimeout,
                 }),
             },
             Payload::Turn { next } if is_umpire => self.turn = Some(*next),
@@ -607,7 +607,7 @@ impl Player {
             Payload::Claim(c)
                 if body.author != me_key
                     && !is_umpire
-                    && c.reason != rules::EndReason::Agreement.name() =>
+                    && c.reason != rules::EndReason::Agreement.into() =>
             {
                 self.ended_by(c.clone());
             }

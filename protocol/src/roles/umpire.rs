@@ -203,9 +203,9 @@ impl Umpire {
                 self.maybe_turn(None);
                 self.tell(Side::White, None, start);
             }
-            Err(e) => self.conclude(Claim {
+            Err(_) => self.conclude(Claim {
                 outcome: crate::message::Outcome::NoResult,
-                reason: format!("bad terms: {e}"),
+                reason: crate::message::ClaimReason::BadTerms,
             }),
         }
     }
@@ -362,7 +362,7 @@ impl Participant for Umpire {
                     }
                     // A player's claim (a resignation, a forfeit) ends the umpire's game too.
                     Payload::Claim(c) if body.author != self.out.author.key() => {
-                        if c.reason != rules::EndReason::Agreement.name()
+                        if c.reason != rules::EndReason::Agreement.into()
                             || self.coordinator.is_over()
                         {
                             self.conclude(c.clone());

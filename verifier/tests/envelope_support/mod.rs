@@ -342,8 +342,10 @@ impl Harness {
             return;
         }
         let white = self.side(Side::White);
-        let claim =
-            Payload::Claim(Claim { outcome: Outcome::BlackWins, reason: "resignation".into() });
+        let claim = Payload::Claim(Claim {
+            outcome: Outcome::BlackWins,
+            reason: rules::EndReason::Resignation.into(),
+        });
         if !self.relay.coordinator().is_over() {
             self.send(white, Channel::Public, claim);
         }
