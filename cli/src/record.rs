@@ -5,8 +5,7 @@
 use anyhow::{Context, Result, bail};
 use clap::Subcommand;
 use protocol::codec::Canonical;
-use protocol::commitment::{PRIVATE_SEED, PUBLIC_CONTRIBUTION};
-use protocol::flow;
+use protocol::commitment::Purpose;
 use protocol::game::sc6;
 use protocol::keys::ByColour;
 use protocol::message::{Claim, MessageBody, Outcome, Payload, Receipt};
@@ -128,14 +127,13 @@ fn claim_json(c: &Claim) -> Value {
 }
 
 /// An opening's value, readable where its purpose says what it is.
-fn opening_value(variant: Option<Variant>, purpose: &str, value: &[u8]) -> Value {
+fn opening_value(purpose: Purpose, value: &[u8]) -> Value {
     match purpose {
-        flow::INTRIGUE_SETUP => text::action_json(Variant::Intrigue, value),
-        flow::SECRETCHESS6_SETUP | flow::TIEBREAK => {
+        Purpose::IntrigueSetup => text::action_json(Variant::Intrigue, value),
+        Purpose::SecretChess6Setup | Purpose::TieBreak => {
             text::action_json(Variant::SecretChess6, value)
         }
-        PRIVATE_SEED | PUBLIC_CONTRIBUTION => hex(value),
-        _ => variant.map_or_else(|| hex(value), |v| text::action_json(v, value)),
+        Purpose::PrivateSeed | Purpose::PublicContribution => hex(value),
     }
 }
 
@@ -152,7 +150,7 @@ fn payload_json(variant: Option<Variant>, p: &Payload, start_view: bool) -> Valu
             let kind = if matches!(p, Payload::Reveal { .. }) { "reveal" } else { "open" };
             json!({ kind: {
                 "purpose": purpose,
-                "value": opening_value(variant, purpose, &opening.value),
+                "value": opening_value(*purpose, &opening.value),
                 "nonce": hex(&opening.nonce),
             } })
         }

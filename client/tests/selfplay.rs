@@ -44,15 +44,15 @@ fn replay(record: &MatchRecord) -> Replayed {
         .collect();
     // Colours from the reveals, as everyone computes them.
     let mut contributions = BTreeMap::new();
-    let mut openings: BTreeMap<(protocol::PublicKey, String), Opening> = BTreeMap::new();
+    let mut openings: BTreeMap<(protocol::PublicKey, flow::Purpose), Opening> = BTreeMap::new();
     for (_, b) in &bodies {
         match &b.payload {
             Payload::Reveal { purpose, opening } | Payload::Open { purpose, opening } => {
-                if purpose == flow::PUBLIC_CONTRIBUTION {
+                if *purpose == flow::PUBLIC_CONTRIBUTION {
                     contributions
                         .insert(b.author, <[u8; 32]>::try_from(opening.value.as_slice()).unwrap());
                 }
-                openings.insert((b.author, purpose.clone()), opening.clone());
+                openings.insert((b.author, *purpose), opening.clone());
             }
             _ => {}
         }
@@ -120,7 +120,7 @@ fn replay(record: &MatchRecord) -> Replayed {
                 }
             }
             (Payload::Open { purpose, opening }, Channel::WhiteUmpire | Channel::BlackUmpire)
-                if purpose == flow::PRIVATE_SEED =>
+                if *purpose == flow::PRIVATE_SEED =>
             {
                 let side = author_side.unwrap();
                 seeds[game::color(side)] = Some(opening.value.as_slice().try_into().unwrap());
@@ -147,7 +147,7 @@ fn replay(record: &MatchRecord) -> Replayed {
                     let g = game.get_or_insert_with(|| {
                         AnyGame::start("intrigue", &t.options, None).unwrap()
                     });
-                    let o = &openings[&(b.author, flow::INTRIGUE_SETUP.to_owned())];
+                    let o = &openings[&(b.author, flow::INTRIGUE_SETUP)];
                     let (next, told) = g.apply(r.side, &o.value).expect("setup applies");
                     if told.white.as_deref() != Some(bytes.as_slice()) {
                         mismatch(&mut out, format!("entry {i}: setup report"));
@@ -202,11 +202,11 @@ fn replay(record: &MatchRecord) -> Replayed {
     // Every commitment is opened, and opens.
     for (_, b) in &bodies {
         if let Payload::Commit { purpose, commitment } = &b.payload {
-            match openings.get(&(b.author, purpose.clone())) {
+            match openings.get(&(b.author, *purpose)) {
                 Some(o) => assert!(
                     protocol::commitment::check_opening(
                         commitment,
-                        purpose,
+                        *purpose,
                         &agreed.match_id,
                         &b.author,
                         o

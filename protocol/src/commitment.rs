@@ -18,10 +18,79 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use thiserror::Error;
 
+/// What a commitment is for. Each party commits at most once per purpose in a match. On the
+/// wire it is its name, a string (PROTOCOL.md, commitments); a name nobody defined does not
+/// decode, and the name is what the commitment hash binds.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(into = "String", try_from = "String")]
+pub enum Purpose {
+    /// `public-contribution`: a player's share of the public coin (colours, shared setups).
+    PublicContribution,
+    /// `private-seed`: a player's private random seed (its own SIC army).
+    PrivateSeed,
+    /// `intrigue-setup`: an Intrigue player's secret setup (its king square and informer).
+    IntrigueSetup,
+    /// `secretchess6-setup`: a 6x6 player's formation and false squares.
+    SecretChess6Setup,
+    /// `tiebreak`: a 6x6 player's tie-break submission.
+    TieBreak,
+}
+
+impl Purpose {
+    /// Every purpose.
+    pub const ALL: [Purpose; 5] = [
+        Purpose::PublicContribution,
+        Purpose::PrivateSeed,
+        Purpose::IntrigueSetup,
+        Purpose::SecretChess6Setup,
+        Purpose::TieBreak,
+    ];
+
+    /// The name on the wire, in the commitment hash and in every output.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Purpose::PublicContribution => "public-contribution",
+            Purpose::PrivateSeed => "private-seed",
+            Purpose::IntrigueSetup => "intrigue-setup",
+            Purpose::SecretChess6Setup => "secretchess6-setup",
+            Purpose::TieBreak => "tiebreak",
+        }
+    }
+
+    /// The purpose named `name`, if any.
+    pub fn from_name(name: &str) -> Option<Purpose> {
+        Purpose::ALL.into_iter().find(|p| p.name() == name)
+    }
+}
+
+impl From<Purpose> for String {
+    fn from(p: Purpose) -> String {
+        p.name().to_owned()
+    }
+}
+
+impl TryFrom<String> for Purpose {
+    type Error = UnknownPurpose;
+    fn try_from(name: String) -> Result<Purpose, UnknownPurpose> {
+        Purpose::from_name(&name).ok_or(UnknownPurpose(name))
+    }
+}
+
+impl std::fmt::Display for Purpose {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A commitment purpose nobody defined.
+#[derive(Clone, Debug, Error, PartialEq, Eq)]
+#[error("unknown commitment purpose {0:?}")]
+pub struct UnknownPurpose(pub String);
+
 /// Purpose of the commitment to a player's private random seed.
-pub const PRIVATE_SEED: &str = "private-seed";
+pub const PRIVATE_SEED: Purpose = Purpose::PrivateSeed;
 /// Purpose of the commitment to a player's public random contribution.
-pub const PUBLIC_CONTRIBUTION: &str = "public-contribution";
+pub const PUBLIC_CONTRIBUTION: Purpose = Purpose::PublicContribution;
 
 /// What opens a commitment: the value and the nonce.
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -40,7 +109,7 @@ impl std::fmt::Debug for Opening {
 
 /// Computes a commitment (formula in the module docs).
 pub fn commit(
-    purpose: &str,
+    purpose: Purpose,
     match_id: &MatchId,
     author: &PublicKey,
     value: &[u8],
@@ -48,7 +117,7 @@ pub fn commit(
 ) -> Commitment {
     Commitment(
         Transcript::new(tags::COMMITMENT)
-            .append("purpose", purpose.as_bytes())
+            .append("purpose", purpose.name().as_bytes())
             .append("match-id", &match_id.0)
             .append("author", &author.0)
             .append("value", value)
@@ -67,7 +136,7 @@ pub enum OpeningError {
     )]
     Mismatch {
         /// The purpose checked.
-        purpose: String,
+        purpose: Purpose,
         /// The author checked.
         author: PublicKey,
         /// The commitment it should open.
@@ -78,7 +147,7 @@ pub enum OpeningError {
 /// Checks that `opening` opens `commitment` for this purpose, match and author.
 pub fn check_opening(
     commitment: &Commitment,
-    purpose: &str,
+    purpose: Purpose,
     match_id: &MatchId,
     author: &PublicKey,
     opening: &Opening,
@@ -86,11 +155,7 @@ pub fn check_opening(
     if commit(purpose, match_id, author, &opening.value, &opening.nonce) == *commitment {
         Ok(())
     } else {
-        Err(OpeningError::Mismatch {
-            purpose: purpose.to_owned(),
-            author: *author,
-            commitment: *commitment,
-        })
+        Err(OpeningError::Mismatch { purpose, author: *author, commitment: *commitment })
     }
 }
 
@@ -100,7 +165,7 @@ pub struct Committed {
     /// Who published it.
     pub author: PublicKey,
     /// Its purpose.
-    pub purpose: String,
+    pub purpose: Purpose,
     /// The commitment.
     pub commitment: Commitment,
 }
@@ -175,8 +240,7 @@ mod tests {
         let ca = commit(PRIVATE_SEED, &m, &a, b"x", &[3; 32]);
         let cb = commit(PRIVATE_SEED, &m, &b, b"x", &[3; 32]);
         assert_ne!(ca, cb, "the author is inside the hash");
-        let entry =
-            |author, commitment| Committed { author, purpose: PRIVATE_SEED.to_owned(), commitment };
+        let entry = |author, commitment| Committed { author, purpose: PRIVATE_SEED, commitment };
         assert_eq!(check_distinct(&[entry(a, ca), entry(b, cb)]), Ok(()));
         let e = check_distinct(&[entry(a, ca), entry(b, cb), entry(b, ca)]).unwrap_err();
         assert_eq!(e.first.author, a);
@@ -184,5 +248,21 @@ mod tests {
         assert!(e.to_string().contains("copied"), "{e}");
         let e = check_distinct(&[entry(a, ca), entry(a, ca)]).unwrap_err();
         assert!(!e.to_string().contains("copied"), "{e}");
+    }
+
+    #[test]
+    fn purposes_travel_as_their_names_and_unknown_names_do_not_decode() {
+        for purpose in Purpose::ALL {
+            let wire = postcard::to_allocvec(&purpose).unwrap();
+            assert_eq!(wire, postcard::to_allocvec(purpose.name()).unwrap(), "{purpose}");
+            assert_eq!(postcard::from_bytes::<Purpose>(&wire).unwrap(), purpose);
+            assert_eq!(Purpose::from_name(purpose.name()), Some(purpose));
+        }
+        let names: std::collections::BTreeSet<_> = Purpose::ALL.iter().map(|p| p.name()).collect();
+        assert_eq!(names.len(), Purpose::ALL.len(), "distinct names");
+        for unknown in ["", "private_seed", "Private-seed", "private-seed ", "king-square"] {
+            let wire = postcard::to_allocvec(unknown).unwrap();
+            assert!(postcard::from_bytes::<Purpose>(&wire).is_err(), "{unknown:?} decoded");
+        }
     }
 }

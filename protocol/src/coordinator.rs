@@ -86,7 +86,7 @@ pub enum NotEntitled {
         /// The author.
         author: PublicKey,
         /// The purpose.
-        purpose: String,
+        purpose: crate::commitment::Purpose,
     },
     /// A commitment equal to one already published (a copy).
     #[error(transparent)]
@@ -97,7 +97,7 @@ pub enum NotEntitled {
         /// The author.
         author: PublicKey,
         /// The purpose.
-        purpose: String,
+        purpose: crate::commitment::Purpose,
     },
     /// A reveal that does not open its commitment.
     #[error(transparent)]
@@ -206,7 +206,7 @@ pub struct Coordinator {
     colours: Option<ByColour>,
     commitments: Vec<Committed>,
     commitment_set: BTreeMap<crate::Commitment, Committed>,
-    opened: BTreeSet<(PublicKey, String)>,
+    opened: BTreeSet<(PublicKey, crate::commitment::Purpose)>,
     contributions: BTreeMap<PublicKey, [u8; 32]>,
     /// Intrigue setup reports seen, by side.
     reports: [bool; 2],
@@ -477,16 +477,16 @@ impl Coordinator {
                 self.admit_disclosures(&author, items)
             }
             (Payload::Commit { purpose, commitment }, Party::White | Party::Black) => {
-                self.admit_commit(&author, purpose, commitment, side)
+                self.admit_commit(&author, *purpose, commitment, side)
             }
             (Payload::Reveal { purpose, opening }, Party::White | Party::Black) => {
-                if purpose != commitment::PUBLIC_CONTRIBUTION {
+                if *purpose != commitment::PUBLIC_CONTRIBUTION {
                     return Err(not_now("only the public contribution is revealed"));
                 }
                 if self.phase != Phase::Reveal && !self.both_early_committed() {
                     return Err(not_now("reveals wait for both players' commitments"));
                 }
-                self.check_opening(&author, purpose, opening)?;
+                self.check_opening(&author, *purpose, opening)?;
                 if opening.value.len() != 32 {
                     return Err(NotEntitled::ContributionLength {
                         author,
@@ -499,13 +499,13 @@ impl Coordinator {
                 // Openings are owed at the end; in play, only an Intrigue owner opens its setup,
                 // answering a capture (`re`).
                 let informer = self.mode == Mode::Owner
-                    && purpose == flow::INTRIGUE_SETUP
+                    && *purpose == flow::INTRIGUE_SETUP
                     && self.phase == Phase::Play
                     && body.re.is_some();
                 if self.phase != Phase::End && !informer {
                     return Err(not_now("openings come after the end"));
                 }
-                self.check_opening(&author, purpose, opening)?;
+                self.check_opening(&author, *purpose, opening)?;
                 Ok(Admission::Counts)
             }
             (Payload::Claim(_), _) => {
@@ -623,7 +623,7 @@ impl Coordinator {
     fn admit_commit(
         &self,
         author: &PublicKey,
-        purpose: &str,
+        purpose: crate::commitment::Purpose,
         c: &crate::Commitment,
         side: Option<Side>,
     ) -> Result<Admission, NotEntitled> {
@@ -633,10 +633,10 @@ impl Coordinator {
             why: why.to_owned(),
         };
         if self.commitments.iter().any(|x| x.author == *author && x.purpose == purpose) {
-            return Err(NotEntitled::Recommitted { author: *author, purpose: purpose.to_owned() });
+            return Err(NotEntitled::Recommitted { author: *author, purpose });
         }
         if let Some(first) = self.commitment_set.get(c) {
-            let second = Committed { author: *author, purpose: purpose.to_owned(), commitment: *c };
+            let second = Committed { author: *author, purpose, commitment: *c };
             return Err(NotEntitled::DuplicateCommitment(DuplicateCommitmentError {
                 first: Box::new(first.clone()),
                 second: Box::new(second),
@@ -660,12 +660,11 @@ impl Coordinator {
     fn check_opening(
         &self,
         author: &PublicKey,
-        purpose: &str,
+        purpose: crate::commitment::Purpose,
         opening: &commitment::Opening,
     ) -> Result<(), NotEntitled> {
-        let nothing =
-            || NotEntitled::NothingToOpen { author: *author, purpose: purpose.to_owned() };
-        if self.opened.contains(&(*author, purpose.to_owned())) {
+        let nothing = || NotEntitled::NothingToOpen { author: *author, purpose };
+        if self.opened.contains(&(*author, purpose)) {
             return Err(nothing());
         }
         let committed = self
@@ -782,18 +781,15 @@ impl Coordinator {
                 self.timed_out_now(*party, *expectation, now)
             }
             Payload::Commit { purpose, commitment } => {
-                let c = Committed {
-                    author: body.author,
-                    purpose: purpose.clone(),
-                    commitment: *commitment,
-                };
+                let c =
+                    Committed { author: body.author, purpose: *purpose, commitment: *commitment };
                 self.commitment_set.entry(*commitment).or_insert_with(|| c.clone());
                 self.commitments.push(c);
                 self.progress(now);
             }
             Payload::Reveal { purpose, opening } | Payload::Open { purpose, opening } => {
-                self.opened.insert((body.author, purpose.clone()));
-                if purpose == commitment::PUBLIC_CONTRIBUTION
+                self.opened.insert((body.author, *purpose));
+                if *purpose == commitment::PUBLIC_CONTRIBUTION
                     && let Ok(c) = <[u8; 32]>::try_from(opening.value.as_slice())
                 {
                     self.contributions.insert(body.author, c);
@@ -1008,9 +1004,7 @@ impl Coordinator {
     /// Whether the player of `side` has a commitment it has not opened.
     fn owes_openings(&self, side: Side) -> bool {
         let Some(key) = self.key_of(side) else { return false };
-        self.commitments
-            .iter()
-            .any(|c| c.author == key && !self.opened.contains(&(key, c.purpose.clone())))
+        self.commitments.iter().any(|c| c.author == key && !self.opened.contains(&(key, c.purpose)))
     }
 
     fn key_of(&self, side: Side) -> Option<PublicKey> {

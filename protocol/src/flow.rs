@@ -32,20 +32,20 @@ use crate::Side;
 use crate::message::{Claim, ClaimReason, Outcome};
 use rules::Variant;
 
-pub use crate::commitment::{PRIVATE_SEED, PUBLIC_CONTRIBUTION};
+pub use crate::commitment::{PRIVATE_SEED, PUBLIC_CONTRIBUTION, Purpose};
 pub use crate::game::{Mode, mode};
 
 /// Purpose of an Intrigue player's secret setup commitment; the value is the canonical bytes of
 /// its `rules::intrigue::Action::Setup`.
-pub const INTRIGUE_SETUP: &str = "intrigue-setup";
+pub const INTRIGUE_SETUP: Purpose = Purpose::IntrigueSetup;
 
 /// Purpose of a 6x6 player's secret setup commitment; the value is the canonical bytes of its
 /// [`crate::game::sc6::Action::Setup`], exactly the bytes it then seals to the umpire.
-pub const SECRETCHESS6_SETUP: &str = "secretchess6-setup";
+pub const SECRETCHESS6_SETUP: Purpose = Purpose::SecretChess6Setup;
 
 /// Purpose of a 6x6 player's tie-break commitment; the value is the canonical bytes of its
 /// [`crate::game::sc6::Action::TieBreak`], exactly the bytes it then seals to the umpire.
-pub const TIEBREAK: &str = "tiebreak";
+pub const TIEBREAK: Purpose = Purpose::TieBreak;
 
 /// The claim reason of a player who forfeits: it sent an action the rules refuse (other than a
 /// Kriegspiel attempt, which is answered), or missed a reveal deadline.
@@ -55,7 +55,7 @@ pub const FORFEIT: ClaimReason = ClaimReason::Game(rules::EndReason::Forfeit);
 pub const TIMEOUT: ClaimReason = ClaimReason::Game(rules::EndReason::Timeout);
 
 /// What a player commits in step 1, before colours are known.
-pub fn early_commitments(variant: Variant) -> &'static [&'static str] {
+pub fn early_commitments(variant: Variant) -> &'static [Purpose] {
     if variant == Variant::Sic {
         &[PUBLIC_CONTRIBUTION, PRIVATE_SEED]
     } else {
@@ -64,7 +64,7 @@ pub fn early_commitments(variant: Variant) -> &'static [&'static str] {
 }
 
 /// The secret setup commitment a player makes in step 3, once it knows its colour.
-pub fn setup_commitment(variant: Variant) -> Option<&'static str> {
+pub fn setup_commitment(variant: Variant) -> Option<Purpose> {
     match variant {
         Variant::Intrigue => Some(INTRIGUE_SETUP),
         Variant::SecretChess6 => Some(SECRETCHESS6_SETUP),

@@ -757,7 +757,7 @@ mod tests {
         assert!(needs(&act(promo.to_canonical())) <= size(Variant::Kriegspiel, ToUmpire));
         // SIC.
         let open = crate::message::Payload::Open {
-            purpose: crate::commitment::PRIVATE_SEED.to_owned(),
+            purpose: crate::commitment::PRIVATE_SEED,
             opening: crate::commitment::Opening { value: vec![0xff; 32], nonce: [0xff; 32] },
         };
         assert_eq!(needs(&open), 79 + 1);

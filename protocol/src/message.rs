@@ -141,14 +141,14 @@ pub enum Payload {
     /// A commitment (ARCHITECTURE.md step 2).
     Commit {
         /// What it commits to ([`crate::commitment::PRIVATE_SEED`], ...).
-        purpose: String,
+        purpose: crate::commitment::Purpose,
         /// The commitment.
         commitment: Commitment,
     },
     /// A reveal during setup (the public contribution, step 3).
     Reveal {
         /// The purpose of the commitment it opens.
-        purpose: String,
+        purpose: crate::commitment::Purpose,
         /// The opening.
         opening: Opening,
     },
@@ -163,7 +163,7 @@ pub enum Payload {
     /// An end-of-game opening of an earlier commitment (step 6).
     Open {
         /// The purpose of the commitment it opens.
-        purpose: String,
+        purpose: crate::commitment::Purpose,
         /// The opening.
         opening: Opening,
     },

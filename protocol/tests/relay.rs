@@ -124,7 +124,7 @@ fn numbering_gaps_replays_and_duplicates_are_refused() {
         ALICE,
         Channel::Public,
         None,
-        Payload::Commit { purpose: PUBLIC_CONTRIBUTION.into(), commitment },
+        Payload::Commit { purpose: PUBLIC_CONTRIBUTION, commitment },
     );
     let mut ahead = t.authors[ALICE].clone();
     let _ = ahead.write(Channel::Public, None, action(b"a"));
@@ -317,10 +317,8 @@ fn commit_reveal_draws_colours_and_the_umpire_opens_sealed_setups() {
     // White seals its private-seed opening to the umpire, who can open it.
     let white = t.of(Side::White);
     let (value, nonce) = PRIVATE_SEEDS[white];
-    let inner = Payload::Open {
-        purpose: PRIVATE_SEED.into(),
-        opening: Opening { value: value.to_vec(), nonce },
-    };
+    let inner =
+        Payload::Open { purpose: PRIVATE_SEED, opening: Opening { value: value.to_vec(), nonce } };
     let a = t.send_sealed(white, Channel::WhiteUmpire, None, &inner, 5).expect("sealed setup");
     let Payload::Sealed(sealed) = &a.body.payload else { panic!("sealed payload expected") };
     let padded = t.padded_len(white);
@@ -346,16 +344,10 @@ fn copied_repeated_and_late_commitments_are_refused() {
     let mut t = Table::new(&c, terms_for(&c, Variant::Sic, Colours::Drawn), 0);
     let id = t.agreed.match_id;
     let commitment = commitment::commit(PRIVATE_SEED, &id, &c.alice.public(), &[1; 32], &[2; 32]);
-    t.send(
-        ALICE,
-        Channel::Public,
-        None,
-        Payload::Commit { purpose: PRIVATE_SEED.into(), commitment },
-        1,
-    )
-    .expect("alice commits");
+    t.send(ALICE, Channel::Public, None, Payload::Commit { purpose: PRIVATE_SEED, commitment }, 1)
+        .expect("alice commits");
     // Bob copies alice's commitment (under another purpose, so only the copy is at fault).
-    let copy = Payload::Commit { purpose: PUBLIC_CONTRIBUTION.into(), commitment };
+    let copy = Payload::Commit { purpose: PUBLIC_CONTRIBUTION, commitment };
     let m = t.write(BOB, Channel::Public, None, copy);
     let Err(RelayError::NotEntitled(NotEntitled::DuplicateCommitment(e))) =
         t.relay.accept(&m.to_canonical(), 2)
@@ -369,7 +361,7 @@ fn copied_repeated_and_late_commitments_are_refused() {
         ALICE,
         Channel::Public,
         None,
-        Payload::Commit { purpose: PRIVATE_SEED.into(), commitment: again },
+        Payload::Commit { purpose: PRIVATE_SEED, commitment: again },
     );
     assert!(matches!(
         t.relay.accept(&m.to_canonical(), 3),
@@ -394,7 +386,7 @@ fn a_private_seed_committed_after_the_opponents_contribution_is_refused() {
         BOB,
         Channel::Public,
         None,
-        Payload::Commit { purpose: PUBLIC_CONTRIBUTION.into(), commitment },
+        Payload::Commit { purpose: PUBLIC_CONTRIBUTION, commitment },
         2,
     )
     .expect("bob's contribution");
@@ -793,7 +785,7 @@ fn no_close_while_something_is_owed() {
     for who in [white, black] {
         let (value, nonce) = common::PRIVATE_SEEDS[who];
         let open = Payload::Open {
-            purpose: PRIVATE_SEED.into(),
+            purpose: PRIVATE_SEED,
             opening: Opening { value: value.to_vec(), nonce },
         };
         t.send(who, Channel::Public, None, open, 6).expect("opens");

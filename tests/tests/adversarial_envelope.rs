@@ -294,7 +294,7 @@ fn missing_reveal() {
     }
     for who in [Who::P0, Who::P1] {
         let p = Payload::Reveal {
-            purpose: commitment::PUBLIC_CONTRIBUTION.into(),
+            purpose: commitment::PUBLIC_CONTRIBUTION,
             opening: h.open_payload_opening(who, commitment::PUBLIC_CONTRIBUTION),
         };
         h.send(who, Channel::Public, p);

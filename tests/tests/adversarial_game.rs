@@ -143,7 +143,7 @@ fn r_s2_sealed_seed_other_than_committed_is_a_bad_opening() {
         c.player_hooks[0] = Some(Box::new(move |channel: Channel, p: &mut Payload| {
             if let (Channel::WhiteUmpire | Channel::BlackUmpire, Payload::Open { purpose, opening }) =
                 (channel, p)
-                && purpose == protocol::commitment::PRIVATE_SEED
+                && *purpose == protocol::commitment::PRIVATE_SEED
                 && !fired.get()
             {
                 opening.value = vec![0x42; 32];

@@ -582,15 +582,15 @@ fn colours(terms: &AgreedTerms, entries: &[Auth]) -> (ByColour, Option<[[u8; 32]
             |e: &&Auth| e.body.author == key && e.body.channel == protocol::Channel::Public;
         let commitment = entries.iter().filter(public).find_map(|e| match &e.body.payload {
             Payload::Commit { purpose, commitment }
-                if purpose == commitment::PUBLIC_CONTRIBUTION =>
+                if *purpose == commitment::PUBLIC_CONTRIBUTION =>
             {
                 Some(*commitment)
             }
             _ => None,
         })?;
         entries.iter().filter(public).find_map(|e| match &e.body.payload {
-            Payload::Reveal { purpose, opening } if purpose == commitment::PUBLIC_CONTRIBUTION => {
-                commitment::check_opening(&commitment, purpose, &terms.match_id, &key, opening)
+            Payload::Reveal { purpose, opening } if *purpose == commitment::PUBLIC_CONTRIBUTION => {
+                commitment::check_opening(&commitment, *purpose, &terms.match_id, &key, opening)
                     .ok()?;
                 opening.value.as_slice().try_into().ok()
             }

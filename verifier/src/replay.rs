@@ -168,10 +168,10 @@ struct Replayer<'a> {
     colours: Option<ByColour>,
     umpire: Option<PublicKey>,
     contributions: [Option<[u8; 32]>; 2],
-    commits: BTreeMap<(PublicKey, String), (Commitment, usize)>,
+    commits: BTreeMap<(PublicKey, protocol::commitment::Purpose), (Commitment, usize)>,
     /// Public end-of-game openings, collected up front (Intrigue setups are needed when the
     /// setup reports come, long before the openings).
-    opens: BTreeMap<(PublicKey, String), (Opening, usize)>,
+    opens: BTreeMap<(PublicKey, protocol::commitment::Purpose), (Opening, usize)>,
     sic_private: ByColor<Option<[u8; 32]>>,
     game: Option<AnyGame>,
     owed: ByColor<VecDeque<Owed>>,
@@ -377,7 +377,7 @@ impl<'a> Replayer<'a> {
         // Public openings, by author and purpose (the relay accepts one per commitment).
         for e in &self.d.events {
             if let (false, Payload::Open { purpose, opening }) = (e.sealed, &e.payload) {
-                self.opens.entry((e.author, purpose.clone())).or_insert((opening.clone(), e.index));
+                self.opens.entry((e.author, *purpose)).or_insert((opening.clone(), e.index));
             }
         }
         if variant != Variant::Sic {
@@ -430,7 +430,7 @@ impl<'a> Replayer<'a> {
         if self.variant() != Variant::Sic || e.channel != Channel::private(side_of(c)) {
             return Ok(());
         }
-        let committed = self.commits.get(&(e.author, PRIVATE_SEED.to_owned())).copied();
+        let committed = self.commits.get(&(e.author, PRIVATE_SEED)).copied();
         let who = self.who(&e.author);
         let Some((commitment, at)) = committed else {
             return self.stop(
@@ -535,13 +535,15 @@ impl<'a> Replayer<'a> {
     fn step(&mut self, e: &Event<'a>) -> Flow {
         match e.payload {
             Payload::Commit { purpose, commitment } if !e.sealed => {
-                self.commits.entry((e.author, purpose.clone())).or_insert((*commitment, e.index));
+                self.commits.entry((e.author, *purpose)).or_insert((*commitment, e.index));
                 Ok(())
             }
-            Payload::Reveal { purpose, opening } if !e.sealed && purpose == PUBLIC_CONTRIBUTION => {
+            Payload::Reveal { purpose, opening }
+                if !e.sealed && *purpose == PUBLIC_CONTRIBUTION =>
+            {
                 self.contribution(e, opening)
             }
-            Payload::Open { purpose, opening } if e.sealed && purpose == PRIVATE_SEED => {
+            Payload::Open { purpose, opening } if e.sealed && *purpose == PRIVATE_SEED => {
                 self.sic_seed(e, opening)
             }
             Payload::Action(bytes) => self.action(e, bytes),
@@ -909,8 +911,8 @@ impl<'a> Replayer<'a> {
     /// report must be the rules' report of that setup (R-I1).
     fn setup_report(&mut self, e: &Event<'_>, c: Color, report: &SetupReport) -> Flow {
         let who = self.who(&e.author);
-        let purpose = flow::INTRIGUE_SETUP.to_owned();
-        let Some((opening, at)) = self.opens.get(&(e.author, purpose.clone())).cloned() else {
+        let purpose = flow::INTRIGUE_SETUP;
+        let Some((opening, at)) = self.opens.get(&(e.author, purpose)).cloned() else {
             return self.stop(
                 FaultKind::MissingReveal,
                 e.author,
@@ -919,9 +921,9 @@ impl<'a> Replayer<'a> {
                 format!("{who} never opened its secret setup, so its game cannot be checked."),
             );
         };
-        let committed = self.commits.get(&(e.author, purpose.clone())).copied();
+        let committed = self.commits.get(&(e.author, purpose)).copied();
         let opens = committed.is_some_and(|(cm, _)| {
-            commitment::check_opening(&cm, &purpose, &self.d.match_id, &e.author, &opening).is_ok()
+            commitment::check_opening(&cm, purpose, &self.d.match_id, &e.author, &opening).is_ok()
         });
         if !opens {
             return self.stop(
@@ -1184,7 +1186,7 @@ impl<'a> Replayer<'a> {
     }
 
     /// 6x6: what a player sealed to the umpire must be exactly what it committed to and opened.
-    fn sealed_matches_opening(&mut self, purpose: &str, kind: FaultKind) {
+    fn sealed_matches_opening(&mut self, purpose: protocol::commitment::Purpose, kind: FaultKind) {
         for c in Color::ALL {
             let sealed = if purpose == flow::TIEBREAK {
                 &self.sealed_tiebreak[c]
@@ -1193,7 +1195,7 @@ impl<'a> Replayer<'a> {
             };
             let (Some((bytes, e)), Some(key)) = (sealed.clone(), self.key_of(c)) else { continue };
             let who = self.who(&key);
-            match self.opens.get(&(key, purpose.to_owned())).cloned() {
+            match self.opens.get(&(key, purpose)).cloned() {
                 None => {
                     let evidence = format!("no opening of {who}'s '{purpose}' commitment");
                     self.blame(

@@ -287,7 +287,7 @@ fn a_copied_commitment_is_the_copiers_fault() {
     let c = h.commit_payload(Who::P0, commitment::PUBLIC_CONTRIBUTION);
     h.send(Who::P0, Channel::Public, c.clone());
     let Payload::Commit { commitment, .. } = c else { unreachable!() };
-    let copy = Payload::Commit { purpose: commitment::PUBLIC_CONTRIBUTION.into(), commitment };
+    let copy = Payload::Commit { purpose: commitment::PUBLIC_CONTRIBUTION, commitment };
     let m = h.write(Who::P1, Channel::Public, copy);
     let mut all = messages(&h.record());
     all.push(m);
@@ -645,7 +645,7 @@ fn the_last_revealer_who_aborts_forfeits_instead_of_voiding_the_game() {
         h.send(who, Channel::Public, p);
     }
     let opening = Payload::Reveal {
-        purpose: commitment::PUBLIC_CONTRIBUTION.into(),
+        purpose: commitment::PUBLIC_CONTRIBUTION,
         opening: h.open_payload_opening(Who::P0, commitment::PUBLIC_CONTRIBUTION),
     };
     h.send(Who::P0, Channel::Public, opening);

@@ -231,7 +231,7 @@ fn r_g1_a_sealed_setup_other_than_the_opened_one_is_bad_setup() {
     let opened = c
         .entries
         .iter()
-        .position(|e| matches!(&e.payload, Payload::Open { purpose, .. } if purpose == flow::SECRETCHESS6_SETUP))
+        .position(|e| matches!(&e.payload, Payload::Open { purpose, .. } if *purpose == flow::SECRETCHESS6_SETUP))
         .expect("an opened setup");
     let author = c.entries[opened].author();
     if let Payload::Open { opening, .. } = &mut c.entries[opened].payload {
@@ -325,7 +325,7 @@ fn r_s2_a_sealed_private_seed_that_opens_nothing_is_the_players_bad_setup() {
         .position(|e| {
             e.sealed
                 && matches!(&e.payload, Payload::Open { purpose, .. }
-                    if purpose == protocol::commitment::PRIVATE_SEED)
+                    if *purpose == protocol::commitment::PRIVATE_SEED)
         })
         .expect("a sealed private seed");
     let author = c.entries[at].author();
@@ -347,7 +347,7 @@ fn r_g8_a_sealed_tie_break_other_than_the_committed_one_is_a_bad_opening() {
         .entries
         .iter()
         .position(
-            |e| matches!(&e.payload, Payload::Open { purpose, .. } if purpose == flow::TIEBREAK),
+            |e| matches!(&e.payload, Payload::Open { purpose, .. } if *purpose == flow::TIEBREAK),
         )
         .expect("an opened tie-break");
     let author = c.entries[opened].author();

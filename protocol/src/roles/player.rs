@@ -69,8 +69,8 @@ pub struct Player {
     pending: Option<(Ask, Then)>,
     log: PublicLog,
     side: Option<Side>,
-    mine: BTreeMap<String, Opening>,
-    opened: BTreeSet<String>,
+    mine: BTreeMap<crate::commitment::Purpose, Opening>,
+    opened: BTreeSet<crate::commitment::Purpose>,
     revealed: bool,
     setup_done: bool,
     track: Track,
@@ -161,7 +161,7 @@ impl Player {
         };
         for purpose in flow::early_commitments(variant) {
             let value = p.random32().to_vec();
-            p.commit(purpose, value);
+            p.commit(*purpose, value);
         }
         Ok(p)
     }
@@ -242,7 +242,7 @@ impl Player {
         self.out.send_sealed(Channel::private(side), None, payload, &key, &mut self.rng);
     }
 
-    fn commit(&mut self, purpose: &str, value: Vec<u8>) {
+    fn commit(&mut self, purpose: crate::commitment::Purpose, value: Vec<u8>) {
         let nonce = self.random32();
         let c = commitment::commit(
             purpose,
@@ -251,15 +251,15 @@ impl Player {
             &value,
             &nonce,
         );
-        self.mine.insert(purpose.to_owned(), Opening { value, nonce });
-        self.out.send_public(None, Payload::Commit { purpose: purpose.to_owned(), commitment: c });
+        self.mine.insert(purpose, Opening { value, nonce });
+        self.out.send_public(None, Payload::Commit { purpose, commitment: c });
     }
 
-    fn open_public(&mut self, re: Option<MessageHash>, purpose: &str) {
-        if let Some(opening) = self.mine.get(purpose).cloned()
-            && self.opened.insert(purpose.to_owned())
+    fn open_public(&mut self, re: Option<MessageHash>, purpose: crate::commitment::Purpose) {
+        if let Some(opening) = self.mine.get(&purpose).cloned()
+            && self.opened.insert(purpose)
         {
-            self.out.send_public(re, Payload::Open { purpose: purpose.to_owned(), opening });
+            self.out.send_public(re, Payload::Open { purpose, opening });
         }
     }
 
@@ -352,13 +352,13 @@ impl Player {
         let both_committed = t.players.iter().all(|p| {
             flow::early_commitments(self.variant)
                 .iter()
-                .all(|purpose| self.log.commitment(&p.key, purpose).is_some())
+                .all(|purpose| self.log.commitment(&p.key, *purpose).is_some())
         });
         if !self.revealed && both_committed {
             self.revealed = true;
-            if let Some(opening) = self.mine.get(PUBLIC_CONTRIBUTION).cloned() {
-                self.opened.insert(PUBLIC_CONTRIBUTION.to_owned());
-                let purpose = PUBLIC_CONTRIBUTION.to_owned();
+            if let Some(opening) = self.mine.get(&PUBLIC_CONTRIBUTION).cloned() {
+                self.opened.insert(PUBLIC_CONTRIBUTION);
+                let purpose = PUBLIC_CONTRIBUTION;
                 self.out.send_public(None, Payload::Reveal { purpose, opening });
             }
         }
@@ -407,8 +407,8 @@ impl Player {
             }
             Variant::Sic => {
                 self.track = Track::Sic { legal: Vec::new(), my_turn: false, started: false };
-                if let Some(opening) = self.mine.get(PRIVATE_SEED).cloned() {
-                    let purpose = PRIVATE_SEED.to_owned();
+                if let Some(opening) = self.mine.get(&PRIVATE_SEED).cloned() {
+                    let purpose = PRIVATE_SEED;
                     self.send_sealed(Payload::Open { purpose, opening });
                 }
             }
@@ -572,9 +572,9 @@ impl Player {
         let Some(claim) = self.end.clone() else { return };
         self.done = true;
         self.out.send_public(None, Payload::Claim(claim.clone()));
-        let purposes: Vec<String> = self.mine.keys().cloned().collect();
+        let purposes: Vec<crate::commitment::Purpose> = self.mine.keys().copied().collect();
         for p in purposes {
-            self.open_public(None, &p);
+            self.open_public(None, p);
         }
         self.out.disclose_all();
         self.out.outputs.push_back(Output::Finished(claim));
@@ -645,7 +645,7 @@ impl Player {
                     }
                 }
             }
-            Payload::Open { purpose, opening } if purpose == flow::INTRIGUE_SETUP => {
+            Payload::Open { purpose, opening } if *purpose == flow::INTRIGUE_SETUP => {
                 if body.author != me_key
                     && let Track::Intrigue { model: Some(m), awaiting_answer, .. } = &mut self.track
                 {

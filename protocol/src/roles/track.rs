@@ -34,10 +34,12 @@ impl PublicLog {
         match &body.payload {
             Payload::Commit { purpose, commitment } => self.commitments.push(Committed {
                 author: body.author,
-                purpose: purpose.clone(),
+                purpose: *purpose,
                 commitment: *commitment,
             }),
-            Payload::Reveal { purpose, opening } if purpose == crate::flow::PUBLIC_CONTRIBUTION => {
+            Payload::Reveal { purpose, opening }
+                if *purpose == crate::flow::PUBLIC_CONTRIBUTION =>
+            {
                 if let (Ok(c), Some(_)) = (
                     <[u8; 32]>::try_from(opening.value.as_slice()),
                     terms.terms.player(&body.author),
@@ -59,7 +61,11 @@ impl PublicLog {
     }
 
     /// `author`'s commitment for `purpose`, if published.
-    pub fn commitment(&self, author: &PublicKey, purpose: &str) -> Option<Commitment> {
+    pub fn commitment(
+        &self,
+        author: &PublicKey,
+        purpose: crate::commitment::Purpose,
+    ) -> Option<Commitment> {
         self.commitments
             .iter()
             .find(|c| c.author == *author && c.purpose == purpose)

@@ -295,12 +295,12 @@ impl Table {
         let id = self.agreed.match_id;
         let (value, nonce) = CONTRIBUTIONS[who];
         let commitment = commitment::commit(PUBLIC_CONTRIBUTION, &id, &key, &value, &nonce);
-        let p = Payload::Commit { purpose: PUBLIC_CONTRIBUTION.into(), commitment };
+        let p = Payload::Commit { purpose: PUBLIC_CONTRIBUTION, commitment };
         self.send(who, Channel::Public, None, p, now).expect("contribution commitment");
         if self.agreed.terms.variant == "sic" {
             let (value, nonce) = PRIVATE_SEEDS[who];
             let commitment = commitment::commit(PRIVATE_SEED, &id, &key, &value, &nonce);
-            let p = Payload::Commit { purpose: PRIVATE_SEED.into(), commitment };
+            let p = Payload::Commit { purpose: PRIVATE_SEED, commitment };
             self.send(who, Channel::Public, None, p, now).expect("private seed commitment");
         }
     }
@@ -309,7 +309,7 @@ impl Table {
     pub fn reveal_payload(who: usize) -> Payload {
         let (value, nonce) = CONTRIBUTIONS[who];
         Payload::Reveal {
-            purpose: PUBLIC_CONTRIBUTION.into(),
+            purpose: PUBLIC_CONTRIBUTION,
             opening: Opening { value: value.to_vec(), nonce },
         }
     }

@@ -87,7 +87,7 @@ pub struct CheckedCommitment {
     /// The author's role.
     pub role: Role,
     /// What it commits to.
-    pub purpose: String,
+    pub purpose: protocol::commitment::Purpose,
     /// The commitment.
     pub commitment: Commitment,
     /// The entry that published it.
@@ -136,7 +136,11 @@ impl Checked {
     }
 
     /// The opening of `author`'s commitment to `purpose`, if it was opened.
-    pub fn opening(&self, author: &PublicKey, purpose: &str) -> Option<&Opening> {
+    pub fn opening(
+        &self,
+        author: &PublicKey,
+        purpose: protocol::commitment::Purpose,
+    ) -> Option<&Opening> {
         self.commitments
             .iter()
             .find(|c| c.author == *author && c.purpose == purpose)

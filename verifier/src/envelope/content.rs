@@ -156,7 +156,7 @@ fn commitments(
         out.push(CheckedCommitment {
             author: e.author(),
             role: e.role,
-            purpose: purpose.clone(),
+            purpose: *purpose,
             commitment: *commitment,
             entry: e.index,
             opening: None,
@@ -181,9 +181,13 @@ fn commitments(
             ));
             continue;
         };
-        if let Err(err) =
-            commitment::check_opening(&c.commitment, purpose, &terms.match_id, &e.author(), opening)
-        {
+        if let Err(err) = commitment::check_opening(
+            &c.commitment,
+            *purpose,
+            &terms.match_id,
+            &e.author(),
+            opening,
+        ) {
             faults.push(blame().fault(
                 FaultKind::BadOpening,
                 at,
@@ -196,7 +200,7 @@ fn commitments(
             ));
             continue;
         }
-        if purpose == commitment::PUBLIC_CONTRIBUTION && opening.value.len() != 32 {
+        if *purpose == commitment::PUBLIC_CONTRIBUTION && opening.value.len() != 32 {
             faults.push(blame().fault(
                 FaultKind::BadOpening,
                 at,

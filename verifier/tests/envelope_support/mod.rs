@@ -231,28 +231,25 @@ impl Harness {
         self.submit(&m)
     }
 
-    fn opening(&self, who: Who, purpose: &str) -> Opening {
-        let tag = match purpose {
-            commitment::PRIVATE_SEED => 1,
-            _ => 2,
-        };
+    fn opening(&self, who: Who, purpose: commitment::Purpose) -> Opening {
+        let tag = if purpose == commitment::PRIVATE_SEED { 1 } else { 2 };
         let owner = if who == Who::P0 { 0x10 } else { 0x20 };
         Opening { value: vec![owner + tag; 32], nonce: [owner + tag + 0x40; 32] }
     }
 
     /// The opening of `who`'s `purpose` commitment.
-    pub fn open_payload_opening(&self, who: Who, purpose: &str) -> Opening {
+    pub fn open_payload_opening(&self, who: Who, purpose: commitment::Purpose) -> Opening {
         self.opening(who, purpose)
     }
 
-    pub fn commit_payload(&self, who: Who, purpose: &str) -> Payload {
+    pub fn commit_payload(&self, who: Who, purpose: commitment::Purpose) -> Payload {
         let o = self.opening(who, purpose);
         let c = commitment::commit(purpose, &self.match_id(), &self.key(who), &o.value, &o.nonce);
-        Payload::Commit { purpose: purpose.to_owned(), commitment: c }
+        Payload::Commit { purpose, commitment: c }
     }
 
-    pub fn open_payload(&self, who: Who, purpose: &str) -> Payload {
-        Payload::Open { purpose: purpose.to_owned(), opening: self.opening(who, purpose) }
+    pub fn open_payload(&self, who: Who, purpose: commitment::Purpose) -> Payload {
+        Payload::Open { purpose, opening: self.opening(who, purpose) }
     }
 
     /// The game of the terms.
@@ -277,14 +274,13 @@ impl Harness {
         let early = protocol::flow::early_commitments(self.variant());
         for who in [Who::P0, Who::P1] {
             for purpose in early {
-                let p = self.commit_payload(who, purpose);
+                let p = self.commit_payload(who, *purpose);
                 self.send(who, Channel::Public, p);
             }
         }
         for who in [Who::P0, Who::P1] {
             let opening = self.opening(who, commitment::PUBLIC_CONTRIBUTION);
-            let p =
-                Payload::Reveal { purpose: commitment::PUBLIC_CONTRIBUTION.to_owned(), opening };
+            let p = Payload::Reveal { purpose: commitment::PUBLIC_CONTRIBUTION, opening };
             self.send(who, Channel::Public, p);
         }
         assert!(self.relay.colours().is_some(), "colours drawn");
