@@ -37,6 +37,26 @@ impl std::fmt::Display for PublicKey {
     }
 }
 
+/// Why a text is not a public key.
+#[derive(Debug, Error, PartialEq, Eq)]
+#[error("{text:?} is not a public key (expected ed25519: then 64 hex digits)")]
+pub struct PublicKeyParseError {
+    /// The text given (at most 100 characters of it).
+    pub text: String,
+}
+
+impl std::str::FromStr for PublicKey {
+    type Err = PublicKeyParseError;
+
+    /// Parses the [`Display`](std::fmt::Display) form, `ed25519:<64 hex digits>`.
+    fn from_str(text: &str) -> Result<PublicKey, PublicKeyParseError> {
+        text.strip_prefix("ed25519:")
+            .and_then(hex::decode_array::<32>)
+            .map(PublicKey)
+            .ok_or_else(|| PublicKeyParseError { text: text.chars().take(100).collect() })
+    }
+}
+
 /// An ed25519 signature: `R` (32 bytes) then `s` (32 bytes), 64 bytes on the wire.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Signature {
@@ -298,6 +318,22 @@ mod tests {
 
     fn alice() -> Identity {
         Identity::from_seed(&[1; 32])
+    }
+
+    #[test]
+    fn public_keys_parse_their_display_form_only() {
+        let key = alice().public();
+        assert_eq!(key.to_string().parse::<PublicKey>(), Ok(key));
+        let hex = hex::encode(&key.0);
+        for bad in [
+            hex.clone(),
+            format!("x25519:{hex}"),
+            format!("ed25519:{}", &hex[2..]),
+            format!("ed25519:{hex}00"),
+            format!("ed25519:{}zz", &hex[2..]),
+        ] {
+            assert!(bad.parse::<PublicKey>().is_err(), "{bad}");
+        }
     }
 
     #[test]

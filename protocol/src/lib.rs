@@ -40,6 +40,7 @@ pub mod seed;
 pub mod tags;
 pub mod terms;
 pub mod transcript;
+pub mod wire;
 
 pub use ids::{Channel, Commitment, LogHead, MatchId, MessageHash, Party, Side, SignedHash};
 pub use keys::{Identity, PublicKey, Signature};

@@ -61,9 +61,11 @@ pub const SIGNED_MESSAGE: Tag = Tag("fogproof/v2/signed-message");
 pub const LOG_HEAD: Tag = Tag("fogproof/v2/log-head");
 /// A participant's random stream for one match, from its secret and the match id.
 pub const MATCH_RNG: Tag = Tag("fogproof/v2/match-rng");
+/// A key's sign-in to a server, over the server's relay key and a fresh challenge.
+pub const SIGN_IN: Tag = Tag("fogproof/v2/sign-in");
 
 /// Every tag, for tests that check they are distinct.
-pub const ALL: [Tag; 18] = [
+pub const ALL: [Tag; 19] = [
     MATCH_ID,
     TERMS,
     COMMITMENT,
@@ -82,6 +84,7 @@ pub const ALL: [Tag; 18] = [
     SIGNED_MESSAGE,
     LOG_HEAD,
     MATCH_RNG,
+    SIGN_IN,
 ];
 
 #[cfg(test)]

@@ -1,0 +1,200 @@
+//! The network framing between a participant and the relay's server (docs/PROTOCOL.md section
+//! 22), and the sign-in that proves a key to the server.
+//!
+//! One WebSocket per participant and match carries binary frames, each one canonical postcard
+//! value: [`ClientFrame`] from the participant, [`ServerFrame`] from the server. A message
+//! travels as the exact bytes its author signed ([`ClientFrame::Message`]), so the relay accepts
+//! and receipts the bytes as received; an accepted entry comes back as [`ServerFrame::Entry`] to
+//! every party entitled to read its channel (the author included: the receipt is its proof).
+//!
+//! ```text
+//! sign-in   = Sign(key, signing_input(fogproof/v2/sign-in, frame(fogproof/v2/sign-in;
+//!                  ("server", relay key), ("challenge", 32 bytes from the server))))
+//! ```
+//!
+//! The challenge is fresh per sign-in and the server's relay key is inside, so a sign-in made
+//! for one server (or one challenge) is worth nothing at another.
+
+use crate::codec::{self, Canonical, DecodeError};
+use crate::keys::{Identity, PublicKey, Signature, SignatureError};
+use crate::message::{SignedMessage, SignedReceipt};
+use crate::relay::Entry;
+use crate::tags;
+use crate::terms::SignedTerms;
+use crate::transcript::Frame;
+use crate::{MatchId, MessageHash};
+use serde::{Deserialize, Serialize};
+
+/// The longest reason text a [`ServerFrame::Refused`] carries (longer ones are cut).
+pub const MAX_REASON_BYTES: usize = 1024;
+
+/// What a participant sends on its match socket.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ClientFrame {
+    /// The first frame on a socket: the protocol version, and the last relay position the
+    /// participant already holds (`None`: nothing yet). The server answers with
+    /// [`ServerFrame::Welcome`], then every entry after `since` the participant may read.
+    Hello {
+        /// [`codec::VERSION`].
+        version: u8,
+        /// The last position held.
+        since: Option<u64>,
+    },
+    /// A signed message, as the canonical bytes of its [`SignedMessage`], exactly as signed.
+    Message(Vec<u8>),
+}
+
+impl Canonical for ClientFrame {
+    const NAME: &'static str = "client frame";
+    const MAX_BYTES: usize = SignedMessage::MAX_BYTES + 16;
+
+    fn check(&self) -> Result<(), DecodeError> {
+        match self {
+            ClientFrame::Hello { version, .. } => codec::check_version(Self::NAME, *version),
+            ClientFrame::Message(_) => Ok(()),
+        }
+    }
+}
+
+/// What the server sends on a match socket.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ServerFrame {
+    /// The answer to [`ClientFrame::Hello`]: the match's signed terms and how many entries
+    /// the relay holds now. The entries after the participant's `since` follow.
+    Welcome {
+        /// [`codec::VERSION`].
+        version: u8,
+        /// The match id.
+        match_id: MatchId,
+        /// The terms every party signed.
+        terms: SignedTerms,
+        /// Entries in the relay's log.
+        entries: u64,
+    },
+    /// An accepted message with its receipt, on a channel the recipient reads.
+    Entry(Entry),
+    /// The relay refused the participant's message; nothing was stored. `message` is its hash
+    /// when the bytes decoded that far.
+    Refused {
+        /// The refused message's hash, if it decoded.
+        message: Option<MessageHash>,
+        /// Why, in words (at most [`MAX_REASON_BYTES`]).
+        reason: String,
+    },
+    /// The match is over and its record final (at `GET /api/match/{id}/record`); the server
+    /// closes the socket after this frame.
+    Finished {
+        /// Entries in the final record.
+        entries: u64,
+    },
+}
+
+impl Canonical for ServerFrame {
+    const NAME: &'static str = "server frame";
+    const MAX_BYTES: usize = SignedTerms::MAX_BYTES
+        + SignedMessage::MAX_BYTES
+        + SignedReceipt::MAX_BYTES
+        + MAX_REASON_BYTES
+        + 64;
+
+    fn check(&self) -> Result<(), DecodeError> {
+        match self {
+            ServerFrame::Welcome { version, .. } => codec::check_version(Self::NAME, *version),
+            ServerFrame::Refused { reason, .. } if reason.len() > MAX_REASON_BYTES => {
+                Err(DecodeError::TooLong {
+                    what: "refusal reason",
+                    len: reason.len(),
+                    max_bytes: MAX_REASON_BYTES,
+                })
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+impl ServerFrame {
+    /// A refusal, its reason cut to [`MAX_REASON_BYTES`] at a character boundary.
+    pub fn refused(message: Option<MessageHash>, reason: &str) -> ServerFrame {
+        let mut end = reason.len().min(MAX_REASON_BYTES);
+        while !reason.is_char_boundary(end) {
+            end -= 1;
+        }
+        ServerFrame::Refused { message, reason: reason[..end].to_owned() }
+    }
+}
+
+/// The bytes a key signs to sign in to the server whose relay key is `server`.
+pub fn sign_in_bytes(server: &PublicKey, challenge: &[u8; 32]) -> Vec<u8> {
+    Frame::new(tags::SIGN_IN)
+        .append("server", &server.0)
+        .append("challenge", challenge)
+        .into_bytes()
+}
+
+/// Signs in to `server` with `challenge`.
+pub fn sign_in(identity: &Identity, server: &PublicKey, challenge: &[u8; 32]) -> Signature {
+    identity.sign(tags::SIGN_IN, &sign_in_bytes(server, challenge))
+}
+
+/// Checks a sign-in signature.
+pub fn check_sign_in(
+    key: &PublicKey,
+    server: &PublicKey,
+    challenge: &[u8; 32],
+    signature: &Signature,
+) -> Result<(), SignatureError> {
+    key.verify(tags::SIGN_IN, &sign_in_bytes(server, challenge), signature)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frames_round_trip_and_refuse_other_versions() {
+        let hello = ClientFrame::Hello { version: codec::VERSION, since: Some(7) };
+        let bytes = hello.to_canonical();
+        assert_eq!(ClientFrame::from_canonical(&bytes).unwrap(), hello);
+        let old = ClientFrame::Hello { version: 1, since: None }.to_canonical();
+        assert!(matches!(
+            ClientFrame::from_canonical(&old),
+            Err(DecodeError::UnsupportedVersion { found: 1, .. })
+        ));
+        let huge = vec![0u8; ClientFrame::MAX_BYTES + 1];
+        assert!(matches!(ClientFrame::from_canonical(&huge), Err(DecodeError::TooLong { .. })));
+        let mut trailing = bytes.clone();
+        trailing.push(0);
+        assert!(matches!(
+            ClientFrame::from_canonical(&trailing),
+            Err(DecodeError::TrailingBytes { .. })
+        ));
+        // An unknown frame kind does not decode.
+        assert!(ClientFrame::from_canonical(&[9]).is_err());
+    }
+
+    #[test]
+    fn refusal_reasons_are_cut_at_a_character_boundary() {
+        let long = "é".repeat(MAX_REASON_BYTES);
+        let ServerFrame::Refused { reason, .. } = ServerFrame::refused(None, &long) else {
+            unreachable!()
+        };
+        assert!(reason.len() <= MAX_REASON_BYTES && reason.len() >= MAX_REASON_BYTES - 1);
+        let frame = ServerFrame::refused(None, &long);
+        assert_eq!(ServerFrame::from_canonical(&frame.to_canonical()).unwrap(), frame);
+    }
+
+    #[test]
+    fn a_sign_in_is_bound_to_its_server_and_challenge() {
+        let me = Identity::from_seed(&[1; 32]);
+        let server = Identity::from_seed(&[2; 32]).public();
+        let other = Identity::from_seed(&[3; 32]).public();
+        let sig = sign_in(&me, &server, &[5; 32]);
+        assert!(check_sign_in(&me.public(), &server, &[5; 32], &sig).is_ok());
+        assert!(check_sign_in(&me.public(), &other, &[5; 32], &sig).is_err());
+        assert!(check_sign_in(&me.public(), &server, &[6; 32], &sig).is_err());
+        assert!(check_sign_in(&other, &server, &[5; 32], &sig).is_err());
+        // Not a message signature either: the tag differs.
+        let bytes = sign_in_bytes(&server, &[5; 32]);
+        assert!(me.public().verify(tags::MESSAGE, &bytes, &sig).is_err());
+    }
+}
