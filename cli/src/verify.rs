@@ -4,14 +4,13 @@
 
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use protocol::PublicKey;
-use rules::{Color, GameResult};
+use rules::GameResult;
 use serde_json::{Value, json};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use verifier::envelope::Description;
-use verifier::{Fault, Role, Verdict};
+use verifier::{Role, Verdict};
 
 /// Arguments of `fogproof verify`.
 #[derive(Args)]
@@ -186,7 +185,7 @@ fn write_summary(out: &mut impl Write, file: &Path, r: &Report) -> std::io::Resu
             for (n, f) in faults.iter().enumerate() {
                 let culprit =
                     f.culprit.map(|k| format!(" {}", k.fingerprint())).unwrap_or_default();
-                let kind = kind_name(f);
+                let kind = verifier::json::kind_name(f);
                 let at = match (f.entry, f.message) {
                     (Some(e), Some(m)) => format!(" (entry {e}, message {})", &m.to_string()[..16]),
                     (Some(e), None) => format!(" (entry {e})"),
@@ -206,65 +205,18 @@ fn write_summary(out: &mut impl Write, file: &Path, r: &Report) -> std::io::Resu
     Ok(())
 }
 
-/// The fault kind's stable kebab-case name.
-fn kind_name(f: &Fault) -> String {
-    match serde_json::to_value(f.kind) {
-        Ok(Value::String(s)) => s,
-        _ => format!("{:?}", f.kind),
-    }
-}
-
-fn key_json(key: &PublicKey) -> Value {
-    json!({ "key": key.to_string(), "fingerprint": key.fingerprint() })
-}
-
-fn result_json(r: &GameResult) -> Value {
-    let winner = r.winner.map(|c| match c {
-        Color::White => "white",
-        Color::Black => "black",
-    });
-    json!({ "score": r.score(), "winner": winner, "reason": r.reason.name() })
-}
-
 fn to_json(file: &Path, r: &Report) -> Value {
     let name = file.display().to_string();
-    let (description, verdict) = match r {
+    let mut v = match r {
         Report::Unreadable(why) => {
             return json!({ "file": name, "status": "unreadable", "error": why });
         }
-        Report::Verified { description, verdict } => (description, verdict),
+        Report::Verified { description, verdict } => {
+            verifier::json::described(verdict, description.as_ref())
+        }
     };
-    let faults: Vec<Value> = verdict
-        .faults()
-        .iter()
-        .map(|f| {
-            json!({
-                "kind": kind_name(f),
-                "culprit": f.culprit.map(|k| k.to_string()),
-                "role": serde_json::to_value(f.role).unwrap_or(Value::Null),
-                "entry": f.entry,
-                "message": f.message.map(|m| m.to_string()),
-                "evidence": f.evidence,
-                "explanation": f.explanation,
-            })
-        })
-        .collect();
-    let mut v = json!({
-        "file": name,
-        "status": if verdict.is_valid() { "valid" } else { "faults" },
-        "result": match verdict { Verdict::Valid { result } => result_json(result), _ => Value::Null },
-        "faults": faults,
-        "sanction": match verdict {
-            Verdict::Valid { .. } => Value::Null,
-            Verdict::Faults(_) => verdict.sanctioned_result().as_ref().map_or(json!("void"), result_json),
-        },
-    });
-    if let (Some(d), Value::Object(map)) = (description, &mut v) {
-        map.insert("variant".into(), json!(d.variant));
-        map.insert("ruleset".into(), json!(d.ruleset));
-        map.insert("colours_known".into(), json!(d.colours_known));
-        map.insert("white".into(), key_json(&d.colours.white));
-        map.insert("black".into(), key_json(&d.colours.black));
+    if let Value::Object(map) = &mut v {
+        map.insert("file".into(), json!(name));
     }
     v
 }
@@ -286,7 +238,7 @@ fn evidence(args: &VerifyArgs) -> ExitCode {
                     "file": name,
                     "status": "relay-fault",
                     "relay": f.culprit.map(|k| k.to_string()),
-                    "kind": kind_name(f),
+                    "kind": verifier::json::kind_name(f),
                     "evidence": f.evidence,
                     "explanation": f.explanation,
                 })
@@ -296,7 +248,7 @@ fn evidence(args: &VerifyArgs) -> ExitCode {
                 1,
                 format!(
                     "{name}: relay fault: {} by the relay {}\n    {}\n    evidence: {}",
-                    kind_name(f),
+                    verifier::json::kind_name(f),
                     f.culprit.map(|k| k.fingerprint()).unwrap_or_default(),
                     f.explanation,
                     f.evidence

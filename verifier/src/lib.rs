@@ -16,6 +16,7 @@
 
 pub mod envelope;
 pub mod evidence;
+pub mod json;
 pub mod replay;
 mod verdict;
 

@@ -1,0 +1,145 @@
+//! The server's configuration: its keys, where it stores things, its time defaults and every
+//! limit on what a peer may consume (TigerBeetle style: named, unit last; docs/SERVER.md,
+//! limits).
+
+use protocol::Identity;
+use protocol::codec::Canonical as _;
+use protocol::PublicKey;
+use std::path::PathBuf;
+
+/// Everything a peer can make the server hold or do, bounded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// A WebSocket frame from a peer (a [`protocol::wire::ClientFrame`]), in bytes; a longer
+    /// one closes the connection.
+    pub max_frame_bytes: usize,
+    /// An HTTP request body, in bytes.
+    pub max_body_bytes: usize,
+    /// Open connections (WebSockets and event streams) in total.
+    pub max_connections: usize,
+    /// Open connections of one key.
+    pub max_connections_per_key: usize,
+    /// Open challenges (seeks included) one key may have at once.
+    pub max_open_challenges_per_key: usize,
+    /// Matches one key may be a player in at once (pending terms included).
+    pub max_live_matches_per_key: usize,
+    /// Sign-in challenges outstanding at once, over all peers (each lives
+    /// `sign_in_challenge_ms`).
+    pub max_sign_in_challenges: usize,
+    /// HTTP requests per second of one key (a burst of the same size is allowed).
+    pub max_requests_per_second_per_key: u32,
+    /// HTTP requests per second of one address (a burst of the same size is allowed).
+    pub max_requests_per_second_per_address: u32,
+    /// Frames per second one match socket may send (a burst of the same size is allowed).
+    pub max_frames_per_second_per_connection: u32,
+    /// Messages the relay refused on one socket before the server closes it.
+    pub max_refusals_per_connection: u32,
+    /// Frames queued to one slow socket before the server drops it (it may reconnect and
+    /// catch up from the last position it holds).
+    pub max_queued_frames_per_connection: usize,
+    /// Time a new socket has to send its `Hello`, in ms.
+    pub max_hello_wait_ms: u64,
+    /// Time every party has to sign a match's terms once they are complete, in ms.
+    pub max_terms_wait_ms: u64,
+    /// Time a sign-in challenge stays valid, in ms.
+    pub sign_in_challenge_ms: u64,
+    /// Time a sign-in token stays valid, in ms.
+    pub token_ms: u64,
+    /// Bytes of a display name.
+    pub max_name_bytes: usize,
+}
+
+impl Limits {
+    /// The defaults: enough for a machine holding thousands of matches.
+    pub const DEFAULT: Limits = Limits {
+        max_frame_bytes: protocol::wire::ClientFrame::MAX_BYTES,
+        max_body_bytes: 64 * 1024,
+        max_connections: 50_000,
+        max_connections_per_key: 64,
+        max_open_challenges_per_key: 16,
+        max_live_matches_per_key: 64,
+        max_sign_in_challenges: 100_000,
+        max_requests_per_second_per_key: 50,
+        max_requests_per_second_per_address: 200,
+        max_frames_per_second_per_connection: 100,
+        max_refusals_per_connection: 64,
+        max_queued_frames_per_connection: 4096,
+        max_hello_wait_ms: 10_000,
+        max_terms_wait_ms: 30_000,
+        sign_in_challenge_ms: 60_000,
+        token_ms: 24 * 3600 * 1000,
+        max_name_bytes: 40,
+    };
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits::DEFAULT
+    }
+}
+
+/// Deadlines the server writes into the terms it proposes, besides the players' clocks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Deadlines {
+    /// The terms' `reveal_ms`: commitments, reveals, setups, openings, disclosures.
+    pub reveal_ms: u64,
+    /// The terms' `answer_ms`: the umpire's answers, an Intrigue owner's answer.
+    pub answer_ms: u64,
+    /// After the relay's `Close`, how long the server waits for every party's countersignature
+    /// before the record is final.
+    pub countersign_ms: u64,
+    /// After a restart, relay time stands still this long, so everyone can reconnect before
+    /// any clock runs again (docs/SERVER.md, restarts).
+    pub resume_grace_ms: u64,
+}
+
+impl Deadlines {
+    /// The defaults.
+    pub const DEFAULT: Deadlines = Deadlines {
+        reveal_ms: 30_000,
+        answer_ms: 10_000,
+        countersign_ms: 10_000,
+        resume_grace_ms: 15_000,
+    };
+}
+
+impl Default for Deadlines {
+    fn default() -> Deadlines {
+        Deadlines::DEFAULT
+    }
+}
+
+/// How a server runs.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Where the database lives (`fogproof.sqlite` in it).
+    pub data_dir: PathBuf,
+    /// The relay's key: it signs receipts and notices, and the terms as relay.
+    pub relay: Identity,
+    /// The umpire the server proposes for umpired games when a challenge names none (the
+    /// umpire service's key; never the relay's).
+    pub default_umpire: Option<PublicKey>,
+    /// The house bot's key, advertised at `/api/info` (`--vs bot`).
+    pub house_bot: Option<PublicKey>,
+    /// Limits on peers.
+    pub limits: Limits,
+    /// Deadlines in the terms, countersignatures and restarts.
+    pub deadlines: Deadlines,
+    /// Trust `X-Forwarded-For` for the per-address limit (behind a reverse proxy only).
+    pub trust_forwarded_for: bool,
+}
+
+impl Config {
+    /// A configuration with the defaults.
+    pub fn new(data_dir: PathBuf, relay: Identity) -> Config {
+        Config {
+            data_dir,
+            relay,
+            default_umpire: None,
+            house_bot: None,
+            limits: Limits::DEFAULT,
+            deadlines: Deadlines::DEFAULT,
+            trust_forwarded_for: false,
+        }
+    }
+}

@@ -1,0 +1,152 @@
+//! Durable storage: accounts, challenges, matches and every accepted entry.
+//!
+//! [`Store`] is the interface; [`sqlite::SqliteStore`] the embedded default (one file under the
+//! data directory, WAL, `synchronous = FULL`, so a commit survives a crash of the process or
+//! the machine). A PostgreSQL store is a second implementation of the same trait: the queries
+//! are plain SQL (no SQLite-only constructs but the pragmas of `open`), and everything a store
+//! holds is bytes, text and integers.
+//!
+//! The rule the server keeps (docs/SERVER.md, durability): an entry is committed before its
+//! receipt leaves the server, so every receipt any client holds is in the store.
+
+pub mod sqlite;
+
+use protocol::{MatchId, PublicKey};
+use std::future::Future;
+use std::pin::Pin;
+use thiserror::Error;
+
+/// A boxed future of a store operation.
+pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, StoreError>> + Send + 'a>>;
+
+/// Why a store operation failed.
+#[derive(Debug, Error)]
+pub enum StoreError {
+    /// The database refused or failed.
+    #[error("storage: {0}")]
+    Database(String),
+    /// Stored bytes that do not read back as what was written (a corrupt store).
+    #[error("storage is corrupt: {0}")]
+    Corrupt(String),
+}
+
+/// An account: a public key and its display name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Account {
+    /// The key.
+    pub key: PublicKey,
+    /// Its display name.
+    pub name: String,
+    /// When it first signed in (server ms).
+    pub created_ms: u64,
+}
+
+/// A challenge as stored: its JSON body (`lobby::Challenge`) and status.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChallengeRow {
+    /// Its id.
+    pub id: String,
+    /// Who made it.
+    pub challenger: PublicKey,
+    /// `open`, `accepted`, `declined`, `canceled`, `started`.
+    pub status: String,
+    /// The challenge as JSON.
+    pub body: String,
+    /// When it was made (server ms).
+    pub created_ms: u64,
+}
+
+/// Whether a match is being played or is over.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MatchStatus {
+    /// Being played: rebuilt from its entries on restart.
+    Live,
+    /// Over: its record is final.
+    Finished,
+}
+
+impl MatchStatus {
+    fn as_str(self) -> &'static str {
+        match self {
+            MatchStatus::Live => "live",
+            MatchStatus::Finished => "finished",
+        }
+    }
+}
+
+/// A match as stored.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MatchRow {
+    /// The match id.
+    pub id: MatchId,
+    /// The canonical bytes of the signed terms.
+    pub terms: Vec<u8>,
+    /// The variant id.
+    pub variant: String,
+    /// `players[0]`, `players[1]` of the terms.
+    pub players: [PublicKey; 2],
+    /// Rated or casual.
+    pub rated: bool,
+    /// The challenge it came from.
+    pub challenge: Option<String>,
+    /// When it started (server ms).
+    pub created_ms: u64,
+    /// Live or finished.
+    pub status: MatchStatus,
+    /// Filled in when it finishes.
+    pub finish: Option<Finish>,
+}
+
+/// What the server records when a match is over.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Finish {
+    /// When its record became final (server ms).
+    pub finished_ms: u64,
+    /// SHA-256 of the record bytes.
+    pub record_sha256: [u8; 32],
+    /// The verifier's verdict, as the `/verdict` JSON.
+    pub verdict: String,
+    /// The result in PGN form (`1-0`, `0-1`, `1/2-1/2`, `*`).
+    pub result: String,
+}
+
+/// One accepted entry: a message with its receipt, canonical bytes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EntryRow {
+    /// Its match.
+    pub match_id: MatchId,
+    /// Its position in the relay's sequence.
+    pub seq: u64,
+    /// `protocol::relay::Entry`, canonical.
+    pub bytes: Vec<u8>,
+}
+
+/// Where the server keeps what must survive it.
+pub trait Store: Send + Sync + 'static {
+    /// Creates or renames an account.
+    fn put_account<'a>(&'a self, account: &'a Account) -> StoreFuture<'a, ()>;
+    /// The account of `key`, if any.
+    fn account<'a>(&'a self, key: &'a PublicKey) -> StoreFuture<'a, Option<Account>>;
+    /// Creates or updates a challenge.
+    fn put_challenge<'a>(&'a self, challenge: &'a ChallengeRow) -> StoreFuture<'a, ()>;
+    /// Every challenge with status `open`.
+    fn open_challenges(&self) -> StoreFuture<'_, Vec<ChallengeRow>>;
+    /// Creates a live match with its first entries, in one transaction.
+    fn create_match<'a>(
+        &'a self,
+        row: &'a MatchRow,
+        first: &'a [EntryRow],
+    ) -> StoreFuture<'a, ()>;
+    /// Appends entries (of any matches), in one transaction: all or none.
+    fn append_entries<'a>(&'a self, rows: &'a [EntryRow]) -> StoreFuture<'a, ()>;
+    /// Marks a match finished.
+    fn finish_match<'a>(&'a self, id: &'a MatchId, finish: &'a Finish) -> StoreFuture<'a, ()>;
+    /// A match, if stored.
+    fn get_match<'a>(&'a self, id: &'a MatchId) -> StoreFuture<'a, Option<MatchRow>>;
+    /// Every live match.
+    fn live_matches(&self) -> StoreFuture<'_, Vec<MatchRow>>;
+    /// The latest finished matches, newest first.
+    fn finished_matches(&self, limit: u32) -> StoreFuture<'_, Vec<MatchRow>>;
+    /// A match's entries, in sequence order.
+    fn entries<'a>(&'a self, id: &'a MatchId) -> StoreFuture<'a, Vec<Vec<u8>>>;
+}

@@ -1,0 +1,398 @@
+//! The embedded store: SQLite through sqlx, one file `fogproof.sqlite` under the data
+//! directory, in WAL mode with `synchronous = FULL` (a commit is on disk when it returns).
+
+use super::{
+    Account, ChallengeRow, EntryRow, Finish, MatchRow, MatchStatus, Store, StoreError,
+    StoreFuture,
+};
+use protocol::{MatchId, PublicKey};
+use sqlx::Row;
+use sqlx::sqlite::{
+    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteRow,
+    SqliteSynchronous,
+};
+use std::path::Path;
+
+/// The schema: plain SQL that PostgreSQL reads as well (BLOB becomes BYTEA there).
+const SCHEMA: [&str; 6] = [
+    "CREATE TABLE IF NOT EXISTS accounts (
+        key TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        created_ms BIGINT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS challenges (
+        id TEXT PRIMARY KEY,
+        challenger TEXT NOT NULL,
+        status TEXT NOT NULL,
+        body TEXT NOT NULL,
+        created_ms BIGINT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS matches (
+        id TEXT PRIMARY KEY,
+        terms BLOB NOT NULL,
+        variant TEXT NOT NULL,
+        player0 TEXT NOT NULL,
+        player1 TEXT NOT NULL,
+        rated INTEGER NOT NULL,
+        challenge TEXT,
+        created_ms BIGINT NOT NULL,
+        status TEXT NOT NULL,
+        finished_ms BIGINT,
+        record_sha256 TEXT,
+        verdict TEXT,
+        result TEXT)",
+    "CREATE TABLE IF NOT EXISTS entries (
+        match_id TEXT NOT NULL,
+        seq BIGINT NOT NULL,
+        entry BLOB NOT NULL,
+        PRIMARY KEY (match_id, seq))",
+    "CREATE INDEX IF NOT EXISTS matches_by_status ON matches (status, finished_ms)",
+    "CREATE INDEX IF NOT EXISTS challenges_by_status ON challenges (status)",
+];
+
+/// The SQLite store.
+#[derive(Clone, Debug)]
+pub struct SqliteStore {
+    pool: SqlitePool,
+}
+
+fn db(e: sqlx::Error) -> StoreError {
+    StoreError::Database(e.to_string())
+}
+
+fn ms(v: u64) -> i64 {
+    i64::try_from(v).unwrap_or(i64::MAX)
+}
+
+fn from_ms(v: i64) -> u64 {
+    u64::try_from(v).unwrap_or(0)
+}
+
+fn key(text: &str) -> Result<PublicKey, StoreError> {
+    text.parse().map_err(|e| StoreError::Corrupt(format!("{e}")))
+}
+
+fn match_id(text: &str) -> Result<MatchId, StoreError> {
+    protocol::hex::decode_array::<32>(text)
+        .map(MatchId)
+        .ok_or_else(|| StoreError::Corrupt(format!("match id {text:?}")))
+}
+
+/// The text form of a match id in the store and the API: 64 hex digits.
+pub fn id_text(id: &MatchId) -> String {
+    protocol::hex::encode(&id.0)
+}
+
+impl SqliteStore {
+    /// Opens (creating if needed) `fogproof.sqlite` in `dir`.
+    pub async fn open(dir: &Path) -> Result<SqliteStore, StoreError> {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| StoreError::Database(format!("{}: {e}", dir.display())))?;
+        let options = SqliteConnectOptions::new()
+            .filename(dir.join("fogproof.sqlite"))
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal)
+            .synchronous(SqliteSynchronous::Full)
+            .busy_timeout(std::time::Duration::from_secs(10));
+        let pool =
+            SqlitePoolOptions::new().max_connections(4).connect_with(options).await.map_err(db)?;
+        for statement in SCHEMA {
+            sqlx::query(statement).execute(&pool).await.map_err(db)?;
+        }
+        Ok(SqliteStore { pool })
+    }
+
+    fn match_row(row: &SqliteRow) -> Result<MatchRow, StoreError> {
+        let get = |e: sqlx::Error| StoreError::Corrupt(e.to_string());
+        let status: String = row.try_get("status").map_err(get)?;
+        let finished_ms: Option<i64> = row.try_get("finished_ms").map_err(get)?;
+        let finish = match finished_ms {
+            None => None,
+            Some(at) => {
+                let sha: String = row.try_get("record_sha256").map_err(get)?;
+                Some(Finish {
+                    finished_ms: from_ms(at),
+                    record_sha256: protocol::hex::decode_array::<32>(&sha)
+                        .ok_or_else(|| StoreError::Corrupt(format!("record hash {sha:?}")))?,
+                    verdict: row.try_get("verdict").map_err(get)?,
+                    result: row.try_get("result").map_err(get)?,
+                })
+            }
+        };
+        Ok(MatchRow {
+            id: match_id(&row.try_get::<String, _>("id").map_err(get)?)?,
+            terms: row.try_get("terms").map_err(get)?,
+            variant: row.try_get("variant").map_err(get)?,
+            players: [
+                key(&row.try_get::<String, _>("player0").map_err(get)?)?,
+                key(&row.try_get::<String, _>("player1").map_err(get)?)?,
+            ],
+            rated: row.try_get::<i64, _>("rated").map_err(get)? != 0,
+            challenge: row.try_get("challenge").map_err(get)?,
+            created_ms: from_ms(row.try_get("created_ms").map_err(get)?),
+            status: if status == "finished" { MatchStatus::Finished } else { MatchStatus::Live },
+            finish,
+        })
+    }
+}
+
+const INSERT_ENTRY: &str = "INSERT INTO entries (match_id, seq, entry) VALUES (?, ?, ?)";
+
+impl Store for SqliteStore {
+    fn put_account<'a>(&'a self, account: &'a Account) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            sqlx::query(
+                "INSERT INTO accounts (key, name, created_ms) VALUES (?, ?, ?)
+                 ON CONFLICT (key) DO UPDATE SET name = excluded.name",
+            )
+            .bind(account.key.to_string())
+            .bind(&account.name)
+            .bind(ms(account.created_ms))
+            .execute(&self.pool)
+            .await
+            .map_err(db)?;
+            Ok(())
+        })
+    }
+
+    fn account<'a>(&'a self, key: &'a PublicKey) -> StoreFuture<'a, Option<Account>> {
+        Box::pin(async move {
+            let row = sqlx::query("SELECT name, created_ms FROM accounts WHERE key = ?")
+                .bind(key.to_string())
+                .fetch_optional(&self.pool)
+                .await
+                .map_err(db)?;
+            row.map(|r| {
+                Ok(Account {
+                    key: *key,
+                    name: r.try_get("name").map_err(db)?,
+                    created_ms: from_ms(r.try_get("created_ms").map_err(db)?),
+                })
+            })
+            .transpose()
+        })
+    }
+
+    fn put_challenge<'a>(&'a self, c: &'a ChallengeRow) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            sqlx::query(
+                "INSERT INTO challenges (id, challenger, status, body, created_ms)
+                 VALUES (?, ?, ?, ?, ?)
+                 ON CONFLICT (id) DO UPDATE SET status = excluded.status, body = excluded.body",
+            )
+            .bind(&c.id)
+            .bind(c.challenger.to_string())
+            .bind(&c.status)
+            .bind(&c.body)
+            .bind(ms(c.created_ms))
+            .execute(&self.pool)
+            .await
+            .map_err(db)?;
+            Ok(())
+        })
+    }
+
+    fn open_challenges(&self) -> StoreFuture<'_, Vec<ChallengeRow>> {
+        Box::pin(async move {
+            let rows = sqlx::query(
+                "SELECT id, challenger, status, body, created_ms FROM challenges
+                 WHERE status = 'open' ORDER BY created_ms, id",
+            )
+            .fetch_all(&self.pool)
+            .await
+            .map_err(db)?;
+            rows.iter()
+                .map(|r| {
+                    Ok(ChallengeRow {
+                        id: r.try_get("id").map_err(db)?,
+                        challenger: key(&r.try_get::<String, _>("challenger").map_err(db)?)?,
+                        status: r.try_get("status").map_err(db)?,
+                        body: r.try_get("body").map_err(db)?,
+                        created_ms: from_ms(r.try_get("created_ms").map_err(db)?),
+                    })
+                })
+                .collect()
+        })
+    }
+
+    fn create_match<'a>(
+        &'a self,
+        row: &'a MatchRow,
+        first: &'a [EntryRow],
+    ) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            let mut tx = self.pool.begin().await.map_err(db)?;
+            sqlx::query(
+                "INSERT INTO matches (id, terms, variant, player0, player1, rated, challenge,
+                 created_ms, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            )
+            .bind(id_text(&row.id))
+            .bind(row.terms.clone())
+            .bind(&row.variant)
+            .bind(row.players[0].to_string())
+            .bind(row.players[1].to_string())
+            .bind(i64::from(row.rated))
+            .bind(row.challenge.clone())
+            .bind(ms(row.created_ms))
+            .bind(row.status.as_str())
+            .execute(&mut *tx)
+            .await
+            .map_err(db)?;
+            for e in first {
+                sqlx::query(INSERT_ENTRY)
+                    .bind(id_text(&e.match_id))
+                    .bind(ms(e.seq))
+                    .bind(e.bytes.clone())
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(db)?;
+            }
+            tx.commit().await.map_err(db)
+        })
+    }
+
+    fn append_entries<'a>(&'a self, rows: &'a [EntryRow]) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            let mut tx = self.pool.begin().await.map_err(db)?;
+            for e in rows {
+                sqlx::query(INSERT_ENTRY)
+                    .bind(id_text(&e.match_id))
+                    .bind(ms(e.seq))
+                    .bind(e.bytes.clone())
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(db)?;
+            }
+            tx.commit().await.map_err(db)
+        })
+    }
+
+    fn finish_match<'a>(&'a self, id: &'a MatchId, f: &'a Finish) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            sqlx::query(
+                "UPDATE matches SET status = 'finished', finished_ms = ?, record_sha256 = ?,
+                 verdict = ?, result = ? WHERE id = ?",
+            )
+            .bind(ms(f.finished_ms))
+            .bind(protocol::hex::encode(&f.record_sha256))
+            .bind(&f.verdict)
+            .bind(&f.result)
+            .bind(id_text(id))
+            .execute(&self.pool)
+            .await
+            .map_err(db)?;
+            Ok(())
+        })
+    }
+
+    fn get_match<'a>(&'a self, id: &'a MatchId) -> StoreFuture<'a, Option<MatchRow>> {
+        Box::pin(async move {
+            let row = sqlx::query("SELECT * FROM matches WHERE id = ?")
+                .bind(id_text(id))
+                .fetch_optional(&self.pool)
+                .await
+                .map_err(db)?;
+            row.as_ref().map(SqliteStore::match_row).transpose()
+        })
+    }
+
+    fn live_matches(&self) -> StoreFuture<'_, Vec<MatchRow>> {
+        Box::pin(async move {
+            let rows =
+                sqlx::query("SELECT * FROM matches WHERE status = 'live' ORDER BY created_ms, id")
+                    .fetch_all(&self.pool)
+                    .await
+                    .map_err(db)?;
+            rows.iter().map(SqliteStore::match_row).collect()
+        })
+    }
+
+    fn finished_matches(&self, limit: u32) -> StoreFuture<'_, Vec<MatchRow>> {
+        Box::pin(async move {
+            let rows = sqlx::query(
+                "SELECT * FROM matches WHERE status = 'finished'
+                 ORDER BY finished_ms DESC, id LIMIT ?",
+            )
+            .bind(i64::from(limit))
+            .fetch_all(&self.pool)
+            .await
+            .map_err(db)?;
+            rows.iter().map(SqliteStore::match_row).collect()
+        })
+    }
+
+    fn entries<'a>(&'a self, id: &'a MatchId) -> StoreFuture<'a, Vec<Vec<u8>>> {
+        Box::pin(async move {
+            let rows = sqlx::query("SELECT seq, entry FROM entries WHERE match_id = ? ORDER BY seq")
+                .bind(id_text(id))
+                .fetch_all(&self.pool)
+                .await
+                .map_err(db)?;
+            let mut out = Vec::with_capacity(rows.len());
+            for (i, r) in rows.iter().enumerate() {
+                let seq: i64 = r.try_get("seq").map_err(db)?;
+                if from_ms(seq) != i as u64 {
+                    return Err(StoreError::Corrupt(format!(
+                        "match {}: entry {i} is missing (found position {seq})",
+                        id_text(id)
+                    )));
+                }
+                out.push(r.try_get("entry").map_err(db)?);
+            }
+            Ok(out)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dir(name: &str) -> std::path::PathBuf {
+        let d = std::env::temp_dir().join(format!("fogproof-store-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        d
+    }
+
+    #[tokio::test]
+    async fn matches_and_entries_survive_a_reopen_and_a_gap_is_corruption() {
+        let d = dir("reopen");
+        let id = MatchId([7; 32]);
+        let k = protocol::Identity::from_seed(&[1; 32]).public();
+        let row = MatchRow {
+            id,
+            terms: vec![1, 2, 3],
+            variant: "chess".into(),
+            players: [k, k],
+            rated: true,
+            challenge: Some("c1".into()),
+            created_ms: 5,
+            status: MatchStatus::Live,
+            finish: None,
+        };
+        let entry = |seq| EntryRow { match_id: id, seq, bytes: vec![seq as u8; 3] };
+        {
+            let s = SqliteStore::open(&d).await.unwrap();
+            s.create_match(&row, &[entry(0)]).await.unwrap();
+            s.append_entries(&[entry(1), entry(2)]).await.unwrap();
+            // A position taken twice is refused, and the batch with it stores nothing.
+            assert!(s.append_entries(&[entry(3), entry(2)]).await.is_err());
+        }
+        let s = SqliteStore::open(&d).await.unwrap();
+        assert_eq!(s.live_matches().await.unwrap(), vec![row.clone()]);
+        assert_eq!(s.entries(&id).await.unwrap().len(), 3);
+        let finish = Finish {
+            finished_ms: 9,
+            record_sha256: [3; 32],
+            verdict: "{}".into(),
+            result: "1-0".into(),
+        };
+        s.finish_match(&id, &finish).await.unwrap();
+        let got = s.get_match(&id).await.unwrap().unwrap();
+        assert_eq!(got.status, MatchStatus::Finished);
+        assert_eq!(got.finish, Some(finish));
+        assert!(s.live_matches().await.unwrap().is_empty());
+        s.append_entries(&[entry(4)]).await.unwrap();
+        let e = s.entries(&id).await.unwrap_err();
+        assert!(e.to_string().contains("entry 3 is missing"), "{e}");
+        let _ = std::fs::remove_dir_all(&d);
+    }
+}
