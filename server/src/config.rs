@@ -3,8 +3,8 @@
 //! limits).
 
 use protocol::Identity;
-use protocol::codec::Canonical as _;
 use protocol::PublicKey;
+use protocol::codec::Canonical as _;
 use std::path::PathBuf;
 
 /// Everything a peer can make the server hold or do, bounded.

@@ -1,9 +1,29 @@
 //! fogproof's server: the relay of many matches over WebSocket, the lobby, umpire seats,
 //! durable storage, limits and metrics. See docs/SERVER.md.
+//!
+//! - [`live`]: one task per live match, owning its sans-IO `protocol::relay::Relay`;
+//! - [`socket`]: one WebSocket per participant and match, binary `protocol::wire` frames;
+//! - [`api`], [`stream`], [`lobby`], [`auth`]: the HTTP API, the event streams, challenges and
+//!   terms, sign-in by signature;
+//! - [`store`], [`commit`]: durable storage (SQLite embedded) with group commit, so every
+//!   receipt names a stored entry;
+//! - [`config`], [`clock`], [`metrics`]: limits, the injected clock, Prometheus metrics.
 #![warn(missing_docs)]
 
+pub mod api;
+pub mod auth;
 pub mod clock;
 pub mod commit;
 pub mod config;
+pub mod events;
+pub mod live;
+pub mod lobby;
 pub mod metrics;
+pub mod server;
+pub mod socket;
+pub mod state;
 pub mod store;
+pub mod stream;
+
+pub use config::{Config, Deadlines, Limits};
+pub use server::{Running, StartError, start};

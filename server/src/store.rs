@@ -132,11 +132,7 @@ pub trait Store: Send + Sync + 'static {
     /// Every challenge with status `open`.
     fn open_challenges(&self) -> StoreFuture<'_, Vec<ChallengeRow>>;
     /// Creates a live match with its first entries, in one transaction.
-    fn create_match<'a>(
-        &'a self,
-        row: &'a MatchRow,
-        first: &'a [EntryRow],
-    ) -> StoreFuture<'a, ()>;
+    fn create_match<'a>(&'a self, row: &'a MatchRow, first: &'a [EntryRow]) -> StoreFuture<'a, ()>;
     /// Appends entries (of any matches), in one transaction: all or none.
     fn append_entries<'a>(&'a self, rows: &'a [EntryRow]) -> StoreFuture<'a, ()>;
     /// Marks a match finished.

@@ -2,7 +2,7 @@
 //! `/api/match/{id}/verdict`, from one implementation.
 
 use crate::envelope::Description;
-use crate::{Fault, VerifiedMatch, Verdict};
+use crate::{Fault, Verdict, VerifiedMatch};
 use protocol::PublicKey;
 use rules::{Color, GameResult};
 use serde_json::{Value, json};

@@ -2,8 +2,7 @@
 //! directory, in WAL mode with `synchronous = FULL` (a commit is on disk when it returns).
 
 use super::{
-    Account, ChallengeRow, EntryRow, Finish, MatchRow, MatchStatus, Store, StoreError,
-    StoreFuture,
+    Account, ChallengeRow, EntryRow, Finish, MatchRow, MatchStatus, Store, StoreError, StoreFuture,
 };
 use protocol::{MatchId, PublicKey};
 use sqlx::Row;
@@ -213,11 +212,7 @@ impl Store for SqliteStore {
         })
     }
 
-    fn create_match<'a>(
-        &'a self,
-        row: &'a MatchRow,
-        first: &'a [EntryRow],
-    ) -> StoreFuture<'a, ()> {
+    fn create_match<'a>(&'a self, row: &'a MatchRow, first: &'a [EntryRow]) -> StoreFuture<'a, ()> {
         Box::pin(async move {
             let mut tx = self.pool.begin().await.map_err(db)?;
             sqlx::query(
@@ -321,11 +316,12 @@ impl Store for SqliteStore {
 
     fn entries<'a>(&'a self, id: &'a MatchId) -> StoreFuture<'a, Vec<Vec<u8>>> {
         Box::pin(async move {
-            let rows = sqlx::query("SELECT seq, entry FROM entries WHERE match_id = ? ORDER BY seq")
-                .bind(id_text(id))
-                .fetch_all(&self.pool)
-                .await
-                .map_err(db)?;
+            let rows =
+                sqlx::query("SELECT seq, entry FROM entries WHERE match_id = ? ORDER BY seq")
+                    .bind(id_text(id))
+                    .fetch_all(&self.pool)
+                    .await
+                    .map_err(db)?;
             let mut out = Vec::with_capacity(rows.len());
             for (i, r) in rows.iter().enumerate() {
                 let seq: i64 = r.try_get("seq").map_err(db)?;

@@ -1,0 +1,557 @@
+//! The HTTP API (JSON, NDJSON) and its routes (docs/SERVER.md, API). Every error is a JSON
+//! `{"error": "..."}` naming what is wrong, with a fitting status.
+
+use crate::lobby::{self, ChallengeRequest, LobbyError, Seat};
+use crate::state::{Shared, lock};
+use crate::store::Account;
+use axum::Json;
+use axum::extract::{ConnectInfo, FromRequestParts, Path, Query, State};
+use axum::http::request::Parts;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
+use protocol::{MatchId, PublicKey, Signature};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use std::net::{IpAddr, SocketAddr};
+use std::num::NonZeroU32;
+use std::sync::Arc;
+
+/// An API error: a status and a sentence.
+#[derive(Debug)]
+pub struct AppError {
+    /// The HTTP status.
+    pub status: StatusCode,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl AppError {
+    /// An error with this status.
+    pub fn new(status: StatusCode, message: impl Into<String>) -> AppError {
+        AppError { status, message: message.into() }
+    }
+
+    fn bad(message: impl Into<String>) -> AppError {
+        AppError::new(StatusCode::BAD_REQUEST, message)
+    }
+}
+
+impl IntoResponse for AppError {
+    fn into_response(self) -> Response {
+        (self.status, Json(json!({ "error": self.message }))).into_response()
+    }
+}
+
+impl From<LobbyError> for AppError {
+    fn from(e: LobbyError) -> AppError {
+        let status = match e {
+            LobbyError::Bad(_) => StatusCode::BAD_REQUEST,
+            LobbyError::NotFound(_) => StatusCode::NOT_FOUND,
+            LobbyError::Forbidden(_) => StatusCode::FORBIDDEN,
+            LobbyError::Limit(_) => StatusCode::TOO_MANY_REQUESTS,
+            LobbyError::Store(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        };
+        AppError::new(status, e.to_string())
+    }
+}
+
+type ApiResult<T> = Result<T, AppError>;
+
+/// The bearer token of a request: `Authorization: Bearer <token>`, or `?token=` (browsers
+/// cannot set headers on a WebSocket).
+fn token(parts: &Parts) -> Option<String> {
+    if let Some(t) = parts
+        .headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+    {
+        return Some(t.trim().to_owned());
+    }
+    parts
+        .uri
+        .query()
+        .and_then(|q| q.split('&').find_map(|kv| kv.strip_prefix("token=")).map(ToOwned::to_owned))
+}
+
+/// The signed-in key of a request (401 without a live token).
+#[derive(Clone, Copy, Debug)]
+pub struct Authed(pub PublicKey);
+
+/// The signed-in key of a request, if any.
+#[derive(Clone, Copy, Debug)]
+pub struct MaybeAuthed(pub Option<PublicKey>);
+
+fn key_of(parts: &Parts, shared: &Shared) -> Option<PublicKey> {
+    let t = token(parts)?;
+    lock(&shared.auth).key_of(&t, shared.clock.now_ms())
+}
+
+impl FromRequestParts<Arc<Shared>> for Authed {
+    type Rejection = AppError;
+
+    async fn from_request_parts(parts: &mut Parts, shared: &Arc<Shared>) -> ApiResult<Authed> {
+        key_of(parts, shared).map(Authed).ok_or_else(|| {
+            AppError::new(
+                StatusCode::UNAUTHORIZED,
+                "sign in first: POST /api/auth/challenge, then /api/auth/login; send the token \
+                 as 'Authorization: Bearer <token>'",
+            )
+        })
+    }
+}
+
+impl FromRequestParts<Arc<Shared>> for MaybeAuthed {
+    type Rejection = AppError;
+
+    async fn from_request_parts(parts: &mut Parts, shared: &Arc<Shared>) -> ApiResult<Self> {
+        Ok(MaybeAuthed(key_of(parts, shared)))
+    }
+}
+
+/// The per-key and per-address request limits.
+pub struct RateLimits {
+    by_key: DefaultKeyedRateLimiter<PublicKey>,
+    by_address: DefaultKeyedRateLimiter<IpAddr>,
+}
+
+impl RateLimits {
+    /// Limits from the configuration.
+    pub fn new(limits: &crate::config::Limits) -> RateLimits {
+        let quota =
+            |n: u32| Quota::per_second(NonZeroU32::new(n.max(1)).unwrap_or(NonZeroU32::MIN));
+        RateLimits {
+            by_key: RateLimiter::keyed(quota(limits.max_requests_per_second_per_key)),
+            by_address: RateLimiter::keyed(quota(limits.max_requests_per_second_per_address)),
+        }
+    }
+
+    /// Forgets idle keys and addresses (called now and then).
+    pub fn sweep(&self) {
+        self.by_key.retain_recent();
+        self.by_address.retain_recent();
+    }
+}
+
+/// The client's address: the socket's, or with `trust_forwarded_for` the first
+/// `X-Forwarded-For` address.
+fn address(shared: &Shared, headers: &HeaderMap, peer: Option<SocketAddr>) -> Option<IpAddr> {
+    if shared.config.trust_forwarded_for
+        && let Some(ip) = headers
+            .get("x-forwarded-for")
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.split(',').next())
+            .and_then(|v| v.trim().parse().ok())
+    {
+        return Some(ip);
+    }
+    peer.map(|p| p.ip())
+}
+
+/// Middleware: refuses a request over its address's or its key's rate (429).
+async fn rate_limit(
+    State((shared, limits)): State<(Arc<Shared>, Arc<RateLimits>)>,
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    let peer = req.extensions().get::<ConnectInfo<SocketAddr>>().map(|c| c.0);
+    if let Some(ip) = address(&shared, req.headers(), peer)
+        && limits.by_address.check_key(&ip).is_err()
+    {
+        return AppError::new(
+            StatusCode::TOO_MANY_REQUESTS,
+            format!(
+                "{ip} sends more than {} requests per second (max_requests_per_second_per_address)",
+                shared.config.limits.max_requests_per_second_per_address
+            ),
+        )
+        .into_response();
+    }
+    let (parts, body) = req.into_parts();
+    if let Some(k) = key_of(&parts, &shared)
+        && limits.by_key.check_key(&k).is_err()
+    {
+        return AppError::new(
+            StatusCode::TOO_MANY_REQUESTS,
+            format!(
+                "{k} sends more than {} requests per second (max_requests_per_second_per_key)",
+                shared.config.limits.max_requests_per_second_per_key
+            ),
+        )
+        .into_response();
+    }
+    next.run(axum::extract::Request::from_parts(parts, body)).await
+}
+
+/// Every route of the server's API.
+pub fn router(
+    shared: Arc<Shared>,
+    metrics: Option<metrics_exporter_prometheus::PrometheusHandle>,
+) -> axum::Router {
+    let limits = Arc::new(RateLimits::new(&shared.config.limits));
+    {
+        let limits = limits.clone();
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(std::time::Duration::from_secs(60));
+            loop {
+                tick.tick().await;
+                limits.sweep();
+            }
+        });
+    }
+    let max_body = shared.config.limits.max_body_bytes;
+    let api = axum::Router::new()
+        .route("/api/info", get(info))
+        .route("/api/auth/challenge", post(sign_in_challenge))
+        .route("/api/auth/login", post(sign_in))
+        .route("/api/account", get(account).post(rename))
+        .route("/api/stream/event", get(crate::stream::event_stream))
+        .route("/api/challenge", get(my_challenges).post(create_challenge))
+        .route("/api/challenge/{id}/accept", post(accept))
+        .route("/api/challenge/{id}/decline", post(decline))
+        .route("/api/challenge/{id}/cancel", post(cancel))
+        .route("/api/pending/{id}/umpire", post(umpire_seat))
+        .route("/api/pending/{id}/sign", post(sign))
+        .route("/api/lobby", get(lobby_view))
+        .route("/api/games", get(games))
+        .route("/api/match/{id}", get(match_info))
+        .route("/api/match/{id}/record", get(record))
+        .route("/api/match/{id}/verdict", get(verdict))
+        .route("/api/match/{id}/socket", get(crate::socket::socket))
+        .layer(axum::middleware::from_fn_with_state((shared.clone(), limits), rate_limit))
+        .layer(axum::extract::DefaultBodyLimit::max(max_body));
+    let ops = axum::Router::new().route("/healthz", get(|| async { "ok\n" })).route(
+        "/metrics",
+        get(move || {
+            let m = metrics.clone();
+            async move {
+                let text = m.map(|h| h.render()).unwrap_or_default();
+                ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], text)
+            }
+        }),
+    );
+    api.merge(ops).with_state(shared)
+}
+
+async fn info(State(shared): State<Arc<Shared>>) -> Json<Value> {
+    Json(json!({
+        "server": "fogproof",
+        "version": env!("CARGO_PKG_VERSION"),
+        "protocol": protocol::codec::VERSION,
+        "relay": shared.config.relay.public().to_string(),
+        "umpire": shared.config.default_umpire.map(|k| k.to_string()),
+        "bot": shared.config.house_bot.map(|k| k.to_string()),
+        "variants": rules::Variant::ALL.iter().map(|v| v.id()).collect::<Vec<_>>(),
+        "limits": {
+            "max_frame_bytes": shared.config.limits.max_frame_bytes,
+            "max_body_bytes": shared.config.limits.max_body_bytes,
+            "max_open_challenges_per_key": shared.config.limits.max_open_challenges_per_key,
+            "max_terms_wait_ms": shared.config.limits.max_terms_wait_ms,
+        },
+        "deadlines": {
+            "reveal_ms": shared.config.deadlines.reveal_ms,
+            "answer_ms": shared.config.deadlines.answer_ms,
+        },
+    }))
+}
+
+async fn sign_in_challenge(State(shared): State<Arc<Shared>>) -> ApiResult<Json<Value>> {
+    let l = shared.config.limits;
+    let c = lock(&shared.auth)
+        .challenge(shared.clock.now_ms(), l.sign_in_challenge_ms, l.max_sign_in_challenges)
+        .map_err(|e| AppError::new(StatusCode::SERVICE_UNAVAILABLE, e.to_string()))?;
+    Ok(Json(json!({
+        "challenge": protocol::hex::encode(&c),
+        "server": shared.config.relay.public().to_string(),
+        "expires_in_ms": l.sign_in_challenge_ms,
+    })))
+}
+
+#[derive(Deserialize)]
+struct SignIn {
+    key: String,
+    challenge: String,
+    signature: String,
+    #[serde(default)]
+    name: Option<String>,
+}
+
+fn parse_signature(text: &str) -> ApiResult<Signature> {
+    let b = protocol::hex::decode_array::<64>(text)
+        .ok_or_else(|| AppError::bad("signature: expected 128 hex digits"))?;
+    let (mut r, mut s) = ([0u8; 32], [0u8; 32]);
+    r.copy_from_slice(&b[..32]);
+    s.copy_from_slice(&b[32..]);
+    Ok(Signature { r, s })
+}
+
+fn check_name(shared: &Shared, name: &str) -> ApiResult<String> {
+    let name = name.trim();
+    let max = shared.config.limits.max_name_bytes;
+    if name.is_empty() || name.len() > max || name.chars().any(char::is_control) {
+        return Err(AppError::bad(format!(
+            "name: 1 to {max} bytes of printable text (max_name_bytes)"
+        )));
+    }
+    Ok(name.to_owned())
+}
+
+async fn sign_in(
+    State(shared): State<Arc<Shared>>,
+    Json(req): Json<SignIn>,
+) -> ApiResult<Json<Value>> {
+    let key: PublicKey = req.key.parse().map_err(|e| AppError::bad(format!("key: {e}")))?;
+    let challenge = protocol::hex::decode_array::<32>(&req.challenge)
+        .ok_or_else(|| AppError::bad("challenge: expected 64 hex digits"))?;
+    let signature = parse_signature(&req.signature)?;
+    let name = req.name.as_deref().map(|n| check_name(&shared, n)).transpose()?;
+    let now = shared.clock.now_ms();
+    let token = lock(&shared.auth)
+        .sign_in(
+            &shared.config.relay.public(),
+            &key,
+            &challenge,
+            &signature,
+            now,
+            shared.config.limits.token_ms,
+        )
+        .map_err(|e| AppError::new(StatusCode::UNAUTHORIZED, e.to_string()))?;
+    let existing = shared.store.account(&key).await.map_err(internal)?;
+    let account = match (existing, name) {
+        (Some(a), None) => a,
+        (Some(a), Some(name)) => Account { name, ..a },
+        (None, name) => Account {
+            key,
+            name: name.unwrap_or_else(|| key.fingerprint()[7..16].to_owned()),
+            created_ms: now,
+        },
+    };
+    shared.store.put_account(&account).await.map_err(internal)?;
+    Ok(Json(json!({ "token": token, "key": key.to_string(), "name": account.name })))
+}
+
+fn internal(e: impl std::fmt::Display) -> AppError {
+    tracing::error!(error = %e, "internal error");
+    AppError::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string())
+}
+
+async fn account(State(shared): State<Arc<Shared>>, Authed(key): Authed) -> ApiResult<Json<Value>> {
+    let a = shared.store.account(&key).await.map_err(internal)?;
+    Ok(Json(json!({
+        "key": key.to_string(),
+        "fingerprint": key.fingerprint(),
+        "name": a.map(|a| a.name),
+    })))
+}
+
+#[derive(Deserialize)]
+struct Rename {
+    name: String,
+}
+
+async fn rename(
+    State(shared): State<Arc<Shared>>,
+    Authed(key): Authed,
+    Json(req): Json<Rename>,
+) -> ApiResult<Json<Value>> {
+    let name = check_name(&shared, &req.name)?;
+    let now = shared.clock.now_ms();
+    let a = shared.store.account(&key).await.map_err(internal)?;
+    let account = Account { key, name, created_ms: a.map_or(now, |a| a.created_ms) };
+    shared.store.put_account(&account).await.map_err(internal)?;
+    Ok(Json(json!({ "key": key.to_string(), "name": account.name })))
+}
+
+async fn my_challenges(State(shared): State<Arc<Shared>>, Authed(key): Authed) -> Json<Value> {
+    let me = key.to_string();
+    let lobby = lock(&shared.lobby);
+    let out: Vec<Value> =
+        lobby.open.values().filter(|c| c.challenger == me).map(lobby::Challenge::json).collect();
+    let incoming: Vec<Value> = lobby
+        .open
+        .values()
+        .filter(|c| c.dest.as_deref() == Some(me.as_str()))
+        .map(lobby::Challenge::json)
+        .collect();
+    Json(json!({ "in": incoming, "out": out }))
+}
+
+async fn create_challenge(
+    State(shared): State<Arc<Shared>>,
+    Authed(key): Authed,
+    Json(req): Json<ChallengeRequest>,
+) -> ApiResult<Json<Value>> {
+    let c = lobby::create(&shared, key, req).await?;
+    Ok(Json(json!({ "challenge": c.json() })))
+}
+
+async fn accept(
+    State(shared): State<Arc<Shared>>,
+    Authed(key): Authed,
+    Path(id): Path<String>,
+    Json(seat): Json<Seat>,
+) -> ApiResult<Json<Value>> {
+    lobby::accept(&shared, key, &id, seat).await?;
+    Ok(Json(json!({ "ok": true })))
+}
+
+async fn decline(
+    State(shared): State<Arc<Shared>>,
+    Authed(key): Authed,
+    Path(id): Path<String>,
+) -> ApiResult<Json<Value>> {
+    lobby::close(&shared, key, &id, true).await?;
+    Ok(Json(json!({ "ok": true })))
+}
+
+async fn cancel(
+    State(shared): State<Arc<Shared>>,
+    Authed(key): Authed,
+    Path(id): Path<String>,
+) -> ApiResult<Json<Value>> {
+    lobby::close(&shared, key, &id, false).await?;
+    Ok(Json(json!({ "ok": true })))
+}
+
+async fn umpire_seat(
+    State(shared): State<Arc<Shared>>,
+    Authed(key): Authed,
+    Path(id): Path<String>,
+    Json(seat): Json<Seat>,
+) -> ApiResult<Json<Value>> {
+    lobby::umpire_seat(&shared, key, &id, seat)?;
+    Ok(Json(json!({ "ok": true })))
+}
+
+#[derive(Deserialize)]
+struct Sign {
+    signature: String,
+}
+
+async fn sign(
+    State(shared): State<Arc<Shared>>,
+    Authed(key): Authed,
+    Path(id): Path<String>,
+    Json(req): Json<Sign>,
+) -> ApiResult<Json<Value>> {
+    let signature = parse_signature(&req.signature)?;
+    let started = lobby::sign(&shared, key, &id, signature).await?;
+    Ok(Json(json!({ "ok": true, "started": started })))
+}
+
+async fn lobby_view(State(shared): State<Arc<Shared>>) -> Json<Value> {
+    let seeks: Vec<Value> = lock(&shared.lobby)
+        .open
+        .values()
+        .filter(|c| c.dest.is_none())
+        .map(lobby::Challenge::json)
+        .collect();
+    let live: Vec<Value> = lock(&shared.matches)
+        .values()
+        .map(|h| serde_json::to_value(&*lock(&h.info)).unwrap_or(Value::Null))
+        .collect();
+    Json(json!({ "seeks": seeks, "live": live }))
+}
+
+#[derive(Deserialize)]
+struct Page {
+    #[serde(default)]
+    limit: Option<u32>,
+}
+
+fn finished_json(row: &crate::store::MatchRow) -> Value {
+    let finish = row.finish.as_ref();
+    json!({
+        "id": protocol::hex::encode(&row.id.0),
+        "variant": row.variant,
+        "rated": row.rated,
+        "players": row.players.map(|k| k.to_string()),
+        "started_ms": row.created_ms,
+        "status": match row.status { crate::store::MatchStatus::Live => "live", crate::store::MatchStatus::Finished => "finished" },
+        "finished_ms": finish.map(|f| f.finished_ms),
+        "result": finish.map(|f| f.result.clone()),
+        "record_sha256": finish.map(|f| protocol::hex::encode(&f.record_sha256)),
+    })
+}
+
+async fn games(State(shared): State<Arc<Shared>>, Query(p): Query<Page>) -> ApiResult<Json<Value>> {
+    let rows =
+        shared.store.finished_matches(p.limit.unwrap_or(50).min(500)).await.map_err(internal)?;
+    Ok(Json(json!({ "games": rows.iter().map(finished_json).collect::<Vec<_>>() })))
+}
+
+/// A match id from its 64 hex digits.
+pub fn parse_match_id(text: &str) -> ApiResult<MatchId> {
+    protocol::hex::decode_array::<32>(text)
+        .map(MatchId)
+        .ok_or_else(|| AppError::bad("match id: expected 64 hex digits"))
+}
+
+async fn match_info(
+    State(shared): State<Arc<Shared>>,
+    Path(id): Path<String>,
+) -> ApiResult<Json<Value>> {
+    let id = parse_match_id(&id)?;
+    if let Some(h) = shared.live(&id) {
+        let mut v = serde_json::to_value(&*lock(&h.info)).map_err(internal)?;
+        if let Value::Object(m) = &mut v {
+            m.insert("status".into(), json!("live"));
+        }
+        return Ok(Json(v));
+    }
+    let row = shared.store.get_match(&id).await.map_err(internal)?;
+    row.map(|r| Json(finished_json(&r)))
+        .ok_or_else(|| AppError::new(StatusCode::NOT_FOUND, "no such match"))
+}
+
+/// The finished match `id` (404 if unknown, 409 while it is being played).
+async fn finished_row(shared: &Shared, id: &str) -> ApiResult<crate::store::MatchRow> {
+    let id = parse_match_id(id)?;
+    let row = shared
+        .store
+        .get_match(&id)
+        .await
+        .map_err(internal)?
+        .ok_or_else(|| AppError::new(StatusCode::NOT_FOUND, "no such match"))?;
+    if row.finish.is_none() {
+        return Err(AppError::new(
+            StatusCode::CONFLICT,
+            "the match is being played: its record is published after the end",
+        ));
+    }
+    Ok(row)
+}
+
+/// The record bytes of a finished match, rebuilt from its stored entries.
+pub async fn record_bytes(shared: &Shared, row: &crate::store::MatchRow) -> ApiResult<Vec<u8>> {
+    use protocol::codec::Canonical;
+    let terms = protocol::terms::SignedTerms::from_canonical(&row.terms).map_err(internal)?;
+    let mut bytes = protocol::record::MatchRecord::header_bytes(&terms);
+    for e in shared.store.entries(&row.id).await.map_err(internal)? {
+        let entry = protocol::relay::Entry::from_canonical(&e).map_err(internal)?;
+        bytes.extend(protocol::record::MatchRecord::entry_frame(&entry));
+    }
+    Ok(bytes)
+}
+
+async fn record(State(shared): State<Arc<Shared>>, Path(id): Path<String>) -> ApiResult<Response> {
+    let row = finished_row(&shared, &id).await?;
+    let bytes = record_bytes(&shared, &row).await?;
+    let name = format!("attachment; filename=\"{}.rec\"", &id[..16.min(id.len())]);
+    Ok((
+        [
+            (header::CONTENT_TYPE, HeaderValue::from_static("application/octet-stream")),
+            (header::CONTENT_DISPOSITION, HeaderValue::from_str(&name).map_err(internal)?),
+        ],
+        bytes,
+    )
+        .into_response())
+}
+
+async fn verdict(State(shared): State<Arc<Shared>>, Path(id): Path<String>) -> ApiResult<Response> {
+    let row = finished_row(&shared, &id).await?;
+    let verdict = row.finish.map(|f| f.verdict).unwrap_or_default();
+    Ok(([(header::CONTENT_TYPE, "application/json")], verdict).into_response())
+}

@@ -1,0 +1,139 @@
+//! Sign-in without passwords: the server hands out a fresh 32-byte challenge, the client signs
+//! it with its key ([`protocol::wire::sign_in`], bound to the server's relay key), and gets a
+//! bearer token for its requests and sockets. An account is its key and a display name.
+//!
+//! Challenges are single-use and expire; tokens expire. Both live in memory: after a restart a
+//! client simply signs in again.
+
+use protocol::{PublicKey, Signature};
+use std::collections::{BTreeMap, VecDeque};
+
+/// Outstanding challenges and live tokens.
+#[derive(Debug, Default)]
+pub struct Auth {
+    challenges: BTreeMap<[u8; 32], u64>,
+    /// Challenges by expiry, for sweeping.
+    expiry: VecDeque<(u64, [u8; 32])>,
+    tokens: BTreeMap<String, (PublicKey, u64)>,
+}
+
+/// Why a sign-in was refused.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum SignInError {
+    /// Too many challenges outstanding.
+    #[error("too many sign-ins in progress ({0} challenges outstanding, max_sign_in_challenges)")]
+    Busy(usize),
+    /// The challenge is unknown, used or expired.
+    #[error("unknown, used or expired challenge: ask for a new one")]
+    Challenge,
+    /// The signature does not verify.
+    #[error("the signature does not sign this challenge for this server with that key: {0}")]
+    Signature(String),
+}
+
+impl Auth {
+    fn sweep(&mut self, now_ms: u64) {
+        while let Some(&(at, c)) = self.expiry.front() {
+            if at > now_ms {
+                break;
+            }
+            self.expiry.pop_front();
+            self.challenges.remove(&c);
+        }
+        self.tokens.retain(|_, (_, until)| *until > now_ms);
+    }
+
+    /// A fresh challenge, valid for `valid_ms`.
+    pub fn challenge(
+        &mut self,
+        now_ms: u64,
+        valid_ms: u64,
+        max: usize,
+    ) -> Result<[u8; 32], SignInError> {
+        self.sweep(now_ms);
+        if self.challenges.len() >= max {
+            return Err(SignInError::Busy(self.challenges.len()));
+        }
+        let c = protocol::keys::random_32().map_err(|e| SignInError::Signature(e.to_string()))?;
+        self.challenges.insert(c, now_ms + valid_ms);
+        self.expiry.push_back((now_ms + valid_ms, c));
+        Ok(c)
+    }
+
+    /// Checks a signed challenge (using it up) and returns a token valid for `valid_ms`.
+    pub fn sign_in(
+        &mut self,
+        server: &PublicKey,
+        key: &PublicKey,
+        challenge: &[u8; 32],
+        signature: &Signature,
+        now_ms: u64,
+        valid_ms: u64,
+    ) -> Result<String, SignInError> {
+        self.sweep(now_ms);
+        if self.challenges.remove(challenge).is_none() {
+            return Err(SignInError::Challenge);
+        }
+        protocol::wire::check_sign_in(key, server, challenge, signature)
+            .map_err(|e| SignInError::Signature(e.to_string()))?;
+        let token = protocol::keys::random_32()
+            .map(|b| protocol::hex::encode(&b))
+            .map_err(|e| SignInError::Signature(e.to_string()))?;
+        self.tokens.insert(token.clone(), (*key, now_ms + valid_ms));
+        Ok(token)
+    }
+
+    /// The key a token stands for, if it is live.
+    pub fn key_of(&self, token: &str, now_ms: u64) -> Option<PublicKey> {
+        self.tokens.get(token).filter(|(_, until)| *until > now_ms).map(|(k, _)| *k)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use protocol::Identity;
+
+    #[test]
+    fn a_challenge_signs_in_once_and_expires() {
+        let server = Identity::from_seed(&[9; 32]).public();
+        let me = Identity::from_seed(&[1; 32]);
+        let mut a = Auth::default();
+        let c = a.challenge(0, 1000, 10).unwrap();
+        let sig = protocol::wire::sign_in(&me, &server, &c);
+        let token = a.sign_in(&server, &me.public(), &c, &sig, 10, 5000).unwrap();
+        assert_eq!(a.key_of(&token, 20), Some(me.public()));
+        assert_eq!(a.key_of(&token, 5010), None, "expired");
+        // Used up: the same signature does not sign in twice.
+        assert_eq!(
+            a.sign_in(&server, &me.public(), &c, &sig, 10, 5000),
+            Err(SignInError::Challenge)
+        );
+        // Expired challenge.
+        let c2 = a.challenge(0, 1000, 10).unwrap();
+        let sig2 = protocol::wire::sign_in(&me, &server, &c2);
+        assert_eq!(
+            a.sign_in(&server, &me.public(), &c2, &sig2, 1000, 5000),
+            Err(SignInError::Challenge)
+        );
+        // Another key's claim on my signature.
+        let c3 = a.challenge(0, 1000, 10).unwrap();
+        let sig3 = protocol::wire::sign_in(&me, &server, &c3);
+        let other = Identity::from_seed(&[2; 32]).public();
+        assert!(matches!(
+            a.sign_in(&server, &other, &c3, &sig3, 1, 5000),
+            Err(SignInError::Signature(_))
+        ));
+    }
+
+    #[test]
+    fn outstanding_challenges_are_bounded() {
+        let mut a = Auth::default();
+        for _ in 0..3 {
+            a.challenge(0, 1000, 3).unwrap();
+        }
+        assert_eq!(a.challenge(0, 1000, 3), Err(SignInError::Busy(3)));
+        // Expired ones free their places.
+        assert!(a.challenge(1000, 1000, 3).is_ok());
+    }
+}

@@ -1,0 +1,642 @@
+//! One task per live match: it owns the match's [`Relay`] (the sans-IO machine, unchanged),
+//! feeds it the frames its sockets receive and the time, arms a timer from
+//! [`Relay::poll_timeout`], stores every new entry (group commit) before any receipt leaves,
+//! and then pushes each entry to the sockets entitled to read its channel.
+//!
+//! When the relay has closed the match, the task waits for every party's countersignature (or
+//! `countersign_ms`), assembles the record, verifies it, stores the verdict and ends.
+
+use crate::state::{FinishedMatch, Shared};
+use crate::store::{EntryRow, Finish, MatchRow};
+use protocol::codec::Canonical;
+use protocol::keys::ByColour;
+use protocol::message::{MessageBody, SignedMessage};
+use protocol::record::MatchRecord;
+use protocol::relay::{Entry, Relay, RelayEvent};
+use protocol::terms::{AgreedTerms, SignedTerms};
+use protocol::wire::ServerFrame;
+use protocol::{Channel, Identity, PublicKey, Side};
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+use tokio::sync::{mpsc, oneshot};
+
+/// What a socket task is sent: an encoded [`ServerFrame`], or the order to close with a
+/// reason.
+#[derive(Clone, Debug)]
+pub enum Outgoing {
+    /// Bytes of one `ServerFrame`.
+    Frame(Arc<Vec<u8>>),
+    /// Close the socket, saying why.
+    Close(String),
+}
+
+/// A socket joining a match.
+#[derive(Debug)]
+pub struct Joined {
+    /// The encoded `Welcome`.
+    pub welcome: Vec<u8>,
+    /// The encoded entries after the socket's `since` that it may read.
+    pub catch_up: Vec<Arc<Vec<u8>>>,
+}
+
+/// Why a socket may not join.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum JoinError {
+    /// Not a party, and the game hides information.
+    #[error("this game hides information: only its players and umpire follow it live")]
+    Hidden,
+    /// The match is not live here.
+    #[error("no live match {0}")]
+    NotLive(String),
+}
+
+/// What the match task is asked to do.
+#[derive(Debug)]
+pub enum Command {
+    /// A socket joins, holding everything up to `since`.
+    Join {
+        /// The socket.
+        conn: u64,
+        /// Its signed-in key (`None`: a spectator without one).
+        key: Option<PublicKey>,
+        /// The last position it holds.
+        since: Option<u64>,
+        /// Where its frames go.
+        tx: mpsc::Sender<Outgoing>,
+        /// The answer.
+        reply: oneshot::Sender<Result<Joined, JoinError>>,
+    },
+    /// A socket has gone.
+    Leave {
+        /// The socket.
+        conn: u64,
+    },
+    /// A message from a socket: the bytes of a `SignedMessage` as received.
+    Message {
+        /// The socket.
+        conn: u64,
+        /// The bytes.
+        bytes: Vec<u8>,
+        /// When they arrived (for the receipt latency).
+        arrived: Instant,
+    },
+    /// Stop (the server is shutting down): everything promised is already stored.
+    Stop,
+}
+
+/// What anyone may see of a live match: no hidden board, only who plays what, and the clocks.
+#[derive(Clone, Debug, Serialize)]
+pub struct MatchInfo {
+    /// The match id (hex).
+    pub id: String,
+    /// The variant id.
+    pub variant: String,
+    /// Rated or casual.
+    pub rated: bool,
+    /// `players[0]` and `players[1]` of the terms.
+    pub players: [String; 2],
+    /// White and Black once known.
+    pub white: Option<String>,
+    /// Black, once known.
+    pub black: Option<String>,
+    /// The umpire, in umpired games.
+    pub umpire: Option<String>,
+    /// When it started (server ms).
+    pub started_ms: u64,
+    /// White's clock, ms (as of its last completed move, or running now).
+    pub white_ms: u64,
+    /// Black's clock, ms.
+    pub black_ms: u64,
+    /// Whose clock runs, if one does.
+    pub running: Option<&'static str>,
+    /// Entries in the log so far.
+    pub entries: u64,
+}
+
+/// A live match as the server's registry holds it.
+#[derive(Clone, Debug)]
+pub struct MatchHandle {
+    /// Commands to its task.
+    pub tx: mpsc::Sender<Command>,
+    /// Its public information, refreshed by the task.
+    pub info: Arc<Mutex<MatchInfo>>,
+    /// Its players and umpire.
+    pub parties: Vec<PublicKey>,
+}
+
+struct Sub {
+    key: Option<PublicKey>,
+    tx: mpsc::Sender<Outgoing>,
+    refusals: u32,
+}
+
+/// The task of one live match.
+pub struct MatchTask {
+    shared: Arc<Shared>,
+    row: MatchRow,
+    signed: SignedTerms,
+    agreed: AgreedTerms,
+    relay: Relay,
+    open_game: bool,
+    parties: Vec<PublicKey>,
+    channels: Vec<Channel>,
+    persisted: usize,
+    subs: BTreeMap<u64, Sub>,
+    offset_ms: u64,
+    close_at_ms: Option<u64>,
+    /// Arrival instants of accepted messages, by position, until their receipts leave.
+    arrivals: Vec<(usize, Instant)>,
+    info: Arc<Mutex<MatchInfo>>,
+    rx: mpsc::Receiver<Command>,
+}
+
+/// Why a match task could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    /// The stored terms do not verify.
+    #[error("terms: {0}")]
+    Terms(String),
+    /// The stored entries do not rebuild the relay.
+    #[error("resume: {0}")]
+    Resume(#[from] protocol::relay::ResumeError),
+    /// The relay refused to start.
+    #[error("relay: {0}")]
+    Relay(#[from] protocol::relay::RelayError),
+    /// A stored entry does not decode.
+    #[error("stored entry {index}: {why}")]
+    Entry {
+        /// Its position.
+        index: usize,
+        /// Why.
+        why: String,
+    },
+}
+
+fn body_of(message: &SignedMessage) -> Option<MessageBody> {
+    MessageBody::from_canonical(&message.body).ok()
+}
+
+impl MatchTask {
+    /// A match task over a relay that already holds `persisted` stored entries. `offset_ms` is
+    /// subtracted from the server clock to give relay time.
+    fn new(
+        shared: Arc<Shared>,
+        row: MatchRow,
+        signed: SignedTerms,
+        agreed: AgreedTerms,
+        relay: Relay,
+        persisted: usize,
+        offset_ms: u64,
+    ) -> (MatchTask, MatchHandle) {
+        let (tx, rx) = mpsc::channel(1024);
+        let mut parties = vec![agreed.terms.players[0].key, agreed.terms.players[1].key];
+        if let Some(u) = &agreed.terms.umpire {
+            parties.push(u.key);
+        }
+        let open_game = agreed
+            .terms
+            .variant
+            .parse::<rules::Variant>()
+            .is_ok_and(|v| protocol::game::mode(v) == protocol::game::Mode::Open);
+        let channels = relay
+            .entries()
+            .iter()
+            .map(|e| body_of(&e.message).map_or(Channel::Public, |b| b.channel))
+            .collect();
+        let info = Arc::new(Mutex::new(MatchInfo {
+            id: crate::store::sqlite::id_text(&row.id),
+            variant: row.variant.clone(),
+            rated: row.rated,
+            players: row.players.map(|k| k.to_string()),
+            white: None,
+            black: None,
+            umpire: agreed.terms.umpire.as_ref().map(|u| u.key.to_string()),
+            started_ms: row.created_ms,
+            white_ms: agreed.terms.time_control.initial_ms,
+            black_ms: agreed.terms.time_control.initial_ms,
+            running: None,
+            entries: 0,
+        }));
+        let handle = MatchHandle { tx, info: info.clone(), parties: parties.clone() };
+        let task = MatchTask {
+            shared,
+            row,
+            signed,
+            agreed,
+            relay,
+            open_game,
+            parties,
+            channels,
+            persisted,
+            subs: BTreeMap::new(),
+            offset_ms,
+            close_at_ms: None,
+            arrivals: Vec::new(),
+            info,
+            rx,
+        };
+        (task, handle)
+    }
+
+    /// A new match: its relay writes `Start` now; the row and that first entry are stored
+    /// before the task exists.
+    pub async fn create(
+        shared: Arc<Shared>,
+        relay_identity: Identity,
+        row: MatchRow,
+        signed: SignedTerms,
+    ) -> Result<(MatchTask, MatchHandle), StartError> {
+        let agreed = signed.verify().map_err(|e| StartError::Terms(e.to_string()))?;
+        let now = shared.clock.now_ms();
+        let relay = Relay::new(relay_identity, agreed.clone(), now)?;
+        let first: Vec<EntryRow> = relay
+            .entries()
+            .iter()
+            .enumerate()
+            .map(|(i, e)| EntryRow { match_id: row.id, seq: i as u64, bytes: e.to_canonical() })
+            .collect();
+        shared
+            .store
+            .create_match(&row, &first)
+            .await
+            .map_err(|e| StartError::Terms(format!("storing the new match: {e}")))?;
+        let n = first.len();
+        let (task, handle) = MatchTask::new(shared, row, signed, agreed, relay, n, 0);
+        task.refresh_info();
+        Ok((task, handle))
+    }
+
+    /// A match rebuilt after a restart from its stored entries. Relay time resumes where its
+    /// last receipt left it, after `resume_grace_ms` in which it stands still: time while the
+    /// server was down is charged to nobody.
+    pub fn resume(
+        shared: Arc<Shared>,
+        relay_identity: Identity,
+        row: MatchRow,
+        stored: &[Vec<u8>],
+    ) -> Result<(MatchTask, MatchHandle), StartError> {
+        let signed = SignedTerms::from_canonical(&row.terms)
+            .map_err(|e| StartError::Terms(e.to_string()))?;
+        let agreed = signed.verify().map_err(|e| StartError::Terms(e.to_string()))?;
+        let entries = stored
+            .iter()
+            .enumerate()
+            .map(|(index, b)| {
+                Entry::from_canonical(b)
+                    .map_err(|e| StartError::Entry { index, why: e.to_string() })
+            })
+            .collect::<Result<Vec<Entry>, StartError>>()?;
+        let last_ms = entries
+            .last()
+            .and_then(|e| e.receipt.open(&agreed.terms.relay).ok())
+            .map_or(0, |r| r.time_ms);
+        let relay = Relay::resume(relay_identity, agreed.clone(), &entries)?;
+        let grace = shared.config.deadlines.resume_grace_ms;
+        let offset = (shared.clock.now_ms() + grace).saturating_sub(last_ms);
+        let n = entries.len();
+        let (mut task, handle) = MatchTask::new(shared, row, signed, agreed, relay, n, offset);
+        if task.relay.coordinator().is_closed() {
+            task.close_at_ms =
+                Some(task.shared.clock.now_ms() + task.shared.config.deadlines.countersign_ms);
+        }
+        task.refresh_info();
+        Ok((task, handle))
+    }
+
+    fn relay_now(&self) -> u64 {
+        self.shared.clock.now_ms().saturating_sub(self.offset_ms)
+    }
+
+    fn colours(&self) -> ByColour {
+        self.relay.colours().unwrap_or(ByColour {
+            white: self.agreed.terms.players[0].key,
+            black: self.agreed.terms.players[1].key,
+        })
+    }
+
+    fn may_read(&self, key: Option<&PublicKey>, channel: Channel) -> bool {
+        match key {
+            Some(k) if self.parties.contains(k) => {
+                protocol::relay::reads(&self.agreed, &self.colours(), k, channel)
+            }
+            _ => self.open_game,
+        }
+    }
+
+    /// Runs the match until it is finished, stopped, or its storage fails.
+    pub async fn run(mut self) {
+        let id = self.row.id;
+        metrics::gauge!(crate::metrics::MATCHES_LIVE).increment(1.0);
+        loop {
+            let wake = self.next_wake_ms().map(|ms| self.shared.clock.instant_at(ms));
+            let step = tokio::select! {
+                cmd = self.rx.recv() => match cmd {
+                    None | Some(Command::Stop) => break,
+                    Some(cmd) => self.handle(cmd).await,
+                },
+                () = async { tokio::time::sleep_until(wake.unwrap_or_else(tokio::time::Instant::now)).await },
+                    if wake.is_some() => self.on_timer().await,
+            };
+            match step {
+                Ok(false) => {}
+                Ok(true) => break,
+                Err(why) => {
+                    tracing::error!(match_id = %crate::store::sqlite::id_text(&id), %why, "match stopped");
+                    for sub in self.subs.values() {
+                        let _ = sub.tx.try_send(Outgoing::Close(format!(
+                            "the server could not store this match ({why}); reconnect later"
+                        )));
+                    }
+                    break;
+                }
+            }
+        }
+        metrics::gauge!(crate::metrics::MATCHES_LIVE).decrement(1.0);
+        self.shared.remove_match(&id);
+    }
+
+    /// The server-clock ms of the next timer: the relay's earliest deadline, or the end of the
+    /// countersignature wait.
+    fn next_wake_ms(&self) -> Option<u64> {
+        let relay = self.relay.poll_timeout().map(|due| due.saturating_add(1) + self.offset_ms);
+        match (relay, self.close_at_ms) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    async fn on_timer(&mut self) -> Result<bool, String> {
+        let now = self.relay_now();
+        self.relay.handle_timeout(now);
+        self.after_relay().await?;
+        if self.close_at_ms.is_some_and(|at| self.shared.clock.now_ms() >= at) {
+            self.finish().await?;
+            return Ok(true);
+        }
+        Ok(false)
+    }
+
+    /// Handles one command; `Ok(true)` when the match is over.
+    async fn handle(&mut self, cmd: Command) -> Result<bool, String> {
+        match cmd {
+            Command::Join { conn, key, since, tx, reply } => {
+                let _ = reply.send(self.join(conn, key, since, tx));
+                Ok(false)
+            }
+            Command::Leave { conn } => {
+                self.subs.remove(&conn);
+                Ok(false)
+            }
+            Command::Message { conn, bytes, arrived } => self.message(conn, bytes, arrived).await,
+            Command::Stop => Ok(true),
+        }
+    }
+
+    fn join(
+        &mut self,
+        conn: u64,
+        key: Option<PublicKey>,
+        since: Option<u64>,
+        tx: mpsc::Sender<Outgoing>,
+    ) -> Result<Joined, JoinError> {
+        let party = key.is_some_and(|k| self.parties.contains(&k));
+        if !party && !self.open_game {
+            return Err(JoinError::Hidden);
+        }
+        let welcome = ServerFrame::Welcome {
+            version: protocol::codec::VERSION,
+            match_id: self.row.id,
+            terms: self.signed.clone(),
+            entries: self.persisted as u64,
+        }
+        .to_canonical();
+        let from = since.map_or(0, |s| usize::try_from(s).unwrap_or(usize::MAX).saturating_add(1));
+        let entries = self.relay.entries();
+        let catch_up = (from..self.persisted)
+            .filter(|&i| self.may_read(key.as_ref(), self.channels[i]))
+            .map(|i| Arc::new(ServerFrame::Entry(entries[i].clone()).to_canonical()))
+            .collect();
+        self.subs.insert(conn, Sub { key, tx, refusals: 0 });
+        Ok(Joined { welcome, catch_up })
+    }
+
+    fn send_to(&mut self, conn: u64, out: Outgoing) {
+        let full = match self.subs.get(&conn) {
+            Some(sub) => sub.tx.try_send(out).is_err(),
+            None => false,
+        };
+        if full {
+            self.drop_slow(conn);
+        }
+    }
+
+    fn drop_slow(&mut self, conn: u64) {
+        if let Some(sub) = self.subs.remove(&conn) {
+            metrics::counter!(crate::metrics::CONNECTIONS_REFUSED).increment(1);
+            // The queue is full: the socket task sees its channel close and says why.
+            drop(sub);
+        }
+    }
+
+    async fn message(
+        &mut self,
+        conn: u64,
+        bytes: Vec<u8>,
+        arrived: Instant,
+    ) -> Result<bool, String> {
+        let Some(sub) = self.subs.get(&conn) else { return Ok(false) };
+        let Some(key) = sub.key.filter(|k| self.parties.contains(k)) else {
+            self.send_to(
+                conn,
+                Outgoing::Close("only the match's players and umpire send messages".into()),
+            );
+            self.subs.remove(&conn);
+            return Ok(false);
+        };
+        // The author must be the signed-in key: nobody writes for another seat, even with a
+        // signature the relay would accept (a stolen message replayed by someone else).
+        if let Some(author) = SignedMessage::from_canonical(&bytes)
+            .ok()
+            .and_then(|m| body_of(&m))
+            .map(|b| b.author)
+            .filter(|a| *a != key)
+        {
+            self.send_to(
+                conn,
+                Outgoing::Close(format!(
+                    "signed in as {key}, but this message is by {author}: nobody writes for \
+                     another party"
+                )),
+            );
+            self.subs.remove(&conn);
+            return Ok(false);
+        }
+        let now = self.relay_now();
+        let before = self.relay.entries().len();
+        let refused = match self.relay.accept(&bytes, now) {
+            Ok(accepted) => {
+                metrics::counter!(crate::metrics::MESSAGES_ACCEPTED).increment(1);
+                let at = self.relay.entries()[before..]
+                    .iter()
+                    .position(|e| *e == accepted.entry)
+                    .map_or(before, |i| before + i);
+                self.arrivals.push((at, arrived));
+                None
+            }
+            Err(e) => {
+                metrics::counter!(crate::metrics::MESSAGES_REFUSED).increment(1);
+                let hash = SignedMessage::from_canonical(&bytes).ok().map(|m| m.hash());
+                Some(ServerFrame::refused(hash, &e.to_string()))
+            }
+        };
+        let over = self.after_relay().await?;
+        if let Some(frame) = refused {
+            self.send_to(conn, Outgoing::Frame(Arc::new(frame.to_canonical())));
+            let max = self.shared.config.limits.max_refusals_per_connection;
+            if let Some(sub) = self.subs.get_mut(&conn) {
+                sub.refusals += 1;
+                if sub.refusals > max {
+                    let _ = sub.tx.try_send(Outgoing::Close(format!(
+                        "more than {max} refused messages on this socket \
+                         (max_refusals_per_connection)"
+                    )));
+                    self.subs.remove(&conn);
+                    metrics::counter!(crate::metrics::CONNECTIONS_REFUSED).increment(1);
+                }
+            }
+        }
+        Ok(over)
+    }
+
+    /// After the relay moved: its events, then store and push the new entries; `Ok(true)` if
+    /// the match is over.
+    async fn after_relay(&mut self) -> Result<bool, String> {
+        while let Some(event) = self.relay.poll_event() {
+            if let RelayEvent::Closed { .. } = event {
+                self.close_at_ms =
+                    Some(self.shared.clock.now_ms() + self.shared.config.deadlines.countersign_ms);
+            }
+        }
+        self.flush().await?;
+        self.refresh_info();
+        if self.relay.coordinator().is_closed() {
+            let signed = self.relay.coordinator().countersigned();
+            if self.parties.iter().all(|p| signed.contains(p)) {
+                self.finish().await?;
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// Stores the entries not yet stored, then pushes each to the sockets that may read it.
+    async fn flush(&mut self) -> Result<(), String> {
+        let entries = self.relay.entries();
+        if self.persisted == entries.len() {
+            return Ok(());
+        }
+        let new: Vec<Entry> = entries[self.persisted..].to_vec();
+        let rows = new
+            .iter()
+            .enumerate()
+            .map(|(i, e)| EntryRow {
+                match_id: self.row.id,
+                seq: (self.persisted + i) as u64,
+                bytes: e.to_canonical(),
+            })
+            .collect();
+        self.shared.committer.commit(rows).await.map_err(|e| e.to_string())?;
+        for entry in new {
+            let channel = body_of(&entry.message).map_or(Channel::Public, |b| b.channel);
+            self.channels.push(channel);
+            let frame = Arc::new(ServerFrame::Entry(entry).to_canonical());
+            let readers: Vec<u64> = self
+                .subs
+                .iter()
+                .filter(|(_, s)| self.may_read(s.key.as_ref(), channel))
+                .map(|(c, _)| *c)
+                .collect();
+            for conn in readers {
+                self.send_to(conn, Outgoing::Frame(frame.clone()));
+            }
+            self.persisted += 1;
+        }
+        for (_, arrived) in self.arrivals.drain(..) {
+            metrics::histogram!(crate::metrics::RECEIPT_SECONDS).record(arrived.elapsed());
+        }
+        Ok(())
+    }
+
+    fn refresh_info(&self) {
+        let colours = self.relay.colours();
+        let coordinator = self.relay.coordinator();
+        let now = self.relay_now();
+        let running = coordinator
+            .deadlines()
+            .into_iter()
+            .find(|d| d.expectation == protocol::message::Expectation::Move)
+            .and_then(|d| d.party.side().map(|s| (s, d.due_ms)));
+        let clock = |side: Side| match running {
+            Some((s, due)) if s == side => due.saturating_sub(now),
+            _ => coordinator.remaining_ms(side),
+        };
+        let mut info = self.info.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        info.white = colours.map(|c| c.white.to_string());
+        info.black = colours.map(|c| c.black.to_string());
+        info.white_ms = clock(Side::White);
+        info.black_ms = clock(Side::Black);
+        info.running = running.map(|(s, _)| match s {
+            Side::White => "white",
+            Side::Black => "black",
+        });
+        info.entries = self.persisted as u64;
+    }
+
+    /// The match is over: the record, its verdict, stored; every socket told; the ledger hook.
+    async fn finish(&mut self) -> Result<(), String> {
+        let record = MatchRecord {
+            version: protocol::codec::VERSION,
+            terms: self.signed.clone(),
+            entries: self.relay.entries().to_vec(),
+        };
+        let bytes = Arc::new(record.to_canonical());
+        let for_verifier = bytes.clone();
+        let verified = tokio::task::spawn_blocking(move || verifier::verify_match(&for_verifier))
+            .await
+            .map_err(|e| format!("verifier task: {e}"))?;
+        let finish = Finish {
+            finished_ms: self.shared.clock.now_ms(),
+            record_sha256: verified.record_sha256,
+            verdict: verifier::json::verified(&verified).to_string(),
+            result: verified.result.map_or("*", |r| r.score()).to_owned(),
+        };
+        self.shared.store.finish_match(&self.row.id, &finish).await.map_err(|e| e.to_string())?;
+        metrics::counter!(crate::metrics::MATCHES_FINISHED).increment(1);
+        let done =
+            Arc::new(ServerFrame::Finished { entries: self.persisted as u64 }.to_canonical());
+        for sub in std::mem::take(&mut self.subs).into_values() {
+            let _ = sub.tx.try_send(Outgoing::Frame(done.clone()));
+            let _ = sub.tx.try_send(Outgoing::Close("the match is over".into()));
+        }
+        let event = serde_json::json!({
+            "type": "gameFinish",
+            "game": {
+                "id": crate::store::sqlite::id_text(&self.row.id),
+                "variant": self.row.variant,
+                "result": finish.result,
+                "status": if verified.verdict.is_valid() { "valid" } else { "faults" },
+            }
+        });
+        let unique: BTreeSet<PublicKey> = self.parties.iter().copied().collect();
+        self.shared.events.send_all(unique.iter(), &event);
+        self.shared.finished(FinishedMatch {
+            row: self.row.clone(),
+            record: bytes,
+            verified,
+            finished_ms: finish.finished_ms,
+        });
+        Ok(())
+    }
+}

@@ -1,0 +1,643 @@
+//! Challenges, seeks and terms, lichess-shaped (docs/SERVER.md, lobby).
+//!
+//! A challenge names a variant, options, a time control, rated or casual, a colour choice and
+//! an opponent key (or none: an open challenge, a seek). Each player brings its *seat* for the
+//! terms: its per-match seal key and nonce. Once a challenge is accepted, the umpire of an
+//! umpired game brings its seat too (it is asked on its event stream); the server then writes
+//! the terms, every party signs them through the API, the relay signs last, and the match
+//! starts. A party that does not sign within `max_terms_wait_ms` cancels it: nothing was
+//! committed yet, so nobody loses anything.
+
+use crate::live::MatchTask;
+use crate::state::{Shared, lock};
+use crate::store::{ChallengeRow, MatchRow, MatchStatus};
+use protocol::seal::SealPublicKey;
+use protocol::terms::{
+    Colours, Limits, MatchTerms, PlayerTerms, SignedTerms, TimeControl, UmpireTerms,
+};
+use protocol::{PublicKey, Signature};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// The shortest and longest initial clock a challenge may ask for, in ms.
+pub const CLOCK_INITIAL_MS: std::ops::RangeInclusive<u64> = 10_000..=3 * 3600 * 1000;
+/// The largest increment, in ms.
+pub const MAX_INCREMENT_MS: u64 = 180_000;
+
+/// A player's (or the umpire's) part of the terms: its per-match seal key and nonce.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Seat {
+    /// `x25519:<hex>`.
+    pub seal_key: String,
+    /// 64 hex digits.
+    pub nonce: String,
+}
+
+impl Seat {
+    fn parse(&self) -> Result<(SealPublicKey, [u8; 32]), LobbyError> {
+        let seal = self
+            .seal_key
+            .strip_prefix("x25519:")
+            .and_then(protocol::hex::decode_array::<32>)
+            .ok_or_else(|| {
+                LobbyError::Bad(format!(
+                    "seal_key {:?}: expected x25519:<64 hex digits>",
+                    cut(&self.seal_key)
+                ))
+            })?;
+        let nonce = protocol::hex::decode_array::<32>(&self.nonce).ok_or_else(|| {
+            LobbyError::Bad(format!("nonce {:?}: expected 64 hex digits", cut(&self.nonce)))
+        })?;
+        Ok((SealPublicKey(seal), nonce))
+    }
+}
+
+fn cut(s: &str) -> String {
+    s.chars().take(80).collect()
+}
+
+/// What a client asks for when it makes a challenge.
+#[derive(Clone, Debug, Deserialize)]
+pub struct ChallengeRequest {
+    /// The variant id.
+    pub variant: String,
+    /// Options, by name (docs/PROTOCOL.md 18.1).
+    #[serde(default)]
+    pub options: BTreeMap<String, String>,
+    /// Initial clock, seconds.
+    pub clock_limit: u64,
+    /// Increment, seconds.
+    pub clock_increment: u64,
+    /// Rated or casual.
+    #[serde(default)]
+    pub rated: bool,
+    /// `random` (default), `white` or `black`: the challenger's colour.
+    #[serde(default)]
+    pub color: Option<String>,
+    /// The opponent's key; none for an open challenge (a seek).
+    #[serde(default)]
+    pub opponent: Option<String>,
+    /// The umpire's key for an umpired game (default: the server's umpire service).
+    #[serde(default)]
+    pub umpire: Option<String>,
+    /// The challenger's seat.
+    pub seat: Seat,
+}
+
+/// A challenge as the server keeps and shows it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Challenge {
+    /// Its id (16 hex digits).
+    pub id: String,
+    /// Who made it.
+    pub challenger: String,
+    /// Its opponent, or none (open).
+    pub dest: Option<String>,
+    /// The variant id.
+    pub variant: String,
+    /// Options.
+    pub options: BTreeMap<String, String>,
+    /// Initial clock, ms.
+    pub initial_ms: u64,
+    /// Increment, ms.
+    pub increment_ms: u64,
+    /// Rated or casual.
+    pub rated: bool,
+    /// `random`, `white` or `black`.
+    pub color: String,
+    /// The umpire (umpired games).
+    pub umpire: Option<String>,
+    /// The challenger's seat.
+    pub seat: Seat,
+    /// `open`, `accepted`, `declined`, `canceled`, `started`.
+    pub status: String,
+    /// When it was made (server ms).
+    pub created_ms: u64,
+}
+
+impl Challenge {
+    /// The lichess-shaped JSON of the challenge (its seat is not shown).
+    pub fn json(&self) -> Value {
+        json!({
+            "id": self.id,
+            "status": self.status,
+            "challenger": { "id": self.challenger },
+            "destUser": self.dest.as_ref().map(|d| json!({ "id": d })),
+            "variant": { "key": self.variant },
+            "rated": self.rated,
+            "timeControl": {
+                "type": "clock",
+                "limit": self.initial_ms / 1000,
+                "increment": self.increment_ms / 1000,
+                "show": format!("{}+{}", self.initial_ms / 60_000, self.increment_ms / 1000),
+            },
+            "color": self.color,
+            "options": self.options,
+            "umpire": self.umpire,
+        })
+    }
+}
+
+/// Terms being completed and signed.
+#[derive(Clone, Debug)]
+pub struct Pending {
+    /// The challenge it comes from.
+    pub challenge: Challenge,
+    /// Who accepted it, with its seat.
+    pub acceptor: (PublicKey, Seat),
+    /// The umpire (umpired games) and, once it answered, its seat.
+    pub umpire: Option<(PublicKey, Option<Seat>)>,
+    /// The terms once complete, with their bytes.
+    pub terms: Option<(MatchTerms, Vec<u8>)>,
+    /// Signatures so far.
+    pub signatures: BTreeMap<PublicKey, Signature>,
+    /// When it is canceled if not complete (server ms).
+    pub deadline_ms: u64,
+}
+
+impl Pending {
+    /// Everyone the terms will name, but the relay.
+    pub fn parties(&self) -> Vec<PublicKey> {
+        let mut out = vec![self.challenger_key(), self.acceptor.0];
+        out.extend(self.umpire.as_ref().map(|u| u.0));
+        out
+    }
+
+    fn challenger_key(&self) -> PublicKey {
+        self.challenge.challenger.parse().unwrap_or(PublicKey([0; 32]))
+    }
+
+    /// The `terms` event every party gets to sign.
+    pub fn terms_event(&self) -> Option<Value> {
+        let (_, bytes) = self.terms.as_ref()?;
+        Some(json!({
+            "type": "terms",
+            "id": self.challenge.id,
+            "matchId": protocol::hex::encode(&protocol::terms::match_id(bytes).0),
+            "terms": protocol::hex::encode(bytes),
+        }))
+    }
+
+    /// The `umpireRequest` event the umpire answers with its seat.
+    pub fn umpire_event(&self) -> Value {
+        json!({ "type": "umpireRequest", "id": self.challenge.id, "challenge": self.challenge.json() })
+    }
+}
+
+/// Challenges and pending terms.
+#[derive(Debug, Default)]
+pub struct Lobby {
+    /// Open challenges, by id.
+    pub open: BTreeMap<String, Challenge>,
+    /// Terms being completed and signed, by challenge id.
+    pub pending: BTreeMap<String, Pending>,
+}
+
+/// Why a lobby request was refused.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum LobbyError {
+    /// A bad request, with what is wrong.
+    #[error("{0}")]
+    Bad(String),
+    /// Not there.
+    #[error("{0}")]
+    NotFound(String),
+    /// Not this key's to do.
+    #[error("{0}")]
+    Forbidden(String),
+    /// A limit.
+    #[error("{0}")]
+    Limit(String),
+    /// Storage failed.
+    #[error("storage: {0}")]
+    Store(String),
+}
+
+/// The umpire seat for `variant`, if it has one.
+fn umpired(variant: rules::Variant) -> bool {
+    protocol::game::mode(variant) == protocol::game::Mode::Umpire
+}
+
+/// Checks variant and options the way the machines will (an unknown option is refused now,
+/// not when the game starts).
+fn check_game(
+    variant: &str,
+    options: &BTreeMap<String, String>,
+) -> Result<rules::Variant, LobbyError> {
+    let v: rules::Variant = variant.parse().map_err(|e| LobbyError::Bad(format!("{e}")))?;
+    let seeds = rules::ByColor { white: [0u8; 32], black: [0u8; 32] };
+    let seeds = (v == rules::Variant::Sic).then_some(&seeds);
+    protocol::game::AnyGame::start(variant, options, seeds)
+        .map_err(|e| LobbyError::Bad(format!("options: {e}")))?;
+    Ok(v)
+}
+
+fn parse_key(what: &str, text: &str) -> Result<PublicKey, LobbyError> {
+    text.parse().map_err(|e| LobbyError::Bad(format!("{what}: {e}")))
+}
+
+/// Creates a challenge of `key`'s.
+pub async fn create(
+    shared: &Arc<Shared>,
+    key: PublicKey,
+    req: ChallengeRequest,
+) -> Result<Challenge, LobbyError> {
+    let variant = check_game(&req.variant, &req.options)?;
+    let initial_ms = req.clock_limit.saturating_mul(1000);
+    let increment_ms = req.clock_increment.saturating_mul(1000);
+    if !CLOCK_INITIAL_MS.contains(&initial_ms) || increment_ms > MAX_INCREMENT_MS {
+        return Err(LobbyError::Bad(format!(
+            "time control {}+{}: the initial clock is 10 s to 3 h, the increment at most 180 s",
+            req.clock_limit, req.clock_increment
+        )));
+    }
+    let color = req.color.clone().unwrap_or_else(|| "random".into());
+    if !["random", "white", "black"].contains(&color.as_str()) {
+        return Err(LobbyError::Bad(format!("color {:?}: random, white or black", cut(&color))));
+    }
+    req.seat.parse()?;
+    let dest = req.opponent.as_deref().map(|d| parse_key("opponent", d)).transpose()?;
+    if dest == Some(key) {
+        return Err(LobbyError::Bad("a challenge to oneself".into()));
+    }
+    let relay = shared.config.relay.public();
+    let umpire = if umpired(variant) {
+        let u = match &req.umpire {
+            Some(u) => parse_key("umpire", u)?,
+            None => shared.config.default_umpire.ok_or_else(|| {
+                LobbyError::Bad(format!(
+                    "{variant} needs an umpire and this server has none: name one"
+                ))
+            })?,
+        };
+        if u == key || Some(u) == dest || u == relay {
+            return Err(LobbyError::Bad(
+                "the umpire must be a party of its own (not a player, not the relay)".into(),
+            ));
+        }
+        Some(u.to_string())
+    } else {
+        None
+    };
+    let now = shared.clock.now_ms();
+    let id = protocol::hex::encode(
+        &protocol::keys::random_32().map_err(|e| LobbyError::Store(e.to_string()))?[..8],
+    );
+    let challenge = Challenge {
+        id: id.clone(),
+        challenger: key.to_string(),
+        dest: dest.map(|d| d.to_string()),
+        variant: variant.id().to_owned(),
+        options: req.options,
+        initial_ms,
+        increment_ms,
+        rated: req.rated,
+        color,
+        umpire,
+        seat: req.seat,
+        status: "open".into(),
+        created_ms: now,
+    };
+    {
+        let mut lobby = lock(&shared.lobby);
+        let mine = lobby.open.values().filter(|c| c.challenger == challenge.challenger).count();
+        if mine >= shared.config.limits.max_open_challenges_per_key {
+            return Err(LobbyError::Limit(format!(
+                "{key} has {mine} open challenges (max_open_challenges_per_key)"
+            )));
+        }
+        lobby.open.insert(id.clone(), challenge.clone());
+    }
+    store_challenge(shared, &challenge).await?;
+    let event = json!({ "type": "challenge", "challenge": challenge.json() });
+    shared.events.send(&key, &event);
+    match dest {
+        Some(d) => shared.events.send(&d, &event),
+        None => {
+            // A seek: the house bot (if any) hears of it like any listener of open games.
+            if let Some(bot) = shared.config.house_bot {
+                shared.events.send(&bot, &event);
+            }
+        }
+    }
+    Ok(challenge)
+}
+
+async fn store_challenge(shared: &Arc<Shared>, c: &Challenge) -> Result<(), LobbyError> {
+    let row = ChallengeRow {
+        id: c.id.clone(),
+        challenger: c.challenger.parse().map_err(|e| LobbyError::Store(format!("{e}")))?,
+        status: c.status.clone(),
+        body: serde_json::to_string(c).map_err(|e| LobbyError::Store(e.to_string()))?,
+        created_ms: c.created_ms,
+    };
+    shared.store.put_challenge(&row).await.map_err(|e| LobbyError::Store(e.to_string()))
+}
+
+/// Reloads open challenges after a restart (terms being signed are gone: nothing was
+/// committed, so their challenges are canceled).
+pub async fn restore(shared: &Arc<Shared>) -> Result<(), LobbyError> {
+    let rows =
+        shared.store.open_challenges().await.map_err(|e| LobbyError::Store(e.to_string()))?;
+    let mut lobby = lock(&shared.lobby);
+    for row in rows {
+        if let Ok(c) = serde_json::from_str::<Challenge>(&row.body) {
+            lobby.open.insert(c.id.clone(), c);
+        }
+    }
+    Ok(())
+}
+
+/// Declines (the opponent) or cancels (the challenger) an open challenge.
+pub async fn close(
+    shared: &Arc<Shared>,
+    key: PublicKey,
+    id: &str,
+    decline: bool,
+) -> Result<(), LobbyError> {
+    let mut c = {
+        let mut lobby = lock(&shared.lobby);
+        let Some(c) = lobby.open.get(id) else {
+            return Err(LobbyError::NotFound(format!("no open challenge {}", cut(id))));
+        };
+        let mine = c.challenger == key.to_string();
+        let to_me = c.dest.as_deref() == Some(key.to_string().as_str());
+        if (decline && !to_me) || (!decline && !mine) {
+            return Err(LobbyError::Forbidden(if decline {
+                "only the challenged player declines".into()
+            } else {
+                "only the challenger cancels".into()
+            }));
+        }
+        match lobby.open.remove(id) {
+            Some(c) => c,
+            None => return Err(LobbyError::NotFound(format!("no open challenge {}", cut(id)))),
+        }
+    };
+    c.status = if decline { "declined" } else { "canceled" }.into();
+    store_challenge(shared, &c).await?;
+    let kind = if decline { "challengeDeclined" } else { "challengeCanceled" };
+    let event = json!({ "type": kind, "challenge": c.json() });
+    let mut keys = vec![key];
+    keys.extend(c.challenger.parse::<PublicKey>().ok());
+    keys.extend(c.dest.as_deref().and_then(|d| d.parse::<PublicKey>().ok()));
+    shared.events.send_all(keys.iter(), &event);
+    Ok(())
+}
+
+/// Accepts a challenge: the terms are written (once the umpire brought its seat) and sent to
+/// every party to sign.
+pub async fn accept(
+    shared: &Arc<Shared>,
+    key: PublicKey,
+    id: &str,
+    seat: Seat,
+) -> Result<(), LobbyError> {
+    seat.parse()?;
+    let live = shared.live_of(&key).len()
+        + lock(&shared.lobby).pending.values().filter(|p| p.parties().contains(&key)).count();
+    if live >= shared.config.limits.max_live_matches_per_key {
+        return Err(LobbyError::Limit(format!(
+            "{key} is in {live} matches (max_live_matches_per_key)"
+        )));
+    }
+    let (challenge, pending) = {
+        let mut lobby = lock(&shared.lobby);
+        let Some(c) = lobby.open.get(id) else {
+            return Err(LobbyError::NotFound(format!("no open challenge {}", cut(id))));
+        };
+        if c.challenger == key.to_string() {
+            return Err(LobbyError::Bad("a challenge is accepted by someone else".into()));
+        }
+        if c.dest.as_ref().is_some_and(|d| *d != key.to_string()) {
+            return Err(LobbyError::Forbidden("this challenge is for another player".into()));
+        }
+        let Some(mut c) = lobby.open.remove(id) else {
+            return Err(LobbyError::NotFound(format!("no open challenge {}", cut(id))));
+        };
+        c.status = "accepted".into();
+        let umpire =
+            c.umpire.as_deref().and_then(|u| u.parse::<PublicKey>().ok()).map(|u| (u, None));
+        let mut p = Pending {
+            challenge: c.clone(),
+            acceptor: (key, seat),
+            umpire,
+            terms: None,
+            signatures: BTreeMap::new(),
+            deadline_ms: shared.clock.now_ms() + shared.config.limits.max_terms_wait_ms,
+        };
+        if p.umpire.is_none() {
+            p.terms = Some(write_terms(shared, &p)?);
+        }
+        lobby.pending.insert(id.to_owned(), p.clone());
+        (c, p)
+    };
+    store_challenge(shared, &challenge).await?;
+    match &pending.umpire {
+        Some((u, None)) => shared.events.send(u, &pending.umpire_event()),
+        _ => {
+            if let Some(e) = pending.terms_event() {
+                shared.events.send_all(pending.parties().iter(), &e);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The umpire brings its seat; the terms are then written and sent to every party.
+pub fn umpire_seat(
+    shared: &Arc<Shared>,
+    key: PublicKey,
+    id: &str,
+    seat: Seat,
+) -> Result<(), LobbyError> {
+    seat.parse()?;
+    let event = {
+        let mut lobby = lock(&shared.lobby);
+        let Some(p) = lobby.pending.get_mut(id) else {
+            return Err(LobbyError::NotFound(format!("no terms being written for {}", cut(id))));
+        };
+        match &mut p.umpire {
+            Some((u, s @ None)) if *u == key => *s = Some(seat),
+            _ => return Err(LobbyError::Forbidden("not the umpire these terms wait for".into())),
+        }
+        let terms = write_terms(shared, p)?;
+        p.terms = Some(terms);
+        (p.terms_event(), p.parties())
+    };
+    if let (Some(e), parties) = event {
+        shared.events.send_all(parties.iter(), &e);
+    }
+    Ok(())
+}
+
+/// The terms of a pending match whose seats are all in.
+fn write_terms(shared: &Shared, p: &Pending) -> Result<(MatchTerms, Vec<u8>), LobbyError> {
+    use protocol::codec::Canonical;
+    let c = &p.challenge;
+    let challenger = PlayerTerms {
+        key: p.challenger_key(),
+        seal_key: c.seat.parse()?.0,
+        nonce: c.seat.parse()?.1,
+    };
+    let (seal, nonce) = p.acceptor.1.parse()?;
+    let acceptor = PlayerTerms { key: p.acceptor.0, seal_key: seal, nonce };
+    let (players, colours) = match c.color.as_str() {
+        "white" => ([challenger, acceptor], Colours::FirstIsWhite),
+        "black" => ([acceptor, challenger], Colours::FirstIsWhite),
+        _ => ([challenger, acceptor], Colours::Drawn),
+    };
+    let umpire = match &p.umpire {
+        None => None,
+        Some((key, Some(seat))) => {
+            let (seal_key, nonce) = seat.parse()?;
+            Some(UmpireTerms { key: *key, seal_key, nonce })
+        }
+        Some((_, None)) => return Err(LobbyError::Bad("the umpire has not answered".into())),
+    };
+    let variant: rules::Variant = c.variant.parse().map_err(|e| LobbyError::Bad(format!("{e}")))?;
+    let d = shared.config.deadlines;
+    let terms = MatchTerms {
+        version: protocol::codec::VERSION,
+        variant: variant.id().to_owned(),
+        ruleset: variant.ruleset().to_owned(),
+        options: c.options.clone(),
+        players,
+        colours,
+        relay: shared.config.relay.public(),
+        umpire,
+        time_control: TimeControl {
+            initial_ms: c.initial_ms,
+            increment_ms: c.increment_ms,
+            reveal_ms: d.reveal_ms,
+            answer_ms: d.answer_ms,
+        },
+        limits: Limits::DEFAULT,
+    };
+    terms.validate().map_err(|e| LobbyError::Bad(format!("terms: {e}")))?;
+    let bytes = terms.to_canonical();
+    Ok((terms, bytes))
+}
+
+/// A party's signature on pending terms; the match starts when every party has signed.
+pub async fn sign(
+    shared: &Arc<Shared>,
+    key: PublicKey,
+    id: &str,
+    signature: Signature,
+) -> Result<Option<String>, LobbyError> {
+    let ready = {
+        let mut lobby = lock(&shared.lobby);
+        let Some(p) = lobby.pending.get_mut(id) else {
+            return Err(LobbyError::NotFound(format!("no terms being signed for {}", cut(id))));
+        };
+        let Some((terms, bytes)) = &p.terms else {
+            return Err(LobbyError::Bad("the terms are not complete yet".into()));
+        };
+        if !p.parties().contains(&key) {
+            return Err(LobbyError::Forbidden(format!("{key} is not named by these terms")));
+        }
+        key.verify(protocol::tags::TERMS, bytes, &signature)
+            .map_err(|e| LobbyError::Bad(format!("signature: {e}")))?;
+        p.signatures.insert(key, signature);
+        if p.parties().iter().all(|k| p.signatures.contains_key(k)) {
+            let relay_sig = shared.config.relay.sign(protocol::tags::TERMS, bytes);
+            let signatures =
+                terms
+                    .signers()
+                    .iter()
+                    .map(|k| {
+                        if *k == shared.config.relay.public() { relay_sig } else { p.signatures[k] }
+                    })
+                    .collect();
+            let signed = SignedTerms { terms: bytes.clone(), signatures };
+            let p = lobby.pending.remove(id);
+            p.map(|p| (p, signed))
+        } else {
+            None
+        }
+    };
+    let Some((p, signed)) = ready else { return Ok(None) };
+    start(shared, p, signed).await.map(Some)
+}
+
+/// Starts a match from fully signed terms.
+async fn start(
+    shared: &Arc<Shared>,
+    p: Pending,
+    signed: SignedTerms,
+) -> Result<String, LobbyError> {
+    let agreed = signed.verify().map_err(|e| LobbyError::Bad(format!("terms: {e}")))?;
+    let id = agreed.match_id;
+    let row = MatchRow {
+        id,
+        terms: protocol::codec::Canonical::to_canonical(&signed),
+        variant: agreed.terms.variant.clone(),
+        players: [agreed.terms.players[0].key, agreed.terms.players[1].key],
+        rated: p.challenge.rated,
+        challenge: Some(p.challenge.id.clone()),
+        created_ms: shared.clock.now_ms(),
+        status: MatchStatus::Live,
+        finish: None,
+    };
+    let (task, handle) =
+        MatchTask::create(shared.clone(), shared.config.relay.clone(), row, signed.clone())
+            .await
+            .map_err(|e| LobbyError::Store(e.to_string()))?;
+    lock(&shared.matches).insert(id, handle);
+    tokio::spawn(task.run());
+    let mut c = p.challenge.clone();
+    c.status = "started".into();
+    store_challenge(shared, &c).await?;
+    let id_text = protocol::hex::encode(&id.0);
+    let event = game_start(&id_text, &agreed.terms.variant, &signed);
+    shared.events.send_all(p.parties().iter(), &event);
+    Ok(id_text)
+}
+
+/// The `gameStart` event: the match id, its variant and its signed terms (hex).
+pub fn game_start(id: &str, variant: &str, signed: &SignedTerms) -> Value {
+    json!({
+        "type": "gameStart",
+        "game": {
+            "id": id,
+            "variant": variant,
+            "terms": protocol::hex::encode(&protocol::codec::Canonical::to_canonical(signed)),
+        }
+    })
+}
+
+/// Cancels pending terms past their deadline; returns how many.
+pub async fn sweep(shared: &Arc<Shared>) -> usize {
+    let now = shared.clock.now_ms();
+    let expired: Vec<Pending> = {
+        let mut lobby = lock(&shared.lobby);
+        let ids: Vec<String> = lobby
+            .pending
+            .iter()
+            .filter(|(_, p)| p.deadline_ms <= now)
+            .map(|(k, _)| k.clone())
+            .collect();
+        ids.iter().filter_map(|id| lobby.pending.remove(id)).collect()
+    };
+    for p in &expired {
+        let mut c = p.challenge.clone();
+        c.status = "canceled".into();
+        let _ = store_challenge(shared, &c).await;
+        let missing: Vec<String> = p
+            .parties()
+            .iter()
+            .filter(|k| !p.signatures.contains_key(k))
+            .map(ToString::to_string)
+            .collect();
+        let event = json!({
+            "type": "challengeCanceled",
+            "challenge": c.json(),
+            "reason": format!("the terms were not signed in time by {}", missing.join(", ")),
+        });
+        shared.events.send_all(p.parties().iter(), &event);
+    }
+    expired.len()
+}

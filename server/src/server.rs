@@ -1,0 +1,143 @@
+//! Starting and stopping a server: open the store, rebuild the live matches from their stored
+//! entries, restore the lobby, serve, and on shutdown stop accepting, close every socket and
+//! stream, and stop every match task (everything promised is already stored).
+
+use crate::clock::Clock;
+use crate::config::Config;
+use crate::live::{Command, MatchTask};
+use crate::state::{FinishHook, Shared, lock};
+use crate::store::Store;
+use crate::store::sqlite::SqliteStore;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use tokio::net::TcpListener;
+use tokio::task::JoinHandle;
+
+/// Why a server could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    /// The store could not be opened or read.
+    #[error(transparent)]
+    Store(#[from] crate::store::StoreError),
+    /// The listener has no address.
+    #[error("listener: {0}")]
+    Listener(std::io::Error),
+    /// The umpire or the house bot has the relay's key.
+    #[error("the relay's key must not be the {0}'s: give each role its own key")]
+    SharedKey(&'static str),
+}
+
+/// A running server.
+#[derive(Debug)]
+pub struct Running {
+    /// Where it listens.
+    pub addr: SocketAddr,
+    /// Its shared state (for tests and the ledger writer).
+    pub shared: Arc<Shared>,
+    /// Matches rebuilt from storage at start, and those that could not be.
+    pub resumed: (usize, Vec<String>),
+    task: JoinHandle<std::io::Result<()>>,
+}
+
+impl Running {
+    /// Registers a hook called with every finished match.
+    pub fn on_finish(&self, hook: FinishHook) {
+        lock(&self.shared.on_finish).push(hook);
+    }
+
+    /// Stops: no new connections, every socket and stream closed, every match task stopped.
+    pub async fn shutdown(self) -> std::io::Result<()> {
+        let _ = self.shared.shutdown.send(true);
+        let result = match self.task.await {
+            Ok(r) => r,
+            Err(e) => Err(std::io::Error::other(e)),
+        };
+        let handles: Vec<_> = lock(&self.shared.matches).values().cloned().collect();
+        for h in handles {
+            let _ = h.tx.send(Command::Stop).await;
+        }
+        // Wait until every match task has left the registry.
+        while !lock(&self.shared.matches).is_empty() {
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        }
+        result
+    }
+
+    /// Runs until the server is told to stop (its task ends).
+    pub async fn wait(self) -> std::io::Result<()> {
+        let shutdown = self.shared.shutdown.subscribe();
+        let mut s = shutdown;
+        let _ = s.wait_for(|v| *v).await;
+        self.shutdown().await
+    }
+}
+
+/// Starts a server on `listener` with the SQLite store under `config.data_dir`.
+pub async fn start(
+    config: Config,
+    listener: TcpListener,
+    clock: Arc<dyn Clock>,
+) -> Result<Running, StartError> {
+    let relay = config.relay.public();
+    if config.default_umpire == Some(relay) {
+        return Err(StartError::SharedKey("umpire"));
+    }
+    if config.house_bot == Some(relay) {
+        return Err(StartError::SharedKey("house bot"));
+    }
+    let store: Arc<dyn Store> = Arc::new(SqliteStore::open(&config.data_dir).await?);
+    let shared = Arc::new(Shared::new(config, clock, store));
+    let metrics = crate::metrics::install();
+    crate::lobby::restore(&shared)
+        .await
+        .map_err(|e| crate::store::StoreError::Database(e.to_string()))?;
+    let resumed = resume(&shared).await?;
+    {
+        let shared = shared.clone();
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(std::time::Duration::from_secs(1));
+            let mut stop = shared.shutdown_signal();
+            loop {
+                tokio::select! {
+                    _ = tick.tick() => { crate::lobby::sweep(&shared).await; }
+                    _ = stop.changed() => break,
+                }
+            }
+        });
+    }
+    let addr = listener.local_addr().map_err(StartError::Listener)?;
+    let app = crate::api::router(shared.clone(), metrics);
+    let mut stop = shared.shutdown_signal();
+    let task = tokio::spawn(async move {
+        axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>())
+            .with_graceful_shutdown(async move {
+                let _ = stop.wait_for(|v| *v).await;
+            })
+            .await
+    });
+    tracing::info!(%addr, relay = %relay, matches = resumed.0, "serving");
+    Ok(Running { addr, shared, resumed, task })
+}
+
+/// Rebuilds every live match from its stored entries.
+async fn resume(shared: &Arc<Shared>) -> Result<(usize, Vec<String>), StartError> {
+    let mut ok = 0;
+    let mut failed = Vec::new();
+    for row in shared.store.live_matches().await? {
+        let id = row.id;
+        let entries = shared.store.entries(&id).await?;
+        match MatchTask::resume(shared.clone(), shared.config.relay.clone(), row, &entries) {
+            Ok((task, handle)) => {
+                lock(&shared.matches).insert(id, handle);
+                tokio::spawn(task.run());
+                ok += 1;
+            }
+            Err(e) => {
+                let id = crate::store::sqlite::id_text(&id);
+                tracing::error!(match_id = %id, error = %e, "could not resume");
+                failed.push(format!("{id}: {e}"));
+            }
+        }
+    }
+    Ok((ok, failed))
+}

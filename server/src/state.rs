@@ -1,0 +1,181 @@
+//! What every part of the server shares: configuration, clock, store, committer, event
+//! streams, the registry of live matches, the lobby and sign-in state, connection counts.
+
+use crate::auth::Auth;
+use crate::clock::Clock;
+use crate::commit::Committer;
+use crate::config::Config;
+use crate::events::EventBus;
+use crate::live::MatchHandle;
+use crate::lobby::Lobby;
+use crate::store::{MatchRow, Store};
+use protocol::{MatchId, PublicKey};
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+/// A match whose record is final, handed to whoever appends finished matches (the ledger).
+#[derive(Clone, Debug)]
+pub struct FinishedMatch {
+    /// The stored match.
+    pub row: MatchRow,
+    /// The record's bytes.
+    pub record: Arc<Vec<u8>>,
+    /// The verifier's verdict on them.
+    pub verified: verifier::VerifiedMatch,
+    /// When it finished (server ms).
+    pub finished_ms: u64,
+}
+
+/// Called with every finished match (the server's ledger writer, tests).
+pub type FinishHook = Arc<dyn Fn(FinishedMatch) + Send + Sync>;
+
+/// Locks a mutex, taking the data even if a panicking thread poisoned it (the state a panic
+/// could leave is never half-written: every update is one assignment).
+pub fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// The server's shared state.
+pub struct Shared {
+    /// The configuration.
+    pub config: Config,
+    /// The clock.
+    pub clock: Arc<dyn Clock>,
+    /// Durable storage.
+    pub store: Arc<dyn Store>,
+    /// Group commit of entries.
+    pub committer: Committer,
+    /// Event streams.
+    pub events: EventBus,
+    /// Live matches.
+    pub matches: Mutex<BTreeMap<MatchId, MatchHandle>>,
+    /// Challenges and terms being signed.
+    pub lobby: Mutex<Lobby>,
+    /// Sign-in challenges and tokens.
+    pub auth: Mutex<Auth>,
+    /// Open connections in total and per key.
+    pub connections: Connections,
+    /// Called with every finished match.
+    pub on_finish: Mutex<Vec<FinishHook>>,
+    /// Set when the server shuts down: streams and sockets end.
+    pub shutdown: tokio::sync::watch::Sender<bool>,
+    next_conn: AtomicU64,
+}
+
+impl Shared {
+    /// The shared state of a server.
+    pub fn new(config: Config, clock: Arc<dyn Clock>, store: Arc<dyn Store>) -> Shared {
+        let committer = Committer::start(store.clone());
+        Shared {
+            config,
+            clock,
+            store,
+            committer,
+            events: EventBus::default(),
+            matches: Mutex::new(BTreeMap::new()),
+            lobby: Mutex::new(Lobby::default()),
+            auth: Mutex::new(Auth::default()),
+            connections: Connections::default(),
+            on_finish: Mutex::new(Vec::new()),
+            shutdown: tokio::sync::watch::Sender::new(false),
+            next_conn: AtomicU64::new(1),
+        }
+    }
+
+    /// A receiver that sees `true` once the server shuts down.
+    pub fn shutdown_signal(&self) -> tokio::sync::watch::Receiver<bool> {
+        self.shutdown.subscribe()
+    }
+
+    /// A fresh connection number.
+    pub fn next_conn(&self) -> u64 {
+        self.next_conn.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// The live match, if any.
+    pub fn live(&self, id: &MatchId) -> Option<MatchHandle> {
+        lock(&self.matches).get(id).cloned()
+    }
+
+    /// Live matches in which `key` is a party.
+    pub fn live_of(&self, key: &PublicKey) -> Vec<MatchHandle> {
+        lock(&self.matches).values().filter(|h| h.parties.contains(key)).cloned().collect()
+    }
+
+    pub(crate) fn remove_match(&self, id: &MatchId) {
+        lock(&self.matches).remove(id);
+    }
+
+    pub(crate) fn finished(&self, m: FinishedMatch) {
+        let hooks: Vec<FinishHook> = lock(&self.on_finish).clone();
+        for hook in hooks {
+            hook(m.clone());
+        }
+    }
+}
+
+/// Counts of open connections, with the per-key and total limits.
+#[derive(Debug, Default)]
+pub struct Connections {
+    total: AtomicUsize,
+    by_key: Mutex<BTreeMap<PublicKey, usize>>,
+}
+
+/// One counted connection; dropping it frees its place.
+#[derive(Debug)]
+pub struct ConnectionSlot {
+    shared: Arc<Shared>,
+    key: Option<PublicKey>,
+}
+
+impl Drop for ConnectionSlot {
+    fn drop(&mut self) {
+        let c = &self.shared.connections;
+        c.total.fetch_sub(1, Ordering::Relaxed);
+        if let Some(k) = self.key {
+            let mut by_key = lock(&c.by_key);
+            if let Some(n) = by_key.get_mut(&k) {
+                *n -= 1;
+                if *n == 0 {
+                    by_key.remove(&k);
+                }
+            }
+        }
+        metrics::gauge!(crate::metrics::CONNECTIONS).decrement(1.0);
+    }
+}
+
+impl std::fmt::Debug for Shared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Shared").field("relay", &self.config.relay.public()).finish_non_exhaustive()
+    }
+}
+
+/// Takes a connection place for `key`, or says which limit is reached.
+pub fn connect(shared: &Arc<Shared>, key: Option<PublicKey>) -> Result<ConnectionSlot, String> {
+    let limits = shared.config.limits;
+    let c = &shared.connections;
+    if c.total.fetch_add(1, Ordering::Relaxed) >= limits.max_connections {
+        c.total.fetch_sub(1, Ordering::Relaxed);
+        return Err(format!(
+            "the server holds {} connections (max_connections)",
+            limits.max_connections
+        ));
+    }
+    if let Some(k) = key {
+        let mut by_key = lock(&c.by_key);
+        let n = by_key.entry(k).or_insert(0);
+        if *n >= limits.max_connections_per_key {
+            drop(by_key);
+            c.total.fetch_sub(1, Ordering::Relaxed);
+            return Err(format!(
+                "{k} has {} connections open (max_connections_per_key)",
+                limits.max_connections_per_key
+            ));
+        }
+        *n += 1;
+    }
+    metrics::gauge!(crate::metrics::CONNECTIONS).increment(1.0);
+    Ok(ConnectionSlot { shared: shared.clone(), key })
+}
