@@ -1,4 +1,10 @@
-//! fogproof's client side: bot policies and self-play through the real protocol.
+//! fogproof's client side: the player agent, house bots, and self-play through the real
+//! protocol.
+//!
+//! The agent ([`agent`]) keeps a key and its match secrets on this machine: it signs in to a
+//! server ([`net`]), answers challenges and terms, and runs one [`seat::Seat`] per match (a
+//! player or umpire machine over a match socket), journaling ([`journal`]) everything it needs
+//! to resume after a crash before anything depending on it is sent.
 //!
 //! [`selfplay`] plays one complete match in-process: two [`protocol::roles::Player`]s with
 //! [`RandomBot`] policies, the [`protocol::roles::Umpire`] in umpired games, and the real
@@ -37,8 +43,12 @@
 //! With `colours: Colours::FirstIsWhite`, player 0 is White; by default colours are drawn.
 #![warn(missing_docs)]
 
+pub mod agent;
 pub mod bot;
+pub mod journal;
 pub mod keyfile;
+pub mod net;
+pub mod seat;
 pub mod selfplay;
 
 pub use bot::RandomBot;

@@ -59,8 +59,10 @@ impl Canonical for ClientFrame {
 /// What the server sends on a match socket.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ServerFrame {
-    /// The answer to [`ClientFrame::Hello`]: the match's signed terms and how many entries
-    /// the relay holds now. The entries after the participant's `since` follow.
+    /// The answer to [`ClientFrame::Hello`]: the match's signed terms, how many entries the
+    /// relay holds now, and how many of those after the participant's `since` it may read:
+    /// exactly that many [`ServerFrame::Entry`] frames follow at once (the catch-up), then
+    /// live entries as they are accepted.
     Welcome {
         /// [`codec::VERSION`].
         version: u8,
@@ -70,6 +72,8 @@ pub enum ServerFrame {
         terms: SignedTerms,
         /// Entries in the relay's log.
         entries: u64,
+        /// Entry frames that follow at once (the catch-up).
+        catch_up: u64,
     },
     /// An accepted message with its receipt, on a channel the recipient reads.
     Entry(Entry),

@@ -405,19 +405,20 @@ impl MatchTask {
         if !party && !self.open_game {
             return Err(JoinError::Hidden);
         }
+        let from = since.map_or(0, |s| usize::try_from(s).unwrap_or(usize::MAX).saturating_add(1));
+        let entries = self.relay.entries();
+        let catch_up: Vec<Arc<Vec<u8>>> = (from..self.persisted)
+            .filter(|&i| self.may_read(key.as_ref(), self.channels[i]))
+            .map(|i| Arc::new(ServerFrame::Entry(entries[i].clone()).to_canonical()))
+            .collect();
         let welcome = ServerFrame::Welcome {
             version: protocol::codec::VERSION,
             match_id: self.row.id,
             terms: self.signed.clone(),
             entries: self.persisted as u64,
+            catch_up: catch_up.len() as u64,
         }
         .to_canonical();
-        let from = since.map_or(0, |s| usize::try_from(s).unwrap_or(usize::MAX).saturating_add(1));
-        let entries = self.relay.entries();
-        let catch_up = (from..self.persisted)
-            .filter(|&i| self.may_read(key.as_ref(), self.channels[i]))
-            .map(|i| Arc::new(ServerFrame::Entry(entries[i].clone()).to_canonical()))
-            .collect();
         self.subs.insert(conn, Sub { key, tx, refusals: 0 });
         Ok(Joined { welcome, catch_up })
     }

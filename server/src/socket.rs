@@ -203,7 +203,8 @@ async fn finished(socket: &mut WebSocket, shared: &Shared, id: &MatchId, since: 
     let row = match shared.store.get_match(id).await {
         Ok(Some(row)) if row.finish.is_some() => row,
         Ok(Some(_)) => {
-            return close(socket, code::TRY_LATER, "the match is not running here; reconnect").await;
+            return close(socket, code::TRY_LATER, "the match is not running here; reconnect")
+                .await;
         }
         Ok(None) => return close(socket, code::POLICY, "no such match").await,
         Err(e) => return close(socket, code::INTERNAL, &e.to_string()).await,
@@ -215,16 +216,17 @@ async fn finished(socket: &mut WebSocket, shared: &Shared, id: &MatchId, since: 
         Ok(e) => e,
         Err(e) => return close(socket, code::INTERNAL, &e.to_string()).await,
     };
+    let from = since.map_or(0, |s| usize::try_from(s).unwrap_or(usize::MAX).saturating_add(1));
     let welcome = ServerFrame::Welcome {
         version: protocol::codec::VERSION,
         match_id: *id,
         terms,
         entries: entries.len() as u64,
+        catch_up: entries.len().saturating_sub(from) as u64,
     };
     if socket.send(Message::Binary(welcome.to_canonical().into())).await.is_err() {
         return;
     }
-    let from = since.map_or(0, |s| usize::try_from(s).unwrap_or(usize::MAX).saturating_add(1));
     for bytes in entries.iter().skip(from) {
         let Ok(entry) = protocol::relay::Entry::from_canonical(bytes) else {
             return close(socket, code::INTERNAL, "a stored entry does not decode").await;

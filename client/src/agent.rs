@@ -1,0 +1,422 @@
+//! The agent: one key's presence on a server. It follows the key's event stream, brings its
+//! seats to challenges and terms, checks and signs the terms, and runs a [`Seat`] for every
+//! match it plays or umpires; after a crash it resumes every match it has a journal of
+//! (docs/SERVER.md, the agent).
+//!
+//! The same agent is the house bot (a policy decides), an arbiter's umpire, and the engine
+//! behind a person's terminal, browser page or a local bot (a remote decider answers the
+//! seat's questions).
+
+use crate::journal::{self, Journal, Record, Role};
+use crate::net::{NetError, Session, signature_hex};
+use crate::seat::{Decider, Machine, Seat, SeatEvent};
+use protocol::codec::Canonical;
+use protocol::terms::{AgreedTerms, MatchTerms, SignedTerms};
+use protocol::{Identity, MatchId, PublicKey};
+use serde_json::{Value, json};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use thiserror::Error;
+use tokio::sync::mpsc;
+
+/// Which challenges the agent accepts by itself.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Accept {
+    /// None: the person decides ([`Agent::accept`]).
+    Nothing,
+    /// Every challenge addressed to this key (a house bot).
+    Addressed,
+    /// Every challenge addressed to this key, and every open challenge (seek).
+    Everything,
+}
+
+/// What decides for the player in a new match: the decider and where the seat reports.
+pub type DeciderFactory =
+    Arc<dyn Fn(&AgreedTerms) -> (Decider, Option<mpsc::UnboundedSender<SeatEvent>>) + Send + Sync>;
+
+/// How an agent runs.
+#[derive(Clone)]
+pub struct AgentConfig {
+    /// The server, `http://host:port`.
+    pub server: String,
+    /// The key.
+    pub identity: Identity,
+    /// The display name to set at sign-in.
+    pub name: Option<String>,
+    /// Where journals and records go.
+    pub dir: PathBuf,
+    /// Umpire matches whose terms name this key.
+    pub umpire: bool,
+    /// Which challenges to accept.
+    pub accept: Accept,
+    /// Accept only these variants (empty: all).
+    pub variants: Vec<rules::Variant>,
+    /// Who decides in each new match.
+    pub decider: DeciderFactory,
+}
+
+impl std::fmt::Debug for AgentConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AgentConfig")
+            .field("server", &self.server)
+            .field("key", &self.identity.public())
+            .field("umpire", &self.umpire)
+            .field("accept", &self.accept)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Why the agent stopped.
+#[derive(Debug, Error)]
+pub enum AgentError {
+    /// The server refused it for good.
+    #[error(transparent)]
+    Net(#[from] NetError),
+    /// A journal could not be written.
+    #[error(transparent)]
+    Journal(#[from] journal::JournalError),
+    /// Terms this agent will not sign.
+    #[error("terms refused: {0}")]
+    Terms(String),
+}
+
+/// A running agent's state, shared with its tasks and its driver.
+#[derive(Clone)]
+pub struct Agent {
+    config: Arc<AgentConfig>,
+    session: Session,
+    /// Challenges this agent made or accepted, by id, as the server showed them: terms are
+    /// checked against them.
+    expected: Arc<Mutex<BTreeMap<String, Value>>>,
+    /// Matches with a seat running (or finished here).
+    seated: Arc<Mutex<BTreeSet<MatchId>>>,
+    /// Finished matches' records, by id.
+    records: Arc<Mutex<BTreeMap<MatchId, Result<Vec<u8>, String>>>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Checks terms before signing: a fogproof v2 game this build plays, the server's relay, this
+/// key in the role expected, a seal key this key derives from its nonce, and the challenge's
+/// variant, options and clock.
+pub fn check_terms(
+    terms: &MatchTerms,
+    me: &Identity,
+    relay: &PublicKey,
+    umpire: bool,
+    expected: Option<&Value>,
+) -> Result<(), String> {
+    terms.validate().map_err(|e| e.to_string())?;
+    let variant: rules::Variant = terms.variant.parse().map_err(|e| format!("{e}"))?;
+    if terms.relay != *relay {
+        return Err(format!("the relay is {}, the server's is {relay}", terms.relay));
+    }
+    let key = me.public();
+    let (nonce, seal) = if umpire {
+        let u =
+            terms.umpire.as_ref().filter(|u| u.key == key).ok_or("not this key's umpire seat")?;
+        (u.nonce, u.seal_key)
+    } else {
+        let p = terms.player(&key).ok_or("this key is not a player of these terms")?;
+        (p.nonce, p.seal_key)
+    };
+    if protocol::seal::SealSecret::for_match(me, &nonce).public() != seal {
+        return Err(
+            "the seal key in the terms is not the one this key derives from its nonce".into()
+        );
+    }
+    if let Some(c) = expected {
+        let field = |path: &[&str]| {
+            let mut v = c;
+            for p in path {
+                v = v.get(*p).unwrap_or(&Value::Null);
+            }
+            v.clone()
+        };
+        if field(&["variant", "key"]) != json!(variant.id()) {
+            return Err(format!("variant {} is not the challenge's", variant.id()));
+        }
+        if field(&["options"]) != json!(terms.options) {
+            return Err("options are not the challenge's".into());
+        }
+        let tc = terms.time_control;
+        if field(&["timeControl", "limit"]) != json!(tc.initial_ms / 1000)
+            || field(&["timeControl", "increment"]) != json!(tc.increment_ms / 1000)
+        {
+            return Err("the clock is not the challenge's".into());
+        }
+    }
+    Ok(())
+}
+
+impl Agent {
+    /// Signs in (retrying while the server is unreachable) and returns the agent.
+    pub async fn connect(config: AgentConfig) -> Result<Agent, AgentError> {
+        let mut backoff = 100;
+        let session = loop {
+            match Session::sign_in(&config.server, &config.identity, config.name.as_deref()).await {
+                Ok(s) => break s,
+                Err(e) if e.is_transient() => {
+                    tokio::time::sleep(Duration::from_millis(backoff)).await;
+                    backoff = (backoff * 2).min(5_000);
+                }
+                Err(e) => return Err(e.into()),
+            }
+        };
+        Ok(Agent {
+            config: Arc::new(config),
+            session,
+            expected: Arc::new(Mutex::new(BTreeMap::new())),
+            seated: Arc::new(Mutex::new(BTreeSet::new())),
+            records: Arc::new(Mutex::new(BTreeMap::new())),
+        })
+    }
+
+    /// The signed-in session.
+    pub fn session(&self) -> &Session {
+        &self.session
+    }
+
+    /// The record of a match this agent finished, once it is final.
+    pub fn record(&self, id: &MatchId) -> Option<Result<Vec<u8>, String>> {
+        lock(&self.records).get(id).cloned()
+    }
+
+    /// Every match this agent's seats ended, with the record or why the seat stopped.
+    pub fn records(&self) -> BTreeMap<MatchId, Result<Vec<u8>, String>> {
+        lock(&self.records).clone()
+    }
+
+    /// Makes a challenge (the body of `POST /api/challenge` without the seat, which the agent
+    /// adds); returns the challenge as the server shows it.
+    pub async fn challenge(&self, mut request: Value) -> Result<Value, AgentError> {
+        let (seal, nonce) = journal::fresh_seat(&self.config.identity)?;
+        request["seat"] =
+            json!({ "seal_key": seal.to_string(), "nonce": protocol::hex::encode(&nonce) });
+        let v = self.session.post("/api/challenge", &request).await?;
+        let c = v.get("challenge").cloned().unwrap_or(Value::Null);
+        if let Some(id) = c.get("id").and_then(Value::as_str) {
+            lock(&self.expected).insert(id.to_owned(), c.clone());
+        }
+        Ok(c)
+    }
+
+    /// Accepts a challenge shown as `challenge` (JSON of the `challenge` event).
+    pub async fn accept(&self, challenge: &Value) -> Result<(), AgentError> {
+        let Some(id) = challenge.get("id").and_then(Value::as_str) else {
+            return Err(AgentError::Terms("a challenge without an id".into()));
+        };
+        let (seal, nonce) = journal::fresh_seat(&self.config.identity)?;
+        lock(&self.expected).insert(id.to_owned(), challenge.clone());
+        let seat = json!({ "seal_key": seal.to_string(), "nonce": protocol::hex::encode(&nonce) });
+        self.session.post(&format!("/api/challenge/{id}/accept"), &seat).await?;
+        Ok(())
+    }
+
+    /// Runs the agent: resumes its journaled matches, then follows its event stream forever
+    /// (reconnecting), answering what it is configured to answer.
+    pub async fn run(&self) -> Result<(), AgentError> {
+        self.resume()?;
+        let mut backoff = 100;
+        loop {
+            let mut stream = match self.session.events().await {
+                Ok(s) => s,
+                Err(e) if e.is_transient() => {
+                    tokio::time::sleep(Duration::from_millis(backoff)).await;
+                    backoff = (backoff * 2).min(5_000);
+                    continue;
+                }
+                Err(e) => return Err(e.into()),
+            };
+            backoff = 100;
+            while let Some(event) = stream.next().await {
+                match event {
+                    Ok(e) => {
+                        if let Err(err) = self.on_event(&e).await {
+                            tracing::warn!(error = %err, event = %e, "event not handled");
+                        }
+                    }
+                    Err(_) => break,
+                }
+            }
+        }
+    }
+
+    async fn on_event(&self, e: &Value) -> Result<(), AgentError> {
+        let me = self.config.identity.public().to_string();
+        match e.get("type").and_then(Value::as_str).unwrap_or("") {
+            "challenge" => {
+                let c = e.get("challenge").cloned().unwrap_or(Value::Null);
+                let mine = c.pointer("/challenger/id").and_then(Value::as_str) == Some(me.as_str());
+                let to_me = c.pointer("/destUser/id").and_then(Value::as_str) == Some(me.as_str());
+                let open = c.get("destUser").is_none_or(Value::is_null);
+                let variant_ok = c
+                    .pointer("/variant/key")
+                    .and_then(Value::as_str)
+                    .and_then(|v| v.parse::<rules::Variant>().ok())
+                    .is_some_and(|v| {
+                        self.config.variants.is_empty() || self.config.variants.contains(&v)
+                    });
+                let take = !mine
+                    && variant_ok
+                    && c.get("status").and_then(Value::as_str) == Some("open")
+                    && match self.config.accept {
+                        Accept::Nothing => false,
+                        Accept::Addressed => to_me,
+                        Accept::Everything => to_me || open,
+                    };
+                if take {
+                    self.accept(&c).await?;
+                }
+            }
+            "umpireRequest" if self.config.umpire => {
+                let id = e.get("id").and_then(Value::as_str).unwrap_or_default();
+                let (seal, nonce) = journal::fresh_seat(&self.config.identity)?;
+                let seat =
+                    json!({ "seal_key": seal.to_string(), "nonce": protocol::hex::encode(&nonce) });
+                self.session.post(&format!("/api/pending/{id}/umpire"), &seat).await?;
+            }
+            "terms" => {
+                let id = e.get("id").and_then(Value::as_str).unwrap_or_default();
+                let bytes = e
+                    .get("terms")
+                    .and_then(Value::as_str)
+                    .and_then(protocol::hex::decode)
+                    .ok_or_else(|| AgentError::Terms("no terms".into()))?;
+                let terms = MatchTerms::from_canonical(&bytes)
+                    .map_err(|e| AgentError::Terms(e.to_string()))?;
+                let umpire =
+                    terms.umpire.as_ref().is_some_and(|u| u.key == self.config.identity.public());
+                if umpire && !self.config.umpire {
+                    return Err(AgentError::Terms("this agent does not umpire".into()));
+                }
+                let expected = lock(&self.expected).get(id).cloned();
+                check_terms(
+                    &terms,
+                    &self.config.identity,
+                    &self.session.info.relay,
+                    umpire,
+                    expected.as_ref(),
+                )
+                .map_err(AgentError::Terms)?;
+                let sig = self.config.identity.sign(protocol::tags::TERMS, &bytes);
+                self.session
+                    .post(
+                        &format!("/api/pending/{id}/sign"),
+                        &json!({ "signature": signature_hex(&sig) }),
+                    )
+                    .await?;
+            }
+            "gameStart" => {
+                let signed = e
+                    .pointer("/game/terms")
+                    .and_then(Value::as_str)
+                    .and_then(protocol::hex::decode)
+                    .and_then(|b| SignedTerms::from_canonical(&b).ok())
+                    .ok_or_else(|| AgentError::Terms("gameStart without terms".into()))?;
+                self.start(signed)?;
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Starts the seat of a new match: the secret is drawn and journaled (fsynced) before the
+    /// machine exists, so before its first commitment is sent.
+    pub fn start(&self, signed: SignedTerms) -> Result<(), AgentError> {
+        let agreed = signed.verify().map_err(|e| AgentError::Terms(e.to_string()))?;
+        let id = agreed.match_id;
+        if !lock(&self.seated).insert(id) {
+            return Ok(());
+        }
+        let path = journal::path_for(&self.config.dir, &id);
+        if path.exists() {
+            // Already journaled (a gameStart seen again after a restart): resume it.
+            let (journal, records) = Journal::open(&path)?;
+            return self.spawn(signed, journal, records);
+        }
+        let key = self.config.identity.public();
+        let role = if agreed.terms.umpire.as_ref().is_some_and(|u| u.key == key) {
+            Role::Umpire
+        } else if agreed.terms.player(&key).is_some() {
+            Role::Player
+        } else {
+            return Ok(());
+        };
+        let secret = journal::fresh_secret()?;
+        let journal = Journal::create(&self.config.dir, &id, role, &signed, secret)?;
+        let records = journal::read(journal.path())?;
+        self.spawn(signed, journal, records)
+    }
+
+    /// Resumes every unfinished journal.
+    fn resume(&self) -> Result<(), AgentError> {
+        for (path, records) in journal::unfinished(&self.config.dir) {
+            let records = match records {
+                Ok(r) => r,
+                Err(e) => {
+                    tracing::error!(error = %e, "journal not resumed");
+                    continue;
+                }
+            };
+            let Some(Record::Start { terms, .. }) = records.first() else { continue };
+            let Ok(signed) = SignedTerms::from_canonical(terms) else { continue };
+            let Ok(agreed) = signed.verify() else { continue };
+            if !lock(&self.seated).insert(agreed.match_id) {
+                continue;
+            }
+            let (journal, records) = Journal::open(&path)?;
+            self.spawn(signed, journal, records)?;
+        }
+        Ok(())
+    }
+
+    fn spawn(
+        &self,
+        signed: SignedTerms,
+        journal: Journal,
+        records: Vec<Record>,
+    ) -> Result<(), AgentError> {
+        let agreed = signed.verify().map_err(|e| AgentError::Terms(e.to_string()))?;
+        let Some(Record::Start { role, secret, .. }) = records.first().cloned() else {
+            return Err(AgentError::Terms("journal without a start".into()));
+        };
+        let identity = self.config.identity.clone();
+        let (machine, decider, events) = match role {
+            Role::Umpire => {
+                let u = protocol::roles::Umpire::new(identity, agreed.clone(), secret)
+                    .map_err(|e| AgentError::Terms(e.to_string()))?;
+                (Machine::Umpire(Box::new(u)), Decider::None, None)
+            }
+            Role::Player => {
+                let p = protocol::roles::Player::asking(identity, agreed.clone(), secret)
+                    .map_err(|e| AgentError::Terms(e.to_string()))?;
+                let (decider, events) = (self.config.decider)(&agreed);
+                (Machine::Player(Box::new(p)), decider, events)
+            }
+        };
+        let seat = Seat::new(
+            self.session.clone(),
+            agreed.clone(),
+            machine,
+            journal,
+            records.into_iter().skip(1).collect(),
+            decider,
+            events,
+        );
+        let records = self.records.clone();
+        let id = agreed.match_id;
+        tokio::spawn(async move {
+            let result = seat.run().await.map_err(|e| e.to_string());
+            if let Err(e) = &result {
+                tracing::error!(error = %e, "seat stopped");
+            }
+            lock(&records).insert(id, result);
+        });
+        Ok(())
+    }
+}

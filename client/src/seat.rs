@@ -1,0 +1,412 @@
+//! A seat: one participant machine (a [`Player`] or the [`Umpire`]) driven over a match socket,
+//! with its journal, reconnecting until the match is over (docs/SERVER.md, the agent).
+//!
+//! The machines are the sans-IO ones of `protocol::roles`, unchanged: the seat feeds them the
+//! entries the server delivers and the decisions of its [`Decider`], and sends what they
+//! write. Every decision is journaled (fsynced) before the machine sees it, so a seat rebuilt
+//! from its journal after a crash writes the very same messages again; those the relay already
+//! has are recognised by hash and not sent twice, the others are sent once the socket has
+//! caught up.
+
+use crate::journal::{Journal, Record};
+use crate::net::{MatchSocket, NetError, Session};
+use protocol::codec::Canonical;
+use protocol::message::{Claim, SignedMessage};
+use protocol::relay::Entry;
+use protocol::roles::{Ask, Input, Output, Participant, Player, Policy, Umpire};
+use protocol::terms::AgreedTerms;
+use protocol::wire::ServerFrame;
+use protocol::{MatchId, MessageHash};
+use std::collections::VecDeque;
+use std::time::Duration;
+use thiserror::Error;
+use tokio::sync::mpsc;
+
+/// The machine a seat drives.
+pub enum Machine {
+    /// A player.
+    Player(Box<Player>),
+    /// The umpire.
+    Umpire(Box<Umpire>),
+}
+
+impl Machine {
+    fn handle(&mut self, input: Input) -> Result<(), String> {
+        match self {
+            Machine::Player(p) => p.handle(input).map_err(|e| e.to_string()),
+            Machine::Umpire(u) => u.handle(input).map_err(|e| e.to_string()),
+        }
+    }
+
+    fn poll_output(&mut self) -> Option<Output> {
+        match self {
+            Machine::Player(p) => p.poll_output(),
+            Machine::Umpire(u) => u.poll_output(),
+        }
+    }
+
+    /// The player, if this is one.
+    pub fn player(&self) -> Option<&Player> {
+        match self {
+            Machine::Player(p) => Some(p),
+            Machine::Umpire(_) => None,
+        }
+    }
+}
+
+/// Who answers a player's questions.
+pub enum Decider {
+    /// A policy in this process (a house bot), asked at once.
+    Policy(Box<dyn Policy>),
+    /// Someone else (a person at a UI, a bot behind the local API): questions go out as
+    /// [`SeatEvent::Ask`], answers come back as [`SeatCommand::Decide`].
+    Remote(mpsc::Receiver<SeatCommand>),
+    /// Nobody (the umpire).
+    None,
+}
+
+/// What a remote decider sends a seat.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SeatCommand {
+    /// The answer to the last question (canonical bytes of the game's action or setup).
+    Decide(Vec<u8>),
+    /// Resign.
+    Resign,
+}
+
+/// What a seat reports as the match goes on.
+#[derive(Clone, Debug)]
+pub enum SeatEvent {
+    /// The socket is open (again) and the terms are known.
+    Joined {
+        /// The terms.
+        terms: Box<AgreedTerms>,
+    },
+    /// An entry was delivered to the machine.
+    Entry(Box<Entry>),
+    /// The player must decide.
+    Ask(Ask),
+    /// The relay refused one of the seat's messages.
+    Refused(String),
+    /// The machine found a fault in what it was delivered.
+    Fault(String),
+    /// The machine considers the match over with this result.
+    Claimed(Claim),
+    /// The record is final.
+    Finished {
+        /// Its bytes, as the server published them.
+        record: Vec<u8>,
+    },
+}
+
+/// Why a seat stopped before the end.
+#[derive(Debug, Error)]
+pub enum SeatError {
+    /// The server refused the seat for good (not transient).
+    #[error(transparent)]
+    Net(#[from] NetError),
+    /// The journal could not be written: the seat stops rather than send what it could not
+    /// make durable.
+    #[error(transparent)]
+    Journal(#[from] crate::journal::JournalError),
+    /// The published record does not hold an entry this seat received (the relay showed it
+    /// another history).
+    #[error("the published record differs from what this seat received: {0}")]
+    Record(String),
+}
+
+/// A seat.
+pub struct Seat {
+    session: Session,
+    terms: AgreedTerms,
+    machine: Machine,
+    journal: Journal,
+    decider: Decider,
+    events: Option<mpsc::UnboundedSender<SeatEvent>>,
+    /// The relay position of the last entry delivered to the machine.
+    since: Option<u64>,
+    /// Messages the machine wrote that the log does not show yet, in order.
+    unconfirmed: VecDeque<SignedMessage>,
+    /// Journaled decisions not yet replayed (after a resume).
+    replay: VecDeque<Record>,
+    /// The question outstanding, if any.
+    question: Option<Ask>,
+    /// Entries received, by position (to compare with the published record).
+    received: Vec<(u64, Vec<u8>)>,
+    claim: Option<Claim>,
+}
+
+/// Longest wait between reconnection attempts.
+const MAX_BACKOFF_MS: u64 = 5_000;
+
+impl Seat {
+    /// A seat for `machine` (fresh, or rebuilt: then `journaled` holds the journal's records
+    /// after `Start`, replayed as the entries come back).
+    pub fn new(
+        session: Session,
+        terms: AgreedTerms,
+        machine: Machine,
+        journal: Journal,
+        journaled: Vec<Record>,
+        decider: Decider,
+        events: Option<mpsc::UnboundedSender<SeatEvent>>,
+    ) -> Seat {
+        let replay = journaled
+            .into_iter()
+            .filter(|r| matches!(r, Record::Decision { .. } | Record::Resign { .. }))
+            .collect();
+        Seat {
+            session,
+            terms,
+            machine,
+            journal,
+            decider,
+            events,
+            since: None,
+            unconfirmed: VecDeque::new(),
+            replay,
+            question: None,
+            received: Vec::new(),
+            claim: None,
+        }
+    }
+
+    fn report(&self, e: SeatEvent) {
+        if let Some(tx) = &self.events {
+            let _ = tx.send(e);
+        }
+    }
+
+    /// The match id.
+    pub fn match_id(&self) -> MatchId {
+        self.terms.match_id
+    }
+
+    /// Runs the seat until the record is final; returns the record's bytes.
+    pub async fn run(mut self) -> Result<Vec<u8>, SeatError> {
+        let id = self.terms.match_id;
+        let mut backoff = 100;
+        self.drain(None).await?;
+        loop {
+            let socket = match self.session.socket(&id, self.since).await {
+                Ok(s) => s,
+                Err(e) if e.is_transient() => {
+                    tokio::time::sleep(Duration::from_millis(backoff)).await;
+                    backoff = (backoff * 2).min(MAX_BACKOFF_MS);
+                    continue;
+                }
+                Err(e) => return Err(e.into()),
+            };
+            match self.serve(socket).await? {
+                Some(record) => {
+                    self.journal.append(&Record::Finished)?;
+                    self.report(SeatEvent::Finished { record: record.clone() });
+                    return Ok(record);
+                }
+                None => {
+                    tokio::time::sleep(Duration::from_millis(backoff)).await;
+                    backoff = (backoff * 2).min(MAX_BACKOFF_MS);
+                }
+            }
+        }
+    }
+
+    /// One socket's life; `Some(record)` at the end of the match, `None` if the socket
+    /// dropped.
+    async fn serve(&mut self, mut socket: MatchSocket) -> Result<Option<Vec<u8>>, SeatError> {
+        let catch_up = match socket.next().await {
+            Some(Ok(ServerFrame::Welcome { catch_up, .. })) => catch_up,
+            Some(Ok(ServerFrame::Refused { reason, .. })) => {
+                self.report(SeatEvent::Refused(reason));
+                return Ok(None);
+            }
+            _ => return Ok(None),
+        };
+        self.report(SeatEvent::Joined { terms: Box::new(self.terms.clone()) });
+        for _ in 0..catch_up {
+            match socket.next().await {
+                Some(Ok(ServerFrame::Entry(e))) => self.deliver(e, None).await?,
+                _ => return Ok(None),
+            }
+        }
+        // Caught up: what the machine wrote that the log does not show goes out now.
+        for m in self.unconfirmed.clone() {
+            if socket.send(&m).await.is_err() {
+                return Ok(None);
+            }
+        }
+        loop {
+            let command = async {
+                match &mut self.decider {
+                    Decider::Remote(rx) => rx.recv().await,
+                    _ => std::future::pending().await,
+                }
+            };
+            tokio::select! {
+                frame = socket.next() => match frame {
+                    Some(Ok(ServerFrame::Entry(e))) => self.deliver(e, Some(&mut socket)).await?,
+                    Some(Ok(ServerFrame::Refused { message, reason })) => {
+                        if let Some(h) = message {
+                            self.unconfirmed.retain(|m| m.hash() != h);
+                        }
+                        self.report(SeatEvent::Refused(reason));
+                    }
+                    Some(Ok(ServerFrame::Finished { .. })) => return self.finished().await.map(Some),
+                    Some(Ok(ServerFrame::Welcome { .. })) | Some(Err(_)) | None => return Ok(None),
+                },
+                cmd = command => match cmd {
+                    Some(cmd) => self.command(cmd, Some(&mut socket)).await?,
+                    // The remote decider is gone: the player waits for its clock to run out.
+                    None => self.decider = Decider::None,
+                },
+            }
+        }
+    }
+
+    async fn deliver(
+        &mut self,
+        entry: Entry,
+        socket: Option<&mut MatchSocket>,
+    ) -> Result<(), SeatError> {
+        let Ok(receipt) = entry.receipt.open(&self.terms.terms.relay) else {
+            self.report(SeatEvent::Fault("an entry whose receipt is not the relay's".into()));
+            return Ok(());
+        };
+        if self.since.is_some_and(|s| receipt.seq <= s) {
+            return Ok(());
+        }
+        let hash: MessageHash = entry.message.hash();
+        self.unconfirmed.retain(|m| m.hash() != hash);
+        self.received.push((receipt.seq, entry.to_canonical()));
+        if let Err(e) = self.machine.handle(Input::Delivered(entry.clone())) {
+            self.report(SeatEvent::Fault(e));
+        }
+        self.since = Some(receipt.seq);
+        self.report(SeatEvent::Entry(Box::new(entry)));
+        self.drain(socket).await
+    }
+
+    /// Sends (or queues) what the machine wrote, answers its questions, replays journaled
+    /// decisions due at this position.
+    async fn drain(&mut self, mut socket: Option<&mut MatchSocket>) -> Result<(), SeatError> {
+        loop {
+            while let Some(out) = self.machine.poll_output() {
+                match out {
+                    Output::Send(m) => {
+                        if let Some(s) = socket.as_deref_mut() {
+                            let _ = s.send(&m).await;
+                        }
+                        self.unconfirmed.push_back(m);
+                    }
+                    Output::Decide(ask) => self.question = Some(ask),
+                    Output::Finished(claim) => {
+                        self.report(SeatEvent::Claimed(claim.clone()));
+                        self.claim = Some(claim);
+                    }
+                }
+            }
+            // A journaled decision (after a resume) due now goes first.
+            let due = match self.replay.front() {
+                Some(Record::Decision { after, .. } | Record::Resign { after }) => {
+                    *after == self.since
+                }
+                _ => false,
+            };
+            if due {
+                match self.replay.pop_front() {
+                    Some(Record::Decision { bytes, .. }) => {
+                        self.question = None;
+                        if let Err(e) = self.machine.handle(Input::Decision(bytes)) {
+                            self.report(SeatEvent::Fault(e));
+                        }
+                    }
+                    Some(Record::Resign { .. }) => {
+                        if let Machine::Player(p) = &mut self.machine {
+                            p.resign();
+                        }
+                    }
+                    _ => {}
+                }
+                continue;
+            }
+            if !self.replay.is_empty() {
+                return Ok(()); // replaying: later decisions wait for their position
+            }
+            let Some(ask) = self.question.clone() else { return Ok(()) };
+            match &mut self.decider {
+                Decider::Policy(policy) => {
+                    let Some(p) = self.machine.player() else { return Ok(()) };
+                    let Some(side) = p.side() else { return Ok(()) };
+                    let variant = self.terms.terms.variant.parse().unwrap_or(rules::Variant::Chess);
+                    let bytes = policy.decide(variant, protocol::game::color(side), &ask);
+                    self.decide(bytes)?;
+                }
+                Decider::Remote(_) => {
+                    self.report(SeatEvent::Ask(ask));
+                    return Ok(());
+                }
+                Decider::None => return Ok(()),
+            }
+        }
+    }
+
+    /// Journals a decision, then gives it to the machine.
+    fn decide(&mut self, bytes: Vec<u8>) -> Result<(), SeatError> {
+        self.journal.append(&Record::Decision { after: self.since, bytes: bytes.clone() })?;
+        self.question = None;
+        if let Err(e) = self.machine.handle(Input::Decision(bytes)) {
+            self.report(SeatEvent::Fault(e));
+        }
+        Ok(())
+    }
+
+    async fn command(
+        &mut self,
+        cmd: SeatCommand,
+        socket: Option<&mut MatchSocket>,
+    ) -> Result<(), SeatError> {
+        match cmd {
+            SeatCommand::Decide(bytes) => {
+                if self.question.is_none() {
+                    self.report(SeatEvent::Refused("no question is waiting for an answer".into()));
+                    return Ok(());
+                }
+                self.decide(bytes)?;
+            }
+            SeatCommand::Resign => {
+                if let Machine::Player(p) = &mut self.machine {
+                    self.journal.append(&Record::Resign { after: self.since })?;
+                    p.resign();
+                }
+            }
+        }
+        self.drain(socket).await
+    }
+
+    /// The end: the published record must hold every entry this seat received, unchanged.
+    async fn finished(&mut self) -> Result<Vec<u8>, SeatError> {
+        let id = self.terms.match_id;
+        let mut backoff = 100;
+        let bytes = loop {
+            match self.session.record(&id).await {
+                Ok(b) => break b,
+                Err(e)
+                    if e.is_transient() || matches!(e, NetError::Refused { status: 409, .. }) =>
+                {
+                    tokio::time::sleep(Duration::from_millis(backoff)).await;
+                    backoff = (backoff * 2).min(MAX_BACKOFF_MS);
+                }
+                Err(e) => return Err(e.into()),
+            }
+        };
+        let record = protocol::record::MatchRecord::from_canonical(&bytes)
+            .map_err(|e| SeatError::Record(format!("the record does not decode: {e}")))?;
+        for (seq, entry) in &self.received {
+            let held = usize::try_from(*seq).ok().and_then(|i| record.entries.get(i));
+            if held.map(Canonical::to_canonical).as_ref() != Some(entry) {
+                return Err(SeatError::Record(format!("entry {seq} is not the one received")));
+            }
+        }
+        Ok(bytes)
+    }
+}

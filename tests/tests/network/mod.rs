@@ -1,0 +1,155 @@
+//! A network of real processes' parts in one test process: a server on 127.0.0.1 (port 0) with
+//! a temporary data directory, its umpire agent, and bot agents.
+
+use client::agent::{Accept, Agent, AgentConfig};
+use client::seat::Decider;
+use protocol::{Identity, MatchId};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+pub struct Net {
+    pub dir: PathBuf,
+    pub server: Option<server::Running>,
+    pub base: String,
+    pub umpire: Agent,
+}
+
+fn identity(label: &str) -> Identity {
+    Identity::from_seed(&client::selfplay::derive(7, label))
+}
+
+/// A decider factory: a random bot from `seed`.
+pub fn bot(seed: u64) -> client::agent::DeciderFactory {
+    Arc::new(move |_| {
+        (
+            Decider::Policy(Box::new(client::RandomBot::new(client::selfplay::derive(
+                seed, "bot",
+            )))),
+            None,
+        )
+    })
+}
+
+impl Net {
+    pub async fn start(name: &str) -> Net {
+        let dir = std::env::temp_dir().join(format!("fogproof-net-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let relay = identity("relay");
+        let umpire_id = identity("umpire");
+        let mut config = server::Config::new(dir.join("server"), relay.clone());
+        config.default_umpire = Some(umpire_id.public());
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let running =
+            server::start(config, listener, Arc::new(server::clock::TokioClock::system()))
+                .await
+                .expect("server starts");
+        let base = format!("http://{}", running.addr);
+        let umpire = Agent::connect(AgentConfig {
+            server: base.clone(),
+            identity: umpire_id,
+            name: Some("umpire".into()),
+            dir: dir.join("umpire"),
+            umpire: true,
+            accept: Accept::Nothing,
+            variants: Vec::new(),
+            decider: Arc::new(|_| (Decider::None, None)),
+        })
+        .await
+        .expect("umpire signs in");
+        let u = umpire.clone();
+        tokio::spawn(async move { u.run().await });
+        Net { dir, server: Some(running), base, umpire }
+    }
+
+    pub async fn agent(
+        &self,
+        name: &str,
+        decider: client::agent::DeciderFactory,
+        accept: Accept,
+    ) -> Agent {
+        let a = Agent::connect(AgentConfig {
+            server: self.base.clone(),
+            identity: identity(name),
+            name: Some(name.into()),
+            dir: self.dir.join(name),
+            umpire: false,
+            accept,
+            variants: Vec::new(),
+            decider,
+        })
+        .await
+        .expect("agent signs in");
+        let runner = a.clone();
+        tokio::spawn(async move { runner.run().await });
+        // Let its event stream open before anyone challenges it.
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        a
+    }
+
+    /// Waits for `agent`'s first finished match.
+    pub async fn finished(&self, agent: &Agent) -> (MatchId, Vec<u8>) {
+        for _ in 0..12_000 {
+            if let Some((id, r)) = agent.records().into_iter().next() {
+                return (id, r.expect("the seat ends with the record"));
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        panic!("no match finished within 120 s");
+    }
+
+    pub async fn get_bytes(&self, path: &str) -> Vec<u8> {
+        let r = reqwest_get(&format!("{}{path}", self.base)).await;
+        r
+    }
+
+    pub async fn get_json(&self, path: &str) -> serde_json::Value {
+        serde_json::from_slice(&self.get_bytes(path).await).expect("json")
+    }
+
+    pub async fn stop(mut self) {
+        if let Some(s) = self.server.take() {
+            s.shutdown().await.expect("clean shutdown");
+        }
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+async fn reqwest_get(url: &str) -> Vec<u8> {
+    // A bare HTTP/1.1 GET over a TCP stream: the tests need no HTTP client of their own.
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let rest = url.strip_prefix("http://").expect("http url");
+    let (host, path) = rest.split_once('/').expect("path");
+    let mut s = tokio::net::TcpStream::connect(host).await.expect("connect");
+    s.write_all(
+        format!("GET /{path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n").as_bytes(),
+    )
+    .await
+    .expect("write");
+    let mut all = Vec::new();
+    s.read_to_end(&mut all).await.expect("read");
+    let at = all.windows(4).position(|w| w == b"\r\n\r\n").expect("headers") + 4;
+    let head = String::from_utf8_lossy(&all[..at]).to_lowercase();
+    let body = all[at..].to_vec();
+    if head.contains("transfer-encoding: chunked") {
+        let mut out = Vec::new();
+        let mut rest = body.as_slice();
+        loop {
+            let line_end = rest.windows(2).position(|w| w == b"\r\n").expect("chunk size");
+            let size = usize::from_str_radix(
+                std::str::from_utf8(&rest[..line_end]).expect("hex").trim(),
+                16,
+            )
+            .expect("size");
+            rest = &rest[line_end + 2..];
+            if size == 0 {
+                break;
+            }
+            out.extend_from_slice(&rest[..size]);
+            rest = &rest[size + 2..];
+        }
+        out
+    } else {
+        body
+    }
+}
