@@ -1,8 +1,10 @@
-//! The `fogproof` binary: rules tools today; serve, play, verify and ledger as the project grows.
+//! The `fogproof` binary: the server and its parties (serve, umpire, bot), verification and
+//! records, keys, self-play and the rules tools.
 //!
 //! Every error is one line on stderr naming the problem, with exit status 2.
 
 mod keys;
+mod net;
 mod record;
 mod referee;
 mod selfplay;
@@ -34,6 +36,12 @@ enum Command {
     /// Match records: show one as JSON, or its game as PGN (whole, or as one side knew it).
     #[command(subcommand)]
     Record(record::RecordCommand),
+    /// Run the server: relay, lobby, umpire service and house bot (keys created on first start).
+    Serve(net::ServeArgs),
+    /// Run an umpire as its own party: it umpires every match whose terms name its key.
+    Umpire(net::AgentArgs),
+    /// Run a house bot: it accepts challenges addressed to its key and open ones, and plays.
+    Bot(net::AgentArgs),
     /// Play one complete match in-process (two random bots, umpire, relay) and write its record.
     Selfplay {
         /// chess, kriegspiel, sic, intrigue, secretchess6 or espionage.
@@ -135,6 +143,9 @@ fn run(cli: Cli) -> Result<()> {
         Command::Keys(command) => keys::run(command, &mut out)?,
         Command::Record(command) => record::run(command, &mut out)?,
         Command::Verify(_) => unreachable!("`verify` is dispatched in main for its exit status"),
+        Command::Serve(args) => net::serve(args, &mut out)?,
+        Command::Umpire(args) => net::agent(args, true)?,
+        Command::Bot(args) => net::agent(args, false)?,
         Command::Selfplay { variant: v, seed, out: path } => {
             selfplay::run(variant(&v)?, seed, &path, &mut out)?;
         }

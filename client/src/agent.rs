@@ -82,6 +82,9 @@ pub enum AgentError {
     Terms(String),
 }
 
+/// How a seat ended: the final record, or why it stopped.
+pub type SeatResult = Result<Vec<u8>, String>;
+
 /// A running agent's state, shared with its tasks and its driver.
 #[derive(Clone)]
 pub struct Agent {
@@ -93,7 +96,7 @@ pub struct Agent {
     /// Matches with a seat running (or finished here).
     seated: Arc<Mutex<BTreeSet<MatchId>>>,
     /// Finished matches' records, by id.
-    records: Arc<Mutex<BTreeMap<MatchId, Result<Vec<u8>, String>>>>,
+    records: Arc<Mutex<BTreeMap<MatchId, SeatResult>>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -182,12 +185,12 @@ impl Agent {
     }
 
     /// The record of a match this agent finished, once it is final.
-    pub fn record(&self, id: &MatchId) -> Option<Result<Vec<u8>, String>> {
+    pub fn record(&self, id: &MatchId) -> Option<SeatResult> {
         lock(&self.records).get(id).cloned()
     }
 
     /// Every match this agent's seats ended, with the record or why the seat stopped.
-    pub fn records(&self) -> BTreeMap<MatchId, Result<Vec<u8>, String>> {
+    pub fn records(&self) -> BTreeMap<MatchId, SeatResult> {
         lock(&self.records).clone()
     }
 

@@ -47,6 +47,12 @@ pub struct Limits {
     pub token_ms: u64,
     /// Bytes of a display name.
     pub max_name_bytes: usize,
+    /// The shortest initial clock a challenge may ask for, in ms.
+    pub min_initial_clock_ms: u64,
+    /// The longest initial clock a challenge may ask for, in ms.
+    pub max_initial_clock_ms: u64,
+    /// The largest increment a challenge may ask for, in ms.
+    pub max_increment_ms: u64,
 }
 
 impl Limits {
@@ -69,6 +75,9 @@ impl Limits {
         sign_in_challenge_ms: 60_000,
         token_ms: 24 * 3600 * 1000,
         max_name_bytes: 40,
+        min_initial_clock_ms: 10_000,
+        max_initial_clock_ms: 3 * 3600 * 1000,
+        max_increment_ms: 180_000,
     };
 }
 

@@ -21,11 +21,6 @@ use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-/// The shortest and longest initial clock a challenge may ask for, in ms.
-pub const CLOCK_INITIAL_MS: std::ops::RangeInclusive<u64> = 10_000..=3 * 3600 * 1000;
-/// The largest increment, in ms.
-pub const MAX_INCREMENT_MS: u64 = 180_000;
-
 /// A player's (or the umpire's) part of the terms: its per-match seal key and nonce.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Seat {
@@ -247,10 +242,17 @@ pub async fn create(
     let variant = check_game(&req.variant, &req.options)?;
     let initial_ms = req.clock_limit.saturating_mul(1000);
     let increment_ms = req.clock_increment.saturating_mul(1000);
-    if !CLOCK_INITIAL_MS.contains(&initial_ms) || increment_ms > MAX_INCREMENT_MS {
+    let l = shared.config.limits;
+    if !(l.min_initial_clock_ms..=l.max_initial_clock_ms).contains(&initial_ms)
+        || increment_ms > l.max_increment_ms
+    {
         return Err(LobbyError::Bad(format!(
-            "time control {}+{}: the initial clock is 10 s to 3 h, the increment at most 180 s",
-            req.clock_limit, req.clock_increment
+            "time control {}+{}: the initial clock is {} s to {} s, the increment at most {} s",
+            req.clock_limit,
+            req.clock_increment,
+            l.min_initial_clock_ms / 1000,
+            l.max_initial_clock_ms / 1000,
+            l.max_increment_ms / 1000
         )));
     }
     let color = req.color.clone().unwrap_or_else(|| "random".into());

@@ -535,3 +535,41 @@ fn intrigue_owner_withholding_its_informer_answer_never_gets_the_capturer_named(
     }
     assert!(waited > 0, "no seed had the capturer wait for an answer");
 }
+
+#[test]
+fn an_umpire_that_falls_silent_voids_the_game_and_only_it_is_named() {
+    // Regression (found over the network, the umpire's connection cut for good): the relay
+    // times a silent umpire out on its answer, after which it owes nothing more; its sealed
+    // answers are then never disclosed. The verifier read that as an incomplete record (nobody
+    // named). It is the umpire's silence, proven by the relay's signed timeout: the umpire is
+    // named, the game is void, and neither player is named.
+    for variant in [rules::Variant::Kriegspiel, rules::Variant::Sic, rules::Variant::SecretChess6] {
+        let mut config = client::selfplay::SelfplayConfig::new(variant, 5);
+        // Silent from its fourth Turn on: it owes an answer to a player's action and never
+        // gives it.
+        let mut turns = 0;
+        config.umpire_hook = Some(Box::new(move |_, p| {
+            if matches!(p, Payload::Turn { .. }) {
+                turns += 1;
+            }
+            turns < 4
+        }));
+        let s = client::selfplay::selfplay_with(config).expect("self-play");
+        let umpire = s.cast.umpire.public();
+        let timed_out = s.record.entries.iter().any(|e| {
+            matches!(
+                e.message.verify().map(|b| b.payload),
+                Ok(Payload::Timeout {
+                    party: protocol::Party::Umpire,
+                    expectation: protocol::message::Expectation::Answer,
+                    ..
+                })
+            )
+        });
+        assert!(timed_out, "{variant}: the relay times the umpire out on its answer");
+        let verdict = verifier::verify(&s.bytes);
+        let verifier::Verdict::Faults(f) = &verdict else { panic!("{variant}: {verdict:?}") };
+        assert!(f.iter().all(|f| f.culprit == Some(umpire)), "{variant}: {f:#?}");
+        assert_eq!(verdict.sanctioned_result(), None, "{variant}: void");
+    }
+}

@@ -1,5 +1,6 @@
 //! A network of real processes' parts in one test process: a server on 127.0.0.1 (port 0) with
 //! a temporary data directory, its umpire agent, and bot agents.
+#![allow(dead_code, reason = "shared by several test files, each using a part of it")]
 
 use client::agent::{Accept, Agent, AgentConfig};
 use client::seat::Decider;
@@ -13,6 +14,56 @@ pub struct Net {
     pub server: Option<server::Running>,
     pub base: String,
     pub umpire: Agent,
+    /// The umpire's way to the server.
+    pub umpire_proxy: Proxy,
+}
+
+/// A TCP proxy in front of the server for one party: cut its connections, or block it.
+#[derive(Clone)]
+pub struct Proxy {
+    pub base: String,
+    state: Arc<std::sync::Mutex<(bool, Vec<tokio::task::AbortHandle>)>>,
+}
+
+impl Proxy {
+    pub async fn start(target: std::net::SocketAddr) -> Proxy {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let base = format!("http://{}", listener.local_addr().expect("addr"));
+        let state: Arc<std::sync::Mutex<(bool, Vec<tokio::task::AbortHandle>)>> = Arc::default();
+        let s = state.clone();
+        tokio::spawn(async move {
+            while let Ok((mut inbound, _)) = listener.accept().await {
+                if s.lock().unwrap().0 {
+                    drop(inbound);
+                    continue;
+                }
+                let task = tokio::spawn(async move {
+                    if let Ok(mut outbound) = tokio::net::TcpStream::connect(target).await {
+                        let _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound).await;
+                    }
+                });
+                s.lock().unwrap().1.push(task.abort_handle());
+            }
+        });
+        Proxy { base, state }
+    }
+
+    /// Drops every connection through the proxy (the party reconnects).
+    pub fn cut(&self) {
+        for t in self.state.lock().unwrap().1.drain(..) {
+            t.abort();
+        }
+    }
+
+    /// Cuts and refuses every new connection until `unblock`.
+    pub fn block(&self) {
+        self.state.lock().unwrap().0 = true;
+        self.cut();
+    }
+
+    pub fn unblock(&self) {
+        self.state.lock().unwrap().0 = false;
+    }
 }
 
 fn identity(label: &str) -> Identity {
@@ -33,20 +84,26 @@ pub fn bot(seed: u64) -> client::agent::DeciderFactory {
 
 impl Net {
     pub async fn start(name: &str) -> Net {
+        Net::start_with(name, |_| {}).await
+    }
+
+    pub async fn start_with(name: &str, edit: impl FnOnce(&mut server::Config)) -> Net {
         let dir = std::env::temp_dir().join(format!("fogproof-net-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let relay = identity("relay");
         let umpire_id = identity("umpire");
         let mut config = server::Config::new(dir.join("server"), relay.clone());
         config.default_umpire = Some(umpire_id.public());
+        edit(&mut config);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let running =
             server::start(config, listener, Arc::new(server::clock::TokioClock::system()))
                 .await
                 .expect("server starts");
         let base = format!("http://{}", running.addr);
+        let umpire_proxy = Proxy::start(running.addr).await;
         let umpire = Agent::connect(AgentConfig {
-            server: base.clone(),
+            server: umpire_proxy.base.clone(),
             identity: umpire_id,
             name: Some("umpire".into()),
             dir: dir.join("umpire"),
@@ -59,7 +116,7 @@ impl Net {
         .expect("umpire signs in");
         let u = umpire.clone();
         tokio::spawn(async move { u.run().await });
-        Net { dir, server: Some(running), base, umpire }
+        Net { dir, server: Some(running), base, umpire, umpire_proxy }
     }
 
     pub async fn agent(
@@ -68,8 +125,30 @@ impl Net {
         decider: client::agent::DeciderFactory,
         accept: Accept,
     ) -> Agent {
+        self.agent_via(&self.base.clone(), name, decider, accept).await
+    }
+
+    /// An agent whose connections go through a proxy of its own.
+    pub async fn agent_behind_proxy(
+        &self,
+        name: &str,
+        decider: client::agent::DeciderFactory,
+        accept: Accept,
+    ) -> (Agent, Proxy) {
+        let proxy = Proxy::start(self.server.as_ref().expect("running").addr).await;
+        let a = self.agent_via(&proxy.base.clone(), name, decider, accept).await;
+        (a, proxy)
+    }
+
+    pub async fn agent_via(
+        &self,
+        server: &str,
+        name: &str,
+        decider: client::agent::DeciderFactory,
+        accept: Accept,
+    ) -> Agent {
         let a = Agent::connect(AgentConfig {
-            server: self.base.clone(),
+            server: server.to_owned(),
             identity: identity(name),
             name: Some(name.into()),
             dir: self.dir.join(name),
@@ -99,8 +178,22 @@ impl Net {
     }
 
     pub async fn get_bytes(&self, path: &str) -> Vec<u8> {
-        let r = reqwest_get(&format!("{}{path}", self.base)).await;
-        r
+        reqwest_get(&format!("{}{path}", self.base)).await
+    }
+
+    /// Waits until a live match has at least `entries` entries; returns its id (hex).
+    pub async fn live_with(&self, entries: u64) -> String {
+        for _ in 0..6_000 {
+            let lobby = self.get_json("/api/lobby").await;
+            if let Some(m) = lobby["live"]
+                .as_array()
+                .and_then(|l| l.iter().find(|m| m["entries"].as_u64() >= Some(entries)))
+            {
+                return m["id"].as_str().expect("id").to_owned();
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        panic!("no live match reached {entries} entries");
     }
 
     pub async fn get_json(&self, path: &str) -> serde_json::Value {

@@ -217,8 +217,11 @@ fn commitments(
     out
 }
 
-/// Commitments never opened and sealed messages never disclosed: the side's fault when the
-/// relay's signed reveal timeout for it is in the record, else the record is incomplete.
+/// Commitments never opened and sealed messages never disclosed: the side's fault when a relay
+/// timeout after which the coordinator expects nothing more of it is in the record (a missed
+/// reveal, or the umpire's missed answer: "what it still owes stays missing, in its name"),
+/// else the record is incomplete. A player's move timeout is not such a timeout: the player
+/// still owes its openings and disclosures, under a reveal deadline of their own.
 fn missing(
     terms: &AgreedTerms,
     colours: &ByColour,
@@ -228,10 +231,10 @@ fn missing(
     timeouts: &[(usize, Party, Expectation, u64)],
     faults: &mut Vec<Fault>,
 ) {
-    let mut reveal_timeouts: BTreeMap<Party, usize> = BTreeMap::new();
+    let mut timed_out: BTreeMap<Party, (usize, Expectation)> = BTreeMap::new();
     for &(index, party, expectation, _) in timeouts {
-        if expectation == Expectation::Reveal {
-            reveal_timeouts.entry(party).or_insert(index);
+        if expectation != Expectation::Move {
+            timed_out.entry(party).or_insert((index, expectation));
         }
     }
     let mut report = |role: Role, at: (usize, MessageHash), what: String| {
@@ -241,8 +244,8 @@ fn missing(
             Role::Umpire => Some(Party::Umpire),
             Role::Relay | Role::Record => None,
         };
-        match party.and_then(|p| reveal_timeouts.get(&p).map(|t| (p, *t))) {
-            Some((party, t)) => {
+        match party.and_then(|p| timed_out.get(&p).map(|t| (p, *t))) {
+            Some((party, (t, expectation))) => {
                 let key = match party.side() {
                     Some(side) => colours.key(side),
                     None => terms.terms.umpire.as_ref().map_or(terms.terms.relay, |u| u.key),
@@ -250,10 +253,12 @@ fn missing(
                 faults.push(Blame { key: Some(key), role }.fault(
                     FaultKind::MissingReveal,
                     Some(at),
-                    format!("{what}; relay timeout notice for {party}'s reveal in entry {t}"),
                     format!(
-                        "{} never sent {what} before the deadline, as the relay's signed \
-                         timeout (entry {t}) shows.",
+                        "{what}; relay timeout notice for {party} ({expectation:?}) in entry {t}"
+                    ),
+                    format!(
+                        "{} never sent {what}: the relay's signed timeout (entry {t}) shows it \
+                         fell silent, after which it owes nothing more and sends nothing.",
                         who(role)
                     ),
                 ));

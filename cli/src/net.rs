@@ -1,0 +1,219 @@
+//! `fogproof serve`, `fogproof umpire` and `fogproof bot`: the server, an umpire that runs as
+//! its own party, and a house bot (docs/SERVER.md).
+
+use anyhow::{Context, Result, bail};
+use clap::Args;
+use client::agent::{Accept, Agent, AgentConfig};
+use client::seat::Decider;
+use protocol::Identity;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Arguments of `fogproof serve`.
+#[derive(Args)]
+pub struct ServeArgs {
+    /// Where the database and the server's keys live (created on first start).
+    #[arg(long, default_value = "fogproof-data", env = "FOGPROOF_DATA")]
+    data: PathBuf,
+    /// The address to listen on.
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    listen: String,
+    /// Run no umpire service (umpired games then need a challenge naming an umpire).
+    #[arg(long)]
+    no_umpire: bool,
+    /// Run no house bot.
+    #[arg(long)]
+    no_bot: bool,
+}
+
+/// Arguments of `fogproof umpire` and `fogproof bot`.
+#[derive(Args)]
+pub struct AgentArgs {
+    /// The server, `http://host:port`.
+    #[arg(long)]
+    server: String,
+    /// The key file of this party (`fogproof keys new --out FILE`).
+    #[arg(long)]
+    key: PathBuf,
+    /// Where journals and records are kept (default: beside the key file).
+    #[arg(long)]
+    dir: Option<PathBuf>,
+    /// The display name.
+    #[arg(long)]
+    name: Option<String>,
+}
+
+/// Reads `path`, or creates it with a fresh identity (owner-only) if it does not exist.
+fn key_at(path: &Path, comment: &str) -> Result<Identity> {
+    if !path.exists() {
+        let id = Identity::generate().context("drawing a key")?;
+        client::keyfile::write_new(path, &id, comment)
+            .with_context(|| format!("writing {}", path.display()))?;
+        return Ok(id);
+    }
+    Ok(client::keyfile::read(path).with_context(|| format!("reading {}", path.display()))?.0)
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting tokio")
+}
+
+fn init_logs() {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("FOGPROOF_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .with_writer(std::io::stderr)
+        .try_init();
+}
+
+/// Waits for ctrl-c or SIGTERM.
+async fn stop_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let Ok(mut term) = signal(SignalKind::terminate()) else {
+            let _ = tokio::signal::ctrl_c().await;
+            return;
+        };
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = term.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
+fn agent_config(
+    server: String,
+    identity: Identity,
+    dir: PathBuf,
+    name: Option<String>,
+    umpire: bool,
+) -> AgentConfig {
+    AgentConfig {
+        server,
+        identity,
+        name,
+        dir,
+        umpire,
+        accept: if umpire { Accept::Nothing } else { Accept::Everything },
+        variants: Vec::new(),
+        decider: if umpire { Arc::new(|_| (Decider::None, None)) } else { house_bot() },
+    }
+}
+
+/// The house bot's decider: a fresh bot per match, from OS randomness.
+fn house_bot() -> client::agent::DeciderFactory {
+    Arc::new(|_| {
+        let seed = protocol::keys::random_32().unwrap_or([7; 32]);
+        (Decider::Policy(Box::new(client::RandomBot::new(seed))), None)
+    })
+}
+
+/// `fogproof serve`.
+pub fn serve(args: ServeArgs, out: &mut impl Write) -> Result<()> {
+    init_logs();
+    std::fs::create_dir_all(&args.data)
+        .with_context(|| format!("creating {}", args.data.display()))?;
+    let relay = key_at(&args.data.join("relay.key"), "fogproof relay")?;
+    let umpire = (!args.no_umpire)
+        .then(|| key_at(&args.data.join("umpire.key"), "fogproof umpire service"))
+        .transpose()?;
+    let bot = (!args.no_bot)
+        .then(|| key_at(&args.data.join("bot.key"), "fogproof house bot"))
+        .transpose()?;
+    let rt = runtime()?;
+    rt.block_on(async {
+        let listener = tokio::net::TcpListener::bind(&args.listen)
+            .await
+            .with_context(|| format!("listening on {}", args.listen))?;
+        let mut config = server::Config::new(args.data.join("server"), relay.clone());
+        config.default_umpire = umpire.as_ref().map(Identity::public);
+        config.house_bot = bot.as_ref().map(Identity::public);
+        let running =
+            server::start(config, listener, Arc::new(server::clock::TokioClock::system()))
+                .await
+                .context("starting the server")?;
+        let base = format!("http://{}", running.addr);
+        // The umpire service and the house bot are parties of their own: they connect to the
+        // server like anyone else (over loopback), so nothing in the relay knows they are local.
+        for (identity, is_umpire, dir, name) in
+            [(umpire.clone(), true, "umpire", "umpire"), (bot.clone(), false, "bot", "house bot")]
+        {
+            let Some(identity) = identity else { continue };
+            let config = agent_config(
+                base.clone(),
+                identity,
+                args.data.join(dir),
+                Some(name.into()),
+                is_umpire,
+            );
+            tokio::spawn(async move {
+                match Agent::connect(config).await {
+                    Ok(a) => {
+                        if let Err(e) = a.run().await {
+                            tracing::error!(error = %e, "{name} stopped");
+                        }
+                    }
+                    Err(e) => tracing::error!(error = %e, "{name} could not sign in"),
+                }
+            });
+        }
+        writeln!(out, "fogproof server listening on {base}")?;
+        writeln!(out, "relay key:  {}", relay.public())?;
+        if let Some(u) = &umpire {
+            writeln!(out, "umpire key: {}", u.public())?;
+        }
+        if let Some(b) = &bot {
+            writeln!(out, "house bot:  {}", b.public())?;
+        }
+        writeln!(out, "data:       {}", args.data.display())?;
+        writeln!(out, "play a house bot from another terminal:")?;
+        writeln!(out, "  fogproof keys new --out me.key")?;
+        writeln!(
+            out,
+            "  fogproof play --server {base} --key me.key --variant kriegspiel --time 5+3 --vs bot"
+        )?;
+        out.flush()?;
+        let stopper = running.shared.clone();
+        tokio::spawn(async move {
+            stop_signal().await;
+            let _ = stopper.shutdown.send(true);
+        });
+        running.wait().await.context("serving")?;
+        anyhow::Ok(())
+    })
+}
+
+/// `fogproof umpire` (`umpire = true`) and `fogproof bot`.
+pub fn agent(args: AgentArgs, umpire: bool) -> Result<()> {
+    init_logs();
+    let (identity, _) = client::keyfile::read(&args.key)
+        .with_context(|| format!("reading {}", args.key.display()))?;
+    let dir = match args.dir {
+        Some(d) => d,
+        None => {
+            let stem =
+                args.key.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+            args.key.with_file_name(format!("{stem}.fogproof"))
+        }
+    };
+    if !args.server.starts_with("http://") {
+        bail!("--server {}: expected http://host:port", args.server);
+    }
+    let config = agent_config(args.server, identity, dir, args.name, umpire);
+    runtime()?.block_on(async {
+        let agent = Agent::connect(config).await.context("signing in")?;
+        tokio::select! {
+            r = agent.run() => r.context("the agent stopped")?,
+            () = stop_signal() => {}
+        }
+        anyhow::Ok(())
+    })
+}
