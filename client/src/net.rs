@@ -68,12 +68,15 @@ pub struct ServerInfo {
     pub bot: Option<PublicKey>,
 }
 
-/// A signed-in session with a server.
+/// A signed-in session with a server. Its token is renewed by signing in again whenever the
+/// server no longer knows it (after a restart, tokens live in the server's memory only).
 #[derive(Clone, Debug)]
 pub struct Session {
     http: reqwest::Client,
     base: String,
-    token: String,
+    identity: Identity,
+    name: Option<String>,
+    token: std::sync::Arc<std::sync::Mutex<String>>,
     /// The signed-in key.
     pub key: PublicKey,
     /// The server.
@@ -127,30 +130,67 @@ impl Session {
             .build()
             .map_err(|e| NetError::Connect { url: base.clone(), why: e.to_string() })?;
         let info = Session::server_info(&http, &base).await?;
+        let session = Session {
+            http,
+            base,
+            identity: identity.clone(),
+            name: name.map(str::to_owned),
+            token: std::sync::Arc::default(),
+            key: identity.public(),
+            info,
+        };
+        session.renew().await?;
+        Ok(session)
+    }
+
+    /// Signs in again (a fresh challenge, signed) and keeps the new token.
+    pub async fn renew(&self) -> Result<(), NetError> {
+        let base = &self.base;
         let url = format!("{base}/api/auth/challenge");
-        let c = answer(&url, http.post(&url).send().await).await?;
+        let c = answer(&url, self.http.post(&url).send().await).await?;
         let challenge = c
             .get("challenge")
             .and_then(Value::as_str)
             .and_then(protocol::hex::decode_array::<32>)
             .ok_or_else(|| NetError::Protocol { url: url.clone(), why: "no challenge".into() })?;
-        let signature = protocol::wire::sign_in(identity, &info.relay, &challenge);
+        let signature = protocol::wire::sign_in(&self.identity, &self.info.relay, &challenge);
         let url = format!("{base}/api/auth/login");
         let mut body = json!({
-            "key": identity.public().to_string(),
+            "key": self.key.to_string(),
             "challenge": protocol::hex::encode(&challenge),
             "signature": signature_hex(&signature),
         });
-        if let Some(n) = name {
+        if let Some(n) = &self.name {
             body["name"] = json!(n);
         }
-        let v = answer(&url, http.post(&url).json(&body).send().await).await?;
+        let v = answer(&url, self.http.post(&url).json(&body).send().await).await?;
         let token = v
             .get("token")
             .and_then(Value::as_str)
-            .ok_or_else(|| NetError::Protocol { url: url.clone(), why: "no token".into() })?
-            .to_owned();
-        Ok(Session { http, base, token, key: identity.public(), info })
+            .ok_or_else(|| NetError::Protocol { url: url.clone(), why: "no token".into() })?;
+        *self.token.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = token.to_owned();
+        Ok(())
+    }
+
+    fn token(&self) -> String {
+        self.token.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
+    }
+
+    /// Sends a request built by `build` with the token; signs in again once if the server no
+    /// longer knows the token.
+    async fn authed(
+        &self,
+        url: &str,
+        build: impl Fn(&str) -> reqwest::RequestBuilder,
+    ) -> Result<reqwest::Response, NetError> {
+        let connect =
+            |e: reqwest::Error| NetError::Connect { url: url.to_owned(), why: e.to_string() };
+        let r = build(&self.token()).send().await.map_err(connect)?;
+        if r.status() != reqwest::StatusCode::UNAUTHORIZED {
+            return Ok(r);
+        }
+        self.renew().await?;
+        build(&self.token()).send().await.map_err(connect)
     }
 
     /// The server's address.
@@ -161,25 +201,21 @@ impl Session {
     /// `GET path` (JSON).
     pub async fn get(&self, path: &str) -> Result<Value, NetError> {
         let url = format!("{}{path}", self.base);
-        answer(&url, self.http.get(&url).bearer_auth(&self.token).send().await).await
+        let r = self.authed(&url, |t| self.http.get(&url).bearer_auth(t)).await?;
+        answer(&url, Ok(r)).await
     }
 
     /// `POST path` with a JSON body.
     pub async fn post(&self, path: &str, body: &Value) -> Result<Value, NetError> {
         let url = format!("{}{path}", self.base);
-        answer(&url, self.http.post(&url).bearer_auth(&self.token).json(body).send().await).await
+        let r = self.authed(&url, |t| self.http.post(&url).bearer_auth(t).json(body)).await?;
+        answer(&url, Ok(r)).await
     }
 
     /// `GET path` as bytes (a record).
     pub async fn get_bytes(&self, path: &str) -> Result<Vec<u8>, NetError> {
         let url = format!("{}{path}", self.base);
-        let r = self
-            .http
-            .get(&url)
-            .bearer_auth(&self.token)
-            .send()
-            .await
-            .map_err(|e| NetError::Connect { url: url.clone(), why: e.to_string() })?;
+        let r = self.authed(&url, |t| self.http.get(&url).bearer_auth(t)).await?;
         let status = r.status().as_u16();
         let bytes = r
             .bytes()
@@ -201,13 +237,7 @@ impl Session {
     /// Opens this key's event stream: one JSON value per event (keep-alive lines skipped).
     pub async fn events(&self) -> Result<EventStream, NetError> {
         let url = format!("{}/api/stream/event", self.base);
-        let r = self
-            .http
-            .get(&url)
-            .bearer_auth(&self.token)
-            .send()
-            .await
-            .map_err(|e| NetError::Connect { url: url.clone(), why: e.to_string() })?;
+        let r = self.authed(&url, |t| self.http.get(&url).bearer_auth(t)).await?;
         if !r.status().is_success() {
             return Err(NetError::Refused {
                 url,
@@ -220,18 +250,36 @@ impl Session {
 
     /// Opens a match socket, saying the last position already held.
     pub async fn socket(&self, id: &MatchId, since: Option<u64>) -> Result<MatchSocket, NetError> {
+        match self.try_socket(id, since).await {
+            Err(NetError::Refused { status: 401, .. }) => {
+                self.renew().await?;
+                self.try_socket(id, since).await
+            }
+            other => other,
+        }
+    }
+
+    async fn try_socket(&self, id: &MatchId, since: Option<u64>) -> Result<MatchSocket, NetError> {
         let ws_base = self.base.replacen("http", "ws", 1);
         let url = format!("{ws_base}/api/match/{}/socket", protocol::hex::encode(&id.0));
         let err = |why: String| NetError::Connect { url: url.clone(), why };
         let mut req = url.as_str().into_client_request().map_err(|e| err(e.to_string()))?;
-        let auth = format!("Bearer {}", self.token).parse().map_err(|_| err("token".into()))?;
+        let auth = format!("Bearer {}", self.token()).parse().map_err(|_| err("token".into()))?;
         req.headers_mut().insert("authorization", auth);
         let config = tungstenite::protocol::WebSocketConfig::default()
             .max_message_size(Some(ServerFrame::MAX_BYTES + 64))
             .max_frame_size(Some(ServerFrame::MAX_BYTES + 64));
         let (ws, _) = tokio_tungstenite::connect_async_with_config(req, Some(config), false)
             .await
-            .map_err(|e| err(e.to_string()))?;
+            .map_err(|e| match e {
+                tungstenite::Error::Http(r) => NetError::Refused {
+                    url: url.clone(),
+                    status: r.status().as_u16(),
+                    message: String::from_utf8_lossy(r.body().as_deref().unwrap_or_default())
+                        .into_owned(),
+                },
+                e => err(e.to_string()),
+            })?;
         let mut s = MatchSocket { url, ws };
         s.send_frame(&ClientFrame::Hello { version: protocol::codec::VERSION, since }).await?;
         Ok(s)
