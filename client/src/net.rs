@@ -260,6 +260,14 @@ impl Session {
     }
 
     async fn try_socket(&self, id: &MatchId, since: Option<u64>) -> Result<MatchSocket, NetError> {
+        let mut s = self.socket_without_hello(id).await?;
+        s.send_frame(&ClientFrame::Hello { version: protocol::codec::VERSION, since }).await?;
+        Ok(s)
+    }
+
+    /// Opens a match socket and says nothing yet (tests of hostile clients; a participant uses
+    /// [`Session::socket`]).
+    pub async fn socket_without_hello(&self, id: &MatchId) -> Result<MatchSocket, NetError> {
         let ws_base = self.base.replacen("http", "ws", 1);
         let url = format!("{ws_base}/api/match/{}/socket", protocol::hex::encode(&id.0));
         let err = |why: String| NetError::Connect { url: url.clone(), why };
@@ -280,9 +288,7 @@ impl Session {
                 },
                 e => err(e.to_string()),
             })?;
-        let mut s = MatchSocket { url, ws };
-        s.send_frame(&ClientFrame::Hello { version: protocol::codec::VERSION, since }).await?;
-        Ok(s)
+        Ok(MatchSocket { url, ws })
     }
 }
 
@@ -330,7 +336,8 @@ pub struct MatchSocket {
 }
 
 impl MatchSocket {
-    async fn send_frame(&mut self, f: &ClientFrame) -> Result<(), NetError> {
+    /// Sends one frame.
+    pub async fn send_frame(&mut self, f: &ClientFrame) -> Result<(), NetError> {
         self.ws
             .send(Message::Binary(f.to_canonical().into()))
             .await
@@ -346,6 +353,14 @@ impl MatchSocket {
     pub async fn send_raw(&mut self, bytes: Vec<u8>) -> Result<(), NetError> {
         self.ws
             .send(Message::Binary(bytes.into()))
+            .await
+            .map_err(|e| NetError::Connect { url: self.url.clone(), why: e.to_string() })
+    }
+
+    /// Sends a text frame (tests of hostile clients: the protocol is binary).
+    pub async fn send_text(&mut self, text: &str) -> Result<(), NetError> {
+        self.ws
+            .send(Message::Text(text.into()))
             .await
             .map_err(|e| NetError::Connect { url: self.url.clone(), why: e.to_string() })
     }

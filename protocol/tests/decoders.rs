@@ -10,6 +10,7 @@ use protocol::message::{Author, MessageBody, Payload, Receipt, SignedMessage, Si
 use protocol::record::MatchRecord;
 use protocol::relay::Entry;
 use protocol::terms::{Colours, MatchTerms, SignedTerms};
+use protocol::wire::{ClientFrame, ServerFrame};
 
 /// Decodes `bytes` as `T`; on success the value must re-encode to the same bytes.
 fn round_trips<T: Canonical>(bytes: &[u8]) -> Result<(), TestCaseError> {
@@ -28,6 +29,8 @@ fn all_decoders(bytes: &[u8]) -> Result<(), TestCaseError> {
     round_trips::<Receipt>(bytes)?;
     round_trips::<SignedReceipt>(bytes)?;
     round_trips::<MatchRecord>(bytes)?;
+    round_trips::<ClientFrame>(bytes)?;
+    round_trips::<ServerFrame>(bytes)?;
     if let Ok(m) = SignedMessage::from_canonical(bytes) {
         let _ = m.verify(); // must not panic either
     }
@@ -78,6 +81,18 @@ fn samples() -> Vec<Vec<u8>> {
         receipt.to_canonical(),
         r.to_canonical(),
         record.to_canonical(),
+        ClientFrame::Hello { version: VERSION, since: Some(12) }.to_canonical(),
+        ClientFrame::Message(m.to_canonical()).to_canonical(),
+        ServerFrame::Welcome {
+            version: VERSION,
+            match_id: agreed.match_id,
+            terms: signed.clone(),
+            entries: 9,
+            catch_up: 3,
+        }
+        .to_canonical(),
+        ServerFrame::Entry(Entry { message: m.clone(), receipt: r.clone() }).to_canonical(),
+        ServerFrame::refused(Some(m.hash()), "not now").to_canonical(),
     ]
 }
 
@@ -91,7 +106,7 @@ proptest! {
 
     #[test]
     fn mutated_encodings_never_panic(
-        which in 0usize..7,
+        which in 0usize..13,
         edits in proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>(), 0u8..3), 1..6),
     ) {
         let mut bytes = samples()[which].clone();
@@ -119,6 +134,8 @@ fn samples_decode() {
             Receipt::from_canonical(&s).is_ok(),
             SignedReceipt::from_canonical(&s).is_ok(),
             MatchRecord::from_canonical(&s).is_ok(),
+            ClientFrame::from_canonical(&s).is_ok(),
+            ServerFrame::from_canonical(&s).is_ok(),
         ];
         assert!(decoded.iter().any(|ok| *ok), "a sample decodes as nothing");
     }

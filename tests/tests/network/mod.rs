@@ -66,7 +66,7 @@ impl Proxy {
     }
 }
 
-fn identity(label: &str) -> Identity {
+pub fn identity(label: &str) -> Identity {
     Identity::from_seed(&client::selfplay::derive(7, label))
 }
 
@@ -181,6 +181,28 @@ impl Net {
         reqwest_get(&format!("{}{path}", self.base)).await
     }
 
+    /// Waits until `key` plays a live match with at least `entries` entries; returns its id.
+    pub async fn live_of(&self, key: &protocol::PublicKey, entries: u64) -> MatchId {
+        let key = key.to_string();
+        for _ in 0..6_000 {
+            let lobby = self.get_json("/api/lobby").await;
+            let found = lobby["live"].as_array().and_then(|l| {
+                l.iter().find(|m| {
+                    m["entries"].as_u64() >= Some(entries)
+                        && m["players"]
+                            .as_array()
+                            .is_some_and(|p| p.iter().any(|k| k == &serde_json::json!(key)))
+                })
+            });
+            if let Some(m) = found {
+                let hex = m["id"].as_str().expect("id");
+                return MatchId(protocol::hex::decode_array(hex).expect("hex id"));
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        panic!("{key} plays no live match with {entries} entries");
+    }
+
     /// Waits until a live match has at least `entries` entries; returns its id (hex).
     pub async fn live_with(&self, entries: u64) -> String {
         for _ in 0..6_000 {
@@ -196,6 +218,18 @@ impl Net {
         panic!("no live match reached {entries} entries");
     }
 
+    /// A GET's status and body text.
+    pub async fn get_raw(&self, path: &str) -> (u16, String) {
+        let (status, body) = http(&format!("{}{path}", self.base), "GET", None).await;
+        (status, String::from_utf8_lossy(&body).into_owned())
+    }
+
+    /// A POST's status and body text.
+    pub async fn post_raw(&self, path: &str, json: &serde_json::Value) -> (u16, String) {
+        let (status, body) = http(&format!("{}{path}", self.base), "POST", Some(json)).await;
+        (status, String::from_utf8_lossy(&body).into_owned())
+    }
+
     pub async fn get_json(&self, path: &str) -> serde_json::Value {
         serde_json::from_slice(&self.get_bytes(path).await).expect("json")
     }
@@ -209,40 +243,46 @@ impl Net {
 }
 
 async fn reqwest_get(url: &str) -> Vec<u8> {
-    // A bare HTTP/1.1 GET over a TCP stream: the tests need no HTTP client of their own.
+    http(url, "GET", None).await.1
+}
+
+/// A bare HTTP/1.1 request over a TCP stream (the tests need no HTTP client of their own):
+/// the status and the body.
+pub async fn http(url: &str, method: &str, json: Option<&serde_json::Value>) -> (u16, Vec<u8>) {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let rest = url.strip_prefix("http://").expect("http url");
     let (host, path) = rest.split_once('/').expect("path");
     let mut s = tokio::net::TcpStream::connect(host).await.expect("connect");
-    s.write_all(
-        format!("GET /{path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n").as_bytes(),
-    )
-    .await
-    .expect("write");
+    let body = json.map(ToString::to_string).unwrap_or_default();
+    let head = format!(
+        "{method} /{path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    );
+    s.write_all(head.as_bytes()).await.expect("write");
+    s.write_all(body.as_bytes()).await.expect("write");
     let mut all = Vec::new();
     s.read_to_end(&mut all).await.expect("read");
     let at = all.windows(4).position(|w| w == b"\r\n\r\n").expect("headers") + 4;
     let head = String::from_utf8_lossy(&all[..at]).to_lowercase();
+    let status: u16 = head.split_whitespace().nth(1).and_then(|s| s.parse().ok()).expect("status");
     let body = all[at..].to_vec();
-    if head.contains("transfer-encoding: chunked") {
-        let mut out = Vec::new();
-        let mut rest = body.as_slice();
-        loop {
-            let line_end = rest.windows(2).position(|w| w == b"\r\n").expect("chunk size");
-            let size = usize::from_str_radix(
-                std::str::from_utf8(&rest[..line_end]).expect("hex").trim(),
-                16,
-            )
-            .expect("size");
-            rest = &rest[line_end + 2..];
-            if size == 0 {
-                break;
-            }
-            out.extend_from_slice(&rest[..size]);
-            rest = &rest[size + 2..];
-        }
-        out
-    } else {
-        body
+    if !head.contains("transfer-encoding: chunked") {
+        return (status, body);
     }
+    let mut out = Vec::new();
+    let mut rest = body.as_slice();
+    loop {
+        let line_end = rest.windows(2).position(|w| w == b"\r\n").expect("chunk size");
+        let size =
+            usize::from_str_radix(std::str::from_utf8(&rest[..line_end]).expect("hex").trim(), 16)
+                .expect("size");
+        rest = &rest[line_end + 2..];
+        if size == 0 {
+            break;
+        }
+        out.extend_from_slice(&rest[..size]);
+        rest = &rest[size + 2..];
+    }
+    (status, out)
 }

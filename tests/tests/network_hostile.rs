@@ -1,0 +1,229 @@
+//! Hostile clients against a real server (sockets on 127.0.0.1): malformed, oversized and text
+//! frames, a forged signature, another match's id, a message written for the other seat, a
+//! flood, a socket that never speaks, a stranger watching a hidden game, a bad sign-in, too
+//! many connections. Each is refused with an error naming what is wrong, and the honest
+//! matches beside them finish with valid records.
+
+mod network;
+
+use client::agent::Accept;
+use client::net::{MatchSocket, NetError, Session};
+use network::{Net, bot, identity};
+use protocol::message::{Author, Payload};
+use protocol::wire::{ClientFrame, ServerFrame};
+use protocol::{Channel, MatchId};
+use serde_json::json;
+
+fn hostile_limits(c: &mut server::Config) {
+    c.limits.max_hello_wait_ms = 400;
+    c.limits.max_refusals_per_connection = 8;
+    c.limits.max_connections_per_key = 6;
+}
+
+/// Reads frames until the socket closes; the refusal texts and the close text, joined.
+async fn until_closed(s: &mut MatchSocket) -> String {
+    let mut said = Vec::new();
+    loop {
+        match tokio::time::timeout(std::time::Duration::from_secs(10), s.next()).await {
+            Err(_) => panic!("the socket stayed open; it said: {said:?}"),
+            Ok(None) => return said.join(" | "),
+            Ok(Some(Ok(ServerFrame::Refused { reason, .. }))) => said.push(reason),
+            Ok(Some(Ok(_))) => {}
+            Ok(Some(Err(e))) => {
+                said.push(e.to_string());
+                return said.join(" | ");
+            }
+        }
+    }
+}
+
+/// Reads frames until a refusal; its reason.
+async fn next_refusal(s: &mut MatchSocket) -> String {
+    loop {
+        match tokio::time::timeout(std::time::Duration::from_secs(10), s.next()).await {
+            Ok(Some(Ok(ServerFrame::Refused { reason, .. }))) => return reason,
+            Ok(Some(Ok(_))) => {}
+            other => panic!("no refusal: {other:?}"),
+        }
+    }
+}
+
+async fn hello(session: &Session, id: &MatchId) -> MatchSocket {
+    session.socket(id, None).await.expect("socket")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hostile_clients_are_refused_and_honest_matches_go_on() {
+    let net = Net::start_with("hostile", hostile_limits).await;
+    // Two honest matches: alice-bob (Kriegspiel, hidden) and mallory-carol (chess), where
+    // mallory's own agent plays honestly while her other sockets attack.
+    let bob = net.agent("bob", bot(21), Accept::Addressed).await;
+    let alice = net.agent("alice", bot(22), Accept::Nothing).await;
+    let carol = net.agent("carol", bot(23), Accept::Addressed).await;
+    let mallory_agent = net.agent("mallory", bot(24), Accept::Nothing).await;
+    for (from, to, variant) in [(&alice, &bob, "kriegspiel"), (&mallory_agent, &carol, "chess")] {
+        from.challenge(json!({
+            "variant": variant, "clock_limit": 600, "clock_increment": 0,
+            "opponent": to.session().key.to_string(),
+        }))
+        .await
+        .expect("challenge");
+    }
+    let mallory_id = identity("mallory");
+    let mallory = Session::sign_in(&net.base, &mallory_id, None).await.expect("sign in");
+    let hidden = net.live_of(&alice.session().key, 8).await;
+    let mine = net.live_of(&mallory.key, 4).await;
+
+    // A frame that is no ClientFrame.
+    let mut s = hello(&mallory, &mine).await;
+    s.send_raw(vec![0xff, 0x00, 0x13]).await.expect("send");
+    let said = until_closed(&mut s).await;
+    assert!(said.contains("bad frame") && said.contains("client frame"), "{said}");
+
+    // An oversized frame.
+    let mut s = hello(&mallory, &mine).await;
+    let _ = s.send_raw(vec![0u8; server::Limits::DEFAULT.max_frame_bytes + 1]).await;
+    let said = until_closed(&mut s).await;
+    assert!(!said.is_empty(), "closed with a reason");
+
+    // A text frame.
+    let mut s = hello(&mallory, &mine).await;
+    s.send_text("e2e4").await.expect("send");
+    let said = until_closed(&mut s).await;
+    assert!(said.contains("binary frames only"), "{said}");
+
+    // A socket that never says Hello.
+    let mut s = mallory.socket_without_hello(&mine).await.expect("socket");
+    let said = until_closed(&mut s).await;
+    assert!(said.contains("no Hello within 400 ms"), "{said}");
+
+    // A second Hello.
+    let mut s = hello(&mallory, &mine).await;
+    s.send_frame(&ClientFrame::Hello { version: protocol::codec::VERSION, since: None })
+        .await
+        .expect("send");
+    let said = until_closed(&mut s).await;
+    assert!(said.contains("Hello comes once"), "{said}");
+
+    // A forged signature: refused, the socket stays.
+    let mut s = hello(&mallory, &mine).await;
+    let mut forged = Author::new(mallory_id.clone(), mine).write(
+        Channel::Public,
+        None,
+        Payload::Action(vec![1]),
+    );
+    forged.signature.s[0] ^= 1;
+    s.send(&forged).await.expect("send");
+    let why = next_refusal(&mut s).await;
+    assert!(why.contains("signature"), "{why}");
+
+    // A message of another match.
+    let other = Author::new(mallory_id.clone(), hidden).write(
+        Channel::Public,
+        None,
+        Payload::Action(vec![1]),
+    );
+    s.send(&other).await.expect("send");
+    let why = next_refusal(&mut s).await;
+    assert!(why.contains("match"), "{why}");
+
+    // A message written by another party (carol's, as the relay delivered it): closed.
+    let mut watch = hello(&mallory, &mine).await;
+    let carols = loop {
+        match watch.next().await {
+            Some(Ok(ServerFrame::Entry(e))) => {
+                if e.message.verify().is_ok_and(|b| b.author == carol.session().key) {
+                    break e.message;
+                }
+            }
+            Some(Ok(_)) => {}
+            other => panic!("no entry of carol's: {other:?}"),
+        }
+    };
+    watch.send(&carols).await.expect("send");
+    let said = until_closed(&mut watch).await;
+    assert!(said.contains("nobody writes for another party"), "{said}");
+
+    // A flood of messages the relay refuses: the socket is closed at the limit.
+    let mut s = hello(&mallory, &mine).await;
+    for _ in 0..20 {
+        if s.send_frame(&ClientFrame::Message(vec![7; 40])).await.is_err() {
+            break;
+        }
+    }
+    let said = until_closed(&mut s).await;
+    assert!(said.contains("max_refusals_per_connection"), "{said}");
+
+    // A stranger watching a hidden game.
+    let eve = Session::sign_in(&net.base, &identity("eve"), None).await.expect("sign in");
+    let mut s = hello(&eve, &hidden).await;
+    let said = until_closed(&mut s).await;
+    assert!(said.contains("hides information"), "{said}");
+    // ... but may watch an open one.
+    let mut s = hello(&eve, &mine).await;
+    assert!(matches!(s.next().await, Some(Ok(ServerFrame::Welcome { .. }))));
+    drop(s);
+
+    // A sign-in with a signature over another challenge, and a name with a control character.
+    let (_, c) = net.post_raw("/api/auth/challenge", &json!({})).await;
+    let c: serde_json::Value = serde_json::from_str(&c).expect("json");
+    let relay: protocol::PublicKey = c["server"].as_str().expect("server").parse().expect("key");
+    let signature = protocol::wire::sign_in(&identity("eve"), &relay, &[0; 32]);
+    let login = json!({
+        "key": identity("eve").public().to_string(),
+        "challenge": c["challenge"],
+        "signature": client::net::signature_hex(&signature),
+    });
+    let (status, body) = net.post_raw("/api/auth/login", &login).await;
+    assert_eq!(status, 401, "{body}");
+    assert!(body.contains("does not sign this challenge"), "{body}");
+    let err =
+        Session::sign_in(&net.base, &identity("eve"), Some("\u{0007}bell")).await.unwrap_err();
+    assert!(
+        matches!(&err, NetError::Refused { status: 400, message, .. } if message.contains("name")),
+        "{err}"
+    );
+
+    // Too many connections of one key.
+    let mut open = Vec::new();
+    let mut refused = None;
+    for _ in 0..10 {
+        match eve.socket(&mine, None).await {
+            Ok(s) => open.push(s),
+            Err(e) => {
+                refused = Some(e);
+                break;
+            }
+        }
+    }
+    let err = refused.expect("a connection beyond the limit is refused");
+    assert!(err.to_string().contains("max_connections_per_key"), "{err}");
+    drop(open);
+
+    // The honest matches finish, valid.
+    for agent in [&alice, &mallory_agent] {
+        let (_, record) = net.finished(agent).await;
+        let v = verifier::verify_match(&record);
+        assert!(v.verdict.is_valid(), "{:#?}", v.verdict);
+    }
+    net.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_flood_gets_429_naming_the_limit() {
+    let net = Net::start_with("flood", |c| {
+        c.limits.max_requests_per_second_per_address = 20;
+    })
+    .await;
+    let mut limited = None;
+    for _ in 0..100 {
+        let r = net.get_raw("/api/info").await;
+        if r.0 == 429 {
+            limited = Some(r.1);
+            break;
+        }
+    }
+    let body = limited.expect("the 21st request in a second is refused");
+    assert!(body.contains("max_requests_per_second_per_address"), "{body}");
+    net.stop().await;
+}
