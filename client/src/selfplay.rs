@@ -4,8 +4,7 @@
 
 use crate::bot::RandomBot;
 use protocol::codec::{Canonical, VERSION};
-use protocol::flow::Mode;
-use protocol::game::{self, mode};
+use protocol::game;
 use protocol::keys::{ByColour, Identity};
 use protocol::message::{Claim, Payload, SignedMessage};
 use protocol::record::MatchRecord;
@@ -19,7 +18,8 @@ use protocol::terms::{
     UmpireTerms,
 };
 use protocol::{Channel, Side};
-use rules::Variant;
+use rules::Mode;
+use rules::{AnyObservation, Variant};
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
@@ -266,10 +266,10 @@ fn agreed_terms(
         }
     };
     let umpire_nonce = derive(config.seed, "nonce-umpire");
-    let umpired = mode(config.variant) == Mode::Umpire;
+    let umpired = config.variant.mode() == Mode::Umpire;
     let terms = MatchTerms {
         version: VERSION,
-        variant: config.variant.id().to_owned(),
+        variant: config.variant,
         ruleset: config.variant.ruleset().to_owned(),
         options: config.options.clone(),
         players: [player(0), player(1)],
@@ -349,7 +349,7 @@ pub fn selfplay(variant: Variant, seed: u64) -> Result<(Vec<u8>, Summary), Selfp
 pub fn selfplay_with(mut config: SelfplayConfig) -> Result<Selfplay, SelfplayError> {
     let cast = cast(config.seed);
     let (signed, agreed) = agreed_terms(&config, &cast).map_err(SelfplayError::Terms)?;
-    let umpired = mode(config.variant) == Mode::Umpire;
+    let umpired = config.variant.mode() == Mode::Umpire;
     let mut machines: Vec<(Who, Machine)> = Vec::new();
     let mut deciders: [Option<Box<dyn Policy>>; 2] = [None, None];
     for (i, decider) in deciders.iter_mut().enumerate() {
@@ -423,7 +423,7 @@ pub fn selfplay_with(mut config: SelfplayConfig) -> Result<Selfplay, SelfplayErr
     let result = (claims.len() == 1).then(|| finished.values().next().cloned()).flatten();
     let summary = Summary {
         variant: config.variant,
-        plies: plies(&record),
+        plies: plies(config.variant, &record),
         actions,
         entries: record.entries.len(),
         result,
@@ -669,7 +669,7 @@ impl Driver<'_> {
 /// Moves played on the board, counted from what the record proves: public moves in open and
 /// owner games; in umpired games the umpire's disclosed answers (a Kriegspiel `Legal` answer
 /// as told to White, a SIC `YouMoved`, a 6x6 `Moved` event).
-fn plies(record: &MatchRecord) -> u32 {
+fn plies(variant: Variant, record: &MatchRecord) -> u32 {
     let disclosed = record.disclosures();
     let mut n = 0;
     for e in &record.entries {
@@ -686,18 +686,15 @@ fn plies(record: &MatchRecord) -> u32 {
             }
             (Payload::Observation(bytes), channel) if channel != Channel::Public => {
                 let white = channel == Channel::WhiteUmpire;
-                let legal = matches!(
-                    rules::kriegspiel::Answer::from_canonical(bytes),
-                    Ok(rules::kriegspiel::Answer::Legal(_))
-                );
-                let moved = matches!(
-                    rules::sic::Observation::from_canonical(bytes),
-                    Ok(rules::sic::Observation::YouMoved(_))
-                );
-                let sc6 = game::sc6::Observation::from_canonical(bytes).is_ok_and(|o| {
-                    o.events.iter().any(|e| matches!(e, game::sc6::Event::Moved { .. }))
-                });
-                (legal && white) || moved || sc6
+                match game::decode_observation(variant, bytes) {
+                    Ok(AnyObservation::Kriegspiel(rules::kriegspiel::Answer::Legal(_))) => white,
+                    Ok(AnyObservation::Sic(rules::sic::Observation::YouMoved(_))) => true,
+                    Ok(AnyObservation::SecretChess6(o)) => o
+                        .events
+                        .iter()
+                        .any(|e| matches!(e, rules::secretchess6::Event::Moved { .. })),
+                    _ => false,
+                }
             }
             _ => false,
         };

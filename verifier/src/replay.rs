@@ -46,12 +46,12 @@ use crate::{Fault, FaultKind, Role, Verdict};
 use protocol::codec::Canonical;
 use protocol::commitment::{self, Opening, PRIVATE_SEED, PUBLIC_CONTRIBUTION};
 use protocol::flow::{self, Mode};
-use protocol::game::{self, AnyGame, Told, sc6};
+use protocol::game::{self, Told};
 use protocol::keys::ByColour;
 use protocol::message::{self, Claim, Expectation, Outcome, Payload};
 use protocol::{Channel, Commitment, Party, PublicKey, Side};
 use rules::intrigue::{Inspection, MoveReport, SetupReport};
-use rules::{Analysis, ByColor, Color, EndReason, GameResult, Variant};
+use rules::{AnyAction, AnyGame, AnyObservation, ByColor, Color, EndReason, GameResult, Variant};
 use std::collections::{BTreeMap, VecDeque};
 
 /// One action the rules accepted, as the replay saw it (for PGN and inspection).
@@ -205,14 +205,7 @@ fn claim_text(c: &Claim) -> String {
 
 /// The full position string of a game, where it has one.
 fn fen(game: &AnyGame) -> Option<String> {
-    Some(match game {
-        AnyGame::Chess(s) => s.position().to_fen(),
-        AnyGame::Kriegspiel(s) => s.position().to_fen(),
-        AnyGame::Sic(s) => s.position().to_fen(),
-        AnyGame::Intrigue(s) => s.position()?.to_fen(),
-        AnyGame::SecretChess6(s) => s.position()?.to_fen(),
-        AnyGame::Espionage(s) => s.position().to_fen(),
-    })
+    game.fen()
 }
 
 impl<'a> Replayer<'a> {
@@ -358,22 +351,10 @@ impl<'a> Replayer<'a> {
 
     fn init(&mut self) -> Flow {
         let t = &self.d.terms;
-        let variant = match t.variant.parse::<Variant>() {
-            Ok(v) => v,
-            Err(e) => {
-                self.record_fault(
-                    FaultKind::BadTerms,
-                    None,
-                    format!("terms variant '{}': {e}", t.variant),
-                    "The terms name a game the rules do not know, so nothing can be replayed."
-                        .into(),
-                );
-                return Err(Stop);
-            }
-        };
+        let variant = t.variant;
         self.variant = Some(variant);
         self.log.variant = Some(variant);
-        self.mode = game::mode(variant);
+        self.mode = variant.mode();
         // Public openings, by author and purpose (the relay accepts one per commitment).
         for e in &self.d.events {
             if let (false, Payload::Open { purpose, opening }) = (e.sealed, &e.payload) {
@@ -381,7 +362,7 @@ impl<'a> Replayer<'a> {
             }
         }
         if variant != Variant::Sic {
-            match AnyGame::start(&t.variant, &t.options, None) {
+            match game::start(t, None) {
                 Ok(g) => self.game = Some(g),
                 Err(err) => {
                     self.record_fault(
@@ -501,9 +482,9 @@ impl<'a> Replayer<'a> {
             white: protocol::seed::setup_seed(&w, &cb, id, Side::White),
             black: protocol::seed::setup_seed(&b, &cw, id, Side::Black),
         };
-        match AnyGame::start(&t.variant, &t.options, Some(&seeds)) {
+        match game::start(t, Some(&seeds)) {
             Ok(g) => {
-                let start = g.start_observations();
+                let start = game::encode_told(&g.start_observations());
                 for c in Color::ALL {
                     if let Some(bytes) = &start[c] {
                         self.owed[c].push_back(Owed {
@@ -615,23 +596,21 @@ impl<'a> Replayer<'a> {
                 format!("{who} acted before the game could start."),
             );
         };
-        if variant == Variant::SecretChess6 {
-            match sc6::Action::from_canonical(bytes) {
-                Ok(sc6::Action::Setup { .. }) => {
-                    self.sealed_setup[actor].get_or_insert((bytes.to_vec(), *e));
-                }
-                Ok(sc6::Action::TieBreak { .. }) => {
-                    self.sealed_tiebreak[actor].get_or_insert((bytes.to_vec(), *e));
-                }
-                _ => {}
+        match game::decode_action(variant, bytes) {
+            Ok(AnyAction::SecretChess6(rules::secretchess6::Action::Setup { .. })) => {
+                self.sealed_setup[actor].get_or_insert((bytes.to_vec(), *e));
             }
+            Ok(AnyAction::SecretChess6(rules::secretchess6::Action::TieBreak { .. })) => {
+                self.sealed_tiebreak[actor].get_or_insert((bytes.to_vec(), *e));
+            }
+            _ => {}
         }
         if self.log.start_fen.is_none() {
             self.log.start_fen = fen(game);
         }
         // The state is not cloned per action (SIC's carries its repetition history): `apply`
         // takes it by reference and returns the next one.
-        let applied = game.apply(actor, bytes).map_err(|err| (err, fen(game)));
+        let applied = game::apply(game, actor, bytes).map_err(|err| (err, fen(game)));
         match applied {
             Ok((next, told)) => {
                 self.accepted(e, actor, bytes, &told);
@@ -773,7 +752,12 @@ impl<'a> Replayer<'a> {
         );
         // Kriegspiel: "illegal" for a legal attempt, or an announcement for an illegal one, is
         // a false verdict on the move itself (R-K1), not a false announcement about it.
-        let legality = |v: &serde_json::Value| v.as_str() == Some("illegal");
+        let legality = |b: &[u8]| {
+            matches!(
+                game::decode_observation(variant, b),
+                Ok(AnyObservation::Kriegspiel(rules::kriegspiel::Answer::Illegal))
+            )
+        };
         let (kind, explanation) = if owed.action_entry.is_none() {
             // R-S2: the start view shows the army the umpire dealt; the revealed seeds give
             // another one.
@@ -784,8 +768,8 @@ impl<'a> Replayer<'a> {
                      give (R-S2)."
                 ),
             )
-        } else if variant == Variant::Kriegspiel && legality(&signed) != legality(&rules_json) {
-            let what = if legality(&signed) {
+        } else if variant == Variant::Kriegspiel && legality(bytes) != legality(&owed.bytes) {
+            let what = if legality(bytes) {
                 "refused a legal attempt"
             } else {
                 "accepted an illegal attempt"
@@ -936,7 +920,7 @@ impl<'a> Replayer<'a> {
         }
         let Some(game) = self.game.clone() else { return Ok(()) };
         let setup_text = text::action_text(Variant::Intrigue, &opening.value);
-        match game.apply(c, &opening.value) {
+        match game::apply(&game, c, &opening.value) {
             Err(err) => self.stop(
                 FaultKind::BadSetup,
                 e.author,

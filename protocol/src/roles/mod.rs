@@ -16,7 +16,7 @@
 //! one would, which is exactly a participant that lies.
 
 mod player;
-mod track;
+mod public;
 mod umpire;
 
 pub use player::Player;
@@ -87,13 +87,13 @@ pub enum Ask {
     /// `rules::intrigue::Action::Setup`.
     IntrigueSetup,
     /// 6x6's secret setup (R-G1): return the canonical bytes of a
-    /// [`crate::game::sc6::Action::Setup`] with at most `max_false_squares` false squares.
+    /// `rules::secretchess6::Action::Setup` with at most `max_false_squares` false squares.
     Sc6Setup {
         /// 2, or 3 with the False Square item (R-G9).
         max_false_squares: usize,
     },
     /// 6x6's tie-break (R-G8): return the canonical bytes of a
-    /// [`crate::game::sc6::Action::TieBreak`] guessing `opponent_turns` turns.
+    /// `rules::secretchess6::Action::TieBreak` guessing `opponent_turns` turns.
     Sc6TieBreak {
         /// How many turns the opponent had.
         opponent_turns: u32,

@@ -6,7 +6,7 @@
 use super::{Sight, board_field, square_list};
 use crate::secretchess6::{
     Action, Event, Formation, MAX_LIFE_FREEZES, Observation, Options, OwnPiece, Position, TurnMove,
-    territory,
+    initial_lifespan, territory,
 };
 use crate::{
     Alphabet, Analysis as _, Bitboard, Board, BoardSize, ByColor, Color, GameResult, Role, Square,
@@ -106,6 +106,9 @@ impl SixSeat {
                         for p in &mut self.pieces {
                             if p.square == from {
                                 p.square = to;
+                                // R-G3: it ages from now on; R-G4: powering caps it at 3.
+                                let life = p.lifespan.unwrap_or(initial_lifespan(p.role));
+                                p.lifespan = Some(if power { life.min(3) } else { life });
                                 p.powered |= power;
                             }
                         }
@@ -121,18 +124,28 @@ impl SixSeat {
                 Event::Scores { turn: _, scores } => self.scores = Some(*scores),
                 Event::OpponentReady => self.opponent_ready = true,
                 Event::TieBreakNeeded { scores, opponent_turns } => {
+                    self.only_king();
                     self.scores = Some(*scores);
                     self.opponent_ready = false;
                     self.ask = Ask::TieBreak(*opponent_turns);
                 }
                 Event::End { result, scores, .. } => {
+                    self.only_king();
                     self.scores = Some(*scores);
                     self.ask = Ask::Idle;
                     self.result = Some(*result);
                 }
-                Event::SetupAccepted | Event::Passed { .. } => {}
+                // The umpire played this side's turn as a pass (R-G2): nothing is asked of it.
+                Event::Passed { .. } => self.ask = Ask::Idle,
+                Event::SetupAccepted => {}
             }
         }
+    }
+
+    /// R-G8: the game ends (or goes to the tie-break) once both sides have only their kings;
+    /// its last men may have died at the start of a turn it was never shown.
+    fn only_king(&mut self) {
+        self.pieces.retain(|p| p.role == Role::King);
     }
 
     pub(crate) fn tie_break_turns(&self) -> Option<u32> {
