@@ -9,9 +9,7 @@ use protocol::keys::{ByColour, Identity};
 use protocol::message::{Claim, Payload, SignedMessage};
 use protocol::record::MatchRecord;
 use protocol::relay::{Entry, Relay, RelayError, RelayEvent};
-use protocol::roles::{
-    Ask, Hook, Input, ObservationHook, Output, Participant, Player, Policy, RoleError, Umpire,
-};
+use protocol::roles::{Ask, Input, Output, Participant, Player, Policy, RoleError, Umpire};
 use protocol::seal::SealSecret;
 use protocol::terms::{
     AgreedTerms, Colours, Limits, MatchTerms, PlayerTerms, SignedTerms, TermsError, TimeControl,
@@ -133,12 +131,17 @@ pub struct SelfplayConfig {
     /// `Output::Decide` and the driver answers later, when nothing else is in flight, as a
     /// server does for a human or a remote bot.
     pub asking: [bool; 2],
-    /// A hook on every payload a player is about to sign or seal (by place in the terms).
-    pub player_hooks: [Option<Hook>; 2],
-    /// A hook on every payload the umpire is about to sign or seal.
-    pub umpire_hook: Option<Hook>,
-    /// A hook on every observation the umpire is about to seal (a lying umpire).
-    pub umpire_lie: Option<ObservationHook>,
+    /// A hook on every payload a player is about to sign or seal (by place in the terms;
+    /// feature `adversary`).
+    #[cfg(feature = "adversary")]
+    pub player_hooks: [Option<protocol::roles::Hook>; 2],
+    /// A hook on every payload the umpire is about to sign or seal (feature `adversary`).
+    #[cfg(feature = "adversary")]
+    pub umpire_hook: Option<protocol::roles::Hook>,
+    /// A hook on every observation the umpire is about to seal (a lying umpire; feature
+    /// `adversary`).
+    #[cfg(feature = "adversary")]
+    pub umpire_lie: Option<protocol::roles::ObservationHook>,
     /// A hook on every signed message before the relay.
     pub wire: Option<WireHook>,
     /// A hook on every delivery from the relay to a participant.
@@ -161,8 +164,11 @@ impl SelfplayConfig {
             max_actions: 20_000,
             policies: [None, None],
             asking: [false, false],
+            #[cfg(feature = "adversary")]
             player_hooks: [None, None],
+            #[cfg(feature = "adversary")]
             umpire_hook: None,
+            #[cfg(feature = "adversary")]
             umpire_lie: None,
             wire: None,
             deliver: None,
@@ -358,6 +364,10 @@ pub fn selfplay_with(mut config: SelfplayConfig) -> Result<Selfplay, SelfplayErr
             .unwrap_or_else(|| Box::new(RandomBot::new(derive(config.seed, &format!("bot-{i}")))));
         let secret = derive(config.seed, &format!("secret-{i}"));
         let identity = cast.players[i].clone();
+        #[cfg_attr(
+            not(feature = "adversary"),
+            allow(unused_mut, reason = "only an adversarial test's hooks change a player")
+        )]
         let mut p = if config.asking[i] {
             *decider = Some(policy);
             Player::asking(identity, agreed.clone(), secret)
@@ -365,20 +375,28 @@ pub fn selfplay_with(mut config: SelfplayConfig) -> Result<Selfplay, SelfplayErr
             Player::new(identity, agreed.clone(), secret, policy)
         }
         .map_err(SelfplayError::Game)?;
+        #[cfg(feature = "adversary")]
         if let Some(h) = config.player_hooks[i].take() {
             p.set_hook(h);
         }
         machines.push((Who::Player(i), Machine::Player(Box::new(p))));
     }
     if umpired {
+        #[cfg_attr(
+            not(feature = "adversary"),
+            allow(unused_mut, reason = "only an adversarial test's hooks change the umpire")
+        )]
         let mut u =
             Umpire::new(cast.umpire.clone(), agreed.clone(), derive(config.seed, "umpire-secret"))
                 .map_err(SelfplayError::Game)?;
-        if let Some(h) = config.umpire_hook.take() {
-            u.set_hook(h);
-        }
-        if let Some(h) = config.umpire_lie.take() {
-            u.set_observation_hook(h);
+        #[cfg(feature = "adversary")]
+        {
+            if let Some(h) = config.umpire_hook.take() {
+                u.set_hook(h);
+            }
+            if let Some(h) = config.umpire_lie.take() {
+                u.set_observation_hook(h);
+            }
         }
         machines.push((Who::Umpire, Machine::Umpire(Box::new(u))));
     }

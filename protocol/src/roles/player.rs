@@ -3,7 +3,7 @@
 //! and the final openings.
 
 use super::public::PublicLog;
-use super::{Ask, Hook, Input, Outbox, Output, Participant, Policy, RoleError, open_entry};
+use super::{Ask, Input, Outbox, Output, Participant, Policy, RoleError, open_entry};
 use crate::codec::Canonical;
 use crate::commitment::{self, Opening};
 use crate::flow::{self, FORFEIT, Mode, PRIVATE_SEED, PUBLIC_CONTRIBUTION, TIMEOUT};
@@ -154,8 +154,10 @@ impl Player {
         Ok(p)
     }
 
-    /// Installs a hook that sees every payload before it is signed or sealed (a cheater).
-    pub fn set_hook(&mut self, hook: Hook) {
+    /// Installs a hook that sees every payload before it is signed or sealed (a cheater; feature
+    /// `adversary`).
+    #[cfg(feature = "adversary")]
+    pub fn set_hook(&mut self, hook: super::Hook) {
         self.out.hook = Some(hook);
     }
 

@@ -3,7 +3,7 @@
 //! the rules' observation, and claims the result.
 
 use super::public::PublicLog;
-use super::{Hook, Input, Outbox, Output, Participant, RoleError, open_entry};
+use super::{Input, Outbox, Output, Participant, RoleError, open_entry};
 use crate::codec::Canonical;
 use crate::commitment::{self, Opening};
 use crate::coordinator::{Admission, Coordinator};
@@ -21,7 +21,8 @@ use rules::{AnyAction, AnyGame, ByColor, Variant};
 
 /// Sees (and may change) each observation the umpire is about to seal to a side: a lying
 /// umpire. Arguments: the side, the index of this observation among all the umpire sent, the
-/// bytes.
+/// bytes. Adversarial tests only (feature `adversary`).
+#[cfg(feature = "adversary")]
 pub type ObservationHook = Box<dyn FnMut(Side, usize, &mut Vec<u8>) + Send>;
 
 /// The umpire of an umpired game.
@@ -32,6 +33,8 @@ pub struct Umpire {
     out: Outbox,
     seal: SealSecret,
     rng: ChaCha20Rng,
+    /// The lie of an adversarial test (feature `adversary`).
+    #[cfg(feature = "adversary")]
     lie: Option<ObservationHook>,
     log: PublicLog,
     seeds: ByColor<Option<[u8; 32]>>,
@@ -79,6 +82,7 @@ impl Umpire {
             ),
             seal,
             rng: super::match_rng(&secret, &terms.match_id),
+            #[cfg(feature = "adversary")]
             lie: None,
             log: PublicLog::new(&terms),
             terms,
@@ -90,15 +94,30 @@ impl Umpire {
         })
     }
 
-    /// Installs a hook on every payload before it is signed or sealed.
-    pub fn set_hook(&mut self, hook: Hook) {
+    /// Installs a hook on every payload before it is signed or sealed (feature `adversary`).
+    #[cfg(feature = "adversary")]
+    pub fn set_hook(&mut self, hook: super::Hook) {
         self.out.hook = Some(hook);
     }
 
-    /// Installs a hook on every observation before it is sealed (a lying umpire).
+    /// Installs a hook on every observation before it is sealed (a lying umpire; feature
+    /// `adversary`).
+    #[cfg(feature = "adversary")]
     pub fn set_observation_hook(&mut self, hook: ObservationHook) {
         self.lie = Some(hook);
     }
+
+    /// Lets an adversarial test's lie change `bytes`, the observation-th one sealed.
+    #[cfg(feature = "adversary")]
+    fn lie(&mut self, side: Side, bytes: &mut Vec<u8>) {
+        if let Some(lie) = &mut self.lie {
+            lie(side, self.observations, bytes);
+        }
+    }
+
+    /// No lies in a build without the `adversary` feature.
+    #[cfg(not(feature = "adversary"))]
+    fn lie(&mut self, _side: Side, _bytes: &mut Vec<u8>) {}
 
     /// The game as the umpire holds it.
     pub fn game(&self) -> Option<&AnyGame> {
@@ -126,9 +145,7 @@ impl Umpire {
     fn tell(&mut self, first: Side, re: Option<MessageHash>, told: game::Told) {
         for side in [first, first.other()] {
             if let Some(mut bytes) = told[game::color(side)].clone() {
-                if let Some(lie) = &mut self.lie {
-                    lie(side, self.observations, &mut bytes);
-                }
+                self.lie(side, &mut bytes);
                 self.observations += 1;
                 self.send_sealed(side, re, Payload::Observation(bytes));
             }
