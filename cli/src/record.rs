@@ -2,16 +2,17 @@
 //! --view white|black|full` (the game as PGN: the revealed game, or what one side knew).
 //! Formats are documented in `docs/record.md`.
 
+use crate::referee::secretchess6 as six_shapes;
 use anyhow::{Context, Result, bail};
 use clap::Subcommand;
 use protocol::codec::Canonical;
 use protocol::commitment::Purpose;
-use protocol::game::sc6;
 use protocol::keys::ByColour;
 use protocol::message::{Claim, MessageBody, Outcome, Payload, Receipt};
 use protocol::record::MatchRecord;
 use protocol::terms::{Colours, MatchTerms};
 use protocol::{Channel, PublicKey};
+use rules::secretchess6::{Action as SixAction, Event as SixEvent, Observation as SixObservation};
 use rules::{Color, Variant};
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
@@ -130,18 +131,37 @@ fn claim_json(c: &Claim) -> Value {
 fn opening_value(purpose: Purpose, value: &[u8]) -> Value {
     match purpose {
         Purpose::IntrigueSetup => text::action_json(Variant::Intrigue, value),
-        Purpose::SecretChess6Setup | Purpose::TieBreak => {
-            text::action_json(Variant::SecretChess6, value)
-        }
+        Purpose::SecretChess6Setup | Purpose::TieBreak => six_action_json(value),
         Purpose::PrivateSeed | Purpose::PublicContribution => hex(value),
     }
 }
 
+/// A 6x6 action in the referee's shape (`docs/referee/secretchess6.md`), or hex.
+fn six_action_json(bytes: &[u8]) -> Value {
+    SixAction::from_canonical(bytes)
+        .map_or_else(|_| Value::String(text::hex(bytes)), |a| six_shapes::action_json(&a))
+}
+
+/// An action as JSON: 6x6 in the referee's shape, moves as UCI, others as the rules' JSON.
+fn action_json(variant: Variant, bytes: &[u8]) -> Value {
+    match variant {
+        Variant::SecretChess6 => six_action_json(bytes),
+        v => text::action_json(v, bytes),
+    }
+}
+
+/// An observation as JSON: 6x6 in the referee's shape, others as the rules' JSON.
+fn observation_json(variant: Variant, bytes: &[u8]) -> Value {
+    match variant {
+        Variant::SecretChess6 => SixObservation::from_canonical(bytes)
+            .map_or_else(|_| Value::String(text::hex(bytes)), |o| six_shapes::observation_json(&o)),
+        v => text::observation_json(v, bytes),
+    }
+}
+
 /// A payload as JSON; `start_view` marks the umpire's first observation on a SIC channel.
-fn payload_json(variant: Option<Variant>, p: &Payload, start_view: bool) -> Value {
-    let game = |bytes: &[u8], f: fn(Variant, &[u8]) -> Value| {
-        variant.map_or_else(|| hex(bytes), |v| f(v, bytes))
-    };
+fn payload_json(variant: Variant, p: &Payload, start_view: bool) -> Value {
+    let game = |bytes: &[u8], f: fn(Variant, &[u8]) -> Value| f(variant, bytes);
     match p {
         Payload::Commit { purpose, commitment } => {
             json!({ "commit": { "purpose": purpose, "commitment": commitment.to_string() } })
@@ -157,12 +177,12 @@ fn payload_json(variant: Option<Variant>, p: &Payload, start_view: bool) -> Valu
         Payload::Sealed(s) => {
             json!({ "undisclosed": { "enc": hex(&s.enc), "ciphertext_bytes": s.ciphertext.len() } })
         }
-        Payload::Action(bytes) => json!({ "action": game(bytes, text::action_json) }),
+        Payload::Action(bytes) => json!({ "action": game(bytes, action_json) }),
         Payload::Observation(bytes) if start_view => {
             json!({ "observation": text::start_view_json(bytes) })
         }
         Payload::Observation(bytes) => {
-            json!({ "observation": game(bytes, text::observation_json) })
+            json!({ "observation": game(bytes, observation_json) })
         }
         Payload::Claim(c) => json!({ "claim": claim_json(c) }),
         Payload::Ack { message } => json!({ "ack": message.to_string() }),
@@ -216,7 +236,7 @@ fn role_name(terms: &MatchTerms, colours: Option<&ByColour>, k: &PublicKey) -> &
 pub fn show(bytes: &[u8]) -> Result<Value> {
     let record = decode_record(bytes)?;
     let terms = MatchTerms::from_canonical(&record.terms.terms).context("terms")?;
-    let variant = terms.variant.parse::<Variant>().ok();
+    let variant = terms.variant;
     let colours = colours_of(bytes, &terms);
     let disclosures = record.disclosures();
     let mut umpire_spoke: BTreeSet<Channel> = BTreeSet::new();
@@ -235,7 +255,7 @@ pub fn show(bytes: &[u8]) -> Result<Value> {
         };
         let payload = inner.as_ref().unwrap_or(&body.payload);
         let by_umpire = terms.umpire.as_ref().is_some_and(|u| u.key == body.author);
-        let start_view = variant == Some(Variant::Sic)
+        let start_view = variant == Variant::Sic
             && by_umpire
             && matches!(payload, Payload::Observation(_))
             && umpire_spoke.insert(body.channel);
@@ -388,58 +408,6 @@ fn decoded<T: Canonical>(bytes: Option<&Vec<u8>>) -> Option<T> {
     bytes.and_then(|b| T::from_canonical(b).ok())
 }
 
-/// Standard algebraic notation of a legal move of orthodox chess, with `+`/`#`.
-fn san(pos: &rules::chess::Position, m: &rules::Move) -> Option<String> {
-    let piece = pos.board().piece_at(m.from)?;
-    let mut after = pos.clone();
-    after.play_unchecked(m);
-    let suffix = if after.count_legal() == 0 && after.is_check() {
-        "#"
-    } else if after.is_check() {
-        "+"
-    } else {
-        ""
-    };
-    let file_of = |sq: rules::Square| sq.to_string().chars().next().unwrap_or('?');
-    let capture = if pos.capture_of(m).is_some() { "x" } else { "" };
-    let text = match piece.role {
-        rules::Role::King if m.from.file().abs_diff(m.to.file()) == 2 => {
-            if m.to.file() > m.from.file() { "O-O".to_owned() } else { "O-O-O".to_owned() }
-        }
-        rules::Role::Pawn => {
-            let from = if capture.is_empty() { String::new() } else { file_of(m.from).to_string() };
-            let promotion = m
-                .promotion
-                .and_then(|r| rules::Alphabet::ORTHODOX.char(r))
-                .map(|c| format!("={}", c.to_ascii_uppercase()))
-                .unwrap_or_default();
-            format!("{from}{capture}{}{promotion}", m.to)
-        }
-        role => {
-            let letter = rules::Alphabet::ORTHODOX.char(role)?.to_ascii_uppercase();
-            let rivals: Vec<rules::Square> = pos
-                .legal_moves()
-                .iter()
-                .filter(|o| o.to == m.to && o.from != m.from)
-                .filter(|o| pos.board().piece_at(o.from).is_some_and(|p| p.role == role))
-                .map(|o| o.from)
-                .collect();
-            let name = m.from.to_string();
-            let which = if rivals.is_empty() {
-                String::new()
-            } else if rivals.iter().all(|r| r.file() != m.from.file()) {
-                name[..1].to_owned()
-            } else if rivals.iter().all(|r| r.rank() != m.from.rank()) {
-                name[1..].to_owned()
-            } else {
-                name
-            };
-            format!("{letter}{which}{capture}{}", m.to)
-        }
-    };
-    Some(format!("{text}{suffix}"))
-}
-
 /// SAN of each step of an orthodox game (chess, Kriegspiel), `None` for an illegal attempt.
 fn san_steps(variant: Variant, log: &GameLog) -> Vec<Option<String>> {
     if !matches!(variant, Variant::Chess | Variant::Kriegspiel) {
@@ -456,7 +424,7 @@ fn san_steps(variant: Variant, log: &GameLog) -> Vec<Option<String>> {
             if !pos.is_legal(&m) {
                 return None;
             }
-            let text = san(&pos, &m);
+            let text = pos.san(&m);
             pos.play_unchecked(&m);
             text
         })
@@ -615,32 +583,42 @@ fn intrigue_step(step: &Step, view: Option<Color>, t: &mut Vec<Token>) {
     }
 }
 
-fn sc6_events(bytes: Option<&Vec<u8>>) -> Vec<sc6::Event> {
-    decoded::<sc6::Observation>(bytes).map(|o| o.events).unwrap_or_default()
+fn sc6_events(bytes: Option<&Vec<u8>>) -> Vec<SixEvent> {
+    decoded::<SixObservation>(bytes).map(|o| o.events).unwrap_or_default()
+}
+
+fn names(squares: rules::Bitboard) -> Vec<String> {
+    squares.map(|s| s.name()).collect()
 }
 
 fn sc6_step(step: &Step, view: Option<Color>, t: &mut Vec<Token>) {
-    let Ok(action) = sc6::Action::from_canonical(&step.action) else { return };
+    let Ok(action) = SixAction::from_canonical(&step.action) else { return };
     let own = view.is_none_or(|v| v == step.actor);
     match action {
-        sc6::Action::Setup { formation, false_squares } => t.push(Token::Comment(if own {
-            let squares =
-                if false_squares.is_empty() { "none".to_owned() } else { false_squares.join(" ") };
+        SixAction::Setup { formation, false_squares } => t.push(Token::Comment(if own {
+            let squares = if false_squares.is_empty() {
+                "none".to_owned()
+            } else {
+                names(false_squares).join(" ")
+            };
             format!("{} sets up {formation}, false squares: {squares}", step.actor)
         } else {
             format!("{} sets up (secret)", step.actor)
         })),
-        sc6::Action::Move { mv } => {
-            t.push(Token::Move(step.actor, if own { mv } else { "??".to_owned() }));
+        SixAction::Move { mv } => {
+            t.push(Token::Move(step.actor, if own { mv.to_string() } else { "??".to_owned() }));
         }
-        sc6::Action::LifeFreeze { piece } if own => {
+        SixAction::LifeFreeze { piece } if own => {
             t.push(Token::Comment(format!("{} freezes the piece on {piece}", step.actor)));
         }
-        sc6::Action::TieBreak { formation, moves } if own => t.push(Token::Comment(format!(
-            "{}'s tie-break: formation {formation}, moves {}",
-            step.actor,
-            moves.join(" ")
-        ))),
+        SixAction::TieBreak { formation, moves } if own => {
+            let moves: Vec<String> = moves.iter().map(ToString::to_string).collect();
+            t.push(Token::Comment(format!(
+                "{}'s tie-break: formation {formation}, moves {}",
+                step.actor,
+                moves.join(" ")
+            )));
+        }
         _ => {}
     }
     // What the viewer was told (the full view: White's copy, plus Black's board updates).
@@ -649,13 +627,13 @@ fn sc6_step(step: &Step, view: Option<Color>, t: &mut Vec<Token>) {
     for side in sides {
         for e in sc6_events(step.told[side].as_ref()) {
             match e {
-                sc6::Event::Board { red, .. } => {
-                    comment.push(format!("{side}'s red squares: {}", red.join(" ")));
+                SixEvent::Board { red, .. } => {
+                    comment.push(format!("{side}'s red squares: {}", names(red).join(" ")));
                 }
-                sc6::Event::Scores { scores, .. } if side == Color::White || view.is_some() => {
+                SixEvent::Scores { scores, .. } if side == Color::White || view.is_some() => {
                     comment.push(format!("scores {}-{}", scores.white, scores.black));
                 }
-                sc6::Event::Passed { reason } => {
+                SixEvent::Passed { reason } => {
                     let reason = serde_json::to_value(reason).unwrap_or_default();
                     comment.push(format!("{side} passes ({})", reason.as_str().unwrap_or("")));
                 }

@@ -6,8 +6,10 @@
 //! bots, the flow or the formats change).
 
 use protocol::codec::Canonical;
+use protocol::message::Payload;
 use protocol::record::MatchRecord;
 use rules::Variant;
+use serde_json::json;
 use shakmaty::{Chess, Position as _, san::San};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -43,6 +45,66 @@ fn pinned(name: &str, actual: &str) {
     let expected = std::fs::read_to_string(&path)
         .unwrap_or_else(|e| panic!("{}: {e} (bless with FOGPROOF_BLESS=1)", path.display()));
     assert!(expected == actual, "{name} differs from the pinned output:\n{actual}");
+}
+
+fn names(b: rules::Bitboard) -> Vec<String> {
+    b.map(|s| s.to_string()).collect()
+}
+
+/// A 6x6 action as docs/referee/secretchess6.md and docs/record.md write it.
+fn six_action(a: &rules::secretchess6::Action) -> serde_json::Value {
+    use rules::secretchess6::Action as A;
+    match a {
+        A::Setup { formation, false_squares } => json!({
+            "action": "setup", "formation": formation.to_string(), "false_squares": names(*false_squares)
+        }),
+        A::Move { mv } => json!({ "action": "move", "mv": mv.to_string() }),
+        A::LifeFreeze { piece } => json!({ "action": "life-freeze", "piece": piece.to_string() }),
+        A::EndTurn => json!({ "action": "end-turn" }),
+        A::TieBreak { formation, moves } => json!({
+            "action": "tie-break",
+            "formation": formation.to_string(),
+            "moves": moves.iter().map(ToString::to_string).collect::<Vec<_>>(),
+        }),
+    }
+}
+
+/// A 6x6 event as docs/referee/secretchess6.md writes it.
+fn six_event(e: &rules::secretchess6::Event) -> serde_json::Value {
+    use rules::secretchess6::Event as E;
+    let scores = |s: &rules::ByColor<u32>| json!({ "white": s.white, "black": s.black });
+    match e {
+        E::SetupAccepted => json!({ "event": "setup-accepted" }),
+        E::OpponentReady => json!({ "event": "opponent-ready" }),
+        E::Board { turn, your_turn, pieces, red } => json!({
+            "event": "board", "turn": turn, "your_turn": your_turn, "red": names(*red),
+            "pieces": pieces.iter().map(|p| json!({
+                "square": p.square.to_string(),
+                "role": serde_json::to_value(p.role).unwrap(),
+                "lifespan": p.lifespan, "powered": p.powered, "frozen": p.frozen,
+            })).collect::<Vec<_>>(),
+        }),
+        E::Moved { mv } => json!({ "event": "moved", "mv": mv.to_string() }),
+        E::Passed { reason } => {
+            json!({ "event": "passed", "reason": serde_json::to_value(reason).unwrap() })
+        }
+        E::Frozen { piece } => json!({ "event": "frozen", "piece": piece.to_string() }),
+        E::Scores { turn, scores: s } => {
+            json!({ "event": "scores", "turn": turn, "scores": scores(s) })
+        }
+        E::TieBreakNeeded { scores: s, opponent_turns } => json!({
+            "event": "tie-break-needed", "scores": scores(s), "opponent_turns": opponent_turns,
+        }),
+        E::End { result, scores: s, tie_break } => json!({
+            "event": "end",
+            "result": { "winner": result.winner.map(|c| c.to_string()), "reason": result.reason.name() },
+            "scores": scores(s),
+            "tie_break": tie_break.as_ref().map(|t| json!({
+                "formation_errors": scores(&t.formation_errors),
+                "deciding_round": t.deciding_round,
+            })),
+        }),
+    }
 }
 
 /// The moves of a PGN's movetext (numbers, comments, the result removed).
@@ -84,11 +146,35 @@ fn show_prints_every_entry_decoded() {
     let record = MatchRecord::from_canonical(&bytes).expect("a record");
     let entries = json["entries"].as_array().expect("entries");
     assert_eq!(entries.len(), record.entries.len());
+    let disclosed = record.disclosures();
+    let (mut actions, mut observations) = (0, 0);
     for (e, r) in entries.iter().zip(&record.entries) {
         assert_eq!(e["hash"].as_str(), Some(r.message.hash().to_string().as_str()));
         // Every sealed message of an honest record is disclosed, so none shows as undisclosed.
         assert!(e["payload"].get("undisclosed").is_none(), "{e}");
+        // Every 6x6 action and observation in the shape docs/record.md gives (the referee's),
+        // rebuilt here from the record's own bytes.
+        let body = r.message.verify().expect("signed");
+        let payload = match (&body.payload, disclosed.get(&r.message.hash())) {
+            (Payload::Sealed(_), Some((_, d))) => Payload::from_canonical(&d.plaintext).unwrap(),
+            (p, _) => p.clone(),
+        };
+        match payload {
+            Payload::Action(bytes) => {
+                let a = rules::secretchess6::Action::from_canonical(&bytes).expect("an action");
+                assert_eq!(e["payload"]["action"], six_action(&a), "{e}");
+                actions += 1;
+            }
+            Payload::Observation(bytes) => {
+                let o = rules::secretchess6::Observation::from_canonical(&bytes).expect("events");
+                let events: Vec<serde_json::Value> = o.events.iter().map(six_event).collect();
+                assert_eq!(e["payload"]["observation"], json!({ "events": events }), "{e}");
+                observations += 1;
+            }
+            _ => {}
+        }
     }
+    assert!(actions > 2 && observations > 2, "{actions} actions, {observations} observations");
     assert_eq!(json["terms"]["variant"], "secretchess6");
     assert_eq!(json["disclosures"].as_array().map(Vec::len), Some(record.disclosures().len()));
 }

@@ -85,6 +85,16 @@ fn referee_names_bad_input() {
             r#"{"side":"white","action":"setup","formation":"KQRBN","false_squares":[]}"#,
             "fogproof: line 1: white: invalid formation: 'KQRBN' must cover six files",
         ),
+        // The rules take false squares as a set of squares: repeats and names off the 6x6
+        // board are the text's problems, named as the rules name theirs (R-G1).
+        (
+            r#"{"side":"white","action":"setup","formation":"RNB1QK","false_squares":["a4","a4"]}"#,
+            "fogproof: line 1: white: invalid false squares: a4 is given twice",
+        ),
+        (
+            r#"{"side":"white","action":"setup","formation":"RNB1QK","false_squares":["a9"]}"#,
+            "fogproof: line 1: white: invalid false squares: 'a9' is not a 6x6 square",
+        ),
     ] {
         let (stdout, stderr, code) = fogproof(REFEREE, line);
         assert_eq!(code, Some(2), "{line}");

@@ -10,13 +10,12 @@
 //! - 6x6 tie-break (R-G8): a shuffled formation and a pass (`0000`) for each opponent turn.
 
 use protocol::codec::Canonical;
-use protocol::game::sc6;
 use protocol::roles::{Ask, Policy};
 use rand_chacha::ChaCha20Rng;
 use rand_core::{Rng, SeedableRng};
 use rules::intrigue::{Action as IAction, Setup};
-use rules::secretchess6::territory;
-use rules::{BoardSize, Color, Square, Variant};
+use rules::secretchess6::{Action as SixAction, Formation, TurnMove, territory};
+use rules::{BoardSize, Color, Role, Square, Variant};
 
 /// A bot that plays uniformly at random among what it is offered.
 #[derive(Clone, Debug)]
@@ -42,10 +41,17 @@ impl RandomBot {
         }
     }
 
-    fn formation(&mut self) -> String {
-        let mut f = ['K', 'Q', 'R', 'B', 'N', '1'];
+    fn formation(&mut self) -> Formation {
+        let mut f = [
+            Some(Role::King),
+            Some(Role::Queen),
+            Some(Role::Rook),
+            Some(Role::Bishop),
+            Some(Role::Knight),
+            None,
+        ];
         self.shuffle(&mut f);
-        f.iter().collect()
+        Formation::new(f).expect("a shuffle of K Q R B N and one empty file is a formation")
     }
 }
 
@@ -72,13 +78,13 @@ impl Policy for RandomBot {
                     territory(!side).filter(|s| BoardSize::Six.contains(*s)).collect();
                 self.shuffle(&mut squares);
                 let n = self.below(max_false_squares + 1);
-                let false_squares = squares.iter().take(n).map(|s| s.name()).collect();
-                sc6::Action::Setup { formation, false_squares }.to_canonical()
+                let false_squares = squares.iter().take(n).copied().collect();
+                SixAction::Setup { formation, false_squares }.to_canonical()
             }
             Ask::Sc6TieBreak { opponent_turns } => {
                 let formation = self.formation();
-                let moves = vec!["0000".to_owned(); *opponent_turns as usize];
-                sc6::Action::TieBreak { formation, moves }.to_canonical()
+                let moves = vec![TurnMove::Pass; *opponent_turns as usize];
+                SixAction::TieBreak { formation, moves }.to_canonical()
             }
         }
     }

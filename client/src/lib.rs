@@ -22,7 +22,10 @@
 //! # Cheating participants
 //!
 //! [`selfplay_with`] takes a [`SelfplayConfig`] whose hooks make any participant cheat in one
-//! precise way while everything else stays honest. From the inside out:
+//! precise way while everything else stays honest. The player and umpire hooks need the
+//! feature `adversary` (which turns on `fogproof-protocol/adversary`: without it the machines
+//! carry no hook); the relay-side hooks (`wire`, `deliver`) act outside the machines and are
+//! always there. From the inside out:
 //!
 //! | hook | sees | use it for |
 //! |---|---|---|

@@ -337,7 +337,7 @@ impl Seat {
                 Decider::Policy(policy) => {
                     let Some(p) = self.machine.player() else { return Ok(()) };
                     let Some(side) = p.side() else { return Ok(()) };
-                    let variant = self.terms.terms.variant.parse().unwrap_or(rules::Variant::Chess);
+                    let variant = self.terms.terms.variant;
                     let bytes = policy.decide(variant, protocol::game::color(side), &ask);
                     self.decide(bytes)?;
                 }

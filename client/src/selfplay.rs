@@ -4,22 +4,20 @@
 
 use crate::bot::RandomBot;
 use protocol::codec::{Canonical, VERSION};
-use protocol::flow::Mode;
-use protocol::game::{self, mode};
+use protocol::game;
 use protocol::keys::{ByColour, Identity};
 use protocol::message::{Claim, Payload, SignedMessage};
 use protocol::record::MatchRecord;
 use protocol::relay::{Entry, Relay, RelayError, RelayEvent};
-use protocol::roles::{
-    Ask, Hook, Input, ObservationHook, Output, Participant, Player, Policy, RoleError, Umpire,
-};
+use protocol::roles::{Ask, Input, Output, Participant, Player, Policy, RoleError, Umpire};
 use protocol::seal::SealSecret;
 use protocol::terms::{
     AgreedTerms, Colours, Limits, MatchTerms, PlayerTerms, SignedTerms, TermsError, TimeControl,
     UmpireTerms,
 };
 use protocol::{Channel, Side};
-use rules::Variant;
+use rules::Mode;
+use rules::{AnyObservation, Variant};
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
@@ -133,12 +131,17 @@ pub struct SelfplayConfig {
     /// `Output::Decide` and the driver answers later, when nothing else is in flight, as a
     /// server does for a human or a remote bot.
     pub asking: [bool; 2],
-    /// A hook on every payload a player is about to sign or seal (by place in the terms).
-    pub player_hooks: [Option<Hook>; 2],
-    /// A hook on every payload the umpire is about to sign or seal.
-    pub umpire_hook: Option<Hook>,
-    /// A hook on every observation the umpire is about to seal (a lying umpire).
-    pub umpire_lie: Option<ObservationHook>,
+    /// A hook on every payload a player is about to sign or seal (by place in the terms;
+    /// feature `adversary`).
+    #[cfg(feature = "adversary")]
+    pub player_hooks: [Option<protocol::roles::Hook>; 2],
+    /// A hook on every payload the umpire is about to sign or seal (feature `adversary`).
+    #[cfg(feature = "adversary")]
+    pub umpire_hook: Option<protocol::roles::Hook>,
+    /// A hook on every observation the umpire is about to seal (a lying umpire; feature
+    /// `adversary`).
+    #[cfg(feature = "adversary")]
+    pub umpire_lie: Option<protocol::roles::ObservationHook>,
     /// A hook on every signed message before the relay.
     pub wire: Option<WireHook>,
     /// A hook on every delivery from the relay to a participant.
@@ -161,8 +164,11 @@ impl SelfplayConfig {
             max_actions: 20_000,
             policies: [None, None],
             asking: [false, false],
+            #[cfg(feature = "adversary")]
             player_hooks: [None, None],
+            #[cfg(feature = "adversary")]
             umpire_hook: None,
+            #[cfg(feature = "adversary")]
             umpire_lie: None,
             wire: None,
             deliver: None,
@@ -266,10 +272,10 @@ fn agreed_terms(
         }
     };
     let umpire_nonce = derive(config.seed, "nonce-umpire");
-    let umpired = mode(config.variant) == Mode::Umpire;
+    let umpired = config.variant.mode() == Mode::Umpire;
     let terms = MatchTerms {
         version: VERSION,
-        variant: config.variant.id().to_owned(),
+        variant: config.variant,
         ruleset: config.variant.ruleset().to_owned(),
         options: config.options.clone(),
         players: [player(0), player(1)],
@@ -349,7 +355,7 @@ pub fn selfplay(variant: Variant, seed: u64) -> Result<(Vec<u8>, Summary), Selfp
 pub fn selfplay_with(mut config: SelfplayConfig) -> Result<Selfplay, SelfplayError> {
     let cast = cast(config.seed);
     let (signed, agreed) = agreed_terms(&config, &cast).map_err(SelfplayError::Terms)?;
-    let umpired = mode(config.variant) == Mode::Umpire;
+    let umpired = config.variant.mode() == Mode::Umpire;
     let mut machines: Vec<(Who, Machine)> = Vec::new();
     let mut deciders: [Option<Box<dyn Policy>>; 2] = [None, None];
     for (i, decider) in deciders.iter_mut().enumerate() {
@@ -358,6 +364,10 @@ pub fn selfplay_with(mut config: SelfplayConfig) -> Result<Selfplay, SelfplayErr
             .unwrap_or_else(|| Box::new(RandomBot::new(derive(config.seed, &format!("bot-{i}")))));
         let secret = derive(config.seed, &format!("secret-{i}"));
         let identity = cast.players[i].clone();
+        #[cfg_attr(
+            not(feature = "adversary"),
+            allow(unused_mut, reason = "only an adversarial test's hooks change a player")
+        )]
         let mut p = if config.asking[i] {
             *decider = Some(policy);
             Player::asking(identity, agreed.clone(), secret)
@@ -365,20 +375,28 @@ pub fn selfplay_with(mut config: SelfplayConfig) -> Result<Selfplay, SelfplayErr
             Player::new(identity, agreed.clone(), secret, policy)
         }
         .map_err(SelfplayError::Game)?;
+        #[cfg(feature = "adversary")]
         if let Some(h) = config.player_hooks[i].take() {
             p.set_hook(h);
         }
         machines.push((Who::Player(i), Machine::Player(Box::new(p))));
     }
     if umpired {
+        #[cfg_attr(
+            not(feature = "adversary"),
+            allow(unused_mut, reason = "only an adversarial test's hooks change the umpire")
+        )]
         let mut u =
             Umpire::new(cast.umpire.clone(), agreed.clone(), derive(config.seed, "umpire-secret"))
                 .map_err(SelfplayError::Game)?;
-        if let Some(h) = config.umpire_hook.take() {
-            u.set_hook(h);
-        }
-        if let Some(h) = config.umpire_lie.take() {
-            u.set_observation_hook(h);
+        #[cfg(feature = "adversary")]
+        {
+            if let Some(h) = config.umpire_hook.take() {
+                u.set_hook(h);
+            }
+            if let Some(h) = config.umpire_lie.take() {
+                u.set_observation_hook(h);
+            }
         }
         machines.push((Who::Umpire, Machine::Umpire(Box::new(u))));
     }
@@ -423,7 +441,7 @@ pub fn selfplay_with(mut config: SelfplayConfig) -> Result<Selfplay, SelfplayErr
     let result = (claims.len() == 1).then(|| finished.values().next().cloned()).flatten();
     let summary = Summary {
         variant: config.variant,
-        plies: plies(&record),
+        plies: plies(config.variant, &record),
         actions,
         entries: record.entries.len(),
         result,
@@ -669,7 +687,7 @@ impl Driver<'_> {
 /// Moves played on the board, counted from what the record proves: public moves in open and
 /// owner games; in umpired games the umpire's disclosed answers (a Kriegspiel `Legal` answer
 /// as told to White, a SIC `YouMoved`, a 6x6 `Moved` event).
-fn plies(record: &MatchRecord) -> u32 {
+fn plies(variant: Variant, record: &MatchRecord) -> u32 {
     let disclosed = record.disclosures();
     let mut n = 0;
     for e in &record.entries {
@@ -686,18 +704,15 @@ fn plies(record: &MatchRecord) -> u32 {
             }
             (Payload::Observation(bytes), channel) if channel != Channel::Public => {
                 let white = channel == Channel::WhiteUmpire;
-                let legal = matches!(
-                    rules::kriegspiel::Answer::from_canonical(bytes),
-                    Ok(rules::kriegspiel::Answer::Legal(_))
-                );
-                let moved = matches!(
-                    rules::sic::Observation::from_canonical(bytes),
-                    Ok(rules::sic::Observation::YouMoved(_))
-                );
-                let sc6 = game::sc6::Observation::from_canonical(bytes).is_ok_and(|o| {
-                    o.events.iter().any(|e| matches!(e, game::sc6::Event::Moved { .. }))
-                });
-                (legal && white) || moved || sc6
+                match game::decode_observation(variant, bytes) {
+                    Ok(AnyObservation::Kriegspiel(rules::kriegspiel::Answer::Legal(_))) => white,
+                    Ok(AnyObservation::Sic(rules::sic::Observation::YouMoved(_))) => true,
+                    Ok(AnyObservation::SecretChess6(o)) => o
+                        .events
+                        .iter()
+                        .any(|e| matches!(e, rules::secretchess6::Event::Moved { .. })),
+                    _ => false,
+                }
             }
             _ => false,
         };

@@ -11,13 +11,14 @@ use client::{Fate, SelfplayConfig, Who, selfplay_with};
 use protocol::codec::Canonical;
 use protocol::commitment::Opening;
 use protocol::flow::{self, Mode};
-use protocol::game::{self, AnyGame, claim_of};
+use protocol::game::{self, claim_of};
 use protocol::keys::ByColour;
 use protocol::message::{Claim, Expectation, Payload};
 use protocol::record::MatchRecord;
 use protocol::seed::setup_seed;
 use protocol::terms::Colours;
 use protocol::{Channel, Side};
+use rules::AnyGame;
 use rules::{ByColor, Color, Variant};
 use std::collections::{BTreeMap, VecDeque};
 
@@ -36,7 +37,7 @@ struct Replayed {
 fn replay(record: &MatchRecord) -> Replayed {
     let (agreed, _head) = record.check_envelope().expect("envelope");
     let t = &agreed.terms;
-    let variant: Variant = t.variant.parse().expect("variant");
+    let variant = t.variant;
     let bodies: Vec<_> = record
         .entries
         .iter()
@@ -96,14 +97,14 @@ fn replay(record: &MatchRecord) -> Replayed {
     let mut expected: ByColor<VecDeque<Vec<u8>>> = ByColor::default();
     let mut game: Option<AnyGame> = None;
     let mut seeds: ByColor<Option<[u8; 32]>> = ByColor::default();
-    let mode = flow::mode(variant);
+    let mode = variant.mode();
     let mismatch = |out: &mut Replayed, what: String| {
         if out.mismatch.is_none() {
             out.mismatch = Some(what);
         }
     };
     if mode == Mode::Open || variant == Variant::Kriegspiel || variant == Variant::SecretChess6 {
-        game = Some(AnyGame::start(variant.id(), &t.options, None).unwrap());
+        game = Some(game::start(t, None).unwrap());
     }
     let mut owner_due: Option<Vec<u8>> = None;
     for (i, (hash, b)) in bodies.iter().enumerate() {
@@ -130,10 +131,10 @@ fn replay(record: &MatchRecord) -> Replayed {
                         white: setup_seed(&w, &c(Side::Black), &agreed.match_id, Side::White),
                         black: setup_seed(&bl, &c(Side::White), &agreed.match_id, Side::Black),
                     };
-                    let g = AnyGame::start("sic", &t.options, Some(&s)).unwrap();
+                    let g = game::start(t, Some(&s)).unwrap();
                     for c in Color::ALL {
-                        if let Some(o) = g.start_observations()[c].clone() {
-                            expected[c].push_back(o);
+                        if let Some(o) = &g.start_observations()[c] {
+                            expected[c].push_back(game::encode_observation(o));
                         }
                     }
                     game = Some(g);
@@ -144,11 +145,9 @@ fn replay(record: &MatchRecord) -> Replayed {
                     rules::intrigue::Observation::from_canonical(bytes)
                 {
                     // Apply the setup action from its end-of-game opening (PROTOCOL.md 18.2).
-                    let g = game.get_or_insert_with(|| {
-                        AnyGame::start("intrigue", &t.options, None).unwrap()
-                    });
+                    let g = game.get_or_insert_with(|| game::start(t, None).unwrap());
                     let o = &openings[&(b.author, flow::INTRIGUE_SETUP)];
-                    let (next, told) = g.apply(r.side, &o.value).expect("setup applies");
+                    let (next, told) = game::apply(g, r.side, &o.value).expect("setup applies");
                     if told.white.as_deref() != Some(bytes.as_slice()) {
                         mismatch(&mut out, format!("entry {i}: setup report"));
                     }
@@ -163,7 +162,7 @@ fn replay(record: &MatchRecord) -> Replayed {
             (Payload::Action(bytes), channel) if author_side.is_some() => {
                 let side = author_side.unwrap();
                 let Some(g) = &game else { panic!("entry {i}: action before the game") };
-                match g.apply(game::color(side), bytes) {
+                match game::apply(g, game::color(side), bytes) {
                     Ok((next, told)) => {
                         if channel != Channel::Public {
                             for c in [game::color(side), !game::color(side)] {
@@ -237,7 +236,7 @@ fn assert_honest_with(config: SelfplayConfig) -> (usize, client::Summary) {
     assert_eq!(r.mismatch, None, "{variant}/{seed}");
     let result = r.result.unwrap_or_else(|| panic!("{variant}/{seed}: the game did not end"));
     let claim = claim_of(&result);
-    let claimants = if flow::mode(variant) == Mode::Umpire { 3 } else { 2 };
+    let claimants = if variant.mode() == Mode::Umpire { 3 } else { 2 };
     assert_eq!(r.claims.len(), claimants, "{variant}/{seed}: {:?}", r.claims);
     assert!(r.claims.iter().all(|c| *c == claim), "{variant}/{seed}: {:?} vs {claim:?}", r.claims);
     assert_eq!(s.summary.result, Some(claim));
@@ -253,7 +252,7 @@ macro_rules! honest {
         fn $name() {
             for seed in $seeds {
                 let (observations, summary) = assert_honest($variant, seed);
-                if flow::mode($variant) != Mode::Open {
+                if $variant.mode() != Mode::Open {
                     assert!(observations > 0, "{}: no observation was compared", $variant);
                 }
                 assert!(summary.actions > 0);

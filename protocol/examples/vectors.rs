@@ -43,7 +43,7 @@ pub fn generate() -> Value {
     };
     let terms = MatchTerms {
         version: VERSION,
-        variant: "sic".into(),
+        variant: rules::Variant::Sic,
         ruleset: "sic/1".into(),
         options: BTreeMap::from([("colours".into(), "drawn".into())]),
         players: [player(&alice, 0x01), player(&bob, 0x02)],

@@ -40,13 +40,14 @@
 use crate::codec::Canonical;
 use crate::commitment::{self, Committed, DuplicateCommitmentError, OpeningError};
 use crate::flow;
-use crate::game::{self, Mode, SealDirection};
+use crate::game::{self, SealDirection};
 use crate::keys::{ByColour, PublicKey};
 use crate::message::{Expectation, MessageBody, Owed, Payload, seal_context};
 use crate::seal::{self, SealContext, SealDisclosure, SealPublicKey, Sealed};
 use crate::seed::draw_colours;
 use crate::terms::AgreedTerms;
 use crate::{Channel, MessageHash, Party, Side};
+use rules::Mode;
 use rules::Variant;
 use std::collections::{BTreeMap, BTreeSet};
 use thiserror::Error;
@@ -241,14 +242,13 @@ pub struct Coordinator {
 }
 
 impl Coordinator {
-    /// The coordinator of agreed terms (the terms' variant must be known: the relay and the
-    /// verifier both refuse others before this).
-    pub fn new(terms: AgreedTerms) -> Result<Coordinator, rules::UnknownVariant> {
-        let variant: Variant = terms.terms.variant.parse()?;
+    /// The coordinator of agreed terms.
+    pub fn new(terms: AgreedTerms) -> Coordinator {
+        let variant = terms.terms.variant;
         let initial = terms.terms.time_control.initial_ms;
-        Ok(Coordinator {
+        Coordinator {
             colours: terms.terms.fixed_colours(),
-            mode: game::mode(variant),
+            mode: variant.mode(),
             variant,
             terms,
             phase: Phase::Created,
@@ -273,7 +273,7 @@ impl Coordinator {
             undisclosed: BTreeMap::new(),
             undisclosed_by: [0; 3],
             now_ms: 0,
-        })
+        }
     }
 
     /// The colours, once known.

@@ -33,18 +33,18 @@ use crate::message::{Claim, ClaimReason, Outcome};
 use rules::Variant;
 
 pub use crate::commitment::{PRIVATE_SEED, PUBLIC_CONTRIBUTION, Purpose};
-pub use crate::game::{Mode, mode};
+pub use rules::Mode;
 
 /// Purpose of an Intrigue player's secret setup commitment; the value is the canonical bytes of
 /// its `rules::intrigue::Action::Setup`.
 pub const INTRIGUE_SETUP: Purpose = Purpose::IntrigueSetup;
 
 /// Purpose of a 6x6 player's secret setup commitment; the value is the canonical bytes of its
-/// [`crate::game::sc6::Action::Setup`], exactly the bytes it then seals to the umpire.
+/// `rules::secretchess6::Action::Setup`, exactly the bytes it then seals to the umpire.
 pub const SECRETCHESS6_SETUP: Purpose = Purpose::SecretChess6Setup;
 
 /// Purpose of a 6x6 player's tie-break commitment; the value is the canonical bytes of its
-/// [`crate::game::sc6::Action::TieBreak`], exactly the bytes it then seals to the umpire.
+/// `rules::secretchess6::Action::TieBreak`, exactly the bytes it then seals to the umpire.
 pub const TIEBREAK: Purpose = Purpose::TieBreak;
 
 /// The claim reason of a player who forfeits: it sent an action the rules refuse (other than a
@@ -91,7 +91,7 @@ mod tests {
         assert_eq!(early_commitments(Variant::Kriegspiel), &[PUBLIC_CONTRIBUTION]);
         assert_eq!(setup_commitment(Variant::Intrigue), Some(INTRIGUE_SETUP));
         assert_eq!(setup_commitment(Variant::Chess), None);
-        assert_eq!(mode(Variant::Intrigue), Mode::Owner);
+        assert_eq!(Variant::Intrigue.mode(), Mode::Owner);
         assert_eq!(loss_of(Side::White, FORFEIT).outcome, Outcome::BlackWins);
     }
 }

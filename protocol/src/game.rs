@@ -1,12 +1,13 @@
-//! The game layer of a match: the six `rules` games behind one closed enum, with actions and
-//! observations as canonical bytes (docs/PROTOCOL.md, "Match flow").
+//! The byte layer of a match's game: the six `rules` games' actions and observations as
+//! canonical bytes (docs/PROTOCOL.md, "Match flow"), the padded sizes of sealed game payloads,
+//! and the claims that state a result. What the games are, their options and each side's
+//! knowledge live in `rules` ([`rules::AnyGame`], [`rules::GameOptions`], [`rules::seat`]).
 //!
-//! Actions and observations on the wire are the games' own serde types encoded with the strict
-//! postcard codec of [`crate::codec`] (one encoding per value; trailing or non-canonical bytes
-//! are refused). The verifier compares observations by byte equality, so every encoding here
-//! is canonical. One exception: 6x6 Secret Chess's `Action` and `Event` are internally tagged
-//! serde enums (for their JSON), which postcard cannot decode, so the wire uses the mirror types
-//! of [`sc6`], converted one-to-one (exhaustively, so a new rules variant fails to compile here).
+//! Actions and observations on the wire are the games' own serde types (the values inside
+//! [`rules::AnyAction`] and [`rules::AnyObservation`], without the enum's tag: the terms name
+//! the game) encoded with the strict postcard codec of [`crate::codec`]: one encoding per
+//! value, trailing or non-canonical bytes refused. The verifier compares observations by byte
+//! equality, so every encoding here is canonical.
 //!
 //! | variant | action bytes | observation bytes | start observation |
 //! |---|---|---|---|
@@ -14,14 +15,17 @@
 //! | kriegspiel | `rules::Move` (an attempt) | `rules::kriegspiel::Answer` | none |
 //! | sic | `rules::Move` | `rules::sic::Observation` | `rules::sic::View` of each side |
 //! | intrigue | `rules::intrigue::Action` | `rules::intrigue::Observation` | none |
-//! | secretchess6 | [`sc6::Action`] | [`sc6::Observation`] | none |
+//! | secretchess6 | `rules::secretchess6::Action` | `rules::secretchess6::Observation` | none |
 //! | espionage | `rules::Move` | `rules::espionage::Observation` | none |
 
 use crate::Side;
 use crate::codec::{Canonical, DecodeError};
 use crate::message::{Claim, Outcome};
-use rules::{ActionError, ByColor, Color, Game, GameResult, Variant};
-use std::collections::BTreeMap;
+use crate::terms::MatchTerms;
+use rules::{
+    ActionError, AnyAction, AnyGame, AnyObservation, ByColor, Color, GameResult, OptionError,
+    StartError, Variant,
+};
 use thiserror::Error;
 
 /// Largest encoded action or observation (a limit on what comes from outside; a payload is at
@@ -45,8 +49,8 @@ canonical! {
     rules::sic::View => "sic view",
     rules::intrigue::Action => "intrigue action",
     rules::intrigue::Observation => "intrigue observation",
-    sc6::Action => "secretchess6 action",
-    sc6::Observation => "secretchess6 observation",
+    rules::secretchess6::Action => "secretchess6 action",
+    rules::secretchess6::Observation => "secretchess6 observation",
     rules::espionage::Observation => "espionage observation",
 }
 
@@ -79,29 +83,16 @@ pub fn claim_of(result: &GameResult) -> Claim {
 /// Why a game could not be built or an action was refused.
 #[derive(Debug, Error, PartialEq, Eq)]
 pub enum GameError {
-    /// The terms name a variant the rules crate does not know.
-    #[error(transparent)]
-    UnknownVariant(#[from] rules::UnknownVariant),
     /// An option the variant does not have, or a bad value.
-    #[error("option '{name}': {problem}")]
-    BadOption {
-        /// The option's name.
-        name: String,
-        /// What is wrong.
-        problem: String,
-    },
+    #[error(transparent)]
+    BadOption(#[from] OptionError),
     /// The machine's identity is not the party the terms say, or its seal key for this match
     /// is not the one the terms carry.
     #[error("keys: {0}")]
     Keys(String),
     /// SIC needs both setup seeds; other games take none.
-    #[error("{variant}: {problem}")]
-    Setup {
-        /// The variant.
-        variant: Variant,
-        /// What is wrong.
-        problem: &'static str,
-    },
+    #[error(transparent)]
+    Setup(#[from] StartError),
     /// The action bytes are not a canonical action of this game.
     #[error("action bytes: {0}")]
     Decode(#[from] DecodeError),
@@ -113,21 +104,100 @@ pub enum GameError {
 /// What the six games are told, per side, as canonical bytes (`None`: told nothing).
 pub type Told = ByColor<Option<Vec<u8>>>;
 
-/// One of the six games, as the umpire (or a verifier) holds it: the full state.
-#[derive(Clone, Debug)]
-pub enum AnyGame {
-    /// Orthodox chess (open).
-    Chess(rules::chess::State),
-    /// Kriegspiel (umpired).
-    Kriegspiel(rules::kriegspiel::State),
-    /// Secret Intelligence Chess (umpired).
-    Sic(Box<rules::sic::State>),
-    /// Intrigue (owner-answered).
-    Intrigue(rules::intrigue::State),
-    /// 6x6 Secret Chess (umpired).
-    SecretChess6(Box<rules::secretchess6::State>),
-    /// Espionage Chess (open).
-    Espionage(rules::espionage::State),
+/// The canonical bytes of an action (the game's own action value; the terms name the game).
+pub fn encode_action(action: &AnyAction) -> Vec<u8> {
+    match action {
+        AnyAction::Chess(m)
+        | AnyAction::Kriegspiel(m)
+        | AnyAction::Sic(m)
+        | AnyAction::Espionage(m) => m.to_canonical(),
+        AnyAction::Intrigue(a) => a.to_canonical(),
+        AnyAction::SecretChess6(a) => a.to_canonical(),
+    }
+}
+
+/// Decodes an action of `variant`, strictly.
+pub fn decode_action(variant: Variant, bytes: &[u8]) -> Result<AnyAction, DecodeError> {
+    Ok(match variant {
+        Variant::Chess => AnyAction::Chess(rules::Move::from_canonical(bytes)?),
+        Variant::Kriegspiel => AnyAction::Kriegspiel(rules::Move::from_canonical(bytes)?),
+        Variant::Sic => AnyAction::Sic(rules::Move::from_canonical(bytes)?),
+        Variant::Intrigue => AnyAction::Intrigue(rules::intrigue::Action::from_canonical(bytes)?),
+        Variant::SecretChess6 => {
+            AnyAction::SecretChess6(rules::secretchess6::Action::from_canonical(bytes)?)
+        }
+        Variant::Espionage => AnyAction::Espionage(rules::Move::from_canonical(bytes)?),
+    })
+}
+
+/// The canonical bytes of an observation (the game's own value).
+pub fn encode_observation(observation: &AnyObservation) -> Vec<u8> {
+    match observation {
+        AnyObservation::Chess(o) => o.to_canonical(),
+        AnyObservation::Kriegspiel(o) => o.to_canonical(),
+        AnyObservation::Sic(o) => o.to_canonical(),
+        AnyObservation::SicStart(o) => o.to_canonical(),
+        AnyObservation::Intrigue(o) => o.to_canonical(),
+        AnyObservation::SecretChess6(o) => o.to_canonical(),
+        AnyObservation::Espionage(o) => o.to_canonical(),
+    }
+}
+
+/// Decodes an observation of `variant` after an action, strictly (not a start view: see
+/// [`decode_start_observation`]).
+pub fn decode_observation(variant: Variant, bytes: &[u8]) -> Result<AnyObservation, DecodeError> {
+    use rules::{chess, espionage, intrigue, kriegspiel, secretchess6, sic};
+    Ok(match variant {
+        Variant::Chess => AnyObservation::Chess(chess::Played::from_canonical(bytes)?),
+        Variant::Kriegspiel => {
+            AnyObservation::Kriegspiel(kriegspiel::Answer::from_canonical(bytes)?)
+        }
+        Variant::Sic => AnyObservation::Sic(sic::Observation::from_canonical(bytes)?),
+        Variant::Intrigue => {
+            AnyObservation::Intrigue(intrigue::Observation::from_canonical(bytes)?)
+        }
+        Variant::SecretChess6 => {
+            AnyObservation::SecretChess6(secretchess6::Observation::from_canonical(bytes)?)
+        }
+        Variant::Espionage => {
+            AnyObservation::Espionage(espionage::Observation::from_canonical(bytes)?)
+        }
+    })
+}
+
+/// Decodes what a side is told when play begins ([`AnyGame::start_observations`]): SIC's
+/// start view, the one game that tells anything then.
+pub fn decode_start_observation(bytes: &[u8]) -> Result<AnyObservation, DecodeError> {
+    Ok(AnyObservation::SicStart(Box::new(rules::sic::View::from_canonical(bytes)?)))
+}
+
+/// The canonical bytes of what each side is told.
+pub fn encode_told(told: &ByColor<Option<AnyObservation>>) -> Told {
+    told.as_ref().map(|o| o.as_ref().map(encode_observation))
+}
+
+/// The start of the terms' game: their options read once ([`MatchTerms::game_options`]), and
+/// SIC's two setup seeds ([`crate::seed::setup_seed`]; `None` for the other games).
+pub fn start(terms: &MatchTerms, seeds: Option<&ByColor<[u8; 32]>>) -> Result<AnyGame, GameError> {
+    Ok(AnyGame::start(&terms.game_options()?, seeds)?)
+}
+
+/// Applies `action_bytes` (canonical bytes of the game's action type) by `actor`: the new
+/// game and the canonical bytes of what each side is told. `game` is unchanged on error.
+pub fn apply(
+    game: &AnyGame,
+    actor: Color,
+    action_bytes: &[u8],
+) -> Result<(AnyGame, Told), GameError> {
+    let action = decode_action(game.variant(), action_bytes)?;
+    let t = game.apply(actor, &action)?;
+    let told = encode_told(&t.told);
+    Ok((t.state, told))
+}
+
+/// The legal actions of the side to act as canonical bytes ([`AnyGame::legal_actions`]).
+pub fn legal_actions(game: &AnyGame) -> Vec<Vec<u8>> {
+    game.legal_actions().iter().map(encode_action).collect()
 }
 
 /// Whose move clock runs in `game` by the rules: what an umpire's [`crate::message::Payload::Turn`]
@@ -141,26 +211,6 @@ pub fn turn_of(game: &AnyGame) -> crate::message::Owed {
         [c] => Owed::Side(side(*c)),
         [] => Owed::Nobody,
         _ => Owed::Both,
-    }
-}
-
-/// How a variant is adjudicated (ARCHITECTURE.md).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Mode {
-    /// Moves public, everyone checks (chess, espionage).
-    Open,
-    /// Moves public, the owner of a captured pawn answers (intrigue).
-    Owner,
-    /// Actions sealed to the umpire, which answers each side (kriegspiel, sic, secretchess6).
-    Umpire,
-}
-
-/// The adjudication mode of a variant.
-pub fn mode(variant: Variant) -> Mode {
-    match variant {
-        Variant::Chess | Variant::Espionage => Mode::Open,
-        Variant::Intrigue => Mode::Owner,
-        Variant::Kriegspiel | Variant::Sic | Variant::SecretChess6 => Mode::Umpire,
     }
 }
 
@@ -206,7 +256,8 @@ pub const SC6_MAX_PASSES_IN_A_ROW: usize = 12;
 /// ([`crate::seal`], docs/PROTOCOL.md "Padding"): the worst case of every payload an honest
 /// party seals there, plus the pad marker, rounded up to a power of two. Sizes in postcard
 /// bytes: a payload tag 1, a length varint 1 (below 128) or 2 (below 16384), a `u32` at most 5,
-/// a square name as text 3 (`"e4"` with its length), a move as SIC text at most 6 (`e7e8q`).
+/// a square 1 (its index; SIC's reports write it as text, 3 with its length), a move as SIC
+/// text at most 6 (`e7e8q`), a set of squares the varint of its mask.
 /// Nothing sealed here depends on anything but the variant and the direction, both public.
 /// A new kind of sealed payload, or a rules change that lengthens an observation, must be
 /// counted here and in the worst-case test below, or honest parties will fail to seal it.
@@ -232,434 +283,18 @@ pub fn sealed_plaintext_bytes(variant: Variant, direction: SealDirection) -> usi
         // 3860; in `Observation(...)` 1 + 2 more: 3863. An `OpponentMoved` report is
         // smaller (1 + 9 + lost 5 + check 2 + 3572 + end 4 = 3593), an ack 33.
         (Variant::Sic, FromUmpire) => 4096,
-        // `Action(TieBreak { formation, moves })`: 1 + (1 + 6) + (1 + 48 × 6) = 297, in
-        // `Action` 1 + 2 more: 300. A setup is 1 + 7 + (1 + 3 × 3) = 18, a move 7.
-        (Variant::SecretChess6, ToUmpire) => 512,
-        // Events: Board 1 + turn 5 + 1 + pieces (1 + 5 × 8) + red (1 + 18 × 3) = 103, Scores
-        // 16, Passed 2, Moved 7, Frozen 4, End 31, TieBreakNeeded 16, the setup's 1. One
-        // observation is the action's events (at most Moved + Scores, or a setup's ack and a
-        // Board: 104), then per pass in a row at most Board + Passed + Scores (121), then a
-        // final Board and an End: 104 + 12 × 121 + 103 + 31 = 1690, with the event count and
-        // the `Observation` tag and length: 1695.
-        (Variant::SecretChess6, FromUmpire) => 2048,
-    }
-}
-
-fn flag(name: &str, value: &str) -> Result<bool, GameError> {
-    match value {
-        "true" => Ok(true),
-        "false" => Ok(false),
-        other => Err(GameError::BadOption {
-            name: name.to_owned(),
-            problem: format!("'{other}' is not true or false"),
-        }),
-    }
-}
-
-fn count(name: &str, value: &str) -> Result<u8, GameError> {
-    value.parse::<u8>().ok().filter(|n| *n <= rules::secretchess6::MAX_LIFE_FREEZES).ok_or_else(
-        || GameError::BadOption {
-            name: name.to_owned(),
-            problem: format!(
-                "'{value}' is not a number from 0 to {}",
-                rules::secretchess6::MAX_LIFE_FREEZES
-            ),
-        },
-    )
-}
-
-fn unknown(variant: Variant, name: &str, known: &str) -> GameError {
-    GameError::BadOption {
-        name: name.to_owned(),
-        problem: format!("{variant} has no such option (known: {known})"),
-    }
-}
-
-fn decode<T: Canonical>(bytes: &[u8]) -> Result<T, GameError> {
-    Ok(T::from_canonical(bytes)?)
-}
-
-fn told<O: Canonical>(t: ByColor<Option<O>>) -> Told {
-    t.map(|o| o.map(|o| o.to_canonical()))
-}
-
-impl AnyGame {
-    /// The start of a game from the terms' variant id and options (docs/PROTOCOL.md lists the
-    /// options: kriegspiel `touch-move`; sic `spy` = `default` | `original`; secretchess6
-    /// `life-freezes-white`, `life-freezes-black` (0..8), `false-square-white`,
-    /// `false-square-black`, `hidden-scores`; flags are `true` or `false`). `seeds` are SIC's
-    /// two setup seeds ([`crate::seed::setup_seed`]) and must be `None` for the other games.
-    /// Intrigue and 6x6 start in their setup phase: the setup choices are applied as actions.
-    pub fn start(
-        variant: &str,
-        options: &BTreeMap<String, String>,
-        seeds: Option<&ByColor<[u8; 32]>>,
-    ) -> Result<AnyGame, GameError> {
-        let v: Variant = variant.parse()?;
-        if (v == Variant::Sic) != seeds.is_some() {
-            let problem = if v == Variant::Sic {
-                "needs both sides' setup seeds"
-            } else {
-                "takes no setup seeds"
-            };
-            return Err(GameError::Setup { variant: v, problem });
-        }
-        Ok(match v {
-            Variant::Chess | Variant::Espionage | Variant::Intrigue => {
-                if let Some(name) = options.keys().next() {
-                    return Err(unknown(v, name, "none"));
-                }
-                match v {
-                    Variant::Chess => AnyGame::Chess(rules::chess::State::start()),
-                    Variant::Espionage => AnyGame::Espionage(rules::espionage::State::new()),
-                    _ => AnyGame::Intrigue(rules::intrigue::State::new()),
-                }
-            }
-            Variant::Kriegspiel => {
-                let mut o = rules::kriegspiel::Options::default();
-                for (name, value) in options {
-                    match name.as_str() {
-                        "touch-move" => o.touch_move = flag(name, value)?,
-                        _ => return Err(unknown(v, name, "touch-move")),
-                    }
-                }
-                AnyGame::Kriegspiel(rules::kriegspiel::State::start(o))
-            }
-            Variant::Sic => {
-                let mut spy = rules::sic::SpyRule::Default;
-                for (name, value) in options {
-                    match (name.as_str(), value.as_str()) {
-                        ("spy", "default") => spy = rules::sic::SpyRule::Default,
-                        ("spy", "original") => spy = rules::sic::SpyRule::Original,
-                        ("spy", other) => {
-                            return Err(GameError::BadOption {
-                                name: name.clone(),
-                                problem: format!("'{other}' is not default or original"),
-                            });
-                        }
-                        _ => return Err(unknown(v, name, "spy")),
-                    }
-                }
-                let s = seeds.expect("checked above: sic has seeds");
-                AnyGame::Sic(Box::new(rules::sic::State::new(&s.white, &s.black, spy)))
-            }
-            Variant::SecretChess6 => {
-                let mut o = rules::secretchess6::Options::default();
-                for (name, value) in options {
-                    match name.as_str() {
-                        "life-freezes-white" => o.life_freezes.white = count(name, value)?,
-                        "life-freezes-black" => o.life_freezes.black = count(name, value)?,
-                        "false-square-white" => o.false_square.white = flag(name, value)?,
-                        "false-square-black" => o.false_square.black = flag(name, value)?,
-                        "hidden-scores" => o.hidden_scores = flag(name, value)?,
-                        _ => {
-                            return Err(unknown(
-                                v,
-                                name,
-                                "life-freezes-white, life-freezes-black, false-square-white, \
-                                 false-square-black, hidden-scores",
-                            ));
-                        }
-                    }
-                }
-                AnyGame::SecretChess6(Box::new(rules::secretchess6::State::new(o)))
-            }
-        })
-    }
-
-    /// Which game this is.
-    pub fn variant(&self) -> Variant {
-        match self {
-            AnyGame::Chess(_) => Variant::Chess,
-            AnyGame::Kriegspiel(_) => Variant::Kriegspiel,
-            AnyGame::Sic(_) => Variant::Sic,
-            AnyGame::Intrigue(_) => Variant::Intrigue,
-            AnyGame::SecretChess6(_) => Variant::SecretChess6,
-            AnyGame::Espionage(_) => Variant::Espionage,
-        }
-    }
-
-    /// What each side is told when play can begin, before any action: in SIC each side's
-    /// [`rules::sic::View`] (its pieces and, for White, its first legal moves); nothing in the
-    /// other games (a Kriegspiel player knows the standard start; 6x6 boards come with the
-    /// setup observations).
-    pub fn start_observations(&self) -> Told {
-        match self {
-            AnyGame::Sic(s) => told(ByColor::new_with(|c| Some(s.view(c)))),
-            _ => ByColor::default(),
-        }
-    }
-
-    /// Applies `action_bytes` (canonical bytes of the game's action type) by `actor`: the new
-    /// game and the canonical bytes of what each side is told. `self` is unchanged on error.
-    pub fn apply(&self, actor: Color, action_bytes: &[u8]) -> Result<(AnyGame, Told), GameError> {
-        Ok(match self {
-            AnyGame::Chess(s) => {
-                let t = s.apply(actor, &decode::<rules::Move>(action_bytes)?)?;
-                (AnyGame::Chess(t.state), told(t.told))
-            }
-            AnyGame::Kriegspiel(s) => {
-                let t = s.apply(actor, &decode::<rules::Move>(action_bytes)?)?;
-                (AnyGame::Kriegspiel(t.state), told(t.told))
-            }
-            AnyGame::Sic(s) => {
-                let t = s.apply(actor, &decode::<rules::Move>(action_bytes)?)?;
-                (AnyGame::Sic(Box::new(t.state)), told(t.told))
-            }
-            AnyGame::Intrigue(s) => {
-                let t = s.apply(actor, &decode::<rules::intrigue::Action>(action_bytes)?)?;
-                (AnyGame::Intrigue(t.state), told(t.told))
-            }
-            AnyGame::SecretChess6(s) => {
-                let a = decode::<sc6::Action>(action_bytes)?;
-                let t = s.apply(actor, &a.into())?;
-                let told = t.told.map(|o| o.map(|o| sc6::Observation::from(o).to_canonical()));
-                (AnyGame::SecretChess6(Box::new(t.state)), told)
-            }
-            AnyGame::Espionage(s) => {
-                let t = s.apply(actor, &decode::<rules::Move>(action_bytes)?)?;
-                (AnyGame::Espionage(t.state), told(t.told))
-            }
-        })
-    }
-
-    /// The legal actions of the side to act (canonical bytes), as the full state knows them:
-    /// moves (Kriegspiel: the legal moves, not the attempts), 6x6 moves, Life Freeze and
-    /// end-turn choices. Empty during free-form phases (setups, tie-break) and once over.
-    pub fn legal_actions(&self) -> Vec<Vec<u8>> {
-        let moves = |v: Vec<rules::Move>| v.iter().map(Canonical::to_canonical).collect();
-        if self.result().is_some() {
-            return Vec::new();
-        }
-        match self {
-            AnyGame::Chess(s) => moves(s.position().legal_moves().to_vec()),
-            AnyGame::Kriegspiel(s) => moves(s.position().legal_moves().to_vec()),
-            AnyGame::Sic(s) => moves(s.legal_moves_of(s.position().turn())),
-            AnyGame::Intrigue(s) => s.position().map_or_else(Vec::new, |p| {
-                p.legal_moves()
-                    .into_iter()
-                    .map(|m| rules::intrigue::Action::Move(m).to_canonical())
-                    .collect()
-            }),
-            AnyGame::SecretChess6(s) => s
-                .legal_actions()
-                .into_iter()
-                .map(|(_, a)| sc6::Action::from(a).to_canonical())
-                .collect(),
-            AnyGame::Espionage(s) => moves(s.legal_moves()),
-        }
-    }
-
-    /// The sides that may act now (both during a simultaneous setup; none once over).
-    pub fn to_act(&self) -> Vec<Color> {
-        match self {
-            AnyGame::Chess(s) => s.to_act(),
-            AnyGame::Kriegspiel(s) => s.to_act(),
-            AnyGame::Sic(s) => s.to_act(),
-            AnyGame::Intrigue(s) => s.to_act(),
-            AnyGame::SecretChess6(s) => s.to_act(),
-            AnyGame::Espionage(s) => s.to_act(),
-        }
-    }
-
-    /// The result, once the game is over.
-    pub fn result(&self) -> Option<GameResult> {
-        match self {
-            AnyGame::Chess(s) => s.result(),
-            AnyGame::Kriegspiel(s) => s.result(),
-            AnyGame::Sic(s) => s.result(),
-            AnyGame::Intrigue(s) => s.result(),
-            AnyGame::SecretChess6(s) => s.result(),
-            AnyGame::Espionage(s) => s.result(),
-        }
-    }
-}
-
-/// 6x6 Secret Chess on the wire: postcard-friendly mirrors of `rules::secretchess6::Action`
-/// and `Observation` (whose serde form is internally tagged JSON), field for field.
-pub mod sc6 {
-    use rules::secretchess6 as g;
-    use rules::{ByColor, GameResult};
-    use serde::{Deserialize, Serialize};
-
-    /// Mirror of [`g::Action`].
-    #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-    pub enum Action {
-        /// [`g::Action::Setup`].
-        Setup {
-            /// Formation, files a to f.
-            formation: String,
-            /// False squares.
-            false_squares: Vec<String>,
-        },
-        /// [`g::Action::Move`].
-        Move {
-            /// The move text.
-            mv: String,
-        },
-        /// [`g::Action::LifeFreeze`].
-        LifeFreeze {
-            /// The piece's square.
-            piece: String,
-        },
-        /// [`g::Action::EndTurn`].
-        EndTurn,
-        /// [`g::Action::TieBreak`].
-        TieBreak {
-            /// The opponent's formation.
-            formation: String,
-            /// The opponent's turns.
-            moves: Vec<String>,
-        },
-    }
-
-    impl From<Action> for g::Action {
-        fn from(a: Action) -> g::Action {
-            match a {
-                Action::Setup { formation, false_squares } => {
-                    g::Action::Setup { formation, false_squares }
-                }
-                Action::Move { mv } => g::Action::Move { mv },
-                Action::LifeFreeze { piece } => g::Action::LifeFreeze { piece },
-                Action::EndTurn => g::Action::EndTurn,
-                Action::TieBreak { formation, moves } => g::Action::TieBreak { formation, moves },
-            }
-        }
-    }
-
-    impl From<g::Action> for Action {
-        fn from(a: g::Action) -> Action {
-            match a {
-                g::Action::Setup { formation, false_squares } => {
-                    Action::Setup { formation, false_squares }
-                }
-                g::Action::Move { mv } => Action::Move { mv },
-                g::Action::LifeFreeze { piece } => Action::LifeFreeze { piece },
-                g::Action::EndTurn => Action::EndTurn,
-                g::Action::TieBreak { formation, moves } => Action::TieBreak { formation, moves },
-            }
-        }
-    }
-
-    /// Mirror of [`g::Event`].
-    #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-    pub enum Event {
-        /// [`g::Event::SetupAccepted`].
-        SetupAccepted,
-        /// [`g::Event::OpponentReady`].
-        OpponentReady,
-        /// [`g::Event::Board`].
-        Board {
-            /// Turn number.
-            turn: u32,
-            /// Whether this side acts now.
-            your_turn: bool,
-            /// Own pieces.
-            pieces: Vec<g::OwnPiece>,
-            /// Red squares.
-            red: Vec<String>,
-        },
-        /// [`g::Event::Moved`].
-        Moved {
-            /// The move.
-            mv: String,
-        },
-        /// [`g::Event::Passed`].
-        Passed {
-            /// Why.
-            reason: g::PassReason,
-        },
-        /// [`g::Event::Frozen`].
-        Frozen {
-            /// The frozen piece.
-            piece: String,
-        },
-        /// [`g::Event::Scores`].
-        Scores {
-            /// The turn scored.
-            turn: u32,
-            /// Both totals.
-            scores: ByColor<u32>,
-        },
-        /// [`g::Event::TieBreakNeeded`].
-        TieBreakNeeded {
-            /// Final scores.
-            scores: ByColor<u32>,
-            /// The opponent's number of turns.
-            opponent_turns: u32,
-        },
-        /// [`g::Event::End`].
-        End {
-            /// The result.
-            result: GameResult,
-            /// Final scores.
-            scores: ByColor<u32>,
-            /// The tie-break report.
-            tie_break: Option<g::TieBreakReport>,
-        },
-    }
-
-    impl From<g::Event> for Event {
-        fn from(e: g::Event) -> Event {
-            match e {
-                g::Event::SetupAccepted => Event::SetupAccepted,
-                g::Event::OpponentReady => Event::OpponentReady,
-                g::Event::Board { turn, your_turn, pieces, red } => {
-                    Event::Board { turn, your_turn, pieces, red }
-                }
-                g::Event::Moved { mv } => Event::Moved { mv },
-                g::Event::Passed { reason } => Event::Passed { reason },
-                g::Event::Frozen { piece } => Event::Frozen { piece },
-                g::Event::Scores { turn, scores } => Event::Scores { turn, scores },
-                g::Event::TieBreakNeeded { scores, opponent_turns } => {
-                    Event::TieBreakNeeded { scores, opponent_turns }
-                }
-                g::Event::End { result, scores, tie_break } => {
-                    Event::End { result, scores, tie_break }
-                }
-            }
-        }
-    }
-
-    impl From<Event> for g::Event {
-        fn from(e: Event) -> g::Event {
-            match e {
-                Event::SetupAccepted => g::Event::SetupAccepted,
-                Event::OpponentReady => g::Event::OpponentReady,
-                Event::Board { turn, your_turn, pieces, red } => {
-                    g::Event::Board { turn, your_turn, pieces, red }
-                }
-                Event::Moved { mv } => g::Event::Moved { mv },
-                Event::Passed { reason } => g::Event::Passed { reason },
-                Event::Frozen { piece } => g::Event::Frozen { piece },
-                Event::Scores { turn, scores } => g::Event::Scores { turn, scores },
-                Event::TieBreakNeeded { scores, opponent_turns } => {
-                    g::Event::TieBreakNeeded { scores, opponent_turns }
-                }
-                Event::End { result, scores, tie_break } => {
-                    g::Event::End { result, scores, tie_break }
-                }
-            }
-        }
-    }
-
-    /// Mirror of [`g::Observation`]: the events in order.
-    #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-    pub struct Observation {
-        /// The events.
-        pub events: Vec<Event>,
-    }
-
-    impl From<g::Observation> for Observation {
-        fn from(o: g::Observation) -> Observation {
-            Observation { events: o.events.into_iter().map(Event::from).collect() }
-        }
-    }
-
-    impl From<Observation> for g::Observation {
-        fn from(o: Observation) -> g::Observation {
-            g::Observation { events: o.events.into_iter().map(g::Event::from).collect() }
-        }
+        // `Action(TieBreak { formation, moves })`: 1 + formation (5 × 2 + 1) + (1 + 48 ×
+        // (tag 1, from 1, to 1, power 1)) = 205, in `Action` 1 + 2 more: 208. A setup is
+        // 1 + 11 + false squares (a mask below 2^46: 7) = 19, a move 5, a Life Freeze 2.
+        (Variant::SecretChess6, ToUmpire) => 256,
+        // Events: Board 1 + turn 5 + 1 + pieces (1 + 5 × (square 1, role 1, lifespan 2,
+        // powered 1, frozen 1)) + red (a mask below 2^46: 7) = 45, Scores 16, Passed 2, Moved
+        // 5, Frozen 2, End 31, TieBreakNeeded 16, the setup's 1. One observation is the
+        // action's events (at most Moved + Scores, or a setup's ack and a Board: 46), then per
+        // pass in a row at most Board + Passed + Scores (63), then a final Board and an End:
+        // 46 + 12 × 63 + 45 + 31 = 878, with the event count and the `Observation` tag and
+        // length: 882.
+        (Variant::SecretChess6, FromUmpire) => 1024,
     }
 }
 
@@ -667,21 +302,23 @@ pub mod sc6 {
 mod tests {
     use super::*;
     use crate::codec::Canonical;
-    use rules::{Move, Square};
+    use rules::secretchess6::{self as six, Formation, TurnMove};
+    use rules::{Bitboard, GameOptions, Move, Square};
 
     fn sq(name: &str) -> Square {
         Square::parse(name, rules::BoardSize::Eight).expect("a square")
     }
 
-    fn none() -> BTreeMap<String, String> {
-        BTreeMap::new()
+    fn start(variant: Variant) -> AnyGame {
+        AnyGame::start(&GameOptions::default_for(variant), None).expect("a game")
     }
 
     #[test]
     fn chess_move_round_trip_and_strict_decoding() {
-        let g = AnyGame::start("chess", &none(), None).unwrap();
+        let g = start(Variant::Chess);
         let e2e4 = Move::new(sq("e2"), sq("e4")).to_canonical();
-        let (g2, told) = g.apply(Color::White, &e2e4).unwrap();
+        assert_eq!(e2e4, [12, 28, 0], "from and to as index bytes, no promotion");
+        let (g2, told) = apply(&g, Color::White, &e2e4).unwrap();
         let played = rules::chess::Played::from_canonical(told.white.as_ref().unwrap()).unwrap();
         assert_eq!(played.mv, Move::new(sq("e2"), sq("e4")));
         assert_eq!(told.white, told.black);
@@ -689,36 +326,86 @@ mod tests {
         let mut trailing = e2e4.clone();
         trailing.push(0);
         assert!(matches!(
-            g.apply(Color::White, &trailing),
+            apply(&g, Color::White, &trailing),
             Err(GameError::Decode(DecodeError::TrailingBytes { .. }))
         ));
-        assert!(matches!(g.apply(Color::Black, &e2e4), Err(GameError::Rules(_))));
+        assert!(matches!(apply(&g, Color::Black, &e2e4), Err(GameError::Rules(_))));
     }
 
     #[test]
     fn kriegspiel_illegal_attempt_is_told_to_the_mover_only() {
-        let g = AnyGame::start("kriegspiel", &none(), None).unwrap();
+        let g = start(Variant::Kriegspiel);
         let (_, told) =
-            g.apply(Color::White, &Move::new(sq("e2"), sq("e5")).to_canonical()).unwrap();
+            apply(&g, Color::White, &Move::new(sq("e2"), sq("e5")).to_canonical()).unwrap();
         let answer = rules::kriegspiel::Answer::from_canonical(told.white.as_ref().unwrap());
         assert_eq!(answer, Ok(rules::kriegspiel::Answer::Illegal));
         assert_eq!(told.black, None);
     }
 
     #[test]
-    fn sic_needs_seeds_and_secretchess6_setup_round_trips() {
-        assert!(matches!(AnyGame::start("sic", &none(), None), Err(GameError::Setup { .. })));
+    fn sic_start_views_and_secretchess6_setup_round_trip() {
         let seeds = ByColor { white: [0; 32], black: [1; 32] };
-        let sic = AnyGame::start("sic", &none(), Some(&seeds)).unwrap();
-        let views = sic.start_observations();
-        let white = rules::sic::View::from_canonical(views.white.as_ref().unwrap()).unwrap();
-        assert!(!white.legal.is_empty());
-        let g = AnyGame::start("secretchess6", &none(), None).unwrap();
-        let setup = sc6::Action::Setup { formation: "RNB1QK".into(), false_squares: vec![] };
-        let (g, told) = g.apply(Color::White, &setup.to_canonical()).unwrap();
-        let obs = sc6::Observation::from_canonical(told.white.as_ref().unwrap()).unwrap();
-        assert_eq!(obs.events, vec![sc6::Event::SetupAccepted]);
+        let sic = AnyGame::start(&GameOptions::default_for(Variant::Sic), Some(&seeds)).unwrap();
+        let views = encode_told(&sic.start_observations());
+        let white = decode_start_observation(views.white.as_ref().unwrap()).unwrap();
+        assert!(matches!(white, AnyObservation::SicStart(v) if !v.legal.is_empty()));
+        let g = start(Variant::SecretChess6);
+        let setup = six::Action::Setup {
+            formation: Formation::parse("RNB1QK").unwrap(),
+            false_squares: Bitboard::EMPTY,
+        };
+        let (g, told) = apply(&g, Color::White, &setup.to_canonical()).unwrap();
+        let obs = decode_observation(Variant::SecretChess6, told.white.as_ref().unwrap()).unwrap();
+        let events = vec![six::Event::SetupAccepted];
+        assert_eq!(obs, AnyObservation::SecretChess6(six::Observation { events }));
         assert_eq!(g.to_act(), vec![Color::Black]);
+    }
+
+    /// Canonical 6x6 actions (issue 6, parse don't validate): a setup has one encoding per
+    /// meaning. A formation is six `Option<Role>` files that must hold K Q R B N once each; the
+    /// false squares are one 64-bit mask; a move is its squares' index bytes. Everything else
+    /// that would spell the same setup (another order, a repeat, another case, an overlong
+    /// number) does not decode.
+    #[test]
+    fn secretchess6_actions_have_one_encoding_per_meaning() {
+        let six_sq = |n: &str| Square::parse(n, rules::BoardSize::Six).unwrap();
+        let setup = six::Action::Setup {
+            formation: Formation::parse("NBKQ1R").unwrap(),
+            false_squares: [six_sq("c4"), six_sq("a4")].into_iter().collect(),
+        };
+        let bytes = setup.to_canonical();
+        // Tag 0; files N B K Q - R as Some(role index) or None; the mask of a4 (24) and c4 (26).
+        let files = [1, 1, 1, 2, 1, 5, 1, 4, 0, 1, 3];
+        let mask = (1u64 << 24) | (1 << 26);
+        let mut want = vec![0];
+        want.extend(files);
+        want.extend(postcard::to_allocvec(&mask).unwrap());
+        assert_eq!(bytes, want);
+        assert_eq!(six::Action::from_canonical(&bytes), Ok(setup));
+        // Not a formation: two kings (the knight's file says king), or a pawn.
+        for (file, role) in [(1, 5), (1, 0)] {
+            let mut bad = bytes.clone();
+            bad[1 + file] = role;
+            assert!(
+                matches!(six::Action::from_canonical(&bad), Err(DecodeError::Malformed { .. })),
+                "{bad:?}"
+            );
+        }
+        // Another spelling of the same mask: an overlong varint.
+        let mut overlong = bytes[..12].to_vec();
+        let mut varint = postcard::to_allocvec(&mask).unwrap();
+        let last = varint.len() - 1;
+        varint[last] |= 0x80;
+        varint.push(0);
+        overlong.extend(varint);
+        assert!(matches!(
+            six::Action::from_canonical(&overlong),
+            Err(DecodeError::NonCanonical { .. })
+        ));
+        // A move is the enum with index bytes; a powered leap differs from a plain one.
+        let mv = six::Action::Move { mv: TurnMove::parse("a1d2+").unwrap() };
+        assert_eq!(mv.to_canonical(), [1, 1, 0, 11, 1]);
+        assert_eq!(six::Action::from_canonical(&[1, 1, 0, 11, 2]).ok(), None, "a bool is 0 or 1");
     }
 
     /// The encoded size of `payload` plus the pad marker: what must fit the padded size.
@@ -798,26 +485,29 @@ mod tests {
         assert_eq!(report.to_canonical().len(), 3593);
         assert!(needs(&obs(report.to_canonical())) <= size(Variant::Sic, FromUmpire));
         assert!(needs(&ack) <= size(Variant::Sic, FromUmpire));
-        // 6x6.
-        let tie_break = sc6::Action::TieBreak {
-            formation: "RNB1QK".into(),
-            moves: vec!["b1c4+".into(); SC6_MAX_TURNS],
-        };
-        let setup = sc6::Action::Setup {
-            formation: "RNB1QK".into(),
-            false_squares: vec!["a4".into(), "b4".into(), "c4".into()],
-        };
-        assert_eq!(needs(&act(tie_break.to_canonical())), 300 + 1);
-        for a in [tie_break, setup] {
+        // 6x6. Squares of the 6x6 board have indices up to 45 (f6), so masks stay below 2^46.
+        let six_sq = |n: &str| Square::parse(n, rules::BoardSize::Six).expect("a 6x6 square");
+        let widest = six_sq("f6");
+        let formation = Formation::parse("RNB1QK").unwrap();
+        let mv = TurnMove::Move { from: widest, to: widest, power: true };
+        let tie_break = six::Action::TieBreak { formation, moves: vec![mv; SC6_MAX_TURNS] };
+        let falses: Bitboard = ["a4", "b4", "f6"].into_iter().map(six_sq).collect();
+        let setup = six::Action::Setup { formation, false_squares: falses };
+        assert_eq!(needs(&act(tie_break.to_canonical())), 208 + 1);
+        assert_eq!(needs(&act(setup.to_canonical())), 19 + 2 + 1);
+        for a in
+            [tie_break, setup, six::Action::Move { mv }, six::Action::LifeFreeze { piece: widest }]
+        {
             assert!(needs(&act(a.to_canonical())) <= size(Variant::SecretChess6, ToUmpire));
         }
         let scores = ByColor { white: u32::MAX, black: u32::MAX };
-        let board = sc6::Event::Board {
+        let territory = rules::secretchess6::territory(Color::Black);
+        let board = six::Event::Board {
             turn: u32::MAX,
             your_turn: true,
             pieces: vec![
-                rules::secretchess6::OwnPiece {
-                    square: "f3".into(),
+                six::OwnPiece {
+                    square: widest,
                     role: rules::Role::Knight,
                     lifespan: Some(4),
                     powered: true,
@@ -825,50 +515,46 @@ mod tests {
                 };
                 5
             ],
-            red: vec!["f3".into(); 18],
+            red: territory,
         };
+        assert_eq!(
+            obs(six::Observation { events: vec![board.clone()] }.to_canonical())
+                .to_canonical()
+                .len(),
+            45 + 3
+        );
         let passes = (0..SC6_MAX_PASSES_IN_A_ROW).flat_map(|_| {
             [
                 board.clone(),
-                sc6::Event::Passed { reason: rules::secretchess6::PassReason::NoLegalMove },
-                sc6::Event::Scores { turn: u32::MAX, scores },
+                six::Event::Passed { reason: rules::secretchess6::PassReason::NoLegalMove },
+                six::Event::Scores { turn: u32::MAX, scores },
             ]
         });
-        let mut events = vec![
-            sc6::Event::SetupAccepted,
-            board.clone(),
-            sc6::Event::Moved { mv: "b1c4+".into() },
-            sc6::Event::Scores { turn: u32::MAX, scores },
-        ];
+        let mut events = vec![six::Event::SetupAccepted, board.clone()];
         events.extend(passes);
         events.push(board.clone());
-        events.push(sc6::Event::End {
-            result: GameResult::draw(rules::EndReason::TieBreak),
+        events.push(six::Event::End {
+            result: GameResult::win(Color::Black, rules::EndReason::TieBreak),
             scores,
-            tie_break: Some(rules::secretchess6::TieBreakReport {
+            tie_break: Some(six::TieBreakReport {
                 formation_errors: scores,
                 deciding_round: Some(u32::MAX),
             }),
         });
-        let worst = sc6::Observation { events };
+        let worst = six::Observation { events };
+        assert_eq!(needs(&obs(worst.to_canonical())), 882 + 1);
         assert!(needs(&obs(worst.to_canonical())) <= size(Variant::SecretChess6, FromUmpire));
+        let moved = six::Observation {
+            events: vec![six::Event::Moved { mv }, six::Event::Scores { turn: u32::MAX, scores }],
+        };
+        assert!(
+            moved.to_canonical().len() < 46,
+            "a move's own events are no larger than a setup's"
+        );
         assert!(needs(&ack) <= size(Variant::SecretChess6, FromUmpire));
         // The games that seal nothing refuse every plaintext.
         for v in [Variant::Chess, Variant::Espionage, Variant::Intrigue] {
             assert_eq!((size(v, ToUmpire), size(v, FromUmpire)), (0, 0));
         }
-    }
-
-    #[test]
-    fn options_are_checked() {
-        let opt = |k: &str, v: &str| BTreeMap::from([(k.to_owned(), v.to_owned())]);
-        assert!(AnyGame::start("kriegspiel", &opt("touch-move", "true"), None).is_ok());
-        assert!(AnyGame::start("kriegspiel", &opt("touch-move", "yes"), None).is_err());
-        assert!(AnyGame::start("chess", &opt("touch-move", "true"), None).is_err());
-        assert!(AnyGame::start("secretchess6", &opt("life-freezes-white", "9"), None).is_err());
-        assert!(matches!(
-            AnyGame::start("shogi", &none(), None),
-            Err(GameError::UnknownVariant(_))
-        ));
     }
 }

@@ -221,9 +221,6 @@ pub enum RelayError {
     /// The terms break a rule every party checks ([`crate::terms::MatchTerms::validate`]).
     #[error("terms: {0}")]
     Terms(crate::terms::TermsError),
-    /// The terms name a game this build does not know.
-    #[error("terms: {0}")]
-    Variant(#[from] rules::UnknownVariant),
     /// The relay was started with a key other than the terms' relay key.
     #[error("{key} is not this match's relay (the terms name {relay})")]
     NotTheRelay {
@@ -334,7 +331,7 @@ impl Relay {
         Ok(Relay {
             identity,
             sequence: Sequence::new(&terms.match_id),
-            coordinator: Coordinator::new(terms.clone())?,
+            coordinator: Coordinator::new(terms.clone()),
             terms,
             colours_told: false,
             sent: [0; 2],

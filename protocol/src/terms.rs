@@ -93,11 +93,12 @@ impl Limits {
 pub struct MatchTerms {
     /// Always [`codec::VERSION`].
     pub version: u8,
-    /// Variant id as the rules crate names it (`kriegspiel`, `sic`, ...).
-    pub variant: String,
+    /// The game, travelling as its id (`kriegspiel`, `sic`, ...): an unknown id does not decode.
+    pub variant: rules::Variant,
     /// Ruleset name and version (`Variant::ruleset()`).
     pub ruleset: String,
-    /// Variant options, by name.
+    /// The game's options in their one text form ([`rules::GameOptions::to_map`]: only what
+    /// differs from the defaults); code reads them through [`MatchTerms::game_options`].
     pub options: BTreeMap<String, String>,
     /// The two players, in the order they sign.
     pub players: [PlayerTerms; 2],
@@ -133,6 +134,13 @@ impl MatchTerms {
         }
     }
 
+    /// The game's options, read by the one parser the relay, the machines and the verifier
+    /// share ([`rules::GameOptions::parse`]); [`MatchTerms::validate`] refuses terms whose
+    /// options it refuses.
+    pub fn game_options(&self) -> Result<rules::GameOptions, rules::OptionError> {
+        rules::GameOptions::parse(self.variant, &self.options)
+    }
+
     /// The player entry with this key.
     pub fn player(&self, key: &PublicKey) -> Option<&PlayerTerms> {
         self.players.iter().find(|p| p.key == *key)
@@ -148,7 +156,7 @@ impl MatchTerms {
 
     /// The logical checks the bytes cannot express: one key per role (a key in two roles could
     /// answer for itself or receipt its own lies), seal keys distinct, non-empty names, sane
-    /// limits. The relay and the verifier both call this.
+    /// limits, options the game has. The relay and the verifier both call this.
     pub fn validate(&self) -> Result<(), TermsError> {
         let signers = self.signers();
         for (i, a) in signers.iter().enumerate() {
@@ -163,9 +171,10 @@ impl MatchTerms {
                 return Err(TermsError::SealKeyInTwoRoles);
             }
         }
-        if self.variant.is_empty() || self.ruleset.is_empty() {
+        if self.ruleset.is_empty() {
             return Err(TermsError::Empty);
         }
+        self.game_options()?;
         let l = self.limits;
         if l.max_messages_per_side == 0
             || l.max_attempts_per_turn == 0
@@ -241,9 +250,12 @@ pub enum TermsError {
         /// Signatures.
         found: usize,
     },
-    /// Empty variant or ruleset.
-    #[error("the terms' variant and ruleset must not be empty")]
+    /// An empty ruleset.
+    #[error("the terms' ruleset must not be empty")]
     Empty,
+    /// Options the game does not have, a bad value, or a default written out.
+    #[error("the terms' options: {0}")]
+    Options(#[from] rules::OptionError),
     /// The would-be signer is not named by the terms.
     #[error("{key} is not a party of these terms")]
     NotAParty {

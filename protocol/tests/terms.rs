@@ -105,3 +105,31 @@ fn version_one_terms_are_refused() {
         Err(TermsError::Decode(DecodeError::UnsupportedVersion { found: 1, .. }))
     ));
 }
+
+/// Parse, don't validate: the terms' variant travels as its id and an unknown id does not
+/// decode (so no party, relay or verifier ever holds terms of an unknown game); the options
+/// are read by the one parser every party shares, which refuses unknown names, bad values and
+/// defaults written out.
+#[test]
+fn terms_name_a_known_game_with_options_it_has() {
+    let c = cast();
+    let t = terms(&c, Colours::Drawn, true, 1);
+    let bytes = t.to_canonical();
+    // `version`, then the variant as a postcard string.
+    assert_eq!(&bytes[..12], b"\x02\x0akriegspiel");
+    let mut unknown = vec![2, 4];
+    unknown.extend(b"go!!");
+    unknown.extend(&bytes[12..]);
+    let e = protocol::terms::MatchTerms::from_canonical(&unknown).unwrap_err();
+    assert!(matches!(e, DecodeError::Malformed { .. }), "{e:?}");
+    assert_eq!(t.game_options().map(|o| o.to_map()), Ok(t.options.clone()));
+    for (name, value) in [("touch-move", "yes"), ("touch-move", "false"), ("spy", "original")] {
+        let mut bad = t.clone();
+        bad.options.clear();
+        bad.options.insert(name.into(), value.into());
+        assert!(
+            matches!(sign(&c, &bad).verify(), Err(TermsError::Options(ref e)) if e.name == name),
+            "{name}={value}"
+        );
+    }
+}

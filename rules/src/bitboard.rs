@@ -1,11 +1,31 @@
 //! Sets of squares as 64-bit masks in the shared 8-wide index space (see [`crate::square`]).
 
 use crate::Square;
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// A set of squares: bit `i` is the square of index `i`.
-#[derive(Copy, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+///
+/// Serde form: the sorted list of square names (`["a4", "c5"]`) in human-readable formats, the
+/// 64-bit mask in binary ones. A set has one mask, so its binary form is canonical: a list of
+/// squares in some order and with repeats could spell one set many ways.
+#[derive(Copy, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Bitboard(pub u64);
+
+impl Serialize for Bitboard {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if s.is_human_readable() { s.collect_seq(*self) } else { s.serialize_u64(self.0) }
+    }
+}
+
+impl<'de> Deserialize<'de> for Bitboard {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Bitboard, D::Error> {
+        if d.is_human_readable() {
+            Ok(Vec::<Square>::deserialize(d)?.into_iter().collect())
+        } else {
+            u64::deserialize(d).map(Bitboard)
+        }
+    }
+}
 
 impl Bitboard {
     /// No square.

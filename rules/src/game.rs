@@ -32,6 +32,9 @@ pub enum ActionError {
     /// The move is not legal (for games where an illegal move is an error, not an answer).
     #[error("illegal move {0}")]
     IllegalMove(String),
+    /// The action is one of another game (a caller's mix-up, never a player's move).
+    #[error("an action of {0}, not of this game")]
+    WrongGame(Variant),
     /// A setup choice or submission breaks the rules; the text says which rule.
     #[error("invalid {what}: {problem}")]
     Invalid {

@@ -9,6 +9,7 @@
 #![warn(missing_docs)]
 
 pub mod analysis;
+mod any;
 pub mod attacks;
 mod bitboard;
 mod board;
@@ -17,6 +18,8 @@ mod game;
 mod moves;
 mod outcome;
 mod role;
+mod san;
+pub mod seat;
 mod square;
 mod variant;
 
@@ -27,6 +30,7 @@ pub mod kriegspiel;
 pub mod secretchess6;
 pub mod sic;
 
+pub use any::{AnyAction, AnyGame, AnyObservation, GameOptions, OptionError, StartError};
 pub use bitboard::Bitboard;
 pub use board::Board;
 pub use color::{ByColor, Color};
@@ -35,7 +39,7 @@ pub use moves::{Move, MoveParseError};
 pub use outcome::{EndReason, GameResult};
 pub use role::{Alphabet, Piece, Role};
 pub use square::{BoardSize, Square};
-pub use variant::{UnknownVariant, Variant};
+pub use variant::{Mode, UnknownVariant, Variant};
 
 /// A position string that could not be read: which field, and what is wrong with it.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

@@ -5,12 +5,33 @@
 //! [`BoardSize::mask`]. This keeps one set of attack tables for all games.
 
 use crate::bitboard::Bitboard;
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer, de::Error as _};
 
 /// A square: `rank * 8 + file`, both counted from 0 (a1 = 0, h8 = 63).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(try_from = "u8", into = "u8")]
+///
+/// Serde form: the name (`"e4"`) in human-readable formats (JSON), the index byte in binary
+/// ones (postcard), so the wire stays compact and readable output needs no rewriting. Both
+/// refuse what is not a square of the 8x8 index space.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Square(u8);
+
+impl Serialize for Square {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if s.is_human_readable() { s.collect_str(self) } else { s.serialize_u8(self.0) }
+    }
+}
+
+impl<'de> Deserialize<'de> for Square {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Square, D::Error> {
+        if d.is_human_readable() {
+            let name = String::deserialize(d)?;
+            Square::parse(&name, BoardSize::Eight)
+                .ok_or_else(|| D::Error::custom(format!("'{name}' is not a square")))
+        } else {
+            Square::try_from(u8::deserialize(d)?).map_err(D::Error::custom)
+        }
+    }
+}
 
 impl Square {
     /// Builds a square from file and rank (0-based). Returns `None` off the 8x8 index space.

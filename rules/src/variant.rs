@@ -1,11 +1,13 @@
-//! The games, as a closed enum, with their stable ids and ruleset names.
+//! The games, as a closed enum, with their stable ids, ruleset names and adjudication modes.
 
 use crate::{Alphabet, BoardSize};
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer, de::Error as _};
 
 /// A game fogproof plays. A closed enum rather than trait objects: every caller matches on it.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+///
+/// Serde form: the id string ([`Variant::id`]) in every format, so match terms carry the name
+/// and an unknown id does not decode.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Variant {
     /// Orthodox FIDE chess, the open baseline.
     Chess,
@@ -16,10 +18,20 @@ pub enum Variant {
     /// Intrigue (`002_…`), owner-answered.
     Intrigue,
     /// 6x6 Secret Chess (`001_…`), umpired.
-    #[serde(rename = "secretchess6")]
     SecretChess6,
     /// Espionage Chess (`004_…`), open.
     Espionage,
+}
+
+/// How a game is adjudicated (`../shared/design/ARCHITECTURE.md`, "Adjudication modes").
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Mode {
+    /// Everything is public; both sides and the verifier check every move (chess, espionage).
+    Open,
+    /// Moves are public; the owner of a captured pawn answers "informer or not" (intrigue).
+    Owner,
+    /// Actions go sealed to an umpire, which answers each side (kriegspiel, sic, secretchess6).
+    Umpire,
 }
 
 /// An unknown variant id.
@@ -64,6 +76,16 @@ impl Variant {
         }
     }
 
+    /// How this game is adjudicated.
+    #[must_use]
+    pub const fn mode(self) -> Mode {
+        match self {
+            Variant::Chess | Variant::Espionage => Mode::Open,
+            Variant::Intrigue => Mode::Owner,
+            Variant::Kriegspiel | Variant::Sic | Variant::SecretChess6 => Mode::Umpire,
+        }
+    }
+
     /// The board size.
     #[must_use]
     pub const fn board_size(self) -> BoardSize {
@@ -96,5 +118,17 @@ impl std::str::FromStr for Variant {
 impl std::fmt::Display for Variant {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.id())
+    }
+}
+
+impl Serialize for Variant {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.id())
+    }
+}
+
+impl<'de> Deserialize<'de> for Variant {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Variant, D::Error> {
+        String::deserialize(d)?.parse().map_err(D::Error::custom)
     }
 }

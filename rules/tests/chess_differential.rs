@@ -1,11 +1,13 @@
 //! Differential test of the chess move generator against shakmaty (a dev-dependency only; it
 //! is GPL): over many positions reached by seeded random playouts from several starts, both
 //! must list the same legal moves (UCI, castling as the king's move `e1g1`), print the same
-//! position string, agree on check and on whether en passant is legal (R-C2's repetition key).
+//! position string, agree on check and on whether en passant is legal (R-C2's repetition key),
+//! and write every move played in the same SAN.
 
 use rules::Analysis;
 use rules::chess::Position;
 use shakmaty::fen::Fen;
+use shakmaty::san::SanPlus;
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, EnPassantMode, Position as _};
 
@@ -79,8 +81,13 @@ fn legal_moves_match_shakmaty_over_random_playouts() {
                     rules::Alphabet::ORTHODOX,
                 )
                 .unwrap();
-                ours = ours.play(&m).unwrap();
                 let theirs_move = pick.parse::<UciMove>().unwrap().to_move(&reference).unwrap();
+                assert_eq!(
+                    ours.san(&m),
+                    Some(SanPlus::from_move(reference.clone(), theirs_move).to_string()),
+                    "SAN of {pick} in {fen}"
+                );
+                ours = ours.play(&m).unwrap();
                 reference.play_unchecked(theirs_move);
             }
         }

@@ -32,8 +32,12 @@ fn walk(s: &State, depth: u32, digests: &mut ByColor<Fnv>, lines: &mut u64) {
     }
 }
 
-fn squares(field: &str) -> Vec<String> {
-    if field == "-" { Vec::new() } else { field.split(',').map(str::to_string).collect() }
+fn squares(field: &str) -> rules::Bitboard {
+    if field == "-" {
+        return rules::Bitboard::EMPTY;
+    }
+    let sq = |t: &str| rules::Square::parse(t, rules::BoardSize::Six).expect("a 6x6 square");
+    field.split(',').map(sq).collect()
 }
 
 /// Returns the digests and the number of lines for one line of the data file.
@@ -44,7 +48,8 @@ fn run(fields: &[String]) -> (ByColor<String>, u64) {
     for (c, formation, falses) in
         [(Color::White, &fields[2], &fields[3]), (Color::Black, &fields[4], &fields[5])]
     {
-        let a = Action::Setup { formation: formation.clone(), false_squares: squares(falses) };
+        let formation = rules::secretchess6::Formation::parse(formation).expect("a formation");
+        let a = Action::Setup { formation, false_squares: squares(falses) };
         let t = s.apply(c, &a).expect("valid setup");
         for side in Color::ALL {
             digests[side].str(&told_json(&t.told[side]));

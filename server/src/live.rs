@@ -195,11 +195,7 @@ impl MatchTask {
         if let Some(u) = &agreed.terms.umpire {
             parties.push(u.key);
         }
-        let open_game = agreed
-            .terms
-            .variant
-            .parse::<rules::Variant>()
-            .is_ok_and(|v| protocol::game::mode(v) == protocol::game::Mode::Open);
+        let open_game = agreed.terms.variant.mode() == rules::Mode::Open;
         let channels = relay
             .entries()
             .iter()

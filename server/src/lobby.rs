@@ -210,22 +210,19 @@ pub enum LobbyError {
     Store(String),
 }
 
-/// The umpire seat for `variant`, if it has one.
+/// Whether `variant` is umpired (its terms name an umpire).
 fn umpired(variant: rules::Variant) -> bool {
-    protocol::game::mode(variant) == protocol::game::Mode::Umpire
+    variant.mode() == rules::Mode::Umpire
 }
 
-/// Checks variant and options the way the machines will (an unknown option is refused now,
-/// not when the game starts).
+/// Checks variant and options with the parser the relay, the machines and the verifier use (an
+/// unknown option is refused now, not when the game starts).
 fn check_game(
     variant: &str,
     options: &BTreeMap<String, String>,
 ) -> Result<rules::Variant, LobbyError> {
     let v: rules::Variant = variant.parse().map_err(|e| LobbyError::Bad(format!("{e}")))?;
-    let seeds = rules::ByColor { white: [0u8; 32], black: [0u8; 32] };
-    let seeds = (v == rules::Variant::Sic).then_some(&seeds);
-    protocol::game::AnyGame::start(variant, options, seeds)
-        .map_err(|e| LobbyError::Bad(format!("options: {e}")))?;
+    rules::GameOptions::parse(v, options).map_err(|e| LobbyError::Bad(format!("options: {e}")))?;
     Ok(v)
 }
 
@@ -503,7 +500,7 @@ fn write_terms(shared: &Shared, p: &Pending) -> Result<(MatchTerms, Vec<u8>), Lo
     let d = shared.config.deadlines;
     let terms = MatchTerms {
         version: protocol::codec::VERSION,
-        variant: variant.id().to_owned(),
+        variant,
         ruleset: variant.ruleset().to_owned(),
         options: c.options.clone(),
         players,
@@ -576,7 +573,7 @@ async fn start(
     let row = MatchRow {
         id,
         terms: protocol::codec::Canonical::to_canonical(&signed),
-        variant: agreed.terms.variant.clone(),
+        variant: agreed.terms.variant.id().to_owned(),
         players: [agreed.terms.players[0].key, agreed.terms.players[1].key],
         rated: p.challenge.rated,
         challenge: Some(p.challenge.id.clone()),
@@ -594,7 +591,7 @@ async fn start(
     c.status = "started".into();
     store_challenge(shared, &c).await?;
     let id_text = protocol::hex::encode(&id.0);
-    let event = game_start(&id_text, &agreed.terms.variant, &signed);
+    let event = game_start(&id_text, agreed.terms.variant.id(), &signed);
     shared.events.send_all(p.parties().iter(), &event);
     Ok(id_text)
 }

@@ -9,11 +9,11 @@
 
 use client::{Selfplay, SelfplayConfig};
 use protocol::codec::Canonical;
-use protocol::game::sc6;
 use protocol::message::{Outcome, Payload};
 use protocol::terms::Colours;
 use protocol::{Channel, PublicKey, Side};
 use rules::kriegspiel::{Answer, CheckKind};
+use rules::secretchess6 as sc6;
 use rules::{Square, Variant};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -347,12 +347,13 @@ fn sc6_umpire_lie(edit: fn(&mut sc6::Event) -> bool) -> Selfplay {
 #[test]
 fn r_g6_false_red_squares_are_a_false_announcement() {
     let played = sc6_umpire_lie(|e| match e {
-        sc6::Event::Board { red, .. } if red.is_empty() => {
-            red.push("a1".to_owned());
+        sc6::Event::Board { red, .. } if rules::Bitboard::is_empty(*red) => {
+            red.insert(rules::Square::from_index(0).expect("a1"));
             true
         }
         sc6::Event::Board { red, .. } => {
-            red.pop();
+            let last = red.last().expect("a red square");
+            red.remove(last);
             true
         }
         _ => false,

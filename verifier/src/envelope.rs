@@ -88,7 +88,7 @@ pub fn check(record_bytes: &[u8]) -> Result<Checked, Vec<Fault>> {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Description {
     /// The terms' variant id.
-    pub variant: String,
+    pub variant: Variant,
     /// The terms' ruleset.
     pub ruleset: String,
     /// The players by colour (in `players` order if colours were never drawn).
@@ -249,9 +249,7 @@ fn check_terms(record: &MatchRecord) -> Result<(AgreedTerms, Variant), Vec<Fault
     let terms = MatchTerms::from_canonical(bytes)
         .map_err(|e| bad(e.to_string(), "The match terms cannot be read."))?;
     terms.validate().map_err(|e| bad(e.to_string(), "The match terms are not valid terms."))?;
-    let variant: Variant = terms.variant.parse().map_err(|e: rules::UnknownVariant| {
-        bad(e.to_string(), "The terms name an unknown game.")
-    })?;
+    let variant = terms.variant;
     if terms.ruleset != variant.ruleset() {
         return Err(bad(
             format!("ruleset '{}', expected '{}' for {variant}", terms.ruleset, variant.ruleset()),

@@ -42,7 +42,7 @@ pub struct VerifiedMatch {
     /// The match id, if the terms can be read.
     pub match_id: Option<protocol::MatchId>,
     /// The terms' variant and ruleset, if readable.
-    pub variant: Option<(String, String)>,
+    pub variant: Option<(rules::Variant, String)>,
     /// The players by colour (`players` order if the colours were never drawn), if readable.
     pub players: Option<protocol::keys::ByColour>,
     /// Whether `players` is by colour.
@@ -88,7 +88,7 @@ pub fn verify_match(record_bytes: &[u8]) -> VerifiedMatch {
         verifier_version: env!("CARGO_PKG_VERSION"),
         record_sha256: Sha256::digest(record_bytes).into(),
         match_id: terms.as_ref().map(|(id, _)| *id),
-        variant: description.as_ref().map(|d| (d.variant.clone(), d.ruleset.clone())),
+        variant: description.as_ref().map(|d| (d.variant, d.ruleset.clone())),
         players: description.as_ref().map(|d| d.colours),
         colours_known: description.as_ref().is_some_and(|d| d.colours_known),
         umpire: terms.as_ref().and_then(|(_, t)| t.umpire.as_ref().map(|u| u.key)),

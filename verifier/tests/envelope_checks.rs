@@ -98,11 +98,24 @@ fn terms_of_an_unknown_game_or_without_their_umpire_are_refused() {
         [("go", "go/1"), ("chess", "chess/other"), ("kriegspiel", "kriegspiel/1899-icc")]
     {
         let mut terms = h.terms.terms.clone();
-        terms.variant = variant.into();
         terms.ruleset = ruleset.into();
-        let signed =
-            protocol::terms::SignedTerms::sign_all(&terms, &[&h.p0, &h.p1, &h.relay_id, &h.umpire])
-                .unwrap();
+        // The variant travels as its id (a postcard string after the version byte): write the
+        // game's name into the bytes, since an unknown one has no typed value to encode.
+        let known = terms.to_canonical();
+        let id_len = usize::from(known[1]);
+        let mut bytes = vec![known[0], u8::try_from(variant.len()).unwrap()];
+        bytes.extend(variant.as_bytes());
+        bytes.extend(&known[2 + id_len..]);
+        let signers = [&h.p0, &h.p1, &h.relay_id, &h.umpire];
+        let signatures = terms
+            .signers()
+            .iter()
+            .map(|k| {
+                let id = signers.iter().find(|i| i.public() == *k).expect("a signer");
+                id.sign(protocol::tags::TERMS, &bytes)
+            })
+            .collect();
+        let signed = protocol::terms::SignedTerms { terms: bytes, signatures };
         let r = MatchRecord { terms: signed, ..h.record() };
         only_fault(&faults(&r.to_canonical()), FaultKind::BadTerms, None, Role::Record);
     }

@@ -236,9 +236,9 @@ fn r_g1_a_sealed_setup_other_than_the_opened_one_is_bad_setup() {
     let author = c.entries[opened].author();
     if let Payload::Open { opening, .. } = &mut c.entries[opened].payload {
         use protocol::codec::Canonical;
-        let other = protocol::game::sc6::Action::Setup {
-            formation: "KQRBN1".to_owned(),
-            false_squares: Vec::new(),
+        let other = rules::secretchess6::Action::Setup {
+            formation: rules::secretchess6::Formation::parse("KQRBN1").expect("a formation"),
+            false_squares: rules::Bitboard::EMPTY,
         };
         opening.value = other.to_canonical();
     }
@@ -352,8 +352,8 @@ fn r_g8_a_sealed_tie_break_other_than_the_committed_one_is_a_bad_opening() {
         .expect("an opened tie-break");
     let author = c.entries[opened].author();
     if let Payload::Open { opening, .. } = &mut c.entries[opened].payload {
-        let other = protocol::game::sc6::Action::TieBreak {
-            formation: "KQRBN1".to_owned(),
+        let other = rules::secretchess6::Action::TieBreak {
+            formation: rules::secretchess6::Formation::parse("KQRBN1").expect("a formation"),
             moves: Vec::new(),
         };
         opening.value = other.to_canonical();

@@ -1,8 +1,8 @@
 //! Layer 2 on honest self-play: every variant, several seeds, verifies as valid with the
 //! result the participants agreed on, which the test also recomputes by replaying the
-//! actions through `protocol::game::AnyGame` independently of the verifier's replay loop.
+//! actions through `rules::AnyGame` independently of the verifier's replay loop.
 
-use protocol::game::{self, AnyGame};
+use protocol::game;
 use rules::Variant;
 use verifier::Verdict;
 
@@ -110,9 +110,10 @@ fn independent_claim(
         white: checked.setup_seed(protocol::Side::White).expect("white seed"),
         black: checked.setup_seed(protocol::Side::Black).expect("black seed"),
     });
-    let mut g = AnyGame::start(&t.variant, &t.options, seeds.as_ref()).expect("start");
+    let mut g = game::start(t, seeds.as_ref()).expect("start");
     for step in &log.steps {
-        let (next, told) = g.apply(step.actor, &step.action).expect("logged actions are legal");
+        let (next, told) =
+            game::apply(&g, step.actor, &step.action).expect("logged actions are legal");
         assert_eq!(told, step.told);
         g = next;
     }

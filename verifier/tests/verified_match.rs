@@ -21,7 +21,7 @@ fn a_verified_match_names_the_bytes_the_match_and_its_parties() {
     assert_eq!(v.relay, Some(s.cast.relay.public()));
     assert_eq!(
         v.variant,
-        Some(("kriegspiel".to_owned(), rules::Variant::Kriegspiel.ruleset().to_owned()))
+        Some((rules::Variant::Kriegspiel, rules::Variant::Kriegspiel.ruleset().to_owned()))
     );
     assert_eq!(v.verifier_version, env!("CARGO_PKG_VERSION"));
     // Both players and the umpire countersigned the relay's close.

@@ -8,7 +8,7 @@ use std::io::Write;
 mod espionage;
 mod intrigue;
 mod kriegspiel;
-mod secretchess6;
+pub(crate) mod secretchess6;
 mod sic;
 
 /// Input lines, as read from standard input.

@@ -10,17 +10,20 @@
 //!   deterministic), and decides through a pluggable [`Policy`].
 //! - [`Umpire`]: answers the players of an umpired game through [`crate::game::AnyGame`].
 //!
-//! Neither reads a clock: time only arrives as [`Input::Time`]. For adversarial tests, each
-//! machine takes a [`Hook`] that sees (and may change or suppress) every payload before it is
+//! Neither reads a clock: time only arrives as [`Input::Time`]. For adversarial tests only
+//! (feature `adversary`, off in every other build, so a server's machines carry no hook), each
+//! machine takes a `Hook` that sees (and may change or suppress) every payload before it is
 //! signed or sealed: the machine then signs and discloses the changed payload like an honest
 //! one would, which is exactly a participant that lies.
 
 mod player;
-mod track;
+mod public;
 mod umpire;
 
 pub use player::Player;
-pub use umpire::{ObservationHook, Umpire};
+#[cfg(feature = "adversary")]
+pub use umpire::ObservationHook;
+pub use umpire::Umpire;
 
 use crate::message::{Author, Claim, Payload, SignedMessage};
 use crate::relay::{Entry, RelayEvent};
@@ -87,13 +90,13 @@ pub enum Ask {
     /// `rules::intrigue::Action::Setup`.
     IntrigueSetup,
     /// 6x6's secret setup (R-G1): return the canonical bytes of a
-    /// [`crate::game::sc6::Action::Setup`] with at most `max_false_squares` false squares.
+    /// `rules::secretchess6::Action::Setup` with at most `max_false_squares` false squares.
     Sc6Setup {
         /// 2, or 3 with the False Square item (R-G9).
         max_false_squares: usize,
     },
     /// 6x6's tie-break (R-G8): return the canonical bytes of a
-    /// [`crate::game::sc6::Action::TieBreak`] guessing `opponent_turns` turns.
+    /// `rules::secretchess6::Action::TieBreak` guessing `opponent_turns` turns.
     Sc6TieBreak {
         /// How many turns the opponent had.
         opponent_turns: u32,
@@ -111,7 +114,8 @@ pub trait Policy: Send {
 
 /// Sees every payload a machine is about to sign (or seal), with the channel it goes on; may
 /// change it, and returns `false` to suppress it (the machine then behaves as if it had been
-/// sent: a participant that goes silent).
+/// sent: a participant that goes silent). Adversarial tests only (feature `adversary`).
+#[cfg(feature = "adversary")]
 pub type Hook = Box<dyn FnMut(Channel, &mut Payload) -> bool + Send>;
 
 /// The writing half shared by every machine: the payload hook, signing and sealing through its
@@ -119,6 +123,8 @@ pub type Hook = Box<dyn FnMut(Channel, &mut Payload) -> bool + Send>;
 /// output queue.
 pub(crate) struct Outbox {
     pub(crate) author: Author,
+    /// The cheating hook of an adversarial test (feature `adversary`).
+    #[cfg(feature = "adversary")]
     pub(crate) hook: Option<Hook>,
     pub(crate) outputs: VecDeque<Output>,
     /// Disclosures of the sealed messages sent, owed once the game is over.
@@ -142,6 +148,7 @@ impl Outbox {
     pub(crate) fn new(author: Author, padded_len: usize) -> Outbox {
         Outbox {
             author,
+            #[cfg(feature = "adversary")]
             hook: None,
             outputs: VecDeque::new(),
             undisclosed: Vec::new(),
@@ -180,11 +187,21 @@ impl Outbox {
         self.author.saw(receipt);
     }
 
+    /// Whether `payload` goes out: an adversarial test's hook may change it or suppress it.
+    #[cfg(feature = "adversary")]
+    fn hooked(&mut self, channel: Channel, payload: &mut Payload) -> bool {
+        self.hook.as_mut().is_none_or(|h| h(channel, payload))
+    }
+
+    /// Whether `payload` goes out: always, in a build without the `adversary` feature.
+    #[cfg(not(feature = "adversary"))]
+    fn hooked(&mut self, _channel: Channel, _payload: &mut Payload) -> bool {
+        true
+    }
+
     /// Signs and queues `payload` on the public channel (after the hook), answering `re`.
     pub(crate) fn send_public(&mut self, re: Option<crate::MessageHash>, mut payload: Payload) {
-        if let Some(h) = &mut self.hook
-            && !h(Channel::Public, &mut payload)
-        {
+        if !self.hooked(Channel::Public, &mut payload) {
             return;
         }
         let m = self.author.write(Channel::Public, re, payload);
@@ -202,9 +219,7 @@ impl Outbox {
         key: &crate::seal::SealPublicKey,
         rng: &mut rand_chacha::ChaCha20Rng,
     ) {
-        if let Some(h) = &mut self.hook
-            && !h(channel, &mut payload)
-        {
+        if !self.hooked(channel, &mut payload) {
             return;
         }
         let mut seed = [0u8; 32];
@@ -297,6 +312,15 @@ pub struct RoleError {
 mod tests {
     use super::match_rng;
     use rand_core::Rng;
+
+    /// A server moves machines between threads; with or without the `adversary` feature (this
+    /// crate's own tests build without it, so the machines carry no hook here).
+    #[test]
+    fn the_machines_are_send() {
+        fn send<T: Send>() {}
+        send::<super::Player>();
+        send::<super::Umpire>();
+    }
 
     #[test]
     fn one_secret_draws_unrelated_streams_in_two_matches() {

@@ -2,14 +2,12 @@
 //! reveal, the game's setup, play through its [`Policy`], answers it owes (Intrigue), the claim
 //! and the final openings.
 
-use super::track::{
-    IntrigueModel, PublicLog, kriegspiel_candidates, kriegspiel_play_own, sc6_legal_moves,
-};
-use super::{Ask, Hook, Input, Outbox, Output, Participant, Policy, RoleError, open_entry};
+use super::public::PublicLog;
+use super::{Ask, Input, Outbox, Output, Participant, Policy, RoleError, open_entry};
 use crate::codec::Canonical;
 use crate::commitment::{self, Opening};
 use crate::flow::{self, FORFEIT, Mode, PRIVATE_SEED, PUBLIC_CONTRIBUTION, TIMEOUT};
-use crate::game::{self, AnyGame, GameError, claim_of, sc6};
+use crate::game::{self, GameError, claim_of};
 use crate::keys::Identity;
 use crate::message::{Author, Claim, Expectation, MessageBody, Owed, Payload, seal_context};
 use crate::seal::{self, SealSecret};
@@ -18,40 +16,22 @@ use crate::{Channel, MessageHash, Side};
 use rand_chacha::ChaCha20Rng;
 use rand_core::Rng;
 use rules::intrigue::{Action as IAction, Observation as IObs, SetupReport};
-use rules::kriegspiel::Answer;
-use rules::{Board, BoardSize, Color, GameResult, Move, Variant};
+use rules::seat::Seat;
+use rules::{AnyAction, AnyObservation, Color, GameOptions, GameResult, Variant};
 use std::collections::{BTreeMap, BTreeSet};
 
-/// What a player tracks of the game itself, per variant.
-#[derive(Debug)]
-enum Track {
-    /// Before colours are known.
-    None,
-    /// Chess, espionage: the full game (everything is public).
-    Open(AnyGame),
-    /// Intrigue: a model that agrees with every public fact (see `IntrigueModel`).
-    Intrigue {
-        model: Option<Box<IntrigueModel>>,
-        report_sent: bool,
-        /// White's setup report has been seen.
-        white_reported: bool,
-        /// After one's own capture of a pawn: the owner's answer (and opening) are due.
-        awaiting_answer: bool,
-    },
-    /// Kriegspiel: one's own men, whose turn, the attempts refused this turn.
-    Kriegspiel { own: Board, to_move: Color, refused: Vec<Move>, attempt: Option<Move> },
-    /// SIC: the legal moves told, whether it is one's turn, whether the start view came.
-    Sic { legal: Vec<Move>, my_turn: bool, started: bool },
-    /// 6x6: own pieces after the last board update and what is asked now.
-    Sc6 { pieces: Vec<rules::secretchess6::OwnPiece>, freezes: u8, ask: Sc6Ask },
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-enum Sc6Ask {
-    Idle,
-    Move,
-    AfterMove,
-    TieBreak(u32),
+/// What the match flow of Intrigue asks of a player beyond its seat (PROTOCOL.md 18.2).
+#[derive(Clone, Copy, Debug, Default)]
+struct OwnerFlow {
+    /// Its own secret setup decoded (else it has no game to follow).
+    set_up: bool,
+    /// Its own public choice (R-I1).
+    queen_on_king_square: bool,
+    report_sent: bool,
+    /// White's setup report has been seen.
+    white_reported: bool,
+    /// After one's own capture of a pawn: the owner's answer (and opening) are due.
+    awaiting_answer: bool,
 }
 
 /// A player (see the module docs of [`crate::roles`]).
@@ -69,11 +49,16 @@ pub struct Player {
     pending: Option<(Ask, Then)>,
     log: PublicLog,
     side: Option<Side>,
+    /// The game's options, read once from the terms.
+    options: GameOptions,
     mine: BTreeMap<crate::commitment::Purpose, Opening>,
     opened: BTreeSet<crate::commitment::Purpose>,
     revealed: bool,
     setup_done: bool,
-    track: Track,
+    /// What this player knows of the game (`rules::seat`), once it knows its side.
+    seat: Option<Seat>,
+    /// Intrigue's flow of setup reports and answers.
+    owner: OwnerFlow,
     /// An action of ours whose effect we have not yet seen.
     waiting: bool,
     end: Option<Claim>,
@@ -87,7 +72,7 @@ pub struct Player {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Then {
     IntrigueSetup,
-    Sc6Setup { freezes: u8 },
+    Sc6Setup,
     Action,
 }
 
@@ -96,7 +81,7 @@ impl std::fmt::Debug for Player {
         f.debug_struct("Player")
             .field("key", &self.out.author.key())
             .field("side", &self.side)
-            .field("track", &self.track)
+            .field("seat", &self.seat)
             .field("end", &self.end)
             .finish_non_exhaustive()
     }
@@ -131,12 +116,14 @@ impl Player {
         secret: [u8; 32],
         policy: Option<Box<dyn Policy>>,
     ) -> Result<Player, GameError> {
-        let variant: Variant = terms.terms.variant.parse()?;
+        let variant = terms.terms.variant;
+        let options = terms.terms.game_options()?;
         let me = terms.terms.player(&identity.public());
         let seal = super::match_seal(&identity, me.map(|p| p.nonce), me.map(|p| p.seal_key))?;
         let mut p = Player {
-            mode: game::mode(variant),
+            mode: variant.mode(),
             variant,
+            options,
             out: Outbox::new(
                 Author::new(identity.clone(), terms.match_id),
                 game::sealed_plaintext_bytes(variant, game::SealDirection::ToUmpire),
@@ -152,7 +139,8 @@ impl Player {
             opened: BTreeSet::new(),
             revealed: false,
             setup_done: false,
-            track: Track::None,
+            seat: None,
+            owner: OwnerFlow::default(),
             waiting: false,
             end: None,
             done: false,
@@ -166,8 +154,10 @@ impl Player {
         Ok(p)
     }
 
-    /// Installs a hook that sees every payload before it is signed or sealed (a cheater).
-    pub fn set_hook(&mut self, hook: Hook) {
+    /// Installs a hook that sees every payload before it is signed or sealed (a cheater; feature
+    /// `adversary`).
+    #[cfg(feature = "adversary")]
+    pub fn set_hook(&mut self, hook: super::Hook) {
         self.out.hook = Some(hook);
     }
 
@@ -210,17 +200,13 @@ impl Player {
         if self.end.is_some() {
             return None;
         }
-        let me = self.me();
-        match &self.track {
-            Track::Open(g) => g.to_act().first().map(|c| game::side(*c)),
-            Track::Intrigue { awaiting_answer: true, .. } => Some(game::side(!me)),
-            Track::Intrigue { model, .. } => model
-                .as_ref()
-                .and_then(|m| m.game.as_ref())
-                .and_then(|g| g.to_act().first().copied())
-                .map(game::side),
-            _ => None,
+        if self.mode == Mode::Umpire {
+            return None;
         }
+        if self.owner.awaiting_answer {
+            return Some(game::side(!self.me()));
+        }
+        self.seat.as_ref().and_then(|s| s.to_act().first().copied()).map(game::side)
     }
 
     fn random32(&mut self) -> [u8; 32] {
@@ -290,7 +276,7 @@ impl Player {
         }
         match then {
             Then::IntrigueSetup => self.intrigue_setup(answer),
-            Then::Sc6Setup { freezes } => self.sc6_setup(answer, freezes),
+            Then::Sc6Setup => self.sc6_setup(answer),
             Then::Action => self.send_action(answer),
         }
         Ok(())
@@ -299,9 +285,7 @@ impl Player {
     /// The game ended from outside (a timeout, the opponent's or the umpire's claim): an
     /// Intrigue answer still awaited will never come, so nothing holds the finish back.
     fn ended_by(&mut self, claim: Claim) {
-        if let Track::Intrigue { awaiting_answer, .. } = &mut self.track {
-            *awaiting_answer = false;
-        }
+        self.owner.awaiting_answer = false;
         self.set_end(claim);
     }
 
@@ -327,19 +311,11 @@ impl Player {
         {
             return false;
         }
-        match &self.track {
-            Track::None => false,
-            Track::Open(g) => g.to_act().contains(&me),
-            Track::Intrigue { model, awaiting_answer, .. } => {
-                !awaiting_answer
-                    && model
-                        .as_ref()
-                        .and_then(|m| m.game.as_ref())
-                        .is_some_and(|g| g.to_act().contains(&me))
-            }
-            Track::Kriegspiel { to_move, .. } => *to_move == me,
-            Track::Sic { my_turn, .. } => *my_turn,
-            Track::Sc6 { ask, .. } => *ask != Sc6Ask::Idle,
+        let Some(seat) = &self.seat else { return false };
+        match self.variant {
+            // R-I2: the owner answers before anything else happens.
+            Variant::Intrigue => !self.owner.awaiting_answer && seat.my_turn(),
+            _ => seat.my_turn(),
         }
     }
 
@@ -381,80 +357,49 @@ impl Player {
 
     fn setup(&mut self) {
         let me = self.me();
-        match self.variant {
-            Variant::Chess | Variant::Espionage => {
-                let g = AnyGame::start(self.variant.id(), &self.terms.terms.options, None);
-                match g {
-                    Ok(g) => self.track = Track::Open(g),
-                    Err(_) => self.set_end(Claim {
-                        outcome: crate::message::Outcome::NoResult,
-                        reason: crate::message::ClaimReason::BadTerms,
-                    }),
-                }
-            }
-            Variant::Kriegspiel => {
-                let state = rules::kriegspiel::State::start(Default::default());
-                let mut own = Board::empty(BoardSize::Eight);
-                for (sq, role) in state.view(me).men {
-                    own.put(sq, role.of(me));
-                }
-                self.track = Track::Kriegspiel {
-                    own,
-                    to_move: Color::White,
-                    refused: vec![],
-                    attempt: None,
-                };
-            }
-            Variant::Sic => {
-                self.track = Track::Sic { legal: Vec::new(), my_turn: false, started: false };
+        self.seat = Some(Seat::new(&self.options, me));
+        match self.options {
+            GameOptions::Sic(_) => {
                 if let Some(opening) = self.mine.get(&PRIVATE_SEED).cloned() {
                     let purpose = PRIVATE_SEED;
                     self.send_sealed(Payload::Open { purpose, opening });
                 }
             }
-            Variant::Intrigue => {
+            GameOptions::Intrigue => {
                 if let Some(setup) = self.decide(Ask::IntrigueSetup, Then::IntrigueSetup) {
                     self.intrigue_setup(setup);
                 }
             }
-            Variant::SecretChess6 => {
-                let o = AnyGame::start(self.variant.id(), &self.terms.terms.options, None);
-                let (freezes, max_false) = match o {
-                    Ok(AnyGame::SecretChess6(s)) => {
-                        let opts = *s.options();
-                        let extra = usize::from(opts.false_square[me]);
-                        (s.freezes_left(me), 2 + extra)
-                    }
-                    _ => (0, 2),
-                };
+            GameOptions::SecretChess6(o) => {
+                let max_false = 2 + usize::from(o.false_square[me]);
                 let ask = Ask::Sc6Setup { max_false_squares: max_false };
-                if let Some(setup) = self.decide(ask, Then::Sc6Setup { freezes }) {
-                    self.sc6_setup(setup, freezes);
+                if let Some(setup) = self.decide(ask, Then::Sc6Setup) {
+                    self.sc6_setup(setup);
                 }
             }
+            GameOptions::Chess | GameOptions::Espionage | GameOptions::Kriegspiel(_) => {}
         }
     }
 
     /// Intrigue's secret setup, decided: commit to it (R-I1).
     fn intrigue_setup(&mut self, setup: Vec<u8>) {
-        let me = self.me();
-        let model = match IAction::from_canonical(&setup) {
-            Ok(IAction::Setup(s)) => Some(Box::new(IntrigueModel::new(me, s))),
-            _ => None,
-        };
+        self.owner = OwnerFlow::default();
+        if let Ok(IAction::Setup(s)) = IAction::from_canonical(&setup)
+            && let Some(seat) = &mut self.seat
+        {
+            seat.acted(&AnyAction::Intrigue(IAction::Setup(s)));
+            self.owner.set_up = true;
+            self.owner.queen_on_king_square = s.queen_on_king_square;
+        }
         self.commit(flow::INTRIGUE_SETUP, setup);
-        self.track = Track::Intrigue {
-            model,
-            report_sent: false,
-            white_reported: false,
-            awaiting_answer: false,
-        };
     }
 
     /// 6x6's secret setup, decided: commit to it and seal it to the umpire (R-G1).
-    fn sc6_setup(&mut self, setup: Vec<u8>, freezes: u8) {
+    fn sc6_setup(&mut self, setup: Vec<u8>) {
         self.commit(flow::SECRETCHESS6_SETUP, setup.clone());
-        self.track = Track::Sc6 { pieces: Vec::new(), freezes, ask: Sc6Ask::Idle };
+        if let (Ok(a), Some(seat)) = (game::decode_action(self.variant, &setup), &mut self.seat) {
+            seat.acted(&a);
+        }
         self.plies += 1;
         self.send_sealed(Payload::Action(setup));
     }
@@ -468,14 +413,16 @@ impl Player {
             .players
             .iter()
             .all(|p| self.log.commitment(&p.key, flow::INTRIGUE_SETUP).is_some());
-        let Track::Intrigue { model, report_sent, white_reported, .. } = &mut self.track else {
-            return;
-        };
-        if *report_sent || !both || (me == Color::Black && !*white_reported) {
+        let o = &mut self.owner;
+        if self.variant != Variant::Intrigue
+            || o.report_sent
+            || !both
+            || (me == Color::Black && !o.white_reported)
+        {
             return;
         }
-        *report_sent = true;
-        let queen = model.as_ref().is_some_and(|m| m.own.queen_on_king_square);
+        o.report_sent = true;
+        let queen = o.set_up && o.queen_on_king_square;
         let report =
             SetupReport { side: me, queen_on_king_square: queen, play_starts: me == Color::Black };
         self.out.send_public(None, Payload::Observation(IObs::Setup(report).to_canonical()));
@@ -483,47 +430,10 @@ impl Player {
 
     /// Asks the policy for the next action and sends it.
     fn act(&mut self) {
-        let me = self.me();
-        let ask = match &self.track {
-            Track::Open(g) => Ask::Choose(g.legal_actions()),
-            Track::Intrigue { model, .. } => Ask::Choose(
-                model
-                    .as_ref()
-                    .and_then(|m| m.game.as_ref())
-                    .map_or_else(Vec::new, AnyGame::legal_actions),
-            ),
-            Track::Kriegspiel { own, refused, .. } => Ask::Choose(
-                kriegspiel_candidates(own, me)
-                    .into_iter()
-                    .filter(|m| !refused.contains(m))
-                    .map(|m| m.to_canonical())
-                    .collect(),
-            ),
-            Track::Sic { legal, .. } => {
-                Ask::Choose(legal.iter().map(Canonical::to_canonical).collect())
-            }
-            Track::Sc6 { pieces, ask, .. } => match ask {
-                Sc6Ask::Move => Ask::Choose(
-                    sc6_legal_moves(me, pieces)
-                        .into_iter()
-                        .map(|mv| sc6::Action::Move { mv }.to_canonical())
-                        .collect(),
-                ),
-                Sc6Ask::AfterMove => {
-                    let mut v = vec![sc6::Action::EndTurn.to_canonical()];
-                    for p in pieces {
-                        if p.role != rules::Role::King {
-                            v.push(
-                                sc6::Action::LifeFreeze { piece: p.square.clone() }.to_canonical(),
-                            );
-                        }
-                    }
-                    Ask::Choose(v)
-                }
-                Sc6Ask::TieBreak(n) => Ask::Sc6TieBreak { opponent_turns: *n },
-                Sc6Ask::Idle => return,
-            },
-            Track::None => return,
+        let Some(seat) = &self.seat else { return };
+        let ask = match seat.tie_break_turns() {
+            Some(n) => Ask::Sc6TieBreak { opponent_turns: n },
+            None => Ask::Choose(seat.legal_actions().iter().map(game::encode_action).collect()),
         };
         if matches!(&ask, Ask::Choose(v) if v.is_empty()) {
             return;
@@ -533,40 +443,39 @@ impl Player {
         }
     }
 
-    /// Sends the action decided on.
+    /// Sends the action decided on: in public in open and owner games, sealed to the umpire
+    /// otherwise. An action the player's own seat cannot read (a policy's junk) still goes out,
+    /// and the player waits for nothing more: the rules' refusal is its fault.
     fn send_action(&mut self, action: Vec<u8>) {
         self.plies += 1;
-        match &mut self.track {
-            Track::Open(_) | Track::Intrigue { .. } => {
+        let tie_break = self.seat.as_ref().is_some_and(|s| s.tie_break_turns().is_some());
+        let typed = game::decode_action(self.variant, &action).ok();
+        match (&typed, &mut self.seat) {
+            (Some(a), Some(seat)) => seat.acted(a),
+            _ => self.waiting = true,
+        }
+        match self.mode {
+            Mode::Open | Mode::Owner => {
                 self.waiting = true;
                 self.out.send_public(None, Payload::Action(action));
             }
-            Track::Kriegspiel { attempt, .. } => {
-                *attempt = Move::from_canonical(&action).ok();
-                self.waiting = true;
-                self.send_sealed(Payload::Action(action));
-            }
-            Track::Sic { my_turn, .. } => {
-                *my_turn = false;
-                self.waiting = true;
-                self.send_sealed(Payload::Action(action));
-            }
-            Track::Sc6 { ask, .. } => {
-                if let Sc6Ask::TieBreak(_) = ask {
+            Mode::Umpire => {
+                if tie_break {
                     self.commit(flow::TIEBREAK, action.clone());
                 }
-                if let Track::Sc6 { ask, .. } = &mut self.track {
-                    *ask = Sc6Ask::Idle;
+                // Kriegspiel and SIC wait for the answer to their move; 6x6 is told what comes
+                // next by its board updates.
+                if self.variant != Variant::SecretChess6 {
+                    self.waiting = true;
                 }
                 self.send_sealed(Payload::Action(action));
             }
-            Track::None => {}
         }
     }
 
     /// The end is known: claim, open every commitment not yet opened, report.
     fn finish(&mut self) {
-        if let Track::Intrigue { awaiting_answer: true, .. } = self.track {
+        if self.owner.awaiting_answer {
             return;
         }
         let Some(claim) = self.end.clone() else { return };
@@ -619,51 +528,50 @@ impl Player {
             Payload::Observation(bytes) if self.mode == Mode::Owner && body.author != me_key => {
                 let obs = IObs::from_canonical(bytes)
                     .map_err(|e| fault(body, hash, format!("owner observation: {e}")))?;
-                if let Track::Intrigue { model, white_reported, awaiting_answer, .. } =
-                    &mut self.track
+                if let IObs::Setup(r) = &obs
+                    && r.side == Color::White
                 {
-                    match obs {
-                        IObs::Setup(r) => {
-                            if r.side == Color::White {
-                                *white_reported = true;
-                            }
-                            if let Some(m) = model {
-                                m.opponent_queen = Some(r.queen_on_king_square);
-                                m.rebuild();
-                            }
-                        }
-                        IObs::Move(r) => {
-                            if let (Some(m), Some(i)) = (model, r.inspection) {
-                                m.answered(i);
-                                // An informer answer is followed by the opening.
-                                *awaiting_answer = i.informer;
-                                if !i.informer {
-                                    self.set_result_from_model();
-                                }
-                            }
-                        }
+                    self.owner.white_reported = true;
+                }
+                if !self.owner.set_up {
+                    return Ok(());
+                }
+                let inspection = match &obs {
+                    IObs::Move(r) => r.inspection,
+                    IObs::Setup(_) => None,
+                };
+                if let Some(seat) = &mut self.seat {
+                    seat.told(&AnyObservation::Intrigue(obs));
+                }
+                if let Some(i) = inspection {
+                    // An informer answer is followed by the opening.
+                    self.owner.awaiting_answer = i.informer;
+                    if !i.informer {
+                        self.set_result_from_seat();
                     }
                 }
             }
-            Payload::Open { purpose, opening } if *purpose == flow::INTRIGUE_SETUP => {
-                if body.author != me_key
-                    && let Track::Intrigue { model: Some(m), awaiting_answer, .. } = &mut self.track
+            Payload::Open { purpose, opening }
+                if *purpose == flow::INTRIGUE_SETUP
+                    && body.author != me_key
+                    && self.owner.set_up =>
+            {
+                if let (Ok(IAction::Setup(s)), Some(seat)) =
+                    (IAction::from_canonical(&opening.value), &mut self.seat)
                 {
-                    m.opened(opening);
-                    *awaiting_answer = false;
-                    self.set_result_from_model();
+                    seat.revealed(&s);
                 }
+                self.owner.awaiting_answer = false;
+                self.set_result_from_seat();
             }
             _ => {}
         }
         Ok(())
     }
 
-    fn set_result_from_model(&mut self) {
-        if let Track::Intrigue { model: Some(m), .. } = &self.track {
-            let r = m.game.as_ref().and_then(AnyGame::result);
-            self.set_result(r);
-        }
+    fn set_result_from_seat(&mut self) {
+        let r = self.seat.as_ref().and_then(Seat::result);
+        self.set_result(r);
     }
 
     fn on_public_action(
@@ -678,45 +586,45 @@ impl Player {
         if mine {
             self.waiting = false;
         }
-        match &mut self.track {
-            Track::Open(g) => match g.apply(actor, bytes) {
-                Ok((next, _)) => {
-                    *g = next;
-                    let r = g.result();
-                    self.set_result(r);
-                }
-                Err(e) => {
-                    self.set_end(flow::loss_of(game::side(actor), FORFEIT));
-                    return Err(fault(body, hash, format!("refused action: {e}")));
-                }
-            },
-            Track::Intrigue { model: Some(m), awaiting_answer, .. } => {
-                m.played(actor, bytes.to_vec());
-                if m.game.is_none() {
-                    self.set_end(flow::loss_of(game::side(actor), FORFEIT));
-                    return Err(fault(body, hash, "refused intrigue move".into()));
-                }
-                let inspection = m.last_inspection();
-                if actor == me {
-                    // R-I2: the owner answers before anything else happens.
-                    *awaiting_answer = inspection.is_some();
-                    if inspection.is_none() {
-                        self.set_result_from_model();
-                    }
-                } else if let Some(i) = inspection {
-                    let obs = m.last.clone().expect("an inspection comes with its report");
-                    let r = m.game.as_ref().and_then(AnyGame::result);
-                    // The answer names the capture it answers (PROTOCOL.md 18.2).
-                    self.out.send_public(Some(hash), Payload::Observation(obs.to_canonical()));
-                    if i.informer {
-                        self.open_public(Some(hash), flow::INTRIGUE_SETUP);
-                    }
-                    self.set_result(r);
-                } else {
-                    self.set_result_from_model();
+        // An Intrigue player whose own setup is unreadable has no game to follow.
+        if self.variant == Variant::Intrigue && !self.owner.set_up {
+            return Ok(());
+        }
+        let Some(seat) = &mut self.seat else { return Ok(()) };
+        let played = game::decode_action(self.variant, bytes)
+            .map_err(GameError::from)
+            .and_then(|a| Ok(seat.played(actor, &a)?));
+        let told = match played {
+            Ok(told) => told,
+            Err(e) => {
+                self.set_end(flow::loss_of(game::side(actor), FORFEIT));
+                return Err(fault(body, hash, format!("refused action: {e}")));
+            }
+        };
+        let AnyObservation::Intrigue(IObs::Move(report)) = told else {
+            self.set_result_from_seat();
+            return Ok(());
+        };
+        match report.inspection {
+            // R-I2: the owner answers before anything else happens.
+            _ if actor == me => {
+                self.owner.awaiting_answer = report.inspection.is_some();
+                if report.inspection.is_none() {
+                    self.set_result_from_seat();
                 }
             }
-            _ => {}
+            Some(i) => {
+                let r = self.seat.as_ref().and_then(Seat::result);
+                // The answer names the capture it answers (PROTOCOL.md 18.2): the rules' whole
+                // report of the move, whose inspection this player knows.
+                let obs = IObs::Move(report).to_canonical();
+                self.out.send_public(Some(hash), Payload::Observation(obs));
+                if i.informer {
+                    self.open_public(Some(hash), flow::INTRIGUE_SETUP);
+                }
+                self.set_result(r);
+            }
+            None => self.set_result_from_seat(),
         }
         Ok(())
     }
@@ -733,103 +641,21 @@ impl Player {
         let payload = Payload::from_canonical(&plain)
             .map_err(|e| fault(body, hash, format!("sealed payload: {e}")))?;
         let Payload::Observation(bytes) = payload else { return Ok(()) };
-        let me = self.me();
-        let bad = |e: crate::codec::DecodeError| format!("observation: {e}");
-        match &mut self.track {
-            Track::Kriegspiel { own, to_move, refused, attempt } => {
-                let answer =
-                    Answer::from_canonical(&bytes).map_err(|e| fault(body, hash, bad(e)))?;
-                let mut end = None;
-                if self.waiting {
-                    self.waiting = false;
-                    let tried = attempt.take();
-                    match (&answer, tried) {
-                        (Answer::Illegal, Some(m)) => refused.push(m),
-                        (Answer::Legal(a), Some(m)) => {
-                            kriegspiel_play_own(own, &m);
-                            refused.clear();
-                            *to_move = !me;
-                            end = a.end.map(|e| (e, me));
-                        }
-                        _ => {}
-                    }
-                } else if let Answer::Legal(a) = &answer {
-                    if let Some(c) = a.capture {
-                        own.remove(c.square);
-                    }
-                    *to_move = me;
-                    end = a.end.map(|e| (e, !me));
-                }
-                if let Some((e, mover)) = end {
-                    let winner = (e == rules::kriegspiel::End::Checkmate).then_some(mover);
-                    self.set_result(Some(GameResult { winner, reason: e.reason() }));
-                }
-            }
-            Track::Sic { legal, my_turn, started } => {
-                if !*started {
-                    // The first observation is the start view (PROTOCOL.md 18.2 step 3).
-                    *started = true;
-                    let view = rules::sic::View::from_canonical(&bytes)
-                        .map_err(|e| fault(body, hash, bad(e)))?;
-                    *my_turn = view.to_move == me && !view.legal.is_empty();
-                    *legal = view.legal;
-                    let r = view.result;
-                    self.set_result(r);
-                    return Ok(());
-                }
-                let obs = rules::sic::Observation::from_canonical(&bytes)
-                    .map_err(|e| fault(body, hash, bad(e)))?;
-                match obs {
-                    rules::sic::Observation::YouMoved(r) => {
-                        self.waiting = false;
-                        self.set_result(r.end);
-                    }
-                    rules::sic::Observation::OpponentMoved(r) => {
-                        *my_turn = r.end.is_none() && !r.legal.is_empty();
-                        *legal = r.legal;
-                        self.set_result(r.end);
-                    }
-                }
-            }
-            Track::Sc6 { pieces, freezes, ask } => {
-                let obs = sc6::Observation::from_canonical(&bytes)
-                    .map_err(|e| fault(body, hash, bad(e)))?;
-                let mut result = None;
-                for ev in obs.events {
-                    match ev {
-                        sc6::Event::Board { your_turn, pieces: p, .. } => {
-                            *pieces = p;
-                            if your_turn {
-                                *ask = Sc6Ask::Move;
-                            }
-                        }
-                        sc6::Event::Moved { mv } => {
-                            if let Ok(rules::secretchess6::TurnMove::Move { from, to, .. }) =
-                                rules::secretchess6::TurnMove::parse(&mv)
-                            {
-                                for p in pieces.iter_mut() {
-                                    if p.square == from.name() {
-                                        p.square = to.name();
-                                    }
-                                }
-                            }
-                            *ask = if *freezes > 0 { Sc6Ask::AfterMove } else { Sc6Ask::Idle };
-                        }
-                        sc6::Event::Frozen { .. } => *freezes = freezes.saturating_sub(1),
-                        sc6::Event::TieBreakNeeded { opponent_turns, .. } => {
-                            *ask = Sc6Ask::TieBreak(opponent_turns);
-                        }
-                        sc6::Event::End { result: r, .. } => {
-                            *ask = Sc6Ask::Idle;
-                            result = Some(r);
-                        }
-                        _ => {}
-                    }
-                }
-                self.set_result(result);
-            }
+        let Some(seat) = &mut self.seat else { return Ok(()) };
+        let decoded = if seat.expects_start() {
+            // The first SIC observation is the start view (PROTOCOL.md 18.2 step 3).
+            game::decode_start_observation(&bytes)
+        } else {
+            game::decode_observation(self.variant, &bytes)
+        };
+        let obs = decoded.map_err(|e| fault(body, hash, format!("observation: {e}")))?;
+        seat.told(&obs);
+        match &obs {
+            AnyObservation::Kriegspiel(_) => self.waiting = false,
+            AnyObservation::Sic(rules::sic::Observation::YouMoved(_)) => self.waiting = false,
             _ => {}
         }
+        self.set_result_from_seat();
         Ok(())
     }
 }

@@ -2,13 +2,13 @@
 //! openings, runs the game through [`AnyGame`], answers each side on its channel with exactly
 //! the rules' observation, and claims the result.
 
-use super::track::PublicLog;
-use super::{Hook, Input, Outbox, Output, Participant, RoleError, open_entry};
+use super::public::PublicLog;
+use super::{Input, Outbox, Output, Participant, RoleError, open_entry};
 use crate::codec::Canonical;
 use crate::commitment::{self, Opening};
 use crate::coordinator::{Admission, Coordinator};
 use crate::flow::{self, FORFEIT, PRIVATE_SEED, TIMEOUT};
-use crate::game::{self, AnyGame, GameError, claim_of};
+use crate::game::{self, GameError, claim_of};
 use crate::keys::Identity;
 use crate::message::{Author, Claim, Expectation, MessageBody, Owed, Payload, seal_context};
 use crate::seal::{self, SealSecret};
@@ -16,11 +16,13 @@ use crate::seed::setup_seed;
 use crate::terms::AgreedTerms;
 use crate::{Channel, MessageHash, Party, Side};
 use rand_chacha::ChaCha20Rng;
-use rules::{ByColor, Variant};
+use rules::secretchess6::Action as SixAction;
+use rules::{AnyAction, AnyGame, ByColor, Variant};
 
 /// Sees (and may change) each observation the umpire is about to seal to a side: a lying
 /// umpire. Arguments: the side, the index of this observation among all the umpire sent, the
-/// bytes.
+/// bytes. Adversarial tests only (feature `adversary`).
+#[cfg(feature = "adversary")]
 pub type ObservationHook = Box<dyn FnMut(Side, usize, &mut Vec<u8>) + Send>;
 
 /// The umpire of an umpired game.
@@ -31,6 +33,8 @@ pub struct Umpire {
     out: Outbox,
     seal: SealSecret,
     rng: ChaCha20Rng,
+    /// The lie of an adversarial test (feature `adversary`).
+    #[cfg(feature = "adversary")]
     lie: Option<ObservationHook>,
     log: PublicLog,
     seeds: ByColor<Option<[u8; 32]>>,
@@ -64,11 +68,11 @@ impl Umpire {
         terms: AgreedTerms,
         secret: [u8; 32],
     ) -> Result<Umpire, GameError> {
-        let variant: Variant = terms.terms.variant.parse()?;
+        let variant = terms.terms.variant;
         let u = terms.terms.umpire.as_ref().filter(|u| u.key == identity.public());
         let seal = super::match_seal(&identity, u.map(|u| u.nonce), u.map(|u| u.seal_key))?;
         Ok(Umpire {
-            coordinator: Coordinator::new(terms.clone())?,
+            coordinator: Coordinator::new(terms.clone()),
             turn: None,
             setups: 0,
             variant,
@@ -78,6 +82,7 @@ impl Umpire {
             ),
             seal,
             rng: super::match_rng(&secret, &terms.match_id),
+            #[cfg(feature = "adversary")]
             lie: None,
             log: PublicLog::new(&terms),
             terms,
@@ -89,15 +94,30 @@ impl Umpire {
         })
     }
 
-    /// Installs a hook on every payload before it is signed or sealed.
-    pub fn set_hook(&mut self, hook: Hook) {
+    /// Installs a hook on every payload before it is signed or sealed (feature `adversary`).
+    #[cfg(feature = "adversary")]
+    pub fn set_hook(&mut self, hook: super::Hook) {
         self.out.hook = Some(hook);
     }
 
-    /// Installs a hook on every observation before it is sealed (a lying umpire).
+    /// Installs a hook on every observation before it is sealed (a lying umpire; feature
+    /// `adversary`).
+    #[cfg(feature = "adversary")]
     pub fn set_observation_hook(&mut self, hook: ObservationHook) {
         self.lie = Some(hook);
     }
+
+    /// Lets an adversarial test's lie change `bytes`, the observation-th one sealed.
+    #[cfg(feature = "adversary")]
+    fn lie(&mut self, side: Side, bytes: &mut Vec<u8>) {
+        if let Some(lie) = &mut self.lie {
+            lie(side, self.observations, bytes);
+        }
+    }
+
+    /// No lies in a build without the `adversary` feature.
+    #[cfg(not(feature = "adversary"))]
+    fn lie(&mut self, _side: Side, _bytes: &mut Vec<u8>) {}
 
     /// The game as the umpire holds it.
     pub fn game(&self) -> Option<&AnyGame> {
@@ -125,9 +145,7 @@ impl Umpire {
     fn tell(&mut self, first: Side, re: Option<MessageHash>, told: game::Told) {
         for side in [first, first.other()] {
             if let Some(mut bytes) = told[game::color(side)].clone() {
-                if let Some(lie) = &mut self.lie {
-                    lie(side, self.observations, &mut bytes);
-                }
+                self.lie(side, &mut bytes);
                 self.observations += 1;
                 self.send_sealed(side, re, Payload::Observation(bytes));
             }
@@ -179,7 +197,6 @@ impl Umpire {
         if self.game.is_some() || self.log.colours.is_none() {
             return;
         }
-        let options = self.terms.terms.options.clone();
         let seeds = if self.variant == Variant::Sic {
             let (Some(w), Some(b)) = (self.seeds.white, self.seeds.black) else { return };
             let colours = self.log.colours.expect("checked above");
@@ -196,9 +213,9 @@ impl Umpire {
         } else {
             None
         };
-        match AnyGame::start(self.variant.id(), &options, seeds.as_ref()) {
+        match game::start(&self.terms.terms, seeds.as_ref()) {
             Ok(g) => {
-                let start = g.start_observations();
+                let start = game::encode_told(&g.start_observations());
                 self.game = Some(g);
                 self.maybe_turn(None);
                 self.tell(Side::White, None, start);
@@ -248,15 +265,11 @@ impl Umpire {
                 if self.end.is_some() {
                     return Ok(());
                 }
-                let needs = match self.variant {
-                    Variant::SecretChess6 => match crate::game::sc6::Action::from_canonical(&bytes)
-                    {
-                        Ok(crate::game::sc6::Action::Setup { .. }) => {
-                            Some(flow::SECRETCHESS6_SETUP)
-                        }
-                        Ok(crate::game::sc6::Action::TieBreak { .. }) => Some(flow::TIEBREAK),
-                        _ => None,
-                    },
+                let needs = match game::decode_action(self.variant, &bytes) {
+                    Ok(AnyAction::SecretChess6(SixAction::Setup { .. })) => {
+                        Some(flow::SECRETCHESS6_SETUP)
+                    }
+                    Ok(AnyAction::SecretChess6(SixAction::TieBreak { .. })) => Some(flow::TIEBREAK),
                     _ => None,
                 };
                 if let Some(purpose) = needs
@@ -268,7 +281,7 @@ impl Umpire {
                 if needs == Some(flow::SECRETCHESS6_SETUP) {
                     self.setups += 1;
                 }
-                match g.apply(game::color(side), &bytes) {
+                match game::apply(g, game::color(side), &bytes) {
                     Ok((next, told)) => {
                         let result = next.result();
                         self.game = Some(next);

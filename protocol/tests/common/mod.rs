@@ -44,9 +44,9 @@ pub fn terms(cast: &Cast, colours: Colours, umpired: bool, nonce_byte: u8) -> Ma
     };
     MatchTerms {
         version: VERSION,
-        variant: "kriegspiel".into(),
+        variant: rules::Variant::Kriegspiel,
         ruleset: "kriegspiel/1".into(),
-        options: BTreeMap::from([("announce-pawn-tries".into(), "yes".into())]),
+        options: BTreeMap::from([("touch-move".into(), "true".into())]),
         players: [player(&cast.alice, nonce_byte), player(&cast.bob, nonce_byte.wrapping_add(1))],
         colours,
         relay: cast.relay.public(),
@@ -78,9 +78,9 @@ pub fn agreed(cast: &Cast, colours: Colours, umpired: bool) -> (SignedTerms, Agr
 
 /// Terms for `variant` (its default ruleset), otherwise as [`terms`].
 pub fn terms_for(cast: &Cast, variant: rules::Variant, colours: Colours) -> MatchTerms {
-    let umpired = protocol::game::mode(variant) == protocol::game::Mode::Umpire;
+    let umpired = variant.mode() == rules::Mode::Umpire;
     MatchTerms {
-        variant: variant.id().into(),
+        variant,
         ruleset: variant.ruleset().into(),
         options: BTreeMap::new(),
         ..terms(cast, colours, umpired, 1)
@@ -219,7 +219,7 @@ impl Table {
     /// The padded size of `who`'s sealed payloads in this match's variant; in a variant that
     /// seals nothing, 64 (the relay refuses those messages whatever their size).
     pub fn padded_len(&self, who: usize) -> usize {
-        let variant: rules::Variant = self.agreed.terms.variant.parse().expect("a known variant");
+        let variant = self.agreed.terms.variant;
         let direction =
             if who == UMPIRE { SealDirection::FromUmpire } else { SealDirection::ToUmpire };
         match protocol::game::sealed_plaintext_bytes(variant, direction) {
@@ -297,7 +297,7 @@ impl Table {
         let commitment = commitment::commit(PUBLIC_CONTRIBUTION, &id, &key, &value, &nonce);
         let p = Payload::Commit { purpose: PUBLIC_CONTRIBUTION, commitment };
         self.send(who, Channel::Public, None, p, now).expect("contribution commitment");
-        if self.agreed.terms.variant == "sic" {
+        if self.agreed.terms.variant == rules::Variant::Sic {
             let (value, nonce) = PRIVATE_SEEDS[who];
             let commitment = commitment::commit(PRIVATE_SEED, &id, &key, &value, &nonce);
             let p = Payload::Commit { purpose: PRIVATE_SEED, commitment };

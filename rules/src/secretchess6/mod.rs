@@ -31,15 +31,14 @@
 
 mod position;
 mod state;
+mod told;
 
 pub use position::{
     MAX_FALSE_SQUARES, MoveTextError, PassReason, PieceInfo, Position, TurnMove, initial_lifespan,
     territory,
 };
-pub use state::{
-    Action, Event, MAX_LIFE_FREEZES, Observation, Options, OwnPiece, State, TieBreakReport,
-    parse_formation,
-};
+pub use state::{MAX_LIFE_FREEZES, Options, State};
+pub use told::{Action, Event, Formation, FormationError, Observation, OwnPiece, TieBreakReport};
 
 /// A fixed example start (the start of the seed's scoring example as reconstructed in
 /// `rules/tests/secretchess6_rules.rs`): White `NBKQ1R` on rank 1, Black `n1qkrb` on rank 6,

@@ -87,6 +87,41 @@ impl TurnMove {
     }
 }
 
+/// The binary form of a [`TurnMove`]: the enum as it is, squares as index bytes.
+#[derive(serde::Serialize, serde::Deserialize)]
+enum TurnMoveBytes {
+    Pass,
+    Move { from: Square, to: Square, power: bool },
+}
+
+/// Serde form: the text (`b1c4+`, `0000`) in human-readable formats; in binary ones the enum
+/// with squares as index bytes, one encoding per move.
+impl serde::Serialize for TurnMove {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if s.is_human_readable() {
+            return s.collect_str(self);
+        }
+        match *self {
+            TurnMove::Pass => TurnMoveBytes::Pass,
+            TurnMove::Move { from, to, power } => TurnMoveBytes::Move { from, to, power },
+        }
+        .serialize(s)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for TurnMove {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<TurnMove, D::Error> {
+        use serde::de::Error as _;
+        if d.is_human_readable() {
+            return TurnMove::parse(&String::deserialize(d)?).map_err(D::Error::custom);
+        }
+        Ok(match TurnMoveBytes::deserialize(d)? {
+            TurnMoveBytes::Pass => TurnMove::Pass,
+            TurnMoveBytes::Move { from, to, power } => TurnMove::Move { from, to, power },
+        })
+    }
+}
+
 impl fmt::Display for TurnMove {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

@@ -1,10 +1,9 @@
 //! The full 6x6 Secret Chess game as the umpire runs it: secret setups, turns with automatic
 //! skips, Life Freeze, scores, the end and the tie-break; and what each side is told.
 
-use super::position::{MAX_FALSE_SQUARES, PassReason, Position, TurnMove, territory};
-use crate::{
-    ActionError, Bitboard, ByColor, Color, EndReason, Game, GameResult, Role, Square, Variant,
-};
+use super::position::{MAX_FALSE_SQUARES, Position, TurnMove, territory};
+use super::told::{Action, Event, Formation, Observation, OwnPiece, TieBreakReport};
+use crate::{ActionError, Bitboard, ByColor, Color, EndReason, Game, GameResult, Role, Variant};
 use serde::{Deserialize, Serialize};
 
 /// Match options (R-G7, R-G9). All off by default.
@@ -22,146 +21,17 @@ pub struct Options {
 /// The most Life Freeze copies a side may hold: a limit on what comes from outside.
 pub const MAX_LIFE_FREEZES: u8 = 8;
 
-/// A side's action.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "action", rename_all = "kebab-case", deny_unknown_fields)]
-pub enum Action {
-    /// R-G1: the secret formation of the first rank, files a to f, like a board-FEN rank
-    /// (`RNB1QK`, either case, one digit `1` for the empty square), and the false squares in
-    /// the enemy territory.
-    Setup {
-        /// The formation, files a to f.
-        formation: String,
-        /// The false squares (`c4`), at most two, three with the False Square item.
-        false_squares: Vec<String>,
-    },
-    /// A move (step 3), as in [`TurnMove`]; passes are never submitted, the umpire makes them.
-    Move {
-        /// `b1d3`, or `b1c4+` for a knight's powering move.
-        mv: String,
-    },
-    /// R-G9 Life Freeze, after one's move (and its scoring): the piece on `piece` skips its
-    /// owner's next lifespan reduction.
-    LifeFreeze {
-        /// The square of one's own piece (not the king).
-        piece: String,
-    },
-    /// Ends the turn without using Life Freeze (only asked while a side has copies left).
-    EndTurn,
-    /// R-G8 tie-break: the guess of the opponent's original formation and of its move in
-    /// each of its turns (`0000` for a skipped turn). Both stages are submitted together,
-    /// before anything is revealed.
-    TieBreak {
-        /// The opponent's formation, written like [`Action::Setup`]'s.
-        formation: String,
-        /// The opponent's turns in order.
-        moves: Vec<String>,
-    },
-}
-
-/// One own piece as shown in a board update (R-G6): lifespans only for pieces that moved.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct OwnPiece {
-    /// Its square.
-    pub square: String,
-    /// Its kind.
-    pub role: Role,
-    /// Its lifespan once it has moved (R-G3).
-    pub lifespan: Option<u8>,
-    /// A powered-up knight (R-G4).
-    pub powered: bool,
-    /// Under Life Freeze (R-G9).
-    pub frozen: bool,
-}
-
-/// How the tie-break went (R-G8), told at the end.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TieBreakReport {
-    /// Each side's formation errors: the files (of six) where its guess differs.
-    pub formation_errors: ByColor<u32>,
-    /// The round (1 = each side's first turn) that decided the second stage, if it did.
-    pub deciding_round: Option<u32>,
-}
-
-/// Something a side is told.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "event", rename_all = "kebab-case")]
-pub enum Event {
-    /// One's own setup was accepted.
-    SetupAccepted,
-    /// The opponent has submitted (its setup or its tie-break), and nothing else about it.
-    OpponentReady,
-    /// Board update (R-G6): one's own pieces and the red squares of one's own territory
-    /// (threatened squares and enemy false squares, indistinguishable). Sent to both sides
-    /// when play starts and to each side at the start of each of its turns.
-    Board {
-        /// The current turn number.
-        turn: u32,
-        /// Whether this side is to act now.
-        your_turn: bool,
-        /// One's own pieces after the lifespan reduction.
-        pieces: Vec<OwnPiece>,
-        /// The red squares, sorted.
-        red: Vec<String>,
-    },
-    /// One's move was accepted.
-    Moved {
-        /// The move as played.
-        mv: String,
-    },
-    /// One's turn went straight to scoring.
-    Passed {
-        /// Why.
-        reason: PassReason,
-    },
-    /// One's Life Freeze was placed.
-    Frozen {
-        /// The frozen piece's square.
-        piece: String,
-    },
-    /// The scores after a turn (R-G7), unless `hidden-scores`.
-    Scores {
-        /// The turn just scored.
-        turn: u32,
-        /// Both totals.
-        scores: ByColor<u32>,
-    },
-    /// The scores are level at the end: submit the tie-break (R-G8).
-    TieBreakNeeded {
-        /// The final scores.
-        scores: ByColor<u32>,
-        /// How many turns the opponent had (the length of the move list to submit).
-        opponent_turns: u32,
-    },
-    /// The game is over.
-    End {
-        /// The result.
-        result: GameResult,
-        /// The final scores.
-        scores: ByColor<u32>,
-        /// The tie-break, if there was one.
-        tie_break: Option<TieBreakReport>,
-    },
-}
-
-/// What one side is told after an action: events in order.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Observation {
-    /// The events.
-    pub events: Vec<Event>,
-}
-
 /// A side's validated setup.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 struct Setup {
-    formation: [Option<Role>; 6],
+    formation: Formation,
     false_squares: Bitboard,
 }
 
 /// A side's validated tie-break submission.
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Guess {
-    formation: [Option<Role>; 6],
+    formation: Formation,
     moves: Vec<TurnMove>,
 }
 
@@ -186,42 +56,6 @@ pub struct State {
     freezes_left: ByColor<u8>,
     guesses: ByColor<Option<Guess>>,
     result: Option<GameResult>,
-}
-
-/// Reads a formation (R-G1): six files a to f, letters K Q R B N once each (either case) and
-/// one empty square written `1` (or `.`).
-pub fn parse_formation(text: &str) -> Result<[Option<Role>; 6], String> {
-    let mut out = [None; 6];
-    let mut file = 0usize;
-    let mut seen: Vec<Role> = Vec::new();
-    for c in text.chars() {
-        if c == '.' || c == '1' {
-            file += 1;
-            continue;
-        }
-        let role = crate::Alphabet::SECRET_CHESS
-            .role(c.to_ascii_lowercase())
-            .ok_or_else(|| format!("'{c}' is not one of K Q R B N"))?;
-        if seen.contains(&role) {
-            return Err(format!("'{c}' appears twice: each of K Q R B N exactly once"));
-        }
-        if file >= 6 {
-            return Err(format!("'{text}' is longer than six files"));
-        }
-        seen.push(role);
-        out[file] = Some(role);
-        file += 1;
-    }
-    if file != 6 || seen.len() != 5 {
-        return Err(format!(
-            "'{text}' must cover six files with K Q R B N once each and one empty square"
-        ));
-    }
-    Ok(out)
-}
-
-fn square_names(b: Bitboard) -> Vec<String> {
-    b.map(|s| s.name()).collect()
 }
 
 fn invalid(what: &'static str, problem: impl Into<String>) -> ActionError {
@@ -285,13 +119,13 @@ impl State {
                 .legal_moves()
                 .into_iter()
                 .filter(|m| *m != TurnMove::Pass)
-                .map(|m| (pos.side(), Action::Move { mv: m.to_string() }))
+                .map(|mv| (pos.side(), Action::Move { mv }))
                 .collect(),
             Phase::AfterMove(c) => {
                 let mut v = vec![(c, Action::EndTurn)];
                 for p in pos.pieces_of(c) {
                     if p.role != Role::King {
-                        v.push((c, Action::LifeFreeze { piece: p.square.name() }));
+                        v.push((c, Action::LifeFreeze { piece: p.square }));
                     }
                 }
                 v
@@ -303,31 +137,22 @@ impl State {
     fn setup_from(
         &self,
         actor: Color,
-        formation: &str,
-        squares: &[String],
+        formation: Formation,
+        false_squares: Bitboard,
     ) -> Result<Setup, ActionError> {
-        let formation = parse_formation(formation).map_err(|p| invalid("formation", p))?;
         let max = if self.options.false_square[actor] { MAX_FALSE_SQUARES } else { 2 };
-        if squares.len() > max {
+        let given = false_squares.count() as usize;
+        if given > max {
             return Err(invalid(
                 "false squares",
-                format!("{} given, at most {max} (R-G1, R-G9)", squares.len()),
+                format!("{given} given, at most {max} (R-G1, R-G9)"),
             ));
         }
-        let mut false_squares = Bitboard::EMPTY;
-        for t in squares {
-            let sq = Square::parse(t, crate::BoardSize::Six)
-                .ok_or_else(|| invalid("false squares", format!("'{t}' is not a 6x6 square")))?;
-            if !territory(actor.other()).contains(sq) {
-                return Err(invalid(
-                    "false squares",
-                    format!("{sq} is not in the enemy territory (R-G1)"),
-                ));
-            }
-            if false_squares.contains(sq) {
-                return Err(invalid("false squares", format!("{sq} is given twice")));
-            }
-            false_squares.insert(sq);
+        if let Some(sq) = (false_squares & !territory(actor.other())).first() {
+            return Err(invalid(
+                "false squares",
+                format!("{sq} is not in the enemy territory (R-G1)"),
+            ));
         }
         Ok(Setup { formation, false_squares })
     }
@@ -374,14 +199,14 @@ impl State {
                 .pieces_of(side)
                 .into_iter()
                 .map(|p| OwnPiece {
-                    square: p.square.name(),
+                    square: p.square,
                     role: p.role,
                     lifespan: p.lifespan,
                     powered: p.powered,
                     frozen: p.frozen,
                 })
                 .collect(),
-            red: square_names(pos.red_squares(side)),
+            red: pos.red_squares(side),
         }
     }
 
@@ -442,7 +267,8 @@ impl State {
         let setups = self.setups.map(|s| s.expect("play has started"));
         let errors = ByColor::new_with(|c| {
             let truth = setups[c.other()].formation;
-            guesses[c].formation.iter().zip(truth.iter()).filter(|(g, t)| g != t).count() as u32
+            let guess = guesses[c].formation.files();
+            guess.iter().zip(truth.files().iter()).filter(|(g, t)| g != t).count() as u32
         });
         let report = |deciding_round| TieBreakReport { formation_errors: errors, deciding_round };
         if errors.white != errors.black {
@@ -523,12 +349,13 @@ impl Game for State {
         let mut told: ByColor<Vec<Event>> = ByColor::default();
         match action {
             Action::Setup { formation, false_squares } => {
-                let setup = self.setup_from(actor, formation, false_squares)?;
+                let setup = self.setup_from(actor, *formation, *false_squares)?;
                 next.setups[actor] = Some(setup);
                 told[actor].push(Event::SetupAccepted);
                 told[actor.other()].push(Event::OpponentReady);
                 if let ByColor { white: Some(w), black: Some(b) } = next.setups {
-                    let formations = ByColor { white: w.formation, black: b.formation };
+                    let formations =
+                        ByColor { white: w.formation.files(), black: b.formation.files() };
                     let falses = ByColor { white: w.false_squares, black: b.false_squares };
                     next.position = Some(Position::from_setup(formations, falses));
                     // The seed: once both have chosen, each is shown its board; White
@@ -538,7 +365,7 @@ impl Game for State {
                 }
             }
             Action::Move { mv } => {
-                let m = TurnMove::parse(mv).map_err(|e| ActionError::IllegalMove(e.to_string()))?;
+                let m = *mv;
                 let pos = self.position.as_ref().expect("play has started");
                 if m == TurnMove::Pass || !pos.legal_moves().contains(&m) {
                     return Err(ActionError::IllegalMove(format!(
@@ -548,7 +375,7 @@ impl Game for State {
                 let after = pos.play(m);
                 next.history.push((actor, m));
                 next.position = Some(after);
-                told[actor].push(Event::Moved { mv: m.to_string() });
+                told[actor].push(Event::Moved { mv: m });
                 next.push_scores(&mut told);
                 let over = next.position.as_ref().is_some_and(Position::only_kings);
                 if next.freezes_left[actor] > 0 && !over {
@@ -558,9 +385,7 @@ impl Game for State {
                 }
             }
             Action::LifeFreeze { piece } => {
-                let sq = Square::parse(piece, crate::BoardSize::Six).ok_or_else(|| {
-                    invalid("life freeze", format!("'{piece}' is not a 6x6 square"))
-                })?;
+                let sq = *piece;
                 let pos = next.position.as_mut().expect("play has started");
                 match pos.board().piece_at(sq) {
                     Some(p) if p.color == actor && p.role != Role::King => {}
@@ -573,13 +398,11 @@ impl Game for State {
                 }
                 pos.freeze(sq);
                 next.freezes_left[actor] -= 1;
-                told[actor].push(Event::Frozen { piece: sq.name() });
+                told[actor].push(Event::Frozen { piece: sq });
                 next.run_turns(&mut told);
             }
             Action::EndTurn => next.run_turns(&mut told),
             Action::TieBreak { formation, moves } => {
-                let formation =
-                    parse_formation(formation).map_err(|p| invalid("tie-break formation", p))?;
                 let opponent_turns = self.turns_of(actor.other()).len();
                 if moves.len() > opponent_turns {
                     return Err(invalid(
@@ -587,12 +410,7 @@ impl Game for State {
                         format!("{} given, the opponent had {opponent_turns} turns", moves.len()),
                     ));
                 }
-                let moves = moves
-                    .iter()
-                    .map(|t| {
-                        TurnMove::parse(t).map_err(|e| invalid("tie-break moves", e.to_string()))
-                    })
-                    .collect::<Result<Vec<_>, _>>()?;
+                let (formation, moves) = (*formation, moves.clone());
                 next.guesses[actor] = Some(Guess { formation, moves });
                 told[actor.other()].push(Event::OpponentReady);
                 if next.guesses.white.is_some() && next.guesses.black.is_some() {

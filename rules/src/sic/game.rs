@@ -15,7 +15,10 @@ use crate::{
 };
 use serde::{Deserialize, Serialize};
 
-/// Squares as names (`"e4"`) and moves as UCI text (`"e7e8q"`) in JSON.
+/// Squares as names (`"e4"`) and moves as UCI text (`"e7e8q"`) in every format, binary
+/// included: SIC's reports and views travel that way on the wire (PROTOCOL.md section 18.1), and
+/// the padded sizes of section 19 count them so. (Other types' squares are index bytes in
+/// binary formats; SIC's wire form is kept byte for byte.)
 mod text {
     use crate::{Alphabet, BoardSize, Move, Square};
     use serde::{Deserialize, Deserializer, Serializer, de::Error};

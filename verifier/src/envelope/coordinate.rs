@@ -44,14 +44,7 @@ pub(crate) fn check(terms: &AgreedTerms, entries: &[Auth]) -> Result<Coordinated
     let relay_key = terms.terms.relay;
     let relay = || Blame::relay(terms);
     let mut sequence = Sequence::new(&terms.match_id);
-    let mut coordinator = Coordinator::new(terms.clone()).map_err(|e| {
-        Blame::record().fault(
-            FaultKind::BadTerms,
-            None,
-            e.to_string(),
-            "The terms name an unknown game.".into(),
-        )
-    })?;
+    let mut coordinator = Coordinator::new(terms.clone());
     let mut out = Coordinated { void: Vec::with_capacity(entries.len()), timeouts: Vec::new() };
     let mut sent: BTreeMap<PublicKey, u32> = BTreeMap::new();
     let mut numbered: BTreeMap<(PublicKey, u64), protocol::MessageHash> = BTreeMap::new();

@@ -1,10 +1,9 @@
 //! Readable forms of game bytes for evidence, `fogproof record show` and PGN: moves as UCI
-//! text, observations as JSON (the rules crate's own serde forms). Anything that does not
-//! decode is shown as hex, so rendering never fails.
+//! text, observations as JSON (the rules crate's own plain serde forms, squares by name).
+//! Anything that does not decode is shown as hex, so rendering never fails.
 
-use protocol::codec::Canonical;
-use protocol::game::sc6;
-use rules::Variant;
+use protocol::game;
+use rules::{AnyAction, AnyObservation, Variant};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -14,80 +13,27 @@ pub fn hex(bytes: &[u8]) -> String {
     format!("hex:{}", protocol::hex::encode(bytes))
 }
 
-/// A rules value as readable JSON (squares by name, moves as UCI text).
+/// A rules value as readable JSON: its plain serde form, whose squares are names.
 #[must_use]
 pub fn json<T: Serialize>(value: &T) -> Value {
-    readable(serde_json::to_value(value).unwrap_or(Value::Null))
-}
-
-/// The rules' squares serialize as indices (rank * 8 + file) and moves as `{from, to,
-/// promotion}`: shown as square names and UCI text instead, so evidence reads like chess.
-fn readable(v: Value) -> Value {
-    const SQUARE_KEYS: [&str; 5] = ["square", "king", "informer", "from", "to"];
-    let square = |v: &Value| {
-        v.as_u64()
-            .and_then(|n| u8::try_from(n).ok())
-            .and_then(rules::Square::from_index)
-            .map(|s| s.to_string())
-    };
-    match v {
-        Value::Object(map) => {
-            if let (Some(from), Some(to)) =
-                (map.get("from").and_then(square), map.get("to").and_then(square))
-                && map.len() == 3
-                && map.contains_key("promotion")
-            {
-                let promotion = map
-                    .get("promotion")
-                    .cloned()
-                    .and_then(|r| serde_json::from_value::<rules::Role>(r).ok())
-                    .and_then(|r| {
-                        [rules::Alphabet::SIC, rules::Alphabet::ESPIONAGE]
-                            .into_iter()
-                            .find_map(|a| a.char(r))
-                    })
-                    .map(String::from)
-                    .unwrap_or_default();
-                return Value::String(format!("{from}{to}{promotion}"));
-            }
-            Value::Object(
-                map.into_iter()
-                    .map(|(k, v)| {
-                        let v = match square(&v) {
-                            Some(name) if SQUARE_KEYS.contains(&k.as_str()) => Value::String(name),
-                            _ => readable(v),
-                        };
-                        (k, v)
-                    })
-                    .collect(),
-            )
-        }
-        Value::Array(items) => Value::Array(items.into_iter().map(readable).collect()),
-        other => other,
-    }
-}
-
-fn decoded<T: Canonical + Serialize>(bytes: &[u8]) -> Option<Value> {
-    T::from_canonical(bytes).ok().map(|v| json(&v))
+    serde_json::to_value(value).unwrap_or(Value::Null)
 }
 
 /// An action as JSON: a move as its UCI string, other actions as the rules' JSON.
 #[must_use]
 pub fn action_json(variant: Variant, bytes: &[u8]) -> Value {
     let alphabet = variant.alphabet();
-    let value = match variant {
-        Variant::Chess | Variant::Kriegspiel | Variant::Sic | Variant::Espionage => {
-            rules::Move::from_canonical(bytes).ok().map(|m| Value::String(m.uci(alphabet)))
-        }
-        Variant::Intrigue => rules::intrigue::Action::from_canonical(bytes).ok().map(|a| match a {
-            rules::intrigue::Action::Move(m) => Value::String(m.uci(alphabet)),
-            setup @ rules::intrigue::Action::Setup(_) => json(&setup),
-        }),
-        Variant::SecretChess6 => sc6::Action::from_canonical(bytes)
-            .ok()
-            .map(|a| json(&rules::secretchess6::Action::from(a))),
-    };
-    value.unwrap_or_else(|| Value::String(hex(bytes)))
+    match game::decode_action(variant, bytes) {
+        Ok(a) => match a.as_move() {
+            Some(m) => Value::String(m.uci(alphabet)),
+            None => match a {
+                AnyAction::Intrigue(a) => json(&a),
+                AnyAction::SecretChess6(a) => json(&a),
+                other => json(&other),
+            },
+        },
+        Err(_) => Value::String(hex(bytes)),
+    }
 }
 
 /// An action as short text: the UCI move, or compact JSON.
@@ -103,25 +49,30 @@ pub fn action_text(variant: Variant, bytes: &[u8]) -> String {
 /// observation type (for SIC also its start view).
 #[must_use]
 pub fn observation_json(variant: Variant, bytes: &[u8]) -> Value {
-    let value = match variant {
-        Variant::Chess => decoded::<rules::chess::Played>(bytes),
-        Variant::Kriegspiel => decoded::<rules::kriegspiel::Answer>(bytes),
-        Variant::Sic => {
-            decoded::<rules::sic::Observation>(bytes).or_else(|| decoded::<rules::sic::View>(bytes))
-        }
-        Variant::Intrigue => decoded::<rules::intrigue::Observation>(bytes),
-        Variant::SecretChess6 => sc6::Observation::from_canonical(bytes)
-            .ok()
-            .map(|o| json(&rules::secretchess6::Observation::from(o))),
-        Variant::Espionage => decoded::<rules::espionage::Observation>(bytes),
-    };
-    value.unwrap_or_else(|| Value::String(hex(bytes)))
+    let decoded = game::decode_observation(variant, bytes).or_else(|e| {
+        if variant == Variant::Sic { game::decode_start_observation(bytes) } else { Err(e) }
+    });
+    decoded.map_or_else(|_| Value::String(hex(bytes)), |o| observation_value(&o))
+}
+
+/// A typed observation as JSON: the game's own value (without the enum's tag).
+fn observation_value(o: &AnyObservation) -> Value {
+    match o {
+        AnyObservation::Chess(o) => json(o),
+        AnyObservation::Kriegspiel(o) => json(o),
+        AnyObservation::Sic(o) => json(o),
+        AnyObservation::SicStart(o) => json(o),
+        AnyObservation::Intrigue(o) => json(o),
+        AnyObservation::SecretChess6(o) => json(o),
+        AnyObservation::Espionage(o) => json(o),
+    }
 }
 
 /// A SIC start view (the umpire's first observation to each side) as JSON.
 #[must_use]
 pub fn start_view_json(bytes: &[u8]) -> Value {
-    decoded::<rules::sic::View>(bytes).unwrap_or_else(|| Value::String(hex(bytes)))
+    game::decode_start_observation(bytes)
+        .map_or_else(|_| Value::String(hex(bytes)), |o| observation_value(&o))
 }
 
 /// Compact JSON text of an observation.

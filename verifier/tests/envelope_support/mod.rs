@@ -74,7 +74,7 @@ impl Harness {
         };
         let terms = MatchTerms {
             version: VERSION,
-            variant: v.id().to_owned(),
+            variant: v,
             ruleset: v.ruleset().to_owned(),
             options: BTreeMap::new(),
             players: [player(&p0, nonce), player(&p1, nonce.wrapping_add(1))],
@@ -263,7 +263,7 @@ impl Harness {
     }
 
     pub fn variant(&self) -> rules::Variant {
-        self.terms.terms.variant.parse().expect("a known variant")
+        self.terms.terms.variant
     }
 
     /// Steps 1 to 3: both players commit to their early secrets (a public contribution, and a

@@ -1,0 +1,227 @@
+//! An Intrigue seat: its own true setup, the opponent's public queen choice, every public move
+//! and every answer about a captured pawn (R-I2), and the opponent's setup once opened.
+//!
+//! To know its legal moves and compute the reports of moves it needs a whole game, so it plays
+//! one under a hypothesis about the opponent's secrets that agrees with every answer so far:
+//! the informer is a pawn the opponent never said "not the informer" about; the hiding square
+//! does not matter until the king appears, which comes with the opening. Legality of its own
+//! moves and every public effect before an appearance do not depend on the opponent's secrets.
+//! The hypothesis is never shown: the board string is the view of R-I6, with the opponent's
+//! secrets as `?`.
+
+use crate::intrigue::{Action, Inspection, MoveReport, Observation, Setup, State};
+use crate::{AnyAction, Color, Game as _, GameResult, Move, Square};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// What an Intrigue seat knows beyond its board.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IntrigueKnowledge {
+    /// Its own secret setup (R-I1), once chosen.
+    pub setup: Option<Setup>,
+    /// The opponent's public choice: its queen on the king's square (R-I1).
+    pub opponent_queen_on_king_square: Option<bool>,
+    /// The answers about captured pawns so far, both sides' (R-I2).
+    pub inspections: Vec<Inspection>,
+    /// The opponent's setup, once opened.
+    pub opponent_setup: Option<Setup>,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct IntrigueSeat {
+    me: Color,
+    own: Option<Setup>,
+    opponent_queen: Option<bool>,
+    opponent_truth: Option<Setup>,
+    /// Pawns (by starting square) the opponent said were not its informer.
+    excluded: Vec<Square>,
+    /// Every move played, by side.
+    moves: Vec<(Color, Move)>,
+    /// The opponent's answers, by move index.
+    answers: BTreeMap<usize, Inspection>,
+    /// The game under the hypothesis, while one agrees with everything known.
+    game: Option<State>,
+    /// The report of the last move in the model (its own answers come from it).
+    last: Option<MoveReport>,
+    /// The public answers, in order.
+    inspections: Vec<Inspection>,
+}
+
+impl IntrigueSeat {
+    pub(crate) fn new(me: Color) -> IntrigueSeat {
+        IntrigueSeat {
+            me,
+            own: None,
+            opponent_queen: None,
+            opponent_truth: None,
+            excluded: Vec::new(),
+            moves: Vec::new(),
+            answers: BTreeMap::new(),
+            game: None,
+            last: None,
+            inspections: Vec::new(),
+        }
+    }
+
+    pub(crate) fn set_up(&mut self, setup: Setup) {
+        self.own = Some(setup);
+        self.rebuild();
+    }
+
+    /// The opponent's truth once opened, else a setup that agrees with every answer.
+    fn hypothesis(&self) -> Option<Setup> {
+        if let Some(t) = self.opponent_truth {
+            return Some(t);
+        }
+        let them = !self.me;
+        let rank = them.fold(1, 6);
+        let informer = (0..8)
+            .map(|f| Square::new(f, rank).expect("on the board"))
+            .find(|s| !self.excluded.contains(s))?;
+        Some(Setup {
+            king: Square::new(0, them.fold(2, 5)).expect("on the board"),
+            informer,
+            queen_on_king_square: self.opponent_queen?,
+        })
+    }
+
+    /// Replays the game from the start until the hypothesis agrees with every answer.
+    fn rebuild(&mut self) {
+        'outer: loop {
+            let (Some(own), Some(hyp)) = (self.own, self.hypothesis()) else {
+                self.game = None;
+                return;
+            };
+            let mut g = State::new();
+            for c in Color::ALL {
+                let setup = if c == self.me { own } else { hyp };
+                // A setup the rules refuse (a cheater's, opened) leaves no model to play on.
+                match g.apply(c, &Action::Setup(setup)) {
+                    Ok(t) => g = t.state,
+                    Err(_) => {
+                        self.game = None;
+                        return;
+                    }
+                }
+            }
+            self.last = None;
+            for (i, (actor, m)) in self.moves.iter().enumerate() {
+                let Ok(t) = g.apply(*actor, &Action::Move(*m)) else {
+                    self.game = None;
+                    return;
+                };
+                let report = match t.told.white {
+                    Some(Observation::Move(r)) => Some(r),
+                    _ => None,
+                };
+                if let (Some(r), Some(actual)) = (&report, self.answers.get(&i)) {
+                    let wrong = !actual.informer
+                        && r.inspection.is_some_and(|m| m.informer)
+                        && self.opponent_truth.is_none();
+                    if wrong {
+                        self.excluded.push(hyp.informer);
+                        continue 'outer;
+                    }
+                }
+                self.last = report;
+                g = t.state;
+            }
+            self.game = Some(g);
+            return;
+        }
+    }
+
+    /// An owner's public statement: the opponent's setup report (its queen choice), or its
+    /// answer about the pawn the last move took.
+    pub(crate) fn told(&mut self, observation: &Observation) {
+        match observation {
+            Observation::Setup(r) if r.side != self.me => {
+                self.opponent_queen = Some(r.queen_on_king_square);
+                self.rebuild();
+            }
+            Observation::Move(r) => {
+                if let Some(i) = r.inspection {
+                    if i.owner != self.me {
+                        self.inspections.push(i);
+                    }
+                    if let Some(at) = self.moves.len().checked_sub(1) {
+                        self.answers.insert(at, i);
+                    }
+                    self.rebuild();
+                }
+            }
+            Observation::Setup(_) => {}
+        }
+    }
+
+    /// A public move: applied to the model. The report is the model's (exact for its own
+    /// pawns: the answer about them is its own).
+    pub(crate) fn played(
+        &mut self,
+        actor: Color,
+        m: Move,
+    ) -> Result<Observation, crate::ActionError> {
+        self.moves.push((actor, m));
+        let game =
+            self.game.as_ref().ok_or(crate::ActionError::WrongPhase("no model to play on"))?;
+        match game.apply(actor, &Action::Move(m)) {
+            Ok(t) => {
+                let report = match t.told.white {
+                    Some(Observation::Move(r)) => r,
+                    _ => return Err(crate::ActionError::WrongPhase("a move told as no move")),
+                };
+                if let Some(i) = report.inspection.filter(|i| i.owner == self.me) {
+                    self.inspections.push(i);
+                }
+                self.last = Some(report.clone());
+                self.game = Some(t.state);
+                Ok(Observation::Move(report))
+            }
+            Err(e) => {
+                self.game = None;
+                Err(e)
+            }
+        }
+    }
+
+    /// The opponent opened its setup.
+    pub(crate) fn revealed(&mut self, setup: Setup) {
+        self.opponent_truth = Some(setup);
+        self.rebuild();
+    }
+
+    pub(crate) fn last_report(&self) -> Option<&MoveReport> {
+        self.last.as_ref()
+    }
+
+    /// The side to move once play has begun (the setups are the machine's business).
+    pub(crate) fn to_act(&self) -> Vec<Color> {
+        self.game.as_ref().map_or_else(Vec::new, State::to_act)
+    }
+
+    pub(crate) fn legal(&self) -> Vec<AnyAction> {
+        let Some(p) = self.game.as_ref().and_then(State::position) else { return Vec::new() };
+        if self.game.as_ref().is_some_and(|g| g.result().is_some()) {
+            return Vec::new();
+        }
+        p.legal_moves().into_iter().map(|m| AnyAction::Intrigue(Action::Move(m))).collect()
+    }
+
+    pub(crate) fn result(&self) -> Option<GameResult> {
+        self.game.as_ref().and_then(State::result)
+    }
+
+    /// The view of R-I6 (the opponent's secrets as `?`), once play has begun; before, `-`.
+    pub(crate) fn board(&self) -> String {
+        self.game.as_ref().and_then(|g| g.view(self.me)).map_or_else(|| "-".to_owned(), |v| v.fen)
+    }
+
+    pub(crate) fn knowledge(&self) -> IntrigueKnowledge {
+        IntrigueKnowledge {
+            setup: self.own,
+            opponent_queen_on_king_square: self.opponent_queen,
+            inspections: self.inspections.clone(),
+            opponent_setup: self.opponent_truth,
+        }
+    }
+}
