@@ -219,6 +219,7 @@ pub fn router(
         .route("/api/match/{id}", get(match_info))
         .route("/api/match/{id}/record", get(record))
         .route("/api/match/{id}/verdict", get(verdict))
+        .route("/api/match/{id}/pgn", get(pgn))
         .route("/api/match/{id}/socket", get(crate::socket::socket))
         .layer(axum::middleware::from_fn_with_state((shared.clone(), limits), rate_limit))
         .layer(axum::extract::DefaultBodyLimit::max(max_body));
@@ -554,4 +555,35 @@ async fn verdict(State(shared): State<Arc<Shared>>, Path(id): Path<String>) -> A
     let row = finished_row(&shared, &id).await?;
     let verdict = row.finish.map(|f| f.verdict).unwrap_or_default();
     Ok(([(header::CONTENT_TYPE, "application/json")], verdict).into_response())
+}
+
+#[derive(Deserialize)]
+struct View {
+    #[serde(default)]
+    view: Option<String>,
+}
+
+async fn pgn(
+    State(shared): State<Arc<Shared>>,
+    Path(id): Path<String>,
+    Query(v): Query<View>,
+) -> ApiResult<Response> {
+    let view = match v.view.as_deref().unwrap_or("full") {
+        "full" => None,
+        "white" => Some(rules::Color::White),
+        "black" => Some(rules::Color::Black),
+        other => {
+            return Err(AppError::bad(format!(
+                "view {:?}: white, black or full",
+                other.chars().take(20).collect::<String>()
+            )));
+        }
+    };
+    let row = finished_row(&shared, &id).await?;
+    let bytes = record_bytes(&shared, &row).await?;
+    let text = tokio::task::spawn_blocking(move || verifier::pgn::pgn(&bytes, view))
+        .await
+        .map_err(internal)?
+        .map_err(|e| AppError::new(StatusCode::UNPROCESSABLE_ENTITY, e.to_string()))?;
+    Ok(([(header::CONTENT_TYPE, "application/x-chess-pgn; charset=utf-8")], text).into_response())
 }

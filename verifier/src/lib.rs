@@ -17,6 +17,7 @@
 pub mod envelope;
 pub mod evidence;
 pub mod json;
+pub mod pgn;
 pub mod replay;
 mod verdict;
 
