@@ -20,6 +20,7 @@ pub mod json;
 pub mod pgn;
 pub mod replay;
 mod verdict;
+pub mod views;
 
 pub use verdict::{Fault, FaultKind, Role, Verdict};
 

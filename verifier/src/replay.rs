@@ -74,6 +74,8 @@ pub struct Step {
     pub action: Vec<u8>,
     /// What the rules tell each side (canonical observation bytes).
     pub told: Told,
+    /// The full position string after the action, where the game has one.
+    pub fen: Option<String>,
 }
 
 /// The game as the replay rebuilt it.
