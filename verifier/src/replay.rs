@@ -123,6 +123,8 @@ pub fn trace(checked: &Checked) -> Trace {
 #[derive(Clone, Copy, Debug)]
 struct Over {
     result: GameResult,
+    /// The record entry that ended the game.
+    at: usize,
 }
 
 /// An observation the umpire owes a side.

@@ -61,6 +61,15 @@ pub struct Player {
     owner: OwnerFlow,
     /// An action of ours whose effect we have not yet seen.
     waiting: bool,
+    /// A resignation waiting for the answers to our actions.
+    resign_pending: bool,
+    /// Umpired games: our sealed actions the umpire has not yet answered (by message hash; its
+    /// answers name them with `re`).
+    unanswered: BTreeSet<MessageHash>,
+    /// Open and owner games, where a player reads every entry: the relay's coordinator,
+    /// replayed, so a void race (a move in flight when the game ended) is ignored as the relay
+    /// and the verifier ignore it, never answered.
+    coordinator: Option<crate::coordinator::Coordinator>,
     end: Option<Claim>,
     done: bool,
     plies: u32,
@@ -120,6 +129,8 @@ impl Player {
         let options = terms.terms.game_options()?;
         let me = terms.terms.player(&identity.public());
         let seal = super::match_seal(&identity, me.map(|p| p.nonce), me.map(|p| p.seal_key))?;
+        let coordinator = (variant.mode() != Mode::Umpire)
+            .then(|| crate::coordinator::Coordinator::new(terms.clone()));
         let mut p = Player {
             mode: variant.mode(),
             variant,
@@ -142,6 +153,9 @@ impl Player {
             seat: None,
             owner: OwnerFlow::default(),
             waiting: false,
+            resign_pending: false,
+            unanswered: BTreeSet::new(),
+            coordinator,
             end: None,
             done: false,
             plies: 0,
@@ -175,12 +189,29 @@ impl Player {
     /// sends its openings and disclosures like any end. Nothing happens before the player knows
     /// its side or once the end is known.
     pub fn resign(&mut self) {
-        if self.end.is_some() || self.done {
+        // Over already, even if this player has not yet been told how: the umpire's public
+        // `Turn { Nobody }` says the rules ended the game, and a resignation now would be a
+        // claim of a result the game did not have.
+        let over = self.turn == Some(crate::message::Owed::Nobody);
+        if self.end.is_some() || self.done || over {
+            return;
+        }
+        // An action of ours is still unanswered: its answer may end the game (a hidden mate,
+        // a 6x6 score), which a resignation sent now would contradict. The resignation waits
+        // for the answer, and is dropped if the game ended by it.
+        if self.awaits_answer() {
+            self.resign_pending = true;
             return;
         }
         let Some(side) = self.side else { return };
         self.set_end(flow::loss_of(side, rules::EndReason::Resignation.into()));
         self.finish();
+    }
+
+    /// Whether an action of ours still waits for its answer (the umpire's, or an Intrigue
+    /// owner's about a captured pawn).
+    fn awaits_answer(&self) -> bool {
+        self.waiting || self.owner.awaiting_answer || !self.unanswered.is_empty()
     }
 
     /// How many actions this player has sent (moves, attempts, setup and tie-break actions).
@@ -468,7 +499,13 @@ impl Player {
                 if self.variant != Variant::SecretChess6 {
                     self.waiting = true;
                 }
+                let before = self.out.outputs.len();
                 self.send_sealed(Payload::Action(action));
+                if self.out.outputs.len() > before
+                    && let Some(Output::Send(m)) = self.out.outputs.back()
+                {
+                    self.unanswered.insert(m.hash());
+                }
             }
         }
     }
@@ -673,6 +710,30 @@ impl Participant for Player {
                 let (body, receipt) = open_entry(&self.terms, &entry)?;
                 let hash = entry.message.hash();
                 self.out.delivered(&receipt);
+                if let Some(re) = body.re
+                    && self.terms.terms.umpire.as_ref().is_some_and(|u| u.key == body.author)
+                {
+                    self.unanswered.remove(&re);
+                }
+                if let Some(c) = &mut self.coordinator {
+                    let relay = self.terms.terms.relay;
+                    let admission = if body.author == relay {
+                        Ok(crate::coordinator::Admission::Counts)
+                    } else {
+                        c.admit(&body, &relay)
+                    };
+                    let Ok(admission) = admission else {
+                        return Err(RoleError {
+                            author: body.author,
+                            message: hash,
+                            problem: "the relay accepted a message its author may not send".into(),
+                        });
+                    };
+                    c.apply(&body, hash, admission, receipt.time_ms);
+                    if admission == crate::coordinator::Admission::Void {
+                        return Ok(());
+                    }
+                }
                 match body.channel {
                     Channel::Public => self.on_public(&body, hash),
                     c if c.side() == self.side => self.on_private(&body, hash),
@@ -682,6 +743,10 @@ impl Participant for Player {
             Input::Decision(answer) => self.decided(answer),
             Input::Relay(_) | Input::Time(_) => Ok(()),
         };
+        if self.resign_pending && !self.awaits_answer() {
+            self.resign_pending = false;
+            self.resign();
+        }
         self.progress();
         result
     }

@@ -83,7 +83,7 @@ impl<'a> Replayer<'a> {
             Ok((next, told)) => {
                 self.accepted(e, actor, bytes, &told, next.fen());
                 if let Some(result) = next.result() {
-                    self.over = Some(Over { result });
+                    self.over = Some(Over { result, at: e.index });
                 }
                 self.game = Some(next);
                 Ok(())
