@@ -4,5 +4,6 @@
 #![warn(missing_docs)]
 
 pub mod log;
+pub mod merkle;
 pub mod rating;
 pub mod tournament;
