@@ -3,7 +3,9 @@
 //! computed as pure functions of that log.
 #![warn(missing_docs)]
 
+pub mod checkpoint;
 pub mod log;
 pub mod merkle;
+pub mod note;
 pub mod rating;
 pub mod tournament;
