@@ -4,8 +4,10 @@
 #![warn(missing_docs)]
 
 pub mod checkpoint;
+pub mod entry;
 pub mod log;
 pub mod merkle;
 pub mod note;
 pub mod rating;
+pub mod store;
 pub mod tournament;
