@@ -48,12 +48,40 @@ pub struct LedgerEntry {
 }
 
 /// What an entry records.
+#[allow(clippy::large_enum_variant, reason = "entries are decoded one at a time; boxing would only add indirection to the common case")]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum EntryBody {
     /// A finished match.
     Match(MatchEntry),
     /// A tournament definition.
     Tournament(TournamentEntry),
+    /// The start of a tournament round: who is absent from it.
+    Round(RoundEntry),
+}
+
+/// A player absent from a round, and the bye they get (TRF `Z`, `H` or `F`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Absence {
+    /// The player's index in the definition.
+    pub player: u32,
+    /// Zero (absent, not entered yet, withdrawn), half (a requested bye) or full (administrative).
+    pub bye: crate::tournament::ByeKind,
+}
+
+/// The start of round `round` of a tournament. The round's pairings are a pure function of the
+/// definition, the rounds before and this list of absences
+/// ([`crate::tournament::pair_next_round`]); late entries are absent until they join, and
+/// withdrawn players absent from then on.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RoundEntry {
+    /// The tournament's id.
+    pub tournament: Sha256Digest,
+    /// The round, from 1.
+    pub round: u32,
+    /// Who does not play this round, by player index, ascending.
+    pub absent: Vec<Absence>,
+    /// When the round was started, milliseconds since the Unix epoch, by the appender's clock.
+    pub started_at_ms: u64,
 }
 
 /// A tournament and one of its rounds (1-based).
@@ -204,23 +232,16 @@ impl LedgerEntry {
     pub fn as_match(&self) -> Option<&MatchEntry> {
         match &self.body {
             EntryBody::Match(m) => Some(m),
-            EntryBody::Tournament(_) => None,
+            EntryBody::Tournament(_) | EntryBody::Round(_) => None,
         }
     }
 
-    /// The id this entry is known by: the match id, or the tournament id.
-    pub fn id(&self) -> Sha256Digest {
+    /// The SHA-256 of the file stored beside the log for this entry, if it has one.
+    pub fn stored_file(&self) -> Option<Sha256Digest> {
         match &self.body {
-            EntryBody::Match(m) => m.match_id,
-            EntryBody::Tournament(t) => t.definition_sha256,
-        }
-    }
-
-    /// The SHA-256 of the file stored beside the log for this entry.
-    pub fn stored_file(&self) -> Sha256Digest {
-        match &self.body {
-            EntryBody::Match(m) => m.record_sha256,
-            EntryBody::Tournament(t) => t.definition_sha256,
+            EntryBody::Match(m) => Some(m.record_sha256),
+            EntryBody::Tournament(t) => Some(t.definition_sha256),
+            EntryBody::Round(_) => None,
         }
     }
 }

@@ -54,6 +54,12 @@ impl TreeState {
         self.size
     }
 
+    /// The tree of `size` leaves whose partial tiles, level 0 first, hold `levels` (enough to
+    /// compute its root; it has no entries to append to).
+    pub fn from_right_edge(size: u64, levels: Vec<Vec<Hash>>) -> TreeState {
+        TreeState { size, levels, bundle: Vec::new() }
+    }
+
     /// The RFC 6962 root: the partial tiles' hashes, highest level first, are the complete
     /// subtrees of the tree once grouped by powers of two.
     pub fn root(&self) -> Hash {
@@ -192,6 +198,22 @@ pub fn read_tile_hashes<R: LogReader + ?Sized>(
         )));
     }
     Ok(bytes.chunks_exact(32).map(|c| c.try_into().unwrap_or([0; 32])).collect())
+}
+
+/// The entries of bundle `index` of the tree of `size` leaves, checked against their count.
+pub fn read_bundle<R: LogReader + ?Sized>(r: &R, index: u64, size: u64) -> Result<Vec<Vec<u8>>, OpenError> {
+    let width = tile_width(0, index, size);
+    let bytes = r.bundle(index, width)?;
+    let entries = store::parse_bundle(&bytes)
+        .map_err(|e| OpenError::Corrupt(format!("{}: {e}", bundle_path(index, width))))?;
+    if entries.len() as u64 != width {
+        return Err(OpenError::Corrupt(format!(
+            "{} holds {} entries, not {width}",
+            bundle_path(index, width),
+            entries.len()
+        )));
+    }
+    Ok(entries.into_iter().map(<[u8]>::to_vec).collect())
 }
 
 /// Why a log could not be opened or read.

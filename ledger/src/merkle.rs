@@ -394,7 +394,7 @@ pub fn is_valid_subtree(start: u64, end: u64) -> bool {
     }
     let width = end - start;
     match width.checked_next_power_of_two() {
-        Some(p) => start % p == 0,
+        Some(p) => start.is_multiple_of(p),
         // Only widths above 2^63 have no next power of two in u64; then start must be 0.
         None => start == 0,
     }

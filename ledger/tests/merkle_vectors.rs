@@ -76,7 +76,7 @@ fn u(v: &Value) -> u64 {
 fn run(kind: &str, v: &Value) -> Result<(), String> {
     let Some(p) = proof(&v["proof"]) else { return Err("unreadable proof element".into()) };
     let leaf = || leaf(&v["leafHash"]).ok_or_else(|| "unreadable leaf hash".to_string());
-    let r = match kind {
+    match kind {
         "inclusion" => merkle::verify_inclusion(
             u(&v["leafIdx"]),
             u(&v["treeSize"]),
@@ -112,8 +112,7 @@ fn run(kind: &str, v: &Value) -> Result<(), String> {
         )
         .map_err(|e| e.to_string()),
         other => panic!("unknown vector kind {other}"),
-    };
-    r
+    }
 }
 
 #[test]
