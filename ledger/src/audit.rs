@@ -104,7 +104,8 @@ pub fn audit<R: LogReader>(
     let mut right_edge = Vec::new();
     let mut level: u8 = 0;
     loop {
-        let partial = tiles.last().filter(|t| (t.len() as u64) < TILE_WIDTH).cloned().unwrap_or_default();
+        let partial =
+            tiles.last().filter(|t| (t.len() as u64) < TILE_WIDTH).cloned().unwrap_or_default();
         right_edge.push(partial);
         let above: Vec<Hash> = tiles
             .iter()
@@ -122,7 +123,8 @@ pub fn audit<R: LogReader>(
             .collect::<Result<_, _>>()?;
         let flat: Vec<Hash> = read.iter().flatten().copied().collect();
         if flat != above {
-            let n = flat.iter().zip(&above).position(|(a, b)| a != b).unwrap_or(0) as u64 / TILE_WIDTH;
+            let n =
+                flat.iter().zip(&above).position(|(a, b)| a != b).unwrap_or(0) as u64 / TILE_WIDTH;
             return Err(OpenError::Corrupt(format!(
                 "{} does not hold the hashes of the full tiles below it",
                 tile_path(level, n, tile_width(level, n, size))
@@ -184,7 +186,11 @@ pub fn audit<R: LogReader>(
 
 /// Fetches an entry's stored file and checks it: the file a tournament entry needs for the
 /// replay, and what is wrong, if anything.
-fn check_stored<R: LogReader>(reader: &R, entry: &LedgerEntry, index: u64) -> (Option<Vec<u8>>, Option<Finding>) {
+fn check_stored<R: LogReader>(
+    reader: &R,
+    entry: &LedgerEntry,
+    index: u64,
+) -> (Option<Vec<u8>>, Option<Finding>) {
     let finding = |what: String| Some(Finding { index, what });
     let Some(sha) = entry.stored_file() else { return (None, None) };
     let file = match reader.record(&sha) {
@@ -192,7 +198,13 @@ fn check_stored<R: LogReader>(reader: &R, entry: &LedgerEntry, index: u64) -> (O
         Err(e) => return (None, finding(e.to_string())),
     };
     if sha256(&file) != sha {
-        return (None, finding(format!("{} does not have the SHA-256 its name says", crate::store::record_path(&sha))));
+        return (
+            None,
+            finding(format!(
+                "{} does not have the SHA-256 its name says",
+                crate::store::record_path(&sha)
+            )),
+        );
     }
     match &entry.body {
         EntryBody::Match(m) => {

@@ -67,7 +67,8 @@ pub enum CheckpointError {
 impl Checkpoint {
     /// The note text.
     pub fn to_text(&self) -> String {
-        let mut out = format!("{}\n{}\n{}\n", self.origin, self.size, Base64::encode_string(&self.root));
+        let mut out =
+            format!("{}\n{}\n{}\n", self.origin, self.size, Base64::encode_string(&self.root));
         for e in &self.extensions {
             out.push_str(e);
             out.push('\n');
@@ -188,7 +189,8 @@ mod tests {
 
     #[test]
     fn the_spec_example_parses() {
-        let text = "example.com/behind-the-sofa\n20852163\nCsUYapGGPo4dkMgIAUqom/Xajj7h2fB2MPA3j2jxq2I=\n";
+        let text =
+            "example.com/behind-the-sofa\n20852163\nCsUYapGGPo4dkMgIAUqom/Xajj7h2fB2MPA3j2jxq2I=\n";
         let c = Checkpoint::parse(text).unwrap();
         assert_eq!(c.size, 20_852_163);
         assert_eq!(c.to_text(), text);
@@ -215,7 +217,8 @@ mod tests {
         let log = SignerKey::from_seed("log.example", KeyKind::Ed25519, [1; 32]).unwrap();
         let w1 = SignerKey::from_seed("w1.example", KeyKind::Cosignature, [2; 32]).unwrap();
         let w2 = SignerKey::from_seed("w2.example", KeyKind::Cosignature, [3; 32]).unwrap();
-        let cp = Checkpoint { origin: "log.example".into(), size: 1, root: [5; 32], extensions: vec![] };
+        let cp =
+            Checkpoint { origin: "log.example".into(), size: 1, root: [5; 32], extensions: vec![] };
         let text = cp.to_text();
         let mut note = Note { text: text.clone(), signatures: vec![log.sign(&text, 0)] };
         let policy = Policy {
@@ -224,10 +227,16 @@ mod tests {
             quorum: 2,
         };
         let signed = |n: &Note| SignedCheckpoint { checkpoint: cp.clone(), note: n.clone() };
-        assert!(matches!(policy.verify(&signed(&note)), Err(CheckpointError::Quorum { found: 0, .. })));
+        assert!(matches!(
+            policy.verify(&signed(&note)),
+            Err(CheckpointError::Quorum { found: 0, .. })
+        ));
         note.add_signature(w1.sign(&text, 10));
         note.add_signature(w1.sign(&text, 11));
-        assert!(matches!(policy.verify(&signed(&note)), Err(CheckpointError::Quorum { found: 1, .. })));
+        assert!(matches!(
+            policy.verify(&signed(&note)),
+            Err(CheckpointError::Quorum { found: 1, .. })
+        ));
         note.add_signature(w2.sign(&text, 12));
         assert_eq!(policy.verify(&signed(&note)).unwrap().cosigners.len(), 2);
         let other = SignerKey::from_seed("other.example", KeyKind::Ed25519, [4; 32]).unwrap();

@@ -48,7 +48,10 @@ pub struct LedgerEntry {
 }
 
 /// What an entry records.
-#[allow(clippy::large_enum_variant, reason = "entries are decoded one at a time; boxing would only add indirection to the common case")]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "entries are decoded one at a time; boxing would only add indirection to the common case"
+)]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum EntryBody {
     /// A finished match.
@@ -254,7 +257,10 @@ pub fn sha256(bytes: &[u8]) -> Sha256Digest {
 impl MatchEntry {
     /// The entry for a verified record in its context. Refused when the record's terms cannot
     /// be read (no match id, players, variant or relay): such bytes name no match.
-    pub fn from_verified(v: &VerifiedMatch, context: MatchContext) -> Result<MatchEntry, EntryError> {
+    pub fn from_verified(
+        v: &VerifiedMatch,
+        context: MatchContext,
+    ) -> Result<MatchEntry, EntryError> {
         let match_id = v.match_id.ok_or(EntryError::Unreadable("no match id"))?;
         let (variant, ruleset) = v.variant.clone().ok_or(EntryError::Unreadable("no variant"))?;
         let players = v.players.ok_or(EntryError::Unreadable("no players"))?;

@@ -23,7 +23,9 @@ use crate::entry::{EntryBody, LedgerEntry, MatchEntry, RoundEntry, Sha256Digest,
 use crate::rating::{Params, RatedGame, Ratings, Score};
 use crate::tournament::definition::{SignedDefinition, TournamentDefinition};
 use crate::tournament::standings::{self, Standing};
-use crate::tournament::{self, ByeKind, Game, GameResult, PairingError, Pairings, PlayerIndex, Round};
+use crate::tournament::{
+    self, ByeKind, Game, GameResult, PairingError, Pairings, PlayerIndex, Round,
+};
 use protocol::PublicKey;
 use rules::Variant;
 use std::collections::{BTreeMap, BTreeSet};
@@ -99,7 +101,10 @@ impl TournamentState {
 
     /// The next round's pairings with these absences (what the server shows before it starts
     /// the round; appending the round entry fixes them).
-    pub fn next_pairings(&self, absent: &[(PlayerIndex, ByeKind)]) -> Result<Pairings, PairingError> {
+    pub fn next_pairings(
+        &self,
+        absent: &[(PlayerIndex, ByeKind)],
+    ) -> Result<Pairings, PairingError> {
         let absent: BTreeSet<PlayerIndex> = absent.iter().map(|(p, _)| *p).collect();
         tournament::pair_next_round(&self.definition, &self.completed_rounds(), &absent)
     }
@@ -227,7 +232,11 @@ impl History {
 
     /// Applies the next entry. A tournament entry needs its signed definition file's bytes
     /// (`stored`); the others ignore it. On error nothing changes.
-    pub fn apply(&mut self, entry: &LedgerEntry, stored: Option<&[u8]>) -> Result<(), HistoryError> {
+    pub fn apply(
+        &mut self,
+        entry: &LedgerEntry,
+        stored: Option<&[u8]>,
+    ) -> Result<(), HistoryError> {
         let at = self.size;
         match &entry.body {
             EntryBody::Match(m) => self.apply_match(at, m)?,
@@ -245,7 +254,10 @@ impl History {
         stored: Option<&[u8]>,
     ) -> Result<(), HistoryError> {
         if let Some(prev) = self.tournaments.get(&t.definition_sha256) {
-            return Err(HistoryError::DuplicateTournament { id: t.definition_sha256, at: prev.entry_index });
+            return Err(HistoryError::DuplicateTournament {
+                id: t.definition_sha256,
+                at: prev.entry_index,
+            });
         }
         let bad = |why: String| HistoryError::Definition { at, why };
         let file = stored.ok_or_else(|| bad("the signed definition file is missing".into()))?;
@@ -299,8 +311,9 @@ impl History {
             last = Some(p);
             absent.push((p, a.bye));
         }
-        let pairings =
-            t.next_pairings(&absent).map_err(|source| HistoryError::Pairing { round: r.round, source })?;
+        let pairings = t
+            .next_pairings(&absent)
+            .map_err(|source| HistoryError::Pairing { round: r.round, source })?;
         // In a round-robin the schedule is fixed: an absent player's game is a forfeit.
         let absent_set: BTreeSet<PlayerIndex> = absent.iter().map(|(p, _)| *p).collect();
         let results = pairings

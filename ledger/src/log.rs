@@ -81,7 +81,11 @@ impl TreeState {
 
     /// Reads the right edge of the tree of `size` leaves from its partial tiles, and checks it
     /// against `root`.
-    pub fn load<R: LogReader + ?Sized>(r: &R, size: u64, root: &Hash) -> Result<TreeState, OpenError> {
+    pub fn load<R: LogReader + ?Sized>(
+        r: &R,
+        size: u64,
+        root: &Hash,
+    ) -> Result<TreeState, OpenError> {
         let mut levels = Vec::new();
         let mut level: u8 = 0;
         while size >> (TILE_HEIGHT * u32::from(level)) > 0 {
@@ -98,7 +102,8 @@ impl TreeState {
             Vec::new()
         } else {
             let bytes = r.bundle(size / TILE_WIDTH, width)?;
-            let entries = store::parse_bundle(&bytes).map_err(|e| OpenError::Corrupt(e.to_string()))?;
+            let entries =
+                store::parse_bundle(&bytes).map_err(|e| OpenError::Corrupt(e.to_string()))?;
             if entries.len() as u64 != width {
                 return Err(OpenError::Corrupt(format!(
                     "{} holds {} entries",
@@ -138,7 +143,10 @@ impl TreeState {
             self.size += 1;
             if self.bundle.len() as u64 == TILE_WIDTH {
                 let index = n / TILE_WIDTH;
-                files.push((bundle_path(index, TILE_WIDTH), store::encode_bundle(self.bundle.iter().map(Vec::as_slice))));
+                files.push((
+                    bundle_path(index, TILE_WIDTH),
+                    store::encode_bundle(self.bundle.iter().map(Vec::as_slice)),
+                ));
                 full.push((None, index));
                 self.bundle.clear();
             }
@@ -201,7 +209,11 @@ pub fn read_tile_hashes<R: LogReader + ?Sized>(
 }
 
 /// The entries of bundle `index` of the tree of `size` leaves, checked against their count.
-pub fn read_bundle<R: LogReader + ?Sized>(r: &R, index: u64, size: u64) -> Result<Vec<Vec<u8>>, OpenError> {
+pub fn read_bundle<R: LogReader + ?Sized>(
+    r: &R,
+    index: u64,
+    size: u64,
+) -> Result<Vec<Vec<u8>>, OpenError> {
     let width = tile_width(0, index, size);
     let bytes = r.bundle(index, width)?;
     let entries = store::parse_bundle(&bytes)
@@ -288,7 +300,8 @@ impl LogWriter {
         crate::checkpoint::Policy::log_only(key.verifier().clone())
             .verify(&checkpoint)
             .map_err(|e| OpenError::NotOurLog(e.to_string()))?;
-        let state = TreeState::load(&reader, checkpoint.checkpoint.size, &checkpoint.checkpoint.root)?;
+        let state =
+            TreeState::load(&reader, checkpoint.checkpoint.size, &checkpoint.checkpoint.root)?;
         Ok(LogWriter { dir: dir.to_path_buf(), key, state, checkpoint })
     }
 
@@ -315,7 +328,11 @@ impl LogWriter {
     /// Appends a batch durably (see the module docs): `files` are stored under
     /// `records/<sha256>` first, then the entries go in, then the checkpoint is replaced.
     /// On error the log is as its last checkpoint says, in memory and on disk.
-    pub fn append(&mut self, entries: &[Vec<u8>], files: &[&[u8]]) -> Result<&SignedCheckpoint, WriteError> {
+    pub fn append(
+        &mut self,
+        entries: &[Vec<u8>],
+        files: &[&[u8]],
+    ) -> Result<&SignedCheckpoint, WriteError> {
         for (index, e) in entries.iter().enumerate() {
             if e.len() > crate::entry::MAX_ENTRY_BYTES {
                 return Err(WriteError::EntryTooLarge {
@@ -333,7 +350,8 @@ impl LogWriter {
             let hash = crate::entry::sha256(file);
             let rel = record_path(&hash);
             // Content-addressed: a file already there with the right content is kept.
-            let present = std::fs::read(self.dir.join(&rel)).is_ok_and(|b| crate::entry::sha256(&b) == hash);
+            let present =
+                std::fs::read(self.dir.join(&rel)).is_ok_and(|b| crate::entry::sha256(&b) == hash);
             if !present {
                 dd.write(&rel, file)?;
             }
@@ -381,7 +399,8 @@ impl LogWriter {
 
 /// Signs the checkpoint of a tree.
 fn sign(key: &SignerKey, size: u64, root: Hash) -> SignedCheckpoint {
-    let checkpoint = Checkpoint { origin: key.name().to_string(), size, root, extensions: Vec::new() };
+    let checkpoint =
+        Checkpoint { origin: key.name().to_string(), size, root, extensions: Vec::new() };
     let text = checkpoint.to_text();
     let note = Note { signatures: vec![key.sign(&text, 0)], text };
     SignedCheckpoint { checkpoint, note }

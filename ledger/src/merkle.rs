@@ -138,7 +138,13 @@ pub fn prove_inclusion<R: NodeReader>(
 }
 
 /// `PATH(m, D[lo:hi])`, bottom hash first.
-fn path<R: NodeReader>(r: &R, m: u64, lo: u64, hi: u64, out: &mut Vec<Hash>) -> Result<(), R::Error> {
+fn path<R: NodeReader>(
+    r: &R,
+    m: u64,
+    lo: u64,
+    hi: u64,
+    out: &mut Vec<Hash>,
+) -> Result<(), R::Error> {
     if hi - lo == 1 {
         return Ok(());
     }
@@ -346,11 +352,7 @@ pub fn verify_consistency(
     }
     // Step 2: when the old tree is a complete subtree its root is the first path element.
     let mut path = proof.iter();
-    let seed = if old.is_power_of_two() {
-        *old_root
-    } else {
-        *path.next().ok_or(wrong)?
-    };
+    let seed = if old.is_power_of_two() { *old_root } else { *path.next().ok_or(wrong)? };
     let (mut f, mut s) = (old - 1, new - 1);
     while f & 1 == 1 {
         f >>= 1;
@@ -482,11 +484,8 @@ pub fn verify_subtree_consistency(
         // The proof starts at the rightmost complete subtree inside [start, end).
         let shift = (end - start).trailing_zeros();
         let mut rest = proof.iter();
-        let seed = if end - start == 1u64 << shift {
-            *subtree_root
-        } else {
-            *rest.next().ok_or(wrong)?
-        };
+        let seed =
+            if end - start == 1u64 << shift { *subtree_root } else { *rest.next().ok_or(wrong)? };
         let (mut small, mut grown) = (seed, seed);
         for level in shift..height {
             if ((end - 1) >> level) & 1 == 1 {

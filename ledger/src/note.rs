@@ -428,8 +428,9 @@ impl Note {
             let Some(key) = known.iter().find(|k| k.name == s.name && k.id == id) else {
                 continue;
             };
-            let timestamp =
-                key.check(&self.text, &s.bytes[4..]).map_err(|()| NoteError::BadSignature(key.to_string()))?;
+            let timestamp = key
+                .check(&self.text, &s.bytes[4..])
+                .map_err(|()| NoteError::BadSignature(key.to_string()))?;
             if !out.iter().any(|v: &Verified| v.key == *key) {
                 out.push(Verified { key: key.clone(), timestamp });
             }

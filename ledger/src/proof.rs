@@ -76,8 +76,9 @@ impl TlogProof {
     /// Parses the text form strictly.
     pub fn parse(text: &[u8]) -> Result<TlogProof, ProofError> {
         let text = std::str::from_utf8(text).map_err(|_| ProofError::Format("not UTF-8"))?;
-        let (head, checkpoint) =
-            text.split_once("\n\n").ok_or(ProofError::Format("no blank line before the checkpoint"))?;
+        let (head, checkpoint) = text
+            .split_once("\n\n")
+            .ok_or(ProofError::Format("no blank line before the checkpoint"))?;
         let mut lines = head.split('\n');
         if lines.next() != Some(HEADER) {
             return Err(ProofError::Format("the first line is not c2sp.org/tlog-proof@v1"));
@@ -85,7 +86,9 @@ impl TlogProof {
         let mut line = lines.next().ok_or(ProofError::Format("no index line"))?;
         let mut extra = None;
         if let Some(b64) = line.strip_prefix("extra ") {
-            extra = Some(Base64::decode_vec(b64).map_err(|_| ProofError::Format("extra is not base64"))?);
+            extra = Some(
+                Base64::decode_vec(b64).map_err(|_| ProofError::Format("extra is not base64"))?,
+            );
             line = lines.next().ok_or(ProofError::Format("no index line"))?;
         }
         let index_text = line.strip_prefix("index ").ok_or(ProofError::Format("no index line"))?;
@@ -118,7 +121,13 @@ impl TlogProof {
         let trusted = policy.verify(&self.checkpoint)?;
         let entry_bytes = self.extra.as_deref().ok_or(ProofError::NoEntry)?;
         let c = &self.checkpoint.checkpoint;
-        merkle::verify_inclusion(self.index, c.size, &merkle::leaf_hash(entry_bytes), &self.proof, &c.root)?;
+        merkle::verify_inclusion(
+            self.index,
+            c.size,
+            &merkle::leaf_hash(entry_bytes),
+            &self.proof,
+            &c.root,
+        )?;
         let entry = LedgerEntry::from_bytes(entry_bytes)?;
         Ok((trusted, entry))
     }

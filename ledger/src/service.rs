@@ -8,8 +8,8 @@
 
 use crate::checkpoint::SignedCheckpoint;
 use crate::entry::{
-    Absence, EntryBody, EntryError, LedgerEntry, MatchContext, MatchEntry, RoundEntry, Sha256Digest,
-    TournamentEntry, ENTRY_VERSION,
+    Absence, ENTRY_VERSION, EntryBody, EntryError, LedgerEntry, MatchContext, MatchEntry,
+    RoundEntry, Sha256Digest, TournamentEntry,
 };
 use crate::history::{History, HistoryError, TournamentState};
 use crate::log::{LogWriter, OpenError, TileNodes, WriteError, read_bundle};
@@ -159,7 +159,9 @@ impl Ledger {
                 let entry = LedgerEntry::from_bytes(&bytes)
                     .map_err(|source| LedgerError::Entry { index, source })?;
                 let stored = match &entry.body {
-                    EntryBody::Tournament(t) => Some(reader.record(&t.definition_sha256).map_err(OpenError::from)?),
+                    EntryBody::Tournament(t) => {
+                        Some(reader.record(&t.definition_sha256).map_err(OpenError::from)?)
+                    }
                     _ => None,
                 };
                 history
@@ -215,7 +217,9 @@ impl Ledger {
                 let refused = |source| AppendError::Refused { index, source };
                 let (body, file): (EntryBody, &[u8]) = match s {
                     Submission::Match { record, context } => (
-                        EntryBody::Match(MatchEntry::from_record(record, *context).map_err(refused)?),
+                        EntryBody::Match(
+                            MatchEntry::from_record(record, *context).map_err(refused)?,
+                        ),
                         record,
                     ),
                     Submission::Tournament { definition, published_at_ms } => (
@@ -245,8 +249,10 @@ impl Ledger {
         for (index, e) in entries.into_iter().enumerate() {
             let (entry, file) = e?;
             let stored = matches!(entry.body, EntryBody::Tournament(_)).then_some(file);
-            next.apply(&entry, stored).map_err(|source| AppendError::Inconsistent { index, source })?;
-            encoded.push(entry.to_bytes().map_err(|source| AppendError::Refused { index, source })?);
+            next.apply(&entry, stored)
+                .map_err(|source| AppendError::Inconsistent { index, source })?;
+            encoded
+                .push(entry.to_bytes().map_err(|source| AppendError::Refused { index, source })?);
             if !file.is_empty() {
                 files.push(file);
             }
@@ -302,7 +308,11 @@ impl Ledger {
 
     /// Adds witness cosignatures (note signature lines, as a witness answers) to the latest
     /// checkpoint, after checking each line that names a known witness.
-    pub fn add_cosignatures(&mut self, lines: &str, witnesses: &[VerifierKey]) -> Result<&SignedCheckpoint, CosignError> {
+    pub fn add_cosignatures(
+        &mut self,
+        lines: &str,
+        witnesses: &[VerifierKey],
+    ) -> Result<&SignedCheckpoint, CosignError> {
         let text = self.log.checkpoint().note.text.clone();
         let mut added = Note { text: text.clone(), signatures: Vec::new() };
         for line in lines.lines().filter(|l| !l.is_empty()) {

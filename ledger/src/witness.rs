@@ -149,7 +149,11 @@ pub struct Witness {
 impl Witness {
     /// A witness keeping its state in `dir`, cosigning with `key` (a cosignature key, type 0x04)
     /// the logs whose keys are `logs` (their names are the origins).
-    pub fn new(dir: &Path, key: SignerKey, logs: Vec<VerifierKey>) -> Result<Witness, WitnessError> {
+    pub fn new(
+        dir: &Path,
+        key: SignerKey,
+        logs: Vec<VerifierKey>,
+    ) -> Result<Witness, WitnessError> {
         if key.verifier().kind() != KeyKind::Cosignature {
             return Err(WitnessError::BadRequest(
                 "a witness key must be a cosignature (type 0x04) key".into(),
@@ -166,9 +170,9 @@ impl Witness {
     /// The last checkpoint this witness cosigned for `origin`.
     pub fn latest(&self, origin: &str) -> Result<Option<SignedCheckpoint>, WitnessError> {
         match std::fs::read(self.log_dir(origin).join("checkpoint")) {
-            Ok(bytes) => SignedCheckpoint::parse(&bytes)
-                .map(Some)
-                .map_err(|e| WitnessError::Io(std::io::Error::other(format!("stored checkpoint: {e}")))),
+            Ok(bytes) => SignedCheckpoint::parse(&bytes).map(Some).map_err(|e| {
+                WitnessError::Io(std::io::Error::other(format!("stored checkpoint: {e}")))
+            }),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
             Err(e) => Err(e.into()),
         }
@@ -196,7 +200,11 @@ impl Witness {
         let dir = self.log_dir(&cp.origin);
         std::fs::create_dir_all(&dir)?;
         // Check and update under one lock: two concurrent requests must not roll back the state.
-        let lock = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(dir.join("lock"))?;
+        let lock = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(dir.join("lock"))?;
         lock.lock()?;
         let last = self.latest(&cp.origin)?;
         let last_size = last.as_ref().map_or(0, |l| l.checkpoint.size);
@@ -204,11 +212,15 @@ impl Witness {
             return Err(WitnessError::Conflict { old: req.old, last: last_size });
         }
         let unprocessable = |why: String, evidence: bool| -> Result<String, WitnessError> {
-            let evidence = if evidence { Some(self.keep_evidence(&dir, last.as_ref(), body)?) } else { None };
+            let evidence =
+                if evidence { Some(self.keep_evidence(&dir, last.as_ref(), body)?) } else { None };
             Err(WitnessError::Unprocessable { why, evidence })
         };
         if cp.size == 0 && cp.root != EMPTY_ROOT {
-            return unprocessable("a checkpoint of size 0 must have the empty tree's root".into(), false);
+            return unprocessable(
+                "a checkpoint of size 0 must have the empty tree's root".into(),
+                false,
+            );
         }
         match &last {
             None => {
@@ -218,11 +230,17 @@ impl Witness {
             }
             Some(last) if last.checkpoint.size == cp.size => {
                 if !req.proof.is_empty() {
-                    return unprocessable("a proof between equal sizes must be empty".into(), false);
+                    return unprocessable(
+                        "a proof between equal sizes must be empty".into(),
+                        false,
+                    );
                 }
                 if last.checkpoint.root != cp.root {
                     return unprocessable(
-                        format!("fork: two checkpoints of size {} with different roots, both signed by the log", cp.size),
+                        format!(
+                            "fork: two checkpoints of size {} with different roots, both signed by the log",
+                            cp.size
+                        ),
                         true,
                     );
                 }
@@ -236,7 +254,10 @@ impl Witness {
                     &cp.root,
                 ) {
                     return unprocessable(
-                        format!("not consistent with the checkpoint of size {} cosigned before: {e}", last.checkpoint.size),
+                        format!(
+                            "not consistent with the checkpoint of size {} cosigned before: {e}",
+                            last.checkpoint.size
+                        ),
                         true,
                     );
                 }
@@ -262,7 +283,9 @@ impl Witness {
         let evidence = dir.join("evidence");
         std::fs::create_dir_all(&evidence)?;
         let n = std::fs::read_dir(&evidence)?.count();
-        let mut text = String::from("fogproof witness evidence v1\n\n== the checkpoint this witness had cosigned\n");
+        let mut text = String::from(
+            "fogproof witness evidence v1\n\n== the checkpoint this witness had cosigned\n",
+        );
         text.push_str(&last.map(SignedCheckpoint::to_text).unwrap_or_default());
         text.push_str("\n== the add-checkpoint request that conflicts with it\n");
         text.push_str(&String::from_utf8_lossy(body));

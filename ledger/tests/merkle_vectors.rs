@@ -63,7 +63,9 @@ fn hash(v: &Value) -> Hash {
 fn proof(v: &Value) -> Option<Vec<Hash>> {
     match v {
         Value::Null => Some(Vec::new()),
-        Value::Array(items) => items.iter().map(|i| <[u8; 32]>::try_from(b64(i).as_slice()).ok()).collect(),
+        Value::Array(items) => {
+            items.iter().map(|i| <[u8; 32]>::try_from(b64(i).as_slice()).ok()).collect()
+        }
         other => panic!("proof is neither null nor a list: {other}"),
     }
 }
@@ -130,7 +132,11 @@ fn every_vector_file_gives_its_answer() {
             let v: Value = serde_json::from_str(&text).unwrap();
             let want_err = v["wantErr"].as_bool().expect("wantErr");
             let got = run(kind, &v);
-            if want_err { negative += 1 } else { positive += 1 }
+            if want_err {
+                negative += 1
+            } else {
+                positive += 1
+            }
             if got.is_err() != want_err {
                 failures.push(format!("{}: want error {want_err}, got {got:?}", file.display()));
             }
@@ -138,6 +144,11 @@ fn every_vector_file_gives_its_answer() {
         }
         eprintln!("{kind}: {positive} positive and {negative} negative vectors");
     }
-    assert!(failures.is_empty(), "{} of {total} vectors disagree:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {total} vectors disagree:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
     assert_eq!(total, 518, "every vector file is run");
 }
