@@ -230,6 +230,23 @@ impl History {
         self.rated
     }
 
+    /// Applies the entry at leaf `index` (at least [`History::size`]), when only some of the
+    /// log's entries are replayed (a tournament bundle holds its tournament's entries only).
+    pub fn apply_at(
+        &mut self,
+        index: u64,
+        entry: &LedgerEntry,
+        stored: Option<&[u8]>,
+    ) -> Result<(), HistoryError> {
+        let before = self.size;
+        self.size = index.max(self.size);
+        let r = self.apply(entry, stored);
+        if r.is_err() {
+            self.size = before;
+        }
+        r
+    }
+
     /// Applies the next entry. A tournament entry needs its signed definition file's bytes
     /// (`stored`); the others ignore it. On error nothing changes.
     pub fn apply(

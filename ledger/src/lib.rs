@@ -4,6 +4,7 @@
 #![warn(missing_docs)]
 
 pub mod audit;
+pub mod bundle;
 pub mod checkpoint;
 pub mod entry;
 pub mod history;
