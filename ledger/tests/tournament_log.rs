@@ -212,6 +212,9 @@ fn tournament_log(dir: &Path) -> (Ledger, [u8; 32]) {
     (ledger, id)
 }
 
+/// Changes a file's bytes.
+type Tamper = Box<dyn Fn(&[u8]) -> Vec<u8>>;
+
 #[test]
 fn bundles_recompute_offline_and_name_every_tampered_file() {
     let log_dir = tempfile::tempdir().unwrap();
@@ -232,7 +235,7 @@ fn bundles_recompute_offline_and_name_every_tampered_file() {
     let proof_name = format!("proofs/{}", proof.file_name().unwrap().to_string_lossy());
     // Each kind of file, changed: the verification names it.
     let flip = |text: &str, from: &str, to: &str| text.replacen(from, to, 1);
-    let cases: Vec<(String, Box<dyn Fn(&[u8]) -> Vec<u8>>)> = vec![
+    let cases: Vec<(String, Tamper)> = vec![
         (
             "checkpoint".into(),
             Box::new(|b| flip(&String::from_utf8_lossy(b), "\n4\n", "\n5\n").into_bytes()),
