@@ -213,7 +213,7 @@ fn tournament_log(dir: &Path) -> (Ledger, [u8; 32]) {
 }
 
 /// Changes a file's bytes.
-type Tamper = Box<dyn Fn(&[u8]) -> Vec<u8>>;
+type Tamper<'a> = Box<dyn Fn(&[u8]) -> Vec<u8> + 'a>;
 
 #[test]
 fn bundles_recompute_offline_and_name_every_tampered_file() {
