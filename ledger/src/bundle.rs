@@ -3,7 +3,6 @@
 //!
 //! ```text
 //! checkpoint                  the log's checkpoint with its cosignatures, verbatim
-//! log.vkey                    the log's verifier key (a reader should pass its own)
 //! definition                  the organiser-signed definition file (its SHA-256 is the id)
 //! proofs/<index>.tlog-proof   tlog proofs, in that checkpoint, of the tournament entry, every
 //!                             round entry and every match entry of the tournament

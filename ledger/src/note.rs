@@ -117,9 +117,9 @@ impl VerifierKey {
     /// Parses a vkey (`name+keyid+base64(type || key)`).
     pub fn parse(vkey: &str) -> Result<VerifierKey, KeyError> {
         let bad = || KeyError::BadVkey(vkey.to_string());
-        let mut parts = vkey.split('+');
-        let (Some(name), Some(id), Some(material), None) =
-            (parts.next(), parts.next(), parts.next(), parts.next())
+        // Names and ids have no '+'; base64 may (as Go's note package reads it).
+        let mut parts = vkey.splitn(3, '+');
+        let (Some(name), Some(id), Some(material)) = (parts.next(), parts.next(), parts.next())
         else {
             return Err(bad());
         };
@@ -229,9 +229,8 @@ impl SignerKey {
     pub fn parse(text: &str) -> Result<SignerKey, KeyError> {
         let text = text.trim();
         let rest = text.strip_prefix("PRIVATE+KEY+").ok_or(KeyError::BadSecretKey)?;
-        let mut parts = rest.split('+');
-        let (Some(name), Some(id), Some(material), None) =
-            (parts.next(), parts.next(), parts.next(), parts.next())
+        let mut parts = rest.splitn(3, '+');
+        let (Some(name), Some(id), Some(material)) = (parts.next(), parts.next(), parts.next())
         else {
             return Err(KeyError::BadSecretKey);
         };
@@ -500,6 +499,20 @@ mod tests {
         let plain = VerifierKey::new("witness.example/w1", KeyKind::Ed25519, w.verifier().public())
             .unwrap();
         assert!(n.verify(&[plain]).is_err());
+    }
+
+    /// Regression: base64 key material with a '+' (this seed's public key has one) parses.
+    #[test]
+    fn key_material_may_contain_plus() {
+        let k = (0u8..=255)
+            .map(|b| SignerKey::from_seed("log.example/x", KeyKind::Ed25519, [b; 32]).unwrap())
+            .find(|k| {
+                k.verifier().to_string().split('+').count() > 3
+                    && k.to_secret_text().split('+').count() > 5
+            })
+            .expect("some seed gives a '+' in both encodings");
+        assert_eq!(VerifierKey::parse(&k.verifier().to_string()).unwrap(), *k.verifier());
+        assert_eq!(SignerKey::parse(&k.to_secret_text()).unwrap().verifier(), k.verifier());
     }
 
     #[test]

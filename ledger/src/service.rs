@@ -330,3 +330,30 @@ impl Ledger {
         Ok(self.log.add_signatures(added)?)
     }
 }
+
+/// Finds the entry known by `id` (a match id, or a tournament id) in the log `reader` serves and
+/// proves it in the log's checkpoint; needs no key (any reader of a published log can).
+pub fn prove_in<R: LogReader>(
+    reader: &R,
+    id: &Sha256Digest,
+) -> Result<TlogProof, LedgerProveError> {
+    let checkpoint = SignedCheckpoint::parse(&reader.checkpoint().map_err(OpenError::from)?)
+        .map_err(OpenError::from)?;
+    let size = checkpoint.checkpoint.size;
+    for b in 0..size.div_ceil(TILE_WIDTH) {
+        for (k, bytes) in read_bundle(reader, b, size)?.into_iter().enumerate() {
+            let Ok(entry) = LedgerEntry::from_bytes(&bytes) else { continue };
+            let known_as = match &entry.body {
+                EntryBody::Match(m) => Some(m.match_id),
+                EntryBody::Tournament(t) => Some(t.definition_sha256),
+                EntryBody::Round(_) => None,
+            };
+            if known_as == Some(*id) {
+                let index = b * TILE_WIDTH + k as u64;
+                let proof = merkle::prove_inclusion(&TileNodes::new(reader, size), index, size)?;
+                return Ok(TlogProof { extra: Some(bytes), index, proof, checkpoint });
+            }
+        }
+    }
+    Err(LedgerProveError::NotFound(*id))
+}
