@@ -4,9 +4,7 @@
 //! request, an audit that names a tampered record, and a tournament bundle verified and then
 //! refused once tampered with.
 
-use ed25519_dalek::SigningKey;
 use ledger::note::{KeyKind, SignerKey};
-use protocol::codec::Canonical;
 use rules::Variant;
 use std::io::Write;
 use std::path::Path;
@@ -192,26 +190,51 @@ fn tournament_bundle_and_verify() {
     let (dir, key, log) = (t.path(), t.path().join("log.key"), t.path().join("log"));
     ok(&fogproof(&["ledger", "init", p(&log), "--key", p(&key), "--origin", "ledger.example/t"]));
     let vkey = ok(&fogproof(&["ledger", "key", "--key", p(&key)])).trim().to_string();
-    // A two-player round-robin whose game is a self-played record.
+    // A two-player round-robin, defined and signed by its organiser, whose game is a
+    // self-played record.
     let cast = client::selfplay::cast(7);
-    let def = ledger::tournament::definition::TournamentDefinition {
-        name: "CLI Cup".into(),
-        variant: Variant::Espionage,
-        ruleset: Variant::Espionage.ruleset().into(),
-        system: ledger::tournament::definition::System::RoundRobin { double: false },
-        players: [0, 1]
-            .map(|i| ledger::tournament::definition::Entrant {
-                key: cast.players[i].public(),
-                name: format!("Player {i}"),
-                rating: Some(2000 - i as u16),
+    let players: Vec<serde_json::Value> = (0..2)
+        .map(|i| {
+            serde_json::json!({
+                "key": cast.players[i].public().to_string(),
+                "name": format!("Player {i}"),
+                "rating": 2000 - i,
             })
-            .to_vec(),
-        tie_breaks: vec![ledger::tournament::definition::TieBreak::SonnebornBerger],
-        time_control: "10+5".into(),
-    };
+        })
+        .collect();
+    let json = serde_json::json!({
+        "name": "CLI Cup",
+        "variant": "espionage",
+        "system": { "round-robin": "single" },
+        "players": players,
+        "tie_breaks": ["SonnebornBerger"],
+        "time_control": "10+5",
+    });
+    let json_file = dir.join("cup.json");
+    std::fs::write(&json_file, json.to_string()).unwrap();
     let def_file = dir.join("cup.def");
-    std::fs::write(&def_file, def.sign(&SigningKey::from_bytes(&[3; 32])).unwrap().to_canonical())
-        .unwrap();
+    let org = dir.join("org.key");
+    let defined = ok(&fogproof(&[
+        "tournament",
+        "define",
+        p(&json_file),
+        "--organiser-key",
+        p(&org),
+        "--name",
+        "organiser.example",
+        "--out",
+        p(&def_file),
+    ]));
+    let refused = fogproof(&[
+        "tournament",
+        "define",
+        p(&json_file),
+        "--organiser-key",
+        p(&org),
+        "--out",
+        p(&def_file),
+    ]);
+    assert_eq!(refused.status.code(), Some(2), "never overwritten");
     let out = ok(&fogproof(&[
         "ledger",
         "append",
@@ -222,6 +245,7 @@ fn tournament_bundle_and_verify() {
         p(&def_file),
     ]));
     let id = out.lines().find_map(|l| l.strip_prefix("tournament ")).unwrap().to_string();
+    assert!(defined.contains(&format!("tournament {id}")), "{defined}");
     let started = ok(&fogproof(&[
         "ledger",
         "start-round",

@@ -20,7 +20,8 @@ use std::hint::black_box;
 use std::path::PathBuf;
 use std::time::Instant;
 
-const VARIANTS: [Variant; 4] = [Variant::Chess, Variant::Intrigue, Variant::SecretChess6, Variant::Espionage];
+const VARIANTS: [Variant; 4] =
+    [Variant::Chess, Variant::Intrigue, Variant::SecretChess6, Variant::Espionage];
 
 fn key() -> SignerKey {
     SignerKey::from_seed("bench.fogproof.example/audit", KeyKind::Ed25519, [2; 32]).expect("key")
@@ -51,8 +52,10 @@ fn build(dir: &std::path::Path, records: u64) -> Ledger {
 }
 
 fn main() {
-    let records: u64 = std::env::var("FOGPROOF_AUDIT_RECORDS").ok().and_then(|s| s.parse().ok()).unwrap_or(100);
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("../target/ledger-audit-bench/{records}"));
+    let records: u64 =
+        std::env::var("FOGPROOF_AUDIT_RECORDS").ok().and_then(|s| s.parse().ok()).unwrap_or(100);
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join(format!("../target/ledger-audit-bench/{records}"));
     let ledger = build(&dir, records);
     let policy = Policy::log_only(ledger.verifier_key().clone());
     let reader = DirReader::new(&dir);
@@ -61,7 +64,8 @@ fn main() {
     let audit_with = |threads: usize| {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("pool");
         let t = Instant::now();
-        let report = pool.install(|| ledger::audit::audit(&reader, &policy, &|_| {})).expect("audit");
+        let report =
+            pool.install(|| ledger::audit::audit(&reader, &policy, &|_| {})).expect("audit");
         assert!(report.findings.is_empty(), "{:?}", report.findings);
         t.elapsed().as_secs_f64()
     };
@@ -79,8 +83,15 @@ fn main() {
     }
     let verify = t.elapsed().as_secs_f64();
     let n = records as f64;
-    println!("audit of {records} self-played records ({:.1} MB of records):", files.iter().map(Vec::len).sum::<usize>() as f64 / 1e6);
+    println!(
+        "audit of {records} self-played records ({:.1} MB of records):",
+        files.iter().map(Vec::len).sum::<usize>() as f64 / 1e6
+    );
     println!("  1 core:      {:>8.1} records/s ({:.2} ms per record)", n / one, 1e3 * one / n);
     println!("  {cores} cores:     {:>8.1} records/s ({:.2}x one core)", n / all, one / all);
-    println!("  verify alone, 1 core: {:.2} ms per record; the audit costs {:.2}x that per record", 1e3 * verify / n, one / verify);
+    println!(
+        "  verify alone, 1 core: {:.2} ms per record; the audit costs {:.2}x that per record",
+        1e3 * verify / n,
+        one / verify
+    );
 }

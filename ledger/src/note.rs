@@ -257,6 +257,12 @@ impl SignerKey {
         )
     }
 
+    /// The Ed25519 signing key itself, for signatures outside notes (an organiser signs
+    /// tournament definitions with the same key file).
+    pub fn signing_key(&self) -> &SigningKey {
+        &self.signing
+    }
+
     /// The matching verifier key.
     pub fn verifier(&self) -> &VerifierKey {
         &self.verifier
