@@ -296,3 +296,27 @@ impl Witness {
         Ok(evidence.join(name))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn malformed_requests_are_400() {
+        let cp = "log.example\n0\n47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=\n\n— log.example AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\n";
+        for bad in [
+            format!("old 01\n\n{cp}"),
+            format!("old -1\n\n{cp}"),
+            format!("new 0\n\n{cp}"),
+            format!("old 0\nnot base64!\n\n{cp}"),
+            format!("old 0\nAAAA\n\n{cp}"),
+            format!("old 0\n{cp}"),
+            format!("old 0\n{}\n{cp}", "47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=\n".repeat(64)),
+        ] {
+            let e = AddCheckpoint::parse(bad.as_bytes()).unwrap_err();
+            assert_eq!(e.status(), 400, "{bad:?}: {e}");
+        }
+        let ok = AddCheckpoint::parse(format!("old 0\n\n{cp}").as_bytes()).unwrap();
+        assert_eq!((ok.old, ok.proof.len(), ok.checkpoint.checkpoint.size), (0, 0, 0));
+    }
+}
