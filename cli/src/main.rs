@@ -4,11 +4,14 @@
 //! Every error is one line on stderr naming the problem, with exit status 2.
 
 mod keys;
+mod ledger;
 mod net;
 mod record;
 mod referee;
 mod selfplay;
+mod tournament;
 mod verify;
+mod witness;
 
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
@@ -42,6 +45,15 @@ enum Command {
     Umpire(net::AgentArgs),
     /// Run a house bot: it accepts challenges addressed to its key and open ones, and plays.
     Bot(net::AgentArgs),
+    /// The public log of finished matches: create, append, prove, audit (docs/LEDGER.md).
+    #[command(subcommand)]
+    Ledger(ledger::LedgerCommand),
+    /// Tournament bundles: write one from a log, recompute one offline.
+    #[command(subcommand)]
+    Tournament(tournament::TournamentCommand),
+    /// A transparency-log witness: cosign checkpoints that extend the last one it cosigned.
+    #[command(subcommand)]
+    Witness(witness::WitnessCommand),
     /// Play one complete match in-process (two random bots, umpire, relay) and write its record.
     Selfplay {
         /// chess, kriegspiel, sic, intrigue, secretchess6 or espionage.
@@ -108,7 +120,7 @@ fn variant(id: &str) -> Result<Variant> {
     Ok(id.parse::<Variant>()?)
 }
 
-fn run(cli: Cli) -> Result<()> {
+fn run(cli: Cli) -> Result<ExitCode> {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     match cli.command {
@@ -149,8 +161,11 @@ fn run(cli: Cli) -> Result<()> {
         Command::Selfplay { variant: v, seed, out: path } => {
             selfplay::run(variant(&v)?, seed, &path, &mut out)?;
         }
+        Command::Ledger(command) => return ledger::run(command, &mut out),
+        Command::Tournament(command) => return tournament::run(command, &mut out),
+        Command::Witness(command) => return witness::run(command, &mut out),
     }
-    Ok(())
+    Ok(ExitCode::SUCCESS)
 }
 
 fn parse_seed(hex: &str) -> Result<[u8; 32]> {
@@ -181,7 +196,7 @@ fn main() -> ExitCode {
         return verify::main(args);
     }
     match run(cli) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => code,
         Err(e) => {
             eprintln!("fogproof: {}", format!("{e:#}").replace('\n', " "));
             ExitCode::from(2)

@@ -1,0 +1,96 @@
+//! `fogproof witness`: a C2SP tlog-witness on the command line: create its cosigning key,
+//! answer `add-checkpoint` requests (standard input to standard output), show what it cosigned.
+
+use crate::ledger::{read_secret_key, write_secret_key};
+use anyhow::{Context, Result};
+use clap::Subcommand;
+use ledger::note::{KeyKind, SignerKey, VerifierKey};
+use ledger::witness::Witness;
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// The witness's subcommands.
+#[derive(Subcommand)]
+pub enum WitnessCommand {
+    /// Create a witness cosigning key (owner-only file, never overwritten); print its vkey.
+    Init {
+        /// The witness's name, e.g. `witness.example.org/w1`.
+        #[arg(long)]
+        name: String,
+        /// Where to write the secret key.
+        #[arg(long)]
+        key: PathBuf,
+    },
+    /// Print the witness's verifier key (what readers configure).
+    Key {
+        /// The witness's secret key file.
+        #[arg(long)]
+        key: PathBuf,
+    },
+    /// Answer an add-checkpoint request read from standard input: print the cosignature line,
+    /// or refuse (exit 1) with the HTTP status C2SP tlog-witness gives the refusal.
+    AddCheckpoint {
+        /// The witness's state directory.
+        #[arg(long)]
+        state: PathBuf,
+        /// The witness's secret key file.
+        #[arg(long)]
+        key: PathBuf,
+        /// A log's verifier key the witness follows. Repeatable.
+        #[arg(long, required = true)]
+        log: Vec<String>,
+    },
+    /// Print the last checkpoint the witness cosigned for a log.
+    Checkpoint {
+        /// The witness's state directory.
+        #[arg(long)]
+        state: PathBuf,
+        /// The witness's secret key file.
+        #[arg(long)]
+        key: PathBuf,
+        /// The log's origin.
+        #[arg(long)]
+        origin: String,
+    },
+}
+
+/// Runs one `witness` subcommand.
+pub fn run(command: WitnessCommand, out: &mut impl Write) -> Result<ExitCode> {
+    match command {
+        WitnessCommand::Init { name, key } => {
+            let k = SignerKey::generate(&name, KeyKind::Cosignature)?;
+            write_secret_key(&key, &k)?;
+            writeln!(out, "wrote {}", key.display())?;
+            writeln!(out, "witness-key: {}", k.verifier())?;
+        }
+        WitnessCommand::Key { key } => writeln!(out, "{}", read_secret_key(&key)?.verifier())?,
+        WitnessCommand::AddCheckpoint { state, key, log } => {
+            let logs = log
+                .iter()
+                .map(|l| VerifierKey::parse(l).context("--log"))
+                .collect::<Result<Vec<_>>>()?;
+            let witness = Witness::new(&state, read_secret_key(&key)?, logs)?;
+            let mut body = Vec::new();
+            std::io::stdin()
+                .take(ledger::witness::MAX_REQUEST_BYTES as u64 + 1)
+                .read_to_end(&mut body)?;
+            let now = crate::ledger::now_ms() / 1000;
+            match witness.add_checkpoint(&body, now) {
+                Ok(line) => write!(out, "{line}")?,
+                Err(e) => {
+                    eprintln!("fogproof: witness refused (HTTP {}): {e}", e.status());
+                    return Ok(ExitCode::from(1));
+                }
+            }
+        }
+        WitnessCommand::Checkpoint { state, key, origin } => {
+            let witness = Witness::new(&state, read_secret_key(&key)?, Vec::new())?;
+            let cp = witness
+                .latest(&origin)?
+                .with_context(|| format!("this witness never cosigned {origin}"))?;
+            write!(out, "{}", cp.to_text())?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

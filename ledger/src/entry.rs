@@ -1,0 +1,368 @@
+//! Ledger entries: what one leaf of the log says, in canonical, versioned, domain-separated bytes.
+//!
+//! ```text
+//! entry bytes = "fogproof/v1/ledger-entry\n" || postcard(LedgerEntry)   (strictly decoded)
+//! leaf hash   = SHA-256(0x00 || entry bytes)                             (RFC 6962)
+//! ```
+//!
+//! The prefix keeps an entry from ever being read as any other fogproof object; decoding goes
+//! through [`protocol::codec`], so every entry has exactly one accepted encoding. An entry is at
+//! most [`MAX_ENTRY_BYTES`] (the tlog-tiles entry bundle's 16-bit length prefix).
+//!
+//! A **match entry** is a pure function of the record's bytes (through `verifier::verify_match`)
+//! and of its [`MatchContext`] (tournament and round, finish time, which the appender states):
+//! an auditor recomputes it from the record and compares the bytes. A **tournament entry**
+//! names the SHA-256 of an organiser-signed [`SignedDefinition`] stored beside the log; that
+//! hash is the tournament's id.
+//!
+//! Both the record and the definition are stored content-addressed at `records/<sha256 hex>`.
+
+use crate::tournament::definition::{DefinitionError, SignedDefinition};
+use protocol::PublicKey;
+use protocol::codec::{self, Canonical, DecodeError};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use verifier::{FaultKind, Role, VerifiedMatch};
+
+/// The version every entry carries.
+pub const ENTRY_VERSION: u8 = 1;
+/// The domain prefix of every entry's bytes.
+pub const ENTRY_PREFIX: &[u8] = b"fogproof/v1/ledger-entry\n";
+/// The largest entry, prefix included (an entry bundle's length prefix is 16 bits).
+pub const MAX_ENTRY_BYTES: usize = u16::MAX as usize;
+/// At most this many faults are named in an entry; `total` counts them all.
+pub const MAX_ENTRY_FAULTS: usize = 16;
+/// The largest signed tournament definition file.
+pub const MAX_DEFINITION_BYTES: usize = 1024 * 1024;
+
+/// A SHA-256 digest.
+pub type Sha256Digest = [u8; 32];
+
+/// One leaf of the log.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LedgerEntry {
+    /// Always [`ENTRY_VERSION`].
+    pub version: u8,
+    /// What the entry records.
+    pub body: EntryBody,
+}
+
+/// What an entry records.
+#[allow(
+    clippy::large_enum_variant,
+    reason = "entries are decoded one at a time; boxing would only add indirection to the common case"
+)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum EntryBody {
+    /// A finished match.
+    Match(MatchEntry),
+    /// A tournament definition.
+    Tournament(TournamentEntry),
+    /// The start of a tournament round: who is absent from it.
+    Round(RoundEntry),
+}
+
+/// A player absent from a round, and the bye they get (TRF `Z`, `H` or `F`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Absence {
+    /// The player's index in the definition.
+    pub player: u32,
+    /// Zero (absent, not entered yet, withdrawn), half (a requested bye) or full (administrative).
+    pub bye: crate::tournament::ByeKind,
+}
+
+/// The start of round `round` of a tournament. The round's pairings are a pure function of the
+/// definition, the rounds before and this list of absences
+/// ([`crate::tournament::pair_next_round`]); late entries are absent until they join, and
+/// withdrawn players absent from then on.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RoundEntry {
+    /// The tournament's id.
+    pub tournament: Sha256Digest,
+    /// The round, from 1.
+    pub round: u32,
+    /// Who does not play this round, by player index, ascending.
+    pub absent: Vec<Absence>,
+    /// When the round was started, milliseconds since the Unix epoch, by the appender's clock.
+    pub started_at_ms: u64,
+}
+
+/// A tournament and one of its rounds (1-based).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct TournamentRound {
+    /// The tournament's id (the SHA-256 of its signed definition file).
+    pub tournament: Sha256Digest,
+    /// The round, from 1.
+    pub round: u32,
+}
+
+/// What the appender states about a match beyond its record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MatchContext {
+    /// The tournament round the match was played in, if any.
+    pub tournament: Option<TournamentRound>,
+    /// When the match finished, in milliseconds since the Unix epoch, by the appender's clock
+    /// (the log's claim: nothing in the record proves it).
+    pub finished_at_ms: u64,
+}
+
+/// One fault as the ledger keeps it: kind, role and culprit (the evidence stays in the record).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EntryFault {
+    /// What went wrong.
+    pub kind: FaultKind,
+    /// The culprit's role.
+    pub role: Role,
+    /// The key that signed the false statement, if any.
+    pub culprit: Option<PublicKey>,
+}
+
+/// The verifier's verdict as the ledger keeps it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum EntryVerdict {
+    /// Every check passed.
+    Valid,
+    /// Faults were found: the first [`MAX_ENTRY_FAULTS`], and how many in all.
+    Faults {
+        /// The first faults, in the verifier's order.
+        faults: Vec<EntryFault>,
+        /// How many faults the verifier found.
+        total: u32,
+    },
+}
+
+/// A finished match.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MatchEntry {
+    /// The match id (the hash of the signed terms).
+    pub match_id: Sha256Digest,
+    /// SHA-256 of the record file (its name under `records/`).
+    pub record_sha256: Sha256Digest,
+    /// The variant id (`kriegspiel`, ...).
+    pub variant: String,
+    /// The ruleset's stable name.
+    pub ruleset: String,
+    /// White's key (the first player's when colours were never drawn).
+    pub white: PublicKey,
+    /// Black's key.
+    pub black: PublicKey,
+    /// Whether `white` and `black` are by colour.
+    pub colours_known: bool,
+    /// The umpire's key in umpired games.
+    pub umpire: Option<PublicKey>,
+    /// The relay's key.
+    pub relay: PublicKey,
+    /// The verdict.
+    pub verdict: EntryVerdict,
+    /// The result the verdict gives (the game's, or a forfeit); `None`: void.
+    pub result: Option<rules::GameResult>,
+    /// Tournament round and finish time.
+    pub context: MatchContext,
+    /// The version of the verifier that judged the record.
+    pub verifier_version: String,
+}
+
+/// A tournament definition published in the log.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TournamentEntry {
+    /// SHA-256 of the signed definition file: the tournament's id and its name under `records/`.
+    pub definition_sha256: Sha256Digest,
+    /// The organiser who signed it.
+    pub organiser: PublicKey,
+    /// The tournament's name (from the definition).
+    pub name: String,
+    /// The variant id (from the definition).
+    pub variant: String,
+    /// When it was published, milliseconds since the Unix epoch, by the appender's clock.
+    pub published_at_ms: u64,
+}
+
+impl Canonical for LedgerEntry {
+    const NAME: &'static str = "ledger entry";
+    const MAX_BYTES: usize = MAX_ENTRY_BYTES - ENTRY_PREFIX.len();
+    fn check(&self) -> Result<(), DecodeError> {
+        if self.version == ENTRY_VERSION {
+            Ok(())
+        } else {
+            Err(DecodeError::UnsupportedVersion { what: Self::NAME, found: self.version })
+        }
+    }
+}
+
+impl Canonical for SignedDefinition {
+    const NAME: &'static str = "signed tournament definition";
+    const MAX_BYTES: usize = MAX_DEFINITION_BYTES;
+}
+
+/// Why an entry could not be made or read.
+#[derive(Debug, thiserror::Error)]
+pub enum EntryError {
+    /// The bytes do not start with [`ENTRY_PREFIX`].
+    #[error("not a fogproof ledger entry (missing the '{}' prefix)", String::from_utf8_lossy(ENTRY_PREFIX).trim_end())]
+    Prefix,
+    /// The entry does not decode strictly.
+    #[error(transparent)]
+    Decode(#[from] DecodeError),
+    /// The record's terms cannot be read: there is no match to log.
+    #[error("the record's terms cannot be read ({0}): it names no match to log")]
+    Unreadable(&'static str),
+    /// The encoded entry is over [`MAX_ENTRY_BYTES`].
+    #[error("the entry would be {0} bytes, over the limit of {MAX_ENTRY_BYTES}")]
+    TooLarge(usize),
+    /// The signed definition does not verify.
+    #[error(transparent)]
+    Definition(#[from] DefinitionError),
+}
+
+impl LedgerEntry {
+    /// The entry's bytes: prefix, then the canonical encoding.
+    pub fn to_bytes(&self) -> Result<Vec<u8>, EntryError> {
+        let mut out = ENTRY_PREFIX.to_vec();
+        out.extend(self.to_canonical());
+        if out.len() > MAX_ENTRY_BYTES {
+            return Err(EntryError::TooLarge(out.len()));
+        }
+        Ok(out)
+    }
+
+    /// Decodes entry bytes strictly.
+    pub fn from_bytes(bytes: &[u8]) -> Result<LedgerEntry, EntryError> {
+        let body = bytes.strip_prefix(ENTRY_PREFIX).ok_or(EntryError::Prefix)?;
+        Ok(codec::decode(body)?)
+    }
+
+    /// The match entry, if this is one.
+    pub fn as_match(&self) -> Option<&MatchEntry> {
+        match &self.body {
+            EntryBody::Match(m) => Some(m),
+            EntryBody::Tournament(_) | EntryBody::Round(_) => None,
+        }
+    }
+
+    /// The SHA-256 of the file stored beside the log for this entry, if it has one.
+    pub fn stored_file(&self) -> Option<Sha256Digest> {
+        match &self.body {
+            EntryBody::Match(m) => Some(m.record_sha256),
+            EntryBody::Tournament(t) => Some(t.definition_sha256),
+            EntryBody::Round(_) => None,
+        }
+    }
+}
+
+/// SHA-256 of some bytes.
+pub fn sha256(bytes: &[u8]) -> Sha256Digest {
+    Sha256::digest(bytes).into()
+}
+
+impl MatchEntry {
+    /// The entry for a verified record in its context. Refused when the record's terms cannot
+    /// be read (no match id, players, variant or relay): such bytes name no match.
+    pub fn from_verified(
+        v: &VerifiedMatch,
+        context: MatchContext,
+    ) -> Result<MatchEntry, EntryError> {
+        let match_id = v.match_id.ok_or(EntryError::Unreadable("no match id"))?;
+        let (variant, ruleset) = v.variant.clone().ok_or(EntryError::Unreadable("no variant"))?;
+        let players = v.players.ok_or(EntryError::Unreadable("no players"))?;
+        let relay = v.relay.ok_or(EntryError::Unreadable("no relay"))?;
+        let verdict = match &v.verdict {
+            verifier::Verdict::Valid { .. } => EntryVerdict::Valid,
+            verifier::Verdict::Faults(faults) => EntryVerdict::Faults {
+                faults: faults
+                    .iter()
+                    .take(MAX_ENTRY_FAULTS)
+                    .map(|f| EntryFault { kind: f.kind, role: f.role, culprit: f.culprit })
+                    .collect(),
+                total: u32::try_from(faults.len()).unwrap_or(u32::MAX),
+            },
+        };
+        Ok(MatchEntry {
+            match_id: match_id.0,
+            record_sha256: v.record_sha256,
+            variant: variant.id().to_owned(),
+            ruleset,
+            white: players.white,
+            black: players.black,
+            colours_known: v.colours_known,
+            umpire: v.umpire,
+            relay,
+            verdict,
+            result: v.result,
+            context,
+            verifier_version: v.verifier_version.to_string(),
+        })
+    }
+
+    /// Verifies `record` and builds its entry (see [`MatchEntry::from_verified`]).
+    pub fn from_record(record: &[u8], context: MatchContext) -> Result<MatchEntry, EntryError> {
+        MatchEntry::from_verified(&verifier::verify_match(record), context)
+    }
+
+    /// Whether `other` says the same as `self`, apart from the verifier's version (an auditor
+    /// with a newer verifier compares everything else).
+    pub fn same_judgement(&self, other: &MatchEntry) -> bool {
+        let mut a = self.clone();
+        a.verifier_version.clone_from(&other.verifier_version);
+        a == *other
+    }
+}
+
+impl TournamentEntry {
+    /// Verifies a signed definition file's bytes and builds its entry.
+    pub fn from_definition_file(
+        file: &[u8],
+        published_at_ms: u64,
+    ) -> Result<(TournamentEntry, SignedDefinition), EntryError> {
+        let signed: SignedDefinition = codec::decode(file)?;
+        let def = signed.verify()?;
+        Ok((
+            TournamentEntry {
+                definition_sha256: sha256(file),
+                organiser: signed.organiser,
+                name: def.name,
+                variant: def.variant.id().to_string(),
+                published_at_ms,
+            },
+            signed,
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> LedgerEntry {
+        LedgerEntry {
+            version: ENTRY_VERSION,
+            body: EntryBody::Tournament(TournamentEntry {
+                definition_sha256: [1; 32],
+                organiser: PublicKey([2; 32]),
+                name: "Spring open".into(),
+                variant: "kriegspiel".into(),
+                published_at_ms: 1_700_000_000_000,
+            }),
+        }
+    }
+
+    #[test]
+    fn entries_round_trip_and_are_strict() {
+        let e = sample();
+        let bytes = e.to_bytes().unwrap();
+        assert!(bytes.starts_with(ENTRY_PREFIX));
+        assert_eq!(LedgerEntry::from_bytes(&bytes).unwrap(), e);
+        assert!(matches!(LedgerEntry::from_bytes(&bytes[1..]), Err(EntryError::Prefix)));
+        let mut trailing = bytes.clone();
+        trailing.push(0);
+        assert!(matches!(
+            LedgerEntry::from_bytes(&trailing),
+            Err(EntryError::Decode(DecodeError::TrailingBytes { .. }))
+        ));
+        let mut other_version = bytes.clone();
+        other_version[ENTRY_PREFIX.len()] = 2;
+        assert!(matches!(
+            LedgerEntry::from_bytes(&other_version),
+            Err(EntryError::Decode(DecodeError::UnsupportedVersion { found: 2, .. }))
+        ));
+    }
+}

@@ -1,0 +1,344 @@
+//! Tournaments as pure functions of the log: definitions, round entries (late entries and
+//! withdrawals as absences), matches that must be the round's pairings, standings; and bundles
+//! that recompute all of it offline and name every tampered file.
+
+use ed25519_dalek::SigningKey;
+use ledger::bundle;
+use ledger::checkpoint::Policy;
+use ledger::entry::{
+    Absence, ENTRY_VERSION, EntryBody, EntryVerdict, LedgerEntry, MatchContext, MatchEntry,
+    RoundEntry, TournamentEntry, TournamentRound, sha256,
+};
+use ledger::history::{History, HistoryError};
+use ledger::note::{KeyKind, SignerKey};
+use ledger::tournament::ByeKind;
+use ledger::tournament::definition::{Entrant, System, TieBreak, TournamentDefinition};
+use ledger::{Ledger, Submission};
+use protocol::PublicKey;
+use protocol::codec::Canonical;
+use rules::{Color, EndReason, Variant};
+use std::path::Path;
+
+fn definition(players: Vec<PublicKey>, system: System) -> TournamentDefinition {
+    TournamentDefinition {
+        name: "Fog Open".into(),
+        variant: Variant::Espionage,
+        ruleset: Variant::Espionage.ruleset().into(),
+        system,
+        players: players
+            .into_iter()
+            .enumerate()
+            .map(|(i, key)| Entrant {
+                key,
+                name: format!("P{}", i + 1),
+                rating: Some(2000 - 10 * i as u16),
+            })
+            .collect(),
+        tie_breaks: vec![TieBreak::Buchholz, TieBreak::SonnebornBerger, TieBreak::Wins],
+        time_control: "15+10".into(),
+    }
+}
+
+fn definition_file(def: &TournamentDefinition) -> Vec<u8> {
+    def.sign(&SigningKey::from_bytes(&[77; 32])).unwrap().to_canonical()
+}
+
+/// A match entry for a game between players `w` and `b` (no record: `History` does not read
+/// records, the ledger and the bundle do).
+fn game(
+    def: &TournamentDefinition,
+    id: u8,
+    round: u32,
+    w: usize,
+    b: usize,
+    winner: Option<Color>,
+) -> LedgerEntry {
+    let tournament = sha256(&definition_file(def));
+    LedgerEntry {
+        version: ENTRY_VERSION,
+        body: EntryBody::Match(MatchEntry {
+            match_id: [id; 32],
+            record_sha256: [id; 32],
+            variant: def.variant.id().into(),
+            ruleset: def.ruleset.clone(),
+            white: def.players[w].key,
+            black: def.players[b].key,
+            colours_known: true,
+            umpire: None,
+            relay: PublicKey([200; 32]),
+            verdict: EntryVerdict::Valid,
+            result: Some(rules::GameResult {
+                winner,
+                reason: if winner.is_some() { EndReason::Checkmate } else { EndReason::Agreement },
+            }),
+            context: MatchContext {
+                tournament: Some(TournamentRound { tournament, round }),
+                finished_at_ms: u64::from(id),
+            },
+            verifier_version: "test".into(),
+        }),
+    }
+}
+
+fn round(def: &TournamentDefinition, round: u32, absent: &[(u32, ByeKind)]) -> LedgerEntry {
+    LedgerEntry {
+        version: ENTRY_VERSION,
+        body: EntryBody::Round(RoundEntry {
+            tournament: sha256(&definition_file(def)),
+            round,
+            absent: absent.iter().map(|&(player, bye)| Absence { player, bye }).collect(),
+            started_at_ms: 0,
+        }),
+    }
+}
+
+#[test]
+fn a_swiss_with_a_late_entry_and_a_withdrawal_replays_from_its_entries() {
+    let def =
+        definition((1..=6).map(|i| PublicKey([i; 32])).collect(), System::Swiss { rounds: 3 });
+    let file = definition_file(&def);
+    let id = sha256(&file);
+    let (t_entry, _) = TournamentEntry::from_definition_file(&file, 0).unwrap();
+    let mut h = History::new();
+    h.apply(
+        &LedgerEntry { version: ENTRY_VERSION, body: EntryBody::Tournament(t_entry.clone()) },
+        Some(&file),
+    )
+    .unwrap();
+    assert!(matches!(
+        h.clone().apply(
+            &LedgerEntry { version: ENTRY_VERSION, body: EntryBody::Tournament(t_entry) },
+            Some(&file)
+        ),
+        Err(HistoryError::DuplicateTournament { .. })
+    ));
+
+    // Round 1: player 6 enters late (absent, zero bye).
+    h.apply(&round(&def, 1, &[(5, ByeKind::Zero)]), None).unwrap();
+    let r1 = h.tournament(&id).unwrap().rounds[0].pairings.clone();
+    assert_eq!(r1.games.len(), 2);
+    assert_eq!(r1.bye, Some(4), "five present players: the lowest ranked gets the bye");
+    // A game that is not a pairing, or with the colours swapped, is refused.
+    let (w, b) = r1.games[0];
+    assert!(matches!(
+        h.clone().apply(&game(&def, 1, 1, b, w, None), None),
+        Err(HistoryError::NotPaired { .. })
+    ));
+    assert!(matches!(
+        h.clone().apply(&game(&def, 1, 1, w, 5, None), None),
+        Err(HistoryError::NotPaired { .. })
+    ));
+    // Round 2 cannot start before round 1 is complete.
+    assert!(matches!(
+        h.clone().apply(&round(&def, 2, &[]), None),
+        Err(HistoryError::BadRound { .. })
+    ));
+    h.apply(&game(&def, 1, 1, w, b, Some(Color::White)), None).unwrap();
+    assert!(matches!(
+        h.clone().apply(&game(&def, 1, 1, w, b, Some(Color::White)), None),
+        Err(HistoryError::DuplicateMatch { .. })
+    ));
+    let (w2, b2) = r1.games[1];
+    h.apply(&game(&def, 2, 1, w2, b2, None), None).unwrap();
+
+    // Round 2: everyone plays (the late entrant joins); round 3: player 1 withdrew.
+    h.apply(&round(&def, 2, &[]), None).unwrap();
+    let r2 = h.tournament(&id).unwrap().rounds[1].pairings.clone();
+    assert_eq!(r2.games.len(), 3);
+    for (k, &(w, b)) in r2.games.iter().enumerate() {
+        h.apply(&game(&def, 10 + k as u8, 2, w, b, Some(Color::Black)), None).unwrap();
+    }
+    assert!(matches!(
+        h.clone().apply(&round(&def, 3, &[(0, ByeKind::PairingAllocated)]), None),
+        Err(HistoryError::BadRound { .. })
+    ));
+    assert!(matches!(
+        h.clone().apply(&round(&def, 3, &[(9, ByeKind::Zero)]), None),
+        Err(HistoryError::BadRound { .. })
+    ));
+    h.apply(&round(&def, 3, &[(0, ByeKind::Zero)]), None).unwrap();
+    let t = h.tournament(&id).unwrap();
+    assert!(t.rounds[2].pairings.games.iter().all(|&(w, b)| w != 0 && b != 0));
+    // Standings after the two complete rounds: the pure functions agree with the replay.
+    let rounds = t.completed_rounds();
+    assert_eq!(rounds.len(), 2);
+    assert_eq!(
+        t.standings().unwrap(),
+        ledger::tournament::standings::standings(&def, &rounds).unwrap()
+    );
+    assert_eq!(
+        t.rounds[2].pairings,
+        ledger::tournament::pair_next_round(&def, &rounds, &[0].into_iter().collect()).unwrap()
+    );
+    // Rated: every game with a result.
+    assert_eq!(h.rated_games(), 5);
+}
+
+/// A two-player tournament whose one game is a real self-played record.
+fn tournament_log(dir: &Path) -> (Ledger, [u8; 32]) {
+    let seed = 3;
+    let cast = client::selfplay::cast(seed);
+    let def = definition(
+        vec![cast.players[0].public(), cast.players[1].public()],
+        System::RoundRobin { double: false },
+    );
+    let file = definition_file(&def);
+    let id = sha256(&file);
+    let mut config = client::SelfplayConfig::new(Variant::Espionage, seed);
+    config.colours = protocol::terms::Colours::FirstIsWhite;
+    let record = client::selfplay_with(config).unwrap().bytes;
+    let key = SignerKey::from_seed("ledger.fogproof.example/t", KeyKind::Ed25519, [5; 32]).unwrap();
+    let mut ledger = Ledger::create(dir, key).unwrap();
+    // Another match first, so the tournament is not alone in the log.
+    ledger
+        .append(&[Submission::Match {
+            record: client::selfplay(Variant::Chess, 9).unwrap().0,
+            context: MatchContext { tournament: None, finished_at_ms: 1 },
+        }])
+        .unwrap();
+    ledger.append(&[Submission::Tournament { definition: file, published_at_ms: 2 }]).unwrap();
+    ledger
+        .append(&[Submission::Round { tournament: id, round: 1, absent: vec![], started_at_ms: 3 }])
+        .unwrap();
+    ledger
+        .append(&[Submission::Match {
+            record,
+            context: MatchContext {
+                tournament: Some(TournamentRound { tournament: id, round: 1 }),
+                finished_at_ms: 4,
+            },
+        }])
+        .unwrap();
+    (ledger, id)
+}
+
+/// Changes a file's bytes.
+type Tamper<'a> = Box<dyn Fn(&[u8]) -> Vec<u8> + 'a>;
+
+#[test]
+fn bundles_recompute_offline_and_name_every_tampered_file() {
+    let log_dir = tempfile::tempdir().unwrap();
+    let (ledger, id) = tournament_log(log_dir.path());
+    let t = ledger.tournament(&id).unwrap();
+    assert!(t.rounds[0].is_complete());
+    let policy = Policy::log_only(ledger.verifier_key().clone());
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().join("bundle");
+    bundle::write(&ledger::store::DirReader::new(log_dir.path()), &id, &dir).unwrap();
+    let ok = bundle::verify(&dir, &policy).unwrap();
+    assert_eq!((ok.rounds, ok.records), (1, 1));
+
+    let record = std::fs::read_dir(dir.join("records")).unwrap().next().unwrap().unwrap().path();
+    let record_name = format!("records/{}", record.file_name().unwrap().to_string_lossy());
+    let proof =
+        std::fs::read_dir(dir.join("proofs")).unwrap().map(|e| e.unwrap().path()).max().unwrap();
+    let proof_name = format!("proofs/{}", proof.file_name().unwrap().to_string_lossy());
+    // Each kind of file, changed: the verification names it.
+    let flip = |text: &str, from: &str, to: &str| text.replacen(from, to, 1);
+    let cases: Vec<(String, Tamper)> = vec![
+        (
+            "checkpoint".into(),
+            Box::new(|b| flip(&String::from_utf8_lossy(b), "\n4\n", "\n5\n").into_bytes()),
+        ),
+        (
+            "definition".into(),
+            Box::new(|b| {
+                let mut b = b.to_vec();
+                let n = b.len();
+                b[n - 70] ^= 1;
+                b
+            }),
+        ),
+        (record_name.clone(), Box::new(|_| client::selfplay(Variant::Espionage, 4).unwrap().0)),
+        (
+            proof_name.clone(),
+            Box::new(|b| {
+                let s = String::from_utf8_lossy(b).into_owned();
+                let i = s.find("\nindex").unwrap() - 5;
+                let mut v = s.into_bytes();
+                v[i] = if v[i] == b'A' { b'B' } else { b'A' };
+                v
+            }),
+        ),
+        (
+            "pairings.json".into(),
+            Box::new(|b| {
+                flip(&String::from_utf8_lossy(b), "\"1-0\"", "\"0-1\"")
+                    .replacen("\"1/2-1/2\"", "\"1-0\"", 1)
+                    .replacen("\"0-1\"", "\"1/2-1/2\"", 1)
+                    .into_bytes()
+            }),
+        ),
+        (
+            "standings.json".into(),
+            Box::new(|b| {
+                flip(&String::from_utf8_lossy(b), "\"rank\": 1", "\"rank\": 2").into_bytes()
+            }),
+        ),
+        (
+            "ratings.json".into(),
+            Box::new(|b| {
+                flip(&String::from_utf8_lossy(b), "\"games\": 1", "\"games\": 2").into_bytes()
+            }),
+        ),
+        (
+            "tournament.trf".into(),
+            Box::new(|b| flip(&String::from_utf8_lossy(b), "Fog Open", "Fog Opem").into_bytes()),
+        ),
+    ];
+    for (name, tamper) in cases {
+        let path = dir.join(&name);
+        let original = std::fs::read(&path).unwrap();
+        let changed = tamper(&original);
+        assert_ne!(changed, original, "{name}: the tampering changed nothing");
+        std::fs::write(&path, &changed).unwrap();
+        let differences = bundle::verify(&dir, &policy).unwrap_err();
+        assert!(
+            differences.iter().any(|d| d.file == name),
+            "{name} tampered, but the differences name {:?}",
+            differences.iter().map(ToString::to_string).collect::<Vec<_>>()
+        );
+        std::fs::write(&path, &original).unwrap();
+    }
+    // A missing record, and a bundle checked against another log key.
+    std::fs::remove_file(&record).unwrap();
+    assert!(bundle::verify(&dir, &policy).unwrap_err().iter().any(|d| d.file == record_name));
+    let other =
+        SignerKey::from_seed("ledger.fogproof.example/t", KeyKind::Ed25519, [6; 32]).unwrap();
+    assert_eq!(
+        bundle::verify(&dir, &Policy::log_only(other.verifier().clone())).unwrap_err()[0].file,
+        "checkpoint"
+    );
+}
+
+#[test]
+fn appends_refuse_tournament_entries_that_do_not_fit() {
+    let log_dir = tempfile::tempdir().unwrap();
+    let (mut ledger, id) = tournament_log(log_dir.path());
+    let before = std::fs::read(log_dir.path().join("checkpoint")).unwrap();
+    // Round 2 of a one-round round-robin cannot be paired; an unknown tournament is refused.
+    let err = ledger
+        .append(&[Submission::Round { tournament: id, round: 2, absent: vec![], started_at_ms: 5 }])
+        .unwrap_err();
+    assert!(err.to_string().contains("cannot be paired"), "{err}");
+    let err = ledger
+        .append(&[Submission::Round {
+            tournament: [1; 32],
+            round: 1,
+            absent: vec![],
+            started_at_ms: 5,
+        }])
+        .unwrap_err();
+    assert!(err.to_string().contains("is not in the log"), "{err}");
+    // A definition whose signature does not verify.
+    let mut bad = definition_file(&definition(
+        vec![PublicKey([1; 32]), PublicKey([2; 32])],
+        System::Swiss { rounds: 1 },
+    ));
+    let n = bad.len();
+    bad[n - 1] ^= 1;
+    assert!(
+        ledger.append(&[Submission::Tournament { definition: bad, published_at_ms: 6 }]).is_err()
+    );
+    assert_eq!(std::fs::read(log_dir.path().join("checkpoint")).unwrap(), before);
+}
