@@ -136,86 +136,6 @@ fn r_k1_r_k2_observation_perft_is_pinned() {
 
 // ---- The independent oracle ----
 
-/// R-K2's check announcements on the side to move of `pos`, one per checking man, in the
-/// order of `CheckKind` (the announcement type's documented order).
-fn r_k2_checks(pos: &shakmaty::Chess) -> Vec<CheckKind> {
-    let Some(king) = pos.board().king_of(pos.turn()) else { return Vec::new() };
-    let (kf, kr) = oracle::coords(king);
-    let mut out: Vec<CheckKind> = pos
-        .checkers()
-        .into_iter()
-        .map(|sq| {
-            let (f, r) = oracle::coords(sq);
-            if pos.board().role_at(sq) == Some(shakmaty::Role::Knight) {
-                CheckKind::Knight
-            } else if r == kr {
-                CheckKind::Rank
-            } else if f == kf {
-                CheckKind::File
-            } else {
-                // The two diagonals through the king: a1-h8-wise (file - rank constant), with
-                // 8 - |file - rank| squares, and a8-h1-wise (file + rank constant), with
-                // 8 - |file + rank - 7|. On 8x8 they never have the same length.
-                let rising = f - r == kf - kr;
-                let rising_len = 8 - (kf - kr).abs();
-                let falling_len = 8 - (kf + kr - 7).abs();
-                let len = if rising { rising_len } else { falling_len };
-                let other = if rising { falling_len } else { rising_len };
-                assert_ne!(len, other);
-                if len > other { CheckKind::LongDiagonal } else { CheckKind::ShortDiagonal }
-            }
-        })
-        .collect();
-    out.sort();
-    out
-}
-
-/// R-K2's pawn tries of the side to move: its legal pawn captures, en passant included, a
-/// capture that promotes counted once (so: distinct from-to pairs).
-fn r_k2_pawn_tries(pos: &shakmaty::Chess) -> u32 {
-    let mut pairs: Vec<(shakmaty::Square, shakmaty::Square)> = pos
-        .legal_moves()
-        .into_iter()
-        .filter(|m| m.role() == shakmaty::Role::Pawn && m.is_capture())
-        .map(|m| (m.from().expect("a board move"), m.to()))
-        .collect();
-    pairs.sort();
-    pairs.dedup();
-    pairs.len() as u32
-}
-
-/// What both players are told after the legal move `m` from `before` (R-K2, R-K3: the
-/// promotion piece is not announced, nor which man moved or captured).
-fn r_k2_announcement(before: &oracle::Line, m: shakmaty::Move) -> (oracle::Line, Answer) {
-    let after = before.play(m);
-    let capture = if m.is_en_passant() {
-        // The captured pawn stood beside the capturing pawn's start, on the target's file.
-        let from = m.from().expect("a board move");
-        let sq = shakmaty::Square::from_coords(m.to().file(), from.rank());
-        Some(Capture { square: oracle::square(sq), kind: CaptureKind::Pawn, en_passant: true })
-    } else {
-        m.capture().map(|role| Capture {
-            square: oracle::square(m.to()),
-            kind: if role == shakmaty::Role::Pawn { CaptureKind::Pawn } else { CaptureKind::Piece },
-            en_passant: false,
-        })
-    };
-    let end = after.end().map(|e| match e {
-        oracle::End::Checkmate { .. } => End::Checkmate,
-        oracle::End::Stalemate => End::Stalemate,
-        oracle::End::InsufficientMaterial => End::InsufficientMaterial,
-        oracle::End::Repetition => End::Repetition,
-        oracle::End::FiftyMove => End::FiftyMove,
-    });
-    let a = Announcement {
-        capture,
-        checks: r_k2_checks(&after.pos),
-        pawn_tries: r_k2_pawn_tries(&after.pos),
-        end,
-    };
-    (after, Answer::Legal(a))
-}
-
 /// The attempts a player could think of, from the mover's own men on shakmaty's board, written
 /// here again: each man's moves with only its own men as obstacles, pawn captures always
 /// thinkable, a pawn's double step from its start rank, promotions to a queen. Sorted in the
@@ -315,7 +235,7 @@ fn oracle_node(line: &oracle::Line, ours: &State, depth: u32, walk: &mut Walk) {
     }
     for (m, sm) in legal {
         let uci = m.uci(Alphabet::ORTHODOX);
-        let (next, answer) = r_k2_announcement(line, sm);
+        let (next, answer) = oracle::r_k2_announcement(line, sm);
         let told = Some(answer);
         let t = ours.apply(mover, &m).unwrap_or_else(|e| panic!("{fen} {uci}: {e}"));
         for side in Color::ALL {
@@ -367,7 +287,7 @@ fn r_k2_oracle_announces_hand_worked_cases() {
             .find(|(t, _)| t == uci)
             .unwrap_or_else(|| panic!("{uci} is not legal in {fen}"))
             .1;
-        match r_k2_announcement(&line, m).1 {
+        match oracle::r_k2_announcement(&line, m).1 {
             Answer::Legal(a) => a,
             Answer::Illegal => unreachable!("a legal move is announced"),
         }

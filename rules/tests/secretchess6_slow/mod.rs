@@ -4,6 +4,8 @@
 //! `secretchess6_obsperft.rs` (what each side is told).
 #![allow(dead_code, reason = "each test binary uses a different subset")]
 
+pub mod game;
+
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Man {
     pub letter: char,

@@ -1,9 +1,11 @@
 //! An independent oracle for orthodox chess and Kriegspiel observations, built on shakmaty (a
 //! GPL dev-dependency) for the moves and on RULES.md for everything announced: R-C2's automatic
 //! ends and R-K2's announcements, written here from the rule text, not from `rules`' code.
-//! Used by `chess_obsperft.rs` and `kriegspiel_obsperft.rs` to check the pinned digests.
+//! Used by `chess_obsperft.rs` and `kriegspiel_obsperft.rs` to check the pinned digests, and
+//! by `cli/tests/record.rs` to check the Kriegspiel PGN of a record.
 #![allow(dead_code, reason = "each test binary uses a different subset")]
 
+use rules::kriegspiel::{Announcement, Answer, Capture, CaptureKind, CheckKind, End as KEnd};
 use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
 use shakmaty::{Bitboard, CastlingMode, Chess, Color, Move, Position as _, Role, Square};
@@ -137,4 +139,86 @@ pub fn square(sq: Square) -> rules::Square {
 /// (file, rank) from 0.
 pub fn coords(sq: Square) -> (i32, i32) {
     (sq.file() as i32, sq.rank() as i32)
+}
+
+// ---- Kriegspiel: R-K2's announcements ----
+
+/// R-K2's check announcements on the side to move of `pos`, one per checking man, in the
+/// order of `CheckKind` (the announcement type's documented order).
+pub fn r_k2_checks(pos: &shakmaty::Chess) -> Vec<CheckKind> {
+    let Some(king) = pos.board().king_of(pos.turn()) else { return Vec::new() };
+    let (kf, kr) = coords(king);
+    let mut out: Vec<CheckKind> = pos
+        .checkers()
+        .into_iter()
+        .map(|sq| {
+            let (f, r) = coords(sq);
+            if pos.board().role_at(sq) == Some(shakmaty::Role::Knight) {
+                CheckKind::Knight
+            } else if r == kr {
+                CheckKind::Rank
+            } else if f == kf {
+                CheckKind::File
+            } else {
+                // The two diagonals through the king: a1-h8-wise (file - rank constant), with
+                // 8 - |file - rank| squares, and a8-h1-wise (file + rank constant), with
+                // 8 - |file + rank - 7|. On 8x8 they never have the same length.
+                let rising = f - r == kf - kr;
+                let rising_len = 8 - (kf - kr).abs();
+                let falling_len = 8 - (kf + kr - 7).abs();
+                let len = if rising { rising_len } else { falling_len };
+                let other = if rising { falling_len } else { rising_len };
+                assert_ne!(len, other);
+                if len > other { CheckKind::LongDiagonal } else { CheckKind::ShortDiagonal }
+            }
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// R-K2's pawn tries of the side to move: its legal pawn captures, en passant included, a
+/// capture that promotes counted once (so: distinct from-to pairs).
+pub fn r_k2_pawn_tries(pos: &shakmaty::Chess) -> u32 {
+    let mut pairs: Vec<(shakmaty::Square, shakmaty::Square)> = pos
+        .legal_moves()
+        .into_iter()
+        .filter(|m| m.role() == shakmaty::Role::Pawn && m.is_capture())
+        .map(|m| (m.from().expect("a board move"), m.to()))
+        .collect();
+    pairs.sort();
+    pairs.dedup();
+    pairs.len() as u32
+}
+
+/// What both players are told after the legal move `m` from `before` (R-K2, R-K3: the
+/// promotion piece is not announced, nor which man moved or captured).
+pub fn r_k2_announcement(before: &Line, m: shakmaty::Move) -> (Line, Answer) {
+    let after = before.play(m);
+    let capture = if m.is_en_passant() {
+        // The captured pawn stood beside the capturing pawn's start, on the target's file.
+        let from = m.from().expect("a board move");
+        let sq = shakmaty::Square::from_coords(m.to().file(), from.rank());
+        Some(Capture { square: square(sq), kind: CaptureKind::Pawn, en_passant: true })
+    } else {
+        m.capture().map(|role| Capture {
+            square: square(m.to()),
+            kind: if role == shakmaty::Role::Pawn { CaptureKind::Pawn } else { CaptureKind::Piece },
+            en_passant: false,
+        })
+    };
+    let end = after.end().map(|e| match e {
+        End::Checkmate { .. } => KEnd::Checkmate,
+        End::Stalemate => KEnd::Stalemate,
+        End::InsufficientMaterial => KEnd::InsufficientMaterial,
+        End::Repetition => KEnd::Repetition,
+        End::FiftyMove => KEnd::FiftyMove,
+    });
+    let a = Announcement {
+        capture,
+        checks: r_k2_checks(&after.pos),
+        pawn_tries: r_k2_pawn_tries(&after.pos),
+        end,
+    };
+    (after, Answer::Legal(a))
 }
