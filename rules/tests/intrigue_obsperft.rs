@@ -1,20 +1,36 @@
 //! Intrigue "observation perft": along every line of a small tree from each position of
-//! `data/intrigue.obsperft`, the JSON of everything each side is told (and its view after each
-//! move) is fed into one FNV digest per side; the digests are pinned in the data file.
-//! Regenerate with `FOGPROOF_BLESS=1 cargo test -p fogproof-rules --test intrigue_obsperft`.
+//! `data/intrigue.obsperft` (moves in UCI order), the JSON of everything each side is told (and
+//! its view after each move) is fed into one FNV digest per side; the digests are pinned in the
+//! data file. Regenerate with
+//! `FOGPROOF_BLESS=1 cargo test -p fogproof-rules --test intrigue_obsperft`.
+//!
+//! The pinned digests are checked independently: the slow model of `intrigue_slow` (written
+//! from RULES.md, sharing no code with the engine) walks the same trees and says what each side
+//! is told (R-I2's inspections and appearances, checks, R-I4's and R-C2's ends) and what each
+//! side's view string is (R-I6, the opponent's secrets as `?`), compares with the engine at
+//! every node, and digests its own values, which must equal the file's.
 
 mod common;
+mod intrigue_slow;
 
 use common::Fnv;
-use rules::intrigue::{Action, Position, State};
-use rules::{Analysis, ByColor, Color, Game};
+use intrigue_slow::{Slow, at, fc, is_white};
+use rules::intrigue::{
+    Action, Appearance, Capture, Inspection, MoveReport, Observation, Position, State,
+};
+use rules::{
+    Alphabet, Analysis, BoardSize, ByColor, Color, EndReason, Game, GameResult, Move, Square,
+};
 
 fn walk(state: &State, depth: u32, digest: &mut ByColor<Fnv>) {
     if depth == 0 || state.result().is_some() {
         return;
     }
     let position = state.position().expect("play has begun");
-    for m in position.legal_moves() {
+    let mut moves = position.legal_moves();
+    // UCI order, so that the digests do not depend on the engine's generation order.
+    moves.sort_by_key(|m| m.uci(rules::Alphabet::ORTHODOX));
+    for m in moves {
         let t = state.apply(position.turn(), &Action::Move(m)).expect("a legal move is accepted");
         for side in Color::ALL {
             let told = serde_json::to_string(&t.told[side]).expect("observations serialise");
@@ -93,4 +109,346 @@ fn intrigue_what_a_side_is_told_does_not_depend_on_the_opponents_hiding_square()
     assert_eq!(digests(&format!("{board} h8,c4 a2,h7"), 2).black, base.black);
     // ... while a side's own view does show its own square.
     assert_ne!(digests(&format!("{board} e3,a1 a2,h7"), 2).black, base.black);
+}
+
+// ---- The independent oracle ----
+
+fn color(white: bool) -> Color {
+    if white { Color::White } else { Color::Black }
+}
+
+fn sq(i: usize) -> Square {
+    Square::from_index(i as u8).expect("an 8x8 square")
+}
+
+fn name(i: usize) -> String {
+    sq(i).to_string()
+}
+
+fn piece(c: char) -> rules::Piece {
+    Alphabet::ORTHODOX.piece(c).expect("an orthodox letter")
+}
+
+/// A game as the oracle holds it: the slow position, the clocks, the en passant square as the
+/// position string shows it, and the positions since the last capture or pawn move.
+#[derive(Clone)]
+struct Line {
+    pos: Slow,
+    halfmove: u32,
+    fullmove: u32,
+    /// The position string's ep field: set after a double step only when an enemy pawn stands
+    /// next to the pawn that moved (the documented reading of intrigue/mod.rs, so that equal
+    /// positions print equally).
+    shown_ep: Option<usize>,
+    history: Vec<String>,
+    /// The sorted legal moves of the side to move: (UCI, the model's move).
+    legal: Vec<(String, (usize, usize, char))>,
+    /// The end already decided by the move that led here (R-I4's king captures).
+    decided: Option<GameResult>,
+}
+
+fn sorted_moves(pos: &Slow) -> Vec<(String, (usize, usize, char))> {
+    let mut v: Vec<_> = pos
+        .moves()
+        .into_iter()
+        .map(|m| (format!("{}{}{}", name(m.0), name(m.1), m.2).trim().to_string(), m))
+        .collect();
+    v.sort();
+    v
+}
+
+impl Line {
+    fn from_fen(fen: &str) -> Line {
+        let f: Vec<&str> = fen.split_whitespace().collect();
+        let pos = Slow::parse(fen);
+        let mut line = Line {
+            halfmove: f[4].parse().expect("halfmove"),
+            fullmove: f[5].parse().expect("fullmove"),
+            shown_ep: pos.ep,
+            history: Vec::new(),
+            legal: sorted_moves(&pos),
+            decided: None,
+            pos,
+        };
+        line.history.push(line.key());
+        line
+    }
+
+    /// R-I6's position string without its clocks: what R-C2's repetition compares (hidden
+    /// parts included).
+    fn key(&self) -> String {
+        let fen = self.view_fen(None);
+        fen.split(' ').enumerate().filter(|(i, _)| *i != 4 && *i != 5).map(|(_, f)| f).collect()
+    }
+
+    /// R-I6's position string: the full one (`viewer` None) or a side's view, where the
+    /// opponent's hidden-king and informer entries are `?` while its king hides.
+    fn view_fen(&self, viewer: Option<bool>) -> String {
+        let p = &self.pos;
+        let mut rows = Vec::new();
+        for rank in (0..8).rev() {
+            let mut row = String::new();
+            let mut empty = 0;
+            for file in 0..8 {
+                let c = p.sq[rank * 8 + file];
+                if c == '.' {
+                    empty += 1;
+                } else {
+                    if empty > 0 {
+                        row.push_str(&empty.to_string());
+                        empty = 0;
+                    }
+                    row.push(c);
+                }
+            }
+            if empty > 0 {
+                row.push_str(&empty.to_string());
+            }
+            rows.push(row);
+        }
+        let castling: String = [("h1", 'K'), ("a1", 'Q'), ("h8", 'k'), ("a8", 'q')]
+            .into_iter()
+            .filter(|(s, _)| p.castle.contains(&intrigue_slow::idx(s)))
+            .map(|(_, c)| c)
+            .collect();
+        let entry = |side: usize, value: Option<usize>| {
+            let secret =
+                viewer.is_some_and(|v| usize::from(!v) != side) && p.hidden[side].is_some();
+            if secret { "?".to_string() } else { value.map_or("-".to_string(), name) }
+        };
+        format!(
+            "{} {} {} {} {} {} {},{} {},{}",
+            rows.join("/"),
+            if p.white { 'w' } else { 'b' },
+            if castling.is_empty() { "-".to_string() } else { castling },
+            self.shown_ep.map_or("-".to_string(), name),
+            self.halfmove,
+            self.fullmove,
+            entry(0, p.hidden[0]),
+            entry(1, p.hidden[1]),
+            entry(0, p.informer[0]),
+            entry(1, p.informer[1]),
+        )
+    }
+
+    /// R-I3, R-I4, R-C2: the end at the current position.
+    fn end(&self) -> Option<GameResult> {
+        if self.decided.is_some() {
+            return self.decided;
+        }
+        let p = &self.pos;
+        let us = p.white;
+        if self.legal.is_empty() {
+            // A hidden (or absent) king cannot be checkmated; its side is stalemated (R-I3).
+            let mated = p.king(us).is_some_and(|k| p.attacked(k, !us));
+            return Some(if mated {
+                GameResult::win(color(!us), EndReason::Checkmate)
+            } else {
+                GameResult::draw(EndReason::Stalemate)
+            });
+        }
+        let others: Vec<(char, usize)> = (0..64)
+            .filter(|&i| p.sq[i] != '.' && !p.sq[i].eq_ignore_ascii_case(&'k'))
+            .map(|i| (p.sq[i].to_ascii_lowercase(), (i % 8 + i / 8) % 2))
+            .collect();
+        let insufficient = match others.as_slice() {
+            [] | [('n', _)] => true,
+            [(_, colour), ..] => others.iter().all(|&(r, c)| r == 'b' && c == *colour),
+        };
+        if insufficient {
+            return Some(GameResult::draw(EndReason::InsufficientMaterial));
+        }
+        let now = self.history.last().expect("the current position");
+        if self.history.iter().filter(|k| *k == now).count() >= 3 {
+            return Some(GameResult::draw(EndReason::Repetition));
+        }
+        (self.halfmove >= 100).then_some(GameResult::draw(EndReason::FiftyMove))
+    }
+
+    /// Plays a legal move: the new line and what both sides are told (R-I2, R-I4; Intrigue is
+    /// open but for the secrets, so both are told the same).
+    fn play(&self, m: (usize, usize, char)) -> (Line, MoveReport) {
+        let before = &self.pos;
+        let us = before.white;
+        let (from, to, promo) = m;
+        let mover = before.sq[from];
+        let (f0, r0) = fc(from);
+        let (f1, r1) = fc(to);
+        let pawn = mover.eq_ignore_ascii_case(&'p');
+        let en_passant = pawn && f0 != f1 && before.sq[to] == '.';
+        let taken = if en_passant {
+            // The captured pawn stood beside the capturer's start, on the target's file.
+            let victim = at(f1, r0).expect("on the board");
+            Some((victim, before.sq[victim]))
+        } else {
+            (before.sq[to] != '.').then_some((to, before.sq[to]))
+        };
+        let capture = taken.map(|(s, c)| Capture { square: sq(s), piece: piece(c), en_passant });
+        // R-I2: when a pawn is captured, its owner must say whether it was the informer (said
+        // even when it cannot have been, its king being on the board: the rule has no
+        // exception). If it was, its king appears on its hiding square, and what stands there
+        // once the move is made is removed.
+        let inspection = taken.filter(|(_, c)| c.eq_ignore_ascii_case(&'p')).map(|(s, c)| {
+            let owner = usize::from(!is_white(c));
+            let informer = before.informer[owner] == Some(s);
+            let appeared = informer.then(|| {
+                let hiding = before.hidden[owner].expect("an informer's king hides");
+                let mut plain = before.clone();
+                plain.informer = [None, None];
+                let there = plain.apply(m).0.sq[hiding];
+                Appearance { square: sq(hiding), removed: (there != '.').then(|| piece(there)) }
+            });
+            Inspection { owner: color(is_white(c)), informer, appeared }
+        });
+        let (next, ended) = before.apply(m);
+        let mut line = Line {
+            halfmove: if pawn || taken.is_some() { 0 } else { self.halfmove + 1 },
+            fullmove: self.fullmove + u32::from(!us),
+            shown_ep: None,
+            history: self.history.clone(),
+            legal: Vec::new(),
+            decided: None,
+            pos: next,
+        };
+        if pawn && (r1 - r0).abs() == 2 {
+            let enemy_pawn = if us { 'p' } else { 'P' };
+            let beside = [at(f1 - 1, r1), at(f1 + 1, r1)];
+            if beside.iter().flatten().any(|&s| line.pos.sq[s] == enemy_pawn) {
+                line.shown_ep = at(f0, (r0 + r1) / 2);
+            }
+        }
+        if line.halfmove == 0 {
+            line.history.clear();
+        }
+        line.history.push(line.key());
+        line.legal = sorted_moves(&line.pos);
+        if ended {
+            // R-I4: the appearing side (now to move) took the king, or could take it from an
+            // adjacent square without being attacked there: it wins, unless (having landed on
+            // the king) it is itself checkmated, which is a draw.
+            let p = &line.pos;
+            let them = p.white;
+            let mated = p.king(them).is_some_and(|k| p.attacked(k, !them)) && line.legal.is_empty();
+            line.decided = Some(if mated {
+                GameResult::draw(EndReason::Checkmate)
+            } else {
+                GameResult::win(color(them), EndReason::KingCaptured)
+            });
+        }
+        let check = Color::ALL
+            .into_iter()
+            .filter(|c| {
+                let white = *c == Color::White;
+                line.pos.king(white).is_some_and(|k| line.pos.attacked(k, !white))
+            })
+            .collect();
+        let mv = Move::parse_uci(
+            format!("{}{}{}", name(from), name(to), promo).trim(),
+            BoardSize::Eight,
+            Alphabet::ORTHODOX,
+        )
+        .expect("the model writes UCI");
+        let report =
+            MoveReport { side: color(us), mv, capture, inspection, check, result: line.end() };
+        (line, report)
+    }
+}
+
+fn oracle_walk(line: &Line, ours: &State, depth: u32, digest: &mut ByColor<Fnv>) {
+    if depth == 0 || line.end().is_some() {
+        assert_eq!(ours.result(), line.end(), "the end of {:?}", ours.view(Color::White));
+        return;
+    }
+    let fen = line.view_fen(None);
+    for (uci, m) in &line.legal {
+        let (next, report) = line.play(*m);
+        let action = Action::Move(report.mv);
+        let told = Some(Observation::Move(report));
+        let t = ours
+            .apply(color(line.pos.white), &action)
+            .unwrap_or_else(|e| panic!("{fen}: the engine refuses {uci}: {e}"));
+        for side in Color::ALL {
+            assert_eq!(t.told[side], told, "{fen} {uci}: told to {side}");
+            let view = next.view_fen(Some(side == Color::White));
+            assert_eq!(
+                t.state.view(side).expect("play goes on").fen,
+                view,
+                "{fen} {uci}: {side}'s view"
+            );
+            digest[side].str(&serde_json::to_string(&told).expect("serialises"));
+            digest[side].str(&view);
+        }
+        oracle_walk(&next, &t.state, depth - 1, digest);
+        for side in Color::ALL {
+            digest[side].str("^");
+        }
+    }
+}
+
+#[test]
+fn intrigue_pinned_digests_are_the_slow_models() {
+    let lines = common::data_lines("intrigue.obsperft");
+    assert!(lines.len() >= 4, "the data file lists the positions");
+    for l in lines {
+        let (fen, depth) = (&l[0], l[1].parse::<u32>().expect("depth"));
+        let line = Line::from_fen(fen);
+        assert_eq!(&line.view_fen(None), fen, "the file holds full position strings");
+        let ours = State::from_position(Position::from_fen(fen).expect("valid"));
+        let mut digest = ByColor::<Fnv>::default();
+        oracle_walk(&line, &ours, depth, &mut digest);
+        assert_eq!(
+            l[2..4],
+            [digest.white.hex(), digest.black.hex()],
+            "{fen} depth {depth}: the model's"
+        );
+    }
+}
+
+/// Hand-worked cases from the rule text, so that the slow model is not the only judge of
+/// itself: a position, a move, and what the model must say.
+#[test]
+fn intrigue_slow_model_tells_hand_worked_cases() {
+    let after = |fen: &str, uci: &str| {
+        let line = Line::from_fen(fen);
+        let m = line.legal.iter().find(|(t, _)| t == uci);
+        let m = m.unwrap_or_else(|| panic!("{uci} is not legal in {fen}")).1;
+        line.play(m)
+    };
+    let s = |n: &str| Square::parse(n, BoardSize::Eight).expect("a square");
+    // R-I2: the informer d5 is taken; Black's king appears on c4 and removes White's pawn.
+    let (line, r) =
+        after("rnbq1bnr/ppp2ppp/8/3pp3/2P1P3/8/PP1P1PPP/RNBQ1BNR w KQkq - 0 1 e3,c4 d2,d5", "e4d5");
+    let removed = Some(rules::Role::Pawn.of(Color::White));
+    let appeared = Some(Appearance { square: s("c4"), removed });
+    assert_eq!(r.inspection, Some(Inspection { owner: Color::Black, informer: true, appeared }));
+    // Black's rooks share no line with c4: no castling for Black (R-I5); White's secrets stay
+    // '?' to Black, Black's are gone.
+    assert_eq!(
+        line.view_fen(Some(false)),
+        "rnbq1bnr/ppp2ppp/8/3Pp3/2k5/8/PP1P1PPP/RNBQ1BNR b KQ - 0 1 ?,- ?,-"
+    );
+    assert_eq!(
+        line.view_fen(Some(true)),
+        "rnbq1bnr/ppp2ppp/8/3Pp3/2k5/8/PP1P1PPP/RNBQ1BNR b KQ - 0 1 e3,- d2,-"
+    );
+    // Another pawn taken: the owner says "no".
+    let (_, r) = after("8/8/8/2pp4/1P2P3/8/8/4K2R w - - 0 1 -,d2 -,c5", "e4d5");
+    assert_eq!(
+        r.inspection,
+        Some(Inspection { owner: Color::Black, informer: false, appeared: None })
+    );
+    // R-I4 adjacent, guarded king: both kings in check, play goes on.
+    let (_, r) = after("8/8/8/2pp4/1P2P3/8/8/4K2R w - - 0 1 -,d2 -,c5", "b4c5");
+    assert_eq!((r.check, r.result), (vec![Color::White, Color::Black], None));
+    // ... and unguarded: the appearing king takes it and wins at once.
+    let (_, r) = after("8/8/8/2pp4/1P2P3/8/8/4K3 w - - 0 1 -,d2 -,c5", "b4c5");
+    assert_eq!(r.result, Some(GameResult::win(Color::Black, EndReason::KingCaptured)));
+    // R-I4 on the king's square, then mated by two rooks: a draw.
+    let (_, r) = after("8/8/8/3p4/4P3/8/R7/R6K w - - 0 1 -,h1 -,d5", "e4d5");
+    assert_eq!(r.result, Some(GameResult::draw(EndReason::Checkmate)));
+    // The ep field is shown only when an enemy pawn stands beside the double-stepped pawn.
+    let (line, _) = after("8/8/8/8/3p4/8/4P1P1/8 w - - 0 1 a1,h8 e2,-", "e2e4");
+    assert_eq!(line.view_fen(None).split(' ').nth(3), Some("e3"));
+    let (line, _) = after("8/8/8/8/3p4/8/4P1P1/8 w - - 0 1 a1,h8 e2,-", "g2g4");
+    assert_eq!(line.view_fen(None).split(' ').nth(3), Some("-"));
 }

@@ -240,6 +240,21 @@ fn r_i4_appearing_on_the_opposing_king_captures_it_and_wins() {
 }
 
 #[test]
+fn r_i6_a_captured_king_hides_nothing_in_the_views() {
+    // After R-I4's king capture the loser has neither a hidden king nor an informer, and the
+    // winner saw its king stand on e2: its view writes `-` there, not `?` (`?` is for the
+    // entries of a king that hides).
+    let (s, _) = play_all("8/8/8/3p4/4P3/8/4K3/7R w - - 0 1 -,e2 -,d5", &["e4d5"]);
+    let view = |c| s.view(c).unwrap().fen;
+    assert_eq!(view(Color::Black), "8/8/8/3P4/8/8/4k3/7R b - - 0 1 -,- -,-");
+    assert_eq!(view(Color::White), "8/8/8/3P4/8/8/4k3/7R b - - 0 1 -,- -,-");
+    // A side with no king at all (R-A1) has no secret either; one whose king hides does.
+    let s = state("8/8/8/3p4/4P3/8/8/7R w - - 0 1 -,e2 -,d5");
+    assert!(s.view(Color::Black).unwrap().fen.ends_with(" -,e2 -,d5"));
+    assert!(s.view(Color::White).unwrap().fen.ends_with(" -,? -,?"));
+}
+
+#[test]
 fn r_i4_appearing_on_the_king_but_checkmated_is_a_draw() {
     // Black's king appears on h1 (taking White's king) where the rooks a1 and a2 mate it.
     let (_, r) = play_all("8/8/8/3p4/4P3/8/R7/R6K w - - 0 1 -,h1 -,d5", &["e4d5"]);

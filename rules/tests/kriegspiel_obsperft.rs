@@ -7,13 +7,22 @@
 //!
 //! Pinned in `data/kriegspiel.obsperft`; regenerate with `FOGPROOF_BLESS=1` (without it a
 //! mismatch fails).
+//!
+//! Every field of the file is checked independently: an oracle (shakmaty's moves, R-K1..R-K5's
+//! announcements written here from RULES.md, the plausible attempts from the mover's own men
+//! on shakmaty's board) walks the same trees, compares what each side is told with the engine
+//! at every attempt, and counts and digests its own values, which must equal the file's.
 
 mod common;
+mod shakmaty_oracle;
 
 use common::Fnv;
 use rules::chess::Position;
+use rules::kriegspiel::{Announcement, Answer, Capture, CaptureKind, CheckKind, End};
 use rules::kriegspiel::{Options, State};
 use rules::{Alphabet, Analysis, Bitboard, BoardSize, ByColor, Color, Game, Move, Role, attacks};
+use shakmaty::Position as _;
+use shakmaty_oracle as oracle;
 
 /// The attempts a player could think of from its own board: each own man's moves with only
 /// its own men as obstacles (pawn captures always thinkable), promotions to a queen.
@@ -123,4 +132,223 @@ fn r_k1_r_k2_observation_perft_is_pinned() {
     if bless {
         std::fs::write(&path, out).unwrap();
     }
+}
+
+// ---- The independent oracle ----
+
+/// The attempts a player could think of, from the mover's own men on shakmaty's board, written
+/// here again: each man's moves with only its own men as obstacles, pawn captures always
+/// thinkable, a pawn's double step from its start rank, promotions to a queen. Sorted in the
+/// engine walk's order (`Move`'s ordering: from, to, promotion).
+fn oracle_attempts(pos: &shakmaty::Chess) -> Vec<Move> {
+    let us = pos.turn();
+    let own = pos.board().by_color(us);
+    let white = us == shakmaty::Color::White;
+    let on = |f: i32, r: i32| (0..8).contains(&f) && (0..8).contains(&r);
+    let own_at = |f: i32, r: i32| own.contains(shakmaty::Square::new((r * 8 + f) as u32));
+    let mut out = Vec::new();
+    for from in own {
+        let (f0, r0) = oracle::coords(from);
+        let role = pos.board().role_at(from).expect("an own man");
+        let mut targets: Vec<(i32, i32)> = Vec::new();
+        let mut slide = |dirs: &[(i32, i32)], max: i32| {
+            for &(df, dr) in dirs {
+                let (mut f, mut r) = (f0 + df, r0 + dr);
+                let mut n = 0;
+                while on(f, r) && !own_at(f, r) && n < max {
+                    targets.push((f, r));
+                    f += df;
+                    r += dr;
+                    n += 1;
+                }
+            }
+        };
+        let orth = [(1, 0), (-1, 0), (0, 1), (0, -1)];
+        let diag = [(1, 1), (1, -1), (-1, 1), (-1, -1)];
+        let knight = [(1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2)];
+        match role {
+            shakmaty::Role::Pawn => {
+                let dir = if white { 1 } else { -1 };
+                targets.extend([(f0 - 1, r0 + dir), (f0 + 1, r0 + dir)]);
+                if on(f0, r0 + dir) && !own_at(f0, r0 + dir) {
+                    targets.push((f0, r0 + dir));
+                    if r0 == if white { 1 } else { 6 } {
+                        targets.push((f0, r0 + 2 * dir));
+                    }
+                }
+            }
+            shakmaty::Role::Knight => slide(&knight, 1),
+            shakmaty::Role::Bishop => slide(&diag, 8),
+            shakmaty::Role::Rook => slide(&orth, 8),
+            shakmaty::Role::Queen => {
+                slide(&orth, 8);
+                slide(&diag, 8);
+            }
+            shakmaty::Role::King => {
+                slide(&orth, 1);
+                slide(&diag, 1);
+            }
+        }
+        for (f, r) in targets {
+            if !on(f, r) || own_at(f, r) {
+                continue;
+            }
+            let last = r == if white { 7 } else { 0 };
+            let promotion = (role == shakmaty::Role::Pawn && last).then_some(Role::Queen);
+            let to = rules::Square::new(f as u8, r as u8).expect("on the board");
+            out.push(Move { from: oracle::square(from), to, promotion });
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// The oracle's walk, shaped as the engine walk above: the mover's illegal attempts (R-K1:
+/// "illegal" to the mover, nothing to the opponent), then the legal moves (R-K2's
+/// announcement to both). `ours` is the engine's state on the same line; what it tells is
+/// compared with the oracle's at every attempt.
+fn oracle_node(line: &oracle::Line, ours: &State, depth: u32, walk: &mut Walk) {
+    if depth == 0 {
+        walk.lines += 1;
+        return;
+    }
+    for side in Color::ALL {
+        walk.digest[side].str("{");
+    }
+    let mover = oracle::color(line.pos.turn());
+    let mut legal: Vec<(Move, shakmaty::Move)> =
+        line.pos.legal_moves().into_iter().map(|m| (oracle::to_rules(m), m)).collect();
+    legal.sort_by_key(|(m, _)| *m);
+    let fen = ours.position().to_fen();
+    let illegal = Some(Answer::Illegal);
+    for attempt in oracle_attempts(&line.pos) {
+        if legal.iter().any(|(m, _)| *m == attempt) {
+            continue;
+        }
+        walk.illegal += 1;
+        let uci = attempt.uci(Alphabet::ORTHODOX);
+        let t = ours.apply(mover, &attempt).unwrap_or_else(|e| panic!("{fen} {uci}: {e}"));
+        assert_eq!((&t.told[mover], &t.told[mover.other()]), (&illegal, &None), "{fen} {uci}");
+        walk.digest[mover].str(&uci);
+        walk.digest[mover].str(&serde_json::to_string(&illegal).expect("serialises"));
+    }
+    for (m, sm) in legal {
+        let uci = m.uci(Alphabet::ORTHODOX);
+        let (next, answer) = oracle::r_k2_announcement(line, sm);
+        let told = Some(answer);
+        let t = ours.apply(mover, &m).unwrap_or_else(|e| panic!("{fen} {uci}: {e}"));
+        for side in Color::ALL {
+            assert_eq!(t.told[side], told, "{fen} {uci}: told to {side}");
+        }
+        walk.digest[mover].str(&uci);
+        for side in Color::ALL {
+            walk.digest[side].str(&serde_json::to_string(&told).expect("serialises"));
+        }
+        if next.end().is_some() {
+            walk.lines += 1;
+        } else {
+            oracle_node(&next, &t.state, depth - 1, walk);
+        }
+    }
+    for side in Color::ALL {
+        walk.digest[side].str("}");
+    }
+}
+
+#[test]
+fn r_k1_r_k2_pinned_file_is_the_oracles() {
+    let lines = common::data_lines("kriegspiel.obsperft");
+    assert!(lines.len() >= 5, "the data file lists the positions");
+    for line in lines {
+        let (fen, depth) = (&line[0], line[1].parse::<u32>().expect("depth"));
+        let ours =
+            State::from_position(Position::from_fen(fen).expect("valid"), Options::default());
+        let mut walk = Walk { digest: ByColor::default(), lines: 0, illegal: 0 };
+        oracle_node(&oracle::Line::from_fen(fen), &ours, depth, &mut walk);
+        let got = [
+            walk.lines.to_string(),
+            walk.illegal.to_string(),
+            walk.digest.white.hex(),
+            walk.digest.black.hex(),
+        ];
+        assert_eq!(line[2..], got, "{fen} depth {depth}: lines, illegal attempts, digests");
+    }
+}
+
+/// Hand-made cases of R-K2, each from the rule text, so the oracle's announcements are checked
+/// against values no program computed: the position, the move, then what both must be told.
+#[test]
+fn r_k2_oracle_announces_hand_worked_cases() {
+    let told = |fen: &str, uci: &str| {
+        let line = oracle::Line::from_fen(fen);
+        let m = oracle::sorted_moves(&line.pos)
+            .into_iter()
+            .find(|(t, _)| t == uci)
+            .unwrap_or_else(|| panic!("{uci} is not legal in {fen}"))
+            .1;
+        match oracle::r_k2_announcement(&line, m).1 {
+            Answer::Legal(a) => a,
+            Answer::Illegal => unreachable!("a legal move is announced"),
+        }
+    };
+    let sq = |n: &str| rules::Square::parse(n, BoardSize::Eight).expect("a square");
+    let pawn_at =
+        |n: &str, en_passant| Some(Capture { square: sq(n), kind: CaptureKind::Pawn, en_passant });
+    // En passant: the captured pawn's square (d5), not the move's target (d6); Black has no
+    // pawn left, so no tries; no check.
+    let a = told("4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 2", "e5d6");
+    assert_eq!(
+        a,
+        Announcement { capture: pawn_at("d5", true), checks: vec![], pawn_tries: 0, end: None }
+    );
+    // A capture by a queen of a knight: a piece on e5, never which man took it.
+    let a = told("4k3/8/8/4n3/8/8/8/Q3K3 w - - 0 1", "a1e5");
+    assert_eq!(
+        a.capture,
+        Some(Capture { square: sq("e5"), kind: CaptureKind::Piece, en_passant: false })
+    );
+    assert_eq!(a.checks, vec![CheckKind::File], "the queen on e5 checks along the e-file");
+    // King on e8: the a4-e8 diagonal has 5 squares, the e8-h5 diagonal 4. A bishop on b5 checks
+    // along the long one, a bishop on g6 along the short one.
+    assert_eq!(told("4k3/8/8/8/8/8/8/1B2K3 w - - 0 1", "b1a2").checks, vec![]);
+    assert_eq!(
+        told("4k3/8/8/8/8/3B4/8/4K3 w - - 0 1", "d3b5").checks,
+        vec![CheckKind::LongDiagonal]
+    );
+    assert_eq!(
+        told("4k3/8/8/8/8/3B4/8/4K3 w - - 0 1", "d3g6").checks,
+        vec![CheckKind::ShortDiagonal]
+    );
+    // A pawn check is a diagonal check: king on a8 has only the long a8-h1 diagonal.
+    assert_eq!(
+        told("k7/8/1P6/8/8/8/8/4K3 w - - 0 1", "b6b7").checks,
+        vec![CheckKind::LongDiagonal]
+    );
+    // A double check (discovered rook on the rank, knight): two announcements.
+    assert_eq!(
+        told("R4N1k/8/8/8/8/8/8/4K3 w - - 0 1", "f8g6").checks,
+        vec![CheckKind::Rank, CheckKind::Knight]
+    );
+    // Pawn tries of the side to move: b7xa8 and b7xc8 each counted once though each may
+    // promote to four pieces; c4xd3 en passant counts too (after d2d4, seen from Black).
+    assert_eq!(told("r1n1k3/1P6/8/8/8/8/8/4K3 b - - 0 1", "e8e7").pawn_tries, 2);
+    assert_eq!(told("4k3/8/8/8/2p5/8/3P4/4K3 w - - 0 1", "d2d4").pawn_tries, 1);
+    assert_eq!(told("4k3/8/8/8/2p5/8/3P4/4K3 w - - 0 1", "d2d3").pawn_tries, 1);
+    assert_eq!(told("4k3/8/8/8/2p5/8/3P4/4K3 w - - 0 1", "e1f1").pawn_tries, 0);
+    // R-K3: a promotion is not announced; a capture that promotes tells the capture only.
+    for (promotion, checks) in [("q", vec![CheckKind::Rank]), ("n", vec![])] {
+        let a = told("1n2k2r/P7/8/8/8/8/8/4K3 w - - 0 1", &format!("a7b8{promotion}"));
+        let capture = Capture { square: sq("b8"), kind: CaptureKind::Piece, en_passant: false };
+        assert_eq!(a, Announcement { capture: Some(capture), checks, pawn_tries: 0, end: None });
+    }
+    // Ends: mate, stalemate, insufficient material (K+N v K after a capture).
+    assert_eq!(told("k7/8/1K6/8/8/8/8/7R w - - 0 1", "h1h8").end, Some(End::Checkmate));
+    assert_eq!(told("k7/8/1K6/8/8/8/8/2Q5 w - - 0 1", "c1c7").end, Some(End::Stalemate));
+    let a = told("k7/8/8/8/8/8/1r6/NK6 w - - 0 1", "b1b2");
+    assert_eq!(a.end, Some(End::InsufficientMaterial));
+    assert_eq!(
+        a.capture,
+        Some(Capture { square: sq("b2"), kind: CaptureKind::Piece, en_passant: false })
+    );
 }

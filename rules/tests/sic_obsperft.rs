@@ -4,12 +4,24 @@
 //!
 //! Regenerate with `FOGPROOF_BLESS=1 cargo test -p fogproof-rules --test sic_obsperft`; the
 //! test then rewrites the file and fails, so a blessed run can never pass silently.
+//!
+//! The pinned digests are checked independently: the slow generator of `sic_slow` (written
+//! from RULES.md, sharing no code with the engine) is extended below with tracking ids and
+//! with what each side is told (R-S8 check reports, R-S10's knowledge, R-C1/R-C2's end), walks
+//! the same trees, compares with the engine at every node, and digests its own values, which
+//! must equal the file's.
 
 mod common;
+mod sic_slow;
 
 use common::Fnv;
-use rules::sic::{Position, State};
-use rules::{Analysis, Color, Game};
+use rules::sic::{
+    CheckReport, LostPiece, MoverReport, Observation, OpponentReport, OwnPiece, Position, State,
+    TrackedPiece, View,
+};
+use rules::{
+    Alphabet, Analysis, BoardSize, Color, EndReason, Game, GameResult, Move, Role, Square,
+};
 
 const POSITIONS: [(&str, u32); 4] = [
     (rules::sic::EXAMPLE_FEN, 2),
@@ -77,4 +89,339 @@ fn obsperft_digests_depend_on_the_position() {
     let b = digests("k7/8/8/6y1/8/8/8/4K1R1 w - - 0 1", 1);
     assert_ne!(a.0, b.0);
     assert_ne!(a.1, b.1);
+}
+
+// ---- The independent oracle ----
+
+/// A game as the oracle holds it: the slow position, each piece's tracking id (the square it
+/// stood on when the line began), what each side lost (by type, in order), the 50-move count
+/// and the positions since the last capture or pawn move (R-C2).
+#[derive(Clone)]
+struct Line {
+    pos: sic_slow::Pos,
+    ids: [Option<usize>; 64],
+    /// `[white, black]`: the types each side lost.
+    lost: [Vec<char>; 2],
+    halfmove: u32,
+    fullmove: u32,
+    history: Vec<sic_slow::Pos>,
+    /// The legal moves of the side to move, sorted by UCI text: (text, from, to, promotion).
+    legal: Vec<(String, usize, usize, Option<char>)>,
+}
+
+fn color(white: bool) -> Color {
+    if white { Color::White } else { Color::Black }
+}
+
+fn sq(i: usize) -> Square {
+    Square::from_index(i as u8).expect("an 8x8 square")
+}
+
+fn role(letter: char) -> Role {
+    Alphabet::SIC.role(letter).expect("a SIC letter")
+}
+
+/// R-C2's repetition compares the full position, hidden parts included: board, side to move,
+/// which pieces are unmoved (they may still swap, R-S9) and the en passant square.
+fn same_position(a: &sic_slow::Pos, b: &sic_slow::Pos) -> bool {
+    a.sq == b.sq && a.white == b.white && a.unmoved == b.unmoved && a.ep == b.ep
+}
+
+/// R-C2's insufficient material, exactly its list; every fairy piece is mating material.
+fn r_c2_insufficient(pos: &sic_slow::Pos) -> bool {
+    let others: Vec<(char, usize)> = (0..64)
+        .filter_map(|i| pos.sq[i].filter(|p| p.role != 'k').map(|p| (p.role, (i % 8 + i / 8) % 2)))
+        .collect();
+    match others.as_slice() {
+        [] | [('n', _)] => true,
+        [(_, colour), ..] => others.iter().all(|&(r, c)| r == 'b' && c == *colour),
+    }
+}
+
+impl Line {
+    fn from_fen(fen: &str) -> Line {
+        let pos = sic_slow::Pos::parse(fen, false);
+        let fields: Vec<&str> = fen.split_whitespace().collect();
+        let mut ids = [None; 64];
+        for (i, id) in ids.iter_mut().enumerate() {
+            *id = pos.sq[i].map(|_| i);
+        }
+        Line {
+            ids,
+            lost: [Vec::new(), Vec::new()],
+            halfmove: fields[4].parse().expect("halfmove"),
+            fullmove: fields[5].parse().expect("fullmove"),
+            history: vec![pos.clone()],
+            legal: sorted_legal(&pos),
+            pos,
+        }
+    }
+
+    /// R-C1/R-C2: the end at the current position, after a move by the side not to move.
+    fn end(&self) -> Option<GameResult> {
+        let pos = &self.pos;
+        if self.legal.is_empty() {
+            return Some(if pos.in_check(pos.white) {
+                GameResult::win(color(!pos.white), EndReason::Checkmate)
+            } else {
+                GameResult::draw(EndReason::Stalemate)
+            });
+        }
+        if r_c2_insufficient(pos) {
+            return Some(GameResult::draw(EndReason::InsufficientMaterial));
+        }
+        if self.history.iter().filter(|q| same_position(q, pos)).count() >= 3 {
+            return Some(GameResult::draw(EndReason::Repetition));
+        }
+        (self.halfmove >= 100).then_some(GameResult::draw(EndReason::FiftyMove))
+    }
+
+    /// Squares of `white`'s Decoys that some enemy piece could capture (R-S7, R-S8).
+    fn attacked_decoys(&self, white: bool) -> Vec<usize> {
+        (0..64)
+            .filter(|&i| {
+                self.pos.sq[i] == Some(sic_slow::Pc { white, role: 'y' })
+                    && self.pos.attacked(i, false)
+            })
+            .collect()
+    }
+
+    /// Plays a legal move; returns the new line, what the mover captured (type, square) and
+    /// whether the move was a swap (R-S9).
+    fn play(&self, from: usize, to: usize, promo: Option<char>) -> (Line, Option<(char, usize)>) {
+        let before = &self.pos;
+        let me = before.sq[from].expect("a mover");
+        let mut n = self.clone();
+        n.pos = before.apply(from, to, promo);
+        let target = before.sq[to];
+        let swap = target.is_some_and(|t| t.white == me.white);
+        let mut captured = None;
+        if swap {
+            n.ids[to] = self.ids[from];
+            n.ids[from] = self.ids[to];
+        } else {
+            if let Some(t) = target {
+                captured = Some((t.role, to));
+            } else if me.role == 'p' && from % 8 != to % 8 {
+                // R-S4: en passant; the captured pawn stood beside the capturer's start.
+                let victim = (from / 8) * 8 + to % 8;
+                captured = Some(('p', victim));
+                n.ids[victim] = None;
+            }
+            n.ids[to] = self.ids[from];
+            n.ids[from] = None;
+        }
+        if let Some((r, _)) = captured {
+            n.lost[usize::from(me.white)].push(r);
+        }
+        n.halfmove = if captured.is_some() || me.role == 'p' { 0 } else { self.halfmove + 1 };
+        if !me.white {
+            n.fullmove += 1;
+        }
+        if n.halfmove == 0 {
+            n.history.clear();
+        }
+        n.history.push(n.pos.clone());
+        n.legal = sorted_legal(&n.pos);
+        (n, captured)
+    }
+
+    /// R-S10's view of `white`'s side, from the oracle's own bookkeeping.
+    fn view(&self, white: bool) -> View {
+        let end = self.end();
+        let mut own = Vec::new();
+        let mut enemy_moved = Vec::new();
+        for i in 0..64 {
+            let Some(p) = self.pos.sq[i] else { continue };
+            let id = sq(self.ids[i].expect("every piece has an id"));
+            if p.white == white {
+                own.push(OwnPiece {
+                    square: sq(i),
+                    role: role(p.role),
+                    id,
+                    unmoved: self.pos.unmoved[i],
+                });
+            } else if !self.pos.unmoved[i] {
+                enemy_moved.push(TrackedPiece { square: sq(i), id });
+            }
+        }
+        let legal =
+            if self.pos.white == white && end.is_none() { moves(&self.legal) } else { Vec::new() };
+        View {
+            side: color(white),
+            to_move: color(self.pos.white),
+            own,
+            enemy_moved,
+            // `lost[x]` holds what side x took; a side's captures are the other's losses.
+            captured: self.lost[usize::from(white)].iter().map(|&r| role(r)).collect(),
+            lost: self.lost[usize::from(!white)].iter().map(|&r| role(r)).collect(),
+            legal,
+            fullmove: self.fullmove,
+            result: end,
+        }
+    }
+}
+
+/// The legal moves, sorted by UCI text, as (text, from, to, promotion).
+fn sorted_legal(pos: &sic_slow::Pos) -> Vec<(String, usize, usize, Option<char>)> {
+    let mut v: Vec<_> = pos.legal().into_iter().map(|(f, t, p)| (uci(f, t, p), f, t, p)).collect();
+    v.sort();
+    v
+}
+
+fn uci(f: usize, t: usize, p: Option<char>) -> String {
+    format!("{}{}{}", sq(f), sq(t), p.map(String::from).unwrap_or_default())
+}
+
+fn moves(list: &[(String, usize, usize, Option<char>)]) -> Vec<Move> {
+    list.iter()
+        .map(|(u, ..)| Move::parse_uci(u, BoardSize::Eight, Alphabet::SIC).expect("SIC UCI"))
+        .collect()
+}
+
+/// What each side is told after the move (R-S8, R-S10): `[to white, to black]`.
+fn r_s10_told(
+    before: &Line,
+    from: usize,
+    to: usize,
+    promo: Option<char>,
+) -> (Line, [Observation; 2]) {
+    let mover = before.pos.white;
+    let (after, captured) = before.play(from, to, promo);
+    let end = after.end();
+    // R-S8: the mover is told "check" if the enemy king or an enemy Decoy is now attacked.
+    let check = after.pos.in_check(!mover) || !after.attacked_decoys(!mover).is_empty();
+    let to_mover =
+        Observation::YouMoved(MoverReport { check, captured: captured.map(|(r, _)| role(r)), end });
+    // R-S8: the side now to move hears of its king, or of a Decoy attacked now but not before.
+    let was = before.attacked_decoys(!mover);
+    let report = if after.pos.in_check(!mover) {
+        Some(CheckReport::King)
+    } else if after.attacked_decoys(!mover).iter().any(|d| !was.contains(d)) {
+        Some(CheckReport::Decoy)
+    } else {
+        None
+    };
+    let legal = if end.is_none() { moves(&after.legal) } else { Vec::new() };
+    let to_opponent = Observation::OpponentMoved(OpponentReport {
+        from: sq(from),
+        to: sq(to),
+        id: sq(after.ids[to].expect("the moved piece has an id")),
+        lost: captured.map(|(r, at)| LostPiece { square: sq(at), role: role(r) }),
+        check: report,
+        legal,
+        end,
+    });
+    let told = if mover { [to_mover, to_opponent] } else { [to_opponent, to_mover] };
+    (after, told)
+}
+
+fn oracle_walk(line: &Line, ours: &State, depth: u32, d: &mut [Fnv; 2]) {
+    if depth == 0 || line.end().is_some() {
+        return;
+    }
+    let fen = ours.position().to_fen();
+    for (text, from, to, promo) in line.legal.clone() {
+        let (next, told) = r_s10_told(line, from, to, promo);
+        let m = Move::parse_uci(&text, BoardSize::Eight, Alphabet::SIC).expect("SIC UCI");
+        let t = ours
+            .apply(color(line.pos.white), &m)
+            .unwrap_or_else(|e| panic!("{fen}: the engine refuses {text}: {e}"));
+        for c in Color::ALL {
+            let want = Some(told[c.index()].clone());
+            assert_eq!(t.told[c], want, "{fen} {text}: told to {c}");
+            d[c.index()].str(&serde_json::to_string(&want).expect("serialisable"));
+        }
+        oracle_walk(&next, &t.state, depth - 1, d);
+    }
+}
+
+#[test]
+fn r_s8_r_s10_pinned_digests_are_the_slow_models() {
+    let lines = common::data_lines("sic.obsperft");
+    assert_eq!(lines.len(), POSITIONS.len());
+    for l in lines {
+        let (fen, depth) = (&l[0], l[1].parse::<u32>().expect("depth"));
+        let line = Line::from_fen(fen);
+        let ours = State::from_position(Position::from_fen(fen).expect("valid"));
+        let mut d = [Fnv::default(), Fnv::default()];
+        for c in Color::ALL {
+            let view = line.view(c == Color::White);
+            assert_eq!(ours.view(c), view, "{fen}: {c}'s view");
+            d[c.index()].str(&serde_json::to_string(&view).expect("serialisable"));
+        }
+        oracle_walk(&line, &ours, depth, &mut d);
+        assert_eq!(l[2..4], [d[0].hex(), d[1].hex()], "{fen} depth {depth}: the model's digests");
+    }
+}
+
+/// Hand-worked cases from the rule text, so that the slow model is not the only judge of
+/// itself: a position, a move, and what each side must be told.
+#[test]
+fn r_s8_r_s10_slow_model_tells_hand_worked_cases() {
+    let idx = |n: &str| Square::parse(n, BoardSize::Eight).expect("a square").index();
+    let told = |fen: &str, uci: &str| {
+        let line = Line::from_fen(fen);
+        let (_, from, to, promo) = line
+            .legal
+            .iter()
+            .find(|(t, ..)| t == uci)
+            .unwrap_or_else(|| panic!("{uci} is not legal in {fen}"))
+            .clone();
+        r_s10_told(&line, from, to, promo)
+    };
+    let mover = |o: &Observation| match o {
+        Observation::YouMoved(r) => r.clone(),
+        Observation::OpponentMoved(_) => panic!("the mover is told its own report"),
+    };
+    let opponent = |o: &Observation| match o {
+        Observation::OpponentMoved(r) => r.clone(),
+        Observation::YouMoved(_) => panic!("the opponent is told the move"),
+    };
+    let b = Color::Black.index();
+    let w = Color::White.index();
+    // R-S8: a rook newly attacking the Decoy: "check" to the mover, "check on your decoy" to
+    // its owner; neither says which piece, nor the Decoy's square or kind.
+    let (_, t) = told("7k/8/8/3y4/8/8/8/R3K3 w - - 0 1", "a1a5");
+    assert!(mover(&t[w]).check);
+    assert_eq!(opponent(&t[b]).check, Some(CheckReport::Decoy));
+    // A Decoy already attacked before the move is not announced again to its owner, but the
+    // mover's move still leaves it attacked, so the mover is told "check".
+    let (_, t) = told("7k/8/8/R2y4/8/8/8/4K3 w - - 0 1", "e1e2");
+    assert!(mover(&t[w]).check);
+    assert_eq!(opponent(&t[b]).check, None);
+    // The king attacked: "check", whatever else.
+    let (_, t) = told("7k/8/8/R2y4/8/8/8/4K3 w - - 0 1", "a5a8");
+    assert_eq!(opponent(&t[b]).check, Some(CheckReport::King));
+    // R-S9 swap: the opponent sees the rook's from and to squares and its id, a1; the king
+    // (the passive piece) has not moved, so the opponent does not track it.
+    let (after, t) = told("4k3/8/8/8/8/8/8/R3K3 w a1e1 - 0 1", "a1e1");
+    let r = opponent(&t[b]);
+    assert_eq!((r.from.index(), r.to.index(), r.id.index()), (idx("a1"), idx("e1"), idx("a1")));
+    assert_eq!((r.lost, mover(&t[w]).captured), (None, None));
+    let seen: Vec<(usize, usize)> =
+        after.view(false).enemy_moved.iter().map(|p| (p.square.index(), p.id.index())).collect();
+    assert_eq!(seen, vec![(idx("e1"), idx("a1"))]);
+    let own: Vec<(usize, Role, usize, bool)> = after
+        .view(true)
+        .own
+        .iter()
+        .map(|p| (p.square.index(), p.role, p.id.index(), p.unmoved))
+        .collect();
+    assert_eq!(
+        own,
+        vec![(idx("a1"), Role::King, idx("e1"), true), (idx("e1"), Role::Rook, idx("a1"), false)]
+    );
+    // R-S4 en passant after a quick pawn's double step: the loser is told the pawn's square
+    // (a4), not the move's target (a3); the taker the type it took.
+    let (after, _) = told("4k3/8/8/8/1p6/8/P7/4K3 w - - 0 1", "a2a4");
+    let (from, to) = (idx("b4"), idx("a3"));
+    let (_, t) = r_s10_told(&after, from, to, None);
+    assert_eq!(opponent(&t[w]).lost, Some(LostPiece { square: sq(idx("a4")), role: Role::Pawn }));
+    assert_eq!(mover(&t[b]).captured, Some(Role::Pawn));
+    // R-S10: the legal moves of the side to move are listed, none for the mover.
+    let (_, t) = told("4k3/8/8/8/8/8/8/R3K3 w - - 0 1", "a1a8");
+    assert_eq!(opponent(&t[b]).check, Some(CheckReport::King));
+    let legal: Vec<String> = opponent(&t[b]).legal.iter().map(|m| m.uci(Alphabet::SIC)).collect();
+    assert_eq!(legal, ["e8d7", "e8e7", "e8f7"]);
 }

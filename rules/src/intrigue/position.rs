@@ -195,7 +195,7 @@ impl Position {
     /// is not public either (R-I2, a promotion is not announced).
     fn hidden_fields(&self, viewer: Option<Color>) -> String {
         let entry = |color: Color, value: Option<Square>| {
-            if viewer.is_some_and(|v| v != color) && self.board.king_of(color).is_none() {
+            if viewer.is_some_and(|v| v != color) && self.hidden[color].is_some() {
                 "?".to_string()
             } else {
                 value.map_or_else(|| "-".to_string(), |s| s.to_string())
