@@ -16,7 +16,7 @@ use crate::{Channel, MessageHash, Side};
 use rand_chacha::ChaCha20Rng;
 use rand_core::Rng;
 use rules::intrigue::{Action as IAction, Observation as IObs, SetupReport};
-use rules::seat::Seat;
+use rules::seat::{Seat, SeatView};
 use rules::{AnyAction, AnyObservation, Color, GameOptions, GameResult, Variant};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -32,6 +32,8 @@ struct OwnerFlow {
     white_reported: bool,
     /// After one's own capture of a pawn: the owner's answer (and opening) are due.
     awaiting_answer: bool,
+    /// Both setup reports are in: play has begun (PROTOCOL.md 13.2).
+    reported: [bool; 2],
 }
 
 /// A player (see the module docs of [`crate::roles`]).
@@ -66,6 +68,9 @@ pub struct Player {
     plies: u32,
     /// Umpired games: the umpire's last public Turn (whose clock runs).
     turn: Option<Owed>,
+    /// The standing draw offer as this player can tell (PROTOCOL.md 13.1: it stands until the
+    /// offerer's next move or the opponent's reply; a second offer is the acceptance).
+    draw_offer: Option<Side>,
 }
 
 /// What a decision is for.
@@ -146,6 +151,7 @@ impl Player {
             done: false,
             plies: 0,
             turn: None,
+            draw_offer: None,
         };
         for purpose in flow::early_commitments(variant) {
             let value = p.random32().to_vec();
@@ -181,6 +187,51 @@ impl Player {
         let Some(side) = self.side else { return };
         self.set_end(flow::loss_of(side, rules::EndReason::Resignation.into()));
         self.finish();
+    }
+
+    /// What this player knows of the game (`rules::seat`), once it knows its side.
+    pub fn seat(&self) -> Option<&Seat> {
+        self.seat.as_ref()
+    }
+
+    /// The snapshot of what this player knows ([`Seat::view`]), once it knows its side: what a
+    /// UI or a bot API shows, never hidden truth.
+    pub fn view(&self) -> Option<SeatView> {
+        self.seat.as_ref().map(Seat::view)
+    }
+
+    /// The standing draw offer as this player can tell, by side. In umpired games the
+    /// opponent's sealed attempts (which withdraw its offer) are not shown to this player, so
+    /// an offer shown may have lapsed; the umpire's claim says whether a draw was agreed.
+    pub fn draw_offer(&self) -> Option<Side> {
+        if self.end.is_some() { None } else { self.draw_offer }
+    }
+
+    /// Whether play has begun as this player can tell (PROTOCOL.md 13.2): colours known in open
+    /// games, both setup reports in Intrigue, the umpire's first `Turn` in umpired games.
+    fn in_play(&self) -> bool {
+        self.side.is_some()
+            && match self.mode {
+                Mode::Open => true,
+                Mode::Owner => self.owner.reported == [true, true],
+                Mode::Umpire => self.turn.is_some(),
+            }
+    }
+
+    /// Offers a draw, or accepts the opponent's standing offer (PROTOCOL.md 13.1: a `Claim` of
+    /// a draw by agreement; the second offer is the acceptance and ends the game). Only during
+    /// play and before the end; returns whether the offer was sent. The game ends when the
+    /// log shows two offers standing: this player then claims and opens like at any end (in
+    /// umpired games on the umpire's claim, since an opponent's unseen attempt withdraws its
+    /// offer).
+    pub fn offer_draw(&mut self) -> bool {
+        if self.end.is_some() || self.done || !self.in_play() {
+            return false;
+        }
+        let claim =
+            Claim { outcome: crate::message::Outcome::Draw, reason: rules::EndReason::Agreement.into() };
+        self.out.send_public(None, Payload::Claim(claim));
+        true
     }
 
     /// How many actions this player has sent (moves, attempts, setup and tie-break actions).
@@ -253,7 +304,7 @@ impl Player {
     fn decide(&mut self, ask: Ask, then: Then) -> Option<Vec<u8>> {
         let me = self.me();
         match &mut self.policy {
-            Some(p) => Some(p.decide(self.variant, me, &ask)),
+            Some(p) => Some(p.decide_seeing(self.seat.as_ref(), self.variant, me, &ask)),
             None => {
                 self.out.outputs.push_back(Output::Decide(ask.clone()));
                 self.pending = Some((ask, then));
@@ -448,6 +499,8 @@ impl Player {
     /// and the player waits for nothing more: the rules' refusal is its fault.
     fn send_action(&mut self, action: Vec<u8>) {
         self.plies += 1;
+        // One's own move withdraws a standing offer (PROTOCOL.md 13.1).
+        self.draw_offer = None;
         let tie_break = self.seat.as_ref().is_some_and(|s| s.tie_break_turns().is_some());
         let typed = game::decode_action(self.variant, &action).ok();
         match (&typed, &mut self.seat) {
@@ -511,7 +564,30 @@ impl Player {
                     reason: crate::message::ClaimReason::UmpireTimeout,
                 }),
             },
-            Payload::Turn { next } if is_umpire => self.turn = Some(*next),
+            Payload::Turn { next } if is_umpire => {
+                // A Turn answers an action, which withdrew any standing offer.
+                if self.turn.is_some() {
+                    self.draw_offer = None;
+                }
+                self.turn = Some(*next);
+            }
+            // A draw offer by a player during play (PROTOCOL.md 13.1): the second one standing
+            // is the acceptance. Open and owner games see every action, so they know when
+            // that ends the game; umpired games wait for the umpire's claim.
+            Payload::Claim(c)
+                if !is_umpire
+                    && c.outcome == crate::message::Outcome::Draw
+                    && c.reason == rules::EndReason::Agreement.into() =>
+            {
+                let Some(side) = colours.and_then(|k| k.side_of(&body.author)) else {
+                    return Ok(());
+                };
+                if self.draw_offer == Some(side.other()) && self.mode != Mode::Umpire {
+                    self.ended_by(c.clone());
+                } else if self.draw_offer != Some(side.other()) {
+                    self.draw_offer = Some(side);
+                }
+            }
             // The opponent resigned or claimed: the game is over for this player too.
             Payload::Claim(c)
                 if body.author != me_key
@@ -523,15 +599,22 @@ impl Player {
             Payload::Claim(c) if is_umpire => self.ended_by(c.clone()),
             Payload::Action(bytes) if self.mode != Mode::Umpire => {
                 let Some(actor) = actor else { return Ok(()) };
+                self.draw_offer = None;
                 self.on_public_action(actor, bytes, body.author == me_key, body, hash)?;
+            }
+            Payload::Observation(bytes) if self.mode == Mode::Owner && body.author == me_key => {
+                if let Ok(IObs::Setup(r)) = IObs::from_canonical(bytes) {
+                    self.owner.reported[r.side.index()] = true;
+                }
             }
             Payload::Observation(bytes) if self.mode == Mode::Owner && body.author != me_key => {
                 let obs = IObs::from_canonical(bytes)
                     .map_err(|e| fault(body, hash, format!("owner observation: {e}")))?;
-                if let IObs::Setup(r) = &obs
-                    && r.side == Color::White
-                {
-                    self.owner.white_reported = true;
+                if let IObs::Setup(r) = &obs {
+                    self.owner.reported[r.side.index()] = true;
+                    if r.side == Color::White {
+                        self.owner.white_reported = true;
+                    }
                 }
                 if !self.owner.set_up {
                     return Ok(());
