@@ -95,7 +95,11 @@ impl HouseBot {
                     match after.played(side, a).ok().and(after.result()) {
                         Some(r) if r.winner == Some(side) => MATE,
                         Some(r) if r.winner.is_none() => {
-                            if material > 0 { -material - 1_000 } else { 200 }
+                            if material > 0 {
+                                -material - 1_000
+                            } else {
+                                200
+                            }
                         }
                         _ => intrigue_score(&sight, side, a),
                     }
@@ -133,10 +137,8 @@ impl Policy for HouseBot {
         ask: &Ask,
     ) -> Vec<u8> {
         if let (Ask::Choose(options), Some(seat)) = (ask, seat) {
-            let actions: Option<Vec<AnyAction>> = options
-                .iter()
-                .map(|b| protocol::game::decode_action(variant, b).ok())
-                .collect();
+            let actions: Option<Vec<AnyAction>> =
+                options.iter().map(|b| protocol::game::decode_action(variant, b).ok()).collect();
             if let Some(i) = actions
                 .and_then(|a| self.scores(seat, side, &a))
                 .and_then(|scores| self.best(&scores))
@@ -245,7 +247,9 @@ impl OpenPosition for rules::espionage::Position {
     fn captures(&self, m: &Move) -> Option<Role> {
         // No en passant in Espionage (R-E4): a capture lands on its victim.
         let board = rules::espionage::Position::board(self);
-        board.piece_at(m.to).filter(|p| Some(p.color) != board.piece_at(m.from).map(|q| q.color))
+        board
+            .piece_at(m.to)
+            .filter(|p| Some(p.color) != board.piece_at(m.from).map(|q| q.color))
             .map(|p| p.role)
     }
     fn attackers(&self, sq: Square, by: Color) -> Bitboard {
@@ -491,10 +495,10 @@ fn sic_score(sight: &Sight, unknown: Bitboard, side: Color, a: &AnyAction) -> i6
     board.put(m.to, mover);
     let occ = board.occupied();
     let reach = attacks::standard(mover, m.to, occ, BoardSize::Eight).unwrap_or(Bitboard::EMPTY);
-    let targets =
-        BoardSize::Eight.squares().filter(|sq| reach.contains(*sq)).filter(|sq| {
-            matches!(sight.at(*sq), Cell::Unknown) || unknown.contains(*sq)
-        });
+    let targets = BoardSize::Eight
+        .squares()
+        .filter(|sq| reach.contains(*sq))
+        .filter(|sq| matches!(sight.at(*sq), Cell::Unknown) || unknown.contains(*sq));
     10 * targets.count() as i64 + if mover.role == Role::King { -30 } else { 0 }
 }
 
@@ -544,7 +548,8 @@ fn sc6_scores(view: &SeatView, side: Color, actions: &[AnyAction]) -> Vec<i64> {
                     pw.insert(*to);
                 }
                 let fresh = k.pieces.iter().any(|q| q.square == *from && q.lifespan.is_none());
-                10 * threat(&b, pw) - if k.red.contains(*to) { 25 } else { 0 }
+                10 * threat(&b, pw)
+                    - if k.red.contains(*to) { 25 } else { 0 }
                     - if fresh { 15 } else { 0 }
             }
             AnyAction::SecretChess6(Action::LifeFreeze { piece }) => {

@@ -135,6 +135,8 @@ pub struct Snapshot {
     pub view: Option<SeatView>,
     /// The question outstanding, if any.
     pub ask: Option<Ask>,
+    /// How many questions were asked so far: the id of the one outstanding.
+    pub asked: u64,
     /// The texts of the actions offered, in order.
     pub offered: Vec<String>,
     /// Who offers a draw, as the player can tell.
@@ -168,16 +170,16 @@ pub fn score(claim: &Claim) -> &'static str {
     }
 }
 
-fn ask_json(variant: Variant, ask: &Ask, offered: &[String]) -> Value {
+fn ask_json(variant: Variant, ask: &Ask, id: u64, offered: &[String]) -> Value {
     let kind = crate::view::ask_kind(variant, ask);
     match ask {
-        Ask::Choose(_) => json!({ "kind": kind, "moves": offered }),
-        Ask::IntrigueSetup => json!({ "kind": kind }),
+        Ask::Choose(_) => json!({ "id": id, "kind": kind, "moves": offered }),
+        Ask::IntrigueSetup => json!({ "id": id, "kind": kind }),
         Ask::Sc6Setup { max_false_squares } => {
-            json!({ "kind": kind, "max_false_squares": max_false_squares })
+            json!({ "id": id, "kind": kind, "max_false_squares": max_false_squares })
         }
         Ask::Sc6TieBreak { opponent_turns } => {
-            json!({ "kind": kind, "opponent_turns": opponent_turns })
+            json!({ "id": id, "kind": kind, "opponent_turns": opponent_turns })
         }
     }
 }
@@ -196,7 +198,7 @@ impl Snapshot {
             "white": null,
             "black": null,
             "view": self.view,
-            "ask": self.ask.as_ref().map(|a| ask_json(self.variant, a, &self.offered)),
+            "ask": self.ask.as_ref().map(|a| ask_json(self.variant, a, self.asked, &self.offered)),
             "drawOffer": self.draw_offer,
             "result": self.claim.as_ref().map(score),
             "reason": self.claim.as_ref().map(|c| c.reason.to_string()),
@@ -336,6 +338,7 @@ impl Hub {
             options: t.options.clone(),
             view: None,
             ask: None,
+            asked: 0,
             offered: Vec::new(),
             draw_offer: None,
             status: Status::Started,
@@ -348,8 +351,14 @@ impl Hub {
             seq: 0,
         };
         let watch = watch::channel(Value::Null).0;
-        let mut game =
-            Game { snap, terms: agreed.clone(), offered: Vec::new(), commands, watch, clocks_at: None };
+        let mut game = Game {
+            snap,
+            terms: agreed.clone(),
+            offered: Vec::new(),
+            commands,
+            watch,
+            clocks_at: None,
+        };
         self.publish(&mut game);
         lock(&self.state).games.insert(game.snap.id.clone(), game);
         self.changed.send_modify(|n| *n += 1);
@@ -393,13 +402,16 @@ impl Hub {
                     game.snap.draw_offer = draw_offer;
                 }
                 SeatEvent::Ask(ask) => {
-                    if game.snap.status != Status::Started || game.snap.ask.as_ref() == Some(&ask) {
+                    // The seat tells each question once, so this is a new one.
+                    if game.snap.status != Status::Started {
                         return;
                     }
                     game.offered = crate::view::offered(game.snap.variant, &ask);
                     game.snap.offered = game.offered.iter().map(|(t, _)| t.clone()).collect();
                     game.snap.ask = Some(ask);
-                    fetch_clocks = game.clocks_at.is_none_or(|t| t.elapsed() > Duration::from_secs(1));
+                    game.snap.asked += 1;
+                    fetch_clocks =
+                        game.clocks_at.is_none_or(|t| t.elapsed() > Duration::from_secs(1));
                 }
                 SeatEvent::Refused(reason) => game.snap.refused = Some(reason),
                 SeatEvent::Fault(fault) => game.snap.faults.push(fault),
@@ -429,7 +441,8 @@ impl Hub {
 
     /// Fetches the clocks from the server's public match information.
     fn spawn_clocks(self: &Arc<Self>, id: &str) {
-        let (Some(agent), hub, id) = (self.agent.get().cloned(), Arc::downgrade(self), id.to_owned())
+        let (Some(agent), hub, id) =
+            (self.agent.get().cloned(), Arc::downgrade(self), id.to_owned())
         else {
             return;
         };
@@ -557,12 +570,16 @@ impl Hub {
         let rx = self.events.subscribe();
         let (ids, challenges): (Vec<String>, Vec<Value>) = {
             let s = lock(&self.state);
-            let ids =
-                s.games.values().filter(|g| g.snap.status != Status::Finished).map(|g| g.snap.id.clone());
+            let ids = s
+                .games
+                .values()
+                .filter(|g| g.snap.status != Status::Finished)
+                .map(|g| g.snap.id.clone());
             (ids.collect(), s.challenges.values().cloned().collect())
         };
         let mut first: Vec<Value> = ids.iter().map(|id| self.game_start(id)).collect();
-        first.extend(challenges.into_iter().map(|c| json!({ "type": "challenge", "challenge": c })));
+        first
+            .extend(challenges.into_iter().map(|c| json!({ "type": "challenge", "challenge": c })));
         (first, rx)
     }
 
@@ -581,7 +598,10 @@ impl Hub {
     ) -> Result<(), LocalError> {
         let (bytes, tx) = {
             let mut s = lock(&self.state);
-            let g = s.games.get_mut(id).ok_or_else(|| LocalError::NotFound(format!("no game {id} here")))?;
+            let g = s
+                .games
+                .get_mut(id)
+                .ok_or_else(|| LocalError::NotFound(format!("no game {id} here")))?;
             if g.snap.status != Status::Started {
                 return Err(LocalError::Conflict("the game is over".into()));
             }
@@ -633,7 +653,8 @@ impl Hub {
                 .as_ref()
                 .map(|v| v.side)
                 .ok_or_else(|| LocalError::Conflict("the side is not known yet".into()))?;
-            let options = g.terms.terms.game_options().map_err(|e| LocalError::Bad(e.to_string()))?;
+            let options =
+                g.terms.terms.game_options().map_err(|e| LocalError::Bad(e.to_string()))?;
             setup_action(&options, side, ask, body).map_err(LocalError::Bad)
         })
     }
@@ -681,7 +702,9 @@ impl Hub {
         let number = |k: &str, default: u64| -> Result<u64, LocalError> {
             match get(k) {
                 None => Ok(default),
-                Some(v) => v.as_u64().ok_or_else(|| LocalError::Bad(format!("{k}: a number of seconds"))),
+                Some(v) => {
+                    v.as_u64().ok_or_else(|| LocalError::Bad(format!("{k}: a number of seconds")))
+                }
             }
         };
         let mut request = json!({
@@ -756,7 +779,8 @@ pub fn setup_action(
     use rules::Game as _;
     use rules::secretchess6::{Action as SixAction, Formation, TurnMove};
     let formation = |field: &str| -> Result<Formation, String> {
-        let text = body[field].as_str().ok_or_else(|| format!("'{field}': six files, like NBKQ1R"))?;
+        let text =
+            body[field].as_str().ok_or_else(|| format!("'{field}': six files, like NBKQ1R"))?;
         Formation::parse(text).map_err(|e| format!("'{field}': {e}"))
     };
     let action = match (ask, options) {
@@ -888,6 +912,16 @@ pub fn router(hub: Arc<Hub>, any_host: bool) -> axum::Router {
         .with_state(api)
 }
 
+/// Serves the local API on `listener` until `shutdown` completes.
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    hub: Arc<Hub>,
+    any_host: bool,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    axum::serve(listener, router(hub, any_host)).with_graceful_shutdown(shutdown).await
+}
+
 type ApiResult = Result<Json<Value>, LocalError>;
 
 fn ok() -> ApiResult {
@@ -938,14 +972,23 @@ async fn event_stream(State(api): State<Api>) -> Response {
 fn ndjson(stream: impl futures_util::Stream<Item = Value> + Send + 'static) -> Response {
     use futures_util::StreamExt;
     let lines = stream.map(|v| {
-        Ok::<_, std::convert::Infallible>(if v.is_null() { "\n".to_owned() } else { format!("{v}\n") })
+        Ok::<_, std::convert::Infallible>(if v.is_null() {
+            "\n".to_owned()
+        } else {
+            format!("{v}\n")
+        })
     });
     ([(header::CONTENT_TYPE, "application/x-ndjson")], Body::from_stream(lines)).into_response()
 }
 
-async fn game_stream(State(api): State<Api>, Path(id): Path<String>) -> Result<Response, LocalError> {
-    let snap = api.hub.snapshot(&id).ok_or_else(|| LocalError::NotFound(format!("no game {id} here")))?;
-    let mut rx = api.hub.watch(&id).ok_or_else(|| LocalError::NotFound(format!("no game {id} here")))?;
+async fn game_stream(
+    State(api): State<Api>,
+    Path(id): Path<String>,
+) -> Result<Response, LocalError> {
+    let snap =
+        api.hub.snapshot(&id).ok_or_else(|| LocalError::NotFound(format!("no game {id} here")))?;
+    let mut rx =
+        api.hub.watch(&id).ok_or_else(|| LocalError::NotFound(format!("no game {id} here")))?;
     let mut full = snap.full_json();
     full["state"] = rx.borrow_and_update().clone();
     let done = |v: &Value| v["status"] == "finished";
@@ -974,7 +1017,8 @@ async fn game_stream(State(api): State<Api>, Path(id): Path<String>) -> Result<R
 }
 
 async fn game_state(State(api): State<Api>, Path(id): Path<String>) -> ApiResult {
-    let rx = api.hub.watch(&id).ok_or_else(|| LocalError::NotFound(format!("no game {id} here")))?;
+    let rx =
+        api.hub.watch(&id).ok_or_else(|| LocalError::NotFound(format!("no game {id} here")))?;
     let v = rx.borrow().clone();
     Ok(Json(v))
 }
@@ -984,7 +1028,11 @@ async fn play(State(api): State<Api>, Path((id, text)): Path<(String, String)>) 
     ok()
 }
 
-async fn setup(State(api): State<Api>, Path(id): Path<String>, body: axum::body::Bytes) -> ApiResult {
+async fn setup(
+    State(api): State<Api>,
+    Path(id): Path<String>,
+    body: axum::body::Bytes,
+) -> ApiResult {
     api.hub.setup(&id, &body_json(&body)?)?;
     ok()
 }

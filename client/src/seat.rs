@@ -94,7 +94,8 @@ pub enum SeatEvent {
         /// Who offers a draw, if anyone does.
         draw_offer: Option<rules::Color>,
     },
-    /// The player must decide.
+    /// The player must decide (told once per question; the next question comes only after
+    /// this one is answered).
     Ask(Ask),
     /// The relay refused one of the seat's messages.
     Refused(String),
@@ -141,6 +142,9 @@ pub struct Seat {
     replay: VecDeque<Record>,
     /// The question outstanding, if any.
     question: Option<Ask>,
+    /// Whether the remote decider was told of it (each question is told once, so an answer
+    /// can never be taken for the answer to a later one).
+    told: bool,
     /// Entries received, by position (to compare with the published record).
     received: Vec<(u64, Vec<u8>)>,
     claim: Option<Claim>,
@@ -183,6 +187,7 @@ impl Seat {
             unconfirmed: VecDeque::new(),
             replay,
             question: None,
+            told: false,
             received: Vec::new(),
             claim: None,
             shown: None,
@@ -335,7 +340,10 @@ impl Seat {
                         }
                         self.unconfirmed.push_back(m);
                     }
-                    Output::Decide(ask) => self.question = Some(ask),
+                    Output::Decide(ask) => {
+                        self.question = Some(ask);
+                        self.told = false;
+                    }
                     Output::Finished(claim) => {
                         self.report(SeatEvent::Claimed(claim.clone()));
                         self.claim = Some(claim);
@@ -387,8 +395,11 @@ impl Seat {
                     self.decide(bytes)?;
                 }
                 Decider::Remote(_) => {
-                    self.report_view();
-                    self.report(SeatEvent::Ask(ask));
+                    if !self.told {
+                        self.told = true;
+                        self.report_view();
+                        self.report(SeatEvent::Ask(ask));
+                    }
                     return Ok(());
                 }
                 Decider::None => return Ok(()),

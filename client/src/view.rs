@@ -10,8 +10,8 @@
 //! `freeze-c2` (R-G9) and ending the turn without one `end-turn`.
 
 use protocol::roles::Ask;
-use rules::secretchess6::Action as SixAction;
 use rules::seat::{Knows, SeatView};
+use rules::secretchess6::Action as SixAction;
 use rules::{AnyAction, Color, Square, Variant};
 use std::fmt::Write as _;
 
@@ -114,13 +114,8 @@ pub fn render(view: &SeatView) -> String {
     let _ = writeln!(out, "You are {} ({}).", side_name(me), view.variant);
     match &view.knows {
         Knows::Chess { moves } | Knows::Espionage { moves } => {
-            let tail: Vec<String> = moves
-                .iter()
-                .rev()
-                .take(6)
-                .rev()
-                .map(|m| m.uci(view.variant.alphabet()))
-                .collect();
+            let tail: Vec<String> =
+                moves.iter().rev().take(6).rev().map(|m| m.uci(view.variant.alphabet())).collect();
             if !tail.is_empty() {
                 let _ = writeln!(out, "Last moves: {}", tail.join(" "));
             }
@@ -151,10 +146,12 @@ pub fn render(view: &SeatView) -> String {
                 if said.is_empty() {
                     said.push("nothing".into());
                 }
-                let _ = writeln!(out, "Umpire after {}'s move: {}", side_name(mover), said.join("; "));
+                let _ =
+                    writeln!(out, "Umpire after {}'s move: {}", side_name(mover), said.join("; "));
             }
             if !k.tried.is_empty() {
-                let tried: Vec<String> = k.tried.iter().map(|m| m.uci(view.variant.alphabet())).collect();
+                let tried: Vec<String> =
+                    k.tried.iter().map(|m| m.uci(view.variant.alphabet())).collect();
                 let _ = writeln!(out, "Refused this turn: {}", tried.join(" "));
             }
         }
@@ -241,7 +238,8 @@ pub fn render(view: &SeatView) -> String {
                 .pieces
                 .iter()
                 .map(|p| {
-                    let c = view.variant.alphabet().char(p.role).unwrap_or('?').to_ascii_uppercase();
+                    let c =
+                        view.variant.alphabet().char(p.role).unwrap_or('?').to_ascii_uppercase();
                     let mut s = format!("{c}{}", p.square);
                     if let Some(l) = p.lifespan {
                         let _ = write!(s, " life {l}");
@@ -304,9 +302,8 @@ mod tests {
     #[test]
     fn offered_actions_have_texts_and_kinds() {
         let seat = Seat::new(&GameOptions::Chess, Color::White);
-        let ask = Ask::Choose(
-            seat.legal_actions().iter().map(protocol::game::encode_action).collect(),
-        );
+        let ask =
+            Ask::Choose(seat.legal_actions().iter().map(protocol::game::encode_action).collect());
         let texts: Vec<String> =
             offered(Variant::Chess, &ask).into_iter().map(|(t, _)| t).collect();
         assert_eq!(texts.len(), 20);

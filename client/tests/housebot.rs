@@ -20,7 +20,8 @@ fn score(variant: Variant, games: u64, first_seed: u64) -> (u64, u64, Vec<String
             Box::new(HouseBot::new(client::selfplay::derive(seed, "house")));
         let random: Box<dyn protocol::roles::Policy> =
             Box::new(RandomBot::new(client::selfplay::derive(seed, "random")));
-        config.policies = if house_white { [Some(house), Some(random)] } else { [Some(random), Some(house)] };
+        config.policies =
+            if house_white { [Some(house), Some(random)] } else { [Some(random), Some(house)] };
         let t = std::time::Instant::now();
         let played = selfplay_with(config).expect("the match completes");
         let verdict = verifier::verify(&played.bytes);
@@ -31,7 +32,12 @@ fn score(variant: Variant, games: u64, first_seed: u64) -> (u64, u64, Vec<String
             (Outcome::Draw, _) => 1,
             _ => 0,
         };
-        lines.push(format!("{} house {} {:?}", played.summary, if house_white {"white"} else {"black"}, t.elapsed()));
+        lines.push(format!(
+            "{} house {} {:?}",
+            played.summary,
+            if house_white { "white" } else { "black" },
+            t.elapsed()
+        ));
     }
     (points, 2 * games, lines)
 }
@@ -40,7 +46,9 @@ fn score(variant: Variant, games: u64, first_seed: u64) -> (u64, u64, Vec<String
 fn survey() {
     for v in Variant::ALL {
         let (p, max, lines) = score(v, 6, 300);
-        for l in lines { eprintln!("{l}"); }
+        for l in lines {
+            eprintln!("{l}");
+        }
         eprintln!("{v}: {p}/{max}");
     }
 }

@@ -228,8 +228,10 @@ impl Player {
         if self.end.is_some() || self.done || !self.in_play() {
             return false;
         }
-        let claim =
-            Claim { outcome: crate::message::Outcome::Draw, reason: rules::EndReason::Agreement.into() };
+        let claim = Claim {
+            outcome: crate::message::Outcome::Draw,
+            reason: rules::EndReason::Agreement.into(),
+        };
         self.out.send_public(None, Payload::Claim(claim));
         true
     }
