@@ -564,3 +564,67 @@ fn sc6_scores(view: &SeatView, side: Color, actions: &[AnyAction]) -> Vec<i64> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rules::kriegspiel::{Announcement, Answer};
+    use rules::{AnyObservation, GameOptions};
+
+    fn ask(seat: &Seat) -> Ask {
+        Ask::Choose(seat.legal_actions().iter().map(protocol::game::encode_action).collect())
+    }
+
+    fn decide(seat: &Seat, seed: u8) -> String {
+        let mut bot = HouseBot::new([seed; 32]);
+        let bytes = bot.decide_seeing(Some(seat), seat.variant(), seat.side(), &ask(seat));
+        let action = protocol::game::decode_action(seat.variant(), &bytes).expect("an action");
+        crate::view::action_text(seat.variant(), &action).expect("a move")
+    }
+
+    fn play(seat: &mut Seat, moves: &str) {
+        let mut side = Color::White;
+        for text in moves.split_whitespace() {
+            let m = Move::parse_uci(text, BoardSize::Eight, Alphabet::ORTHODOX).expect("uci");
+            seat.played(side, &AnyAction::Chess(m)).expect("legal");
+            side = !side;
+        }
+    }
+
+    #[test]
+    fn in_chess_it_mates_in_one_and_takes_a_free_queen() {
+        let mut seat = Seat::new(&GameOptions::Chess, Color::White);
+        play(&mut seat, "e2e4 e7e5 f1c4 b8c6 d1h5 g8f6");
+        for seed in 0..8 {
+            assert_eq!(decide(&seat, seed), "h5f7", "scholar's mate, seed {seed}");
+        }
+        let mut seat = Seat::new(&GameOptions::Chess, Color::White);
+        // Black's queen stands en prise on h4 to the knight on f3.
+        play(&mut seat, "g1f3 e7e5 b1c3 d8h4");
+        for seed in 0..8 {
+            assert_eq!(decide(&seat, seed), "f3h4", "seed {seed}");
+        }
+    }
+
+    #[test]
+    fn in_kriegspiel_it_tries_pawn_captures_exactly_when_pawn_tries_are_announced() {
+        let told = |tries: u32| {
+            let mut seat = Seat::new(&GameOptions::default_for(Variant::Kriegspiel), Color::White);
+            // Black's (first) move as announced to White: nothing, or pawn tries for White.
+            let a =
+                Announcement { capture: None, checks: Vec::new(), pawn_tries: tries, end: None };
+            seat.told(&AnyObservation::Kriegspiel(Answer::Legal(a)));
+            seat
+        };
+        let diagonal = |t: &str| {
+            let b = t.as_bytes();
+            b[1] == b'2' && b[0] != b[2] && b[3] == b'3'
+        };
+        for seed in 0..16 {
+            let with = decide(&told(1), seed);
+            assert!(diagonal(&with), "pawn tries announced, seed {seed}: {with}");
+            let without = decide(&told(0), seed);
+            assert!(!diagonal(&without), "no pawn tries, seed {seed}: {without}");
+        }
+    }
+}
