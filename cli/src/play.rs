@@ -146,7 +146,7 @@ pub fn run(args: PlayArgs, out: &mut impl Write) -> Result<()> {
                 let live: Vec<String> = h
                     .games()
                     .into_iter()
-                    .filter(|(_, s)| *s != Status::Finished)
+                    .filter(|(_, s)| !matches!(s, Status::Finished | Status::Stopped))
                     .map(|(id, _)| id)
                     .collect();
                 (live.len() >= resumable).then_some(live)
@@ -188,7 +188,7 @@ pub fn run(args: PlayArgs, out: &mut impl Write) -> Result<()> {
                 e = events.recv() => {
                     if let Ok(e) = e
                         && matches!(e["type"].as_str(), Some("challengeDeclined" | "challengeCanceled"))
-                        && e["challenge"]["id"] == Value::from(challenge_id.as_str())
+                        && e["challenge"]["id"] == challenge_id.as_str()
                     {
                         let why = e["reason"].as_str().unwrap_or("");
                         bail!("challenge {challenge_id} was {}{}{why}",
@@ -357,13 +357,19 @@ async fn play_game(
             finish(&snap, out)?;
             return Ok(true);
         }
+        if snap.status == Status::Stopped {
+            bail!("the match {id} stopped: {}", snap.faults.join("; "));
+        }
         if let Some(ask) = &snap.ask
             && snap.asked != prompted
         {
             prompted = snap.asked;
             if let Some((w, b, running)) = &snap.clocks {
-                let running =
-                    running.as_deref().map(|r| format!(", {r}'s clock runs")).unwrap_or_default();
+                let running = match running.as_deref() {
+                    Some("white") => ", White's clock runs",
+                    Some("black") => ", Black's clock runs",
+                    _ => "",
+                };
                 writeln!(
                     out,
                     "Clocks: White {} | Black {}{running}",

@@ -102,6 +102,9 @@ pub enum Status {
     Over,
     /// The record is final (and saved).
     Finished,
+    /// The seat stopped before the record was final (`Snapshot::faults` says why; the agent's
+    /// log has the details). Its journal stays: restarting the agent resumes the match.
+    Stopped,
 }
 
 impl Status {
@@ -111,6 +114,7 @@ impl Status {
             Status::Started => "started",
             Status::Over => "over",
             Status::Finished => "finished",
+            Status::Stopped => "stopped",
         }
     }
 }
@@ -290,9 +294,20 @@ impl Hub {
             }
             let hub = hub.clone();
             tokio::spawn(async move {
+                let mut finished = false;
                 while let Some(event) = erx.recv().await {
-                    let Some(h) = hub.upgrade() else { break };
+                    let Some(h) = hub.upgrade() else { return };
+                    finished |= matches!(event, SeatEvent::Finished { .. });
                     h.on_seat_event(&id, event);
+                }
+                // The seat is gone: without its final record, it stopped on an error.
+                if !finished && let Some(h) = hub.upgrade() {
+                    h.with_game(&id, |g| {
+                        g.snap.faults.push("the seat stopped before the record was final".into());
+                        g.snap.status = Status::Stopped;
+                        g.snap.ask = None;
+                        h.publish(g);
+                    });
                 }
             });
             (Decider::Remote(rx), Some(etx))
@@ -573,7 +588,7 @@ impl Hub {
             let ids = s
                 .games
                 .values()
-                .filter(|g| g.snap.status != Status::Finished)
+                .filter(|g| !matches!(g.snap.status, Status::Finished | Status::Stopped))
                 .map(|g| g.snap.id.clone());
             (ids.collect(), s.challenges.values().cloned().collect())
         };
@@ -991,7 +1006,7 @@ async fn game_stream(
         api.hub.watch(&id).ok_or_else(|| LocalError::NotFound(format!("no game {id} here")))?;
     let mut full = snap.full_json();
     full["state"] = rx.borrow_and_update().clone();
-    let done = |v: &Value| v["status"] == "finished";
+    let done = |v: &Value| v["status"] == "finished" || v["status"] == "stopped";
     let first_done = done(&full["state"]);
     let stream = futures_util::stream::unfold(
         (Some(full), rx, first_done),
