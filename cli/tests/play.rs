@@ -86,9 +86,10 @@ struct Seen {
 }
 
 /// Answers every question the way a person would type it, from the printed lines: the first
-/// move or attempt offered, a fixed setup. Stops (killing the process) after `stop_after`
-/// answers; otherwise reads to the end of the output.
-fn drive(child: &mut Child, stop_after: Option<usize>) -> Seen {
+/// move or attempt offered, a fixed setup; types `draw` before answer number `draw_before`.
+/// Stops (killing the process) after `stop_after` answers; otherwise reads to the end of the
+/// output.
+fn drive(child: &mut Child, stop_after: Option<usize>, draw_before: Option<usize>) -> Seen {
     let mut stdin = child.stdin.take().expect("stdin");
     let stdout = BufReader::new(child.stdout.take().expect("stdout"));
     let mut seen = Seen::default();
@@ -116,6 +117,9 @@ fn drive(child: &mut Child, stop_after: Option<usize>) -> Seen {
             if stop_after.is_some_and(|n| seen.answers >= n) {
                 let _ = child.kill();
                 break;
+            }
+            if draw_before == Some(seen.answers) {
+                let _ = writeln!(stdin, "draw");
             }
             // The process may be gone by now (the game ended): a broken pipe is fine.
             let _ = writeln!(stdin, "{a}");
@@ -190,12 +194,15 @@ async fn kriegspiel_is_played_from_the_terminal_through_a_crash_and_a_resume() {
             &journals,
             &["--variant", "kriegspiel", "--time", "10+0", "--vs", "bot"],
         );
-        let seen = drive(&mut first, Some(6));
+        // A draw offer on the way: journaled like a move, so the resumed player signs it again
+        // at the same place (or its later messages would clash with what the relay holds).
+        let seen = drive(&mut first, Some(6), Some(3));
         let _ = first.wait();
         assert_eq!(seen.answers, 6, "{}", seen.lines.join("\n"));
+        assert!(seen.lines.iter().any(|l| l == "You offer a draw."), "{}", seen.lines.join("\n"));
         assert_eq!(client::journal::unfinished(&journals).len(), 1, "the match is journaled");
         let mut again = play(&base, &me, &journals, &["--resume"]);
-        let seen = drive(&mut again, None);
+        let seen = drive(&mut again, None, None);
         assert!(seen.lines.iter().any(|l| l.starts_with("Resuming 1 journaled")));
         finished(&mut again, &seen, true);
         assert!(client::journal::unfinished(&journals).is_empty());
@@ -231,7 +238,7 @@ async fn intrigue_and_6x6_setups_are_typed_in_the_terminal() {
                 &dir.join("me"),
                 &["--variant", variant, "--time", "10+0", "--vs", "bot"],
             );
-            let seen = drive(&mut child, None);
+            let seen = drive(&mut child, None, None);
             let text = seen.lines.join("\n");
             assert!(
                 seen.lines.iter().any(|l| l.starts_with("setup: ")),

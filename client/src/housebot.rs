@@ -7,8 +7,10 @@
 //!   worst capture the opponent is then offered (a lost piece, less what recapturing wins back),
 //!   the opponent's mobility (so a won game is pushed towards mate), a pawn's progress, and a
 //!   draw avoided when ahead;
-//! - **Intrigue** (owner-answered): the same idea on the public board of R-I6, the opponent's
-//!   secret men (`?`) counted as pawns;
+//! - **Intrigue** (owner-answered): mate taken and stalemate avoided when ahead, as the seat's
+//!   own model of the game tells (a hypothesis agreeing with everything told, never the
+//!   opponent's secret), otherwise material on the public board of R-I6 less the man left to
+//!   the known enemy men, the opponent's secret men (`?`) counted as pawns;
 //! - **Kriegspiel** (R-K1..R-K5): pawn captures are tried first when the umpire announced pawn
 //!   tries, never otherwise (they would be illegal); a recapture on the square where the
 //!   opponent just took; king moves when in check; then short moves, which unseen men are less
