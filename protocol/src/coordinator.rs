@@ -301,6 +301,11 @@ impl Coordinator {
         self.draw_offer
     }
 
+    /// Whether the match is in play: setups done, the game on, no end yet (PROTOCOL.md 13.2).
+    pub fn in_play(&self) -> bool {
+        self.phase == Phase::Play
+    }
+
     /// Whether the game is over (a claim, a Turn naming nobody, or a timeout ended it).
     pub fn is_over(&self) -> bool {
         matches!(self.phase, Phase::End | Phase::Closed)
@@ -514,6 +519,11 @@ impl Coordinator {
                 {
                     return Err(not_now("nothing to claim yet"));
                 }
+                // A claim (a resignation, a draw offer) written before its author saw the end
+                // of the game (the rules' end, another claim, a timeout): a race, void.
+                if self.ended_before(body) {
+                    return Ok(Admission::Void);
+                }
                 Ok(Admission::Counts)
             }
             (Payload::Action(_), Party::White | Party::Black) if !umpired => {
@@ -536,6 +546,9 @@ impl Coordinator {
                     // An informer answer names the capture it answers and comes on the owner's
                     // turn, before its move.
                     Phase::Play if body.re.is_some() => self.admit_action(body, s),
+                    // A report or an answer written before its author saw the end: a race,
+                    // void.
+                    Phase::End if self.ended_before(body) => Ok(Admission::Void),
                     _ => Err(not_now("owner reports come at setup or answer a capture")),
                 }
             }
@@ -550,6 +563,9 @@ impl Coordinator {
                         }
                     }
                     Phase::Play => self.admit_action(body, s),
+                    // Written before its author saw the end (a resignation or a claim in
+                    // flight): a race, void; its disclosure is owed like any sealed message's.
+                    Phase::End if self.ended_before(body) => Ok(Admission::Void),
                     _ => Err(not_now("no sealed message is owed now")),
                 }
             }

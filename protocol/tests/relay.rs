@@ -792,3 +792,47 @@ fn no_close_while_something_is_owed() {
     }
     assert_eq!(t.body(t.relay.entries().len() - 1).payload, Payload::Close);
 }
+
+#[test]
+fn a_sealed_move_racing_a_resignation_is_void_and_its_disclosure_is_taken() {
+    // Found by the load test: Black seals its Kriegspiel move, having seen everything; White's
+    // resignation reaches the relay first. Black's move is a race (void, nobody's fault), the
+    // umpire owes it no answer, and Black still discloses it with its other sealed messages:
+    // were it refused, Black's machine would hold a disclosure nobody takes and could never
+    // send the batch that holds it.
+    let c = cast();
+    let mut t = Table::new(&c, terms_for(&c, Variant::Kriegspiel, Colours::FirstIsWhite), 0);
+    t.open_match([1, 2, 3, 4]);
+    t.send(UMPIRE, Channel::Public, None, Payload::Turn { next: Owed::Side(Side::White) }, 10)
+        .expect("umpire starts play");
+    let a = t.send_sealed(ALICE, Channel::WhiteUmpire, None, &action(b"e2e4"), 20).expect("white");
+    t.send(
+        UMPIRE,
+        Channel::Public,
+        Some(a.hash),
+        Payload::Turn { next: Owed::Side(Side::Black) },
+        21,
+    )
+    .expect("the umpire's answer: black to move");
+    let (racing, disclosure) = t.authors[BOB]
+        .clone()
+        .write_sealed(
+            Channel::BlackUmpire,
+            None,
+            &action(b"e7e5"),
+            &t.seals[UMPIRE],
+            &[77; 32],
+            t.padded_len(BOB),
+        )
+        .expect("seals");
+    t.send(ALICE, Channel::Public, None, resign(Side::White), 30).expect("white resigns");
+    let r = t.submit(BOB, &racing, 31).expect("the racing move is recorded");
+    assert_eq!(r.admission, Admission::Void);
+    assert!(
+        !t.relay.coordinator().deadlines().iter().any(|d| d.expectation == Expectation::Answer),
+        "the umpire owes a void move no answer"
+    );
+    t.deliver_all();
+    let d = t.send(BOB, Channel::Public, None, Payload::Disclose(vec![disclosure]), 40);
+    assert_eq!(d.map(|a| a.admission), Ok(Admission::Counts), "black discloses its void move");
+}

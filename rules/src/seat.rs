@@ -33,7 +33,7 @@ mod secretchess6;
 mod sic;
 
 use crate::{
-    ActionError, Alphabet, AnyAction, AnyGame, AnyObservation, Bitboard, BoardSize, Color,
+    ActionError, Alphabet, AnyAction, AnyGame, AnyObservation, Bitboard, BoardSize, ByColor, Color,
     GameOptions, GameResult, Move, Piece, Square, Variant,
 };
 use serde::{Deserialize, Serialize};
@@ -315,6 +315,76 @@ impl Seat {
             last: self.last.clone(),
             knows,
         }
+    }
+}
+
+/// Both seats of a game followed from the full game's transitions (a replay of a finished
+/// game, a test): each is fed exactly what its side was told, as a player machine feeds its own.
+#[derive(Clone, Debug)]
+pub struct Seats {
+    /// White's and Black's seats.
+    pub seats: ByColor<Seat>,
+    /// Intrigue: each side's secret setup, opened to the other when its informer is taken.
+    setups: ByColor<Option<crate::intrigue::Setup>>,
+}
+
+impl Seats {
+    /// Both seats of a game with these options, told the game's start observations.
+    #[must_use]
+    pub fn new(options: &GameOptions, start: &ByColor<Option<AnyObservation>>) -> Seats {
+        let mut seats = ByColor::new_with(|c| Seat::new(options, c));
+        for c in Color::ALL {
+            if let Some(o) = &start[c] {
+                seats[c].told(o);
+            }
+        }
+        Seats { seats, setups: ByColor::default() }
+    }
+
+    /// Feeds one transition: `actor` did `action` and the rules told each side `told`. In
+    /// open and owner games both seats apply the public move themselves; what each computed is
+    /// returned (Intrigue: exact for the moves that inspect none of its own pawns' secrets,
+    /// which a test can compare with `told`). Then, in Intrigue, the owner's answer about a
+    /// captured pawn goes to the mover, with its opened setup if the pawn was the informer
+    /// (R-I2).
+    pub fn follow(
+        &mut self,
+        actor: Color,
+        action: &AnyAction,
+        told: &ByColor<Option<AnyObservation>>,
+    ) -> Result<ByColor<Option<AnyObservation>>, ActionError> {
+        let variant = self.seats.white.variant();
+        let public = matches!(variant.mode(), crate::Mode::Open | crate::Mode::Owner);
+        let setup = matches!(action, AnyAction::Intrigue(crate::intrigue::Action::Setup(_)));
+        let mut computed = ByColor::default();
+        if !public || setup {
+            self.seats[actor].acted(action);
+            if let AnyAction::Intrigue(crate::intrigue::Action::Setup(s)) = action {
+                self.setups[actor] = Some(*s);
+            }
+            for c in Color::ALL {
+                if let Some(o) = &told[c] {
+                    self.seats[c].told(o);
+                }
+            }
+            return Ok(computed);
+        }
+        for c in Color::ALL {
+            computed[c] = Some(self.seats[c].played(actor, action)?);
+        }
+        if let Some(AnyObservation::Intrigue(crate::intrigue::Observation::Move(r))) = &told[actor]
+            && let Some(i) = r.inspection
+        {
+            let mover = !i.owner;
+            self.seats[mover]
+                .told(&AnyObservation::Intrigue(crate::intrigue::Observation::Move(r.clone())));
+            if i.informer
+                && let Some(setup) = self.setups[i.owner]
+            {
+                self.seats[mover].revealed(&setup);
+            }
+        }
+        Ok(computed)
     }
 }
 

@@ -201,41 +201,22 @@ fn play(variant: Variant, options: GameOptions, seed: u64, max_steps: usize) -> 
         ByColor { white: s[0], black: s[1] }
     });
     let mut game = AnyGame::start(&options, seeds.as_ref()).expect("a game");
-    let mut seats = ByColor::new_with(|c| Seat::new(&options, c));
-    // Intrigue: each side's setup, opened when its informer is taken.
-    let mut setups: ByColor<Option<rules::intrigue::Setup>> = ByColor::default();
-    let start = game.start_observations();
-    for c in Color::ALL {
-        if let Some(o) = &start[c] {
-            seats[c].told(o);
-        }
-    }
+    let mut seats = rules::seat::Seats::new(&options, &game.start_observations());
     for step in 0..max_steps {
         for c in Color::ALL {
-            check(&seats[c], &game, variant, &format!("seed {seed} step {step}"));
+            check(&seats.seats[c], &game, variant, &format!("seed {seed} step {step}"));
         }
         let Some(&actor) = game.to_act().first() else { return step };
-        let Some(action) = choose(&mut rng, &game, &seats[actor], actor) else {
+        let Some(action) = choose(&mut rng, &game, &seats.seats[actor], actor) else {
             panic!("{variant} seed {seed} step {step}: {actor} has nothing to do")
         };
         let t = game.apply(actor, &action).unwrap_or_else(|e| {
             panic!("{variant} seed {seed} step {step}: {actor} {action:?}: {e}")
         });
-        let public = matches!(variant.mode(), rules::Mode::Open | rules::Mode::Owner);
-        let setup = matches!(&action, AnyAction::Intrigue(rules::intrigue::Action::Setup(_)));
-        if !public || setup {
-            seats[actor].acted(&action);
-            if let AnyAction::Intrigue(rules::intrigue::Action::Setup(s)) = &action {
-                setups[actor] = Some(*s);
-            }
+        let computed = seats.follow(actor, &action, &t.told).expect("a legal move");
+        if matches!(variant.mode(), rules::Mode::Open | rules::Mode::Owner) {
             for c in Color::ALL {
-                if let Some(o) = &t.told[c] {
-                    seats[c].told(o);
-                }
-            }
-        } else {
-            for c in Color::ALL {
-                let computed = seats[c].played(actor, &action).expect("a legal move");
+                let Some(computed) = &computed[c] else { continue };
                 let truth = t.told[c].clone().expect("both are told");
                 let owner = match &truth {
                     AnyObservation::Intrigue(rules::intrigue::Observation::Move(r)) => {
@@ -244,19 +225,7 @@ fn play(variant: Variant, options: GameOptions, seed: u64, max_steps: usize) -> 
                     _ => None,
                 };
                 if owner.is_none_or(|o| o == c) {
-                    assert_eq!(computed, truth, "{variant} seed {seed} step {step}: {c}");
-                }
-            }
-            // R-I2: the owner's answer (its whole report), then its opening if it was the
-            // informer, told to the mover.
-            if let Some(AnyObservation::Intrigue(rules::intrigue::Observation::Move(r))) =
-                &t.told[actor]
-                && let Some(i) = r.inspection
-            {
-                seats[!i.owner]
-                    .told(&AnyObservation::Intrigue(rules::intrigue::Observation::Move(r.clone())));
-                if i.informer {
-                    seats[!i.owner].revealed(&setups[i.owner].expect("set up"));
+                    assert_eq!(*computed, truth, "{variant} seed {seed} step {step}: {c}");
                 }
             }
         }

@@ -219,6 +219,13 @@ pub fn router(
         .route("/api/match/{id}", get(match_info))
         .route("/api/match/{id}/record", get(record))
         .route("/api/match/{id}/verdict", get(verdict))
+        .route("/api/match/{id}/pgn", get(pgn))
+        .route("/api/match/{id}/replay", get(replay))
+        .route(
+            "/api/verify",
+            post(verify_upload)
+                .layer(axum::extract::DefaultBodyLimit::max(shared.config.limits.max_upload_bytes)),
+        )
         .route("/api/match/{id}/socket", get(crate::socket::socket))
         .layer(axum::middleware::from_fn_with_state((shared.clone(), limits), rate_limit))
         .layer(axum::extract::DefaultBodyLimit::max(max_body));
@@ -554,4 +561,67 @@ async fn verdict(State(shared): State<Arc<Shared>>, Path(id): Path<String>) -> A
     let row = finished_row(&shared, &id).await?;
     let verdict = row.finish.map(|f| f.verdict).unwrap_or_default();
     Ok(([(header::CONTENT_TYPE, "application/json")], verdict).into_response())
+}
+
+#[derive(Deserialize)]
+struct View {
+    #[serde(default)]
+    view: Option<String>,
+}
+
+async fn pgn(
+    State(shared): State<Arc<Shared>>,
+    Path(id): Path<String>,
+    Query(v): Query<View>,
+) -> ApiResult<Response> {
+    let view = match v.view.as_deref().unwrap_or("full") {
+        "full" => None,
+        "white" => Some(rules::Color::White),
+        "black" => Some(rules::Color::Black),
+        other => {
+            return Err(AppError::bad(format!(
+                "view {:?}: white, black or full",
+                other.chars().take(20).collect::<String>()
+            )));
+        }
+    };
+    let row = finished_row(&shared, &id).await?;
+    let bytes = record_bytes(&shared, &row).await?;
+    let text = tokio::task::spawn_blocking(move || verifier::pgn::pgn(&bytes, view))
+        .await
+        .map_err(internal)?
+        .map_err(|e| AppError::new(StatusCode::UNPROCESSABLE_ENTITY, e.to_string()))?;
+    Ok(([(header::CONTENT_TYPE, "application/x-chess-pgn; charset=utf-8")], text).into_response())
+}
+
+async fn replay(State(shared): State<Arc<Shared>>, Path(id): Path<String>) -> ApiResult<Response> {
+    let row = finished_row(&shared, &id).await?;
+    let bytes = record_bytes(&shared, &row).await?;
+    let replay = tokio::task::spawn_blocking(move || verifier::views::replay(&bytes))
+        .await
+        .map_err(internal)?
+        .map_err(|e| AppError::new(StatusCode::UNPROCESSABLE_ENTITY, e.to_string()))?;
+    Ok(Json(replay).into_response())
+}
+
+/// `POST /api/verify`: a record's bytes in, the verifier's verdict out, for the audit page.
+/// The command-line verifier is the trust anchor; this is a convenience with the same code.
+async fn verify_upload(
+    State(shared): State<Arc<Shared>>,
+    body: axum::body::Bytes,
+) -> ApiResult<Response> {
+    if body.is_empty() {
+        return Err(AppError::bad("send the record's bytes as the request body"));
+    }
+    let _place = shared.verifications.acquire().await.map_err(internal)?;
+    let bytes = body.to_vec();
+    let value = tokio::task::spawn_blocking(move || {
+        if let Some(why) = verifier::envelope::not_a_record(&bytes) {
+            return serde_json::json!({ "status": "unreadable", "error": format!("not a fogproof match record: {why}") });
+        }
+        verifier::json::verified(&verifier::verify_match(&bytes))
+    })
+    .await
+    .map_err(internal)?;
+    Ok(Json(value).into_response())
 }

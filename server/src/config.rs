@@ -53,6 +53,10 @@ pub struct Limits {
     pub max_initial_clock_ms: u64,
     /// The largest increment a challenge may ask for, in ms.
     pub max_increment_ms: u64,
+    /// A record uploaded to `POST /api/verify`, in bytes.
+    pub max_upload_bytes: usize,
+    /// Uploaded records verified at once (the rest wait their turn).
+    pub max_concurrent_verifications: usize,
 }
 
 impl Limits {
@@ -78,6 +82,8 @@ impl Limits {
         min_initial_clock_ms: 10_000,
         max_initial_clock_ms: 3 * 3600 * 1000,
         max_increment_ms: 180_000,
+        max_upload_bytes: 16 * 1024 * 1024,
+        max_concurrent_verifications: 2,
     };
 }
 

@@ -60,6 +60,8 @@ pub struct Shared {
     pub on_finish: Mutex<Vec<FinishHook>>,
     /// Set when the server shuts down: streams and sockets end.
     pub shutdown: tokio::sync::watch::Sender<bool>,
+    /// Places for uploaded records being verified (`max_concurrent_verifications`).
+    pub verifications: tokio::sync::Semaphore,
     next_conn: AtomicU64,
 }
 
@@ -67,6 +69,8 @@ impl Shared {
     /// The shared state of a server.
     pub fn new(config: Config, clock: Arc<dyn Clock>, store: Arc<dyn Store>) -> Shared {
         let committer = Committer::start(store.clone());
+        let verifications =
+            tokio::sync::Semaphore::new(config.limits.max_concurrent_verifications.max(1));
         Shared {
             config,
             clock,
@@ -79,6 +83,7 @@ impl Shared {
             connections: Connections::default(),
             on_finish: Mutex::new(Vec::new()),
             shutdown: tokio::sync::watch::Sender::new(false),
+            verifications,
             next_conn: AtomicU64::new(1),
         }
     }

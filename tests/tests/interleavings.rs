@@ -1,6 +1,8 @@
 //! Property: honest participants over a network that interleaves (messages reach the relay in
 //! a random order across authors, entries reach each participant after random delays) play
-//! matches whose verdict names nobody and whose result is what every participant claimed.
+//! matches whose verdict names nobody and whose result is what every participant claimed; and
+//! when a player resigns at a random moment, whatever was in flight is a void race, never a
+//! fault, and the resignation is the result.
 
 use client::selfplay::{SelfplayConfig, selfplay_with};
 use rules::Variant;
@@ -35,6 +37,29 @@ fn check(variant: Variant) {
     // The network did interleave: some messages were written without their author having
     // seen the entry the relay placed just before them.
     assert!(stale > 0, "{variant}: no message was ever in flight");
+    // Resignations at random moments, with messages in flight.
+    let mut raced = 0;
+    for seed in 1..=runs() * 2 {
+        let mut config = SelfplayConfig::new(variant, 100 + seed);
+        config.interleave = Some(seed * 104_729);
+        config.max_actions = u32::try_from(seed * 7 % 23 + 2).expect("small");
+        let s = selfplay_with(config).expect("self-play starts");
+        let verdict = verifier::verify(&s.bytes);
+        let context =
+            format!("{variant} resign seed {seed}: refused {:?}, faults {:?}", s.refused, s.faults);
+        let Verdict::Valid { result } = &verdict else {
+            panic!("{context}: honest parties, verdict {verdict:#?}");
+        };
+        if result.reason != rules::EndReason::Resignation {
+            continue; // the game ended by the rules before the resignation
+        }
+        assert!(s.faults.is_empty(), "{context}");
+        assert!(s.refused.is_empty(), "{context}: an honest race is void, never refused");
+        raced += verifier::envelope::check(&s.bytes)
+            .map(|c| c.entries.iter().filter(|e| e.void).count())
+            .unwrap_or(0);
+    }
+    assert!(raced > 0, "{variant}: no resignation ever raced a message");
 }
 
 /// Messages whose author had not seen the public entry just before them in the log.

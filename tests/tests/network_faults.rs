@@ -43,7 +43,13 @@ async fn players_and_umpire_that_drop_and_return_finish_with_a_valid_record() {
     let (bob, bob_proxy) = net.agent_behind_proxy("bob", bot(11), Accept::Addressed).await;
     let (alice, alice_proxy) = net.agent_behind_proxy("alice", bot(12), Accept::Nothing).await;
     challenge(&alice, &bob, "kriegspiel", 600).await;
-    net.live_with(20).await;
+    let live = net.live_with(20).await;
+    // Nothing of a hidden game is published while it is played.
+    for what in ["record", "verdict", "pgn"] {
+        let (status, body) = net.get_raw(&format!("/api/match/{live}/{what}")).await;
+        assert_eq!(status, 409, "{what}: {body}");
+        assert!(body.contains("published after the end"), "{body}");
+    }
     alice_proxy.cut();
     tokio::time::sleep(Duration::from_millis(300)).await;
     bob_proxy.cut();

@@ -33,6 +33,22 @@ async fn play(variant: &str, seed: u64) {
     let verdict =
         net.get_json(&format!("/api/match/{}/verdict", protocol::hex::encode(&id.0))).await;
     assert_eq!(verdict["status"], "valid", "{verdict}");
+    // The PGN of each view, as the library writes it from the same record.
+    for (view, colour) in
+        [("full", None), ("white", Some(rules::Color::White)), ("black", Some(rules::Color::Black))]
+    {
+        let served = net
+            .get_bytes(&format!("/api/match/{}/pgn?view={view}", protocol::hex::encode(&id.0)))
+            .await;
+        assert_eq!(
+            String::from_utf8(served).unwrap(),
+            verifier::pgn::pgn(&record, colour).unwrap(),
+            "{view}"
+        );
+    }
+    let (status, _) =
+        net.get_raw(&format!("/api/match/{}/pgn?view=umpire", protocol::hex::encode(&id.0))).await;
+    assert_eq!(status, 400);
     net.stop().await;
 }
 

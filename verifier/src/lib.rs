@@ -17,8 +17,10 @@
 pub mod envelope;
 pub mod evidence;
 pub mod json;
+pub mod pgn;
 pub mod replay;
 mod verdict;
+pub mod views;
 
 pub use verdict::{Fault, FaultKind, Role, Verdict};
 

@@ -74,6 +74,8 @@ pub struct Step {
     pub action: Vec<u8>,
     /// What the rules tell each side (canonical observation bytes).
     pub told: Told,
+    /// The full position string after the action, where the game has one.
+    pub fen: Option<String>,
 }
 
 /// The game as the replay rebuilt it.
@@ -121,6 +123,8 @@ pub fn trace(checked: &Checked) -> Trace {
 #[derive(Clone, Copy, Debug)]
 struct Over {
     result: GameResult,
+    /// The record entry that ended the game.
+    at: usize,
 }
 
 /// An observation the umpire owes a side.

@@ -41,8 +41,12 @@ fn nth_action(c: &Checked, n: usize) -> usize {
 }
 
 /// A public entry by `author` saying `payload`, modelled on entry `like`.
-fn entry(c: &Checked, like: usize, author: PublicKey, payload: Payload) -> CheckedEntry {
-    let mut e = c.entries[like].clone();
+/// A new entry at the end of `c`, by `author`, who had seen up to entry `seen` when it wrote it.
+fn entry(c: &Checked, seen: usize, author: PublicKey, payload: Payload) -> CheckedEntry {
+    let mut e = c.entries[seen].clone();
+    e.index = c.entries.len();
+    e.body.seen =
+        Some(protocol::message::Seen { seq: seen as u64, head: c.entries[seen].receipt.head });
     e.body.author = author;
     e.body.channel = protocol::Channel::Public;
     e.sealed = false;
@@ -138,15 +142,24 @@ fn a_relay_timeout_blames_the_side_and_later_claims_must_agree() {
     let timeout =
         Payload::Timeout { party: Party::White, expectation: Expectation::Move, deadline_ms: 5 };
     c.entries.push(entry(&c, last, relay, timeout));
-    c.entries.push(entry(&c, last, black, claim(Outcome::BlackWins, EndReason::Timeout)));
+    let notice = c.entries.len() - 1;
+    c.entries.push(entry(&c, notice, black, claim(Outcome::BlackWins, EndReason::Timeout)));
     let f = faults(&c);
     assert_eq!(f.len(), 1, "{f:#?}");
     assert_eq!(
         (f[0].kind, f[0].role, f[0].culprit),
         (FaultKind::Timeout, Role::White, Some(white))
     );
-    // White then claims it won on time: a second fault, its own.
+    // White, having seen the timeout, then claims it won on time: a second fault, its own.
+    c.entries.push(entry(&c, notice, white, claim(Outcome::WhiteWins, EndReason::Timeout)));
+    let f = faults(&c);
+    assert_eq!((f[1].kind, f[1].role), (FaultKind::FalseClaim, Role::White));
+    // The same claim written before its author saw the timeout is a race: void, no fault.
+    c.entries.pop();
     c.entries.push(entry(&c, last, white, claim(Outcome::WhiteWins, EndReason::Timeout)));
+    assert_eq!(faults(&c).len(), 1, "only the timeout");
+    c.entries.pop();
+    c.entries.push(entry(&c, notice, white, claim(Outcome::WhiteWins, EndReason::Timeout)));
     let f = faults(&c);
     assert_eq!((f[1].kind, f[1].role), (FaultKind::FalseClaim, Role::White));
 }
@@ -341,8 +354,8 @@ fn r_s2_a_sealed_private_seed_that_opens_nothing_is_the_players_bad_setup() {
 #[test]
 fn r_g8_a_sealed_tie_break_other_than_the_committed_one_is_a_bad_opening() {
     use protocol::codec::Canonical;
-    // Seed 181 ends level and goes to the tie-break (as the client's own tests pin).
-    let mut c = checked(Variant::SecretChess6, 181);
+    // Seed 32 ends level and goes to the tie-break (as the client's own tests pin).
+    let mut c = checked(Variant::SecretChess6, 32);
     let opened = c
         .entries
         .iter()

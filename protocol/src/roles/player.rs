@@ -32,8 +32,6 @@ struct OwnerFlow {
     white_reported: bool,
     /// After one's own capture of a pawn: the owner's answer (and opening) are due.
     awaiting_answer: bool,
-    /// Both setup reports are in: play has begun (PROTOCOL.md 13.2).
-    reported: [bool; 2],
 }
 
 /// A player (see the module docs of [`crate::roles`]).
@@ -63,13 +61,23 @@ pub struct Player {
     owner: OwnerFlow,
     /// An action of ours whose effect we have not yet seen.
     waiting: bool,
+    /// A resignation waiting for the answers to our actions.
+    resign_pending: bool,
+    /// Umpired games: our sealed actions the umpire has not yet answered (by message hash; its
+    /// answers name them with `re`).
+    unanswered: BTreeSet<MessageHash>,
+    /// Open and owner games, where a player reads every entry: the relay's coordinator,
+    /// replayed, so a void race (a move in flight when the game ended) is ignored as the relay
+    /// and the verifier ignore it, never answered.
+    coordinator: Option<crate::coordinator::Coordinator>,
     end: Option<Claim>,
     done: bool,
     plies: u32,
     /// Umpired games: the umpire's last public Turn (whose clock runs).
     turn: Option<Owed>,
-    /// The standing draw offer as this player can tell (PROTOCOL.md 13.1: it stands until the
-    /// offerer's next move or the opponent's reply; a second offer is the acceptance).
+    /// Umpired games: the standing draw offer as this player can tell (PROTOCOL.md 13.1: it
+    /// stands until the offerer's next move or the opponent's reply; a second offer is the
+    /// acceptance). Open and owner games ask their coordinator.
     draw_offer: Option<Side>,
 }
 
@@ -125,6 +133,8 @@ impl Player {
         let options = terms.terms.game_options()?;
         let me = terms.terms.player(&identity.public());
         let seal = super::match_seal(&identity, me.map(|p| p.nonce), me.map(|p| p.seal_key))?;
+        let coordinator = (variant.mode() != Mode::Umpire)
+            .then(|| crate::coordinator::Coordinator::new(terms.clone()));
         let mut p = Player {
             mode: variant.mode(),
             variant,
@@ -147,6 +157,9 @@ impl Player {
             seat: None,
             owner: OwnerFlow::default(),
             waiting: false,
+            resign_pending: false,
+            unanswered: BTreeSet::new(),
+            coordinator,
             end: None,
             done: false,
             plies: 0,
@@ -181,7 +194,18 @@ impl Player {
     /// sends its openings and disclosures like any end. Nothing happens before the player knows
     /// its side or once the end is known.
     pub fn resign(&mut self) {
-        if self.end.is_some() || self.done {
+        // Over already, even if this player has not yet been told how: the umpire's public
+        // `Turn { Nobody }` says the rules ended the game, and a resignation now would be a
+        // claim of a result the game did not have.
+        let over = self.turn == Some(crate::message::Owed::Nobody);
+        if self.end.is_some() || self.done || over {
+            return;
+        }
+        // An action of ours is still unanswered: its answer may end the game (a hidden mate,
+        // a 6x6 score), which a resignation sent now would contradict. The resignation waits
+        // for the answer, and is dropped if the game ended by it.
+        if self.awaits_answer() {
+            self.resign_pending = true;
             return;
         }
         let Some(side) = self.side else { return };
@@ -200,21 +224,27 @@ impl Player {
         self.seat.as_ref().map(Seat::view)
     }
 
-    /// The standing draw offer as this player can tell, by side. In umpired games the
-    /// opponent's sealed attempts (which withdraw its offer) are not shown to this player, so
-    /// an offer shown may have lapsed; the umpire's claim says whether a draw was agreed.
+    /// The standing draw offer as this player can tell, by side: in open and owner games the
+    /// coordinator's, exactly. In umpired games the opponent's sealed attempts (which withdraw
+    /// its offer) are not shown to this player, so an offer shown may have lapsed; the
+    /// umpire's claim says whether a draw was agreed.
     pub fn draw_offer(&self) -> Option<Side> {
-        if self.end.is_some() { None } else { self.draw_offer }
+        if self.end.is_some() {
+            return None;
+        }
+        match &self.coordinator {
+            Some(c) => c.draw_offer(),
+            None => self.draw_offer,
+        }
     }
 
-    /// Whether play has begun as this player can tell (PROTOCOL.md 13.2): colours known in open
-    /// games, both setup reports in Intrigue, the umpire's first `Turn` in umpired games.
+    /// Whether play has begun as this player can tell (PROTOCOL.md 13.2): the coordinator's
+    /// phase in open and owner games, the umpire's first `Turn` in umpired games.
     fn in_play(&self) -> bool {
         self.side.is_some()
-            && match self.mode {
-                Mode::Open => true,
-                Mode::Owner => self.owner.reported == [true, true],
-                Mode::Umpire => self.turn.is_some(),
+            && match &self.coordinator {
+                Some(c) => c.in_play(),
+                None => self.turn.is_some(),
             }
     }
 
@@ -234,6 +264,12 @@ impl Player {
         };
         self.out.send_public(None, Payload::Claim(claim));
         true
+    }
+
+    /// Whether an action of ours still waits for its answer (the umpire's, or an Intrigue
+    /// owner's about a captured pawn).
+    fn awaits_answer(&self) -> bool {
+        self.waiting || self.owner.awaiting_answer || !self.unanswered.is_empty()
     }
 
     /// How many actions this player has sent (moves, attempts, setup and tie-break actions).
@@ -501,7 +537,8 @@ impl Player {
     /// and the player waits for nothing more: the rules' refusal is its fault.
     fn send_action(&mut self, action: Vec<u8>) {
         self.plies += 1;
-        // One's own move withdraws a standing offer (PROTOCOL.md 13.1).
+        // One's own move withdraws a standing offer (PROTOCOL.md 13.1; umpired games, where
+        // this player tracks offers itself).
         self.draw_offer = None;
         let tie_break = self.seat.as_ref().is_some_and(|s| s.tie_break_turns().is_some());
         let typed = game::decode_action(self.variant, &action).ok();
@@ -523,7 +560,13 @@ impl Player {
                 if self.variant != Variant::SecretChess6 {
                     self.waiting = true;
                 }
+                let before = self.out.outputs.len();
                 self.send_sealed(Payload::Action(action));
+                if self.out.outputs.len() > before
+                    && let Some(Output::Send(m)) = self.out.outputs.back()
+                {
+                    self.unanswered.insert(m.hash());
+                }
             }
         }
     }
@@ -573,21 +616,18 @@ impl Player {
                 }
                 self.turn = Some(*next);
             }
-            // A draw offer by a player during play (PROTOCOL.md 13.1): the second one standing
-            // is the acceptance. Open and owner games see every action, so they know when
-            // that ends the game; umpired games wait for the umpire's claim.
+            // A draw offer by a player (PROTOCOL.md 13.1): the second one standing is the
+            // acceptance. Open and owner games replay the coordinator, which says when that
+            // ends the game; umpired games wait for the umpire's claim.
             Payload::Claim(c)
                 if !is_umpire
                     && c.outcome == crate::message::Outcome::Draw
                     && c.reason == rules::EndReason::Agreement.into() =>
             {
-                let Some(side) = colours.and_then(|k| k.side_of(&body.author)) else {
-                    return Ok(());
-                };
-                if self.draw_offer == Some(side.other()) && self.mode != Mode::Umpire {
-                    self.ended_by(c.clone());
-                } else if self.draw_offer != Some(side.other()) {
-                    self.draw_offer = Some(side);
+                match &self.coordinator {
+                    Some(k) if k.is_over() => self.ended_by(c.clone()),
+                    Some(_) => {}
+                    None => self.draw_offer = colours.and_then(|k| k.side_of(&body.author)),
                 }
             }
             // The opponent resigned or claimed: the game is over for this player too.
@@ -601,22 +641,15 @@ impl Player {
             Payload::Claim(c) if is_umpire => self.ended_by(c.clone()),
             Payload::Action(bytes) if self.mode != Mode::Umpire => {
                 let Some(actor) = actor else { return Ok(()) };
-                self.draw_offer = None;
                 self.on_public_action(actor, bytes, body.author == me_key, body, hash)?;
-            }
-            Payload::Observation(bytes) if self.mode == Mode::Owner && body.author == me_key => {
-                if let Ok(IObs::Setup(r)) = IObs::from_canonical(bytes) {
-                    self.owner.reported[r.side.index()] = true;
-                }
             }
             Payload::Observation(bytes) if self.mode == Mode::Owner && body.author != me_key => {
                 let obs = IObs::from_canonical(bytes)
                     .map_err(|e| fault(body, hash, format!("owner observation: {e}")))?;
-                if let IObs::Setup(r) = &obs {
-                    self.owner.reported[r.side.index()] = true;
-                    if r.side == Color::White {
-                        self.owner.white_reported = true;
-                    }
+                if let IObs::Setup(r) = &obs
+                    && r.side == Color::White
+                {
+                    self.owner.white_reported = true;
                 }
                 if !self.owner.set_up {
                     return Ok(());
@@ -758,6 +791,30 @@ impl Participant for Player {
                 let (body, receipt) = open_entry(&self.terms, &entry)?;
                 let hash = entry.message.hash();
                 self.out.delivered(&receipt);
+                if let Some(re) = body.re
+                    && self.terms.terms.umpire.as_ref().is_some_and(|u| u.key == body.author)
+                {
+                    self.unanswered.remove(&re);
+                }
+                if let Some(c) = &mut self.coordinator {
+                    let relay = self.terms.terms.relay;
+                    let admission = if body.author == relay {
+                        Ok(crate::coordinator::Admission::Counts)
+                    } else {
+                        c.admit(&body, &relay)
+                    };
+                    let Ok(admission) = admission else {
+                        return Err(RoleError {
+                            author: body.author,
+                            message: hash,
+                            problem: "the relay accepted a message its author may not send".into(),
+                        });
+                    };
+                    c.apply(&body, hash, admission, receipt.time_ms);
+                    if admission == crate::coordinator::Admission::Void {
+                        return Ok(());
+                    }
+                }
                 match body.channel {
                     Channel::Public => self.on_public(&body, hash),
                     c if c.side() == self.side => self.on_private(&body, hash),
@@ -767,6 +824,10 @@ impl Participant for Player {
             Input::Decision(answer) => self.decided(answer),
             Input::Relay(_) | Input::Time(_) => Ok(()),
         };
+        if self.resign_pending && !self.awaits_answer() {
+            self.resign_pending = false;
+            self.resign();
+        }
         self.progress();
         result
     }

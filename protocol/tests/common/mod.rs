@@ -102,7 +102,7 @@ pub struct Table {
     pub agreed: AgreedTerms,
     pub authors: [Author; 3],
     pub delivered: [usize; 3],
-    seals: [SealPublicKey; 3],
+    pub seals: [SealPublicKey; 3],
     seal_count: u8,
 }
 

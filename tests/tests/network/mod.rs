@@ -230,6 +230,12 @@ impl Net {
         (status, String::from_utf8_lossy(&body).into_owned())
     }
 
+    /// A POST of raw bytes: the status and the body text.
+    pub async fn post_bytes(&self, path: &str, bytes: &[u8]) -> (u16, String) {
+        let (status, body) = http_bytes(&format!("{}{path}", self.base), "POST", bytes).await;
+        (status, String::from_utf8_lossy(&body).into_owned())
+    }
+
     pub async fn get_json(&self, path: &str) -> serde_json::Value {
         serde_json::from_slice(&self.get_bytes(path).await).expect("json")
     }
@@ -249,18 +255,23 @@ async fn reqwest_get(url: &str) -> Vec<u8> {
 /// A bare HTTP/1.1 request over a TCP stream (the tests need no HTTP client of their own):
 /// the status and the body.
 pub async fn http(url: &str, method: &str, json: Option<&serde_json::Value>) -> (u16, Vec<u8>) {
+    let body = json.map(ToString::to_string).unwrap_or_default();
+    http_bytes(url, method, body.as_bytes()).await
+}
+
+/// A bare HTTP/1.1 request with a raw body.
+pub async fn http_bytes(url: &str, method: &str, body: &[u8]) -> (u16, Vec<u8>) {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let rest = url.strip_prefix("http://").expect("http url");
     let (host, path) = rest.split_once('/').expect("path");
     let mut s = tokio::net::TcpStream::connect(host).await.expect("connect");
-    let body = json.map(ToString::to_string).unwrap_or_default();
     let head = format!(
         "{method} /{path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\
          Content-Type: application/json\r\nContent-Length: {}\r\n\r\n",
         body.len()
     );
     s.write_all(head.as_bytes()).await.expect("write");
-    s.write_all(body.as_bytes()).await.expect("write");
+    s.write_all(body).await.expect("write");
     let mut all = Vec::new();
     s.read_to_end(&mut all).await.expect("read");
     let at = all.windows(4).position(|w| w == b"\r\n\r\n").expect("headers") + 4;

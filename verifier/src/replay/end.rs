@@ -21,6 +21,14 @@ impl Replayer<'_> {
             if *claim == due {
                 return Ok(());
             }
+            // The game had ended by an entry whose effect the claimant had not yet seen (in an
+            // umpired game the end of a move shows in the umpire's answer to it): a race, void,
+            // nobody's fault; the result stands as the rules gave it.
+            if e.body.seen.is_none_or(|s| {
+                usize::try_from(s.seq).unwrap_or(usize::MAX) < self.end_shown_at(&over)
+            }) {
+                return Ok(());
+            }
             return self.stop(
                 FaultKind::FalseClaim,
                 e.author(),
@@ -35,14 +43,21 @@ impl Replayer<'_> {
         }
         let player = self.player_color(&e.author());
         if let Some(c) = player {
+            // A resignation or an agreed draw ends the game as it stands: an Intrigue owner's
+            // answer about a capture is then owed no more (the owner may resign instead of
+            // answering; an answer it wrote before it saw the end is a void race).
             if *claim == flow::loss_of(side_of(c), EndReason::Resignation.into()) {
-                self.over = Some(Over { result: GameResult::win(!c, EndReason::Resignation) });
+                self.over =
+                    Some(Over { result: GameResult::win(!c, EndReason::Resignation), at: e.index });
+                self.owed_answer = None;
                 return Ok(());
             }
             if claim.outcome == Outcome::Draw && claim.reason == EndReason::Agreement.into() {
                 self.agreed_draw[c] = true;
                 if self.agreed_draw.white && self.agreed_draw.black {
-                    self.over = Some(Over { result: GameResult::draw(EndReason::Agreement) });
+                    self.over =
+                        Some(Over { result: GameResult::draw(EndReason::Agreement), at: e.index });
+                    self.owed_answer = None;
                 }
                 return Ok(());
             }
@@ -71,6 +86,23 @@ impl Replayer<'_> {
             format!("{who} claimed {}; {state}", claim_text(claim)),
             format!("{who} claimed a result the game did not have."),
         )
+    }
+
+    /// The first entry that shows the end of `over` to the players: in an umpired game the
+    /// umpire's first answer naming the action that ended it (an action's effect is hidden
+    /// until then; `usize::MAX` if it never answered), else the ending entry itself.
+    fn end_shown_at(&self, over: &Over) -> usize {
+        let Some(ending) = self.c.entries.get(over.at) else { return over.at };
+        let umpire_answer = self.mode == rules::Mode::Umpire
+            && matches!(ending.payload, protocol::message::Payload::Action(_))
+            && ending.sealed;
+        if !umpire_answer {
+            return over.at;
+        }
+        self.c.entries[over.at..]
+            .iter()
+            .find(|n| Some(n.author()) == self.umpire && n.body.re == Some(ending.hash))
+            .map_or(usize::MAX, |n| n.index)
     }
 
     pub(super) fn timeout(
@@ -102,7 +134,8 @@ impl Replayer<'_> {
                 if self.over.is_some() {
                     return;
                 }
-                self.over = Some(Over { result: GameResult::win(!c, EndReason::Timeout) });
+                self.over =
+                    Some(Over { result: GameResult::win(!c, EndReason::Timeout), at: e.index });
                 self.blame(
                     FaultKind::Timeout,
                     key,

@@ -81,9 +81,9 @@ impl<'a> Replayer<'a> {
         let applied = game::apply(game, actor, bytes).map_err(|err| (err, game.fen()));
         match applied {
             Ok((next, told)) => {
-                self.accepted(e, actor, bytes, &told);
+                self.accepted(e, actor, bytes, &told, next.fen());
                 if let Some(result) = next.result() {
-                    self.over = Some(Over { result });
+                    self.over = Some(Over { result, at: e.index });
                 }
                 self.game = Some(next);
                 Ok(())
@@ -105,13 +105,21 @@ impl<'a> Replayer<'a> {
         }
     }
 
-    pub(super) fn accepted(&mut self, e: &CheckedEntry, actor: Color, bytes: &[u8], told: &Told) {
+    pub(super) fn accepted(
+        &mut self,
+        e: &CheckedEntry,
+        actor: Color,
+        bytes: &[u8],
+        told: &Told,
+        fen: Option<String>,
+    ) {
         self.log.steps.push(Step {
             entry: e.index,
             time_ms: e.time_ms(),
             actor,
             action: bytes.to_vec(),
             told: told.clone(),
+            fen,
         });
         match self.mode {
             Mode::Umpire => {

@@ -224,6 +224,7 @@ impl Replayer<'_> {
                     actor: c,
                     action: opening.value.clone(),
                     told,
+                    fen: next.fen(),
                 });
                 self.game = Some(next);
                 Ok(())
