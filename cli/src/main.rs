@@ -1,11 +1,14 @@
-//! The `fogproof` binary: the server and its parties (serve, umpire, bot), verification and
-//! records, keys, self-play and the rules tools.
+//! The `fogproof` binary: the server and its parties (serve, umpire, bot), a player's agent
+//! (play from the terminal, or the local bot API), verification and records, keys, self-play
+//! and the rules tools.
 //!
 //! Every error is one line on stderr naming the problem, with exit status 2.
 
+mod agent_cmd;
 mod keys;
 mod ledger;
 mod net;
+mod play;
 mod record;
 mod referee;
 mod selfplay;
@@ -54,6 +57,10 @@ enum Command {
     /// A transparency-log witness: cosign checkpoints that extend the last one it cosigned.
     #[command(subcommand)]
     Witness(witness::WitnessCommand),
+    /// Play from the terminal: challenge (--vs bot|KEY|open) or accept, then moves in UCI.
+    Play(play::PlayArgs),
+    /// Run your agent with the local bot API on loopback, for a bot in any language.
+    Agent(agent_cmd::AgentCmdArgs),
     /// Play one complete match in-process (two random bots, umpire, relay) and write its record.
     Selfplay {
         /// chess, kriegspiel, sic, intrigue, secretchess6 or espionage.
@@ -158,6 +165,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Serve(args) => net::serve(args, &mut out)?,
         Command::Umpire(args) => net::agent(args, true)?,
         Command::Bot(args) => net::agent(args, false)?,
+        Command::Play(args) => play::run(args, &mut out)?,
+        Command::Agent(args) => agent_cmd::run(args, &mut out)?,
         Command::Selfplay { variant: v, seed, out: path } => {
             selfplay::run(variant(&v)?, seed, &path, &mut out)?;
         }

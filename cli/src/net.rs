@@ -44,6 +44,23 @@ pub struct AgentArgs {
     name: Option<String>,
 }
 
+/// The directory of an agent's journals and records: `--dir`, or `<key stem>.fogproof` beside
+/// the key file.
+pub(crate) fn agent_dir(key: &Path, dir: Option<PathBuf>) -> PathBuf {
+    dir.unwrap_or_else(|| {
+        let stem = key.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        key.with_file_name(format!("{stem}.fogproof"))
+    })
+}
+
+/// Checks a `--server` address.
+pub(crate) fn check_server(server: &str) -> Result<()> {
+    if !server.starts_with("http://") {
+        bail!("--server {server}: expected http://host:port");
+    }
+    Ok(())
+}
+
 /// Reads `path`, or creates it with a fresh identity (owner-only) if it does not exist.
 fn key_at(path: &Path, comment: &str) -> Result<Identity> {
     if !path.exists() {
@@ -55,11 +72,11 @@ fn key_at(path: &Path, comment: &str) -> Result<Identity> {
     Ok(client::keyfile::read(path).with_context(|| format!("reading {}", path.display()))?.0)
 }
 
-fn runtime() -> Result<tokio::runtime::Runtime> {
+pub(crate) fn runtime() -> Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting tokio")
 }
 
-fn init_logs() {
+pub(crate) fn init_logs() {
     let filter = tracing_subscriber::EnvFilter::try_from_env("FOGPROOF_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
     let _ = tracing_subscriber::fmt()
@@ -70,7 +87,7 @@ fn init_logs() {
 }
 
 /// Waits for ctrl-c or SIGTERM.
-async fn stop_signal() {
+pub(crate) async fn stop_signal() {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{SignalKind, signal};
@@ -108,11 +125,11 @@ fn agent_config(
     }
 }
 
-/// The house bot's decider: a fresh bot per match, from OS randomness.
+/// The house bot's decider: a fresh [`client::HouseBot`] per match, from OS randomness.
 fn house_bot() -> client::agent::DeciderFactory {
     Arc::new(|_| {
         let seed = protocol::keys::random_32().unwrap_or([7; 32]);
-        (Decider::Policy(Box::new(client::RandomBot::new(seed))), None)
+        (Decider::Policy(Box::new(client::HouseBot::new(seed))), None)
     })
 }
 
@@ -196,17 +213,8 @@ pub fn agent(args: AgentArgs, umpire: bool) -> Result<()> {
     init_logs();
     let (identity, _) = client::keyfile::read(&args.key)
         .with_context(|| format!("reading {}", args.key.display()))?;
-    let dir = match args.dir {
-        Some(d) => d,
-        None => {
-            let stem =
-                args.key.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-            args.key.with_file_name(format!("{stem}.fogproof"))
-        }
-    };
-    if !args.server.starts_with("http://") {
-        bail!("--server {}: expected http://host:port", args.server);
-    }
+    let dir = agent_dir(&args.key, args.dir);
+    check_server(&args.server)?;
     let config = agent_config(args.server, identity, dir, args.name, umpire);
     runtime()?.block_on(async {
         let agent = Agent::connect(config).await.context("signing in")?;

@@ -97,6 +97,9 @@ pub struct Agent {
     seated: Arc<Mutex<BTreeSet<MatchId>>>,
     /// Finished matches' records, by id.
     records: Arc<Mutex<BTreeMap<MatchId, SeatResult>>>,
+    /// Every event of the key's stream, once the agent has handled it (for a local API or a
+    /// UI that shows challenges and games: [`Agent::subscribe`]).
+    observers: tokio::sync::broadcast::Sender<Value>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -176,7 +179,14 @@ impl Agent {
             expected: Arc::new(Mutex::new(BTreeMap::new())),
             seated: Arc::new(Mutex::new(BTreeSet::new())),
             records: Arc::new(Mutex::new(BTreeMap::new())),
+            observers: tokio::sync::broadcast::channel(256).0,
         })
+    }
+
+    /// The server's events as the agent handles them (challenges, terms, game starts and
+    /// ends), each after the agent acted on it: a `gameStart` arrives once its seat runs.
+    pub fn subscribe(&self) -> tokio::sync::broadcast::Receiver<Value> {
+        self.observers.subscribe()
     }
 
     /// The signed-in session.
@@ -242,6 +252,7 @@ impl Agent {
                         if let Err(err) = self.on_event(&e).await {
                             tracing::warn!(error = %err, event = %e, "event not handled");
                         }
+                        let _ = self.observers.send(e);
                     }
                     Err(_) => break,
                 }

@@ -48,13 +48,17 @@
 
 pub mod agent;
 pub mod bot;
+pub mod housebot;
 pub mod journal;
 pub mod keyfile;
+pub mod local;
 pub mod net;
 pub mod seat;
 pub mod selfplay;
+pub mod view;
 
 pub use bot::RandomBot;
+pub use housebot::HouseBot;
 pub use selfplay::{
     Cast, Delivery, DeliveryHook, Fate, Selfplay, SelfplayConfig, SelfplayError, Summary, Who,
     Wire, WireHook, selfplay, selfplay_with,

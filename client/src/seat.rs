@@ -72,6 +72,8 @@ pub enum SeatCommand {
     Decide(Vec<u8>),
     /// Resign.
     Resign,
+    /// Offer a draw, or accept the opponent's standing offer (`Player::offer_draw`).
+    OfferDraw,
 }
 
 /// What a seat reports as the match goes on.
@@ -84,7 +86,16 @@ pub enum SeatEvent {
     },
     /// An entry was delivered to the machine.
     Entry(Box<Entry>),
-    /// The player must decide.
+    /// What the player knows changed: its seat's view (never hidden truth) and the standing
+    /// draw offer as it can tell. Reported to a remote decider only, before each question.
+    View {
+        /// The seat's snapshot.
+        view: Box<rules::seat::SeatView>,
+        /// Who offers a draw, if anyone does.
+        draw_offer: Option<rules::Color>,
+    },
+    /// The player must decide (told once per question; the next question comes only after
+    /// this one is answered).
     Ask(Ask),
     /// The relay refused one of the seat's messages.
     Refused(String),
@@ -131,9 +142,14 @@ pub struct Seat {
     replay: VecDeque<Record>,
     /// The question outstanding, if any.
     question: Option<Ask>,
+    /// Whether the remote decider was told of it (each question is told once, so an answer
+    /// can never be taken for the answer to a later one).
+    told: bool,
     /// Entries received, by position (to compare with the published record).
     received: Vec<(u64, Vec<u8>)>,
     claim: Option<Claim>,
+    /// The last view reported (to report only changes).
+    shown: Option<(rules::seat::SeatView, Option<rules::Color>)>,
 }
 
 /// Longest wait between reconnection attempts.
@@ -153,7 +169,12 @@ impl Seat {
     ) -> Seat {
         let replay = journaled
             .into_iter()
-            .filter(|r| matches!(r, Record::Decision { .. } | Record::Resign { .. }))
+            .filter(|r| {
+                matches!(
+                    r,
+                    Record::Decision { .. } | Record::Resign { .. } | Record::OfferDraw { .. }
+                )
+            })
             .collect();
         Seat {
             session,
@@ -166,8 +187,10 @@ impl Seat {
             unconfirmed: VecDeque::new(),
             replay,
             question: None,
+            told: false,
             received: Vec::new(),
             claim: None,
+            shown: None,
         }
     }
 
@@ -175,6 +198,21 @@ impl Seat {
         if let Some(tx) = &self.events {
             let _ = tx.send(e);
         }
+    }
+
+    /// Reports the player's view if it changed (only when someone listens).
+    fn report_view(&mut self) {
+        if self.events.is_none() {
+            return;
+        }
+        let Some(p) = self.machine.player() else { return };
+        let Some(view) = p.view() else { return };
+        let now = (view, p.draw_offer().map(protocol::game::color));
+        if self.shown.as_ref() == Some(&now) {
+            return;
+        }
+        self.report(SeatEvent::View { view: Box::new(now.0.clone()), draw_offer: now.1 });
+        self.shown = Some(now);
     }
 
     /// The match id.
@@ -223,6 +261,8 @@ impl Seat {
             _ => return Ok(None),
         };
         self.report(SeatEvent::Joined { terms: Box::new(self.terms.clone()) });
+        self.shown = None;
+        self.report_view();
         for _ in 0..catch_up {
             match socket.next().await {
                 Some(Ok(ServerFrame::Entry(e))) => self.deliver(e, None).await?,
@@ -283,7 +323,9 @@ impl Seat {
         }
         self.since = Some(receipt.seq);
         self.report(SeatEvent::Entry(Box::new(entry)));
-        self.drain(socket).await
+        self.drain(socket).await?;
+        self.report_view();
+        Ok(())
     }
 
     /// Sends (or queues) what the machine wrote, answers its questions, replays journaled
@@ -298,7 +340,10 @@ impl Seat {
                         }
                         self.unconfirmed.push_back(m);
                     }
-                    Output::Decide(ask) => self.question = Some(ask),
+                    Output::Decide(ask) => {
+                        self.question = Some(ask);
+                        self.told = false;
+                    }
                     Output::Finished(claim) => {
                         self.report(SeatEvent::Claimed(claim.clone()));
                         self.claim = Some(claim);
@@ -307,9 +352,11 @@ impl Seat {
             }
             // A journaled decision (after a resume) due now goes first.
             let due = match self.replay.front() {
-                Some(Record::Decision { after, .. } | Record::Resign { after }) => {
-                    *after == self.since
-                }
+                Some(
+                    Record::Decision { after, .. }
+                    | Record::Resign { after }
+                    | Record::OfferDraw { after },
+                ) => *after == self.since,
                 _ => false,
             };
             if due {
@@ -325,6 +372,11 @@ impl Seat {
                             p.resign();
                         }
                     }
+                    Some(Record::OfferDraw { .. }) => {
+                        if let Machine::Player(p) = &mut self.machine {
+                            p.offer_draw();
+                        }
+                    }
                     _ => {}
                 }
                 continue;
@@ -338,11 +390,16 @@ impl Seat {
                     let Some(p) = self.machine.player() else { return Ok(()) };
                     let Some(side) = p.side() else { return Ok(()) };
                     let variant = self.terms.terms.variant;
-                    let bytes = policy.decide(variant, protocol::game::color(side), &ask);
+                    let color = protocol::game::color(side);
+                    let bytes = policy.decide_seeing(p.seat(), variant, color, &ask);
                     self.decide(bytes)?;
                 }
                 Decider::Remote(_) => {
-                    self.report(SeatEvent::Ask(ask));
+                    if !self.told {
+                        self.told = true;
+                        self.report_view();
+                        self.report(SeatEvent::Ask(ask));
+                    }
                     return Ok(());
                 }
                 Decider::None => return Ok(()),
@@ -379,8 +436,22 @@ impl Seat {
                     p.resign();
                 }
             }
+            SeatCommand::OfferDraw => {
+                if let Machine::Player(p) = &mut self.machine {
+                    // Journaled first like every decision: the offer is a signed message, and
+                    // a rebuilt machine must write it again at the same position.
+                    self.journal.append(&Record::OfferDraw { after: self.since })?;
+                    if !p.offer_draw() {
+                        self.report(SeatEvent::Refused(
+                            "a draw can be offered only during play, before the end".into(),
+                        ));
+                    }
+                }
+            }
         }
-        self.drain(socket).await
+        self.drain(socket).await?;
+        self.report_view();
+        Ok(())
     }
 
     /// The end: the published record must hold every entry this seat received, unchanged.

@@ -301,6 +301,11 @@ impl Coordinator {
         self.draw_offer
     }
 
+    /// Whether the match is in play: setups done, the game on, no end yet (PROTOCOL.md 13.2).
+    pub fn in_play(&self) -> bool {
+        self.phase == Phase::Play
+    }
+
     /// Whether the game is over (a claim, a Turn naming nobody, or a timeout ended it).
     pub fn is_over(&self) -> bool {
         matches!(self.phase, Phase::End | Phase::Closed)

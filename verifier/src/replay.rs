@@ -328,7 +328,22 @@ impl<'a> Replayer<'a> {
             Payload::Open { purpose, opening } if e.sealed && *purpose == PRIVATE_SEED => {
                 self.sic_seed(e, opening)
             }
-            Payload::Action(bytes) => self.action(e, bytes),
+            Payload::Action(bytes) => {
+                // A move withdraws every standing draw offer, as the coordinator rules
+                // (PROTOCOL.md 13.1): an offer stands until the offerer's next move or the
+                // opponent's reply. Secret setups and 6x6 tie-breaks are not moves.
+                let setup = matches!(
+                    game::decode_action(self.variant(), bytes),
+                    Ok(rules::AnyAction::SecretChess6(
+                        rules::secretchess6::Action::Setup { .. }
+                            | rules::secretchess6::Action::TieBreak { .. }
+                    ))
+                );
+                if !setup {
+                    self.agreed_draw = ByColor::default();
+                }
+                self.action(e, bytes)
+            }
             Payload::Observation(bytes) => match self.mode {
                 Mode::Umpire => self.umpire_observation(e, bytes),
                 Mode::Owner => self.owner_observation(e, bytes),

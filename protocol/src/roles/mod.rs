@@ -110,6 +110,21 @@ pub enum Ask {
 pub trait Policy: Send {
     /// Decides what `side` does in `variant` when asked `ask`.
     fn decide(&mut self, variant: Variant, side: Color, ask: &Ask) -> Vec<u8>;
+
+    /// Decides knowing what the player knows: its seat (`None` before it knows its side). A
+    /// policy that reads the board (a house bot) overrides this; the default ignores the seat.
+    /// The seat is the player's own knowledge, built only from what it was told, never
+    /// hidden truth.
+    fn decide_seeing(
+        &mut self,
+        seat: Option<&rules::seat::Seat>,
+        variant: Variant,
+        side: Color,
+        ask: &Ask,
+    ) -> Vec<u8> {
+        let _ = seat;
+        self.decide(variant, side, ask)
+    }
 }
 
 /// Sees every payload a machine is about to sign (or seal), with the channel it goes on; may

@@ -16,7 +16,7 @@ use crate::{Channel, MessageHash, Side};
 use rand_chacha::ChaCha20Rng;
 use rand_core::Rng;
 use rules::intrigue::{Action as IAction, Observation as IObs, SetupReport};
-use rules::seat::Seat;
+use rules::seat::{Seat, SeatView};
 use rules::{AnyAction, AnyObservation, Color, GameOptions, GameResult, Variant};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -75,6 +75,10 @@ pub struct Player {
     plies: u32,
     /// Umpired games: the umpire's last public Turn (whose clock runs).
     turn: Option<Owed>,
+    /// Umpired games: the standing draw offer as this player can tell (PROTOCOL.md 13.1: it
+    /// stands until the offerer's next move or the opponent's reply; a second offer is the
+    /// acceptance). Open and owner games ask their coordinator.
+    draw_offer: Option<Side>,
 }
 
 /// What a decision is for.
@@ -160,6 +164,7 @@ impl Player {
             done: false,
             plies: 0,
             turn: None,
+            draw_offer: None,
         };
         for purpose in flow::early_commitments(variant) {
             let value = p.random32().to_vec();
@@ -206,6 +211,59 @@ impl Player {
         let Some(side) = self.side else { return };
         self.set_end(flow::loss_of(side, rules::EndReason::Resignation.into()));
         self.finish();
+    }
+
+    /// What this player knows of the game (`rules::seat`), once it knows its side.
+    pub fn seat(&self) -> Option<&Seat> {
+        self.seat.as_ref()
+    }
+
+    /// The snapshot of what this player knows ([`Seat::view`]), once it knows its side: what a
+    /// UI or a bot API shows, never hidden truth.
+    pub fn view(&self) -> Option<SeatView> {
+        self.seat.as_ref().map(Seat::view)
+    }
+
+    /// The standing draw offer as this player can tell, by side: in open and owner games the
+    /// coordinator's, exactly. In umpired games the opponent's sealed attempts (which withdraw
+    /// its offer) are not shown to this player, so an offer shown may have lapsed; the
+    /// umpire's claim says whether a draw was agreed.
+    pub fn draw_offer(&self) -> Option<Side> {
+        if self.end.is_some() {
+            return None;
+        }
+        match &self.coordinator {
+            Some(c) => c.draw_offer(),
+            None => self.draw_offer,
+        }
+    }
+
+    /// Whether play has begun as this player can tell (PROTOCOL.md 13.2): the coordinator's
+    /// phase in open and owner games, the umpire's first `Turn` in umpired games.
+    fn in_play(&self) -> bool {
+        self.side.is_some()
+            && match &self.coordinator {
+                Some(c) => c.in_play(),
+                None => self.turn.is_some(),
+            }
+    }
+
+    /// Offers a draw, or accepts the opponent's standing offer (PROTOCOL.md 13.1: a `Claim` of
+    /// a draw by agreement; the second offer is the acceptance and ends the game). Only during
+    /// play and before the end; returns whether the offer was sent. The game ends when the
+    /// log shows two offers standing: this player then claims and opens like at any end (in
+    /// umpired games on the umpire's claim, since an opponent's unseen attempt withdraws its
+    /// offer).
+    pub fn offer_draw(&mut self) -> bool {
+        if self.end.is_some() || self.done || !self.in_play() {
+            return false;
+        }
+        let claim = Claim {
+            outcome: crate::message::Outcome::Draw,
+            reason: rules::EndReason::Agreement.into(),
+        };
+        self.out.send_public(None, Payload::Claim(claim));
+        true
     }
 
     /// Whether an action of ours still waits for its answer (the umpire's, or an Intrigue
@@ -284,7 +342,7 @@ impl Player {
     fn decide(&mut self, ask: Ask, then: Then) -> Option<Vec<u8>> {
         let me = self.me();
         match &mut self.policy {
-            Some(p) => Some(p.decide(self.variant, me, &ask)),
+            Some(p) => Some(p.decide_seeing(self.seat.as_ref(), self.variant, me, &ask)),
             None => {
                 self.out.outputs.push_back(Output::Decide(ask.clone()));
                 self.pending = Some((ask, then));
@@ -479,6 +537,9 @@ impl Player {
     /// and the player waits for nothing more: the rules' refusal is its fault.
     fn send_action(&mut self, action: Vec<u8>) {
         self.plies += 1;
+        // One's own move withdraws a standing offer (PROTOCOL.md 13.1; umpired games, where
+        // this player tracks offers itself).
+        self.draw_offer = None;
         let tie_break = self.seat.as_ref().is_some_and(|s| s.tie_break_turns().is_some());
         let typed = game::decode_action(self.variant, &action).ok();
         match (&typed, &mut self.seat) {
@@ -548,7 +609,27 @@ impl Player {
                     reason: crate::message::ClaimReason::UmpireTimeout,
                 }),
             },
-            Payload::Turn { next } if is_umpire => self.turn = Some(*next),
+            Payload::Turn { next } if is_umpire => {
+                // A Turn answers an action, which withdrew any standing offer.
+                if self.turn.is_some() {
+                    self.draw_offer = None;
+                }
+                self.turn = Some(*next);
+            }
+            // A draw offer by a player (PROTOCOL.md 13.1): the second one standing is the
+            // acceptance. Open and owner games replay the coordinator, which says when that
+            // ends the game; umpired games wait for the umpire's claim.
+            Payload::Claim(c)
+                if !is_umpire
+                    && c.outcome == crate::message::Outcome::Draw
+                    && c.reason == rules::EndReason::Agreement.into() =>
+            {
+                match &self.coordinator {
+                    Some(k) if k.is_over() => self.ended_by(c.clone()),
+                    Some(_) => {}
+                    None => self.draw_offer = colours.and_then(|k| k.side_of(&body.author)),
+                }
+            }
             // The opponent resigned or claimed: the game is over for this player too.
             Payload::Claim(c)
                 if body.author != me_key

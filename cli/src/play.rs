@@ -1,0 +1,449 @@
+//! `fogproof play`: a person plays from the terminal. The agent (in this process) holds the
+//! key, journals and plays the protocol; this loop draws the player's own view (the seat's
+//! knowledge: `client::view::render`), reads moves in UCI from standard input, and asks for
+//! Intrigue's and 6x6's setups and the 6x6 tie-break in a simple text form.
+//!
+//! Plain lines on stdout, so it can be scripted: whenever something is asked, one line names
+//! it (`legal: e2e4 d2d4 …`, `attempts: …` in Kriegspiel, `setup: intrigue`, `setup:
+//! secretchess6 …`, `tiebreak: secretchess6 …`), then a prompt line. Journaled matches are
+//! resumed first: running it again (or `--resume`) picks them up.
+
+use crate::net::{agent_dir, check_server, init_logs, runtime};
+use anyhow::{Context, Result, anyhow, bail};
+use clap::Args;
+use client::agent::{Accept, Agent, AgentConfig};
+use client::local::{Hub, Snapshot, Status};
+use protocol::roles::Ask;
+use rules::Color;
+use serde_json::{Value, json};
+use std::io::{BufRead, Write};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::mpsc;
+
+/// Arguments of `fogproof play`.
+#[derive(Args)]
+pub struct PlayArgs {
+    /// The server, `http://host:port`.
+    #[arg(long)]
+    server: String,
+    /// The player's key file (`fogproof keys new --out FILE`).
+    #[arg(long)]
+    key: PathBuf,
+    /// Where journals and records are kept (default: beside the key file).
+    #[arg(long)]
+    dir: Option<PathBuf>,
+    /// The display name.
+    #[arg(long)]
+    name: Option<String>,
+    /// The game to challenge with: chess, kriegspiel, sic, intrigue, secretchess6, espionage.
+    #[arg(long)]
+    variant: Option<String>,
+    /// The time control: minutes + increment in seconds.
+    #[arg(long, default_value = "5+3")]
+    time: String,
+    /// Whom to challenge: `bot` (the server's house bot), `open` (anyone), or a key.
+    #[arg(long)]
+    vs: Option<String>,
+    /// A game option, `name=value` (repeatable; e.g. `touch-move=true`).
+    #[arg(long = "option")]
+    options: Vec<String>,
+    /// Your colour: white, black or random.
+    #[arg(long)]
+    color: Option<String>,
+    /// Accept the challenge with this id instead.
+    #[arg(long, conflicts_with = "vs")]
+    accept: Option<String>,
+    /// Only resume journaled matches (running without --vs or --accept does the same).
+    #[arg(long)]
+    resume: bool,
+}
+
+/// Reads `M+S` (minutes, increment seconds).
+fn time_control(text: &str) -> Result<(u64, u64)> {
+    let (m, s) = text
+        .split_once('+')
+        .ok_or_else(|| anyhow!("--time {text}: expected minutes+seconds, like 5+3"))?;
+    let m: u64 = m.trim().parse().with_context(|| format!("--time {text}: minutes"))?;
+    let s: u64 = s.trim().parse().with_context(|| format!("--time {text}: seconds"))?;
+    Ok((m * 60, s))
+}
+
+/// Standard input, line by line, on a thread of its own (`None` at its end).
+fn stdin_lines() -> mpsc::UnboundedReceiver<String> {
+    let (tx, rx) = mpsc::unbounded_channel();
+    std::thread::spawn(move || {
+        for line in std::io::stdin().lock().lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    rx
+}
+
+/// `fogproof play`.
+pub fn run(args: PlayArgs, out: &mut impl Write) -> Result<()> {
+    init_logs();
+    check_server(&args.server)?;
+    let (identity, _) = client::keyfile::read(&args.key)
+        .with_context(|| format!("reading {}", args.key.display()))?;
+    let dir = agent_dir(&args.key, args.dir.clone());
+    let resumable = client::journal::unfinished(&dir).len();
+    if args.resume && resumable == 0 {
+        bail!("no journaled match to resume in {}", dir.display());
+    }
+    let new_game = if args.resume { None } else { args.vs.clone().or(args.accept.clone()) };
+    if new_game.is_none() && resumable == 0 {
+        bail!("nothing to play: --variant V --vs bot|KEY|open to challenge, or --accept ID");
+    }
+    let request = match (&args.vs, &args.variant) {
+        (Some(_), None) => bail!("--vs needs --variant"),
+        (Some(_), Some(v)) => {
+            v.parse::<rules::Variant>()?;
+            let (limit, increment) = time_control(&args.time)?;
+            let mut options = serde_json::Map::new();
+            for o in &args.options {
+                let (k, v) = o
+                    .split_once('=')
+                    .ok_or_else(|| anyhow!("--option {o}: expected name=value"))?;
+                options.insert(k.to_owned(), json!(v));
+            }
+            Some(json!({
+                "variant": v, "clock_limit": limit, "clock_increment": increment,
+                "options": options, "color": args.color,
+            }))
+        }
+        (None, _) => None,
+    };
+    let hub = Hub::new(dir.clone());
+    let config = AgentConfig {
+        server: args.server.clone(),
+        identity,
+        name: args.name.clone(),
+        dir,
+        umpire: false,
+        accept: Accept::Nothing,
+        variants: Vec::new(),
+        decider: hub.factory(),
+    };
+    runtime()?.block_on(async {
+        let agent = Agent::connect(config).await.context("signing in")?;
+        hub.attach(agent.clone());
+        let runner = agent.clone();
+        tokio::spawn(async move {
+            if let Err(e) = runner.run().await {
+                tracing::error!(error = %e, "the agent stopped");
+            }
+        });
+        let mut input = stdin_lines();
+        // Journaled matches first: the agent resumes them as it starts.
+        if resumable > 0 {
+            writeln!(out, "Resuming {resumable} journaled match(es).")?;
+            let ids = wait_for(&hub, Duration::from_secs(30), |h| {
+                let live: Vec<String> = h
+                    .games()
+                    .into_iter()
+                    .filter(|(_, s)| !matches!(s, Status::Finished | Status::Stopped))
+                    .map(|(id, _)| id)
+                    .collect();
+                (live.len() >= resumable).then_some(live)
+            })
+            .await
+            .unwrap_or_default();
+            for id in ids {
+                if !play_game(&hub, &agent, &id, &mut input, out).await? {
+                    return anyhow::Ok(());
+                }
+            }
+        }
+        let Some(target) = new_game else { return anyhow::Ok(()) };
+        let mut events = hub.events().1;
+        let challenge_id = if let Some(body) = request {
+            let c = hub.challenge(&target, &body).await?;
+            let id = c["id"].as_str().unwrap_or_default().to_owned();
+            writeln!(
+                out,
+                "Challenge {id} sent ({} {}, {}); waiting for it to be accepted.",
+                c["variant"]["key"].as_str().unwrap_or(""),
+                c["timeControl"]["show"].as_str().unwrap_or(""),
+                if target == "open" { "open to anyone" } else { target.as_str() }
+            )?;
+            id
+        } else {
+            hub.accept(&target).await?;
+            writeln!(out, "Accepted challenge {target}; waiting for the game to start.")?;
+            target.clone()
+        };
+        out.flush()?;
+        let id = loop {
+            if let Some(m) = hub.match_of_challenge(&challenge_id)
+                && hub.snapshot(&m).is_some()
+            {
+                break m;
+            }
+            tokio::select! {
+                e = events.recv() => {
+                    if let Ok(e) = e
+                        && matches!(e["type"].as_str(), Some("challengeDeclined" | "challengeCanceled"))
+                        && e["challenge"]["id"] == challenge_id.as_str()
+                    {
+                        let why = e["reason"].as_str().unwrap_or("");
+                        bail!("challenge {challenge_id} was {}{}{why}",
+                            if e["type"] == "challengeDeclined" { "declined" } else { "canceled" },
+                            if why.is_empty() { "" } else { ": " });
+                    }
+                }
+                () = tokio::time::sleep(Duration::from_millis(200)) => {}
+            }
+        };
+        play_game(&hub, &agent, &id, &mut input, out).await?;
+        anyhow::Ok(())
+    })
+}
+
+/// Waits (up to `limit`) until `f` finds something in the hub.
+async fn wait_for<T>(hub: &Arc<Hub>, limit: Duration, f: impl Fn(&Hub) -> Option<T>) -> Option<T> {
+    let mut changes = hub.changes();
+    let deadline = tokio::time::Instant::now() + limit;
+    loop {
+        if let Some(t) = f(hub) {
+            return Some(t);
+        }
+        match tokio::time::timeout_at(deadline, changes.changed()).await {
+            Ok(Ok(())) => {}
+            _ => return f(hub),
+        }
+    }
+}
+
+fn side_name(c: Color) -> &'static str {
+    match c {
+        Color::White => "White",
+        Color::Black => "Black",
+    }
+}
+
+fn clock_text(ms: u64) -> String {
+    format!("{}:{:02}.{}", ms / 60_000, (ms / 1000) % 60, (ms / 100) % 10)
+}
+
+const HELP: &str = "\
+Commands: a move in UCI from the list shown (e2e4, e7e8q; 6x6: b1d3, b1c4+ powering a knight,
+freeze-c2, end-turn), 'resign', 'draw' (offer, or accept the opponent's offer; a move declines
+it), 'moves' (the list again), 'board' (the view again), 'help', 'quit' (leave; the match goes
+on, run fogproof play again to resume it).";
+
+/// What is asked, as one line a script can read, then the prompt.
+fn prompt(snap: &Snapshot, ask: &Ask) -> String {
+    match ask {
+        Ask::Choose(_) => {
+            let name =
+                if snap.variant == rules::Variant::Kriegspiel { "attempts" } else { "legal" };
+            format!(
+                "{name}: {}\nYour move (UCI from the list; or resign, draw, help):",
+                snap.offered.join(" ")
+            )
+        }
+        Ask::IntrigueSetup => "setup: intrigue\nYour secret setup: the king's hiding square, your \
+                               informer pawn's square, and 'queen' to start the queen on the \
+                               king's square (e.g. 'e1 d2' or 'c6 f2 queen'):"
+            .into(),
+        Ask::Sc6Setup { max_false_squares } => format!(
+            "setup: secretchess6 {max_false_squares}\nYour formation (files a to f: K Q R B N \
+             once each and 1 for the empty file) and up to {max_false_squares} false squares in \
+             the enemy territory (e.g. 'NBKQ1R b5 e6'):"
+        ),
+        Ask::Sc6TieBreak { opponent_turns } => format!(
+            "tiebreak: secretchess6 {opponent_turns}\nScores are level. Guess the opponent's \
+             formation, then optionally its {opponent_turns} turns in order, 0000 for a pass \
+             (e.g. 'RNBQ1K b6d4 0000'):"
+        ),
+    }
+}
+
+/// The JSON answer to a free-form question, from the line typed.
+fn setup_json(ask: &Ask, line: &str) -> Result<Value> {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    Ok(match ask {
+        Ask::IntrigueSetup => {
+            let [king, informer, rest @ ..] = words.as_slice() else {
+                bail!("expected the king's square and the informer's square, like 'e1 d2'");
+            };
+            let queen = match rest {
+                [] => false,
+                ["queen" | "yes" | "q"] => true,
+                _ => bail!("after the two squares only 'queen' may follow"),
+            };
+            json!({ "king": king, "informer": informer, "queen_on_king_square": queen })
+        }
+        Ask::Sc6Setup { .. } => {
+            let [formation, squares @ ..] = words.as_slice() else {
+                bail!("expected a formation like NBKQ1R, then false squares");
+            };
+            json!({ "formation": formation, "false_squares": squares })
+        }
+        Ask::Sc6TieBreak { .. } => {
+            let [formation, moves @ ..] = words.as_slice() else {
+                bail!("expected a formation like RNBQ1K, then moves");
+            };
+            json!({ "formation": formation, "moves": moves })
+        }
+        Ask::Choose(_) => bail!("a move is asked"),
+    })
+}
+
+/// Plays one match to its end; `false` if the person left (`quit`, or the input ended).
+async fn play_game(
+    hub: &Arc<Hub>,
+    agent: &Agent,
+    id: &str,
+    input: &mut mpsc::UnboundedReceiver<String>,
+    out: &mut impl Write,
+) -> Result<bool> {
+    let mut watch = hub.watch(id).ok_or_else(|| anyhow!("no match {id}"))?;
+    let match_id =
+        protocol::MatchId(protocol::hex::decode_array(id).ok_or_else(|| anyhow!("match id {id}"))?);
+    writeln!(out, "Match {id}")?;
+    let mut shown_view = None;
+    let mut shown_offer = None;
+    let mut shown_refused = None;
+    let mut shown_faults = 0;
+    let mut shown_claim = None;
+    let mut prompted = 0;
+    loop {
+        let snap = hub.snapshot(id).ok_or_else(|| anyhow!("no match {id}"))?;
+        if snap.view.is_some() && snap.view != shown_view {
+            if let Some(v) = &snap.view {
+                write!(out, "\n{}", client::view::render(v))?;
+            }
+            shown_view = snap.view.clone();
+        }
+        let me = snap.view.as_ref().map(|v| v.side);
+        if snap.draw_offer != shown_offer {
+            match snap.draw_offer {
+                Some(c) if Some(c) == me => writeln!(out, "You offer a draw.")?,
+                Some(c) => writeln!(
+                    out,
+                    "{} offers a draw: type 'draw' to accept; a move declines it.",
+                    side_name(c)
+                )?,
+                None => {}
+            }
+            shown_offer = snap.draw_offer;
+        }
+        if snap.refused.is_some() && snap.refused != shown_refused {
+            writeln!(out, "Refused: {}", snap.refused.as_deref().unwrap_or(""))?;
+        }
+        shown_refused.clone_from(&snap.refused);
+        for f in snap.faults.iter().skip(shown_faults) {
+            writeln!(out, "Fault in what was received: {f}")?;
+        }
+        shown_faults = snap.faults.len();
+        if snap.claim.is_some() && snap.claim != shown_claim {
+            if let Some(c) = &snap.claim {
+                writeln!(
+                    out,
+                    "Game over: {} ({}). Waiting for the final record.",
+                    client::local::score(c),
+                    c.reason
+                )?;
+            }
+            shown_claim.clone_from(&snap.claim);
+        }
+        if snap.status == Status::Finished {
+            finish(&snap, out)?;
+            return Ok(true);
+        }
+        if snap.status == Status::Stopped {
+            bail!("the match {id} stopped: {}", snap.faults.join("; "));
+        }
+        if let Some(ask) = &snap.ask
+            && snap.asked != prompted
+        {
+            prompted = snap.asked;
+            if let Some((w, b, running)) = &snap.clocks {
+                let running = match running.as_deref() {
+                    Some("white") => ", White's clock runs",
+                    Some("black") => ", Black's clock runs",
+                    _ => "",
+                };
+                writeln!(
+                    out,
+                    "Clocks: White {} | Black {}{running}",
+                    clock_text(*w),
+                    clock_text(*b)
+                )?;
+            }
+            writeln!(out, "{}", prompt(&snap, ask))?;
+        }
+        out.flush()?;
+        tokio::select! {
+            r = watch.changed() => {
+                if r.is_err() {
+                    bail!("the match {id} is gone");
+                }
+            }
+            line = input.recv() => {
+                let Some(line) = line else {
+                    writeln!(out, "Input closed: leaving; the match goes on (run fogproof play again to resume it).")?;
+                    return Ok(false);
+                };
+                let line = line.trim();
+                let result = match line {
+                    "help" | "?" => { writeln!(out, "{HELP}")?; Ok(()) }
+                    "quit" | "exit" => {
+                        writeln!(out, "Leaving; the match goes on (run fogproof play again to resume it).")?;
+                        return Ok(false);
+                    }
+                    "board" | "" => { shown_view = None; Ok(()) }
+                    "moves" => { prompted = 0; Ok(()) }
+                    "resign" => hub.resign(id).map_err(anyhow::Error::from),
+                    "draw" => hub.draw(id, true).map_err(anyhow::Error::from),
+                    text => match &snap.ask {
+                        Some(Ask::Choose(_)) => hub.play(id, text).map_err(anyhow::Error::from),
+                        Some(ask) => setup_json(ask, text).and_then(|v| hub.setup(id, &v).map_err(anyhow::Error::from)),
+                        None => Err(anyhow!("nothing is asked of you now")),
+                    },
+                };
+                if let Err(e) = result {
+                    writeln!(out, "{e}")?;
+                    // Ask again.
+                    prompted = 0;
+                }
+            }
+            () = tokio::time::sleep(Duration::from_secs(1)) => {
+                if let Some(Err(e)) = agent.record(&match_id) {
+                    bail!("the match {id} stopped: {e}");
+                }
+            }
+        }
+    }
+}
+
+/// The end: the result, the record saved, and its verdict from this machine's own verifier.
+fn finish(snap: &Snapshot, out: &mut impl Write) -> Result<()> {
+    if let Some(c) = &snap.claim {
+        writeln!(out, "Result: {} ({})", client::local::score(c), c.reason)?;
+    }
+    let Some(path) = &snap.record else {
+        writeln!(out, "The record could not be saved: {}", snap.faults.join("; "))?;
+        return Ok(());
+    };
+    writeln!(out, "Record: {}", path.display())?;
+    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    match verifier::verify(&bytes) {
+        verifier::Verdict::Valid { result } => {
+            writeln!(out, "Verified: valid, {} ({})", result.score(), result.reason.name())?
+        }
+        verifier::Verdict::Faults(faults) => {
+            writeln!(out, "Verified: FAULTS")?;
+            for f in faults {
+                writeln!(out, "  {}", f.explanation)?;
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,1156 @@
+//! The local side of a player's agent: the [`Hub`] that holds each match's seat events, its
+//! view and its question for whoever decides (a person at a terminal, `fogproof play`; or a
+//! bot in any language over the lichess-shaped local HTTP API of [`router`], `fogproof
+//! agent`), and turns their answers into [`SeatCommand`]s.
+//!
+//! The key stays in the agent's process: the hub only ever sees the seat's view (what the
+//! player knows, never hidden truth), the question asked and the texts of the actions offered,
+//! and sends back the chosen action's bytes, a resignation or a draw offer. Every answer is
+//! checked here against what was offered (a move must be one of the texts offered; a setup or a
+//! tie-break must be one the rules accept), so a bot's typo is a 400 naming the problem, never
+//! a signed illegal move.
+//!
+//! The HTTP API (docs/SERVER.md, "The local bot API"), NDJSON streams like lichess's bot API:
+//!
+//! | call | what |
+//! |---|---|
+//! | `GET /api/account` | this agent's key and the server |
+//! | `GET /api/stream/event` | `gameStart`, `gameFinish`, `challenge`, `challengeCanceled`, `challengeDeclined`; current games and challenges first |
+//! | `GET /api/bot/game/stream/{id}` | `gameFull`, then a `gameState` at every change |
+//! | `GET /api/bot/game/{id}` | the current `gameState` |
+//! | `POST /api/bot/game/{id}/move/{text}` | one of the actions offered (UCI text) |
+//! | `POST /api/bot/game/{id}/setup` | Intrigue's or 6x6's secret setup (JSON) |
+//! | `POST /api/bot/game/{id}/tiebreak` | 6x6's tie-break (JSON) |
+//! | `POST /api/bot/game/{id}/resign` | resign |
+//! | `POST /api/bot/game/{id}/draw/{yes,no}` | offer or accept a draw; decline |
+//! | `POST /api/challenge/{key,open,bot}` | challenge a key, seek, or challenge the server's house bot |
+//! | `POST /api/challenge/{id}/{accept,decline,cancel}` | answer a challenge |
+//!
+//! Only loopback callers are served by default, and never a browser page: a request whose
+//! `Host` is not a loopback name, or that carries an `Origin` header (which browsers add to
+//! cross-site requests), is refused, so a web page cannot drive the agent (cross-site request
+//! forgery, DNS rebinding).
+
+use crate::agent::{Agent, AgentError, DeciderFactory};
+use crate::net::NetError;
+use crate::seat::{Decider, SeatCommand, SeatEvent};
+use axum::Json;
+use axum::body::Body;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use protocol::message::{Claim, Outcome};
+use protocol::roles::Ask;
+use protocol::terms::AgreedTerms;
+use rules::seat::SeatView;
+use rules::{Color, GameOptions, Square, Variant};
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
+use thiserror::Error;
+use tokio::sync::{broadcast, mpsc, watch};
+
+/// Why a call to the hub was refused.
+#[derive(Debug, Error)]
+pub enum LocalError {
+    /// No such game or challenge here.
+    #[error("{0}")]
+    NotFound(String),
+    /// The request is wrong: a move not offered, a setup the rules refuse, bad JSON.
+    #[error("{0}")]
+    Bad(String),
+    /// Not now: nothing is asked, or the game is over.
+    #[error("{0}")]
+    Conflict(String),
+    /// The server refused or could not be reached.
+    #[error(transparent)]
+    Net(#[from] NetError),
+    /// The agent refused (its journal, or terms).
+    #[error(transparent)]
+    Agent(#[from] AgentError),
+}
+
+impl LocalError {
+    fn status(&self) -> StatusCode {
+        match self {
+            LocalError::NotFound(_) => StatusCode::NOT_FOUND,
+            LocalError::Bad(_) => StatusCode::BAD_REQUEST,
+            LocalError::Conflict(_) => StatusCode::CONFLICT,
+            LocalError::Net(NetError::Refused { status, .. }) => {
+                StatusCode::from_u16(*status).unwrap_or(StatusCode::BAD_GATEWAY)
+            }
+            LocalError::Net(_) | LocalError::Agent(_) => StatusCode::BAD_GATEWAY,
+        }
+    }
+}
+
+impl IntoResponse for LocalError {
+    fn into_response(self) -> Response {
+        (self.status(), Json(json!({ "error": self.to_string() }))).into_response()
+    }
+}
+
+/// Where a match stands, as the hub knows it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// Being played.
+    Started,
+    /// The result is known; openings and disclosures are being exchanged.
+    Over,
+    /// The record is final (and saved).
+    Finished,
+    /// The seat stopped before the record was final (`Snapshot::faults` says why; the agent's
+    /// log has the details). Its journal stays: restarting the agent resumes the match.
+    Stopped,
+}
+
+impl Status {
+    /// The lowercase name used in the API.
+    pub fn name(self) -> &'static str {
+        match self {
+            Status::Started => "started",
+            Status::Over => "over",
+            Status::Finished => "finished",
+            Status::Stopped => "stopped",
+        }
+    }
+}
+
+/// One match as the person or bot deciding sees it: the seat's view and what is asked. Never
+/// hidden truth: the view is the seat's own knowledge.
+#[derive(Clone, Debug)]
+pub struct Snapshot {
+    /// The match id (64 hex digits).
+    pub id: String,
+    /// The game.
+    pub variant: Variant,
+    /// The terms' players, in order (keys).
+    pub players: [String; 2],
+    /// The umpire's key, in umpired games.
+    pub umpire: Option<String>,
+    /// Each side's initial clock and increment, ms.
+    pub clock: (u64, u64),
+    /// The terms' options.
+    pub options: BTreeMap<String, String>,
+    /// The seat's view, once the side is known.
+    pub view: Option<SeatView>,
+    /// The question outstanding, if any.
+    pub ask: Option<Ask>,
+    /// How many questions were asked so far: the id of the one outstanding.
+    pub asked: u64,
+    /// The texts of the actions offered, in order.
+    pub offered: Vec<String>,
+    /// Who offers a draw, as the player can tell.
+    pub draw_offer: Option<Color>,
+    /// Where the match stands.
+    pub status: Status,
+    /// The end, once known.
+    pub claim: Option<Claim>,
+    /// The relay's or the seat's last refusal of something this player sent.
+    pub refused: Option<String>,
+    /// Faults the player's machine found in what it was delivered.
+    pub faults: Vec<String>,
+    /// The clocks as the server last showed them: White's and Black's remaining ms, and whose
+    /// runs.
+    pub clocks: Option<(u64, u64, Option<String>)>,
+    /// The server's verdict on the final record (JSON), once published.
+    pub verdict: Option<Value>,
+    /// Where the final record was saved.
+    pub record: Option<PathBuf>,
+    /// Bumped at every change.
+    pub seq: u64,
+}
+
+/// The PGN-style score of a claim.
+pub fn score(claim: &Claim) -> &'static str {
+    match claim.outcome {
+        Outcome::WhiteWins => "1-0",
+        Outcome::BlackWins => "0-1",
+        Outcome::Draw => "1/2-1/2",
+        Outcome::NoResult => "*",
+    }
+}
+
+fn ask_json(variant: Variant, ask: &Ask, id: u64, offered: &[String]) -> Value {
+    let kind = crate::view::ask_kind(variant, ask);
+    match ask {
+        Ask::Choose(_) => json!({ "id": id, "kind": kind, "moves": offered }),
+        Ask::IntrigueSetup => json!({ "id": id, "kind": kind }),
+        Ask::Sc6Setup { max_false_squares } => {
+            json!({ "id": id, "kind": kind, "max_false_squares": max_false_squares })
+        }
+        Ask::Sc6TieBreak { opponent_turns } => {
+            json!({ "id": id, "kind": kind, "opponent_turns": opponent_turns })
+        }
+    }
+}
+
+impl Snapshot {
+    /// The `gameState` line of the game stream.
+    pub fn state_json(&self) -> Value {
+        let side = self.view.as_ref().map(|v| v.side);
+        json!({
+            "type": "gameState",
+            "id": self.id,
+            "seq": self.seq,
+            "status": self.status.name(),
+            "side": side,
+            // Filled in by the hub, which knows its own key.
+            "white": null,
+            "black": null,
+            "view": self.view,
+            "ask": self.ask.as_ref().map(|a| ask_json(self.variant, a, self.asked, &self.offered)),
+            "drawOffer": self.draw_offer,
+            "result": self.claim.as_ref().map(score),
+            "reason": self.claim.as_ref().map(|c| c.reason.to_string()),
+            "refused": self.refused,
+            "faults": self.faults,
+            "clock": self.clocks.as_ref().map(|(w, b, running)| {
+                json!({ "white_ms": w, "black_ms": b, "running": running })
+            }),
+            "verdict": self.verdict,
+            "record": self.record.as_ref().map(|p| p.display().to_string()),
+        })
+    }
+
+    /// The `gameFull` line that opens the game stream.
+    pub fn full_json(&self) -> Value {
+        json!({
+            "type": "gameFull",
+            "id": self.id,
+            "variant": { "key": self.variant.id() },
+            "players": self.players,
+            "umpire": self.umpire,
+            "clock": { "initial": self.clock.0, "increment": self.clock.1 },
+            "options": self.options,
+            "state": self.state_json(),
+        })
+    }
+}
+
+struct Game {
+    snap: Snapshot,
+    terms: AgreedTerms,
+    /// The bytes of each action offered, by text.
+    offered: Vec<(String, Vec<u8>)>,
+    commands: mpsc::Sender<SeatCommand>,
+    watch: watch::Sender<Value>,
+    /// When the clocks were last fetched.
+    clocks_at: Option<Instant>,
+}
+
+#[derive(Default)]
+struct HubState {
+    games: BTreeMap<String, Game>,
+    /// Open challenges seen on the event stream, by id.
+    challenges: BTreeMap<String, Value>,
+    /// Challenge id → match id, from the terms events.
+    started: BTreeMap<String, String>,
+}
+
+/// The hub between an agent's seats and whoever decides (module docs).
+pub struct Hub {
+    state: Mutex<HubState>,
+    agent: OnceLock<Agent>,
+    dir: PathBuf,
+    events: broadcast::Sender<Value>,
+    /// Bumped whenever a game is added or changes (for a UI waiting on any game).
+    changed: watch::Sender<u64>,
+}
+
+fn lock(m: &Mutex<HubState>) -> std::sync::MutexGuard<'_, HubState> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+fn hex(id: &protocol::MatchId) -> String {
+    protocol::hex::encode(&id.0)
+}
+
+impl Hub {
+    /// A hub saving final records under `dir`.
+    pub fn new(dir: PathBuf) -> Arc<Hub> {
+        Arc::new(Hub {
+            state: Mutex::new(HubState::default()),
+            agent: OnceLock::new(),
+            dir,
+            events: broadcast::channel(256).0,
+            changed: watch::channel(0).0,
+        })
+    }
+
+    /// The decider factory for the agent: each new match is registered here and decided by
+    /// the hub's callers.
+    pub fn factory(self: &Arc<Self>) -> DeciderFactory {
+        let hub = Arc::downgrade(self);
+        Arc::new(move |agreed: &AgreedTerms| {
+            let (tx, rx) = mpsc::channel(16);
+            let (etx, mut erx) = mpsc::unbounded_channel();
+            let id = hex(&agreed.match_id);
+            if let Some(h) = hub.upgrade() {
+                h.register(agreed, tx);
+            }
+            let hub = hub.clone();
+            tokio::spawn(async move {
+                let mut finished = false;
+                while let Some(event) = erx.recv().await {
+                    let Some(h) = hub.upgrade() else { return };
+                    finished |= matches!(event, SeatEvent::Finished { .. });
+                    h.on_seat_event(&id, event);
+                }
+                // The seat is gone: without its final record, it stopped on an error.
+                if !finished && let Some(h) = hub.upgrade() {
+                    h.with_game(&id, |g| {
+                        g.snap.faults.push("the seat stopped before the record was final".into());
+                        g.snap.status = Status::Stopped;
+                        g.snap.ask = None;
+                        h.publish(g);
+                    });
+                }
+            });
+            (Decider::Remote(rx), Some(etx))
+        })
+    }
+
+    /// Connects the hub to its running agent (before the agent runs, so no event is missed).
+    pub fn attach(self: &Arc<Self>, agent: Agent) {
+        let mut rx = agent.subscribe();
+        let _ = self.agent.set(agent);
+        let hub = Arc::downgrade(self);
+        tokio::spawn(async move {
+            loop {
+                match rx.recv().await {
+                    Ok(e) => {
+                        let Some(h) = hub.upgrade() else { break };
+                        h.on_server_event(&e);
+                    }
+                    Err(broadcast::error::RecvError::Lagged(_)) => {}
+                    Err(broadcast::error::RecvError::Closed) => break,
+                }
+            }
+        });
+    }
+
+    fn agent(&self) -> Result<&Agent, LocalError> {
+        self.agent.get().ok_or_else(|| LocalError::Conflict("the agent is not running".into()))
+    }
+
+    /// The signed-in key.
+    pub fn key(&self) -> Option<String> {
+        self.agent.get().map(|a| a.session().key.to_string())
+    }
+
+    fn register(&self, agreed: &AgreedTerms, commands: mpsc::Sender<SeatCommand>) {
+        let t = &agreed.terms;
+        let snap = Snapshot {
+            id: hex(&agreed.match_id),
+            variant: t.variant,
+            players: [t.players[0].key.to_string(), t.players[1].key.to_string()],
+            umpire: t.umpire.as_ref().map(|u| u.key.to_string()),
+            clock: (t.time_control.initial_ms, t.time_control.increment_ms),
+            options: t.options.clone(),
+            view: None,
+            ask: None,
+            asked: 0,
+            offered: Vec::new(),
+            draw_offer: None,
+            status: Status::Started,
+            claim: None,
+            refused: None,
+            faults: Vec::new(),
+            clocks: None,
+            verdict: None,
+            record: None,
+            seq: 0,
+        };
+        let watch = watch::channel(Value::Null).0;
+        let mut game = Game {
+            snap,
+            terms: agreed.clone(),
+            offered: Vec::new(),
+            commands,
+            watch,
+            clocks_at: None,
+        };
+        self.publish(&mut game);
+        lock(&self.state).games.insert(game.snap.id.clone(), game);
+        self.changed.send_modify(|n| *n += 1);
+    }
+
+    /// Updates a game's snapshot and tells its watchers.
+    fn publish(&self, game: &mut Game) {
+        game.snap.seq += 1;
+        let mut state = game.snap.state_json();
+        // Fill in which key is White and which Black from the seat's side.
+        if let Some(side) = game.snap.view.as_ref().map(|v| v.side)
+            && let Some(me) = self.key()
+        {
+            let other = game.snap.players.iter().find(|k| **k != me).cloned();
+            let (w, b) = match side {
+                Color::White => (Some(me), other),
+                Color::Black => (other, Some(me)),
+            };
+            state["white"] = json!(w);
+            state["black"] = json!(b);
+        }
+        game.watch.send_replace(state);
+        self.changed.send_modify(|n| *n += 1);
+    }
+
+    fn with_game<T>(&self, id: &str, f: impl FnOnce(&mut Game) -> T) -> Option<T> {
+        let mut s = lock(&self.state);
+        let game = s.games.get_mut(id)?;
+        Some(f(game))
+    }
+
+    fn on_seat_event(self: &Arc<Self>, id: &str, event: SeatEvent) {
+        let mut fetch_clocks = false;
+        let mut finished = None;
+        {
+            let mut s = lock(&self.state);
+            let Some(game) = s.games.get_mut(id) else { return };
+            match event {
+                SeatEvent::View { view, draw_offer } => {
+                    game.snap.view = Some(*view);
+                    game.snap.draw_offer = draw_offer;
+                }
+                SeatEvent::Ask(ask) => {
+                    // The seat tells each question once, so this is a new one.
+                    if game.snap.status != Status::Started {
+                        return;
+                    }
+                    game.offered = crate::view::offered(game.snap.variant, &ask);
+                    game.snap.offered = game.offered.iter().map(|(t, _)| t.clone()).collect();
+                    game.snap.ask = Some(ask);
+                    game.snap.asked += 1;
+                    fetch_clocks =
+                        game.clocks_at.is_none_or(|t| t.elapsed() > Duration::from_secs(1));
+                }
+                SeatEvent::Refused(reason) => game.snap.refused = Some(reason),
+                SeatEvent::Fault(fault) => game.snap.faults.push(fault),
+                SeatEvent::Claimed(claim) => {
+                    game.snap.claim = Some(claim);
+                    game.snap.status = Status::Over;
+                    game.snap.ask = None;
+                    game.offered.clear();
+                    game.snap.offered.clear();
+                    fetch_clocks = true;
+                }
+                SeatEvent::Finished { record } => finished = Some(record),
+                SeatEvent::Joined { .. } | SeatEvent::Entry(_) => return,
+            }
+            if fetch_clocks {
+                game.clocks_at = Some(Instant::now());
+            }
+            self.publish(game);
+        }
+        if fetch_clocks {
+            self.spawn_clocks(id);
+        }
+        if let Some(record) = finished {
+            self.spawn_finish(id, record);
+        }
+    }
+
+    /// Fetches the clocks from the server's public match information.
+    fn spawn_clocks(self: &Arc<Self>, id: &str) {
+        let (Some(agent), hub, id) =
+            (self.agent.get().cloned(), Arc::downgrade(self), id.to_owned())
+        else {
+            return;
+        };
+        tokio::spawn(async move {
+            let Ok(v) = agent.session().get(&format!("/api/match/{id}")).await else { return };
+            let Some(h) = hub.upgrade() else { return };
+            let (Some(w), Some(b)) = (v["white_ms"].as_u64(), v["black_ms"].as_u64()) else {
+                return;
+            };
+            let running = v["running"].as_str().map(str::to_owned);
+            h.with_game(&id, |g| {
+                g.snap.clocks = Some((w, b, running));
+                h.publish(g);
+            });
+        });
+    }
+
+    /// Saves the final record and fetches the server's verdict on it.
+    fn spawn_finish(self: &Arc<Self>, id: &str, record: Vec<u8>) {
+        let path = self.dir.join(format!("{id}.rec"));
+        let saved = std::fs::create_dir_all(&self.dir)
+            .and_then(|()| std::fs::write(&path, &record))
+            .map(|()| path);
+        let (agent, hub, id) = (self.agent.get().cloned(), Arc::downgrade(self), id.to_owned());
+        tokio::spawn(async move {
+            let verdict = match agent {
+                Some(a) => a.session().get(&format!("/api/match/{id}/verdict")).await.ok(),
+                None => None,
+            };
+            let Some(h) = hub.upgrade() else { return };
+            h.with_game(&id, |g| {
+                match &saved {
+                    Ok(p) => g.snap.record = Some(p.clone()),
+                    Err(e) => g.snap.faults.push(format!("the record could not be saved: {e}")),
+                }
+                g.snap.verdict = verdict;
+                g.snap.status = Status::Finished;
+                g.snap.ask = None;
+                h.publish(g);
+            });
+        });
+    }
+
+    fn on_server_event(&self, e: &Value) {
+        let kind = e["type"].as_str().unwrap_or("");
+        let forward = match kind {
+            "challenge" => {
+                let c = &e["challenge"];
+                if let Some(id) = c["id"].as_str() {
+                    let mut s = lock(&self.state);
+                    if c["status"] == "open" {
+                        s.challenges.insert(id.to_owned(), c.clone());
+                    } else {
+                        s.challenges.remove(id);
+                    }
+                }
+                Some(e.clone())
+            }
+            "challengeCanceled" | "challengeDeclined" => {
+                if let Some(id) = e["challenge"]["id"].as_str() {
+                    lock(&self.state).challenges.remove(id);
+                }
+                Some(e.clone())
+            }
+            "terms" => {
+                if let (Some(id), Some(m)) = (e["id"].as_str(), e["matchId"].as_str()) {
+                    let mut s = lock(&self.state);
+                    s.challenges.remove(id);
+                    s.started.insert(id.to_owned(), m.to_owned());
+                }
+                self.changed.send_modify(|n| *n += 1);
+                None
+            }
+            "gameStart" => e["game"]["id"].as_str().map(|id| self.game_start(id)),
+            "gameFinish" => Some(e.clone()),
+            _ => None,
+        };
+        if let Some(f) = forward {
+            let _ = self.events.send(f);
+        }
+    }
+
+    fn game_start(&self, id: &str) -> Value {
+        let s = lock(&self.state);
+        let g = s.games.get(id).map(|g| &g.snap);
+        json!({
+            "type": "gameStart",
+            "game": {
+                "id": id,
+                "gameId": id,
+                "variant": { "key": g.map(|g| g.variant.id()) },
+                "color": g.and_then(|g| g.view.as_ref()).map(|v| v.side),
+                "status": g.map(|g| g.status.name()),
+            }
+        })
+    }
+
+    /// The ids of the matches the hub holds, with where they stand.
+    pub fn games(&self) -> Vec<(String, Status)> {
+        lock(&self.state).games.values().map(|g| (g.snap.id.clone(), g.snap.status)).collect()
+    }
+
+    /// The match a challenge became, once its terms were sent.
+    pub fn match_of_challenge(&self, challenge: &str) -> Option<String> {
+        lock(&self.state).started.get(challenge).cloned()
+    }
+
+    /// A match's snapshot.
+    pub fn snapshot(&self, id: &str) -> Option<Snapshot> {
+        lock(&self.state).games.get(id).map(|g| g.snap.clone())
+    }
+
+    /// A match's snapshot watcher: its `gameState` JSON, replaced at every change.
+    pub fn watch(&self, id: &str) -> Option<watch::Receiver<Value>> {
+        lock(&self.state).games.get(id).map(|g| g.watch.subscribe())
+    }
+
+    /// A counter bumped whenever any match is added or changes.
+    pub fn changes(&self) -> watch::Receiver<u64> {
+        self.changed.subscribe()
+    }
+
+    /// The local event stream: the current games and open challenges, then what happens.
+    pub fn events(&self) -> (Vec<Value>, broadcast::Receiver<Value>) {
+        let rx = self.events.subscribe();
+        let (ids, challenges): (Vec<String>, Vec<Value>) = {
+            let s = lock(&self.state);
+            let ids = s
+                .games
+                .values()
+                .filter(|g| !matches!(g.snap.status, Status::Finished | Status::Stopped))
+                .map(|g| g.snap.id.clone());
+            (ids.collect(), s.challenges.values().cloned().collect())
+        };
+        let mut first: Vec<Value> = ids.iter().map(|id| self.game_start(id)).collect();
+        first
+            .extend(challenges.into_iter().map(|c| json!({ "type": "challenge", "challenge": c })));
+        (first, rx)
+    }
+
+    fn command(&self, id: &str, cmd: SeatCommand) -> Result<(), LocalError> {
+        let tx = self
+            .with_game(id, |g| g.commands.clone())
+            .ok_or_else(|| LocalError::NotFound(format!("no game {id} here")))?;
+        tx.try_send(cmd).map_err(|_| LocalError::Conflict("the seat is busy or gone".into()))
+    }
+
+    /// Takes the answer to the question outstanding, if it passes `check`.
+    fn answer(
+        &self,
+        id: &str,
+        check: impl FnOnce(&Game, &Ask) -> Result<Vec<u8>, LocalError>,
+    ) -> Result<(), LocalError> {
+        let (bytes, tx) = {
+            let mut s = lock(&self.state);
+            let g = s
+                .games
+                .get_mut(id)
+                .ok_or_else(|| LocalError::NotFound(format!("no game {id} here")))?;
+            if g.snap.status != Status::Started {
+                return Err(LocalError::Conflict("the game is over".into()));
+            }
+            let ask = g
+                .snap
+                .ask
+                .clone()
+                .ok_or_else(|| LocalError::Conflict("nothing is asked of you now".into()))?;
+            let bytes = check(g, &ask)?;
+            // Answered: nothing is asked until the seat asks again.
+            g.snap.ask = None;
+            g.offered.clear();
+            g.snap.offered.clear();
+            g.snap.refused = None;
+            self.publish(g);
+            (bytes, g.commands.clone())
+        };
+        tx.try_send(SeatCommand::Decide(bytes))
+            .map_err(|_| LocalError::Conflict("the seat is busy or gone".into()))
+    }
+
+    /// Plays one of the actions offered, by its text (a move in UCI, a Kriegspiel attempt, a
+    /// 6x6 move, `freeze-<square>` or `end-turn`).
+    pub fn play(&self, id: &str, text: &str) -> Result<(), LocalError> {
+        let text = text.trim();
+        self.answer(id, |g, ask| {
+            if !matches!(ask, Ask::Choose(_)) {
+                return Err(LocalError::Conflict(format!(
+                    "a {} is asked, not a move",
+                    crate::view::ask_kind(g.snap.variant, ask)
+                )));
+            }
+            g.offered.iter().find(|(t, _)| t == text).map(|(_, b)| b.clone()).ok_or_else(|| {
+                LocalError::Bad(format!(
+                    "'{text}' is not among the {} offered: {}",
+                    if g.snap.variant == Variant::Kriegspiel { "attempts" } else { "moves" },
+                    g.snap.offered.join(" ")
+                ))
+            })
+        })
+    }
+
+    /// Answers a setup or tie-break question with JSON (module docs of [`setup_action`]).
+    pub fn setup(&self, id: &str, body: &Value) -> Result<(), LocalError> {
+        self.answer(id, |g, ask| {
+            let side = g
+                .snap
+                .view
+                .as_ref()
+                .map(|v| v.side)
+                .ok_or_else(|| LocalError::Conflict("the side is not known yet".into()))?;
+            let options =
+                g.terms.terms.game_options().map_err(|e| LocalError::Bad(e.to_string()))?;
+            setup_action(&options, side, ask, body).map_err(LocalError::Bad)
+        })
+    }
+
+    /// Resigns.
+    pub fn resign(&self, id: &str) -> Result<(), LocalError> {
+        self.command(id, SeatCommand::Resign)
+    }
+
+    /// Offers or accepts a draw (`yes`); declining (`no`) sends nothing: an offer lapses with
+    /// the next move (PROTOCOL.md 13.1).
+    pub fn draw(&self, id: &str, yes: bool) -> Result<(), LocalError> {
+        if !yes {
+            return self
+                .with_game(id, |_| ())
+                .ok_or_else(|| LocalError::NotFound(format!("no game {id} here")));
+        }
+        self.command(id, SeatCommand::OfferDraw)
+    }
+
+    /// Makes a challenge to `target`: a key (`ed25519:…`), `open` (a seek) or `bot` (the
+    /// server's house bot). `body` may carry `variant` (default `chess`), `clock_limit` (s,
+    /// default 300), `clock_increment` (s, default 3), `options`, `color`, `rated`, `umpire`.
+    pub async fn challenge(&self, target: &str, body: &Value) -> Result<Value, LocalError> {
+        let agent = self.agent()?;
+        let opponent = match target {
+            "open" => None,
+            "bot" => Some(
+                agent
+                    .session()
+                    .info
+                    .bot
+                    .ok_or_else(|| LocalError::Bad("the server runs no house bot".into()))?
+                    .to_string(),
+            ),
+            key => Some(
+                key.parse::<protocol::PublicKey>()
+                    .map_err(|e| LocalError::Bad(format!("opponent '{key}': {e}")))?
+                    .to_string(),
+            ),
+        };
+        let get = |k: &str| body.get(k).filter(|v| !v.is_null());
+        let variant = get("variant").and_then(Value::as_str).unwrap_or("chess");
+        variant.parse::<Variant>().map_err(|e| LocalError::Bad(e.to_string()))?;
+        let number = |k: &str, default: u64| -> Result<u64, LocalError> {
+            match get(k) {
+                None => Ok(default),
+                Some(v) => {
+                    v.as_u64().ok_or_else(|| LocalError::Bad(format!("{k}: a number of seconds")))
+                }
+            }
+        };
+        let mut request = json!({
+            "variant": variant,
+            "clock_limit": number("clock_limit", 300)?,
+            "clock_increment": number("clock_increment", 3)?,
+            "rated": get("rated").and_then(Value::as_bool).unwrap_or(false),
+            "opponent": opponent,
+        });
+        for k in ["options", "color", "umpire"] {
+            if let Some(v) = get(k) {
+                request[k] = v.clone();
+            }
+        }
+        let c = agent.challenge(request).await?;
+        if let Some(id) = c["id"].as_str() {
+            lock(&self.state).challenges.insert(id.to_owned(), c.clone());
+        }
+        Ok(c)
+    }
+
+    /// Finds a challenge by id: seen on the stream, or among the server's lists.
+    async fn find_challenge(&self, id: &str) -> Result<Value, LocalError> {
+        if let Some(c) = lock(&self.state).challenges.get(id).cloned() {
+            return Ok(c);
+        }
+        let session = self.agent()?.session();
+        let mine = session.get("/api/challenge").await?;
+        let lobby = session.get("/api/lobby").await?;
+        let lists = [&mine["in"], &mine["out"], &lobby["seeks"]];
+        lists
+            .iter()
+            .filter_map(|l| l.as_array())
+            .flatten()
+            .find(|c| c["id"] == id)
+            .cloned()
+            .ok_or_else(|| LocalError::NotFound(format!("no open challenge {id}")))
+    }
+
+    /// Accepts a challenge (addressed to this key, or an open seek).
+    pub async fn accept(&self, id: &str) -> Result<Value, LocalError> {
+        let c = self.find_challenge(id).await?;
+        self.agent()?.accept(&c).await?;
+        Ok(c)
+    }
+
+    /// Declines (`decline`) or cancels (`cancel`) a challenge.
+    pub async fn close(&self, id: &str, how: &str) -> Result<(), LocalError> {
+        self.agent()?.session().post(&format!("/api/challenge/{id}/{how}"), &json!({})).await?;
+        lock(&self.state).challenges.remove(id);
+        Ok(())
+    }
+}
+
+fn square_field(body: &Value, field: &str, size: rules::BoardSize) -> Result<Square, String> {
+    let text = body[field].as_str().ok_or_else(|| format!("'{field}': a square name"))?;
+    Square::parse(text, size).ok_or_else(|| format!("'{field}': '{text}' is not a square"))
+}
+
+/// The action answering a free-form question, from JSON, checked by the rules:
+/// - Intrigue setup (R-I1): `{"king": "e4", "informer": "d2", "queen_on_king_square": false}`;
+/// - 6x6 setup (R-G1): `{"formation": "NBKQ1R", "false_squares": ["b5", "e6"]}` (files a to f,
+///   `1` for the empty file; at most the number asked);
+/// - 6x6 tie-break (R-G8): `{"formation": "RNBQ1K", "moves": ["b6d4", "0000"]}`, the guess of
+///   the opponent's formation and of its turns in order (as many as it had at most).
+pub fn setup_action(
+    options: &GameOptions,
+    side: Color,
+    ask: &Ask,
+    body: &Value,
+) -> Result<Vec<u8>, String> {
+    use rules::Game as _;
+    use rules::secretchess6::{Action as SixAction, Formation, TurnMove};
+    let formation = |field: &str| -> Result<Formation, String> {
+        let text =
+            body[field].as_str().ok_or_else(|| format!("'{field}': six files, like NBKQ1R"))?;
+        Formation::parse(text).map_err(|e| format!("'{field}': {e}"))
+    };
+    let action = match (ask, options) {
+        (Ask::IntrigueSetup, GameOptions::Intrigue) => {
+            let setup = rules::intrigue::Setup {
+                king: square_field(body, "king", rules::BoardSize::Eight)?,
+                informer: square_field(body, "informer", rules::BoardSize::Eight)?,
+                queen_on_king_square: match &body["queen_on_king_square"] {
+                    Value::Null => false,
+                    v => v.as_bool().ok_or("'queen_on_king_square': true or false")?,
+                },
+            };
+            let a = rules::intrigue::Action::Setup(setup);
+            rules::intrigue::State::new().apply(side, &a).map_err(|e| e.to_string())?;
+            rules::AnyAction::Intrigue(a)
+        }
+        (Ask::Sc6Setup { max_false_squares }, GameOptions::SecretChess6(o)) => {
+            let mut false_squares = rules::Bitboard::EMPTY;
+            let list = match &body["false_squares"] {
+                Value::Null => Vec::new(),
+                Value::Array(v) => v.clone(),
+                _ => return Err("'false_squares': a list of square names".into()),
+            };
+            for v in &list {
+                let text = v.as_str().ok_or("'false_squares': a list of square names")?;
+                let sq = Square::parse(text, rules::BoardSize::Six)
+                    .ok_or_else(|| format!("'false_squares': '{text}' is not a 6x6 square"))?;
+                if false_squares.contains(sq) {
+                    return Err(format!("'false_squares': {sq} is given twice"));
+                }
+                false_squares.insert(sq);
+            }
+            if list.len() > *max_false_squares {
+                return Err(format!("at most {max_false_squares} false squares"));
+            }
+            let a = SixAction::Setup { formation: formation("formation")?, false_squares };
+            rules::secretchess6::State::new(*o).apply(side, &a).map_err(|e| e.to_string())?;
+            rules::AnyAction::SecretChess6(a)
+        }
+        (Ask::Sc6TieBreak { opponent_turns }, GameOptions::SecretChess6(_)) => {
+            let moves = match &body["moves"] {
+                Value::Null => Vec::new(),
+                Value::Array(v) => v
+                    .iter()
+                    .map(|m| {
+                        let t = m.as_str().ok_or("'moves': a list of moves like b6d4 or 0000")?;
+                        TurnMove::parse(t).map_err(|e| format!("'moves': {e}"))
+                    })
+                    .collect::<Result<Vec<_>, String>>()?,
+                _ => return Err("'moves': a list of moves like b6d4 or 0000".into()),
+            };
+            if moves.len() > *opponent_turns as usize {
+                return Err(format!(
+                    "'moves': {} given, the opponent had {opponent_turns} turns",
+                    moves.len()
+                ));
+            }
+            rules::AnyAction::SecretChess6(SixAction::TieBreak {
+                formation: formation("formation")?,
+                moves,
+            })
+        }
+        (Ask::Choose(_), _) => {
+            return Err("a move is asked: POST /api/bot/game/{id}/move/{text}".into());
+        }
+        _ => return Err("this question does not take that answer".into()),
+    };
+    Ok(protocol::game::encode_action(&action))
+}
+
+// ------------------------------------------------------------------ HTTP
+
+/// Whether a request may be served: from a loopback name, and not from a browser page (module
+/// docs).
+fn allowed(headers: &HeaderMap, any_host: bool) -> Result<(), String> {
+    if headers.contains_key(header::ORIGIN) {
+        return Err("requests from web pages (with an Origin header) are refused".into());
+    }
+    if any_host {
+        return Ok(());
+    }
+    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("");
+    let name = match host.rsplit_once(':') {
+        Some((n, port)) if port.bytes().all(|b| b.is_ascii_digit()) => n,
+        _ => host,
+    };
+    let loopback = name == "localhost"
+        || name == "[::1]"
+        || name.parse::<std::net::Ipv4Addr>().is_ok_and(|ip| ip.is_loopback());
+    if loopback { Ok(()) } else { Err(format!("host '{host}' is not a loopback name")) }
+}
+
+#[derive(Clone)]
+struct Api {
+    hub: Arc<Hub>,
+    any_host: bool,
+}
+
+async fn guard(
+    State(api): State<Api>,
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    if let Err(why) = allowed(req.headers(), api.any_host) {
+        return (StatusCode::FORBIDDEN, Json(json!({ "error": why }))).into_response();
+    }
+    next.run(req).await
+}
+
+/// The lichess-shaped local API over `hub` (module docs). `any_host`: serve requests whatever
+/// their `Host` (only when listening beyond loopback on purpose).
+pub fn router(hub: Arc<Hub>, any_host: bool) -> axum::Router {
+    let api = Api { hub, any_host };
+    axum::Router::new()
+        .route("/api/account", get(account))
+        .route("/api/stream/event", get(event_stream))
+        .route("/api/bot/game/stream/{id}", get(game_stream))
+        .route("/api/bot/game/{id}", get(game_state))
+        .route("/api/bot/game/{id}/move/{text}", post(play))
+        .route("/api/bot/game/{id}/setup", post(setup))
+        .route("/api/bot/game/{id}/tiebreak", post(setup))
+        .route("/api/bot/game/{id}/resign", post(resign))
+        .route("/api/bot/game/{id}/draw/{answer}", post(draw))
+        .route("/api/challenge/{target}", post(challenge))
+        .route("/api/challenge/{id}/accept", post(accept))
+        .route("/api/challenge/{id}/decline", post(decline))
+        .route("/api/challenge/{id}/cancel", post(cancel))
+        .layer(axum::middleware::from_fn_with_state(api.clone(), guard))
+        .with_state(api)
+}
+
+/// Serves the local API on `listener` until `shutdown` completes.
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    hub: Arc<Hub>,
+    any_host: bool,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    axum::serve(listener, router(hub, any_host)).with_graceful_shutdown(shutdown).await
+}
+
+type ApiResult = Result<Json<Value>, LocalError>;
+
+fn ok() -> ApiResult {
+    Ok(Json(json!({ "ok": true })))
+}
+
+/// Reads an optional JSON body (empty is `{}`).
+fn body_json(bytes: &[u8]) -> Result<Value, LocalError> {
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Ok(json!({}));
+    }
+    serde_json::from_slice(bytes).map_err(|e| LocalError::Bad(format!("the body is not JSON: {e}")))
+}
+
+async fn account(State(api): State<Api>) -> ApiResult {
+    let agent = api.hub.agent()?;
+    let s = agent.session();
+    Ok(Json(json!({
+        "id": s.key.to_string(),
+        "server": s.base(),
+        "bot": s.info.bot.map(|k| k.to_string()),
+        "umpire": s.info.umpire.map(|k| k.to_string()),
+    })))
+}
+
+async fn event_stream(State(api): State<Api>) -> Response {
+    let (first, rx) = api.hub.events();
+    let first: std::collections::VecDeque<Value> = first.into();
+    let stream = futures_util::stream::unfold((first, rx), |(mut first, mut rx)| async move {
+        if let Some(v) = first.pop_front() {
+            return Some((v, (first, rx)));
+        }
+        loop {
+            match tokio::time::timeout(Duration::from_secs(7), rx.recv()).await {
+                Ok(Ok(v)) => return Some((v, (first, rx))),
+                Ok(Err(broadcast::error::RecvError::Lagged(_))) => {}
+                Ok(Err(broadcast::error::RecvError::Closed)) => return None,
+                // Quiet for 7 s: a keep-alive (an empty line).
+                Err(_) => return Some((Value::Null, (first, rx))),
+            }
+        }
+    });
+    ndjson(stream)
+}
+
+/// NDJSON, one value per line, a `null` item becoming an empty keep-alive line (as lichess
+/// sends after a quiet while).
+fn ndjson(stream: impl futures_util::Stream<Item = Value> + Send + 'static) -> Response {
+    use futures_util::StreamExt;
+    let lines = stream.map(|v| {
+        Ok::<_, std::convert::Infallible>(if v.is_null() {
+            "\n".to_owned()
+        } else {
+            format!("{v}\n")
+        })
+    });
+    ([(header::CONTENT_TYPE, "application/x-ndjson")], Body::from_stream(lines)).into_response()
+}
+
+async fn game_stream(
+    State(api): State<Api>,
+    Path(id): Path<String>,
+) -> Result<Response, LocalError> {
+    let snap =
+        api.hub.snapshot(&id).ok_or_else(|| LocalError::NotFound(format!("no game {id} here")))?;
+    let mut rx =
+        api.hub.watch(&id).ok_or_else(|| LocalError::NotFound(format!("no game {id} here")))?;
+    let mut full = snap.full_json();
+    full["state"] = rx.borrow_and_update().clone();
+    let done = |v: &Value| v["status"] == "finished" || v["status"] == "stopped";
+    let first_done = done(&full["state"]);
+    let stream = futures_util::stream::unfold(
+        (Some(full), rx, first_done),
+        move |(first, mut rx, finished)| async move {
+            if let Some(f) = first {
+                return Some((f, (None, rx, finished)));
+            }
+            if finished {
+                return None;
+            }
+            match tokio::time::timeout(Duration::from_secs(7), rx.changed()).await {
+                Ok(Ok(())) => {
+                    let v = rx.borrow_and_update().clone();
+                    let end = done(&v);
+                    Some((v, (None, rx, end)))
+                }
+                Ok(Err(_)) => None,
+                Err(_) => Some((Value::Null, (None, rx, false))),
+            }
+        },
+    );
+    Ok(ndjson(stream))
+}
+
+async fn game_state(State(api): State<Api>, Path(id): Path<String>) -> ApiResult {
+    let rx =
+        api.hub.watch(&id).ok_or_else(|| LocalError::NotFound(format!("no game {id} here")))?;
+    let v = rx.borrow().clone();
+    Ok(Json(v))
+}
+
+async fn play(State(api): State<Api>, Path((id, text)): Path<(String, String)>) -> ApiResult {
+    api.hub.play(&id, &text)?;
+    ok()
+}
+
+async fn setup(
+    State(api): State<Api>,
+    Path(id): Path<String>,
+    body: axum::body::Bytes,
+) -> ApiResult {
+    api.hub.setup(&id, &body_json(&body)?)?;
+    ok()
+}
+
+async fn resign(State(api): State<Api>, Path(id): Path<String>) -> ApiResult {
+    api.hub.resign(&id)?;
+    ok()
+}
+
+async fn draw(State(api): State<Api>, Path((id, answer)): Path<(String, String)>) -> ApiResult {
+    let yes = match answer.as_str() {
+        "yes" | "true" | "accept" => true,
+        "no" | "false" | "decline" => false,
+        other => return Err(LocalError::Bad(format!("draw/{other}: expected yes or no"))),
+    };
+    api.hub.draw(&id, yes)?;
+    ok()
+}
+
+async fn challenge(
+    State(api): State<Api>,
+    Path(target): Path<String>,
+    body: axum::body::Bytes,
+) -> ApiResult {
+    let c = api.hub.challenge(&target, &body_json(&body)?).await?;
+    Ok(Json(json!({ "challenge": c })))
+}
+
+async fn accept(State(api): State<Api>, Path(id): Path<String>) -> ApiResult {
+    api.hub.accept(&id).await?;
+    ok()
+}
+
+async fn decline(State(api): State<Api>, Path(id): Path<String>) -> ApiResult {
+    api.hub.close(&id, "decline").await?;
+    ok()
+}
+
+async fn cancel(State(api): State<Api>, Path(id): Path<String>) -> ApiResult {
+    api.hub.close(&id, "cancel").await?;
+    ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        for (k, v) in pairs {
+            h.insert(*k, v.parse().expect("header value"));
+        }
+        h
+    }
+
+    #[test]
+    fn only_loopback_names_and_no_browser_pages_are_served() {
+        assert!(allowed(&headers(&[("host", "127.0.0.1:8765")]), false).is_ok());
+        assert!(allowed(&headers(&[("host", "localhost:8765")]), false).is_ok());
+        assert!(allowed(&headers(&[("host", "[::1]:8765")]), false).is_ok());
+        // DNS rebinding: a page on evil.example resolving to 127.0.0.1.
+        assert!(allowed(&headers(&[("host", "evil.example:8765")]), false).is_err());
+        assert!(allowed(&headers(&[("host", "10.0.0.5:8765")]), false).is_err());
+        // Cross-site requests carry an Origin, even to a loopback host.
+        let page = headers(&[("host", "127.0.0.1:8765"), ("origin", "https://evil.example")]);
+        assert!(allowed(&page, false).is_err());
+        assert!(allowed(&page, true).is_err(), "never a browser page, whatever the host");
+        assert!(allowed(&headers(&[("host", "10.0.0.5:8765")]), true).is_ok());
+    }
+
+    #[test]
+    fn setups_are_checked_by_the_rules_before_anything_is_signed() {
+        let intrigue = GameOptions::Intrigue;
+        let ok = json!({ "king": "e4", "informer": "d2", "queen_on_king_square": true });
+        let bytes = setup_action(&intrigue, Color::White, &Ask::IntrigueSetup, &ok).expect("valid");
+        let decoded = protocol::game::decode_action(Variant::Intrigue, &bytes).expect("decodes");
+        assert!(matches!(
+            decoded,
+            rules::AnyAction::Intrigue(rules::intrigue::Action::Setup(s))
+                if s.queen_on_king_square && s.informer.to_string() == "d2"
+        ));
+        // Black's informer must be one of its own pawns (rank 7).
+        let bad = json!({ "king": "e4", "informer": "d2" });
+        assert!(setup_action(&intrigue, Color::Black, &Ask::IntrigueSetup, &bad).is_err());
+        assert!(setup_action(&intrigue, Color::White, &Ask::IntrigueSetup, &json!({})).is_err());
+
+        let six = GameOptions::default_for(Variant::SecretChess6);
+        let ask = Ask::Sc6Setup { max_false_squares: 2 };
+        let good = json!({ "formation": "NBKQ1R", "false_squares": ["b5", "e6"] });
+        assert!(setup_action(&six, Color::White, &ask, &good).is_ok());
+        for bad in [
+            json!({ "formation": "NBKQ1R", "false_squares": ["b5", "e6", "a4"] }),
+            json!({ "formation": "NBKQ1R", "false_squares": ["b2"] }),
+            json!({ "formation": "NBKQRR", "false_squares": [] }),
+            json!({ "formation": "NBKQ1R", "false_squares": ["b5", "b5"] }),
+        ] {
+            assert!(setup_action(&six, Color::White, &ask, &bad).is_err(), "{bad}");
+        }
+        let tie = Ask::Sc6TieBreak { opponent_turns: 2 };
+        let guess = json!({ "formation": "RNBQ1K", "moves": ["b6d4", "0000"] });
+        assert!(setup_action(&six, Color::White, &tie, &guess).is_ok());
+        let long = json!({ "formation": "RNBQ1K", "moves": ["b6d4", "0000", "0000"] });
+        assert!(setup_action(&six, Color::White, &tie, &long).is_err());
+        assert!(setup_action(&six, Color::White, &Ask::Choose(vec![]), &guess).is_err());
+    }
+}

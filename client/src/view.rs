@@ -1,0 +1,323 @@
+//! What a player is shown, as text: each offered action's UCI-style text, what a question asks,
+//! and a plain-text drawing of a seat's view ([`SeatView`]) for the terminal.
+//!
+//! Only the seat's own knowledge is drawn (its board string with `*` fog and `?` enemy men of
+//! unknown kind, what it was told): nothing here can show hidden truth, since nothing here is
+//! given any.
+//!
+//! Action texts: a move is its UCI text (`e2e4`, `e7e8q`, the game's promotion letters); a 6x6
+//! move is its turn-move text (`b1d3`, a powering knight move `b1c4+`); a 6x6 Life Freeze is
+//! `freeze-c2` (R-G9) and ending the turn without one `end-turn`.
+
+use protocol::roles::Ask;
+use rules::seat::{Knows, SeatView};
+use rules::secretchess6::Action as SixAction;
+use rules::{AnyAction, Color, Square, Variant};
+use std::fmt::Write as _;
+
+/// The text of an offered action (module docs); `None` for setups and tie-breaks, which are
+/// never offered in a list.
+pub fn action_text(variant: Variant, action: &AnyAction) -> Option<String> {
+    match action {
+        AnyAction::SecretChess6(SixAction::Move { mv }) => Some(mv.to_string()),
+        AnyAction::SecretChess6(SixAction::LifeFreeze { piece }) => Some(format!("freeze-{piece}")),
+        AnyAction::SecretChess6(SixAction::EndTurn) => Some("end-turn".into()),
+        AnyAction::SecretChess6(_) => None,
+        other => other.as_move().map(|m| m.uci(variant.alphabet())),
+    }
+}
+
+/// The texts of the actions a question offers, with their bytes, in the order offered (empty
+/// for the free-form questions). Bytes that do not decode as an action of `variant` are left
+/// out.
+pub fn offered(variant: Variant, ask: &Ask) -> Vec<(String, Vec<u8>)> {
+    let Ask::Choose(options) = ask else { return Vec::new() };
+    options
+        .iter()
+        .filter_map(|b| {
+            let a = protocol::game::decode_action(variant, b).ok()?;
+            Some((action_text(variant, &a)?, b.clone()))
+        })
+        .collect()
+}
+
+/// What a question asks, as a short name: `move` (the legal moves), `attempt` (Kriegspiel: the
+/// attempts its own men allow), `intrigue-setup`, `secretchess6-setup`,
+/// `secretchess6-tiebreak`.
+pub fn ask_kind(variant: Variant, ask: &Ask) -> &'static str {
+    match ask {
+        Ask::Choose(_) if variant == Variant::Kriegspiel => "attempt",
+        Ask::Choose(_) => "move",
+        Ask::IntrigueSetup => "intrigue-setup",
+        Ask::Sc6Setup { .. } => "secretchess6-setup",
+        Ask::Sc6TieBreak { .. } => "secretchess6-tiebreak",
+    }
+}
+
+fn side_name(c: Color) -> &'static str {
+    match c {
+        Color::White => "White",
+        Color::Black => "Black",
+    }
+}
+
+fn squares(list: impl IntoIterator<Item = Square>) -> String {
+    let v: Vec<String> = list.into_iter().map(|s| s.to_string()).collect();
+    if v.is_empty() { "none".into() } else { v.join(" ") }
+}
+
+/// The board of a seat's view, from its side: `.` known empty, `*` fog (nothing known), `?` an
+/// enemy man of unknown kind, letters for men (upper case White), files and ranks labelled.
+pub fn board_text(view: &SeatView) -> String {
+    let size = view.variant.board_size();
+    let w = usize::from(size.width());
+    let field = view.board.split_whitespace().next().unwrap_or("");
+    // Rows from the top rank down, as the string has them.
+    let mut rows: Vec<Vec<char>> = Vec::new();
+    for rank in field.split('/') {
+        let mut row = Vec::new();
+        for c in rank.chars() {
+            match c.to_digit(10) {
+                Some(d) => row.extend(std::iter::repeat_n('.', d as usize)),
+                None => row.push(c),
+            }
+        }
+        row.resize(w, ' ');
+        rows.push(row);
+    }
+    rows.resize(w, vec![' '; w]);
+    let files: Vec<char> = (0..w).map(|f| char::from(b'a' + f as u8)).collect();
+    let (rank_order, file_order): (Vec<usize>, Vec<usize>) = match view.side {
+        Color::White => ((0..w).collect(), (0..w).collect()),
+        Color::Black => ((0..w).rev().collect(), (0..w).rev().collect()),
+    };
+    let mut out = String::new();
+    for r in rank_order {
+        let _ = write!(out, "{} ", w - r);
+        for f in &file_order {
+            let _ = write!(out, " {}", rows[r][*f]);
+        }
+        out.push('\n');
+    }
+    out.push_str("  ");
+    for f in &file_order {
+        let _ = write!(out, " {}", files[*f]);
+    }
+    out.push('\n');
+    out
+}
+
+/// Everything the seat knows, drawn as plain text: the board, then what the game tells it.
+pub fn render(view: &SeatView) -> String {
+    let mut out = board_text(view);
+    let me = view.side;
+    let _ = writeln!(out, "You are {} ({}).", side_name(me), view.variant);
+    match &view.knows {
+        Knows::Chess { moves } | Knows::Espionage { moves } => {
+            let tail: Vec<String> =
+                moves.iter().rev().take(6).rev().map(|m| m.uci(view.variant.alphabet())).collect();
+            if !tail.is_empty() {
+                let _ = writeln!(out, "Last moves: {}", tail.join(" "));
+            }
+        }
+        Knows::Kriegspiel(k) => {
+            let n = k.announcements.len();
+            for (i, a) in k.announcements.iter().enumerate().skip(n.saturating_sub(2)) {
+                // Announcements alternate from White's first move.
+                let mover = if i % 2 == 0 { Color::White } else { Color::Black };
+                let mut said = Vec::new();
+                if let Some(c) = a.capture {
+                    let kind = match c.kind {
+                        rules::kriegspiel::CaptureKind::Pawn => "pawn",
+                        rules::kriegspiel::CaptureKind::Piece => "piece",
+                    };
+                    let ep = if c.en_passant { ", en passant" } else { "" };
+                    said.push(format!("capture on {} ({kind}{ep})", c.square));
+                }
+                for check in &a.checks {
+                    said.push(format!("check ({})", check.name()));
+                }
+                if a.pawn_tries > 0 {
+                    said.push(format!("{} pawn tries", a.pawn_tries));
+                }
+                if let Some(e) = a.end {
+                    said.push(e.name().to_owned());
+                }
+                if said.is_empty() {
+                    said.push("nothing".into());
+                }
+                let _ =
+                    writeln!(out, "Umpire after {}'s move: {}", side_name(mover), said.join("; "));
+            }
+            if !k.tried.is_empty() {
+                let tried: Vec<String> =
+                    k.tried.iter().map(|m| m.uci(view.variant.alphabet())).collect();
+                let _ = writeln!(out, "Refused this turn: {}", tried.join(" "));
+            }
+        }
+        Knows::Sic(k) => {
+            let alphabet = view.variant.alphabet();
+            let own: Vec<String> = k
+                .own
+                .iter()
+                .map(|p| {
+                    let c = alphabet.char(p.role).unwrap_or('?').to_ascii_uppercase();
+                    format!("{c}{}#{}", p.square, p.id)
+                })
+                .collect();
+            let _ = writeln!(out, "Your men (square#id): {}", own.join(" "));
+            let enemy: Vec<String> =
+                k.enemy_moved.iter().map(|p| format!("?{}#{}", p.square, p.id)).collect();
+            if !enemy.is_empty() {
+                let _ = writeln!(out, "Enemy men that moved (square#id): {}", enemy.join(" "));
+            }
+            let roles = |v: &[rules::Role]| {
+                v.iter()
+                    .map(|r| alphabet.char(*r).unwrap_or('?').to_ascii_uppercase().to_string())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            };
+            if !k.captured.is_empty() {
+                let _ = writeln!(out, "You captured: {}", roles(&k.captured));
+            }
+            if !k.lost.is_empty() {
+                let _ = writeln!(out, "You lost: {}", roles(&k.lost));
+            }
+            match k.check {
+                Some(rules::sic::CheckReport::King) => {
+                    let _ = writeln!(out, "Check: your king is attacked.");
+                }
+                Some(rules::sic::CheckReport::Decoy) => {
+                    let _ = writeln!(out, "Check report: your Decoy is attacked.");
+                }
+                None => {}
+            }
+            if k.gave_check {
+                let _ = writeln!(out, "Your last move attacks the enemy king or Decoy.");
+            }
+        }
+        Knows::Intrigue(k) => {
+            if let Some(s) = &k.setup {
+                let queen = if s.queen_on_king_square { "on the king's square" } else { "home" };
+                let _ = writeln!(
+                    out,
+                    "Your secret: king hides on {}, informer {}, queen {queen}.",
+                    s.king, s.informer
+                );
+            }
+            if let Some(q) = k.opponent_queen_on_king_square {
+                let where_ = if q { "on the king's square" } else { "home" };
+                let _ = writeln!(out, "Opponent's queen starts {where_}.");
+            }
+            for i in k.inspections.iter().rev().take(3).rev() {
+                let answer = if i.informer { "the informer" } else { "not the informer" };
+                let appeared = i
+                    .appeared
+                    .map(|a| format!(", its king appeared on {}", a.square))
+                    .unwrap_or_default();
+                let _ =
+                    writeln!(out, "{}'s captured pawn was {answer}{appeared}.", side_name(i.owner));
+            }
+            if let Some(s) = &k.opponent_setup {
+                let _ = writeln!(
+                    out,
+                    "Opponent's setup (opened): king hid on {}, informer {}.",
+                    s.king, s.informer
+                );
+            }
+        }
+        Knows::SecretChess6(k) => {
+            if let Some(f) = &k.formation {
+                let _ = writeln!(
+                    out,
+                    "Your formation: {f}; your false squares: {}",
+                    squares(k.false_squares)
+                );
+            }
+            let pieces: Vec<String> = k
+                .pieces
+                .iter()
+                .map(|p| {
+                    let c =
+                        view.variant.alphabet().char(p.role).unwrap_or('?').to_ascii_uppercase();
+                    let mut s = format!("{c}{}", p.square);
+                    if let Some(l) = p.lifespan {
+                        let _ = write!(s, " life {l}");
+                    }
+                    if p.powered {
+                        s.push_str(" powered");
+                    }
+                    if p.frozen {
+                        s.push_str(" frozen");
+                    }
+                    s
+                })
+                .collect();
+            if !pieces.is_empty() {
+                let _ = writeln!(out, "Your men: {}", pieces.join(", "));
+            }
+            let _ = writeln!(out, "Red squares (threatened or false): {}", squares(k.red));
+            let _ = writeln!(out, "Turn {}.", k.turn);
+            if let Some(s) = k.scores {
+                let _ = writeln!(out, "Scores: White {} - Black {}", s.white, s.black);
+            }
+            if k.freezes_left > 0 {
+                let _ = writeln!(out, "Life Freezes left: {}", k.freezes_left);
+            }
+            if k.opponent_ready {
+                let _ = writeln!(out, "The opponent has submitted.");
+            }
+        }
+    }
+    if let Some(r) = &view.result {
+        let who = r.winner.map_or("draw".to_owned(), |c| format!("{} wins", side_name(c)));
+        let _ = writeln!(out, "Game over: {} ({who}, {}).", r.score(), r.reason.name());
+    } else if view.to_act.contains(&me) {
+        let _ = writeln!(out, "Your turn.");
+    } else if !view.to_act.is_empty() {
+        let _ = writeln!(out, "Waiting for {}.", side_name(!me));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rules::GameOptions;
+    use rules::seat::Seat;
+
+    #[test]
+    fn a_kriegspiel_view_draws_own_men_and_fog_only_from_its_side() {
+        let seat = Seat::new(&GameOptions::default_for(Variant::Kriegspiel), Color::Black);
+        let text = render(&seat.view());
+        let lines: Vec<&str> = text.lines().collect();
+        // Black sees its own back rank at the top (rank 1 is drawn last), from h to a.
+        assert_eq!(lines[0], "1  * * * * * * * *");
+        assert_eq!(lines[7], "8  r n b k q b n r");
+        assert_eq!(lines[8], "   h g f e d c b a");
+        assert!(!text.contains('P'), "no White man is ever shown to Black: {text}");
+        assert!(text.contains("You are Black (kriegspiel)."));
+    }
+
+    #[test]
+    fn offered_actions_have_texts_and_kinds() {
+        let seat = Seat::new(&GameOptions::Chess, Color::White);
+        let ask =
+            Ask::Choose(seat.legal_actions().iter().map(protocol::game::encode_action).collect());
+        let texts: Vec<String> =
+            offered(Variant::Chess, &ask).into_iter().map(|(t, _)| t).collect();
+        assert_eq!(texts.len(), 20);
+        assert!(texts.contains(&"e2e4".to_owned()) && texts.contains(&"g1f3".to_owned()));
+        assert_eq!(ask_kind(Variant::Kriegspiel, &ask), "attempt");
+        assert_eq!(ask_kind(Variant::Chess, &ask), "move");
+        let freeze = AnyAction::SecretChess6(SixAction::LifeFreeze {
+            piece: Square::parse("c2", rules::BoardSize::Six).expect("a square"),
+        });
+        assert_eq!(action_text(Variant::SecretChess6, &freeze).as_deref(), Some("freeze-c2"));
+        assert_eq!(
+            action_text(Variant::SecretChess6, &AnyAction::SecretChess6(SixAction::EndTurn))
+                .as_deref(),
+            Some("end-turn")
+        );
+    }
+}
