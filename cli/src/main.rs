@@ -4,6 +4,7 @@
 //! Every error is one line on stderr naming the problem, with exit status 2.
 
 mod keys;
+mod loadtest;
 mod net;
 mod record;
 mod referee;
@@ -42,6 +43,9 @@ enum Command {
     Umpire(net::AgentArgs),
     /// Run a house bot: it accepts challenges addressed to its key and open ones, and plays.
     Bot(net::AgentArgs),
+    /// Drive many concurrent matches against a server; report messages/s, receipt latency,
+    /// server CPU and memory per match, and the relay's throughput against ed25519's bound.
+    Loadtest(loadtest::LoadtestArgs),
     /// Play one complete match in-process (two random bots, umpire, relay) and write its record.
     Selfplay {
         /// chess, kriegspiel, sic, intrigue, secretchess6 or espionage.
@@ -146,6 +150,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Serve(args) => net::serve(args, &mut out)?,
         Command::Umpire(args) => net::agent(args, true)?,
         Command::Bot(args) => net::agent(args, false)?,
+        Command::Loadtest(args) => loadtest::run(args, &mut out)?,
         Command::Selfplay { variant: v, seed, out: path } => {
             selfplay::run(variant(&v)?, seed, &path, &mut out)?;
         }
