@@ -445,9 +445,20 @@ async fn measure(
     let ramp_started = Instant::now();
     let ramp_limit = Duration::from_secs_f64(args.matches as f64 / f64::from(args.ramp.max(1)))
         + Duration::from_secs(120);
+    let mut said = Instant::now();
     loop {
         tokio::time::sleep(Duration::from_millis(500)).await;
         let p = load.progress();
+        if said.elapsed() >= Duration::from_secs(5) {
+            said = Instant::now();
+            eprintln!(
+                "ramp: {} matches playing, {} started, {} errors after {:.0} s",
+                p.playing,
+                p.started,
+                p.errors,
+                ramp_started.elapsed().as_secs_f64()
+            );
+        }
         if p.playing as usize >= args.matches {
             break;
         }
@@ -492,6 +503,11 @@ async fn measure(
         before.playing,
         end.finished - before.finished,
         args.drain
+    )?;
+    writeln!(
+        out,
+        "ends: {}",
+        end.ends.iter().map(|(why, n)| format!("{n} {why}")).collect::<Vec<_>>().join(", ")
     )?;
     writeln!(
         out,

@@ -238,10 +238,16 @@ impl Agent {
             backoff = 100;
             while let Some(event) = stream.next().await {
                 match event {
+                    // Each event is answered in a task of its own: an umpire service takes part
+                    // in every match the server starts, and answering one event at a time (an
+                    // HTTP round trip each) would hold back every match behind the slowest.
                     Ok(e) => {
-                        if let Err(err) = self.on_event(&e).await {
-                            tracing::warn!(error = %err, event = %e, "event not handled");
-                        }
+                        let agent = self.clone();
+                        tokio::spawn(async move {
+                            if let Err(err) = agent.on_event(&e).await {
+                                tracing::warn!(error = %err, event = %e, "event not handled");
+                            }
+                        });
                     }
                     Err(_) => break,
                 }

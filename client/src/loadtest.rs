@@ -23,8 +23,11 @@
 //!   (the loopback range holds many), as real players come from many addresses; the server's
 //!   per-address limits then bound each simulated player as they would a real one.
 //!
-//! When the load stops, White resigns in every match, so the matches end as matches do (claims,
-//! openings, disclosures, the close, the verdict) rather than by timeouts minutes later.
+//! When the load stops, White resigns in every match at its next turn, so the matches end as
+//! matches do (claims, openings, disclosures, the close, the verdict) rather than by timeouts
+//! minutes later, and White fetches the verdict. (On its own turn: a resignation while the
+//! opponent's sealed move is in flight is a race the relay refuses instead of voiding it, which
+//! leaves the opponent unable to send anything more; docs/LOADTEST.md.)
 
 use crate::RandomBot;
 use crate::net::{MatchSocket, NetError, Session, signature_hex};
@@ -110,6 +113,9 @@ struct Shared {
     counters: Counters,
     window: Window,
     errors: Mutex<(u64, Vec<String>)>,
+    /// Finished matches by the reason White's machine claimed (`checkmate`, `resignation`,
+    /// `umpire-timeout`, ...).
+    ends: Mutex<BTreeMap<String, u64>>,
     stop: watch::Sender<bool>,
 }
 
@@ -171,6 +177,8 @@ pub struct Progress {
     pub errors: u64,
     /// The first few errors, verbatim.
     pub first_errors: Vec<String>,
+    /// Finished matches by how they ended (White's claim).
+    pub ends: BTreeMap<String, u64>,
 }
 
 /// Why a match could not be played to its end.
@@ -193,6 +201,7 @@ impl Load {
             counters: Counters::default(),
             window: Window::default(),
             errors: Mutex::new((0, Vec::new())),
+            ends: Mutex::new(BTreeMap::new()),
             stop,
         });
         let mut slots = JoinSet::new();
@@ -220,6 +229,7 @@ impl Load {
             refused: c.refused.load(Ordering::Relaxed),
             errors: e.0,
             first_errors: e.1.clone(),
+            ends: self.shared.ends.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone(),
         }
     }
 
@@ -244,7 +254,7 @@ impl Load {
     /// Stops: no new matches, White resigns in every match; waits up to `drain` for the
     /// matches to end, then drops what is left. Returns the counters at the end.
     pub async fn stop(mut self, drain: Duration) -> Progress {
-        let _ = self.shared.stop.send(true);
+        self.shared.stop.send_replace(true);
         let _ = tokio::time::timeout(drain, async {
             while self.slots.join_next().await.is_some() {}
         })
@@ -501,6 +511,8 @@ async fn play_seat(
         variant,
         sent: HashMap::new(),
         due: None,
+        claim: None,
+        resigns,
     };
     for _ in 0..catch_up {
         match socket.next().await {
@@ -512,8 +524,6 @@ async fn play_seat(
         shared.counters.playing.fetch_add(1, Ordering::Relaxed);
     }
     seat.drain(&mut socket).await?;
-    let mut stop = shared.stop.subscribe();
-    let mut resigned = false;
     loop {
         let due = seat.due.as_ref().map(|(at, _)| *at);
         tokio::select! {
@@ -529,7 +539,25 @@ async fn play_seat(
                     }
                     shared.error(format!("refused: {reason}"));
                 }
-                Some(Ok(ServerFrame::Finished { .. })) => return Ok(()),
+                Some(Ok(ServerFrame::Finished { .. })) => {
+                    if resigns {
+                        let claim = seat.claim.take().unwrap_or_else(|| "no claim".into());
+                        let path =
+                            format!("/api/match/{}/verdict", protocol::hex::encode(&agreed.match_id.0));
+                        let verdict = match session.get(&path).await {
+                            Ok(v) => v.get("status").and_then(Value::as_str).unwrap_or("?").to_owned(),
+                            Err(e) => format!("verdict unread: {e}"),
+                        };
+                        let reason = format!("{claim} ({verdict})");
+                        *shared
+                            .ends
+                            .lock()
+                            .unwrap_or_else(std::sync::PoisonError::into_inner)
+                            .entry(reason)
+                            .or_default() += 1;
+                    }
+                    return Ok(());
+                }
                 Some(Ok(ServerFrame::Welcome { .. })) => {
                     return Err(MatchError::Protocol("a second Welcome".into()));
                 }
@@ -539,11 +567,6 @@ async fn play_seat(
             () = async { tokio::time::sleep_until(due.unwrap_or_else(tokio::time::Instant::now)).await },
                 if due.is_some() => {
                 seat.decide();
-                seat.drain(&mut socket).await?;
-            }
-            () = async { drop(stop.wait_for(|s| *s).await) }, if resigns && !resigned => {
-                resigned = true;
-                seat.player.resign();
                 seat.drain(&mut socket).await?;
             }
         }
@@ -560,6 +583,10 @@ struct SeatLoop<'a> {
     sent: HashMap<MessageHash, Instant>,
     /// The question waiting for its answer, and when to answer it.
     due: Option<(tokio::time::Instant, Ask)>,
+    /// Why the machine considers the match over, once it does.
+    claim: Option<String>,
+    /// This seat resigns at its first turn once the load stops.
+    resigns: bool,
 }
 
 impl SeatLoop<'_> {
@@ -582,6 +609,10 @@ impl SeatLoop<'_> {
 
     fn decide(&mut self) {
         let Some((_, ask)) = self.due.take() else { return };
+        if self.resigns && self.shared.stopping() {
+            self.player.resign();
+            return;
+        }
         let Some(side) = self.player.side() else { return };
         let bytes = self.policy.decide(self.variant, protocol::game::color(side), &ask);
         if let Err(e) = self.player.handle(Input::Decision(bytes)) {
@@ -604,7 +635,7 @@ impl SeatLoop<'_> {
                         let at = tokio::time::Instant::now() + self.shared.config.move_interval;
                         self.due = Some((at, ask));
                     }
-                    Output::Finished(_) => {}
+                    Output::Finished(claim) => self.claim = Some(claim.reason.to_string()),
                 }
             }
             if self.shared.config.move_interval.is_zero() && self.due.is_some() {
