@@ -291,7 +291,10 @@ impl Session {
         let mut req = url.as_str().into_client_request().map_err(|e| err(e.to_string()))?;
         let auth = format!("Bearer {}", self.token()).parse().map_err(|_| err("token".into()))?;
         req.headers_mut().insert("authorization", auth);
+        // Read 4 KiB at a time, not tungstenite's 128 KiB (zeroed before every read and kept
+        // per socket), as the server does (`server::socket::READ_BUFFER_BYTES`).
         let config = tungstenite::protocol::WebSocketConfig::default()
+            .read_buffer_size(4096)
             .max_message_size(Some(ServerFrame::MAX_BYTES + 64))
             .max_frame_size(Some(ServerFrame::MAX_BYTES + 64));
         let connected = match self.local {
