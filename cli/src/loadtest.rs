@@ -96,7 +96,10 @@ impl Server {
         let base = loop {
             let Some(line) = lines.next() else {
                 let _ = child.kill();
-                bail!("fogproof serve ended before listening (see {})", dir.join("serve.log").display());
+                bail!(
+                    "fogproof serve ended before listening (see {})",
+                    dir.join("serve.log").display()
+                );
             };
             if let Some(url) = line?.strip_prefix("fogproof server listening on ") {
                 break url.trim().to_owned();
@@ -357,9 +360,11 @@ pub fn run(args: LoadtestArgs, out: &mut impl Write) -> Result<()> {
 
     // 2. The server.
     let mut server = match &args.server {
-        Some(base) => {
-            Server { base: base.trim_end_matches('/').to_owned(), pid: args.server_pid, child: None }
-        }
+        Some(base) => Server {
+            base: base.trim_end_matches('/').to_owned(),
+            pid: args.server_pid,
+            child: None,
+        },
         None => Server::spawn(args.keep_data)?,
     };
     let host_is_loopback = server
@@ -369,7 +374,9 @@ pub fn run(args: LoadtestArgs, out: &mut impl Write) -> Result<()> {
         .and_then(|h| h.parse::<IpAddr>().ok())
         .is_some_and(|ip| ip.is_loopback() && ip.is_ipv4());
     let sources: Vec<IpAddr> = if host_is_loopback {
-        (0..args.local_addresses).map(|i| IpAddr::from([127, 0, 0, 2u8.saturating_add(i)])).collect()
+        (0..args.local_addresses)
+            .map(|i| IpAddr::from([127, 0, 0, 2u8.saturating_add(i)]))
+            .collect()
     } else {
         Vec::new()
     };
@@ -386,7 +393,16 @@ pub fn run(args: LoadtestArgs, out: &mut impl Write) -> Result<()> {
         .enable_all()
         .build()
         .context("starting tokio")?;
-    let result = runtime.block_on(measure(&args, &server, variant, clock_seconds, seed, sources, bound, out));
+    let result = runtime.block_on(measure(
+        &args,
+        &server,
+        variant,
+        clock_seconds,
+        seed,
+        sources,
+        bound,
+        out,
+    ));
     server.stop();
     result
 }

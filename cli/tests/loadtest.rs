@@ -7,7 +7,8 @@ use std::process::Command;
 
 /// The number after `prefix` in `line`.
 fn number_after(line: &str, prefix: &str) -> f64 {
-    let rest = &line[line.find(prefix).unwrap_or_else(|| panic!("{prefix:?} in {line:?}")) + prefix.len()..];
+    let rest = &line
+        [line.find(prefix).unwrap_or_else(|| panic!("{prefix:?} in {line:?}")) + prefix.len()..];
     let digits: String =
         rest.trim_start().chars().take_while(|c| c.is_ascii_digit() || *c == '.').collect();
     digits.parse().unwrap_or_else(|_| panic!("a number after {prefix:?} in {line:?}"))
@@ -64,7 +65,15 @@ fn loadtest_plays_matches_and_prints_its_report() {
     assert!(line("server CPU:").contains("cores ="), "{stdout}");
     assert!(line("server memory:").contains("KiB per match"), "{stdout}");
     assert!(line("load generator CPU:").contains("cores"), "{stdout}");
+    // Every match that ended (the three resigned ones, and any that ended by the rules before)
+    // has a valid verdict on the server.
+    let ends = line("ends:").trim_start_matches("ends:").trim();
+    assert!(ends.contains("resignation (valid)"), "{stdout}");
+    assert!(ends.split(", ").all(|e| e.ends_with("(valid)")), "{stdout}");
     // White resigned in the three matches and each ended; nothing was refused or failed.
     assert!(line("drain:").contains("3 matches; 3 ended"), "{stdout}");
-    assert!(line("errors:").starts_with("errors: 0 (0 matches given up, 0 messages refused)"), "{stdout}");
+    assert!(
+        line("errors:").starts_with("errors: 0 (0 matches given up, 0 messages refused)"),
+        "{stdout}"
+    );
 }

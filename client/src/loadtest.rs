@@ -229,7 +229,12 @@ impl Load {
             refused: c.refused.load(Ordering::Relaxed),
             errors: e.0,
             first_errors: e.1.clone(),
-            ends: self.shared.ends.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone(),
+            ends: self
+                .shared
+                .ends
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .clone(),
         }
     }
 
@@ -255,10 +260,9 @@ impl Load {
     /// matches to end, then drops what is left. Returns the counters at the end.
     pub async fn stop(mut self, drain: Duration) -> Progress {
         self.shared.stop.send_replace(true);
-        let _ = tokio::time::timeout(drain, async {
-            while self.slots.join_next().await.is_some() {}
-        })
-        .await;
+        let _ =
+            tokio::time::timeout(drain, async { while self.slots.join_next().await.is_some() {} })
+                .await;
         self.slots.abort_all();
         while self.slots.join_next().await.is_some() {}
         self.progress()
@@ -330,11 +334,13 @@ fn seat_json(identity: &Identity) -> Result<Value, MatchError> {
 /// One slot: two keys signed in once, then one match after another until the load stops.
 async fn run_slot(shared: Arc<Shared>, slot: usize) {
     let config = &shared.config;
-    let source = |i: usize| {
-        (!config.sources.is_empty()).then(|| config.sources[i % config.sources.len()])
-    };
+    let source =
+        |i: usize| (!config.sources.is_empty()).then(|| config.sources[i % config.sources.len()]);
     let identity = |colour: &str| {
-        Identity::from_seed(&crate::selfplay::derive(config.seed, &format!("loadtest/{slot}/{colour}")))
+        Identity::from_seed(&crate::selfplay::derive(
+            config.seed,
+            &format!("loadtest/{slot}/{colour}"),
+        ))
     };
     let mut sessions = Vec::new();
     for (i, colour) in ["white", "black"].into_iter().enumerate() {

@@ -300,7 +300,8 @@ impl Session {
         let connected = match self.local {
             None => tokio_tungstenite::connect_async_with_config(req, Some(config), false).await,
             Some(local) => {
-                let stream = connect_from(local, &self.base).await.map_err(|e| err(e.to_string()))?;
+                let stream =
+                    connect_from(local, &self.base).await.map_err(|e| err(e.to_string()))?;
                 tokio_tungstenite::client_async_with_config(
                     req,
                     tokio_tungstenite::MaybeTlsStream::Plain(stream),
@@ -310,14 +311,14 @@ impl Session {
             }
         };
         let (ws, _) = connected.map_err(|e| match e {
-                tungstenite::Error::Http(r) => NetError::Refused {
-                    url: url.clone(),
-                    status: r.status().as_u16(),
-                    message: String::from_utf8_lossy(r.body().as_deref().unwrap_or_default())
-                        .into_owned(),
-                },
-                e => err(e.to_string()),
-            })?;
+            tungstenite::Error::Http(r) => NetError::Refused {
+                url: url.clone(),
+                status: r.status().as_u16(),
+                message: String::from_utf8_lossy(r.body().as_deref().unwrap_or_default())
+                    .into_owned(),
+            },
+            e => err(e.to_string()),
+        })?;
         Ok(MatchSocket { url, ws })
     }
 }

@@ -207,7 +207,8 @@ mod tests {
         let store = crate::store::sqlite::SqliteStore::open(&dir).await.expect("store");
         let clock = Arc::new(crate::clock::TokioClock::system());
         let shared = Arc::new(Shared::new(config, clock, Arc::new(store)));
-        let mine: Vec<_> = (0..2).map(|_| connect(&shared, Some(player)).expect("a place")).collect();
+        let mine: Vec<_> =
+            (0..2).map(|_| connect(&shared, Some(player)).expect("a place")).collect();
         let refused = connect(&shared, Some(player)).expect_err("a third for one key");
         assert!(refused.contains("max_connections_per_key"), "{refused}");
         // The umpire service holds one socket per match: past the per-key limit...

@@ -141,7 +141,8 @@ const MAX_ROWS_PER_INSERT: usize = 256;
 
 /// `INSERT INTO entries ... VALUES (?, ?, ?), (?, ?, ?), ...` for `rows` (at least one).
 fn insert_entries(rows: &[EntryRow]) -> sqlx::QueryBuilder<sqlx::Sqlite> {
-    let mut q = sqlx::QueryBuilder::<sqlx::Sqlite>::new("INSERT INTO entries (match_id, seq, entry) ");
+    let mut q =
+        sqlx::QueryBuilder::<sqlx::Sqlite>::new("INSERT INTO entries (match_id, seq, entry) ");
     q.push_values(rows, |mut row, e| {
         row.push_bind(id_text(&e.match_id)).push_bind(ms(e.seq)).push_bind(e.bytes.clone());
     });
