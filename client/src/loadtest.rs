@@ -551,7 +551,18 @@ async fn play_seat(
                         let path =
                             format!("/api/match/{}/verdict", protocol::hex::encode(&agreed.match_id.0));
                         let verdict = match session.get(&path).await {
-                            Ok(v) => v.get("status").and_then(Value::as_str).unwrap_or("?").to_owned(),
+                            Ok(v) => {
+                                let status = v.get("status").and_then(Value::as_str).unwrap_or("?");
+                                if status != "valid" {
+                                    shared.error(format!(
+                                        "verdict {status}: {}",
+                                        v.pointer("/faults/0/explanation")
+                                            .and_then(Value::as_str)
+                                            .unwrap_or_default()
+                                    ));
+                                }
+                                status.to_owned()
+                            }
                             Err(e) => format!("verdict unread: {e}"),
                         };
                         let reason = format!("{claim} ({verdict})");
