@@ -25,14 +25,12 @@
 //!
 //! When the load stops, White resigns in every match at its next turn, so the matches end as
 //! matches do (claims, openings, disclosures, the close, the verdict) rather than by timeouts
-//! minutes later, and White fetches the verdict. (On its own turn: a resignation while the
-//! opponent's sealed move is in flight is a race the relay refuses instead of voiding it, which
-//! leaves the opponent unable to send anything more; docs/LOADTEST.md.)
+//! minutes later, and White fetches the verdict. (On its own turn, so that no move of the
+//! opponent's is in flight: the drain measures how matches end, not races.)
 
 use crate::RandomBot;
 use crate::net::{MatchSocket, NetError, Session, signature_hex};
 use protocol::codec::Canonical;
-use protocol::game::AnyGame;
 use protocol::roles::{Ask, Input, Output, Participant, Player, Policy};
 use protocol::terms::{MatchTerms, SignedTerms};
 use protocol::wire::ServerFrame;
@@ -278,19 +276,20 @@ pub fn script(variant: Variant, seed: [u8; 32], max_plies: usize) -> Vec<Vec<u8>
     if matches!(variant, Variant::Sic | Variant::Intrigue | Variant::SecretChess6) {
         return line;
     }
-    let Ok(mut game) = AnyGame::start(variant.id(), &BTreeMap::new(), None) else {
+    let options = rules::GameOptions::default_for(variant);
+    let Ok(mut game) = rules::AnyGame::start(&options, None) else {
         return line;
     };
     let mut rng = ChaCha20Rng::from_seed(seed);
     while line.len() < max_plies && game.result().is_none() {
         let legal = game.legal_actions();
         let (Some(&actor), false) = (game.to_act().first(), legal.is_empty()) else { break };
-        let pick = legal[(rng.next_u64() % legal.len() as u64) as usize].clone();
-        match game.apply(actor, &pick) {
-            Ok((next, _)) => game = next,
+        let pick = &legal[(rng.next_u64() % legal.len() as u64) as usize];
+        match game.apply(actor, pick) {
+            Ok(next) => game = next.state,
             Err(_) => break,
         }
-        line.push(pick);
+        line.push(protocol::game::encode_action(pick));
     }
     line
 }
@@ -500,8 +499,7 @@ async fn play_seat(
     joined: Arc<AtomicU64>,
 ) -> Result<(), MatchError> {
     let agreed = signed.verify().map_err(|e| MatchError::Protocol(format!("terms: {e}")))?;
-    let variant: Variant =
-        agreed.terms.variant.parse().map_err(|e| MatchError::Protocol(format!("{e}")))?;
+    let variant = agreed.terms.variant;
     let secret = protocol::keys::random_32().map_err(|e| MatchError::Protocol(e.to_string()))?;
     let mut player = Player::asking(identity, agreed.clone(), secret)
         .map_err(|e| MatchError::Protocol(format!("player: {e}")))?;
@@ -675,11 +673,13 @@ mod tests {
         assert_eq!(line, script(Variant::Kriegspiel, [3; 32], MAX_SCRIPT_PLIES));
         assert_ne!(line, script(Variant::Kriegspiel, [4; 32], MAX_SCRIPT_PLIES));
         // Replayed through the rules, every ply is legal for the side to act.
-        let mut game = AnyGame::start("kriegspiel", &BTreeMap::new(), None).expect("starts");
+        let options = rules::GameOptions::default_for(Variant::Kriegspiel);
+        let mut game = rules::AnyGame::start(&options, None).expect("starts");
         for (i, ply) in line.iter().enumerate() {
             let actor = if i % 2 == 0 { Color::White } else { Color::Black };
-            assert!(game.legal_actions().contains(ply), "ply {i}");
-            game = game.apply(actor, ply).expect("legal").0;
+            let action = protocol::game::decode_action(Variant::Kriegspiel, ply).expect("decodes");
+            assert!(game.legal_actions().contains(&action), "ply {i}");
+            game = game.apply(actor, &action).expect("legal").state;
         }
         // It stops at the end of the game or at the cap.
         assert!(game.result().is_some() || line.len() == MAX_SCRIPT_PLIES);
