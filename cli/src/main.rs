@@ -7,6 +7,7 @@
 mod agent_cmd;
 mod keys;
 mod ledger;
+mod loadtest;
 mod net;
 mod play;
 mod record;
@@ -61,6 +62,9 @@ enum Command {
     Play(play::PlayArgs),
     /// Run your agent with the local bot API on loopback, for a bot in any language.
     Agent(agent_cmd::AgentCmdArgs),
+    /// Drive many concurrent matches against a server; report messages/s, receipt latency,
+    /// server CPU and memory per match, and the relay's throughput against ed25519's bound.
+    Loadtest(loadtest::LoadtestArgs),
     /// Play one complete match in-process (two random bots, umpire, relay) and write its record.
     Selfplay {
         /// chess, kriegspiel, sic, intrigue, secretchess6 or espionage.
@@ -167,6 +171,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Bot(args) => net::agent(args, false)?,
         Command::Play(args) => play::run(args, &mut out)?,
         Command::Agent(args) => agent_cmd::run(args, &mut out)?,
+        Command::Loadtest(args) => loadtest::run(args, &mut out)?,
         Command::Selfplay { variant: v, seed, out: path } => {
             selfplay::run(variant(&v)?, seed, &path, &mut out)?;
         }

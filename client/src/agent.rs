@@ -248,11 +248,25 @@ impl Agent {
             backoff = 100;
             while let Some(event) = stream.next().await {
                 match event {
+                    // Each event is answered in a task of its own: an umpire service takes part
+                    // in every match the server starts, and answering one event at a time (an
+                    // HTTP round trip each) would hold back every match behind the slowest.
                     Ok(e) => {
-                        if let Err(err) = self.on_event(&e).await {
-                            tracing::warn!(error = %err, event = %e, "event not handled");
+                        // Observers see events in stream order, except a game's start: they
+                        // see that once the agent has registered the game's seat.
+                        let started = e.get("type").and_then(Value::as_str) == Some("gameStart");
+                        if !started {
+                            let _ = self.observers.send(e.clone());
                         }
-                        let _ = self.observers.send(e);
+                        let agent = self.clone();
+                        tokio::spawn(async move {
+                            if let Err(err) = agent.on_event(&e).await {
+                                tracing::warn!(error = %err, event = %e, "event not handled");
+                            }
+                            if started {
+                                let _ = agent.observers.send(e);
+                            }
+                        });
                     }
                     Err(_) => break,
                 }

@@ -6,6 +6,9 @@
 //! player or umpire machine over a match socket), journaling ([`journal`]) everything it needs
 //! to resume after a crash before anything depending on it is sent.
 //!
+//! [`loadtest`] is the load generator behind `fogproof loadtest`: many concurrent matches of
+//! real player machines with moves decided in advance (docs/LOADTEST.md).
+//!
 //! [`selfplay`] plays one complete match in-process: two [`protocol::roles::Player`]s with
 //! [`RandomBot`] policies, the [`protocol::roles::Umpire`] in umpired games, and the real
 //! [`protocol::relay::Relay`], with real signatures, seals and receipts, under simulated time
@@ -52,6 +55,7 @@ pub mod housebot;
 pub mod journal;
 pub mod keyfile;
 pub mod local;
+pub mod loadtest;
 pub mod net;
 pub mod seat;
 pub mod selfplay;

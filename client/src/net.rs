@@ -77,6 +77,9 @@ pub struct Session {
     identity: Identity,
     name: Option<String>,
     token: std::sync::Arc<std::sync::Mutex<String>>,
+    /// The local address every connection of this session starts from (`None`: the
+    /// system's choice).
+    local: Option<std::net::IpAddr>,
     /// The signed-in key.
     pub key: PublicKey,
     /// The server.
@@ -124,9 +127,22 @@ impl Session {
         identity: &Identity,
         name: Option<&str>,
     ) -> Result<Session, NetError> {
+        Session::sign_in_from(base, identity, name, None).await
+    }
+
+    /// [`Session::sign_in`] with every connection of the session (requests and sockets)
+    /// starting from the local address `local`: a load generator on one machine spreads its
+    /// simulated players over the loopback range as real players come from many addresses.
+    pub async fn sign_in_from(
+        base: &str,
+        identity: &Identity,
+        name: Option<&str>,
+        local: Option<std::net::IpAddr>,
+    ) -> Result<Session, NetError> {
         let base = base.trim_end_matches('/').to_owned();
         let http = reqwest::Client::builder()
             .connect_timeout(Duration::from_secs(10))
+            .local_address(local)
             .build()
             .map_err(|e| NetError::Connect { url: base.clone(), why: e.to_string() })?;
         let info = Session::server_info(&http, &base).await?;
@@ -136,6 +152,7 @@ impl Session {
             identity: identity.clone(),
             name: name.map(str::to_owned),
             token: std::sync::Arc::default(),
+            local,
             key: identity.public(),
             info,
         };
@@ -274,22 +291,58 @@ impl Session {
         let mut req = url.as_str().into_client_request().map_err(|e| err(e.to_string()))?;
         let auth = format!("Bearer {}", self.token()).parse().map_err(|_| err("token".into()))?;
         req.headers_mut().insert("authorization", auth);
+        // Read 4 KiB at a time, not tungstenite's 128 KiB (zeroed before every read and kept
+        // per socket), as the server does (`server::socket::READ_BUFFER_BYTES`).
         let config = tungstenite::protocol::WebSocketConfig::default()
+            .read_buffer_size(4096)
             .max_message_size(Some(ServerFrame::MAX_BYTES + 64))
             .max_frame_size(Some(ServerFrame::MAX_BYTES + 64));
-        let (ws, _) = tokio_tungstenite::connect_async_with_config(req, Some(config), false)
-            .await
-            .map_err(|e| match e {
-                tungstenite::Error::Http(r) => NetError::Refused {
-                    url: url.clone(),
-                    status: r.status().as_u16(),
-                    message: String::from_utf8_lossy(r.body().as_deref().unwrap_or_default())
-                        .into_owned(),
-                },
-                e => err(e.to_string()),
-            })?;
+        let connected = match self.local {
+            None => tokio_tungstenite::connect_async_with_config(req, Some(config), false).await,
+            Some(local) => {
+                let stream =
+                    connect_from(local, &self.base).await.map_err(|e| err(e.to_string()))?;
+                tokio_tungstenite::client_async_with_config(
+                    req,
+                    tokio_tungstenite::MaybeTlsStream::Plain(stream),
+                    Some(config),
+                )
+                .await
+            }
+        };
+        let (ws, _) = connected.map_err(|e| match e {
+            tungstenite::Error::Http(r) => NetError::Refused {
+                url: url.clone(),
+                status: r.status().as_u16(),
+                message: String::from_utf8_lossy(r.body().as_deref().unwrap_or_default())
+                    .into_owned(),
+            },
+            e => err(e.to_string()),
+        })?;
         Ok(MatchSocket { url, ws })
     }
+}
+
+/// A TCP connection from `local` to the host and port of `base` (`http://host:port`).
+async fn connect_from(
+    local: std::net::IpAddr,
+    base: &str,
+) -> std::io::Result<tokio::net::TcpStream> {
+    let authority = base.split_once("://").map_or(base, |(_, rest)| rest);
+    let authority = authority.split('/').next().unwrap_or(authority);
+    let mut last = std::io::Error::other(format!("{authority}: no address"));
+    for addr in tokio::net::lookup_host(authority).await? {
+        let socket = match addr {
+            std::net::SocketAddr::V4(_) => tokio::net::TcpSocket::new_v4()?,
+            std::net::SocketAddr::V6(_) => tokio::net::TcpSocket::new_v6()?,
+        };
+        socket.bind(std::net::SocketAddr::new(local, 0))?;
+        match socket.connect(addr).await {
+            Ok(s) => return Ok(s),
+            Err(e) => last = e,
+        }
+    }
+    Err(last)
 }
 
 /// The NDJSON event stream.

@@ -17,7 +17,8 @@ pub struct Limits {
     pub max_body_bytes: usize,
     /// Open connections (WebSockets and event streams) in total.
     pub max_connections: usize,
-    /// Open connections of one key.
+    /// Open connections of one key (the server's own umpire service excepted:
+    /// [`Config::is_umpire_service`]).
     pub max_connections_per_key: usize,
     /// Open challenges (seeks included) one key may have at once.
     pub max_open_challenges_per_key: usize,
@@ -26,7 +27,8 @@ pub struct Limits {
     /// Sign-in challenges outstanding at once, over all peers (each lives
     /// `sign_in_challenge_ms`).
     pub max_sign_in_challenges: usize,
-    /// HTTP requests per second of one key (a burst of the same size is allowed).
+    /// HTTP requests per second of one key (a burst of the same size is allowed; the server's
+    /// own umpire service excepted: [`Config::is_umpire_service`]).
     pub max_requests_per_second_per_key: u32,
     /// HTTP requests per second of one address (a burst of the same size is allowed).
     pub max_requests_per_second_per_address: u32,
@@ -145,6 +147,13 @@ pub struct Config {
 }
 
 impl Config {
+    /// Whether `key` is the server's own umpire service, which the per-key limits do not
+    /// bound (it is a party of every umpired match the server holds; the total limits and the
+    /// players' per-key limits bound those matches).
+    pub fn is_umpire_service(&self, key: &PublicKey) -> bool {
+        self.default_umpire == Some(*key)
+    }
+
     /// A configuration with the defaults.
     pub fn new(data_dir: PathBuf, relay: Identity) -> Config {
         Config {

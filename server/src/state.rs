@@ -157,9 +157,13 @@ impl std::fmt::Debug for Shared {
     }
 }
 
-/// Takes a connection place for `key`, or says which limit is reached.
+/// Takes a connection place for `key`, or says which limit is reached. The server's own umpire
+/// service (`Config::default_umpire`) counts towards `max_connections` only: it is a party of
+/// every umpired match, so it holds one socket per live match, which the total and the
+/// players' own limits already bound (docs/SERVER.md, limits).
 pub fn connect(shared: &Arc<Shared>, key: Option<PublicKey>) -> Result<ConnectionSlot, String> {
     let limits = shared.config.limits;
+    let key = key.filter(|k| !shared.config.is_umpire_service(k));
     let c = &shared.connections;
     if c.total.fetch_add(1, Ordering::Relaxed) >= limits.max_connections {
         c.total.fetch_sub(1, Ordering::Relaxed);
@@ -183,4 +187,40 @@ pub fn connect(shared: &Arc<Shared>, key: Option<PublicKey>) -> Result<Connectio
     }
     metrics::gauge!(crate::metrics::CONNECTIONS).increment(1.0);
     Ok(ConnectionSlot { shared: shared.clone(), key })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use protocol::Identity;
+
+    #[tokio::test]
+    async fn the_umpire_service_is_bound_by_the_total_connections_only() {
+        let dir = std::env::temp_dir().join(format!("fogproof-state-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut config = Config::new(dir.clone(), Identity::from_seed(&[1; 32]));
+        let umpire = Identity::from_seed(&[2; 32]).public();
+        let player = Identity::from_seed(&[3; 32]).public();
+        config.default_umpire = Some(umpire);
+        config.limits.max_connections_per_key = 2;
+        config.limits.max_connections = 5;
+        let store = crate::store::sqlite::SqliteStore::open(&dir).await.expect("store");
+        let clock = Arc::new(crate::clock::TokioClock::system());
+        let shared = Arc::new(Shared::new(config, clock, Arc::new(store)));
+        let mine: Vec<_> =
+            (0..2).map(|_| connect(&shared, Some(player)).expect("a place")).collect();
+        let refused = connect(&shared, Some(player)).expect_err("a third for one key");
+        assert!(refused.contains("max_connections_per_key"), "{refused}");
+        // The umpire service holds one socket per match: past the per-key limit...
+        let umpire_slots: Vec<_> =
+            (0..3).map(|_| connect(&shared, Some(umpire)).expect("a place")).collect();
+        // ...but not past the total.
+        let refused = connect(&shared, Some(umpire)).expect_err("a sixth connection");
+        assert!(refused.contains("(max_connections)"), "{refused}");
+        drop(umpire_slots);
+        let again = connect(&shared, Some(umpire)).expect("places freed");
+        drop((mine, again));
+        assert_eq!(shared.connections.total.load(Ordering::Relaxed), 0);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

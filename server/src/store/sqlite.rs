@@ -135,6 +135,20 @@ impl SqliteStore {
 
 const INSERT_ENTRY: &str = "INSERT INTO entries (match_id, seq, entry) VALUES (?, ?, ?)";
 
+/// Entries in one INSERT statement (3 parameters each, far below SQLite's and PostgreSQL's
+/// limits on the parameters of a statement).
+const MAX_ROWS_PER_INSERT: usize = 256;
+
+/// `INSERT INTO entries ... VALUES (?, ?, ?), (?, ?, ?), ...` for `rows` (at least one).
+fn insert_entries(rows: &[EntryRow]) -> sqlx::QueryBuilder<sqlx::Sqlite> {
+    let mut q =
+        sqlx::QueryBuilder::<sqlx::Sqlite>::new("INSERT INTO entries (match_id, seq, entry) ");
+    q.push_values(rows, |mut row, e| {
+        row.push_bind(id_text(&e.match_id)).push_bind(ms(e.seq)).push_bind(e.bytes.clone());
+    });
+    q
+}
+
 impl Store for SqliteStore {
     fn put_account<'a>(&'a self, account: &'a Account) -> StoreFuture<'a, ()> {
         Box::pin(async move {
@@ -246,15 +260,16 @@ impl Store for SqliteStore {
 
     fn append_entries<'a>(&'a self, rows: &'a [EntryRow]) -> StoreFuture<'a, ()> {
         Box::pin(async move {
+            // One multi-row INSERT per chunk (plain SQL, PostgreSQL reads it too): a group
+            // commit is then a few statements, not one round trip to the database's thread per
+            // entry, which under load each waited its turn on a busy runtime.
+            if rows.len() <= MAX_ROWS_PER_INSERT {
+                let mut insert = insert_entries(rows);
+                return insert.build().execute(&self.pool).await.map(drop).map_err(db);
+            }
             let mut tx = self.pool.begin().await.map_err(db)?;
-            for e in rows {
-                sqlx::query(INSERT_ENTRY)
-                    .bind(id_text(&e.match_id))
-                    .bind(ms(e.seq))
-                    .bind(e.bytes.clone())
-                    .execute(&mut *tx)
-                    .await
-                    .map_err(db)?;
+            for chunk in rows.chunks(MAX_ROWS_PER_INSERT) {
+                insert_entries(chunk).build().execute(&mut *tx).await.map_err(db)?;
             }
             tx.commit().await.map_err(db)
         })

@@ -1,0 +1,649 @@
+//! `fogproof loadtest`: drives many concurrent matches against a server ([`client::loadtest`])
+//! and reports what the relay sustained: messages accepted per second, receipt latency, server
+//! CPU and memory per match, beside the cost of the relay's own cryptography per message
+//! (ed25519 verify + sign, timed on one core in the same run) (docs/LOADTEST.md).
+//!
+//! The run: the signature bound first (while nothing else runs), then the server (spawned as a
+//! child with `--spawn-server`, or the one at `--server`), the matches ramped up, a warm-up,
+//! one measurement window (counters and histograms read from the server's `/metrics` at both
+//! ends, CPU time from `/proc`), then White resigns everywhere and the matches drain.
+
+use anyhow::{Context, Result, bail};
+use clap::Args;
+use client::loadtest::{Load, LoadConfig, WindowReport};
+use protocol::codec::Canonical;
+use std::collections::BTreeMap;
+use std::io::{BufRead, Write};
+use std::net::IpAddr;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// Arguments of `fogproof loadtest`.
+#[derive(Args)]
+pub struct LoadtestArgs {
+    /// The server, `http://host:port` (or `--spawn-server`).
+    #[arg(long, required_unless_present = "spawn_server", conflicts_with = "spawn_server")]
+    server: Option<String>,
+    /// Start `fogproof serve` as a child process on a fresh data directory, and measure its
+    /// CPU and memory.
+    #[arg(long)]
+    spawn_server: bool,
+    /// The process id of the server at `--server`, to measure its CPU and memory.
+    #[arg(long)]
+    server_pid: Option<u32>,
+    /// Matches played at once.
+    #[arg(long, default_value_t = 100)]
+    matches: usize,
+    /// The game.
+    #[arg(long, default_value = "kriegspiel")]
+    variant: String,
+    /// The measurement window, seconds.
+    #[arg(long, default_value_t = 30.0)]
+    duration: f64,
+    /// Time between every match playing and the window opening, seconds.
+    #[arg(long, default_value_t = 5.0)]
+    warmup: f64,
+    /// How long each player waits before each move (0: at once, the saturation throughput).
+    #[arg(long, default_value_t = 1000)]
+    move_interval_ms: u64,
+    /// Matches started per second while ramping up.
+    #[arg(long, default_value_t = 50)]
+    ramp: u32,
+    /// The time control of every match, `MINUTES+SECONDS`.
+    #[arg(long, default_value = "30+0")]
+    time: String,
+    /// Every key and move derives from this number (default: drawn).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Loopback addresses (127.0.0.2 on) the players' connections start from, so the
+    /// per-address limits see many clients; 0: the system's choice.
+    #[arg(long, default_value_t = 250)]
+    local_addresses: u8,
+    /// After the window: how long the matches have to end once White resigns, seconds.
+    #[arg(long, default_value_t = 60.0)]
+    drain: f64,
+    /// How long to time verify + sign on one core, seconds.
+    #[arg(long, default_value_t = 2.0)]
+    bound_seconds: f64,
+    /// Keep the spawned server's data directory.
+    #[arg(long)]
+    keep_data: bool,
+}
+
+/// The server being measured.
+struct Server {
+    base: String,
+    pid: Option<u32>,
+    child: Option<(std::process::Child, PathBuf, bool)>,
+}
+
+impl Server {
+    fn spawn(keep: bool) -> Result<Server> {
+        let dir = std::env::temp_dir().join(format!("fogproof-loadtest-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+        let log = std::fs::File::create(dir.join("serve.log")).context("the server's log")?;
+        let mut child = std::process::Command::new(std::env::current_exe()?)
+            .args(["serve", "--listen", "127.0.0.1:0", "--no-bot", "--data"])
+            .arg(dir.join("data"))
+            .env("FOGPROOF_LOG", "warn")
+            .stdout(std::process::Stdio::piped())
+            .stderr(log)
+            .spawn()
+            .context("starting fogproof serve")?;
+        let stdout = child.stdout.take().context("the server's output")?;
+        let mut lines = std::io::BufReader::new(stdout).lines();
+        let base = loop {
+            let Some(line) = lines.next() else {
+                let _ = child.kill();
+                bail!(
+                    "fogproof serve ended before listening (see {})",
+                    dir.join("serve.log").display()
+                );
+            };
+            if let Some(url) = line?.strip_prefix("fogproof server listening on ") {
+                break url.trim().to_owned();
+            }
+        };
+        // Keep reading its output so it never blocks on a full pipe.
+        std::thread::spawn(move || for _ in lines {});
+        let pid = child.id();
+        Ok(Server { base, pid: Some(pid), child: Some((child, dir, keep)) })
+    }
+
+    fn stop(&mut self) {
+        let Some((mut child, dir, keep)) = self.child.take() else { return };
+        if let Some(pid) = rustix::process::Pid::from_raw(child.id() as i32) {
+            let _ = rustix::process::kill_process(pid, rustix::process::Signal::TERM);
+        }
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = child.try_wait() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+        if !keep {
+            let _ = std::fs::remove_dir_all(&dir);
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// CPU time of a process (all its threads), seconds.
+fn process_cpu_seconds(pid: &str) -> Option<f64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // Fields after the command name (which may hold spaces): state is field 3, utime 14,
+    // stime 15 (proc(5)).
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?;
+    Some(ticks as f64 / rustix::param::clock_ticks_per_second() as f64)
+}
+
+/// Resident memory now and at its peak, KiB.
+fn process_memory_kib(pid: u32) -> Option<(u64, u64)> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.split_whitespace().next())
+            .and_then(|v| v.parse::<u64>().ok())
+    };
+    Some((field("VmRSS:")?, field("VmHWM:")?))
+}
+
+/// The machine's CPU time, busy and in total, seconds over all cores.
+fn machine_cpu_seconds() -> Option<(f64, f64)> {
+    let stat = std::fs::read_to_string("/proc/stat").ok()?;
+    let line = stat.lines().next()?.strip_prefix("cpu ")?;
+    let v: Vec<u64> = line.split_whitespace().filter_map(|x| x.parse().ok()).collect();
+    // user nice system idle iowait irq softirq steal (guest time is inside user).
+    let total: u64 = v.iter().take(8).sum();
+    let idle = v.get(3)? + v.get(4)?;
+    let hz = rustix::param::clock_ticks_per_second() as f64;
+    Some(((total - idle) as f64 / hz, total as f64 / hz))
+}
+
+/// One reading of everything measured at a window's edge.
+struct Snapshot {
+    at: Instant,
+    metrics: Metrics,
+    server_cpu: Option<f64>,
+    own_cpu: Option<f64>,
+    machine: Option<(f64, f64)>,
+}
+
+/// The server's Prometheus text, as numbers by series (`name{labels}`).
+#[derive(Clone, Debug, Default)]
+struct Metrics(BTreeMap<String, f64>);
+
+impl Metrics {
+    fn parse(text: &str) -> Metrics {
+        let mut out = BTreeMap::new();
+        for line in text.lines().filter(|l| !l.starts_with('#')) {
+            if let Some((series, value)) = line.rsplit_once(' ')
+                && let Ok(v) = value.trim().parse::<f64>()
+            {
+                out.insert(series.trim().to_owned(), v);
+            }
+        }
+        Metrics(out)
+    }
+
+    fn get(&self, series: &str) -> f64 {
+        self.0.get(series).copied().unwrap_or(0.0)
+    }
+
+    /// A histogram's cumulative buckets `(le, count)`, ascending, `+Inf` last.
+    fn buckets(&self, name: &str) -> Vec<(f64, f64)> {
+        let prefix = format!("{name}_bucket{{le=\"");
+        let mut v: Vec<(f64, f64)> = self
+            .0
+            .iter()
+            .filter_map(|(k, c)| {
+                let le = k.strip_prefix(&prefix)?.strip_suffix("\"}")?;
+                let le = if le == "+Inf" { f64::INFINITY } else { le.parse().ok()? };
+                Some((le, *c))
+            })
+            .collect();
+        v.sort_by(|a, b| a.0.total_cmp(&b.0));
+        v
+    }
+}
+
+/// A histogram over a window: the difference of two readings.
+struct Window {
+    buckets: Vec<(f64, f64)>,
+    count: f64,
+    sum: f64,
+}
+
+impl Window {
+    fn between(a: &Metrics, b: &Metrics, name: &str) -> Window {
+        let before = a.buckets(name);
+        let buckets = b
+            .buckets(name)
+            .into_iter()
+            .map(|(le, c)| {
+                let was = before.iter().find(|(l, _)| *l == le).map_or(0.0, |x| x.1);
+                (le, c - was)
+            })
+            .collect();
+        Window {
+            buckets,
+            count: b.get(&format!("{name}_count")) - a.get(&format!("{name}_count")),
+            sum: b.get(&format!("{name}_sum")) - a.get(&format!("{name}_sum")),
+        }
+    }
+
+    /// The upper bound of the bucket holding the `q` quantile, seconds.
+    fn quantile(&self, q: f64) -> Option<f64> {
+        if self.count <= 0.0 {
+            return None;
+        }
+        let rank = (q * self.count).ceil().max(1.0);
+        self.buckets.iter().find(|(_, c)| *c >= rank).map(|(le, _)| *le)
+    }
+
+    fn mean(&self) -> Option<f64> {
+        (self.count > 0.0).then(|| self.sum / self.count)
+    }
+}
+
+fn ms(seconds: Option<f64>) -> String {
+    match seconds {
+        None => "-".into(),
+        Some(s) if s.is_infinite() => "> 10 s".into(),
+        Some(s) => format!("{:.1} ms", s * 1000.0),
+    }
+}
+
+/// The relay's own cryptography per message: [`protocol::message::SignedMessage::verify`] of a
+/// player's or umpire's message and [`protocol::message::SignedReceipt::sign`] of its receipt,
+/// over every such message of a self-played Kriegspiel match, looped for `seconds` on this
+/// thread. Returns seconds per message and how many distinct messages were timed.
+pub fn signature_cost(seconds: f64) -> Result<(f64, usize)> {
+    let played = client::selfplay_with(client::SelfplayConfig::new(rules::Variant::Kriegspiel, 1))
+        .context("self-playing the Kriegspiel match the bound is timed on")?;
+    let relay_key = protocol::terms::MatchTerms::from_canonical(&played.record.terms.terms)
+        .context("the terms")?
+        .relay;
+    let mut pairs = Vec::new();
+    for e in &played.record.entries {
+        let body = e.message.verify().context("a self-played message")?;
+        if body.author == relay_key {
+            continue;
+        }
+        let receipt = protocol::message::Receipt::from_canonical(&e.receipt.receipt)
+            .context("a self-played receipt")?;
+        pairs.push((e.message.clone(), receipt));
+    }
+    if pairs.is_empty() {
+        bail!("the self-played match has no message to time");
+    }
+    let relay = protocol::Identity::from_seed(&[9; 32]);
+    let started = Instant::now();
+    let mut done = 0u64;
+    while started.elapsed().as_secs_f64() < seconds {
+        for (message, receipt) in &pairs {
+            let body = message.verify().context("verify")?;
+            std::hint::black_box(body);
+            std::hint::black_box(protocol::message::SignedReceipt::sign(receipt, &relay));
+        }
+        done += pairs.len() as u64;
+    }
+    Ok((started.elapsed().as_secs_f64() / done as f64, pairs.len()))
+}
+
+/// Raises this process's open-file limit to its hard limit (each match holds sockets).
+fn raise_file_limit() -> u64 {
+    use rustix::process::{Resource, getrlimit, setrlimit};
+    let mut l = getrlimit(Resource::Nofile);
+    if l.maximum.is_some() {
+        l.current = l.maximum;
+    }
+    let _ = setrlimit(Resource::Nofile, l);
+    getrlimit(Resource::Nofile).current.unwrap_or(u64::MAX)
+}
+
+fn parse_time(text: &str) -> Result<(u64, u64)> {
+    let (m, s) = text.split_once('+').with_context(|| format!("--time {text}: MINUTES+SECONDS"))?;
+    let minutes: u64 = m.trim().parse().with_context(|| format!("--time {text}: minutes"))?;
+    let seconds: u64 = s.trim().parse().with_context(|| format!("--time {text}: seconds"))?;
+    Ok((minutes * 60, seconds))
+}
+
+/// `fogproof loadtest`.
+pub fn run(args: LoadtestArgs, out: &mut impl Write) -> Result<()> {
+    let variant: rules::Variant = args.variant.parse()?;
+    let clock_seconds = parse_time(&args.time)?;
+    if args.matches == 0 {
+        bail!("--matches must be at least 1");
+    }
+    if !(args.duration > 0.0 && args.warmup >= 0.0 && args.drain >= 0.0) {
+        bail!("--duration must be positive, --warmup and --drain not negative");
+    }
+    let files = raise_file_limit();
+    let seed = match args.seed {
+        Some(s) => s,
+        None => u64::from_le_bytes(protocol::keys::random_32()?[..8].try_into()?),
+    };
+    writeln!(
+        out,
+        "fogproof loadtest: {} matches of {}, one move per {} ms per match, seed {seed}",
+        args.matches,
+        variant.id(),
+        args.move_interval_ms
+    )?;
+    out.flush()?;
+
+    // 1. The signature bound, on one core, before anything else runs.
+    let (per_message, timed) = signature_cost(args.bound_seconds)?;
+    let bound = 1.0 / per_message;
+    writeln!(
+        out,
+        "signature bound: verify + sign {:.1} us per message on one core = {bound:.0} messages/s \
+         (ed25519-dalek verify_strict + sign over the {timed} messages of a self-played \
+         Kriegspiel match)",
+        per_message * 1e6
+    )?;
+    out.flush()?;
+
+    // 2. The server.
+    let mut server = match &args.server {
+        Some(base) => Server {
+            base: base.trim_end_matches('/').to_owned(),
+            pid: args.server_pid,
+            child: None,
+        },
+        None => Server::spawn(args.keep_data)?,
+    };
+    let host_is_loopback = server
+        .base
+        .split_once("://")
+        .and_then(|(_, r)| r.split(['/', ':']).next())
+        .and_then(|h| h.parse::<IpAddr>().ok())
+        .is_some_and(|ip| ip.is_loopback() && ip.is_ipv4());
+    let sources: Vec<IpAddr> = if host_is_loopback {
+        (0..args.local_addresses)
+            .map(|i| IpAddr::from([127, 0, 0, 2u8.saturating_add(i)]))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    writeln!(
+        out,
+        "server: {}{} (load from {} local addresses, open-file limit {files})",
+        server.base,
+        server.pid.map_or(String::new(), |p| format!(", pid {p}")),
+        sources.len().max(1)
+    )?;
+    out.flush()?;
+
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting tokio")?;
+    let result = runtime.block_on(measure(
+        &args,
+        &server,
+        variant,
+        clock_seconds,
+        seed,
+        sources,
+        bound,
+        out,
+    ));
+    server.stop();
+    result
+}
+
+#[allow(clippy::too_many_arguments, reason = "one call from `run`, every argument named there")]
+async fn measure(
+    args: &LoadtestArgs,
+    server: &Server,
+    variant: rules::Variant,
+    clock_seconds: (u64, u64),
+    seed: u64,
+    sources: Vec<IpAddr>,
+    bound: f64,
+    out: &mut impl Write,
+) -> Result<()> {
+    let http = reqwest::Client::new();
+    let metrics_url = format!("{}/metrics", server.base);
+    let read_metrics = || async {
+        let text = http
+            .get(&metrics_url)
+            .send()
+            .await
+            .and_then(reqwest::Response::error_for_status)
+            .with_context(|| format!("reading {metrics_url}"))?
+            .text()
+            .await
+            .with_context(|| format!("reading {metrics_url}"))?;
+        anyhow::Ok(Metrics::parse(&text))
+    };
+    let pid = server.pid;
+    let me = std::process::id().to_string();
+    let snapshot = || async {
+        let metrics = read_metrics().await?;
+        anyhow::Ok(Snapshot {
+            at: Instant::now(),
+            metrics,
+            server_cpu: pid.and_then(|p| process_cpu_seconds(&p.to_string())),
+            own_cpu: process_cpu_seconds(&me),
+            machine: machine_cpu_seconds(),
+        })
+    };
+    read_metrics().await?;
+    let baseline_memory = pid.and_then(process_memory_kib);
+
+    // 3. The matches, ramped up.
+    let load = Load::start(LoadConfig {
+        server: server.base.clone(),
+        matches: args.matches,
+        variant,
+        move_interval: Duration::from_millis(args.move_interval_ms),
+        clock_seconds,
+        ramp_per_second: args.ramp,
+        seed,
+        sources,
+    });
+    let ramp_started = Instant::now();
+    let ramp_limit = Duration::from_secs_f64(args.matches as f64 / f64::from(args.ramp.max(1)))
+        + Duration::from_secs(120);
+    let mut said = Instant::now();
+    loop {
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let p = load.progress();
+        if said.elapsed() >= Duration::from_secs(5) {
+            said = Instant::now();
+            eprintln!(
+                "ramp: {} matches playing, {} started, {} errors after {:.0} s",
+                p.playing,
+                p.started,
+                p.errors,
+                ramp_started.elapsed().as_secs_f64()
+            );
+        }
+        if p.playing as usize >= args.matches {
+            break;
+        }
+        if ramp_started.elapsed() > ramp_limit {
+            writeln!(
+                out,
+                "ramp: only {} of {} matches playing after {:.0} s; measuring those",
+                p.playing,
+                args.matches,
+                ramp_started.elapsed().as_secs_f64()
+            )?;
+            break;
+        }
+    }
+    writeln!(
+        out,
+        "ramp: {} matches playing after {:.1} s",
+        load.progress().playing,
+        ramp_started.elapsed().as_secs_f64()
+    )?;
+    out.flush()?;
+    tokio::time::sleep(Duration::from_secs_f64(args.warmup)).await;
+
+    // 4. The window.
+    let a = snapshot().await?;
+    let at_start = load.progress();
+    load.open_window();
+    tokio::time::sleep(Duration::from_secs_f64(args.duration)).await;
+    let players = load.close_window();
+    let b = snapshot().await?;
+    let at_end = load.progress();
+    let memory = pid.and_then(process_memory_kib);
+    report(bound, &a, &b, &players, &at_start, &at_end, baseline_memory, memory, out)?;
+    out.flush()?;
+
+    // 5. The drain.
+    let before = load.progress();
+    let end = load.stop(Duration::from_secs_f64(args.drain)).await;
+    writeln!(
+        out,
+        "drain: White resigned in {} matches; {} ended within {:.0} s",
+        before.playing,
+        end.finished - before.finished,
+        args.drain
+    )?;
+    writeln!(
+        out,
+        "ends: {}",
+        end.ends.iter().map(|(why, n)| format!("{n} {why}")).collect::<Vec<_>>().join(", ")
+    )?;
+    writeln!(
+        out,
+        "errors: {} ({} matches given up, {} messages refused){}",
+        end.errors,
+        end.failed,
+        end.refused,
+        if end.first_errors.is_empty() {
+            String::new()
+        } else {
+            format!("; first: {}", end.first_errors.join(" | "))
+        }
+    )?;
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments, reason = "one call from `measure`, every argument named there")]
+fn report(
+    bound: f64,
+    a: &Snapshot,
+    b: &Snapshot,
+    players: &WindowReport,
+    at_start: &client::loadtest::Progress,
+    at_end: &client::loadtest::Progress,
+    baseline_memory: Option<(u64, u64)>,
+    memory: Option<(u64, u64)>,
+    out: &mut impl Write,
+) -> Result<()> {
+    let seconds = (b.at - a.at).as_secs_f64();
+    let delta = |name: &str| b.metrics.get(name) - a.metrics.get(name);
+    let accepted = delta("fogproof_messages_accepted_total");
+    let rate = accepted / seconds;
+    let playing = at_end.playing.max(1) as f64;
+    writeln!(
+        out,
+        "window: {seconds:.1} s with {} matches playing ({} finished and replaced in it)",
+        at_end.playing,
+        at_end.finished - at_start.finished
+    )?;
+    writeln!(
+        out,
+        "throughput: {rate:.0} messages/s accepted by the relay ({accepted:.0} in the window) = \
+         {:.1}% of the signature bound",
+        100.0 * rate / bound
+    )?;
+    let receipts = Window::between(&a.metrics, &b.metrics, "fogproof_receipt_latency_seconds");
+    writeln!(
+        out,
+        "receipt latency (server, arrival to receipt out; bucket bounds): p50 <= {}, p99 <= {}, \
+         max <= {}, mean {}",
+        ms(receipts.quantile(0.5)),
+        ms(receipts.quantile(0.99)),
+        ms(receipts.quantile(1.0)),
+        ms(receipts.mean())
+    )?;
+    let q = |p: f64| players.quantile_us(p).map(|us| f64::from(us) / 1e6);
+    writeln!(
+        out,
+        "receipt latency (players, send to own entry back): p50 {}, p99 {}, max {} over {} messages",
+        ms(q(0.5)),
+        ms(q(0.99)),
+        ms(q(1.0)),
+        players.latencies_us.len()
+    )?;
+    let commits = Window::between(&a.metrics, &b.metrics, "fogproof_storage_commit_seconds");
+    let entries = delta("fogproof_entries_committed_total");
+    writeln!(
+        out,
+        "storage: {:.0} commits/s of {:.1} entries each, commit mean {}, p99 <= {}",
+        commits.count / seconds,
+        if commits.count > 0.0 { entries / commits.count } else { 0.0 },
+        ms(commits.mean()),
+        ms(commits.quantile(0.99))
+    )?;
+    let cores = |x: Option<f64>, y: Option<f64>| match (x, y) {
+        (Some(x), Some(y)) => Some((y - x) / seconds),
+        _ => None,
+    };
+    let server = cores(a.server_cpu, b.server_cpu);
+    let own = cores(a.own_cpu, b.own_cpu);
+    let machine = match (a.machine, b.machine) {
+        (Some((busy0, total0)), Some((busy1, total1))) => {
+            Some(((busy1 - busy0) / seconds, (total1 - total0) / seconds))
+        }
+        _ => None,
+    };
+    match server {
+        Some(s) => writeln!(
+            out,
+            "server CPU: {s:.2} cores = {:.2} ms per second per match, {:.0} us per accepted \
+             message ({:.1}x the relay's verify + sign)",
+            1000.0 * s / playing,
+            1e6 * s / rate.max(f64::MIN_POSITIVE),
+            s / rate.max(f64::MIN_POSITIVE) * bound
+        )?,
+        None => writeln!(out, "server CPU: unknown (--spawn-server or --server-pid)")?,
+    }
+    match (baseline_memory, memory) {
+        (Some((base, _)), Some((rss, peak))) => writeln!(
+            out,
+            "server memory: {:.0} MiB resident ({:.0} MiB before the matches, peak {:.0} MiB) = \
+             {:.0} KiB per match",
+            rss as f64 / 1024.0,
+            base as f64 / 1024.0,
+            peak as f64 / 1024.0,
+            rss.saturating_sub(base) as f64 / playing
+        )?,
+        _ => writeln!(out, "server memory: unknown (--spawn-server or --server-pid)")?,
+    }
+    writeln!(
+        out,
+        "load generator CPU: {}; machine: {} of {} cores busy{}",
+        own.map_or("-".into(), |c| format!("{c:.2} cores")),
+        machine.map_or("-".into(), |m| format!("{:.2}", m.0)),
+        machine.map_or("-".into(), |m| format!("{:.0}", m.1)),
+        match (machine, server, own) {
+            (Some(m), Some(s), Some(o)) =>
+                format!(" ({:.2} by other processes)", (m.0 - s - o).max(0.0)),
+            _ => String::new(),
+        }
+    )?;
+    Ok(())
+}

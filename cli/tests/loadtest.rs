@@ -1,0 +1,79 @@
+//! `fogproof loadtest` end to end, small: it spawns its own `fogproof serve`, plays three
+//! Kriegspiel matches for a short window, prints every line of its report, and drains (White
+//! resigns, every match ends). No speed is asserted: only that messages flowed, that each
+//! figure was measured, and that the matches were played without a refusal or an error.
+
+use std::process::Command;
+
+/// The number after `prefix` in `line`.
+fn number_after(line: &str, prefix: &str) -> f64 {
+    let rest = &line
+        [line.find(prefix).unwrap_or_else(|| panic!("{prefix:?} in {line:?}")) + prefix.len()..];
+    let digits: String =
+        rest.trim_start().chars().take_while(|c| c.is_ascii_digit() || *c == '.').collect();
+    digits.parse().unwrap_or_else(|_| panic!("a number after {prefix:?} in {line:?}"))
+}
+
+#[test]
+fn loadtest_plays_matches_and_prints_its_report() {
+    let output = Command::new(env!("CARGO_BIN_EXE_fogproof"))
+        .args([
+            "loadtest",
+            "--spawn-server",
+            "--matches",
+            "3",
+            "--variant",
+            "kriegspiel",
+            "--duration",
+            "3",
+            "--warmup",
+            "0.5",
+            "--move-interval-ms",
+            "50",
+            "--ramp",
+            "10",
+            "--drain",
+            "60",
+            "--bound-seconds",
+            "0.2",
+            "--seed",
+            "7",
+            "--local-addresses",
+            "4",
+        ])
+        .output()
+        .expect("fogproof runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    let line = |prefix: &str| {
+        stdout
+            .lines()
+            .find(|l| l.starts_with(prefix))
+            .unwrap_or_else(|| panic!("no {prefix:?} line in:\n{stdout}\n{stderr}"))
+    };
+    // The bound was timed: a positive cost per message.
+    assert!(number_after(line("signature bound:"), "verify + sign") > 0.0);
+    assert!(line("ramp:").starts_with("ramp: 3 matches playing"), "{stdout}");
+    // Messages were accepted by the relay in the window, and receipts came back to players.
+    assert!(number_after(line("throughput:"), "(") > 0.0, "{stdout}");
+    assert!(line("receipt latency (server").contains("p99 <="), "{stdout}");
+    let players = line("receipt latency (players");
+    assert!(number_after(players, "over") > 0.0, "{stdout}");
+    assert!(line("storage:").contains("commits/s"), "{stdout}");
+    // The spawned server's pid is known, so its CPU and memory were read from /proc.
+    assert!(line("server CPU:").contains("cores ="), "{stdout}");
+    assert!(line("server memory:").contains("KiB per match"), "{stdout}");
+    assert!(line("load generator CPU:").contains("cores"), "{stdout}");
+    // Every match that ended (the three resigned ones, and any that ended by the rules before)
+    // has a valid verdict on the server.
+    let ends = line("ends:").trim_start_matches("ends:").trim();
+    assert!(ends.contains("resignation (valid)"), "{stdout}");
+    assert!(ends.split(", ").all(|e| e.ends_with("(valid)")), "{stdout}");
+    // White resigned in the three matches and each ended; nothing was refused or failed.
+    assert!(line("drain:").contains("3 matches; 3 ended"), "{stdout}");
+    assert!(
+        line("errors:").starts_with("errors: 0 (0 matches given up, 0 messages refused)"),
+        "{stdout}"
+    );
+}
