@@ -66,19 +66,24 @@ pub struct VerifiedMatch {
 #[must_use]
 pub fn verify_match(record_bytes: &[u8]) -> VerifiedMatch {
     use sha2::{Digest, Sha256};
-    let verdict = verify(record_bytes);
-    let countersigned = if verdict.is_valid() {
-        envelope::check(record_bytes)
-            .map(|c| {
-                c.entries
+    // One pass: the envelope is checked once, and both the replay and the countersigners read
+    // that checked envelope (the same as `verify`, which is `check` then `replay`).
+    let (verdict, countersigned) = match envelope::check(record_bytes) {
+        Err(faults) => (Verdict::Faults(faults), Vec::new()),
+        Ok(checked) => {
+            let verdict = replay::replay(&checked);
+            let countersigned = if verdict.is_valid() {
+                checked
+                    .entries
                     .iter()
                     .filter(|e| !e.void && e.payload == protocol::message::Payload::Countersign)
                     .map(|e| e.author())
                     .collect()
-            })
-            .unwrap_or_default()
-    } else {
-        Vec::new()
+            } else {
+                Vec::new()
+            };
+            (verdict, countersigned)
+        }
     };
     let description = envelope::describe(record_bytes);
     let terms = protocol::record::MatchRecord::read_prefix(record_bytes).and_then(|r| {
