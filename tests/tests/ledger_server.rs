@@ -142,10 +142,8 @@ async fn a_finished_match_is_served_in_the_log_and_its_inclusion_verifies() {
             let m = entry.as_match().expect("a match entry").clone();
             let served = reader.record(&m.record_sha256).expect("the record is served");
             let size = p.checkpoint.checkpoint.size;
-            let (_, head, _) = get(&format!(
-                "{base}/ledger/{}",
-                ledger::store::bundle_path(0, size.min(256))
-            ));
+            let (_, head, _) =
+                get(&format!("{base}/ledger/{}", ledger::store::bundle_path(0, size.min(256))));
             (m, served, head)
         }
     })
@@ -297,10 +295,9 @@ async fn publish(net: &Net, players: &[protocol::PublicKey], system: &str, round
     let file = protocol::codec::Canonical::to_canonical(
         &def.sign(&ed25519_dalek::SigningKey::from_bytes(&org_seed)).expect("signed"),
     );
-    let organiser =
-        client::net::Session::sign_in(&net.base, &Identity::from_seed(&org_seed), None)
-            .await
-            .expect("sign in");
+    let organiser = client::net::Session::sign_in(&net.base, &Identity::from_seed(&org_seed), None)
+        .await
+        .expect("sign in");
     let v = organiser
         .post("/api/tournament", &json!({ "definition": protocol::hex::encode(&file) }))
         .await
@@ -318,7 +315,10 @@ async fn until_finished(net: &Net, id: &str, secs: u64) -> Value {
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    panic!("the tournament did not finish within {secs} s: {}", net.get_json(&format!("/api/tournament/{id}")).await);
+    panic!(
+        "the tournament did not finish within {secs} s: {}",
+        net.get_json(&format!("/api/tournament/{id}")).await
+    );
 }
 
 /// Writes the tournament's bundle from the served log and recomputes it offline, as
