@@ -449,3 +449,110 @@ async fn a_player_who_does_not_show_loses_by_a_forfeit_the_log_holds() {
     assert_eq!(points(opponent.as_str().expect("key")), json!("1"));
     net.stop().await;
 }
+
+/// Stores a finished match made of `terms` bytes and `entries` (canonical relay entries).
+async fn store_finished(
+    store: &dyn server::store::Store,
+    id: protocol::MatchId,
+    terms: Vec<u8>,
+    players: [protocol::PublicKey; 2],
+    entries: &[Vec<u8>],
+    at: u64,
+) {
+    use server::store::{EntryRow, Finish, MatchRow, MatchStatus};
+    let row = MatchRow {
+        id,
+        terms,
+        variant: "chess".into(),
+        players,
+        rated: false,
+        challenge: None,
+        created_ms: at,
+        status: MatchStatus::Live,
+        finish: None,
+    };
+    let rows: Vec<EntryRow> = entries
+        .iter()
+        .enumerate()
+        .map(|(i, b)| EntryRow { match_id: id, seq: i as u64, bytes: b.clone() })
+        .collect();
+    store.create_match(&row, &rows).await.expect("stored");
+    let finish = Finish {
+        finished_ms: at,
+        record_sha256: [0; 32],
+        verdict: "{}".into(),
+        result: "*".into(),
+    };
+    store.finish_match(&id, &finish).await.expect("finished");
+}
+
+/// The appender never stops on a bad match: a record with faults goes into the log with its
+/// verdict (the ledger's rule), bytes that name no match are marked refused and never tried
+/// again, and the good match beside them is appended in the same round.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_appender_logs_faulty_records_refuses_unreadable_ones_and_goes_on() {
+    use protocol::codec::Canonical;
+    let dir = std::env::temp_dir().join(format!("fogproof-appender-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let store: Arc<dyn server::store::Store> = Arc::new(
+        server::store::sqlite::SqliteStore::open(&dir.join("server")).await.expect("store"),
+    );
+    let mut config = server::Config::new(dir.join("server"), identity("relay"));
+    let lc = server::LedgerConfig::new(dir.join("ledger"), log_key());
+    config.ledger = Some(lc.clone());
+    let l = Arc::new(server::ledger::ServerLedger::open(&lc).await.expect("ledger"));
+    let shared = Arc::new(server::state::Shared::with_ledger(
+        config,
+        Arc::new(server::clock::TokioClock::system()),
+        store.clone(),
+        Some(l.clone()),
+    ));
+    // A good record, and the same game cut short (its last entries missing: the verifier finds
+    // faults), under another match id it cannot have: only one of a match id goes in, so the
+    // faulty copy is a second self-played game.
+    let record = |seed| {
+        let bytes = client::selfplay(rules::Variant::Chess, seed).expect("selfplay").0;
+        protocol::record::MatchRecord::from_canonical(&bytes).expect("a record")
+    };
+    let good = record(31);
+    let mut cut = record(32);
+    cut.entries.truncate(cut.entries.len() / 2);
+    for (r, at) in [(&good, 1), (&cut, 2)] {
+        let agreed = r.terms.verify().expect("terms");
+        let players = [agreed.terms.players[0].key, agreed.terms.players[1].key];
+        let entries: Vec<Vec<u8>> = r.entries.iter().map(Canonical::to_canonical).collect();
+        store_finished(&*store, agreed.match_id, r.terms.to_canonical(), players, &entries, at)
+            .await;
+    }
+    // Bytes that are no terms at all: nothing names a match.
+    let k = identity("x").public();
+    store_finished(&*store, protocol::MatchId([5; 32]), vec![1, 2, 3], [k, k], &[], 3).await;
+    let n = server::ledger::append_finished(&shared, &l, 256).await.expect("the round ends");
+    assert_eq!(n, 2, "the good and the faulty record are appended");
+    let log = {
+        let d = dir.join("ledger");
+        blocking(move || {
+            let reader = ledger::store::DirReader::new(d);
+            let cp = ledger::checkpoint::SignedCheckpoint::parse(
+                &reader.checkpoint().expect("checkpoint"),
+            )
+            .expect("parses");
+            ledger::log::read_bundle(&reader, 0, cp.checkpoint.size)
+                .expect("bundle")
+                .iter()
+                .map(|b| LedgerEntry::from_bytes(b).expect("entry"))
+                .collect::<Vec<_>>()
+        })
+        .await
+    };
+    assert_eq!(log.len(), 2);
+    let verdicts: Vec<bool> = log
+        .iter()
+        .map(|e| e.as_match().expect("match").verdict == ledger::entry::EntryVerdict::Valid)
+        .collect();
+    assert_eq!(verdicts, vec![true, false], "the cut record is logged with its faults");
+    // Nothing is left to append, and the refused bytes are not tried again.
+    assert!(store.unledgered(10).await.expect("store").is_empty());
+    assert_eq!(server::ledger::append_finished(&shared, &l, 256).await.expect("round"), 0);
+    let _ = std::fs::remove_dir_all(&dir);
+}
