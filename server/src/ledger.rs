@@ -401,11 +401,12 @@ pub async fn proof(
         ),
         other => AppError::new(StatusCode::INTERNAL_SERVER_ERROR, other.to_string()),
     })?;
-    let entry = p
-        .extra
-        .as_deref()
-        .and_then(|b| ledger::entry::LedgerEntry::from_bytes(b).ok())
-        .and_then(|e| e.as_match().cloned());
+    let decoded = p.extra.as_deref().and_then(|b| ledger::entry::LedgerEntry::from_bytes(b).ok());
+    let record = decoded
+        .as_ref()
+        .and_then(ledger::entry::LedgerEntry::stored_file)
+        .map(|sha| format!("/ledger/{}", ledger::store::record_path(&sha)));
+    let entry = decoded.as_ref().and_then(|e| e.as_match().cloned());
     let entry_json = entry.map(|m| {
         json!({
             "match_id": protocol::hex::encode(&m.match_id),
@@ -432,9 +433,7 @@ pub async fn proof(
         "hashes": p.proof.iter().map(|h| base64(h)).collect::<Vec<_>>(),
         "checkpoint": p.checkpoint.to_text(),
         "entry": entry_json,
-        "record": format!("/ledger/{}", ledger::store::record_path(&p.extra.as_deref()
-            .and_then(|b| ledger::entry::LedgerEntry::from_bytes(b).ok())
-            .and_then(|e| e.stored_file()).unwrap_or_default())),
+        "record": record,
         "tlog_proof": p.to_text(),
     })))
 }
