@@ -430,7 +430,7 @@ function boardMarks(variant: string, view: any): any[] {
   if (variant === 'intrigue') {
     const setup = k.intrigue?.setup;
     if (setup?.king) marks.push({ orig: setup.king, brush: 'green' });
-    if (setup?.informer) marks.push({ orig: setup.informer, brush: 'yellow' });
+    if (setup?.informer && !(k.intrigue?.inspections ?? []).length) marks.push({ orig: setup.informer, brush: 'yellow' });
   }
   return marks;
 }
@@ -457,6 +457,17 @@ function sixTieBreakForm(turns: number): string {
 <label>Formation <input name="formation" value="RNBQ1K" size="8"></label>
 <label>Turns <input name="moves" placeholder="b6d4 0000" size="20"></label>
 <button type="submit" class="primary">Send tie-break</button></form>`;
+}
+
+/** Intrigue's answer about a captured pawn (R-I3): whether it was the informer, and what it showed. */
+function informerAnswer(i: any, side: Side | null): string {
+  const whose = i.owner === side ? 'Your' : "The opponent's";
+  let text = `${whose} captured pawn: ${i.informer ? 'it was the informer' : 'not the informer'}`;
+  if (i.appeared) {
+    const r = i.appeared.removed;
+    text += `; its king appeared on ${i.appeared.square}${r ? ` (the ${r.color} ${role(r.role)} there was removed)` : ''}`;
+  }
+  return text;
 }
 
 function verdictText(v: any): string {
@@ -494,7 +505,7 @@ ${tried.length ? `<p class="warn">Illegal this turn: <span class="mono">${esc(tr
     const setup = ik.setup ? `king hides on ${ik.setup.king}, informer ${ik.setup.informer}${ik.setup.queen_on_king_square ? ', queen on the king\'s square' : ''}` : 'not chosen yet';
     return `<h2>Secrets</h2><p>Your setup: ${esc(setup)}</p>
 <p>Opponent's queen on its king's square: ${esc(ik.opponent_queen_on_king_square == null ? 'not told yet' : ik.opponent_queen_on_king_square ? 'yes' : 'no')}</p>
-<h3>Informer answers</h3><ol class="log">${(ik.inspections ?? []).map((i: any) => `<li>${esc(JSON.stringify(i))}</li>`).join('') || '<li class="muted">None yet.</li>'}</ol>
+<h3>Informer answers</h3><ol class="log">${(ik.inspections ?? []).map((i: any) => `<li>${esc(informerAnswer(i, s.side))}</li>`).join('') || '<li class="muted">None yet.</li>'}</ol>
 ${ik.opponent_setup ? `<p>The opponent's setup, opened: king ${esc(ik.opponent_setup.king)}, informer ${esc(ik.opponent_setup.informer)}</p>` : ''}`;
   }
   if (variant === 'secretchess6' && k.secretchess6) {
