@@ -72,7 +72,8 @@ function pick(moves, n) {
 }
 
 const VARIANTS = [
-  { variant: 'chess', size: 8 },
+  // Chess as Black: the board turned around, the house bot moving first.
+  { variant: 'chess', size: 8, color: 'black' },
   { variant: 'kriegspiel', size: 8 },
   { variant: 'sic', size: 8 },
   { variant: 'intrigue', size: 8 },
@@ -91,13 +92,13 @@ test('the lobby loads with the player key and no console errors', async () => {
   assert.deepEqual(errors, []);
 });
 
-for (const { variant, size } of VARIANTS) {
+for (const { variant, size, color = 'white' } of VARIANTS) {
   test(`a person plays ${variant} against the house bot in the browser; the record verifies`, async () => {
     const { page, errors } = b;
     await page.goto(net.agent + '/');
     await page.selectOption('#variant', variant);
     await page.fill('#minutes', '10');
-    await page.selectOption('#color', 'white');
+    await page.selectOption('#color', color);
     await page.getByRole('button', { name: 'Play the house bot' }).click();
     await page.waitForURL(/\/game\/[0-9a-f]{64}$/, { timeout: 60000 });
     const id = page.url().split('/').pop();
@@ -112,6 +113,7 @@ for (const { variant, size } of VARIANTS) {
       if (s.status !== 'started') break;
       lastAsk = s.ask.id;
       // The seat's own view only: the page shows the board string the agent gave it.
+      assert.equal(s.side, color);
       if (variant === 'kriegspiel') assert.ok(!/[a-z]/.test(s.view.board.split(' ')[0]), 'no Black man in White\'s Kriegspiel view');
       if (variant === 'kriegspiel' || variant === 'sic') {
         // The page draws no Black man of a known kind: fog, or (SIC) a man of unknown kind.
@@ -135,6 +137,11 @@ for (const { variant, size } of VARIANTS) {
       if (kind === 'secretchess6-tiebreak') {
         await page.getByRole('button', { name: 'Send tie-break' }).click();
         continue;
+      }
+      if (variant === 'chess' && played === 5) {
+        // A draw offer: the page says so (the house bot may accept it, which ends the game).
+        await page.getByRole('button', { name: 'Offer draw' }).click();
+        await page.locator('#draw-offer, #status').filter({ hasText: /You offer a draw|draw/ }).first().waitFor();
       }
       const moves = s.ask.moves;
       const text = pick(moves, n);
@@ -166,6 +173,14 @@ for (const { variant, size } of VARIANTS) {
     await page.locator('#verdict p.ok').filter({ hasText: 'valid' }).waitFor();
     await page.screenshot({ path: join(ARTIFACTS, `agent-game-${variant}-end.png`), fullPage: true });
     if (!shot) await page.screenshot({ path: join(ARTIFACTS, `agent-game-${variant}.png`), fullPage: true });
+    if (variant === 'kriegspiel') {
+      // The phone layout: the board over the panels, nothing wider than the screen.
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.screenshot({ path: join(ARTIFACTS, 'agent-game-kriegspiel-phone.png'), fullPage: true });
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      assert.ok(overflow <= 0, `the page is ${overflow}px wider than a phone screen`);
+      await page.setViewportSize({ width: 1280, height: 900 });
+    }
     assert.ok(played >= Math.min(MOVES, 4), `${variant}: ${played} moves played`);
     assert.ok(clicks > 0 && (typed > 0 || variant === 'secretchess6'), `${variant}: clicks ${clicks}, typed ${typed}`);
     // The record as the server publishes it verifies valid, offline, with the CLI.
