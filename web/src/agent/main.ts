@@ -427,6 +427,11 @@ function boardMarks(variant: string, view: any): any[] {
     for (const sq of k.secretchess6?.red ?? []) marks.push({ orig: sq, brush: 'red' });
     for (const sq of k.secretchess6?.false_squares ?? []) marks.push({ orig: sq, brush: 'blue' });
   }
+  if (variant === 'sic' && k.sic?.check) {
+    // R-S8: the man the report is about (the king, or the Decoy).
+    const target = (k.sic.own ?? []).find((p: any) => p.role === (k.sic.check === 'king' ? 'king' : 'decoy'));
+    if (target) marks.push({ orig: target.square, brush: 'red' });
+  }
   if (variant === 'intrigue') {
     const setup = k.intrigue?.setup;
     if (setup?.king) marks.push({ orig: setup.king, brush: 'green' });
@@ -494,10 +499,14 @@ ${tried.length ? `<p class="warn">Illegal this turn: <span class="mono">${esc(tr
   }
   if (variant === 'sic' && k.sic) {
     const sk = k.sic;
-    const check = sk.check ? `<p class="warn">Check report: ${esc(typeof sk.check === 'string' ? sk.check : JSON.stringify(sk.check))}</p>` : '';
+    const check = sk.check === 'king'
+      ? '<p class="warn"><strong>Check:</strong> your king is attacked.</p>'
+      : sk.check === 'decoy'
+        ? '<p class="warn"><strong>Decoy check:</strong> the enemy move attacks your Decoy (your king is not in check).</p>'
+        : '';
     return `<h2>Tracking</h2><p>Move ${esc(sk.fullmove)}${sk.gave_check ? ' · <strong>you gave check</strong>' : ''}</p>${check}
 <table aria-label="Your men"><thead><tr><th>id</th><th>man</th><th>on</th></tr></thead><tbody>${(sk.own ?? []).map((p: any) => `<tr><td class="mono">${esc(p.id)}</td><td>${esc(role(p.role))}</td><td class="mono">${esc(p.square)}${p.unmoved ? ' <span class="muted">unmoved</span>' : ''}</td></tr>`).join('')}</tbody></table>
-<h3>Enemy men that moved</h3><p class="mono">${(sk.enemy_moved ?? []).map((p: any) => esc(`${p.id ?? ''}@${p.square ?? ''}`)).join(' ') || '<span class="muted">none</span>'}</p>
+<h3>Enemy men that moved</h3><p>${(sk.enemy_moved ?? []).map((p: any) => `<span class="badge" title="tracking id: the square it started on">${esc(p.id)} → ${esc(p.square)}</span>`).join(' ') || '<span class="muted">none</span>'}</p>
 <p>Captured: ${esc((sk.captured ?? []).map(role).join(', ') || 'nothing')} · Lost: ${esc((sk.lost ?? []).map(role).join(', ') || 'nothing')}</p>`;
   }
   if (variant === 'intrigue' && k.intrigue) {
@@ -512,6 +521,7 @@ ${ik.opponent_setup ? `<p>The opponent's setup, opened: king ${esc(ik.opponent_s
     const sk = k.secretchess6;
     const scores = sk.scores ? `White ${sk.scores.white ?? '?'} · Black ${sk.scores.black ?? '?'}` : 'hidden';
     return `<h2>Your army</h2><p>Turn ${esc(sk.turn)} · scores: ${esc(scores)} · Life Freezes left: ${esc(sk.freezes_left)}${sk.tie_break_turns != null ? ' · tie-break turns: ' + esc(sk.tie_break_turns) : ''}</p>
+<p>${sk.opponent_ready ? 'The opponent has committed its setup.' : 'The opponent has not committed its setup yet.'}</p>
 <p>Formation: <span class="mono">${esc(sk.formation ?? 'not chosen')}</span> · false squares: <span class="mono">${esc((sk.false_squares ?? []).join(' ') || 'none')}</span> · red squares: <span class="mono">${esc((sk.red ?? []).join(' ') || 'none')}</span></p>
 <table aria-label="Your men and lifespans"><thead><tr><th>man</th><th>on</th><th>lifespan</th></tr></thead><tbody>${(sk.pieces ?? []).map((p: any) => `<tr><td>${esc(role(p.role))}</td><td class="mono">${esc(p.square)}</td><td>${esc(p.lifespan ?? '—')}${p.frozen ? ' (frozen)' : ''}</td></tr>`).join('')}</tbody></table>`;
   }
