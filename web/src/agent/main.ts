@@ -521,7 +521,7 @@ ${ik.opponent_setup ? `<p>The opponent's setup, opened: king ${esc(ik.opponent_s
     const sk = k.secretchess6;
     const scores = sk.scores ? `White ${sk.scores.white ?? '?'} · Black ${sk.scores.black ?? '?'}` : 'hidden';
     return `<h2>Your army</h2><p>Turn ${esc(sk.turn)} · scores: ${esc(scores)} · Life Freezes left: ${esc(sk.freezes_left)}${sk.tie_break_turns != null ? ' · tie-break turns: ' + esc(sk.tie_break_turns) : ''}</p>
-<p>${sk.opponent_ready ? 'The opponent has committed its setup.' : 'The opponent has not committed its setup yet.'}</p>
+${sk.turn === 0 ? `<p>${sk.opponent_ready ? 'The opponent has committed its setup.' : 'The opponent has not committed its setup yet.'}</p>` : ''}
 <p>Formation: <span class="mono">${esc(sk.formation ?? 'not chosen')}</span> · false squares: <span class="mono">${esc((sk.false_squares ?? []).join(' ') || 'none')}</span> · red squares: <span class="mono">${esc((sk.red ?? []).join(' ') || 'none')}</span></p>
 <table aria-label="Your men and lifespans"><thead><tr><th>man</th><th>on</th><th>lifespan</th></tr></thead><tbody>${(sk.pieces ?? []).map((p: any) => `<tr><td>${esc(role(p.role))}</td><td class="mono">${esc(p.square)}</td><td>${esc(p.lifespan ?? '—')}${p.frozen ? ' (frozen)' : ''}</td></tr>`).join('')}</tbody></table>`;
   }
