@@ -251,6 +251,36 @@ async fn kriegspiel_is_played_over_the_local_api_seeing_only_the_players_own_men
     assert_eq!(status, 403);
     let (status, _) = raw(&format!("{api}/api/account"), "GET", "Host: evil.example:80\r\n").await;
     assert_eq!(status, 403);
+    // The agent's own page (same origin) may call it; another local page (port) may not.
+    let (status, _) = raw(
+        &format!("{api}/api/account"),
+        "GET",
+        &format!("Host: {host}\r\nOrigin: http://{host}\r\n"),
+    )
+    .await;
+    assert_eq!(status, 200);
+    let (status, _) = raw(
+        &format!("{api}/api/account"),
+        "GET",
+        &format!("Host: {host}\r\nOrigin: http://127.0.0.1:1\r\n"),
+    )
+    .await;
+    assert_eq!(status, 403);
+    // Its pages: the page at / and at the page's own routes, the bundle under /assets/, and a
+    // JSON 404 for an unknown API call (never the page).
+    for path in ["/", "/game/00"] {
+        let (status, text) =
+            raw(&format!("{api}{path}"), "GET", &format!("Host: {host}\r\n")).await;
+        assert_eq!(status, 200, "{path}");
+        assert!(text.contains("text/html") && text.contains("/assets/agent.js"), "{path}: {text}");
+    }
+    let (status, text) =
+        raw(&format!("{api}/assets/agent.js"), "GET", &format!("Host: {host}\r\n")).await;
+    assert_eq!(status, 200);
+    assert!(text.contains("text/javascript"), "{text}");
+    let (status, text) = raw(&format!("{api}/api/nope"), "GET", &format!("Host: {host}\r\n")).await;
+    assert_eq!(status, 404);
+    assert!(text.contains("no such call"), "{text}");
 
     let mut events = Stream::open(&format!("{api}/api/stream/event")).await;
     let challenge = json!({ "variant": "kriegspiel", "clock_limit": 600, "clock_increment": 0 });
