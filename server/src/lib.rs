@@ -7,7 +7,8 @@
 //!   terms, sign-in by signature;
 //! - [`store`], [`commit`]: durable storage (SQLite embedded) with group commit, so every
 //!   receipt names a stored entry;
-//! - [`config`], [`clock`], [`metrics`]: limits, the injected clock, Prometheus metrics.
+//! - [`config`], [`clock`], [`metrics`]: limits, the injected clock, Prometheus metrics;
+//! - [`web`]: the host's web site (the embedded pages of the `fogproof-web` crate).
 #![warn(missing_docs)]
 
 pub mod api;
@@ -24,6 +25,7 @@ pub mod socket;
 pub mod state;
 pub mod store;
 pub mod stream;
+pub mod web;
 
 pub use config::{Config, Deadlines, Limits};
 pub use server::{Running, StartError, start};

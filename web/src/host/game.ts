@@ -83,9 +83,7 @@ function renderFinished(
   verdict: Verdict,
   ctx: Parameters<Page>[2],
 ): void {
-  const known = { ...ctx.known };
-  if (verdict.white?.key) known[verdict.white.key] ??= "White";
-  if (verdict.black?.key) known[verdict.black.key] ??= "Black";
+  const known = ctx.known;
   const links = h(
     "p",
     { class: "links" },
@@ -159,11 +157,11 @@ export function mountReplay(el: HTMLElement, r: Replay, ctx: Parameters<Page>[2]
   const controls = h(
     "div",
     { class: "step-controls" },
-    button("⏮", "First", () => 0),
-    button("◀", "Previous", () => step - 1),
+    button("«", "First", () => 0),
+    button("‹", "Previous", () => step - 1),
     counter,
-    button("▶", "Next", () => step + 1),
-    button("⏭", "Last", () => steps(r) - 1),
+    button("›", "Next", () => step + 1),
+    button("»", "Last", () => steps(r) - 1),
   );
   for (const v of views) {
     tabs.append(

@@ -1,5 +1,5 @@
 // The ledger's pages: ratings per variant (/ratings/{variant}), tournaments (/tournaments,
-// /tournament/{id}: pairings, crosstable, standings, bundle) and the log itself (/ledger: the
+// /tournament/{id}: pairings, crosstable, standings, bundle) and the log itself (/log: the
 // latest checkpoint, its witnesses, its size, and the inclusion proof of any match). They read
 // the server's ledger API; a server without it answers 404, and the page says so.
 

@@ -20,7 +20,7 @@ const ROUTES: [RegExp, Page, string][] = [
   [/^\/ratings\/([a-z0-9]+)\/?$/, ratingsPage, "Ratings"],
   [/^\/tournaments\/?$/, tournamentsPage, "Tournaments"],
   [/^\/tournament\/([0-9a-fA-F]{64})\/?$/, tournamentPage, "Tournament"],
-  [/^\/ledger\/?$/, ledgerPage, "Ledger"],
+  [/^\/log\/?$/, ledgerPage, "Ledger"],
 ];
 
 const NAV: [string, string][] = [
@@ -28,7 +28,7 @@ const NAV: [string, string][] = [
   ["/games", "Games"],
   ["/ratings", "Ratings"],
   ["/tournaments", "Tournaments"],
-  ["/ledger", "Ledger"],
+  ["/log", "Ledger"],
   ["/audit", "Audit"],
 ];
 

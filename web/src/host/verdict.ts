@@ -154,8 +154,8 @@ export function renderVerdict(v: Verdict): HTMLElement {
     facts.append(h("dt", {}, k), h("dd", {}, v));
   };
   fact("Game", v.variant ? `${variantName(v.variant)}${v.ruleset ? ` (${v.ruleset})` : ""}` : null);
-  fact("White", v.white ? keySpan(v.white.key, known) : null);
-  fact("Black", v.black ? keySpan(v.black.key, known) : null);
+  fact("White", v.white ? keySpan(v.white.key) : null);
+  fact("Black", v.black ? keySpan(v.black.key) : null);
   fact("Umpire", v.umpire ? keySpan(v.umpire.key) : null);
   fact("Relay", v.relay ? keySpan(v.relay.key) : null);
   fact("Match id", v.match_id ? h("code", {}, v.match_id) : null);
