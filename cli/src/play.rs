@@ -1,5 +1,11 @@
-//! `fogproof play`: a person plays from the terminal. The agent (in this process) holds the
-//! key, journals and plays the protocol; this loop draws the player's own view (the seat's
+//! `fogproof play`: a person plays. The agent (in this process) holds the key, journals and
+//! plays the protocol.
+//!
+//! By default it serves the agent's web pages and the local API (`client::local`) on loopback
+//! and opens them in the browser (`--no-open`, or no browser found: it prints the address): the
+//! lobby, then each game's page with the seat's own view.
+//!
+//! With `--terminal`, this loop draws the player's own view (the seat's
 //! knowledge: `client::view::render`), reads moves in UCI from standard input, and asks for
 //! Intrigue's and 6x6's setups and the 6x6 tie-break in a simple text form.
 //!
@@ -58,6 +64,15 @@ pub struct PlayArgs {
     /// Only resume journaled matches (running without --vs or --accept does the same).
     #[arg(long)]
     resume: bool,
+    /// Play in the terminal instead of the browser.
+    #[arg(long)]
+    terminal: bool,
+    /// Browser mode: print the page's address without opening a browser.
+    #[arg(long)]
+    no_open: bool,
+    /// Browser mode: where the pages and the local API listen (loopback; port 0 picks one).
+    #[arg(long, default_value = "127.0.0.1:0")]
+    listen: String,
 }
 
 /// Reads `M+S` (minutes, increment seconds).
@@ -86,6 +101,9 @@ fn stdin_lines() -> mpsc::UnboundedReceiver<String> {
 
 /// `fogproof play`.
 pub fn run(args: PlayArgs, out: &mut impl Write) -> Result<()> {
+    if !args.terminal {
+        return run_browser(args, out);
+    }
     init_logs();
     check_server(&args.server)?;
     let (identity, _) = client::keyfile::read(&args.key)
@@ -200,6 +218,121 @@ pub fn run(args: PlayArgs, out: &mut impl Write) -> Result<()> {
             }
         };
         play_game(&hub, &agent, &id, &mut input, out).await?;
+        anyhow::Ok(())
+    })
+}
+
+/// The challenge body of `--variant`, `--time`, `--option` and `--color`.
+fn challenge_body(args: &PlayArgs) -> Result<Value> {
+    let v = args.variant.as_deref().ok_or_else(|| anyhow!("--vs needs --variant"))?;
+    v.parse::<rules::Variant>()?;
+    let (limit, increment) = time_control(&args.time)?;
+    let mut options = serde_json::Map::new();
+    for o in &args.options {
+        let (k, v) =
+            o.split_once('=').ok_or_else(|| anyhow!("--option {o}: expected name=value"))?;
+        options.insert(k.to_owned(), json!(v));
+    }
+    Ok(json!({
+        "variant": v, "clock_limit": limit, "clock_increment": increment,
+        "options": options, "color": args.color,
+    }))
+}
+
+/// Opens `url` in the desktop's browser; `false` if no opener could be started.
+fn open_browser(url: &str) -> bool {
+    let openers: &[&str] =
+        if cfg!(target_os = "macos") { &["open"] } else { &["xdg-open", "sensible-browser"] };
+    openers.iter().any(|o| {
+        std::process::Command::new(o)
+            .arg(url)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .is_ok()
+    })
+}
+
+/// `fogproof play` in the browser: the agent, its pages and local API on loopback, until
+/// ctrl-c. `--vs`/`--accept` send the challenge (or accept one) at once; the page shows it.
+fn run_browser(args: PlayArgs, out: &mut impl Write) -> Result<()> {
+    init_logs();
+    check_server(&args.server)?;
+    let listen: std::net::SocketAddr = args
+        .listen
+        .parse()
+        .with_context(|| format!("--listen {}: expected IP:PORT", args.listen))?;
+    if !listen.ip().is_loopback() {
+        bail!("--listen {listen}: the pages play as your key, so they listen on loopback only");
+    }
+    let request = match &args.vs {
+        Some(_) => Some(challenge_body(&args)?),
+        None => None,
+    };
+    let (identity, _) = client::keyfile::read(&args.key)
+        .with_context(|| format!("reading {}", args.key.display()))?;
+    let dir = agent_dir(&args.key, args.dir.clone());
+    let hub = Hub::new(dir.clone());
+    let config = AgentConfig {
+        server: args.server.clone(),
+        identity,
+        name: args.name.clone(),
+        dir,
+        umpire: false,
+        accept: Accept::Nothing,
+        variants: Vec::new(),
+        decider: hub.factory(),
+    };
+    runtime()?.block_on(async {
+        let listener = tokio::net::TcpListener::bind(listen)
+            .await
+            .with_context(|| format!("listening on {listen}"))?;
+        let addr = listener.local_addr().context("the listening address")?;
+        let agent = Agent::connect(config).await.context("signing in")?;
+        hub.attach(agent.clone());
+        let url = format!("http://{addr}/");
+        writeln!(out, "fogproof play for {}", agent.session().key)?;
+        writeln!(out, "server: {}", agent.session().base())?;
+        writeln!(out, "Play in your browser: {url}")?;
+        out.flush()?;
+        let runner = agent.clone();
+        let agent_task = tokio::spawn(async move { runner.run().await });
+        let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+        let server = tokio::spawn(client::local::serve(listener, hub.clone(), false, async {
+            let _ = stop_rx.await;
+        }));
+        if let Some(body) = request
+            && let Some(target) = &args.vs
+        {
+            let c = hub.challenge(target, &body).await?;
+            writeln!(out, "Challenge {} sent.", c["id"].as_str().unwrap_or(""))?;
+        } else if let Some(id) = &args.accept {
+            hub.accept(id).await?;
+            writeln!(out, "Accepted challenge {id}.")?;
+        }
+        if !args.no_open && !open_browser(&url) {
+            writeln!(out, "(no browser found: open the address above)")?;
+        }
+        writeln!(
+            out,
+            "Ctrl-c to stop (a match in play goes on: run fogproof play again to resume it)."
+        )?;
+        out.flush()?;
+        tokio::select! {
+            r = agent_task => {
+                let _ = stop_tx.send(());
+                match r {
+                    Ok(Ok(())) => {}
+                    Ok(Err(e)) => return Err(anyhow::Error::new(e).context("the agent stopped")),
+                    Err(e) => bail!("the agent stopped: {e}"),
+                }
+            }
+            () = crate::net::stop_signal() => {
+                let _ = stop_tx.send(());
+            }
+        }
+        server.abort();
         anyhow::Ok(())
     })
 }

@@ -65,7 +65,7 @@ async fn network(name: &str) -> Network {
 
 fn play(base: &str, key: &Path, dir: &Path, args: &[&str]) -> Child {
     Command::new(env!("CARGO_BIN_EXE_fogproof"))
-        .args(["play", "--server", base, "--key"])
+        .args(["play", "--terminal", "--server", base, "--key"])
         .arg(key)
         .arg("--dir")
         .arg(dir)
@@ -208,7 +208,7 @@ async fn kriegspiel_is_played_from_the_terminal_through_a_crash_and_a_resume() {
         assert!(client::journal::unfinished(&journals).is_empty());
         // Nothing left to resume: an error naming the directory, exit status 2.
         let out = Command::new(env!("CARGO_BIN_EXE_fogproof"))
-            .args(["play", "--server", &base, "--key"])
+            .args(["play", "--terminal", "--server", &base, "--key"])
             .arg(&me)
             .arg("--dir")
             .arg(&journals)

@@ -25,11 +25,16 @@
 //! | `POST /api/bot/game/{id}/draw/{yes,no}` | offer or accept a draw; decline |
 //! | `POST /api/challenge/{key,open,bot}` | challenge a key, seek, or challenge the server's house bot |
 //! | `POST /api/challenge/{id}/{accept,decline,cancel}` | answer a challenge |
+//! | `GET /api/lobby` | the server's public lobby: open seeks and live games |
 //!
-//! Only loopback callers are served by default, and never a browser page: a request whose
-//! `Host` is not a loopback name, or that carries an `Origin` header (which browsers add to
-//! cross-site requests), is refused, so a web page cannot drive the agent (cross-site request
-//! forgery, DNS rebinding).
+//! It also serves the agent's own web pages (`fogproof-web`): `/assets/*` and, at `/` and every
+//! other path outside `/api/`, the agent page (the lobby and game pages of `fogproof play`).
+//!
+//! Only loopback callers are served by default, and never another web page: a request whose
+//! `Host` is not a loopback name, or that carries an `Origin` header other than the agent's own
+//! (`http://` + its `Host`; browsers add Origin to cross-site requests and set it themselves),
+//! is refused, so no other web page can drive the agent (cross-site request forgery, DNS
+//! rebinding).
 
 use crate::agent::{Agent, AgentError, DeciderFactory};
 use crate::net::NetError;
@@ -871,13 +876,19 @@ pub fn setup_action(
 /// Whether a request may be served: from a loopback name, and not from a browser page (module
 /// docs).
 fn allowed(headers: &HeaderMap, any_host: bool) -> Result<(), String> {
-    if headers.contains_key(header::ORIGIN) {
-        return Err("requests from web pages (with an Origin header) are refused".into());
+    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("");
+    if let Some(origin) = headers.get(header::ORIGIN) {
+        // The agent's own pages (same origin: `http://` + the Host they were served from) may
+        // call it; any other page may not (cross-site request forgery). Browsers set Origin
+        // themselves, so a page elsewhere cannot claim to be this one.
+        let same = origin.to_str().ok().is_some_and(|o| o == format!("http://{host}"));
+        if !same {
+            return Err("requests from other web pages (another Origin) are refused".into());
+        }
     }
     if any_host {
         return Ok(());
     }
-    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("");
     let name = match host.rsplit_once(':') {
         Some((n, port)) if port.bytes().all(|b| b.is_ascii_digit()) => n,
         _ => host,
@@ -923,6 +934,10 @@ pub fn router(hub: Arc<Hub>, any_host: bool) -> axum::Router {
         .route("/api/challenge/{id}/accept", post(accept))
         .route("/api/challenge/{id}/decline", post(decline))
         .route("/api/challenge/{id}/cancel", post(cancel))
+        .route("/api/lobby", get(lobby))
+        .route("/assets/{*path}", get(web_asset))
+        .route("/api/{*rest}", axum::routing::any(api_not_found))
+        .fallback(get(web_page))
         .layer(axum::middleware::from_fn_with_state(api.clone(), guard))
         .with_state(api)
 }
@@ -938,6 +953,43 @@ pub async fn serve(
 }
 
 type ApiResult = Result<Json<Value>, LocalError>;
+
+/// A file of the agent's pages (`fogproof-web`), or 404.
+async fn web_asset(Path(path): Path<String>) -> Response {
+    match fogproof_web::asset(&path) {
+        Some(a) => web_response(a),
+        None => (StatusCode::NOT_FOUND, Json(json!({ "error": format!("no asset {path}") })))
+            .into_response(),
+    }
+}
+
+fn web_response(a: fogproof_web::Asset) -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, a.content_type),
+            // The pages are the binary's: they change only with it.
+            (header::CACHE_CONTROL, "no-cache"),
+        ],
+        a.bytes,
+    )
+        .into_response()
+}
+
+/// The agent's page at `/` and at every other path that is not the API (the page routes
+/// itself: `/game/{id}`, ...).
+async fn web_page() -> Response {
+    web_response(fogproof_web::agent_page())
+}
+
+async fn api_not_found(uri: axum::http::Uri) -> Response {
+    LocalError::NotFound(format!("no such call: {}", uri.path())).into_response()
+}
+
+/// The server's public lobby (open seeks and live games: players, variant, clock; nothing of a
+/// hidden board), for the agent's lobby page.
+async fn lobby(State(api): State<Api>) -> ApiResult {
+    Ok(Json(api.hub.agent()?.session().get("/api/lobby").await?))
+}
 
 fn ok() -> ApiResult {
     Ok(Json(json!({ "ok": true })))
@@ -1114,7 +1166,18 @@ mod tests {
         // Cross-site requests carry an Origin, even to a loopback host.
         let page = headers(&[("host", "127.0.0.1:8765"), ("origin", "https://evil.example")]);
         assert!(allowed(&page, false).is_err());
-        assert!(allowed(&page, true).is_err(), "never a browser page, whatever the host");
+        assert!(allowed(&page, true).is_err(), "never another page, whatever the host");
+        // The agent's own page, served from the same origin, may call it.
+        let own = headers(&[("host", "127.0.0.1:8765"), ("origin", "http://127.0.0.1:8765")]);
+        assert!(allowed(&own, false).is_ok());
+        // Another port on loopback is another origin (another local web server's page).
+        let other = headers(&[("host", "127.0.0.1:8765"), ("origin", "http://127.0.0.1:3000")]);
+        assert!(allowed(&other, false).is_err());
+        // DNS rebinding with a matching Origin is still refused by the Host check.
+        let rebound =
+            headers(&[("host", "evil.example:8765"), ("origin", "http://evil.example:8765")]);
+        assert!(allowed(&rebound, false).is_err());
+        assert!(allowed(&headers(&[("origin", "null")]), false).is_err());
         assert!(allowed(&headers(&[("host", "10.0.0.5:8765")]), true).is_ok());
     }
 
