@@ -107,6 +107,17 @@ export const ratingsPage: Page = async (root, params, ctx) => {
   });
 };
 
+/** A tournament system in words: `{"swiss": 5}`, `{"round-robin": "double"}`. */
+export function systemText(system: unknown): string {
+  if (system && typeof system === "object") {
+    const [k, v] = Object.entries(system as Record<string, unknown>)[0] ?? [];
+    if (k === "swiss") return `Swiss, ${v} rounds`;
+    if (k === "round-robin") return `round-robin (${v})`;
+    if (k) return `${k} ${v ?? ""}`.trim();
+  }
+  return system === undefined || system === null ? "—" : String(system);
+}
+
 export const tournamentsPage: Page = async (root) => {
   const body = h("div");
   replace(root, h("h1", {}, "Tournaments"), body);
@@ -119,13 +130,14 @@ export const tournamentsPage: Page = async (root) => {
     replace(
       body,
       tableOf(
-        ["Name", "Game", "System", "Rounds", "Players"],
+        ["Name", "Game", "System", "Rounds", "Players", "Status"],
         list.map((t) => [
           link(`/tournament/${t.id}`, t.name ?? t.id),
           text(variantName(t.variant)),
-          text(typeof t.system === "object" ? JSON.stringify(t.system).replace(/[{}"]/g, "") : t.system),
-          text(t.rounds_played ?? (Array.isArray(t.rounds) ? t.rounds.length : t.rounds)),
+          text(systemText(t.system)),
+          text(t.rounds_started !== undefined ? `${t.rounds_started} of ${t.rounds}` : t.rounds),
           text(Array.isArray(t.players) ? t.players.length : t.players),
+          text(t.status),
         ]),
         "tournaments",
       ),
@@ -139,10 +151,28 @@ function points(result: unknown, white: boolean): string {
   if (r === "1-0") return white ? "1" : "0";
   if (r === "0-1") return white ? "0" : "1";
   if (r === "1/2-1/2" || r === "½-½") return "½";
-  if (r === "+--" || r === "1F-0F") return white ? "+" : "−";
-  if (r === "--+" || r === "0F-1F") return white ? "−" : "+";
-  if (r === "--" || r === "0F-0F") return "−";
-  return "·";
+  if (r === "+--" || r === "1F-0F" || r === "+:-") return white ? "+" : "−";
+  if (r === "--+" || r === "0F-1F" || r === "-:+") return white ? "−" : "+";
+  if (r === "--" || r === "0F-0F" || r === "-:-") return "−";
+  return r === "*" || !r ? "·" : r;
+}
+
+/** A player's index in a pairings or standings row: `{index, name, key}` or a number. */
+function indexOf(p: any): number {
+  return typeof p === "number" ? p : Number(p?.index);
+}
+
+/** A value offered as a file to save (JSON unless `type` says otherwise): the bundle's derived
+ * files as the server has them, a proof. */
+function download(name: string, value: unknown, type = "application/json"): HTMLElement {
+  const a = h("a", { href: "#", download: name }, name);
+  a.addEventListener("click", () => {
+    const body = typeof value === "string" && type !== "application/json" ? value : JSON.stringify(value, null, 2) + "\n";
+    const url = URL.createObjectURL(new Blob([body], { type }));
+    a.href = url;
+    setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  });
+  return a;
 }
 
 export const tournamentPage: Page = async (root, params, ctx) => {
@@ -151,74 +181,101 @@ export const tournamentPage: Page = async (root, params, ctx) => {
   replace(root, h("h1", {}, "Tournament"), body);
   await orUnavailable(body, "This tournament", async () => {
     const t = await getJson(`/api/tournament/${encodeURIComponent(id)}`);
-    const def = t.definition ?? t;
-    const players: any[] = firstArray(def, "players");
-    const name = (i: number) => {
-      const p = players[i];
-      return p ? (p.name ?? keySpan(keyOf(p), ctx.known).textContent ?? `#${i + 1}`) : `#${i + 1}`;
+    const entrants: any[] = firstArray(t, "entrants");
+    const name = (p: any) => {
+      const i = indexOf(p);
+      const e = entrants[i] ?? p;
+      return e?.name ? String(e.name) : keySpan(e?.key, ctx.known).textContent ?? `#${i + 1}`;
     };
-    const rounds: any[] = firstArray(t, "rounds");
+    const rounds: any[] = firstArray(t.pairings ?? {}, "rounds");
     const out: Node[] = [
-      h("h1", {}, def.name ?? "Tournament"),
-      h("p", {}, `${variantName(def.variant)} · ${players.length} players · ${rounds.length} round${rounds.length === 1 ? "" : "s"} played`),
+      h("h1", {}, t.name ?? "Tournament"),
+      h(
+        "p",
+        {},
+        `${variantName(t.variant)} · ${systemText(t.system)} · ${entrants.length || t.players} players · ${t.rounds_started ?? rounds.length} of ${t.rounds ?? "?"} rounds · ${t.status ?? ""}`,
+      ),
     ];
-    const bundle = t.bundle ?? t.bundle_url;
-    if (bundle) out.push(h("p", {}, h("a", { href: String(bundle), download: "" }, "Download the bundle"), " (check it with ", h("code", {}, "fogproof tournament verify"), ")"));
-    const standings: any[] = firstArray(t, "standings");
-    if (standings.length) {
+    const files: (Node | string)[] = [];
+    if (t.bundle) files.push(h("a", { href: String(t.bundle), download: "" }, "the bundle"), " · ");
+    if (t.pairings) files.push(download("pairings.json", t.pairings), " · ");
+    if (Array.isArray(t.standings)) files.push(download("standings.json", t.standings));
+    out.push(
+      h("p", {}, "Files: ", ...files),
+      h(
+        "p",
+        { class: "muted small" },
+        "The whole bundle (checkpoint, proofs, records, pairings, standings, ratings, TRF) is made from the public log by ",
+        h("code", {}, `fogproof tournament bundle ${t.id ?? id} --log LOG --out DIR`),
+        " and checked by ",
+        h("code", {}, "fogproof tournament verify DIR --log-key VKEY"),
+        ".",
+      ),
+    );
+    if (entrants.length) {
+      out.push(
+        h("h2", {}, "Players"),
+        tableOf(
+          ["#", "Name", "Key", "Rating", "Joined"],
+          entrants.map((e, i) => [text(i + 1), text(e.name), keySpan(e.key, ctx.known), text(e.rating ?? "—"), text(e.joined ? "yes" : "no")]),
+          "entrants",
+        ),
+      );
+    }
+    if (Array.isArray(t.standings) && t.standings.length) {
       out.push(
         h("h2", {}, "Standings"),
         tableOf(
           ["#", "Player", "Points", "Tie-breaks"],
-          standings.map((s) => [
+          t.standings.map((s: any) => [
             text(s.rank),
-            text(typeof s.player === "number" ? name(s.player) : (s.name ?? keyOf(s))),
+            text(name(s.player)),
             text(s.points ?? (typeof s.half_points === "number" ? s.half_points / 2 : "—")),
-            text(Array.isArray(s.tie_breaks) ? s.tie_breaks.map((x: number) => x / 4).join(", ") : "—"),
+            text(Array.isArray(s.tie_breaks) ? s.tie_breaks.map((b: any) => (typeof b === "object" ? `${b.name} ${b.value}` : String(b))).join(", ") : "—"),
           ]),
           "standings",
         ),
       );
+    } else if (t.standings?.error) {
+      out.push(h("p", { class: "muted" }, `Standings: ${t.standings.error}`));
     }
     // The crosstable: one row per player, one cell per round (opponent, colour, points).
-    if (players.length && rounds.length) {
-      const cells: string[][] = players.map(() => rounds.map(() => ""));
+    if (entrants.length && rounds.length) {
+      const cells: string[][] = entrants.map(() => rounds.map(() => ""));
       rounds.forEach((r, ri) => {
-        for (const p of firstArray(r, "pairings", "games")) {
-          const w = Number(p.white),
-            b = Number(p.black);
-          if (Number.isInteger(w) && cells[w]) cells[w][ri] = `${b + 1}w ${points(p.result, true)}`;
-          if (Number.isInteger(b) && cells[b]) cells[b][ri] = `${w + 1}b ${points(p.result, false)}`;
+        for (const g of firstArray(r, "games", "pairings")) {
+          const w = indexOf(g.white);
+          const b = indexOf(g.black);
+          if (cells[w]) cells[w][ri] = `${b + 1}w ${points(g.result, true)}`;
+          if (cells[b]) cells[b][ri] = `${w + 1}b ${points(g.result, false)}`;
         }
-        for (const bye of firstArray(r, "byes")) if (cells[Number(bye)]) cells[Number(bye)][ri] = "bye";
-        for (const a of firstArray(r, "absent")) if (cells[Number(a)]) cells[Number(a)][ri] = "absent";
+        const bye = r.pairing_allocated_bye;
+        if (bye !== null && bye !== undefined && cells[indexOf(bye)]) cells[indexOf(bye)][ri] = "bye";
+        for (const a of firstArray(r, "absent")) {
+          const i = indexOf(a.player ?? a);
+          if (cells[i]) cells[i][ri] = a.bye ? `absent (${a.bye})` : "absent";
+        }
       });
       out.push(
         h("h2", {}, "Crosstable"),
         tableOf(
-          ["#", "Player", ...rounds.map((_, i) => `R${i + 1}`)],
-          players.map((_, i) => [text(i + 1), text(name(i)), ...cells[i].map(text)]),
+          ["#", "Player", ...rounds.map((r, i) => `R${r.round ?? i + 1}`)],
+          entrants.map((_, i) => [text(i + 1), text(name(i)), ...cells[i].map(text)]),
           "crosstable",
         ),
+        h("h2", {}, "Pairings"),
       );
-      out.push(h("h2", {}, "Pairings"));
-      rounds.forEach((r, ri) => {
-        const pairs = firstArray(r, "pairings", "games");
+      for (const [ri, r] of rounds.entries()) {
+        const games = firstArray(r, "games", "pairings");
         out.push(
           h("h3", {}, `Round ${r.round ?? ri + 1}`),
           tableOf(
-            ["Board", "White", "Black", "Result", "Game"],
-            pairs.map((p, i) => [
-              text(i + 1),
-              text(name(Number(p.white))),
-              text(name(Number(p.black))),
-              text(p.result ?? "*"),
-              p.match ? link(`/game/${p.match}`, "replay") : text(""),
-            ]),
+            ["Board", "White", "Black", "Result"],
+            games.map((g, i) => [text(g.board ?? i + 1), text(name(g.white)), text(name(g.black)), text(g.result ?? "*")]),
             "pairings",
           ),
         );
-      });
+      }
     }
     replace(body, ...out);
   });
@@ -244,17 +301,31 @@ export const ledgerPage: Page = async (root) => {
     }
     replace(proofOut, h("p", { class: "muted" }, "Asking for the proof…"));
     getText(`/api/ledger/proof/${id}`)
-      .then((proof) => {
-        let shown = proof;
+      .then((answer) => {
+        let text = answer;
+        let v: any = null;
         try {
-          const v = JSON.parse(proof);
-          shown = typeof v.proof === "string" ? v.proof : JSON.stringify(v, null, 2);
+          v = JSON.parse(answer);
+          text = typeof v.tlog_proof === "string" ? v.tlog_proof : typeof v.proof === "string" ? v.proof : JSON.stringify(v, null, 2);
         } catch {
           // a tlog-proof is plain text
         }
+        const facts = h("dl", { class: "facts" });
+        const fact = (k: string, x: Node | string | null | undefined) => {
+          if (x !== null && x !== undefined && x !== "") facts.append(h("dt", {}, k), h("dd", {}, x));
+        };
+        const entry = v?.entry;
+        fact("Leaf index", v?.index !== undefined ? `${v.index} of ${v.size}` : null);
+        fact("Game", entry ? link(`/game/${entry.match_id}`, `${variantName(entry.variant)}: ${entry.result ?? "*"}`) : null);
+        fact("Verdict in the log", entry ? (entry.valid ? "valid" : "faults") : null);
+        fact("White", entry ? keySpan(entry.white) : null);
+        fact("Black", entry ? keySpan(entry.black) : null);
+        fact("Record", typeof v?.record === "string" ? h("a", { href: v.record }, v.record) : null);
         replace(
           proofOut,
-          h("pre", { class: "proof" }, shown),
+          facts,
+          h("p", {}, download(`${id.slice(0, 16)}.tlog-proof`, text, "text/plain")),
+          h("pre", { class: "proof" }, text),
           h("p", { class: "muted small" }, "Check it offline: save it as game.tlog-proof and run ", h("code", {}, "fogproof ledger check-proof game.tlog-proof --log-key VKEY --witness WVKEY --record game.rec"), "."),
         );
       })
@@ -273,16 +344,16 @@ export const ledgerPage: Page = async (root) => {
     fact("Origin", l.origin ?? cp.origin);
     fact("Size", l.size ?? cp.size);
     fact("Root hash", l.root ?? cp.root);
-    fact("Log key", l.log_key ?? l.vkey ?? l.key);
+    fact("Log key (vkey)", l.vkey ?? l.log_key ?? l.key);
     fact("Updated", l.updated_ms ? when(l.updated_ms) : undefined);
-    const note = typeof cp === "string" ? cp : (l.text ?? l.note ?? cp.text ?? cp.note);
+    const note = typeof l.checkpoint === "string" ? l.checkpoint : (l.text ?? l.note ?? cp.text ?? cp.note);
     replace(
       body,
       facts,
       note ? h("details", { open: true }, h("summary", {}, "Latest signed checkpoint"), h("pre", { class: "checkpoint" }, String(note))) : "",
       h("h2", {}, `Witnesses (${witnesses.length})`),
       witnesses.length
-        ? h("ul", {}, witnesses.map((w) => h("li", {}, typeof w === "string" ? w : (w.name ?? w.key ?? JSON.stringify(w)))))
+        ? h("ul", { class: "witnesses" }, witnesses.map((w) => h("li", {}, typeof w === "string" ? w : `${w.name ?? w.key ?? JSON.stringify(w)}${w.key_id ? ` (key id ${w.key_id})` : ""}`)))
         : h("p", { class: "muted" }, "No witness has cosigned the latest checkpoint."),
       h("h2", {}, "Proofs"),
       form,
