@@ -78,7 +78,8 @@ async fn asset(Path(path): Path<String>, headers: HeaderMap) -> Response {
 async fn fallback(request: Request) -> Response {
     let path = request.uri().path();
     let method = request.method();
-    let page_path = !NOT_PAGES.iter().any(|p| path.starts_with(p) || path == p.trim_end_matches('/'));
+    let page_path =
+        !NOT_PAGES.iter().any(|p| path.starts_with(p) || path == p.trim_end_matches('/'));
     if page_path && (method == Method::GET || method == Method::HEAD) {
         return send(request.headers(), &fogproof_web::host_page(), true);
     }

@@ -88,13 +88,9 @@ async fn page_paths_serve_the_host_page_and_assets_their_bytes() {
         assert_eq!(body, want.bytes, "{path}");
         assert_eq!(header(&headers, "content-type"), Some(want.content_type), "{path}");
         let tag = header(&headers, "etag").expect("an etag").to_owned();
-        let (status, _, body) = request(
-            addr,
-            "GET",
-            &format!("/assets/{path}"),
-            &format!("If-None-Match: {tag}\r\n"),
-        )
-        .await;
+        let (status, _, body) =
+            request(addr, "GET", &format!("/assets/{path}"), &format!("If-None-Match: {tag}\r\n"))
+                .await;
         assert_eq!((status, body.len()), (304, 0), "{path}");
         // A stale tag gets the bytes again.
         let (status, _, body) =
