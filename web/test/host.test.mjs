@@ -132,7 +132,7 @@ before(async () => {
     await new Promise((r) => setTimeout(r, 100));
   }
   await new Promise((r) => setTimeout(r, 1000));
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
+  browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: ['--no-sandbox'] });
 
   // Two Kriegspiel matches at a time for 3 s, then White resigns in each: finished games.
   // While they are played, the lobby page must list them (public information only).

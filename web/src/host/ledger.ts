@@ -177,8 +177,8 @@ function download(name: string, value: unknown, type = "application/json"): HTML
 
 export const tournamentPage: Page = async (root, params, ctx) => {
   const id = params[0] ?? "";
-  const body = h("div");
-  replace(root, h("h1", {}, "Tournament"), body);
+  const body = h("div", {}, h("h1", {}, "Tournament"));
+  replace(root, body);
   await orUnavailable(body, "This tournament", async () => {
     const t = await getJson(`/api/tournament/${encodeURIComponent(id)}`);
     const entrants: any[] = firstArray(t, "entrants");
