@@ -155,6 +155,16 @@ before(async () => {
   assert.equal(await lobby.page.$$eval('.cg-wrap, piece', (e) => e.length), 0);
   await shot(lobby.page, 'lobby-live');
   await lobby.close();
+  // A live game's page: players and clocks, no board (unless it ended meanwhile, when the page
+  // shows the replay).
+  const watch = await openPage(`/game/${live[0].id}`);
+  await watch.page.waitForSelector('main h1');
+  if ((await watch.page.textContent('main h1')).includes('live')) {
+    assert.equal(await watch.page.$$eval('.cg-wrap, piece', (e) => e.length), 0, 'no board of a hidden game while it is played');
+    assert.match(await watch.page.textContent('.live-clocks'), /White \d+:\d\d.*Black \d+:\d\d/);
+    await shot(watch.page, 'game-live');
+  }
+  await watch.close();
   const report = (await load).stdout;
   assert.match(report, /errors: 0 /, report);
   for (let i = 0; i < 50; i++) {
