@@ -165,8 +165,35 @@ pub struct Snapshot {
     pub verdict: Option<Value>,
     /// Where the final record was saved.
     pub record: Option<PathBuf>,
+    /// The answers this player sent, by text, in order, each with whether the rules refused
+    /// it (a Kriegspiel attempt the umpire called illegal): the player's own log.
+    pub sent: Vec<(String, bool)>,
     /// Bumped at every change.
     pub seq: u64,
+}
+
+/// The moves played, in the game's own notation, as far as the seat knows them: SAN in chess
+/// (every move is public), UCI with the game's letters in Espionage; empty for the hidden games,
+/// whose seat knows only its own moves (`Snapshot::sent`) and what it was told.
+pub fn notation(view: &SeatView) -> Vec<String> {
+    use rules::seat::Knows;
+    match &view.knows {
+        Knows::Chess { moves } => {
+            let mut pos = rules::chess::Position::start();
+            moves
+                .iter()
+                .map(|m| {
+                    let text = pos.san(m).unwrap_or_else(|| m.uci(Variant::Chess.alphabet()));
+                    pos.play_unchecked(m);
+                    text
+                })
+                .collect()
+        }
+        Knows::Espionage { moves } => {
+            moves.iter().map(|m| m.uci(Variant::Espionage.alphabet())).collect()
+        }
+        _ => Vec::new(),
+    }
 }
 
 /// The PGN-style score of a claim.
@@ -218,6 +245,9 @@ impl Snapshot {
             }),
             "verdict": self.verdict,
             "record": self.record.as_ref().map(|p| p.display().to_string()),
+            "moves": self.view.as_ref().map(notation).unwrap_or_default(),
+            "sent": self.sent.iter().map(|(t, refused)| json!({ "text": t, "refused": refused }))
+                .collect::<Vec<_>>(),
         })
     }
 
@@ -368,6 +398,7 @@ impl Hub {
             clocks: None,
             verdict: None,
             record: None,
+            sent: Vec::new(),
             seq: 0,
         };
         let watch = watch::channel(Value::Null).0;
@@ -418,6 +449,17 @@ impl Hub {
             let Some(game) = s.games.get_mut(id) else { return };
             match event {
                 SeatEvent::View { view, draw_offer } => {
+                    // A Kriegspiel attempt the umpire refused comes back in `tried`: mark the
+                    // latest sent attempt of that text refused (R-K2).
+                    if let rules::seat::Knows::Kriegspiel(k) = &view.knows {
+                        for m in &k.tried {
+                            let t = m.uci(Variant::Kriegspiel.alphabet());
+                            if let Some(e) = game.snap.sent.iter_mut().rev().find(|(s, _)| *s == t)
+                            {
+                                e.1 = true;
+                            }
+                        }
+                    }
                     game.snap.view = Some(*view);
                     game.snap.draw_offer = draw_offer;
                 }
@@ -614,6 +656,7 @@ impl Hub {
     fn answer(
         &self,
         id: &str,
+        label: String,
         check: impl FnOnce(&Game, &Ask) -> Result<Vec<u8>, LocalError>,
     ) -> Result<(), LocalError> {
         let (bytes, tx) = {
@@ -631,6 +674,7 @@ impl Hub {
                 .clone()
                 .ok_or_else(|| LocalError::Conflict("nothing is asked of you now".into()))?;
             let bytes = check(g, &ask)?;
+            g.snap.sent.push((label, false));
             // Answered: nothing is asked until the seat asks again.
             g.snap.ask = None;
             g.offered.clear();
@@ -647,14 +691,15 @@ impl Hub {
     /// 6x6 move, `freeze-<square>` or `end-turn`).
     pub fn play(&self, id: &str, text: &str) -> Result<(), LocalError> {
         let text = text.trim();
-        self.answer(id, |g, ask| {
+        self.answer(id, text.to_owned(), |g, ask| {
             if !matches!(ask, Ask::Choose(_)) {
                 return Err(LocalError::Conflict(format!(
                     "a {} is asked, not a move",
                     crate::view::ask_kind(g.snap.variant, ask)
                 )));
             }
-            g.offered.iter().find(|(t, _)| t == text).map(|(_, b)| b.clone()).ok_or_else(|| {
+            let found = g.offered.iter().find(|(t, _)| t == text).map(|(_, b)| b.clone());
+            found.ok_or_else(|| {
                 LocalError::Bad(format!(
                     "'{text}' is not among the {} offered: {}",
                     if g.snap.variant == Variant::Kriegspiel { "attempts" } else { "moves" },
@@ -666,7 +711,7 @@ impl Hub {
 
     /// Answers a setup or tie-break question with JSON (module docs of [`setup_action`]).
     pub fn setup(&self, id: &str, body: &Value) -> Result<(), LocalError> {
-        self.answer(id, |g, ask| {
+        self.answer(id, body.to_string(), |g, ask| {
             let side = g
                 .snap
                 .view

@@ -1,16 +1,525 @@
 // The player's agent pages (served by `fogproof play` and `fogproof agent` on loopback): the
-// lobby and the game page. Everything shown comes from the agent's local API, which gives the
-// seat's own view only.
-import { getJson, esc, shortKey } from '../common/api';
+// lobby (`/`) and the game page (`/game/{id}`). Everything shown comes from the agent's local
+// API (docs/SERVER.md section 11), which gives the seat's own view only: the page never sees
+// more of a hidden board than the player may know.
+import { getJson, postJson, followNdjson, esc, clockText, shortKey, ApiError } from '../common/api';
+import { Board, destsOf, boardSize, type Side } from '../common/board';
+import { numbered, announcement, role } from '../common/notation';
+
+const VARIANTS: Array<[string, string]> = [
+  ['chess', 'Chess'],
+  ['kriegspiel', 'Kriegspiel'],
+  ['sic', 'Secret Intelligence Chess'],
+  ['intrigue', 'Intrigue'],
+  ['secretchess6', '6x6 Secret Chess'],
+  ['espionage', 'Espionage (7x7)'],
+];
+const variantName = (v: string): string => VARIANTS.find(([k]) => k === v)?.[1] ?? v;
 
 const app = document.getElementById('app') as HTMLElement;
+let account: { id: string; server: string; bot: string | null; umpire: string | null } | null = null;
+/** What the current page must stop when the player navigates away. */
+let cleanup: Array<() => void> = [];
 
-async function main(): Promise<void> {
-  app.innerHTML = `<header class="top"><a class="brand" href="/">fogproof</a><span class="grow"></span><span id="me" class="mono muted"></span></header>
-<main id="main"><h1>Lobby</h1></main>`;
-  const account = await getJson('/api/account');
-  (document.getElementById('me') as HTMLElement).textContent = shortKey(account.id);
-  (document.getElementById('main') as HTMLElement).insertAdjacentHTML('beforeend', `<p class="mono">${esc(account.id)}</p>`);
+function $(sel: string, root: ParentNode = document): HTMLElement {
+  const el = root.querySelector(sel);
+  if (!el) throw new Error(`no element ${sel}`);
+  return el as HTMLElement;
 }
 
-void main();
+function navigate(path: string): void {
+  history.pushState(null, '', path);
+  void route();
+}
+
+function theme(): void {
+  const root = document.documentElement;
+  const saved = localStorage.getItem('fogproof-theme');
+  if (saved) root.dataset.theme = saved;
+}
+
+function shell(title: string): HTMLElement {
+  app.innerHTML = `<header class="top"><a class="brand" href="/" data-link>fogproof</a>
+<nav><a href="/" data-link>Lobby</a></nav><span class="grow"></span>
+<button id="theme" type="button" title="Light or dark">Theme</button>
+<span class="mono muted" title="${esc(account?.id)}">${esc(shortKey(account?.id))}</span></header>
+<main id="main"><h1>${esc(title)}</h1></main>`;
+  $('#theme').addEventListener('click', () => {
+    const root = document.documentElement;
+    const dark = root.dataset.theme ? root.dataset.theme === 'dark' : matchMedia('(prefers-color-scheme: dark)').matches;
+    root.dataset.theme = dark ? 'light' : 'dark';
+    localStorage.setItem('fogproof-theme', root.dataset.theme);
+  });
+  return $('#main');
+}
+
+document.addEventListener('click', (e) => {
+  const a = (e.target as HTMLElement).closest('a[data-link]') as HTMLAnchorElement | null;
+  if (a && a.origin === location.origin) {
+    e.preventDefault();
+    navigate(a.pathname);
+  }
+});
+window.addEventListener('popstate', () => void route());
+
+async function route(): Promise<void> {
+  for (const f of cleanup) f();
+  cleanup = [];
+  if (!account) account = await getJson('/api/account');
+  const m = /^\/game\/([0-9a-f]{64})$/.exec(location.pathname);
+  if (m) gamePage(m[1]);
+  else lobbyPage();
+}
+
+// ------------------------------------------------------------------------------ lobby
+
+function lobbyPage(): void {
+  const main = shell('Lobby');
+  main.insertAdjacentHTML(
+    'beforeend',
+    `<section class="panel" aria-label="New game"><h2>New game</h2>
+<div class="row">
+<label>Game <select id="variant">${VARIANTS.map(([k, n]) => `<option value="${k}">${esc(n)}</option>`).join('')}</select></label>
+<label>Minutes <input id="minutes" type="number" min="1" max="180" value="10" size="4"></label>
+<label>Increment (s) <input id="increment" type="number" min="0" max="180" value="5" size="4"></label>
+<label>Colour <select id="color"><option value="random">random</option><option value="white">white</option><option value="black">black</option></select></label>
+</div>
+<div class="row">
+<button id="vs-bot" class="primary" type="button">Play the house bot</button>
+<button id="seek" type="button">Create a seek (anyone)</button>
+<label>or a key <input id="opponent" placeholder="ed25519:…" size="30"></label><button id="vs-key" type="button">Challenge</button>
+</div><p id="lobby-msg" class="muted" role="status"></p></section>
+<section class="panel"><h2>Your games</h2><ul id="games"><li class="muted">None yet.</li></ul></section>
+<section class="panel"><h2>Your challenges</h2><table><tbody id="challenges"><tr><td class="muted">None.</td></tr></tbody></table></section>
+<section class="panel"><h2>Open seeks</h2><table><tbody id="seeks"><tr><td class="muted">None.</td></tr></tbody></table></section>
+<section class="panel"><h2>Live games on the server</h2><table><tbody id="live"><tr><td class="muted">None.</td></tr></tbody></table></section>`,
+  );
+  const msg = $('#lobby-msg');
+  const games = new Map<string, any>();
+  const challenges = new Map<string, any>();
+  let waitingFor: string | null = null;
+
+  const body = () => ({
+    variant: ($('#variant') as HTMLSelectElement).value,
+    clock_limit: Math.round(Number(($('#minutes') as HTMLInputElement).value) * 60),
+    clock_increment: Number(($('#increment') as HTMLInputElement).value),
+    color: ($('#color') as HTMLSelectElement).value,
+  });
+  const send = async (target: string) => {
+    msg.textContent = 'Sending the challenge…';
+    // Waiting from now: the game can start (and its gameStart arrive) before the answer does.
+    waitingFor = 'sent';
+    try {
+      const r = await postJson(`/api/challenge/${encodeURIComponent(target)}`, body());
+      if (waitingFor === 'sent') waitingFor = r.challenge?.id ?? 'sent';
+      msg.textContent = `Challenge ${r.challenge?.id ?? ''} sent; the game opens when it is accepted.`;
+    } catch (e) {
+      waitingFor = null;
+      msg.textContent = `Refused: ${(e as Error).message}`;
+    }
+  };
+  $('#vs-bot').addEventListener('click', () => void send('bot'));
+  $('#seek').addEventListener('click', () => void send('open'));
+  $('#vs-key').addEventListener('click', () => void send(($('#opponent') as HTMLInputElement).value.trim()));
+
+  const drawGames = () => {
+    const list = [...games.values()];
+    $('#games').innerHTML = list.length
+      ? list.map((g) => `<li><a href="/game/${esc(g.id)}" data-link>${esc(variantName(g.variant?.key ?? ''))}</a> <span class="muted">${esc(g.status ?? '')}${g.color ? ', you play ' + esc(g.color) : ''}</span> <span class="mono muted">${esc(g.id.slice(0, 12))}</span></li>`).join('')
+      : '<li class="muted">None yet.</li>';
+  };
+  const drawChallenges = () => {
+    const list = [...challenges.values()];
+    $('#challenges').innerHTML = list.length
+      ? list.map((c) => {
+          const mine = c.challenger?.id === account?.id;
+          const who = mine ? `to ${c.destUser?.id ? shortKey(c.destUser.id) : 'anyone'}` : `from ${shortKey(c.challenger?.id)}`;
+          const buttons = mine
+            ? `<button data-act="cancel" data-id="${esc(c.id)}">Cancel</button>`
+            : `<button data-act="accept" data-id="${esc(c.id)}" class="primary">Accept</button> <button data-act="decline" data-id="${esc(c.id)}">Decline</button>`;
+          return `<tr><td>${esc(variantName(c.variant?.key ?? ''))}</td><td>${esc(c.timeControl?.show ?? '')}</td><td>${esc(who)}</td><td>${buttons}</td></tr>`;
+        }).join('')
+      : '<tr><td class="muted">None.</td></tr>';
+  };
+  $('#challenges').addEventListener('click', (e) => {
+    const b = (e.target as HTMLElement).closest('button[data-act]') as HTMLButtonElement | null;
+    if (!b) return;
+    const id = b.dataset.id as string;
+    if (b.dataset.act === 'accept') waitingFor = id;
+    postJson(`/api/challenge/${id}/${b.dataset.act}`).then(
+      () => { if (b.dataset.act !== 'accept') challenges.delete(id); drawChallenges(); },
+      (err: Error) => { msg.textContent = `Refused: ${err.message}`; },
+    );
+  });
+  $('#seeks').addEventListener('click', (e) => {
+    const b = (e.target as HTMLElement).closest('button[data-seek]') as HTMLButtonElement | null;
+    if (!b) return;
+    waitingFor = b.dataset.seek as string;
+    postJson(`/api/challenge/${waitingFor}/accept`).catch((err: Error) => { msg.textContent = `Refused: ${err.message}`; });
+  });
+
+  const stream = followNdjson('/api/stream/event', (e) => {
+    if (e.type === 'gameStart') {
+      const isNew = !games.has(e.game.id);
+      games.set(e.game.id, e.game);
+      drawGames();
+      // The game our challenge (or the seek we accepted) became: open it.
+      if (isNew && waitingFor) {
+        waitingFor = null;
+        navigate(`/game/${e.game.id}`);
+        return false;
+      }
+    } else if (e.type === 'gameFinish') {
+      const g = games.get(e.game?.id);
+      if (g) { g.status = 'finished'; drawGames(); }
+    } else if (e.type === 'challenge') {
+      if (e.challenge.status === 'open' || e.challenge.status === 'created') challenges.set(e.challenge.id, e.challenge);
+      else challenges.delete(e.challenge.id);
+      drawChallenges();
+    } else if (e.type === 'challengeCanceled' || e.type === 'challengeDeclined') {
+      challenges.delete(e.challenge?.id);
+      drawChallenges();
+      if (waitingFor === e.challenge?.id) { msg.textContent = `The challenge was ${e.type === 'challengeDeclined' ? 'declined' : 'canceled'}${e.reason ? ': ' + e.reason : ''}.`; waitingFor = null; }
+    }
+  });
+  cleanup.push(() => stream.stop());
+
+  const pollLobby = async () => {
+    try {
+      const l = await getJson('/api/lobby');
+      const seeks = (l.seeks ?? []) as any[];
+      $('#seeks').innerHTML = seeks.length
+        ? seeks.map((s) => `<tr><td>${esc(variantName(s.variant?.key ?? s.variant ?? ''))}</td><td>${esc(s.timeControl?.show ?? '')}</td><td class="mono">${esc(shortKey(s.challenger?.id))}</td><td>${s.challenger?.id === account?.id ? '<span class="muted">yours</span>' : `<button data-seek="${esc(s.id)}">Accept</button>`}</td></tr>`).join('')
+        : '<tr><td class="muted">None.</td></tr>';
+      const live = (l.live ?? []) as any[];
+      $('#live').innerHTML = live.length
+        ? live.map((g) => `<tr><td>${esc(variantName(g.variant))}</td><td class="mono">${esc(shortKey(g.white))} – ${esc(shortKey(g.black))}</td><td class="mono">${esc(clockText(g.white_ms ?? 0))} / ${esc(clockText(g.black_ms ?? 0))}</td></tr>`).join('')
+        : '<tr><td class="muted">None.</td></tr>';
+    } catch {
+      // The server is unreachable for a moment: the next poll tries again.
+    }
+  };
+  void pollLobby();
+  const timer = setInterval(() => void pollLobby(), 4000);
+  cleanup.push(() => clearInterval(timer));
+}
+
+// ------------------------------------------------------------------------------ game
+
+interface GameState {
+  id: string;
+  status: 'started' | 'over' | 'finished' | 'stopped';
+  side: Side | null;
+  white: string | null;
+  black: string | null;
+  view: any;
+  ask: any;
+  drawOffer: Side | null;
+  result: string | null;
+  reason: string | null;
+  refused: string | null;
+  faults: string[];
+  clock: { white_ms: number; black_ms: number; running: Side | null } | null;
+  verdict: any;
+  record: string | null;
+  moves: string[];
+  sent: Array<{ text: string; refused: boolean }>;
+}
+
+function gamePage(id: string): void {
+  const main = shell('Game');
+  main.innerHTML = `<div class="game">
+<section class="board-col">
+<div class="player" id="top-player"></div>
+<div class="board-box"><div id="board"></div></div>
+<div class="player" id="bottom-player"></div>
+</section>
+<section class="side-col">
+<div class="panel"><h1 id="title">Game</h1><p id="status" role="status" aria-live="polite"></p>
+<div id="ask"></div>
+<form id="move-form" class="row" autocomplete="off"><label for="move-input" id="move-label">Move</label>
+<input id="move-input" name="move" placeholder="e2e4" size="10" spellcheck="false" autocapitalize="off">
+<button type="submit" class="primary" id="move-submit">Play</button></form>
+<p id="error" class="warn" role="alert"></p>
+<div class="row"><button type="button" id="draw">Offer draw</button><button type="button" id="resign">Resign</button></div>
+<p id="draw-offer"></p>
+</div>
+<div class="panel" id="verdict-panel" hidden><h2>The end</h2><div id="verdict"></div></div>
+<div class="panel" id="knows"></div>
+<div class="panel"><h2 id="moves-title">Moves</h2><div class="moves" id="moves"></div></div>
+</section></div>`;
+  let board: Board | null = null;
+  let state: GameState | null = null;
+  let full: any = null;
+  let stateAt = 0;
+  const errorBox = $('#error');
+  const showError = (e: unknown) => { errorBox.textContent = e instanceof ApiError || e instanceof Error ? e.message : String(e); };
+
+  const play = async (text: string) => {
+    errorBox.textContent = '';
+    try {
+      await postJson(`/api/bot/game/${id}/move/${encodeURIComponent(text)}`);
+      ($('#move-input') as HTMLInputElement).value = '';
+    } catch (e) {
+      showError(e);
+      if (state) render(state);
+    }
+  };
+  const chooseAmong = (texts: string[]) => {
+    $('#ask').insertAdjacentHTML('beforeend', `<div class="choices" id="choices"><p>Which one?</p>${texts.map((t) => `<button type="button" data-text="${esc(t)}">${esc(t)}</button>`).join('')}</div>`);
+  };
+  $('#ask').addEventListener('click', (e) => {
+    const b = (e.target as HTMLElement).closest('button[data-text]') as HTMLButtonElement | null;
+    if (b) void play(b.dataset.text as string);
+  });
+  $('#move-form').addEventListener('submit', (e) => {
+    e.preventDefault();
+    const text = ($('#move-input') as HTMLInputElement).value.trim();
+    if (text) void play(text);
+  });
+  $('#resign').addEventListener('click', () => {
+    if (confirm('Resign this game?')) postJson(`/api/bot/game/${id}/resign`).catch(showError);
+  });
+  $('#draw').addEventListener('click', () => postJson(`/api/bot/game/${id}/draw/yes`).catch(showError));
+
+  const onBoardMove = (orig: string, dest: string) => {
+    const texts: string[] = (state?.ask?.moves ?? []).filter((t: string) => t.startsWith(orig + dest));
+    if (texts.length === 1) void play(texts[0]);
+    else if (texts.length > 1) chooseAmong(texts);
+  };
+
+  const clockLine = (side: Side): string => {
+    if (!state?.clock) return '';
+    const c = state.clock;
+    let ms = side === 'white' ? c.white_ms : c.black_ms;
+    const running = c.running === side && state.status === 'started';
+    if (running) ms -= Date.now() - stateAt;
+    return `<span class="clock${running ? ' running' : ''}" data-clock="${side}">${esc(clockText(ms))}</span>`;
+  };
+  const players = () => {
+    if (!state) return;
+    const me: Side = state.side ?? 'white';
+    const them: Side = me === 'white' ? 'black' : 'white';
+    const name = (s: Side) => (s === me ? 'You' : state?.[s] === account?.bot ? 'House bot' : 'Opponent');
+    const line = (s: Side) => `<span><strong>${esc(name(s))}</strong> <span class="muted">(${s})</span> <span class="mono muted">${esc(shortKey(state?.[s]))}</span></span>${clockLine(s)}`;
+    $('#top-player').innerHTML = line(them);
+    $('#bottom-player').innerHTML = line(me);
+  };
+  const tick = setInterval(players, 200);
+  cleanup.push(() => clearInterval(tick));
+
+  const render = (s: GameState) => {
+    state = s;
+    const variant: string = full?.variant?.key ?? s.view?.variant ?? 'chess';
+    const side: Side = s.side ?? 'white';
+    if (!board && s.view) board = new Board($('#board'), { variant, side, onMove: onBoardMove });
+    $('#title').textContent = variantName(variant);
+    document.title = `${variantName(variant)}: fogproof`;
+    const ask = s.ask;
+    const moves: string[] = ask?.moves ?? [];
+    const size = boardSize(variant);
+    // Square moves go on the board; the rest (6x6's Life Freeze and end of turn) are buttons.
+    const marks = boardMarks(variant, s.view);
+    if (board && s.view) board.set(s.view.board, s.status === 'started' ? destsOf(moves, size) : new Map(), { lastMove: lastMove(s), marks });
+    players();
+    // What is asked.
+    const askBox = $('#ask');
+    askBox.innerHTML = '';
+    const kind: string | undefined = ask?.kind;
+    ($('#move-label') as HTMLElement).textContent = 'Move';
+    $('#move-input').setAttribute('placeholder', variant === 'kriegspiel' ? 'e2e4 (an attempt)' : variant === 'secretchess6' ? 'b1d3, freeze-c2, end-turn' : 'e2e4');
+    const moveForm = $('#move-form');
+    moveForm.hidden = !(kind === 'move' || kind === 'attempt');
+    let status = '';
+    if (s.status === 'started') {
+      if (kind === 'attempt') status = 'Your attempt: the umpire answers legal or illegal.';
+      else if (kind === 'move') status = 'Your move.';
+      else if (kind === 'intrigue-setup') status = 'Choose your secret setup.';
+      else if (kind === 'secretchess6-setup') status = 'Choose your formation and false squares.';
+      else if (kind === 'secretchess6-tiebreak') status = 'Scores are level: the tie-break.';
+      else status = "Waiting for the opponent (or the umpire).";
+    } else if (s.status === 'over') status = `Game over: ${s.result ?? ''} (${s.reason ?? ''}). Waiting for the final record…`;
+    else if (s.status === 'finished') status = `Finished: ${s.result ?? ''} (${s.reason ?? ''}).`;
+    else status = `Stopped: ${s.faults.join('; ')}`;
+    $('#status').textContent = status;
+    if (kind === 'move' || kind === 'attempt') {
+      const special = moves.filter((t) => !/^[a-h][1-8][a-h][1-8]/.test(t));
+      if (special.length) askBox.innerHTML = `<div class="choices">${special.map((t) => `<button type="button" data-text="${esc(t)}">${esc(t === 'end-turn' ? 'End turn' : t.startsWith('freeze-') ? 'Life Freeze ' + t.slice(7) : t)}</button>`).join('')}</div>`;
+      askBox.insertAdjacentHTML('beforeend', `<details><summary>${moves.length} ${kind === 'attempt' ? 'attempts possible' : 'legal moves'}</summary><p class="mono">${esc(moves.join(' '))}</p></details>`);
+    } else if (kind === 'intrigue-setup') askBox.innerHTML = intrigueSetupForm(side);
+    else if (kind === 'secretchess6-setup') askBox.innerHTML = sixSetupForm(ask.max_false_squares ?? 0, side);
+    else if (kind === 'secretchess6-tiebreak') askBox.innerHTML = sixTieBreakForm(ask.opponent_turns ?? 0);
+    const setupForm = askBox.querySelector('form[data-setup]') as HTMLFormElement | null;
+    setupForm?.addEventListener('submit', (e) => {
+      e.preventDefault();
+      const fd = new FormData(setupForm);
+      const words = (k: string) => String(fd.get(k) ?? '').split(/[\s,]+/).filter(Boolean);
+      let bodyJson: any;
+      let path = 'setup';
+      if (setupForm.dataset.setup === 'intrigue') bodyJson = { king: String(fd.get('king')).trim(), informer: String(fd.get('informer')).trim(), queen_on_king_square: fd.get('queen') === 'on' };
+      else if (setupForm.dataset.setup === 'six') bodyJson = { formation: String(fd.get('formation')).trim(), false_squares: words('false_squares') };
+      else { path = 'tiebreak'; bodyJson = { formation: String(fd.get('formation')).trim(), moves: words('moves') }; }
+      postJson(`/api/bot/game/${id}/${path}`, bodyJson).then(() => { errorBox.textContent = ''; }, showError);
+    });
+    // Draw offers.
+    const offer = $('#draw-offer');
+    if (s.drawOffer && s.drawOffer !== side) offer.innerHTML = `<strong>The opponent offers a draw.</strong> <button type="button" id="draw-accept">Accept the draw</button> <span class="muted">(a move declines it)</span>`;
+    else if (s.drawOffer === side) offer.textContent = 'You offer a draw.';
+    else offer.textContent = '';
+    document.getElementById('draw-accept')?.addEventListener('click', () => postJson(`/api/bot/game/${id}/draw/yes`).catch(showError));
+    ($('#draw') as HTMLButtonElement).disabled = s.status !== 'started';
+    ($('#resign') as HTMLButtonElement).disabled = s.status !== 'started';
+    if (s.refused) errorBox.textContent = `Refused: ${s.refused}`;
+    $('#knows').innerHTML = knowsPanel(variant, s);
+    drawMoves(variant, s);
+    drawVerdict(s);
+  };
+
+  const drawMoves = (variant: string, s: GameState) => {
+    const box = $('#moves');
+    if (variant === 'chess' || variant === 'espionage') {
+      $('#moves-title').textContent = variant === 'chess' ? 'Moves (SAN)' : 'Moves';
+      box.innerHTML = s.moves.length ? `<ol>${numbered(s.moves).map(([, w, b]) => `<li>${esc(w ?? '…')} ${esc(b ?? '')}</li>`).join('')}</ol>` : '<p class="muted">No move yet.</p>';
+    } else {
+      $('#moves-title').textContent = variant === 'kriegspiel' ? 'Your attempts' : 'Your moves, as sent';
+      const sent = s.sent.filter((m) => !m.text.startsWith('{'));
+      box.innerHTML = sent.length
+        ? `<ol>${sent.map((m) => `<li class="${m.refused ? 'warn' : ''}">${esc(m.text)}${m.refused ? ' (illegal)' : ''}</li>`).join('')}</ol>`
+        : '<p class="muted">Nothing yet.</p>';
+    }
+  };
+
+  const drawVerdict = (s: GameState) => {
+    const panel = $('#verdict-panel');
+    if (s.status === 'started') { panel.hidden = true; return; }
+    panel.hidden = false;
+    const v = s.verdict;
+    let text = `<p class="verdict">${esc(s.result ?? '')} ${s.reason ? '(' + esc(s.reason) + ')' : ''}</p>`;
+    if (s.status === 'over') text += '<p class="muted">Openings and disclosures are being exchanged; the record is not final yet.</p>';
+    if (v) text += verdictText(v);
+    if (s.record) text += `<p>Your copy of the record: <span class="mono">${esc(s.record)}</span> (check it offline: <span class="mono">fogproof verify</span>).</p>`;
+    for (const f of s.faults) text += `<p class="warn">${esc(f)}</p>`;
+    $('#verdict').innerHTML = text;
+  };
+
+  const stream = followNdjson(`/api/bot/game/stream/${id}`, (v) => {
+    if (v.type === 'gameFull') { full = v; v = v.state; }
+    if (v.type !== 'gameState') return;
+    stateAt = Date.now();
+    render(v as GameState);
+    if (v.status === 'finished' || v.status === 'stopped') return false;
+  }, { onError: showError });
+  cleanup.push(() => stream.stop());
+}
+
+function lastMove(s: GameState): [string, string] | undefined {
+  const k = s.view?.knows;
+  const list = k?.chess?.moves ?? k?.espionage?.moves;
+  const m = list?.[list.length - 1];
+  return m ? [m.from, m.to] : undefined;
+}
+
+/** Squares to mark: 6x6's red and false squares, SIC's check source, Intrigue's setup. */
+function boardMarks(variant: string, view: any): any[] {
+  const k = view?.knows ?? {};
+  const marks: any[] = [];
+  if (variant === 'secretchess6') {
+    for (const sq of k.secretchess6?.red ?? []) marks.push({ orig: sq, brush: 'red' });
+    for (const sq of k.secretchess6?.false_squares ?? []) marks.push({ orig: sq, brush: 'blue' });
+  }
+  if (variant === 'intrigue') {
+    const setup = k.intrigue?.setup;
+    if (setup?.king) marks.push({ orig: setup.king, brush: 'green' });
+    if (setup?.informer && !(k.intrigue?.inspections ?? []).length) marks.push({ orig: setup.informer, brush: 'yellow' });
+  }
+  return marks;
+}
+
+function intrigueSetupForm(side: Side): string {
+  const rank = side === 'white' ? '2' : '7';
+  return `<form data-setup="intrigue" class="panel" aria-label="Intrigue setup"><p>Your secret setup (R-I1): the square the king hides on, and the pawn that is your informer. Only a commitment is sent now; it is opened at the end.</p>
+<label>King's hiding square <input name="king" value="${side === 'white' ? 'e1' : 'e8'}" size="4"></label>
+<label>Informer pawn <input name="informer" value="d${rank}" size="4"></label>
+<label><input type="checkbox" name="queen"> queen starts on the king's square</label>
+<button type="submit" class="primary">Commit setup</button></form>`;
+}
+
+function sixSetupForm(maxFalse: number, side: Side): string {
+  const enemyRanks = side === 'white' ? '4 to 6' : '1 to 3';
+  return `<form data-setup="six" class="panel" aria-label="6x6 setup"><p>Your formation (R-G1): files a to f of your first rank, K Q R B N once each and 1 for the empty file. Up to ${maxFalse} false squares in the enemy territory (ranks ${enemyRanks}).</p>
+<label>Formation <input name="formation" value="NBKQ1R" size="8"></label>
+<label>False squares <input name="false_squares" placeholder="${side === 'white' ? 'b5 e6' : 'b2 e1'}" size="10"></label>
+<button type="submit" class="primary">Commit setup</button></form>`;
+}
+
+function sixTieBreakForm(turns: number): string {
+  return `<form data-setup="tiebreak" class="panel" aria-label="6x6 tie-break"><p>Scores are level (R-G8): guess the opponent's formation, and optionally its ${turns} turns in order (0000 for a pass).</p>
+<label>Formation <input name="formation" value="RNBQ1K" size="8"></label>
+<label>Turns <input name="moves" placeholder="b6d4 0000" size="20"></label>
+<button type="submit" class="primary">Send tie-break</button></form>`;
+}
+
+/** Intrigue's answer about a captured pawn (R-I3): whether it was the informer, and what it showed. */
+function informerAnswer(i: any, side: Side | null): string {
+  const whose = i.owner === side ? 'Your' : "The opponent's";
+  let text = `${whose} captured pawn: ${i.informer ? 'it was the informer' : 'not the informer'}`;
+  if (i.appeared) {
+    const r = i.appeared.removed;
+    text += `; its king appeared on ${i.appeared.square}${r ? ` (the ${r.color} ${role(r.role)} there was removed)` : ''}`;
+  }
+  return text;
+}
+
+function verdictText(v: any): string {
+  if (v?.status === 'valid') {
+    const r = v.result ? ` ${esc(v.result.score ?? '')} (${esc(v.result.reason ?? '')})` : '';
+    return `<p class="ok">The server's verifier: <strong>valid</strong>.${r}</p>`;
+  }
+  if (Array.isArray(v?.faults) && v.faults.length) {
+    const sanction = v.sanction ? `<p>Sanction: ${esc(v.sanction.score ?? '')} (${esc(v.sanction.reason ?? '')})</p>` : '';
+    return `<p class="warn">The server's verifier found faults:</p><ul>${v.faults.map((f: any) => `<li>${esc(f.explanation ?? f.kind)} <span class="muted">culprit</span> <span class="mono">${esc(shortKey(f.culprit))}</span><br><span class="muted">${esc(f.evidence ?? '')}</span></li>`).join('')}</ul>${sanction}`;
+  }
+  return `<details><summary>The server's verdict</summary><pre class="mono">${esc(JSON.stringify(v, null, 1))}</pre></details>`;
+}
+
+/** What the seat knows beyond the board, per game. */
+function knowsPanel(variant: string, s: GameState): string {
+  const k = s.view?.knows ?? {};
+  if (variant === 'kriegspiel' && k.kriegspiel) {
+    const kk = k.kriegspiel;
+    const tried = (kk.tried ?? []).map((m: any) => `${m.from}${m.to}${m.promotion ?? ''}`);
+    return `<h2>The umpire</h2><p>${esc(kk.to_move === s.side ? 'Your turn.' : 'The opponent is to move.')}</p>
+${tried.length ? `<p class="warn">Illegal this turn: <span class="mono">${esc(tried.join(' '))}</span></p>` : ''}
+<h3>Announcements</h3><ol class="log" id="announcements">${(kk.announcements ?? []).map((a: any) => `<li>${esc(announcement(a))}</li>`).join('') || '<li class="muted">None yet.</li>'}</ol>`;
+  }
+  if (variant === 'sic' && k.sic) {
+    const sk = k.sic;
+    const check = sk.check ? `<p class="warn">Check report: ${esc(typeof sk.check === 'string' ? sk.check : JSON.stringify(sk.check))}</p>` : '';
+    return `<h2>Tracking</h2><p>Move ${esc(sk.fullmove)}${sk.gave_check ? ' · <strong>you gave check</strong>' : ''}</p>${check}
+<table aria-label="Your men"><thead><tr><th>id</th><th>man</th><th>on</th></tr></thead><tbody>${(sk.own ?? []).map((p: any) => `<tr><td class="mono">${esc(p.id)}</td><td>${esc(role(p.role))}</td><td class="mono">${esc(p.square)}${p.unmoved ? ' <span class="muted">unmoved</span>' : ''}</td></tr>`).join('')}</tbody></table>
+<h3>Enemy men that moved</h3><p class="mono">${(sk.enemy_moved ?? []).map((p: any) => esc(`${p.id ?? ''}@${p.square ?? ''}`)).join(' ') || '<span class="muted">none</span>'}</p>
+<p>Captured: ${esc((sk.captured ?? []).map(role).join(', ') || 'nothing')} · Lost: ${esc((sk.lost ?? []).map(role).join(', ') || 'nothing')}</p>`;
+  }
+  if (variant === 'intrigue' && k.intrigue) {
+    const ik = k.intrigue;
+    const setup = ik.setup ? `king hides on ${ik.setup.king}, informer ${ik.setup.informer}${ik.setup.queen_on_king_square ? ', queen on the king\'s square' : ''}` : 'not chosen yet';
+    return `<h2>Secrets</h2><p>Your setup: ${esc(setup)}</p>
+<p>Opponent's queen on its king's square: ${esc(ik.opponent_queen_on_king_square == null ? 'not told yet' : ik.opponent_queen_on_king_square ? 'yes' : 'no')}</p>
+<h3>Informer answers</h3><ol class="log">${(ik.inspections ?? []).map((i: any) => `<li>${esc(informerAnswer(i, s.side))}</li>`).join('') || '<li class="muted">None yet.</li>'}</ol>
+${ik.opponent_setup ? `<p>The opponent's setup, opened: king ${esc(ik.opponent_setup.king)}, informer ${esc(ik.opponent_setup.informer)}</p>` : ''}`;
+  }
+  if (variant === 'secretchess6' && k.secretchess6) {
+    const sk = k.secretchess6;
+    const scores = sk.scores ? `White ${sk.scores.white ?? '?'} · Black ${sk.scores.black ?? '?'}` : 'hidden';
+    return `<h2>Your army</h2><p>Turn ${esc(sk.turn)} · scores: ${esc(scores)} · Life Freezes left: ${esc(sk.freezes_left)}${sk.tie_break_turns != null ? ' · tie-break turns: ' + esc(sk.tie_break_turns) : ''}</p>
+<p>Formation: <span class="mono">${esc(sk.formation ?? 'not chosen')}</span> · false squares: <span class="mono">${esc((sk.false_squares ?? []).join(' ') || 'none')}</span> · red squares: <span class="mono">${esc((sk.red ?? []).join(' ') || 'none')}</span></p>
+<table aria-label="Your men and lifespans"><thead><tr><th>man</th><th>on</th><th>lifespan</th></tr></thead><tbody>${(sk.pieces ?? []).map((p: any) => `<tr><td>${esc(role(p.role))}</td><td class="mono">${esc(p.square)}</td><td>${esc(p.lifespan ?? '—')}${p.frozen ? ' (frozen)' : ''}</td></tr>`).join('')}</tbody></table>`;
+  }
+  if (variant === 'espionage') return `<h2>Espionage</h2><p>7x7, every move public: Spy (S) and Cannon (C) on the board.</p>`;
+  return `<h2>Chess</h2><p>Every move is public.</p>`;
+}
+
+theme();
+void route().catch((e) => {
+  app.innerHTML = `<main><h1>fogproof</h1><p class="warn">The agent is not answering: ${esc((e as Error).message)}</p></main>`;
+});

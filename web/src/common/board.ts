@@ -93,7 +93,8 @@ export class Board {
     this.side = opts.side;
     el.classList.add('cg-wrap', `size-${this.size}`, `variant-${opts.variant}`);
     this.cg = Chessground(el, {
-      fen: '',
+      // An empty board of the game's size (chessgroundx would start from the 8x8 opening).
+      fen: Array(this.size).fill(String(this.size)).join('/'),
       orientation: opts.side,
       dimensions: { width: this.size, height: this.size },
       coordinates: true,
