@@ -462,6 +462,22 @@ fn describe(out: &mut impl Write, body: &EntryBody) -> Result<()> {
                 protocol::hex::encode(&r.tournament)
             )?;
         }
+        EntryBody::NoShow(n) => {
+            let who = match (n.white_absent, n.black_absent) {
+                (true, true) => "neither player showed",
+                (true, false) => "White did not show",
+                _ => "Black did not show",
+            };
+            writeln!(
+                out,
+                "no-show in round {} of tournament {}: {} (White) against {} (Black), {who} by {} ms",
+                n.round,
+                protocol::hex::encode(&n.tournament),
+                n.white,
+                n.black,
+                n.deadline_ms
+            )?;
+        }
     }
     Ok(())
 }
@@ -549,7 +565,7 @@ fn audit(dir: &Path, policy: &Policy, jobs: Option<u16>, out: &mut impl Write) -
     let secs = started.elapsed().as_secs_f64();
     writeln!(
         out,
-        "{}: checkpoint {} size {}, {} witness cosignature(s); {} matches, {} tournaments, {} rounds re-checked in {secs:.2} s on {} thread(s)",
+        "{}: checkpoint {} size {}, {} witness cosignature(s); {} matches, {} tournaments, {} rounds, {} no-shows re-checked in {secs:.2} s on {} thread(s)",
         dir.display(),
         cp.origin,
         cp.size,
@@ -557,6 +573,7 @@ fn audit(dir: &Path, policy: &Policy, jobs: Option<u16>, out: &mut impl Write) -
         report.matches,
         report.tournaments,
         report.rounds,
+        report.no_shows,
         pool.current_num_threads(),
     )?;
     for f in &report.findings {

@@ -52,7 +52,8 @@ enum Command {
     /// The public log of finished matches: create, append, prove, audit (docs/LEDGER.md).
     #[command(subcommand)]
     Ledger(ledger::LedgerCommand),
-    /// Tournament bundles: write one from a log, recompute one offline.
+    /// Tournaments: define one, publish and start it on a server, write its bundle from a log,
+    /// recompute a bundle offline.
     #[command(subcommand)]
     Tournament(tournament::TournamentCommand),
     /// A transparency-log witness: cosign checkpoints that extend the last one it cosigned.

@@ -25,6 +25,25 @@ pub struct ServeArgs {
     /// Run no house bot.
     #[arg(long)]
     no_bot: bool,
+    /// The ledger's log directory (default: `<data>/ledger`), served at /ledger/.
+    #[arg(long)]
+    ledger: Option<PathBuf>,
+    /// The log's signing key (default: `<data>/ledger.key`, created owner-only on first start).
+    #[arg(long)]
+    ledger_key: Option<PathBuf>,
+    /// The log's origin, the name of a key created on first start.
+    #[arg(long, default_value = "fogproof.localhost/ledger")]
+    ledger_origin: String,
+    /// How often finished matches are appended, in ms (one checkpoint per batch).
+    #[arg(long, default_value_t = 1000)]
+    ledger_interval_ms: u64,
+    /// Keep no ledger (no /ledger/, no ratings, no tournaments).
+    #[arg(long)]
+    no_ledger: bool,
+    /// Time a tournament player has to show (bring its seat and sign the terms) before it
+    /// loses the game by forfeit, in ms (`max_tournament_show_wait_ms`).
+    #[arg(long, default_value_t = server::Limits::DEFAULT.max_tournament_show_wait_ms)]
+    tournament_show_ms: u64,
 }
 
 /// Arguments of `fogproof umpire` and `fogproof bot`.
@@ -42,6 +61,10 @@ pub struct AgentArgs {
     /// The display name.
     #[arg(long)]
     name: Option<String>,
+    /// Join this tournament (64 hex digits) and play every game the server pairs this key in
+    /// (repeatable; `fogproof bot` only).
+    #[arg(long)]
+    tournament: Vec<String>,
 }
 
 /// The directory of an agent's journals and records: `--dir`, or `<key stem>.fogproof` beside
@@ -151,6 +174,26 @@ pub fn serve(args: ServeArgs, out: &mut impl Write) -> Result<()> {
             .await
             .with_context(|| format!("listening on {}", args.listen))?;
         let mut config = server::Config::new(args.data.join("server"), relay.clone());
+        config.limits.max_tournament_show_wait_ms = args.tournament_show_ms;
+        if !args.no_ledger {
+            let key_path = args.ledger_key.clone().unwrap_or_else(|| args.data.join("ledger.key"));
+            let key = if key_path.exists() {
+                crate::ledger::read_secret_key(&key_path)?
+            } else {
+                let k = ledger::note::SignerKey::generate(
+                    &args.ledger_origin,
+                    ledger::note::KeyKind::Ed25519,
+                )?;
+                crate::ledger::write_secret_key(&key_path, &k)?;
+                k
+            };
+            let mut l = server::LedgerConfig::new(
+                args.ledger.clone().unwrap_or_else(|| args.data.join("ledger")),
+                key,
+            );
+            l.append_interval_ms = args.ledger_interval_ms;
+            config.ledger = Some(l);
+        }
         config.default_umpire = umpire.as_ref().map(Identity::public);
         config.house_bot = bot.as_ref().map(Identity::public);
         let running =
@@ -191,6 +234,10 @@ pub fn serve(args: ServeArgs, out: &mut impl Write) -> Result<()> {
             writeln!(out, "house bot:  {}", b.public())?;
         }
         writeln!(out, "data:       {}", args.data.display())?;
+        if let Some(l) = &running.shared.ledger {
+            writeln!(out, "ledger:     {base}/ledger/ ({})", l.dir.display())?;
+            writeln!(out, "log key:    {}", l.vkey)?;
+        }
         writeln!(out, "play a house bot from another terminal:")?;
         writeln!(out, "  fogproof keys new --out me.key")?;
         writeln!(
@@ -218,6 +265,9 @@ pub fn agent(args: AgentArgs, umpire: bool) -> Result<()> {
     let config = agent_config(args.server, identity, dir, args.name, umpire);
     runtime()?.block_on(async {
         let agent = Agent::connect(config).await.context("signing in")?;
+        for t in &args.tournament {
+            agent.join_tournament(t).await.with_context(|| format!("joining tournament {t}"))?;
+        }
         tokio::select! {
             r = agent.run() => r.context("the agent stopped")?,
             () = stop_signal() => {}

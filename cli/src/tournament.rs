@@ -27,6 +27,29 @@ pub enum TournamentCommand {
         #[arg(long)]
         out: PathBuf,
     },
+    /// Publish a signed definition on a server (signed in with the organiser's key): its
+    /// tournament entry goes into the server's log, and the server runs the tournament.
+    Publish {
+        /// The signed definition file (`fogproof tournament define --out`).
+        definition: PathBuf,
+        /// The server, `http://host:port`.
+        #[arg(long)]
+        server: String,
+        /// The organiser's secret key file.
+        #[arg(long)]
+        organiser_key: PathBuf,
+    },
+    /// Start round 1 on the server without waiting for every entrant to join (organiser).
+    Start {
+        /// The tournament id (64 hex digits).
+        id: String,
+        /// The server, `http://host:port`.
+        #[arg(long)]
+        server: String,
+        /// The organiser's secret key file.
+        #[arg(long)]
+        organiser_key: PathBuf,
+    },
     /// Write tournament ID's bundle (checkpoint, proofs, definition, records, pairings,
     /// standings, ratings) from the log in --log into --out.
     Bundle {
@@ -78,6 +101,28 @@ pub fn run(command: TournamentCommand, out: &mut impl Write) -> Result<ExitCode>
             writeln!(out, "tournament {}", protocol::hex::encode(&ledger::entry::sha256(&bytes)))?;
             writeln!(out, "organiser {}", protocol::PublicKey(key.verifier().public()))?;
         }
+        TournamentCommand::Publish { definition, server, organiser_key } => {
+            let bytes = std::fs::read(&definition)
+                .with_context(|| format!("cannot read {}", definition.display()))?;
+            let v = organiser_post(
+                &server,
+                &organiser_key,
+                "/api/tournament",
+                serde_json::json!({ "definition": protocol::hex::encode(&bytes) }),
+            )?;
+            writeln!(out, "tournament {}", v["id"].as_str().unwrap_or("?"))?;
+            writeln!(out, "follow it at {server}/api/tournament/{}", v["id"].as_str().unwrap_or("?"))?;
+        }
+        TournamentCommand::Start { id, server, organiser_key } => {
+            let id = protocol::hex::encode(&parse_id(&id)?);
+            organiser_post(
+                &server,
+                &organiser_key,
+                &format!("/api/tournament/{id}/start"),
+                serde_json::json!({}),
+            )?;
+            writeln!(out, "round 1 of {id} starts")?;
+        }
         TournamentCommand::Bundle { id, log, out: dir } => {
             if dir.exists()
                 && std::fs::read_dir(&dir).map(|mut d| d.next().is_some()).unwrap_or(true)
@@ -111,6 +156,25 @@ pub fn run(command: TournamentCommand, out: &mut impl Write) -> Result<ExitCode>
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Signs in to `server` with the organiser's key (the Ed25519 key of its signed-note key
+/// file) and posts `body` to `path`.
+fn organiser_post(
+    server: &str,
+    key: &std::path::Path,
+    path: &str,
+    body: serde_json::Value,
+) -> Result<serde_json::Value> {
+    crate::net::check_server(server)?;
+    let key = crate::ledger::read_secret_key(key)?;
+    let identity = protocol::Identity::from_seed(&key.signing_key().to_bytes());
+    crate::net::runtime()?.block_on(async {
+        let session = client::net::Session::sign_in(server, &identity, None)
+            .await
+            .context("signing in as the organiser")?;
+        Ok(session.post(path, &body).await?)
+    })
 }
 
 /// A definition from its JSON form:

@@ -100,6 +100,9 @@ pub struct Agent {
     /// Every event of the key's stream, once the agent has handled it (for a local API or a
     /// UI that shows challenges and games: [`Agent::subscribe`]).
     observers: tokio::sync::broadcast::Sender<Value>,
+    /// Tournaments this agent joined ([`Agent::join_tournament`]): it brings its seat to their
+    /// games by itself.
+    tournaments: Arc<Mutex<BTreeSet<String>>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -180,7 +183,42 @@ impl Agent {
             seated: Arc::new(Mutex::new(BTreeSet::new())),
             records: Arc::new(Mutex::new(BTreeMap::new())),
             observers: tokio::sync::broadcast::channel(256).0,
+            tournaments: Arc::new(Mutex::new(BTreeSet::new())),
         })
+    }
+
+    /// Joins tournament `id` (64 hex digits) on the server, signed in as this key, and from
+    /// then on brings this key's seat to each game the server pairs it in (the terms are then
+    /// checked against the game's variant and clock and signed like any other).
+    pub async fn join_tournament(&self, id: &str) -> Result<(), AgentError> {
+        lock(&self.tournaments).insert(id.to_ascii_lowercase());
+        self.session.post(&format!("/api/tournament/{id}/join"), &json!({})).await?;
+        Ok(())
+    }
+
+    /// Brings this key's seat to a tournament game the server paired it in.
+    async fn tournament_game(&self, e: &Value) -> Result<(), AgentError> {
+        let id = e.get("id").and_then(Value::as_str).unwrap_or_default();
+        let tournament = e.get("tournament").and_then(Value::as_str).unwrap_or_default();
+        let joined = lock(&self.tournaments).contains(tournament);
+        // A house bot (accepting everything) plays every game the server pairs it in; anyone
+        // else only those of tournaments it joined through this agent.
+        if !joined && self.config.accept != Accept::Everything {
+            return Ok(());
+        }
+        let me = self.config.identity.public().to_string();
+        let named = [e.get("white"), e.get("black")]
+            .iter()
+            .any(|k| k.and_then(|k| k.as_str()) == Some(me.as_str()));
+        if !named {
+            return Err(AgentError::Terms("a tournament game for other players".into()));
+        }
+        let challenge = e.get("challenge").cloned().unwrap_or(Value::Null);
+        lock(&self.expected).insert(id.to_owned(), challenge);
+        let (seal, nonce) = journal::fresh_seat(&self.config.identity)?;
+        let seat = json!({ "seal_key": seal.to_string(), "nonce": protocol::hex::encode(&nonce) });
+        self.session.post(&format!("/api/tournament/game/{id}/seat"), &seat).await?;
+        Ok(())
     }
 
     /// The server's events as the agent handles them (challenges, terms, game starts and
@@ -301,6 +339,7 @@ impl Agent {
                     self.accept(&c).await?;
                 }
             }
+            "tournamentGame" => self.tournament_game(e).await?,
             "umpireRequest" if self.config.umpire => {
                 let id = e.get("id").and_then(Value::as_str).unwrap_or_default();
                 let (seal, nonce) = journal::fresh_seat(&self.config.identity)?;

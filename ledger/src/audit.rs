@@ -35,6 +35,8 @@ pub struct AuditReport {
     pub tournaments: u64,
     /// Round entries.
     pub rounds: u64,
+    /// No-show entries (tournament games forfeited before they started).
+    pub no_shows: u64,
     /// Entries whose record or definition did not check out.
     pub findings: Vec<Finding>,
     /// The tables replayed from the entries (when no entry was refused by the replay).
@@ -161,7 +163,7 @@ pub fn audit<R: LogReader>(
         })
         .collect();
 
-    let (mut matches, mut tournaments, mut rounds) = (0, 0, 0);
+    let (mut matches, mut tournaments, mut rounds, mut no_shows) = (0, 0, 0, 0);
     let mut findings = Vec::new();
     let mut history = History::new();
     let mut replaying = true;
@@ -175,13 +177,22 @@ pub fn audit<R: LogReader>(
             EntryBody::Match(_) => matches += 1,
             EntryBody::Tournament(_) => tournaments += 1,
             EntryBody::Round(_) => rounds += 1,
+            EntryBody::NoShow(_) => no_shows += 1,
         }
         if replaying && let Err(e) = history.apply(&entry, file.as_deref()) {
             findings.push(Finding { index: index as u64, what: e.to_string() });
             replaying = false;
         }
     }
-    Ok(AuditReport { checkpoint: trusted, matches, tournaments, rounds, findings, history })
+    Ok(AuditReport {
+        checkpoint: trusted,
+        matches,
+        tournaments,
+        rounds,
+        no_shows,
+        findings,
+        history,
+    })
 }
 
 /// Fetches an entry's stored file and checks it: the file a tournament entry needs for the
@@ -216,6 +227,6 @@ fn check_stored<R: LogReader>(
             }
         }
         EntryBody::Tournament(_) => (Some(file), None),
-        EntryBody::Round(_) => (None, None),
+        EntryBody::Round(_) | EntryBody::NoShow(_) => (None, None),
     }
 }

@@ -82,11 +82,7 @@ pub fn write<R: LogReader>(reader: &R, id: &Sha256Digest, out: &Path) -> Result<
             history
                 .apply(&entry, stored.as_deref())
                 .map_err(|e| BundleError::History(format!("entry {index}: {e}")))?;
-            let belongs = match &entry.body {
-                EntryBody::Tournament(t) => t.definition_sha256 == *id,
-                EntryBody::Round(r) => r.tournament == *id,
-                EntryBody::Match(m) => m.context.tournament.is_some_and(|t| t.tournament == *id),
-            };
+            let belongs = entry.tournament() == Some(*id);
             if belongs {
                 mine.push((index, bytes, entry));
             }
@@ -120,13 +116,13 @@ pub fn write<R: LogReader>(reader: &R, id: &Sha256Digest, out: &Path) -> Result<
     Ok(())
 }
 
-/// The files a bundle derives from its entries: pairings, standings, ratings, TRF.
-fn derived_files(state: &TournamentState, matches: &[&MatchEntry]) -> Vec<(&'static str, String)> {
+/// `pairings.json`: per round, the absences, the games with their results and the leaf index
+/// of the entry that gave each result (a match, a no-show, or the round's own entry for an
+/// absent player's forfeit), and the pairing-allocated bye. The server's
+/// `GET /api/tournament/{id}` shows the same.
+pub fn pairings_json(state: &TournamentState) -> Value {
     let def = &state.definition;
-    let player = |i: usize| {
-        let p = &def.players[i];
-        json!({ "index": i, "name": p.name, "key": p.key.to_string() })
-    };
+    let player = |i: usize| player_json(def, i);
     let rounds: Vec<Value> = state
         .rounds
         .iter()
@@ -156,24 +152,44 @@ fn derived_files(state: &TournamentState, matches: &[&MatchEntry]) -> Vec<(&'sta
             })
         })
         .collect();
-    let pairings = json!({
+    json!({
         "tournament": protocol::hex::encode(&state.id),
         "name": def.name,
         "variant": def.variant.id(),
         "rounds": rounds,
-    });
-    let standings = match state.standings() {
+    })
+}
+
+/// `standings.json`: the standings after the completed rounds, with the definition's
+/// tie-breaks (or `{"error"}` if they cannot be computed). The server's
+/// `GET /api/tournament/{id}` shows the same.
+pub fn standings_json(state: &TournamentState) -> Value {
+    let def = &state.definition;
+    match state.standings() {
         Ok(s) => json!(s
             .iter()
             .map(|s| json!({
                 "rank": s.rank,
-                "player": player(s.player),
+                "player": player_json(def, s.player),
                 "points": format!("{}{}", s.half_points / 2, if s.half_points % 2 == 1 { ".5" } else { "" }),
                 "tie_breaks": def.tie_breaks.iter().zip(&s.tie_breaks).map(|(t, v)| json!({ "name": format!("{t:?}"), "value": v })).collect::<Vec<_>>(),
             }))
             .collect::<Vec<_>>()),
         Err(e) => json!({ "error": e.to_string() }),
-    };
+    }
+}
+
+fn player_json(def: &crate::tournament::definition::TournamentDefinition, i: usize) -> Value {
+    let p = &def.players[i];
+    json!({ "index": i, "name": p.name, "key": p.key.to_string() })
+}
+
+/// The files a bundle derives from its entries: pairings, standings, ratings, TRF.
+fn derived_files(state: &TournamentState, matches: &[&MatchEntry]) -> Vec<(&'static str, String)> {
+    let def = &state.definition;
+    let player = |i: usize| player_json(def, i);
+    let pairings = pairings_json(state);
+    let standings = standings_json(state);
     let mut ratings = Ratings::new(Params::LICHESS);
     for m in matches {
         if let Some(g) = rated_game(m) {
@@ -344,11 +360,7 @@ pub fn verify(dir: &Path, policy: &Policy) -> Result<Verified, Vec<Difference>> 
     let mut matches: Vec<MatchEntry> = Vec::new();
     let mut records = 0;
     for (index, entry) in &proven {
-        let belongs = match &entry.body {
-            EntryBody::Tournament(t) => t.definition_sha256 == id,
-            EntryBody::Round(r) => r.tournament == id,
-            EntryBody::Match(m) => m.context.tournament.is_some_and(|t| t.tournament == id),
-        };
+        let belongs = entry.tournament() == Some(id);
         if !belongs {
             differences.push(Difference {
                 file: format!("proofs/{index}.tlog-proof"),

@@ -60,6 +60,32 @@ pub enum EntryBody {
     Tournament(TournamentEntry),
     /// The start of a tournament round: who is absent from it.
     Round(RoundEntry),
+    /// A tournament game that was paired but never started: a party did not show.
+    NoShow(NoShowEntry),
+}
+
+/// A paired tournament game that never started because one party, or both, did not show: did
+/// not bring their seat to the terms, or did not sign them, by the deadline. The appender (the
+/// server) states it; the log's key signs it with the checkpoint that covers it. It is the
+/// evidence of the adjudication: the pairing (the round and both keys, in their colours), the
+/// deadline, and who did not show. A party who did not show loses by forfeit; both: a double
+/// forfeit.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NoShowEntry {
+    /// The tournament's id.
+    pub tournament: Sha256Digest,
+    /// The round, from 1.
+    pub round: u32,
+    /// White's key in the pairing.
+    pub white: PublicKey,
+    /// Black's key in the pairing.
+    pub black: PublicKey,
+    /// White did not show.
+    pub white_absent: bool,
+    /// Black did not show.
+    pub black_absent: bool,
+    /// The deadline the party missed, milliseconds since the Unix epoch, by the appender's clock.
+    pub deadline_ms: u64,
 }
 
 /// A player absent from a round, and the bye they get (TRF `Z`, `H` or `F`).
@@ -235,7 +261,7 @@ impl LedgerEntry {
     pub fn as_match(&self) -> Option<&MatchEntry> {
         match &self.body {
             EntryBody::Match(m) => Some(m),
-            EntryBody::Tournament(_) | EntryBody::Round(_) => None,
+            EntryBody::Tournament(_) | EntryBody::Round(_) | EntryBody::NoShow(_) => None,
         }
     }
 
@@ -244,7 +270,17 @@ impl LedgerEntry {
         match &self.body {
             EntryBody::Match(m) => Some(m.record_sha256),
             EntryBody::Tournament(t) => Some(t.definition_sha256),
-            EntryBody::Round(_) => None,
+            EntryBody::Round(_) | EntryBody::NoShow(_) => None,
+        }
+    }
+
+    /// The tournament this entry belongs to, if any.
+    pub fn tournament(&self) -> Option<Sha256Digest> {
+        match &self.body {
+            EntryBody::Match(m) => m.context.tournament.map(|t| t.tournament),
+            EntryBody::Tournament(t) => Some(t.definition_sha256),
+            EntryBody::Round(r) => Some(r.tournament),
+            EntryBody::NoShow(n) => Some(n.tournament),
         }
     }
 }

@@ -19,7 +19,9 @@
 //! Ratings: every match entry with a result and known colours, tournament or not, in log order
 //! ([`crate::rating`]); void games are not rated.
 
-use crate::entry::{EntryBody, LedgerEntry, MatchEntry, RoundEntry, Sha256Digest, TournamentEntry};
+use crate::entry::{
+    EntryBody, LedgerEntry, MatchEntry, NoShowEntry, RoundEntry, Sha256Digest, TournamentEntry,
+};
 use crate::rating::{Params, RatedGame, Ratings, Score};
 use crate::tournament::definition::{SignedDefinition, TournamentDefinition};
 use crate::tournament::standings::{self, Standing};
@@ -162,6 +164,14 @@ pub enum HistoryError {
         /// Why.
         why: String,
     },
+    /// A no-show entry that does not fit its round.
+    #[error("no-show in round {round}: {why}")]
+    NoShow {
+        /// The round.
+        round: u32,
+        /// Why.
+        why: String,
+    },
     /// A tournament entry without its definition, or one that does not match it.
     #[error("tournament entry {at}: {why}")]
     Definition {
@@ -259,6 +269,7 @@ impl History {
             EntryBody::Match(m) => self.apply_match(at, m)?,
             EntryBody::Tournament(t) => self.apply_tournament(at, t, stored)?,
             EntryBody::Round(r) => self.apply_round(at, r)?,
+            EntryBody::NoShow(n) => self.apply_no_show(at, n)?,
         }
         self.size += 1;
         Ok(())
@@ -344,6 +355,42 @@ impl History {
             })
             .collect();
         t.rounds.push(RoundState { round: r.round, entry_index: at, absent, pairings, results });
+        Ok(())
+    }
+
+    /// A no-show: the game must be paired in that round, in those colours, without a result;
+    /// at least one party is named absent. The absent party loses by forfeit (both: a double
+    /// forfeit).
+    fn apply_no_show(&mut self, at: u64, n: &NoShowEntry) -> Result<(), HistoryError> {
+        let t = self
+            .tournaments
+            .get_mut(&n.tournament)
+            .ok_or(HistoryError::UnknownTournament(n.tournament))?;
+        let bad = |why: &str| HistoryError::NoShow { round: n.round, why: why.to_string() };
+        let result = match (n.white_absent, n.black_absent) {
+            (false, false) => return Err(bad("it names nobody who did not show")),
+            (true, true) => GameResult::DoubleForfeit,
+            (true, false) => GameResult::BlackWinsByForfeit,
+            (false, true) => GameResult::WhiteWinsByForfeit,
+        };
+        let (Some(w), Some(b)) = (t.player(&n.white), t.player(&n.black)) else {
+            return Err(bad("a player is not an entrant"));
+        };
+        let round = n
+            .round
+            .checked_sub(1)
+            .and_then(|i| t.rounds.get_mut(i as usize))
+            .ok_or_else(|| bad("the round has not started"))?;
+        let game = round
+            .pairings
+            .games
+            .iter()
+            .position(|&g| g == (w, b))
+            .ok_or_else(|| bad("these players, in these colours, are not paired"))?;
+        if round.results[game].is_some() {
+            return Err(bad("that game has a result already"));
+        }
+        round.results[game] = Some((result, at));
         Ok(())
     }
 

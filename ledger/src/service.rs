@@ -9,7 +9,7 @@
 use crate::checkpoint::SignedCheckpoint;
 use crate::entry::{
     Absence, ENTRY_VERSION, EntryBody, EntryError, LedgerEntry, MatchContext, MatchEntry,
-    RoundEntry, Sha256Digest, TournamentEntry,
+    NoShowEntry, RoundEntry, Sha256Digest, TournamentEntry,
 };
 use crate::history::{History, HistoryError, TournamentState};
 use crate::log::{LogWriter, OpenError, TileNodes, WriteError, read_bundle};
@@ -51,6 +51,8 @@ pub enum Submission {
         /// When it starts (milliseconds since the Unix epoch).
         started_at_ms: u64,
     },
+    /// A paired tournament game that never started: who did not show by the deadline.
+    NoShow(NoShowEntry),
 }
 
 /// Why a batch was not appended. Nothing of the batch is in the log, and nothing the last
@@ -239,6 +241,7 @@ impl Ledger {
                         }),
                         &[],
                     ),
+                    Submission::NoShow(n) => (EntryBody::NoShow(n.clone()), &[]),
                 };
                 Ok((LedgerEntry { version: ENTRY_VERSION, body }, file))
             })
@@ -346,7 +349,7 @@ pub fn prove_in<R: LogReader>(
             let known_as = match &entry.body {
                 EntryBody::Match(m) => Some(m.match_id),
                 EntryBody::Tournament(t) => Some(t.definition_sha256),
-                EntryBody::Round(_) => None,
+                EntryBody::Round(_) | EntryBody::NoShow(_) => None,
             };
             if known_as == Some(*id) {
                 let index = b * TILE_WIDTH + k as u64;

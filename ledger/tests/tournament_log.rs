@@ -7,7 +7,7 @@ use ledger::bundle;
 use ledger::checkpoint::Policy;
 use ledger::entry::{
     Absence, ENTRY_VERSION, EntryBody, EntryVerdict, LedgerEntry, MatchContext, MatchEntry,
-    RoundEntry, TournamentEntry, TournamentRound, sha256,
+    NoShowEntry, RoundEntry, TournamentEntry, TournamentRound, sha256,
 };
 use ledger::history::{History, HistoryError};
 use ledger::note::{KeyKind, SignerKey};
@@ -341,4 +341,109 @@ fn appends_refuse_tournament_entries_that_do_not_fit() {
         ledger.append(&[Submission::Tournament { definition: bad, published_at_ms: 6 }]).is_err()
     );
     assert_eq!(std::fs::read(log_dir.path().join("checkpoint")).unwrap(), before);
+}
+
+fn no_show(def: &TournamentDefinition, round: u32, w: usize, b: usize, who: (bool, bool)) -> LedgerEntry {
+    LedgerEntry {
+        version: ENTRY_VERSION,
+        body: EntryBody::NoShow(NoShowEntry {
+            tournament: sha256(&definition_file(def)),
+            round,
+            white: def.players[w].key,
+            black: def.players[b].key,
+            white_absent: who.0,
+            black_absent: who.1,
+            deadline_ms: 1_000,
+        }),
+    }
+}
+
+#[test]
+fn a_no_show_is_a_forfeit_of_the_party_named_and_only_of_a_pending_pairing() {
+    let def = definition(
+        (1..=4).map(|i| PublicKey([i; 32])).collect(),
+        System::RoundRobin { double: false },
+    );
+    let file = definition_file(&def);
+    let id = sha256(&file);
+    let (t_entry, _) = TournamentEntry::from_definition_file(&file, 0).unwrap();
+    let mut h = History::new();
+    h.apply(&LedgerEntry { version: ENTRY_VERSION, body: EntryBody::Tournament(t_entry) }, Some(&file))
+        .unwrap();
+    // Not before the round starts.
+    assert!(matches!(
+        h.clone().apply(&no_show(&def, 1, 0, 3, (true, false)), None),
+        Err(HistoryError::NoShow { .. })
+    ));
+    h.apply(&round(&def, 1, &[]), None).unwrap();
+    let r1 = h.tournament(&id).unwrap().rounds[0].pairings.clone();
+    let (w, b) = r1.games[0];
+    let (w2, b2) = r1.games[1];
+    // Nobody named, swapped colours, or players who are not paired together: refused.
+    for bad in [no_show(&def, 1, w, b, (false, false)), no_show(&def, 1, b, w, (true, false)), no_show(&def, 1, w, w2, (true, false))] {
+        assert!(matches!(h.clone().apply(&bad, None), Err(HistoryError::NoShow { .. })), "{bad:?}");
+    }
+    // Black did not show: White wins by forfeit; the other game: nobody showed.
+    h.apply(&no_show(&def, 1, w, b, (false, true)), None).unwrap();
+    assert!(matches!(
+        h.clone().apply(&game(&def, 1, 1, w, b, Some(Color::White)), None),
+        Err(HistoryError::NotPaired { .. })
+    ), "a game forfeited cannot be played after all");
+    assert!(matches!(
+        h.clone().apply(&no_show(&def, 1, w, b, (true, false)), None),
+        Err(HistoryError::NoShow { .. })
+    ));
+    h.apply(&no_show(&def, 1, w2, b2, (true, true)), None).unwrap();
+    let t = h.tournament(&id).unwrap();
+    assert!(t.rounds[0].is_complete(), "no-shows complete the round");
+    let results: Vec<_> = t.rounds[0].results.iter().map(|r| r.unwrap().0).collect();
+    assert_eq!(
+        results,
+        vec![
+            ledger::tournament::GameResult::WhiteWinsByForfeit,
+            ledger::tournament::GameResult::DoubleForfeit
+        ]
+    );
+    let standings = t.standings().unwrap();
+    let points: Vec<(usize, u32)> = standings.iter().map(|s| (s.player, s.half_points)).collect();
+    assert!(points.contains(&(w, 2)) && points.contains(&(b, 0)));
+    assert!(points.contains(&(w2, 0)) && points.contains(&(b2, 0)));
+    assert_eq!(h.rated_games(), 0, "a forfeit before the game is not rated");
+    // The next round may start.
+    h.apply(&round(&def, 2, &[]), None).unwrap();
+}
+
+/// The no-show entry's bytes, pinned (docs/LEDGER.md has them): the prefix, then postcard of
+/// `{ version 1, body: variant 3 (NoShow) { tournament, round, white, black, white_absent,
+/// black_absent, deadline_ms } }`, checked field by field here rather than by a golden file.
+#[test]
+fn the_no_show_entry_encoding_is_the_documented_one() {
+    let e = LedgerEntry {
+        version: ENTRY_VERSION,
+        body: EntryBody::NoShow(NoShowEntry {
+            tournament: [0xaa; 32],
+            round: 2,
+            white: PublicKey([0x11; 32]),
+            black: PublicKey([0x22; 32]),
+            white_absent: false,
+            black_absent: true,
+            deadline_ms: 300,
+        }),
+    };
+    let bytes = e.to_bytes().unwrap();
+    let mut expected = b"fogproof/v1/ledger-entry\n".to_vec();
+    expected.extend([1, 3]); // version, body variant 3
+    expected.extend([0xaa; 32]);
+    expected.push(2); // round (varint)
+    expected.extend([0x11; 32]);
+    expected.extend([0x22; 32]);
+    expected.extend([0, 1]); // white_absent, black_absent
+    expected.extend([0xac, 0x02]); // 300 as a varint
+    assert_eq!(bytes, expected);
+    assert_eq!(LedgerEntry::from_bytes(&bytes).unwrap(), e);
+    // A bool other than 0 or 1 is refused.
+    let mut bad = bytes.clone();
+    let at = bad.len() - 3;
+    bad[at] = 2;
+    assert!(LedgerEntry::from_bytes(&bad).is_err());
 }

@@ -228,6 +228,21 @@ pub fn router(
                 .layer(axum::extract::DefaultBodyLimit::max(shared.config.limits.max_upload_bytes)),
         )
         .route("/api/match/{id}/socket", get(crate::socket::socket))
+        .route("/api/ledger", get(crate::ledger::info))
+        .route("/api/ledger/proof/{id}", get(crate::ledger::proof))
+        .route("/api/ratings/{variant}", get(crate::ledger::ratings))
+        .route("/api/tournaments", get(crate::tournament::list))
+        .route(
+            "/api/tournament",
+            post(crate::tournament::publish).layer(axum::extract::DefaultBodyLimit::max(
+                2 * shared.config.limits.max_definition_bytes + 1024,
+            )),
+        )
+        .route("/api/tournament/{id}", get(crate::tournament::show))
+        .route("/api/tournament/{id}/join", post(crate::tournament::join))
+        .route("/api/tournament/{id}/start", post(crate::tournament::start))
+        .route("/api/tournament/game/{id}/seat", post(crate::tournament::seat))
+        .route("/ledger/{*path}", get(ledger_file))
         .layer(axum::middleware::from_fn_with_state((shared.clone(), limits), rate_limit))
         .layer(axum::extract::DefaultBodyLimit::max(max_body));
     let ops = axum::Router::new().route("/healthz", get(|| async { "ok\n" })).route(
@@ -241,6 +256,14 @@ pub fn router(
         }),
     );
     api.merge(ops).merge(crate::web::router()).with_state(shared)
+}
+
+/// `GET /ledger/{*path}`: the log's files (crate::ledger::serve_file).
+async fn ledger_file(
+    State(shared): State<Arc<Shared>>,
+    Path(path): Path<String>,
+) -> ApiResult<Response> {
+    crate::ledger::serve_file(&shared, &path).await
 }
 
 async fn info(State(shared): State<Arc<Shared>>) -> Json<Value> {

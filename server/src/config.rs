@@ -59,6 +59,14 @@ pub struct Limits {
     pub max_upload_bytes: usize,
     /// Uploaded records verified at once (the rest wait their turn).
     pub max_concurrent_verifications: usize,
+    /// Time a tournament player has, from the moment a round pairs them, to bring their seat
+    /// and sign the terms of that game, in ms; a player who has not by then loses by forfeit
+    /// (a no-show entry in the log).
+    pub max_tournament_show_wait_ms: u64,
+    /// A signed tournament definition sent to `POST /api/tournament`, in bytes.
+    pub max_definition_bytes: usize,
+    /// A file served under `/ledger/` (a tile, an entry bundle, a record), in bytes.
+    pub max_ledger_file_bytes: u64,
 }
 
 impl Limits {
@@ -86,6 +94,9 @@ impl Limits {
         max_increment_ms: 180_000,
         max_upload_bytes: 16 * 1024 * 1024,
         max_concurrent_verifications: 2,
+        max_tournament_show_wait_ms: 60_000,
+        max_definition_bytes: 64 * 1024,
+        max_ledger_file_bytes: 64 * 1024 * 1024,
     };
 }
 
@@ -126,6 +137,27 @@ impl Default for Deadlines {
     }
 }
 
+/// The server's ledger: where its log lives, the key that signs its checkpoints, and how
+/// often finished matches are appended (docs/SERVER.md, the ledger).
+#[derive(Clone, Debug)]
+pub struct LedgerConfig {
+    /// The log directory (created with an empty log on first start).
+    pub dir: PathBuf,
+    /// The log's signing key (its name is the log's origin).
+    pub key: ledger::note::SignerKey,
+    /// How often the appender appends what finished since, in ms (one checkpoint per batch).
+    pub append_interval_ms: u64,
+    /// The most matches one batch appends (the rest wait for the next).
+    pub max_batch_matches: usize,
+}
+
+impl LedgerConfig {
+    /// A ledger in `dir` signed by `key`, appending every second.
+    pub fn new(dir: PathBuf, key: ledger::note::SignerKey) -> LedgerConfig {
+        LedgerConfig { dir, key, append_interval_ms: 1_000, max_batch_matches: 256 }
+    }
+}
+
 /// How a server runs.
 #[derive(Clone, Debug)]
 pub struct Config {
@@ -144,6 +176,8 @@ pub struct Config {
     pub deadlines: Deadlines,
     /// Trust `X-Forwarded-For` for the per-address limit (behind a reverse proxy only).
     pub trust_forwarded_for: bool,
+    /// The ledger every finished match is appended to; none: no ledger (and no tournaments).
+    pub ledger: Option<LedgerConfig>,
 }
 
 impl Config {
@@ -164,6 +198,7 @@ impl Config {
             limits: Limits::DEFAULT,
             deadlines: Deadlines::DEFAULT,
             trust_forwarded_for: false,
+            ledger: None,
         }
     }
 }

@@ -7,6 +7,8 @@
 //!   terms, sign-in by signature;
 //! - [`store`], [`commit`]: durable storage (SQLite embedded) with group commit, so every
 //!   receipt names a stored entry;
+//! - [`ledger`], [`tournament`]: the public log every finished match is appended to, served
+//!   at `/ledger/`, and the tournaments the server runs from it;
 //! - [`config`], [`clock`], [`metrics`]: limits, the injected clock, Prometheus metrics;
 //! - [`web`]: the host's web site (the embedded pages of the `fogproof-web` crate).
 #![warn(missing_docs)]
@@ -17,6 +19,7 @@ pub mod clock;
 pub mod commit;
 pub mod config;
 pub mod events;
+pub mod ledger;
 pub mod live;
 pub mod lobby;
 pub mod metrics;
@@ -25,7 +28,8 @@ pub mod socket;
 pub mod state;
 pub mod store;
 pub mod stream;
+pub mod tournament;
 pub mod web;
 
-pub use config::{Config, Deadlines, Limits};
+pub use config::{Config, Deadlines, LedgerConfig, Limits};
 pub use server::{Running, StartError, start};

@@ -31,6 +31,11 @@ pub struct Seat {
 }
 
 impl Seat {
+    /// Checks the seat's form (a seal key and a nonce), naming what is wrong.
+    pub fn check(&self) -> Result<(), LobbyError> {
+        self.parse().map(drop)
+    }
+
     fn parse(&self) -> Result<(SealPublicKey, [u8; 32]), LobbyError> {
         let seal = self
             .seal_key
@@ -150,6 +155,9 @@ pub struct Pending {
     pub signatures: BTreeMap<PublicKey, Signature>,
     /// When it is canceled if not complete (server ms).
     pub deadline_ms: u64,
+    /// The tournament and round, for a tournament game (its deadline is the tournament
+    /// runner's: a player who does not sign loses by forfeit).
+    pub tournament: Option<([u8; 32], u32)>,
 }
 
 impl Pending {
@@ -426,6 +434,7 @@ pub async fn accept(
             terms: None,
             signatures: BTreeMap::new(),
             deadline_ms: shared.clock.now_ms() + shared.config.limits.max_terms_wait_ms,
+            tournament: None,
         };
         if p.umpire.is_none() {
             p.terms = Some(write_terms(shared, &p)?);
@@ -473,7 +482,7 @@ pub fn umpire_seat(
 }
 
 /// The terms of a pending match whose seats are all in.
-fn write_terms(shared: &Shared, p: &Pending) -> Result<(MatchTerms, Vec<u8>), LobbyError> {
+pub(crate) fn write_terms(shared: &Shared, p: &Pending) -> Result<(MatchTerms, Vec<u8>), LobbyError> {
     use protocol::codec::Canonical;
     let c = &p.challenge;
     let challenger = PlayerTerms {
@@ -581,6 +590,11 @@ async fn start(
         status: MatchStatus::Live,
         finish: None,
     };
+    if let Some(t) = p.tournament {
+        crate::tournament::record_game(shared, id, t)
+            .await
+            .map_err(|e| LobbyError::Store(e.to_string()))?;
+    }
     let (task, handle) =
         MatchTask::create(shared.clone(), shared.config.relay.clone(), row, signed.clone())
             .await

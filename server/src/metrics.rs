@@ -23,6 +23,17 @@ pub const CONNECTIONS: &str = "fogproof_connections";
 /// Counter: connections closed for breaking a limit or the protocol.
 pub const CONNECTIONS_REFUSED: &str = "fogproof_connections_refused_total";
 
+/// Counter: finished matches appended to the ledger.
+pub const LEDGER_APPENDED: &str = "fogproof_ledger_appended_total";
+/// Counter: finished matches the ledger refused (kept out of the log, reason in the store).
+pub const LEDGER_REFUSED: &str = "fogproof_ledger_refused_total";
+/// Counter: appends that could not be written (retried at the next round).
+pub const LEDGER_WRITE_FAILURES: &str = "fogproof_ledger_write_failures_total";
+/// Counter: matches that finished and await the appender.
+pub const LEDGER_PENDING: &str = "fogproof_ledger_finished_total";
+/// Counter: tournament games forfeited by a no-show.
+pub const TOURNAMENT_NO_SHOWS: &str = "fogproof_tournament_no_shows_total";
+
 const LATENCY_BUCKETS_SECONDS: [f64; 14] =
     [0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0];
 

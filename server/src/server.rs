@@ -22,6 +22,9 @@ pub enum StartError {
     /// The listener has no address.
     #[error("listener: {0}")]
     Listener(std::io::Error),
+    /// The ledger could not be opened.
+    #[error(transparent)]
+    Ledger(#[from] crate::ledger::LedgerStartError),
     /// The umpire or the house bot has the relay's key.
     #[error("the relay's key must not be the {0}'s: give each role its own key")]
     SharedKey(&'static str),
@@ -86,12 +89,27 @@ pub async fn start(
         return Err(StartError::SharedKey("house bot"));
     }
     let store: Arc<dyn Store> = Arc::new(SqliteStore::open(&config.data_dir).await?);
-    let shared = Arc::new(Shared::new(config, clock, store));
+    let ledger = match &config.ledger {
+        Some(l) => Some(Arc::new(crate::ledger::ServerLedger::open(l).await?)),
+        None => None,
+    };
+    let ledger_settings = config.ledger.clone();
+    let shared = Arc::new(Shared::with_ledger(config, clock, store, ledger));
     let metrics = crate::metrics::install();
     crate::lobby::restore(&shared)
         .await
         .map_err(|e| crate::store::StoreError::Database(e.to_string()))?;
     let resumed = resume(&shared).await?;
+    if let (Some(l), Some(settings)) = (shared.ledger.clone(), ledger_settings) {
+        lock(&shared.on_finish).push(Arc::new(|m| crate::ledger::count_finished(&m)));
+        tokio::spawn(crate::ledger::appender(
+            shared.clone(),
+            l,
+            settings.append_interval_ms,
+            settings.max_batch_matches,
+        ));
+        tokio::spawn(crate::tournament::runner(shared.clone()));
+    }
     {
         let shared = shared.clone();
         tokio::spawn(async move {

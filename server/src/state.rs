@@ -62,12 +62,26 @@ pub struct Shared {
     pub shutdown: tokio::sync::watch::Sender<bool>,
     /// Places for uploaded records being verified (`max_concurrent_verifications`).
     pub verifications: tokio::sync::Semaphore,
+    /// The ledger, if the server keeps one.
+    pub ledger: Option<Arc<crate::ledger::ServerLedger>>,
+    /// Tournament games being arranged (seats and terms), by invitation id.
+    pub tournaments: Mutex<crate::tournament::Arranging>,
     next_conn: AtomicU64,
 }
 
 impl Shared {
     /// The shared state of a server.
     pub fn new(config: Config, clock: Arc<dyn Clock>, store: Arc<dyn Store>) -> Shared {
+        Shared::with_ledger(config, clock, store, None)
+    }
+
+    /// The shared state of a server with a ledger.
+    pub fn with_ledger(
+        config: Config,
+        clock: Arc<dyn Clock>,
+        store: Arc<dyn Store>,
+        ledger: Option<Arc<crate::ledger::ServerLedger>>,
+    ) -> Shared {
         let committer = Committer::start(store.clone());
         let verifications =
             tokio::sync::Semaphore::new(config.limits.max_concurrent_verifications.max(1));
@@ -84,6 +98,8 @@ impl Shared {
             on_finish: Mutex::new(Vec::new()),
             shutdown: tokio::sync::watch::Sender::new(false),
             verifications,
+            ledger,
+            tournaments: Mutex::new(crate::tournament::Arranging::default()),
             next_conn: AtomicU64::new(1),
         }
     }

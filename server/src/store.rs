@@ -121,6 +121,26 @@ pub struct EntryRow {
     pub bytes: Vec<u8>,
 }
 
+/// What became of a finished match in the ledger.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LedgerMark {
+    /// Its entry is in the log.
+    Appended,
+    /// The ledger refused it (the reason): it will not be tried again.
+    Refused(String),
+}
+
+/// A tournament game the server started: its match and its place in the tournament.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TournamentGameRow {
+    /// The match.
+    pub match_id: MatchId,
+    /// The tournament's id.
+    pub tournament: [u8; 32],
+    /// The round, from 1.
+    pub round: u32,
+}
+
 /// Where the server keeps what must survive it.
 pub trait Store: Send + Sync + 'static {
     /// Creates or renames an account.
@@ -145,4 +165,31 @@ pub trait Store: Send + Sync + 'static {
     fn finished_matches(&self, limit: u32) -> StoreFuture<'_, Vec<MatchRow>>;
     /// A match's entries, in sequence order.
     fn entries<'a>(&'a self, id: &'a MatchId) -> StoreFuture<'a, Vec<Vec<u8>>>;
+    /// Finished matches the ledger has not taken yet (no [`LedgerMark`]), oldest first.
+    fn unledgered(&self, limit: u32) -> StoreFuture<'_, Vec<MatchRow>>;
+    /// Records what became of finished matches in the ledger, in one transaction.
+    fn mark_ledgered<'a>(&'a self, marks: &'a [(MatchId, LedgerMark)]) -> StoreFuture<'a, ()>;
+    /// Records that a tournament game's match exists (before the match is created).
+    fn put_tournament_game<'a>(&'a self, row: &'a TournamentGameRow) -> StoreFuture<'a, ()>;
+    /// The tournament game a match is, if any.
+    fn tournament_game<'a>(
+        &'a self,
+        id: &'a MatchId,
+    ) -> StoreFuture<'a, Option<TournamentGameRow>>;
+    /// Every tournament game of a tournament's round.
+    fn tournament_games<'a>(
+        &'a self,
+        tournament: &'a [u8; 32],
+        round: u32,
+    ) -> StoreFuture<'a, Vec<TournamentGameRow>>;
+    /// Records a player's signed-in request to join a tournament (idempotent).
+    fn join_tournament<'a>(
+        &'a self,
+        tournament: &'a [u8; 32],
+        key: &'a PublicKey,
+        at_ms: u64,
+    ) -> StoreFuture<'a, ()>;
+    /// The players who joined a tournament.
+    fn tournament_joins<'a>(&'a self, tournament: &'a [u8; 32])
+    -> StoreFuture<'a, Vec<PublicKey>>;
 }

@@ -1,4 +1,4 @@
-//! The host's web site (docs/SERVER.md, section 12): the pages of the `fogproof-web` crate's
+//! The host's web site (docs/SERVER.md, section 15): the pages of the `fogproof-web` crate's
 //! embedded bundle. `/assets/{path}` serves a bundle file; every other `GET` outside the APIs
 //! (`/`, `/games`, `/game/{id}`, `/audit`, …) serves `host.html`, a single-page app that routes
 //! by path in the browser and reads everything through the public JSON API. Nothing here knows

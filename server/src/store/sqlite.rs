@@ -2,7 +2,8 @@
 //! directory, in WAL mode with `synchronous = FULL` (a commit is on disk when it returns).
 
 use super::{
-    Account, ChallengeRow, EntryRow, Finish, MatchRow, MatchStatus, Store, StoreError, StoreFuture,
+    Account, ChallengeRow, EntryRow, Finish, LedgerMark, MatchRow, MatchStatus, Store, StoreError,
+    StoreFuture, TournamentGameRow,
 };
 use protocol::{MatchId, PublicKey};
 use sqlx::Row;
@@ -13,7 +14,7 @@ use sqlx::sqlite::{
 use std::path::Path;
 
 /// The schema: plain SQL that PostgreSQL reads as well (BLOB becomes BYTEA there).
-const SCHEMA: [&str; 6] = [
+const SCHEMA: [&str; 9] = [
     "CREATE TABLE IF NOT EXISTS accounts (
         key TEXT PRIMARY KEY,
         name TEXT NOT NULL,
@@ -45,6 +46,20 @@ const SCHEMA: [&str; 6] = [
         PRIMARY KEY (match_id, seq))",
     "CREATE INDEX IF NOT EXISTS matches_by_status ON matches (status, finished_ms)",
     "CREATE INDEX IF NOT EXISTS challenges_by_status ON challenges (status)",
+    // What became of each finished match in the ledger: `appended`, or `refused` with why.
+    "CREATE TABLE IF NOT EXISTS ledger_marks (
+        match_id TEXT PRIMARY KEY,
+        status TEXT NOT NULL,
+        note TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS tournament_games (
+        match_id TEXT PRIMARY KEY,
+        tournament TEXT NOT NULL,
+        round BIGINT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS tournament_joins (
+        tournament TEXT NOT NULL,
+        key TEXT NOT NULL,
+        joined_ms BIGINT NOT NULL,
+        PRIMARY KEY (tournament, key))",
 ];
 
 /// The SQLite store.
@@ -351,6 +366,142 @@ impl Store for SqliteStore {
             Ok(out)
         })
     }
+
+    fn unledgered(&self, limit: u32) -> StoreFuture<'_, Vec<MatchRow>> {
+        Box::pin(async move {
+            let rows = sqlx::query(
+                "SELECT m.* FROM matches m LEFT JOIN ledger_marks l ON l.match_id = m.id
+                 WHERE m.status = 'finished' AND l.match_id IS NULL
+                 ORDER BY m.finished_ms, m.id LIMIT ?",
+            )
+            .bind(i64::from(limit))
+            .fetch_all(&self.pool)
+            .await
+            .map_err(db)?;
+            rows.iter().map(SqliteStore::match_row).collect()
+        })
+    }
+
+    fn mark_ledgered<'a>(&'a self, marks: &'a [(MatchId, LedgerMark)]) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            let mut tx = self.pool.begin().await.map_err(db)?;
+            for (id, mark) in marks {
+                let (status, note) = match mark {
+                    LedgerMark::Appended => ("appended", ""),
+                    LedgerMark::Refused(why) => ("refused", why.as_str()),
+                };
+                sqlx::query(
+                    "INSERT INTO ledger_marks (match_id, status, note) VALUES (?, ?, ?)
+                     ON CONFLICT (match_id) DO UPDATE SET status = excluded.status,
+                     note = excluded.note",
+                )
+                .bind(id_text(id))
+                .bind(status)
+                .bind(note)
+                .execute(&mut *tx)
+                .await
+                .map_err(db)?;
+            }
+            tx.commit().await.map_err(db)
+        })
+    }
+
+    fn put_tournament_game<'a>(&'a self, row: &'a TournamentGameRow) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            sqlx::query(
+                "INSERT INTO tournament_games (match_id, tournament, round) VALUES (?, ?, ?)
+                 ON CONFLICT (match_id) DO NOTHING",
+            )
+            .bind(id_text(&row.match_id))
+            .bind(protocol::hex::encode(&row.tournament))
+            .bind(i64::from(row.round))
+            .execute(&self.pool)
+            .await
+            .map_err(db)?;
+            Ok(())
+        })
+    }
+
+    fn tournament_game<'a>(
+        &'a self,
+        id: &'a MatchId,
+    ) -> StoreFuture<'a, Option<TournamentGameRow>> {
+        Box::pin(async move {
+            let row = sqlx::query("SELECT * FROM tournament_games WHERE match_id = ?")
+                .bind(id_text(id))
+                .fetch_optional(&self.pool)
+                .await
+                .map_err(db)?;
+            row.as_ref().map(tournament_game_row).transpose()
+        })
+    }
+
+    fn tournament_games<'a>(
+        &'a self,
+        tournament: &'a [u8; 32],
+        round: u32,
+    ) -> StoreFuture<'a, Vec<TournamentGameRow>> {
+        Box::pin(async move {
+            let rows = sqlx::query(
+                "SELECT * FROM tournament_games WHERE tournament = ? AND round = ?
+                 ORDER BY match_id",
+            )
+            .bind(protocol::hex::encode(tournament))
+            .bind(i64::from(round))
+            .fetch_all(&self.pool)
+            .await
+            .map_err(db)?;
+            rows.iter().map(tournament_game_row).collect()
+        })
+    }
+
+    fn join_tournament<'a>(
+        &'a self,
+        tournament: &'a [u8; 32],
+        k: &'a PublicKey,
+        at_ms: u64,
+    ) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            sqlx::query(
+                "INSERT INTO tournament_joins (tournament, key, joined_ms) VALUES (?, ?, ?)
+                 ON CONFLICT (tournament, key) DO NOTHING",
+            )
+            .bind(protocol::hex::encode(tournament))
+            .bind(k.to_string())
+            .bind(ms(at_ms))
+            .execute(&self.pool)
+            .await
+            .map_err(db)?;
+            Ok(())
+        })
+    }
+
+    fn tournament_joins<'a>(
+        &'a self,
+        tournament: &'a [u8; 32],
+    ) -> StoreFuture<'a, Vec<PublicKey>> {
+        Box::pin(async move {
+            let rows = sqlx::query(
+                "SELECT key FROM tournament_joins WHERE tournament = ? ORDER BY joined_ms, key",
+            )
+            .bind(protocol::hex::encode(tournament))
+            .fetch_all(&self.pool)
+            .await
+            .map_err(db)?;
+            rows.iter().map(|r| key(&r.try_get::<String, _>("key").map_err(db)?)).collect()
+        })
+    }
+}
+
+fn tournament_game_row(r: &SqliteRow) -> Result<TournamentGameRow, StoreError> {
+    let t: String = r.try_get("tournament").map_err(db)?;
+    Ok(TournamentGameRow {
+        match_id: match_id(&r.try_get::<String, _>("match_id").map_err(db)?)?,
+        tournament: protocol::hex::decode_array::<32>(&t)
+            .ok_or_else(|| StoreError::Corrupt(format!("tournament id {t:?}")))?,
+        round: u32::try_from(r.try_get::<i64, _>("round").map_err(db)?)
+            .map_err(|e| StoreError::Corrupt(format!("round: {e}")))?,
+    })
 }
 
 #[cfg(test)]

@@ -1,0 +1,149 @@
+//! The server's ledger across a crash: `fogproof serve` (with its default ledger under the data
+//! directory and a log key it creates owner-only) runs as a child process whose appender is
+//! held back, a match finishes, the server is killed with SIGKILL before the match is appended,
+//! and after the restart the match is in the log exactly once (and still once after another
+//! restart).
+
+use client::agent::{Accept, Agent, AgentConfig};
+use client::seat::Decider;
+use protocol::Identity;
+use serde_json::json;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::time::Duration;
+
+fn free_port() -> u16 {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    l.local_addr().expect("addr").port()
+}
+
+fn serve(data: &Path, port: u16, interval_ms: u64) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_fogproof"))
+        .args(["serve", "--data", data.to_str().expect("utf-8"), "--listen"])
+        .arg(format!("127.0.0.1:{port}"))
+        .args(["--no-bot", "--ledger-interval-ms", &interval_ms.to_string()])
+        .env("FOGPROOF_LOG", "warn")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("fogproof serve starts")
+}
+
+async fn up(port: u16) {
+    for _ in 0..500 {
+        if tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("the server did not come up");
+}
+
+async fn agent(base: &str, dir: &Path, name: &str, seed: u64, accept: Accept) -> Agent {
+    let a = Agent::connect(AgentConfig {
+        server: base.to_owned(),
+        identity: Identity::from_seed(&client::selfplay::derive(seed, name)),
+        name: Some(name.into()),
+        dir: dir.join(name),
+        umpire: false,
+        accept,
+        variants: Vec::new(),
+        decider: Arc::new(move |_| {
+            let bot = client::RandomBot::new(client::selfplay::derive(seed, "bot"));
+            (Decider::Policy(Box::new(bot)), None)
+        }),
+    })
+    .await
+    .expect("sign in");
+    let r = a.clone();
+    tokio::spawn(async move { r.run().await });
+    a
+}
+
+/// How many match entries of the log in `dir` name `id`, and the log's size.
+fn count_in_log(dir: &Path, id: &[u8; 32]) -> (usize, u64) {
+    let reader = ledger::store::DirReader::new(dir);
+    let cp = ledger::checkpoint::SignedCheckpoint::parse(
+        &ledger::store::LogReader::checkpoint(&reader).expect("checkpoint"),
+    )
+    .expect("parses");
+    let size = cp.checkpoint.size;
+    let mut n = 0;
+    for b in 0..size.div_ceil(256) {
+        for bytes in ledger::log::read_bundle(&reader, b, size).expect("bundle") {
+            let e = ledger::entry::LedgerEntry::from_bytes(&bytes).expect("entry");
+            n += usize::from(e.as_match().is_some_and(|m| m.match_id == *id));
+        }
+    }
+    (n, size)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_match_finished_before_a_kill_is_appended_after_the_restart_exactly_once() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir: PathBuf = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("ledger-crash-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let data = dir.join("server");
+    let port = free_port();
+    let base = format!("http://127.0.0.1:{port}");
+    // The appender's first round is at start; the next one would be in an hour.
+    let mut child = serve(&data, port, 3_600_000);
+    up(port).await;
+    let key_mode = std::fs::metadata(data.join("ledger.key")).expect("a log key").permissions();
+    assert_eq!(key_mode.mode() & 0o777, 0o600, "the log key is owner-only");
+    let bob = agent(&base, &dir, "bob", 7, Accept::Addressed).await;
+    let alice = agent(&base, &dir, "alice", 8, Accept::Nothing).await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    alice
+        .challenge(json!({
+            "variant": "chess", "clock_limit": 900, "clock_increment": 0,
+            "opponent": bob.session().key.to_string(),
+        }))
+        .await
+        .expect("challenge");
+    let mut waited = 0;
+    let (id, record) = loop {
+        if let Some((id, r)) = alice.records().into_iter().next() {
+            break (id, r.expect("the record"));
+        }
+        waited += 1;
+        assert!(waited < 12_000, "no end within 120 s");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    };
+    // Finished and stored, not appended yet.
+    let info = alice.session().get("/api/ledger").await.expect("ledger info");
+    assert_eq!(info["size"], json!(0), "{info}");
+    child.kill().expect("SIGKILL");
+    let _ = child.wait();
+    assert_eq!(count_in_log(&data.join("ledger"), &id.0), (0, 0));
+    // Restarted: the appender's first round takes what the store has finished.
+    child = serve(&data, port, 200);
+    up(port).await;
+    let mut found = None;
+    for _ in 0..200 {
+        let (n, size) = count_in_log(&data.join("ledger"), &id.0);
+        if n > 0 {
+            found = Some((n, size));
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(found, Some((1, 1)), "appended once after the restart");
+    // And never again, across more rounds and another kill and restart.
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    child.kill().expect("SIGKILL");
+    let _ = child.wait();
+    child = serve(&data, port, 200);
+    up(port).await;
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    assert_eq!(count_in_log(&data.join("ledger"), &id.0), (1, 1));
+    let rec = ledger::store::DirReader::new(data.join("ledger"));
+    let stored = ledger::store::LogReader::record(&rec, &ledger::entry::sha256(&record))
+        .expect("the record is beside the log");
+    assert_eq!(stored, record);
+    child.kill().expect("kill");
+    let _ = child.wait();
+    let _ = std::fs::remove_dir_all(&dir);
+}

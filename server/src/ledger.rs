@@ -1,0 +1,514 @@
+//! The server's ledger (docs/SERVER.md, the ledger): it owns a `ledger::Ledger`, appends every
+//! finished match to it within seconds, and serves the log read-only at `/ledger/` in the C2SP
+//! tlog-tiles layout, exactly as the files in the log directory.
+//!
+//! **The appender** is one task. Each `append_interval_ms` (and once at start) it reads from
+//! the store the finished matches that have no ledger mark yet, rebuilds each record from the
+//! stored entries, and appends them as one batch (`Ledger::append` verifies every record, writes
+//! tiles and the checkpoint durably), then marks them `appended` in the store. The ledger, not
+//! the mark, is the truth: a crash after the append and before the mark is seen at the next
+//! round (the ledger already holds the match id) and only the mark is written, so nothing is
+//! appended twice; a crash before the append leaves the match unmarked, so it is appended after
+//! the restart: nothing finished is lost.
+//!
+//! **What the log holds** follows the ledger's rules (docs/LEDGER.md): every record whose terms
+//! can be read goes in, valid or not (a record with faults goes in with its verdict naming the
+//! culprits: that is what the log is for). A record the ledger refuses (its terms cannot be
+//! read, or it does not fit the log: e.g. it names a tournament round it was not paired in)
+//! is marked `refused` with the reason, logged, and counted in
+//! `fogproof_ledger_refused_total`; the rest of its batch is appended and the appender goes on.
+//! A write failure (disk full, ...) leaves the batch unmarked, counted in
+//! `fogproof_ledger_write_failures_total`, and retried at the next round.
+
+use crate::api::AppError;
+use crate::state::{Shared, lock};
+use crate::store::{LedgerMark, MatchRow};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use ledger::entry::{MatchContext, TournamentRound};
+use ledger::{AppendError, Ledger, Submission};
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+/// Why the ledger could not be opened.
+#[derive(Debug, thiserror::Error)]
+pub enum LedgerStartError {
+    /// The log in the directory could not be opened or created.
+    #[error("ledger in {dir}: {source}")]
+    Open {
+        /// The log directory.
+        dir: PathBuf,
+        /// Why.
+        source: ledger::service::LedgerError,
+    },
+    /// The blocking task failed.
+    #[error("ledger task: {0}")]
+    Task(String),
+}
+
+/// The server's ledger: the log writer behind a mutex, called from blocking tasks.
+pub struct ServerLedger {
+    ledger: Mutex<Ledger>,
+    /// The log directory served at `/ledger/`.
+    pub dir: PathBuf,
+    /// The log's verifier key (`fogproof ledger key`).
+    pub vkey: String,
+}
+
+impl std::fmt::Debug for ServerLedger {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServerLedger").field("dir", &self.dir).finish_non_exhaustive()
+    }
+}
+
+impl ServerLedger {
+    /// Opens the log in `config.dir`, creating an empty one on first start.
+    pub async fn open(config: &crate::config::LedgerConfig) -> Result<ServerLedger, LedgerStartError> {
+        let dir = config.dir.clone();
+        let key = config.key.clone();
+        tokio::task::spawn_blocking(move || {
+            let opened = if dir.join("checkpoint").exists() {
+                Ledger::open(&dir, key)
+            } else {
+                Ledger::create(&dir, key)
+            };
+            let ledger =
+                opened.map_err(|source| LedgerStartError::Open { dir: dir.clone(), source })?;
+            let vkey = ledger.verifier_key().to_string();
+            Ok(ServerLedger { ledger: Mutex::new(ledger), dir, vkey })
+        })
+        .await
+        .map_err(|e| LedgerStartError::Task(e.to_string()))?
+    }
+
+    /// Runs `f` on the ledger in a blocking task (every call may read files; appends verify
+    /// records and fsync).
+    pub async fn with<T: Send + 'static>(
+        self: &Arc<Self>,
+        f: impl FnOnce(&mut Ledger) -> T + Send + 'static,
+    ) -> Result<T, AppError> {
+        let me = self.clone();
+        tokio::task::spawn_blocking(move || f(&mut lock(&me.ledger)))
+            .await
+            .map_err(|e| AppError::new(StatusCode::INTERNAL_SERVER_ERROR, format!("ledger: {e}")))
+    }
+}
+
+/// Runs the appender until the server shuts down: once at start (whatever finished before a
+/// crash and is not in the log yet), then every `append_interval_ms`.
+pub async fn appender(shared: Arc<Shared>, l: Arc<ServerLedger>, interval_ms: u64, batch: usize) {
+    let mut stop = shared.shutdown_signal();
+    let mut tick = tokio::time::interval(std::time::Duration::from_millis(interval_ms.max(1)));
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tokio::select! {
+            _ = tick.tick() => {}
+            _ = stop.changed() => break,
+        }
+        match append_finished(&shared, &l, batch).await {
+            Ok(0) => {}
+            Ok(n) => tracing::debug!(matches = n, "appended to the ledger"),
+            Err(e) => {
+                metrics::counter!(crate::metrics::LEDGER_WRITE_FAILURES).increment(1);
+                tracing::error!(error = %e, "ledger append failed; retried at the next round");
+            }
+        }
+    }
+}
+
+/// Appends every finished match the ledger does not hold yet, in batches of at most `batch`;
+/// returns how many were appended.
+pub async fn append_finished(
+    shared: &Arc<Shared>,
+    l: &Arc<ServerLedger>,
+    batch: usize,
+) -> Result<usize, String> {
+    let mut appended = 0;
+    loop {
+        let limit = u32::try_from(batch.max(1)).unwrap_or(u32::MAX);
+        let rows = shared.store.unledgered(limit).await.map_err(|e| e.to_string())?;
+        if rows.is_empty() {
+            return Ok(appended);
+        }
+        // Matches the ledger already holds (a crash between the append and the mark): mark only.
+        let ids: Vec<[u8; 32]> = rows.iter().map(|r| r.id.0).collect();
+        let held: Vec<bool> = l
+            .with(move |led| ids.iter().map(|id| led.history().match_index(id).is_some()).collect())
+            .await
+            .map_err(|e| e.message)?;
+        let mut marks = Vec::new();
+        let mut todo: Vec<(MatchRow, Submission)> = Vec::new();
+        for (row, held) in rows.into_iter().zip(held) {
+            if held {
+                marks.push((row.id, LedgerMark::Appended));
+                continue;
+            }
+            match submission(shared, &row).await {
+                Ok(s) => todo.push((row, s)),
+                Err(why) => {
+                    refused(&row, &why);
+                    marks.push((row.id, LedgerMark::Refused(why)));
+                }
+            }
+        }
+        // Append; a refused submission is marked and taken out, the rest tried again.
+        while !todo.is_empty() {
+            let subs: Vec<Submission> = todo.iter().map(|(_, s)| s.clone()).collect();
+            let result = l
+                .with(move |led| match led.append(&subs) {
+                    Ok(_) => Ok(()),
+                    Err(AppendError::Refused { index, source }) => Err(Ok((index, source.to_string()))),
+                    Err(AppendError::Inconsistent { index, source }) => {
+                        Err(Ok((index, source.to_string())))
+                    }
+                    Err(AppendError::Write(e)) => Err(Err(e.to_string())),
+                })
+                .await
+                .map_err(|e| e.message)?;
+            match result {
+                Ok(()) => {
+                    metrics::counter!(crate::metrics::LEDGER_APPENDED).increment(todo.len() as u64);
+                    appended += todo.len();
+                    marks.extend(todo.drain(..).map(|(r, _)| (r.id, LedgerMark::Appended)));
+                }
+                Err(Ok((index, why))) => {
+                    let (row, _) = todo.remove(index);
+                    refused(&row, &why);
+                    marks.push((row.id, LedgerMark::Refused(why)));
+                }
+                Err(Err(write)) => {
+                    // Nothing of the batch is in the log: keep what is marked so far, retry the
+                    // rest at the next round.
+                    shared.store.mark_ledgered(&marks).await.map_err(|e| e.to_string())?;
+                    return Err(write);
+                }
+            }
+        }
+        shared.store.mark_ledgered(&marks).await.map_err(|e| e.to_string())?;
+    }
+}
+
+fn refused(row: &MatchRow, why: &str) {
+    metrics::counter!(crate::metrics::LEDGER_REFUSED).increment(1);
+    tracing::error!(
+        match_id = %crate::store::sqlite::id_text(&row.id),
+        why,
+        "the ledger refused a finished match; it stays out of the log"
+    );
+}
+
+/// The submission of a finished match: its record rebuilt from the store, its tournament round
+/// if the server started it as one, and its finish time.
+async fn submission(shared: &Arc<Shared>, row: &MatchRow) -> Result<Submission, String> {
+    let record = crate::api::record_bytes(shared, row).await.map_err(|e| e.message)?;
+    let tournament = shared
+        .store
+        .tournament_game(&row.id)
+        .await
+        .map_err(|e| e.to_string())?
+        .map(|g| TournamentRound { tournament: g.tournament, round: g.round });
+    let finished_at_ms = row.finish.as_ref().map_or(row.created_ms, |f| f.finished_ms);
+    Ok(Submission::Match { record, context: MatchContext { tournament, finished_at_ms } })
+}
+
+/// What a path under `/ledger/` names, if it is one of the log's files.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LedgerFile {
+    /// `checkpoint`: mutable, never cached.
+    Checkpoint,
+    /// A full tile or entry bundle: immutable.
+    FullTile,
+    /// A partial tile (`.p/<W>`): immutable while it exists, deleted once the tile is full.
+    PartialTile,
+    /// `records/<sha256 hex>`: a record or a definition, immutable.
+    Record,
+}
+
+/// Why a path is not one of the log's files (the answer names it).
+fn not_a_log_path(path: &str) -> AppError {
+    AppError::new(
+        StatusCode::NOT_FOUND,
+        format!(
+            "/ledger/{}: not a path of the log (checkpoint, tile/<L>/<N>[.p/<W>], \
+             tile/entries/<N>[.p/<W>], records/<sha256 hex>)",
+            path.chars().take(120).collect::<String>()
+        ),
+    )
+}
+
+/// Checks a path under `/ledger/` against the tlog-tiles grammar (and `records/`): only
+/// these paths are ever opened, so `..`, absolute paths, backslashes, empty or dotted segments
+/// and anything else cannot reach a file outside the log (or any other file in it).
+pub fn classify(path: &str) -> Option<LedgerFile> {
+    if path == "checkpoint" {
+        return Some(LedgerFile::Checkpoint);
+    }
+    let segments: Vec<&str> = path.split('/').collect();
+    match segments.as_slice() {
+        ["records", hash] => (hash.len() == 64
+            && hash.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)))
+        .then_some(LedgerFile::Record),
+        ["tile", level, rest @ ..] => {
+            let level_ok = *level == "entries"
+                || (!level.is_empty()
+                    && level.len() <= 2
+                    && level.bytes().all(|b| b.is_ascii_digit())
+                    && level.parse::<u8>().is_ok_and(|l| l <= 63));
+            if !level_ok || rest.is_empty() {
+                return None;
+            }
+            // <N>: x### groups, then ###; optionally `.p` on the last group and a width.
+            let (index, partial) = match rest.iter().position(|s| s.ends_with(".p")) {
+                Some(i) if i + 2 == rest.len() => {
+                    let w = rest[i + 1];
+                    let width_ok = !w.is_empty()
+                        && w.len() <= 3
+                        && w.bytes().all(|b| b.is_ascii_digit())
+                        && !w.starts_with('0')
+                        && w.parse::<u16>().is_ok_and(|w| (1..256).contains(&w));
+                    if !width_ok {
+                        return None;
+                    }
+                    let mut idx: Vec<&str> = rest[..=i].to_vec();
+                    let last = idx.len() - 1;
+                    idx[last] = idx[last].trim_end_matches(".p");
+                    (idx, true)
+                }
+                Some(_) => return None,
+                None => (rest.to_vec(), false),
+            };
+            let (last, groups) = index.split_last()?;
+            let three = |s: &str| s.len() == 3 && s.bytes().all(|b| b.is_ascii_digit());
+            let ok = three(last)
+                && groups.iter().all(|g| g.strip_prefix('x').is_some_and(three));
+            ok.then_some(if partial { LedgerFile::PartialTile } else { LedgerFile::FullTile })
+        }
+        _ => None,
+    }
+}
+
+/// `GET /ledger/{*path}`: the log's files, read-only, with tlog-tiles' content types and
+/// caching.
+pub async fn serve_file(shared: &Arc<Shared>, path: &str) -> Result<Response, AppError> {
+    let Some(l) = shared.ledger.as_ref() else {
+        return Err(AppError::new(StatusCode::NOT_FOUND, "this server keeps no ledger"));
+    };
+    let kind = classify(path).ok_or_else(|| not_a_log_path(path))?;
+    let file: PathBuf = l.dir.join(Path::new(path));
+    let max = shared.config.limits.max_ledger_file_bytes;
+    let meta = match tokio::fs::metadata(&file).await {
+        Ok(m) if m.is_file() => m,
+        _ => {
+            return Err(AppError::new(
+                StatusCode::NOT_FOUND,
+                format!("/ledger/{path}: no such file in the log"),
+            ));
+        }
+    };
+    if meta.len() > max {
+        return Err(AppError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!("/ledger/{path} is over {max} bytes (max_ledger_file_bytes)"),
+        ));
+    }
+    let bytes = tokio::fs::read(&file).await.map_err(|e| {
+        AppError::new(StatusCode::NOT_FOUND, format!("/ledger/{path}: {e}"))
+    })?;
+    let (content_type, cache) = match kind {
+        LedgerFile::Checkpoint => ("text/plain; charset=utf-8", "no-cache"),
+        LedgerFile::FullTile | LedgerFile::Record => {
+            ("application/octet-stream", "public, max-age=31536000, immutable")
+        }
+        // Its bytes never change, but it is deleted once the full tile exists: cache briefly.
+        LedgerFile::PartialTile => ("application/octet-stream", "public, max-age=60"),
+    };
+    Ok((
+        [
+            (header::CONTENT_TYPE, HeaderValue::from_static(content_type)),
+            (header::CACHE_CONTROL, HeaderValue::from_static(cache)),
+        ],
+        bytes,
+    )
+        .into_response())
+}
+
+/// Registered as the server's finish hook: nothing to do but let the appender's next round take
+/// the match (it reads finished matches from the store, so a crash loses nothing); kept so the
+/// hook list shows the ledger is a consumer.
+pub fn count_finished(_: &crate::state::FinishedMatch) {
+    metrics::counter!(crate::metrics::LEDGER_PENDING).increment(1);
+}
+
+/// Whether `shared` has a ledger.
+pub fn ledger_of(shared: &Shared) -> Result<&Arc<ServerLedger>, AppError> {
+    shared
+        .ledger
+        .as_ref()
+        .ok_or_else(|| AppError::new(StatusCode::NOT_FOUND, "this server keeps no ledger"))
+}
+
+/// `GET /api/ledger`: the log's size, its checkpoint, its verifier key and the witnesses
+/// whose cosignatures the checkpoint carries.
+pub async fn info(
+    axum::extract::State(shared): axum::extract::State<Arc<Shared>>,
+) -> Result<axum::Json<Value>, AppError> {
+    let l = ledger_of(&shared)?.clone();
+    let vkey = l.vkey.clone();
+    let cp = l.with(|led| led.checkpoint().clone()).await?;
+    let origin = cp.checkpoint.origin.clone();
+    let witnesses: Vec<Value> = cp
+        .note
+        .signatures
+        .iter()
+        .filter(|s| s.name != origin)
+        .map(|s| json!({ "name": s.name, "key_id": s.key_id().map(|k| format!("{k:08x}")) }))
+        .collect();
+    Ok(axum::Json(json!({
+        "origin": origin,
+        "size": cp.checkpoint.size,
+        "root": base64(&cp.checkpoint.root),
+        "checkpoint": cp.to_text(),
+        "vkey": vkey,
+        "witnesses": witnesses,
+        "tiles": "/ledger/",
+    })))
+}
+
+fn base64(bytes: &[u8]) -> String {
+    use base64ct::{Base64, Encoding};
+    Base64::encode_string(bytes)
+}
+
+/// `GET /api/ledger/proof/{match_id}`: the match's inclusion proof in the latest checkpoint,
+/// as a C2SP tlog-proof and in parts, with what its entry says.
+pub async fn proof(
+    axum::extract::State(shared): axum::extract::State<Arc<Shared>>,
+    axum::extract::Path(id): axum::extract::Path<String>,
+) -> Result<axum::Json<Value>, AppError> {
+    let l = ledger_of(&shared)?.clone();
+    let id = crate::api::parse_match_id(&id)?;
+    let p = l.with(move |led| led.prove(&id.0)).await?.map_err(|e| match e {
+        ledger::service::LedgerProveError::NotFound(_) => AppError::new(
+            StatusCode::NOT_FOUND,
+            format!(
+                "match {} is not in the log (finished matches are appended within seconds)",
+                protocol::hex::encode(&id.0)
+            ),
+        ),
+        other => AppError::new(StatusCode::INTERNAL_SERVER_ERROR, other.to_string()),
+    })?;
+    let entry = p
+        .extra
+        .as_deref()
+        .and_then(|b| ledger::entry::LedgerEntry::from_bytes(b).ok())
+        .and_then(|e| e.as_match().cloned());
+    let entry_json = entry.map(|m| {
+        json!({
+            "match_id": protocol::hex::encode(&m.match_id),
+            "record_sha256": protocol::hex::encode(&m.record_sha256),
+            "variant": m.variant,
+            "ruleset": m.ruleset,
+            "white": m.white.to_string(),
+            "black": m.black.to_string(),
+            "colours_known": m.colours_known,
+            "umpire": m.umpire.map(|k| k.to_string()),
+            "relay": m.relay.to_string(),
+            "valid": m.verdict == ledger::entry::EntryVerdict::Valid,
+            "result": m.result.map(|r| r.score()),
+            "tournament": m.context.tournament.map(|t| json!({
+                "id": protocol::hex::encode(&t.tournament), "round": t.round })),
+            "finished_at_ms": m.context.finished_at_ms,
+            "verifier_version": m.verifier_version,
+        })
+    });
+    Ok(axum::Json(json!({
+        "index": p.index,
+        "size": p.checkpoint.checkpoint.size,
+        "leaf": p.extra.as_deref().map(base64),
+        "hashes": p.proof.iter().map(|h| base64(h)).collect::<Vec<_>>(),
+        "checkpoint": p.checkpoint.to_text(),
+        "entry": entry_json,
+        "record": format!("/ledger/{}", ledger::store::record_path(&p.extra.as_deref()
+            .and_then(|b| ledger::entry::LedgerEntry::from_bytes(b).ok())
+            .and_then(|e| e.stored_file()).unwrap_or_default())),
+        "tlog_proof": p.to_text(),
+    })))
+}
+
+/// `GET /api/ratings/{variant}`: every rated player of the variant, as the log gives them
+/// (Glicko-2, lichess parameters, every match entry in log order), best first.
+pub async fn ratings(
+    axum::extract::State(shared): axum::extract::State<Arc<Shared>>,
+    axum::extract::Path(variant): axum::extract::Path<String>,
+) -> Result<axum::Json<Value>, AppError> {
+    let v: rules::Variant = variant.parse().map_err(|_| {
+        AppError::new(
+            StatusCode::NOT_FOUND,
+            format!(
+                "unknown variant {:?} (one of {})",
+                variant.chars().take(40).collect::<String>(),
+                rules::Variant::ALL.iter().map(|v| v.id()).collect::<Vec<_>>().join(", ")
+            ),
+        )
+    })?;
+    let l = ledger_of(&shared)?.clone();
+    let (mut list, size) =
+        l.with(move |led| (led.ratings(v), led.checkpoint().checkpoint.size)).await?;
+    // Best first; ties by key, so the order is the same everywhere.
+    list.sort_by(|a, b| b.1.rating.total_cmp(&a.1.rating).then(a.0.cmp(&b.0)));
+    let players: Vec<Value> = list
+        .iter()
+        .map(|(k, r)| {
+            json!({
+                "key": k.to_string(),
+                "rating": r.rating,
+                "deviation": r.deviation,
+                "volatility": r.volatility,
+                "games": r.games,
+                "provisional": r.provisional,
+            })
+        })
+        .collect();
+    Ok(axum::Json(json!({ "variant": v.id(), "log_size": size, "ratings": players })))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_paths_of_the_tlog_tiles_layout_are_log_files() {
+        use LedgerFile::*;
+        let h = "ab".repeat(32);
+        for (path, want) in [
+            ("checkpoint", Some(Checkpoint)),
+            ("tile/0/000", Some(FullTile)),
+            ("tile/0/x001/x234/067", Some(FullTile)),
+            ("tile/entries/000", Some(FullTile)),
+            ("tile/entries/001.p/17", Some(PartialTile)),
+            ("tile/1/000.p/255", Some(PartialTile)),
+            (&format!("records/{h}"), Some(Record)),
+            ("tile/0/000.p/256", None),
+            ("tile/0/000.p/0", None),
+            ("tile/0/000.p/017", None),
+            ("tile/0/000.p", None),
+            ("tile/0/00", None),
+            ("tile/0/x00/000", None),
+            ("tile/0/001/000", None),
+            ("tile/64/000", None),
+            ("tile/x/000", None),
+            ("tile/0/../../etc/passwd", None),
+            ("../checkpoint", None),
+            ("/etc/passwd", None),
+            ("records/../checkpoint", None),
+            (&format!("records/{}", "AB".repeat(32)), None),
+            ("records", None),
+            ("checkpoint.tmp", None),
+            ("tile/0/000/", None),
+            ("", None),
+        ] {
+            assert_eq!(classify(path), want, "{path}");
+        }
+    }
+}
