@@ -360,6 +360,34 @@ test('the ledger pages show the ledger, or say the server has none', async () =>
       assert.equal(status, 200, api);
       assert.equal(unavailable, 0, path);
     }
+    if (status === 200 && name === 'ratings') {
+      // The table is the API's list, in its order.
+      const want = (await json(api)).ratings.map((r) => r.key);
+      const keys = await page.$$eval('table.ratings tbody tr td:nth-child(2) .key', (els) => els.map((e) => e.title));
+      assert.deepEqual(keys, want);
+      assert.ok(keys.length > 0, 'the finished games are rated');
+    }
+    if (status === 200 && name === 'ledger') {
+      // The inclusion proof of a finished match, checked by the command-line tool against the
+      // log's key the page shows and the record the server serves.
+      const game = finished[0];
+      const info = await json('/api/ledger');
+      assert.ok((await page.textContent('main')).includes(info.vkey), 'the page shows the log key');
+      await page.fill('#proof-id', game.id);
+      await page.click('.proof-form button');
+      await page.waitForSelector('pre.proof');
+      const proof = await page.textContent('pre.proof');
+      assert.ok(proof.startsWith('c2sp.org/tlog-proof@v1'), proof);
+      const proofFile = join(data, 'game.tlog-proof');
+      const recordFile = join(data, 'game.rec');
+      writeFileSync(proofFile, proof);
+      writeFileSync(recordFile, new Uint8Array(await (await fetch(`${base}/api/match/${game.id}/record`)).arrayBuffer()));
+      await run(BIN, ['ledger', 'check-proof', proofFile, '--log-key', info.vkey, '--record', recordFile]);
+      // A damaged proof is refused by the same tool.
+      writeFileSync(proofFile, proof.replace(/^index (\d+)$/m, (_, i) => `index ${Number(i) + 1}`));
+      await assert.rejects(run(BIN, ['ledger', 'check-proof', proofFile, '--log-key', info.vkey, '--record', recordFile]));
+      assert.match(await page.textContent('.proof-out'), /Kriegspiel/);
+    }
     await shot(page, name);
     await close(status === 404 ? [api] : []);
   }
