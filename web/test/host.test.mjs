@@ -387,6 +387,12 @@ test('the ledger pages show the ledger, or say the server has none', async () =>
       writeFileSync(proofFile, proof.replace(/^index (\d+)$/m, (_, i) => `index ${Number(i) + 1}`));
       await assert.rejects(run(BIN, ['ledger', 'check-proof', proofFile, '--log-key', info.vkey, '--record', recordFile]));
       assert.match(await page.textContent('.proof-out'), /Kriegspiel/);
+      // The game page's link asks for the same proof at once.
+      const linked = await openPage(`/game/${game.id}`);
+      await linked.page.click(`a[href="/log?match=${game.id}"]`);
+      await linked.page.waitForSelector('pre.proof');
+      assert.equal(await linked.page.textContent('pre.proof'), proof);
+      await linked.close();
     }
     await shot(page, name);
     await close(status === 404 ? [api] : []);

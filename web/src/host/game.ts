@@ -3,7 +3,7 @@
 // board) step by step with announcements and clocks, its verdict in plain words, and links to
 // the record and the PGN of each view.
 
-import { OPEN_GAMES, clock, h, keySpan, replace, variantName, when } from "./dom";
+import { OPEN_GAMES, clock, h, keySpan, link, replace, variantName, when } from "./dom";
 import { Board } from "../common/board";
 import { getJson } from "./http";
 import {
@@ -96,6 +96,8 @@ function renderFinished(
     h("a", { href: `/api/match/${id}/pgn?view=full` }, "full"),
     " · ",
     h("a", { href: `/api/match/${id}/verdict` }, "verdict JSON"),
+    " · ",
+    link(`/log?match=${id}`, "proof in the ledger"),
   );
   const head = h(
     "header",

@@ -332,6 +332,8 @@ export const ledgerPage: Page = async (root) => {
       .catch((e) => replace(proofOut, h("p", { class: "error" }, e instanceof ApiError && e.notFound ? `No proof: ${e.message}` : String(e instanceof Error ? e.message : e))));
   });
   replace(root, h("h1", {}, "The ledger"), body);
+  // `/log?match=ID` (the game page's link) asks for that match's proof at once.
+  const asked = new URLSearchParams(location.search).get("match");
   await orUnavailable(body, "The ledger", async () => {
     const l = await getJson("/api/ledger");
     const cp = l.checkpoint ?? l;
@@ -360,5 +362,9 @@ export const ledgerPage: Page = async (root) => {
       proofOut,
       h("p", { class: "muted small" }, "The log's files are served as they are at ", h("a", { href: "/ledger/checkpoint" }, "/ledger/"), "; ", h("code", {}, "fogproof ledger audit"), " checks every tile, root and record."),
     );
+    if (asked) {
+      input.value = asked;
+      form.requestSubmit();
+    }
   });
 };
