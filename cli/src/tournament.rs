@@ -111,7 +111,11 @@ pub fn run(command: TournamentCommand, out: &mut impl Write) -> Result<ExitCode>
                 serde_json::json!({ "definition": protocol::hex::encode(&bytes) }),
             )?;
             writeln!(out, "tournament {}", v["id"].as_str().unwrap_or("?"))?;
-            writeln!(out, "follow it at {server}/api/tournament/{}", v["id"].as_str().unwrap_or("?"))?;
+            writeln!(
+                out,
+                "follow it at {server}/api/tournament/{}",
+                v["id"].as_str().unwrap_or("?")
+            )?;
         }
         TournamentCommand::Start { id, server, organiser_key } => {
             let id = protocol::hex::encode(&parse_id(&id)?);

@@ -2,7 +2,7 @@
 //! directory and a log key it creates owner-only) runs as a child process whose appender is
 //! held back, a match finishes, the server is killed with SIGKILL before the match is appended,
 //! and after the restart the match is in the log exactly once (and still once after another
-//! restart).
+//! restart). Then an organiser publishes a tournament and starts it with the command line.
 
 use client::agent::{Accept, Agent, AgentConfig};
 use client::seat::Decider;
@@ -143,6 +143,88 @@ async fn a_match_finished_before_a_kill_is_appended_after_the_restart_exactly_on
     let stored = ledger::store::LogReader::record(&rec, &ledger::entry::sha256(&record))
         .expect("the record is beside the log");
     assert_eq!(stored, record);
+
+    // An organiser defines a tournament of the two players and publishes it on the server with
+    // the command line; publishing it twice is refused by name; only the organiser starts it.
+    let cup = json!({
+        "name": "Crash Cup", "variant": "chess", "system": { "round-robin": "single" },
+        "players": [ { "key": alice.session().key.to_string(), "name": "Alice" },
+                     { "key": bob.session().key.to_string(), "name": "Bob" } ],
+        "tie_breaks": ["SonnebornBerger"], "time_control": "10+0",
+    });
+    std::fs::write(dir.join("cup.json"), cup.to_string()).expect("write");
+    let cli = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_fogproof")).args(args).output().expect("runs")
+    };
+    let path = |f: &str| dir.join(f).to_str().expect("utf-8").to_owned();
+    let defined = cli(&[
+        "tournament",
+        "define",
+        &path("cup.json"),
+        "--organiser-key",
+        &path("org.key"),
+        "--name",
+        "organiser.example.org",
+        "--out",
+        &path("cup.def"),
+    ]);
+    assert!(defined.status.success(), "{defined:?}");
+    let published = cli(&[
+        "tournament",
+        "publish",
+        &path("cup.def"),
+        "--server",
+        &base,
+        "--organiser-key",
+        &path("org.key"),
+    ]);
+    assert!(published.status.success(), "{published:?}");
+    let out = String::from_utf8_lossy(&published.stdout).into_owned();
+    let id = out
+        .lines()
+        .find_map(|l| l.strip_prefix("tournament "))
+        .expect("the id is printed")
+        .to_owned();
+    let t = alice.session().get(&format!("/api/tournament/{id}")).await.expect("shown");
+    assert_eq!(t["name"], json!("Crash Cup"));
+    assert_eq!(t["status"], json!("joining"));
+    let again = cli(&[
+        "tournament",
+        "publish",
+        &path("cup.def"),
+        "--server",
+        &base,
+        "--organiser-key",
+        &path("org.key"),
+    ]);
+    assert!(!again.status.success());
+    let why = String::from_utf8_lossy(&again.stderr).into_owned();
+    assert!(why.contains("already in the log"), "{why}");
+    // Another key (the log's own, which is a signed-note key too) is not the organiser.
+    let other = cli(&[
+        "tournament",
+        "start",
+        &id,
+        "--server",
+        &base,
+        "--organiser-key",
+        data.join("ledger.key").to_str().expect("utf-8"),
+    ]);
+    assert!(!other.status.success());
+    assert!(String::from_utf8_lossy(&other.stderr).contains("not this tournament's organiser"));
+    let started =
+        cli(&["tournament", "start", &id, "--server", &base, "--organiser-key", &path("org.key")]);
+    assert!(started.status.success(), "{started:?}");
+    let mut rounds = json!(0);
+    for _ in 0..100 {
+        let t = alice.session().get(&format!("/api/tournament/{id}")).await.expect("shown");
+        rounds = t["rounds_started"].clone();
+        if rounds != json!(0) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(rounds, json!(1), "round 1 started when the organiser asked");
     child.kill().expect("kill");
     let _ = child.wait();
     let _ = std::fs::remove_dir_all(&dir);

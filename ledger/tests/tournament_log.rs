@@ -343,7 +343,13 @@ fn appends_refuse_tournament_entries_that_do_not_fit() {
     assert_eq!(std::fs::read(log_dir.path().join("checkpoint")).unwrap(), before);
 }
 
-fn no_show(def: &TournamentDefinition, round: u32, w: usize, b: usize, who: (bool, bool)) -> LedgerEntry {
+fn no_show(
+    def: &TournamentDefinition,
+    round: u32,
+    w: usize,
+    b: usize,
+    who: (bool, bool),
+) -> LedgerEntry {
     LedgerEntry {
         version: ENTRY_VERSION,
         body: EntryBody::NoShow(NoShowEntry {
@@ -368,8 +374,11 @@ fn a_no_show_is_a_forfeit_of_the_party_named_and_only_of_a_pending_pairing() {
     let id = sha256(&file);
     let (t_entry, _) = TournamentEntry::from_definition_file(&file, 0).unwrap();
     let mut h = History::new();
-    h.apply(&LedgerEntry { version: ENTRY_VERSION, body: EntryBody::Tournament(t_entry) }, Some(&file))
-        .unwrap();
+    h.apply(
+        &LedgerEntry { version: ENTRY_VERSION, body: EntryBody::Tournament(t_entry) },
+        Some(&file),
+    )
+    .unwrap();
     // Not before the round starts.
     assert!(matches!(
         h.clone().apply(&no_show(&def, 1, 0, 3, (true, false)), None),
@@ -380,15 +389,22 @@ fn a_no_show_is_a_forfeit_of_the_party_named_and_only_of_a_pending_pairing() {
     let (w, b) = r1.games[0];
     let (w2, b2) = r1.games[1];
     // Nobody named, swapped colours, or players who are not paired together: refused.
-    for bad in [no_show(&def, 1, w, b, (false, false)), no_show(&def, 1, b, w, (true, false)), no_show(&def, 1, w, w2, (true, false))] {
+    for bad in [
+        no_show(&def, 1, w, b, (false, false)),
+        no_show(&def, 1, b, w, (true, false)),
+        no_show(&def, 1, w, w2, (true, false)),
+    ] {
         assert!(matches!(h.clone().apply(&bad, None), Err(HistoryError::NoShow { .. })), "{bad:?}");
     }
     // Black did not show: White wins by forfeit; the other game: nobody showed.
     h.apply(&no_show(&def, 1, w, b, (false, true)), None).unwrap();
-    assert!(matches!(
-        h.clone().apply(&game(&def, 1, 1, w, b, Some(Color::White)), None),
-        Err(HistoryError::NotPaired { .. })
-    ), "a game forfeited cannot be played after all");
+    assert!(
+        matches!(
+            h.clone().apply(&game(&def, 1, 1, w, b, Some(Color::White)), None),
+            Err(HistoryError::NotPaired { .. })
+        ),
+        "a game forfeited cannot be played after all"
+    );
     assert!(matches!(
         h.clone().apply(&no_show(&def, 1, w, b, (true, false)), None),
         Err(HistoryError::NoShow { .. })

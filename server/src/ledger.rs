@@ -64,7 +64,9 @@ impl std::fmt::Debug for ServerLedger {
 
 impl ServerLedger {
     /// Opens the log in `config.dir`, creating an empty one on first start.
-    pub async fn open(config: &crate::config::LedgerConfig) -> Result<ServerLedger, LedgerStartError> {
+    pub async fn open(
+        config: &crate::config::LedgerConfig,
+    ) -> Result<ServerLedger, LedgerStartError> {
         let dir = config.dir.clone();
         let key = config.key.clone();
         tokio::task::spawn_blocking(move || {
@@ -158,7 +160,9 @@ pub async fn append_finished(
             let result = l
                 .with(move |led| match led.append(&subs) {
                     Ok(_) => Ok(()),
-                    Err(AppendError::Refused { index, source }) => Err(Ok((index, source.to_string()))),
+                    Err(AppendError::Refused { index, source }) => {
+                        Err(Ok((index, source.to_string())))
+                    }
                     Err(AppendError::Inconsistent { index, source }) => {
                         Err(Ok((index, source.to_string())))
                     }
@@ -280,8 +284,7 @@ pub fn classify(path: &str) -> Option<LedgerFile> {
             };
             let (last, groups) = index.split_last()?;
             let three = |s: &str| s.len() == 3 && s.bytes().all(|b| b.is_ascii_digit());
-            let ok = three(last)
-                && groups.iter().all(|g| g.strip_prefix('x').is_some_and(three));
+            let ok = three(last) && groups.iter().all(|g| g.strip_prefix('x').is_some_and(three));
             ok.then_some(if partial { LedgerFile::PartialTile } else { LedgerFile::FullTile })
         }
         _ => None,
@@ -312,9 +315,9 @@ pub async fn serve_file(shared: &Arc<Shared>, path: &str) -> Result<Response, Ap
             format!("/ledger/{path} is over {max} bytes (max_ledger_file_bytes)"),
         ));
     }
-    let bytes = tokio::fs::read(&file).await.map_err(|e| {
-        AppError::new(StatusCode::NOT_FOUND, format!("/ledger/{path}: {e}"))
-    })?;
+    let bytes = tokio::fs::read(&file)
+        .await
+        .map_err(|e| AppError::new(StatusCode::NOT_FOUND, format!("/ledger/{path}: {e}")))?;
     let (content_type, cache) = match kind {
         LedgerFile::Checkpoint => ("text/plain; charset=utf-8", "no-cache"),
         LedgerFile::FullTile | LedgerFile::Record => {

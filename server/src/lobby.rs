@@ -482,7 +482,10 @@ pub fn umpire_seat(
 }
 
 /// The terms of a pending match whose seats are all in.
-pub(crate) fn write_terms(shared: &Shared, p: &Pending) -> Result<(MatchTerms, Vec<u8>), LobbyError> {
+pub(crate) fn write_terms(
+    shared: &Shared,
+    p: &Pending,
+) -> Result<(MatchTerms, Vec<u8>), LobbyError> {
     use protocol::codec::Canonical;
     let c = &p.challenge;
     let challenger = PlayerTerms {

@@ -172,10 +172,8 @@ pub trait Store: Send + Sync + 'static {
     /// Records that a tournament game's match exists (before the match is created).
     fn put_tournament_game<'a>(&'a self, row: &'a TournamentGameRow) -> StoreFuture<'a, ()>;
     /// The tournament game a match is, if any.
-    fn tournament_game<'a>(
-        &'a self,
-        id: &'a MatchId,
-    ) -> StoreFuture<'a, Option<TournamentGameRow>>;
+    fn tournament_game<'a>(&'a self, id: &'a MatchId)
+    -> StoreFuture<'a, Option<TournamentGameRow>>;
     /// Every tournament game of a tournament's round.
     fn tournament_games<'a>(
         &'a self,
@@ -190,6 +188,5 @@ pub trait Store: Send + Sync + 'static {
         at_ms: u64,
     ) -> StoreFuture<'a, ()>;
     /// The players who joined a tournament.
-    fn tournament_joins<'a>(&'a self, tournament: &'a [u8; 32])
-    -> StoreFuture<'a, Vec<PublicKey>>;
+    fn tournament_joins<'a>(&'a self, tournament: &'a [u8; 32]) -> StoreFuture<'a, Vec<PublicKey>>;
 }

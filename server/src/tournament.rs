@@ -116,7 +116,10 @@ pub fn parse_time_control(text: &str) -> Option<(u64, u64)> {
 async fn state_of(shared: &Arc<Shared>, id: Sha256Digest) -> Result<TournamentState, AppError> {
     let l = ledger_of(shared)?;
     l.with(move |led| led.tournament(&id).cloned()).await?.ok_or_else(|| {
-        not_found(format!("tournament {}: no such tournament in the log", protocol::hex::encode(&id)))
+        not_found(format!(
+            "tournament {}: no such tournament in the log",
+            protocol::hex::encode(&id)
+        ))
     })
 }
 
@@ -235,13 +238,16 @@ pub async fn publish(
     }
     let bytes = protocol::hex::decode(&req.definition)
         .ok_or_else(|| AppError::new(StatusCode::BAD_REQUEST, "definition: expected hex"))?;
-    let signed: ledger::tournament::definition::SignedDefinition =
-        protocol::codec::decode(&bytes).map_err(|e| {
-            AppError::new(StatusCode::BAD_REQUEST, format!("definition: not a signed definition: {e}"))
+    let signed: ledger::tournament::definition::SignedDefinition = protocol::codec::decode(&bytes)
+        .map_err(|e| {
+            AppError::new(
+                StatusCode::BAD_REQUEST,
+                format!("definition: not a signed definition: {e}"),
+            )
         })?;
-    let def = signed.verify().map_err(|e| {
-        AppError::new(StatusCode::BAD_REQUEST, format!("definition: {e}"))
-    })?;
+    let def = signed
+        .verify()
+        .map_err(|e| AppError::new(StatusCode::BAD_REQUEST, format!("definition: {e}")))?;
     if signed.organiser != key {
         return Err(AppError::new(
             StatusCode::FORBIDDEN,
@@ -361,9 +367,11 @@ pub async fn seat(
             let mut p = Pending {
                 challenge,
                 acceptor: (inv.black, inv.seats[&inv.black].clone()),
-                umpire: shared.config.default_umpire.filter(|_| {
-                    inv.challenge.umpire.is_some()
-                }).map(|u| (u, None)),
+                umpire: shared
+                    .config
+                    .default_umpire
+                    .filter(|_| inv.challenge.umpire.is_some())
+                    .map(|u| (u, None)),
                 terms: None,
                 signatures: BTreeMap::new(),
                 // The tournament runner, not the lobby's sweep, ends it at its deadline (a
@@ -425,7 +433,9 @@ pub async fn runner(shared: Arc<Shared>) {
 pub async fn step(shared: &Arc<Shared>) -> Result<(), AppError> {
     let l = ledger_of(shared)?.clone();
     let running: Vec<TournamentState> = l
-        .with(|led| led.history().tournaments().filter(|t| status(t) != "finished").cloned().collect())
+        .with(|led| {
+            led.history().tournaments().filter(|t| status(t) != "finished").cloned().collect()
+        })
         .await?;
     for t in running {
         if let Err(e) = step_one(shared, &l, &t).await {
@@ -494,7 +504,12 @@ async fn step_one(
             let existing = arranging
                 .games
                 .iter()
-                .find(|(_, g)| g.tournament == t.id && g.round == last.round && g.white == white && g.black == black)
+                .find(|(_, g)| {
+                    g.tournament == t.id
+                        && g.round == last.round
+                        && g.white == white
+                        && g.black == black
+                })
                 .map(|(id, g)| (id.clone(), g.clone()));
             if started_pairs.contains(&(white, black)) {
                 if let Some((id, _)) = existing {

@@ -476,10 +476,7 @@ impl Store for SqliteStore {
         })
     }
 
-    fn tournament_joins<'a>(
-        &'a self,
-        tournament: &'a [u8; 32],
-    ) -> StoreFuture<'a, Vec<PublicKey>> {
+    fn tournament_joins<'a>(&'a self, tournament: &'a [u8; 32]) -> StoreFuture<'a, Vec<PublicKey>> {
         Box::pin(async move {
             let rows = sqlx::query(
                 "SELECT key FROM tournament_joins WHERE tournament = ? ORDER BY joined_ms, key",
