@@ -255,7 +255,7 @@ pub fn router(
             }
         }),
     );
-    api.merge(ops).with_state(shared)
+    api.merge(ops).merge(crate::web::router()).with_state(shared)
 }
 
 /// `GET /ledger/{*path}`: the log's files (crate::ledger::serve_file).
@@ -504,6 +504,7 @@ fn finished_json(row: &crate::store::MatchRow) -> Value {
         "finished_ms": finish.map(|f| f.finished_ms),
         "result": finish.map(|f| f.result.clone()),
         "record_sha256": finish.map(|f| protocol::hex::encode(&f.record_sha256)),
+        "verdict": finish.map(|f| crate::web::verdict_summary(&f.verdict)),
     })
 }
 

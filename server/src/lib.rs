@@ -9,7 +9,8 @@
 //!   receipt names a stored entry;
 //! - [`ledger`], [`tournament`]: the public log every finished match is appended to, served
 //!   at `/ledger/`, and the tournaments the server runs from it;
-//! - [`config`], [`clock`], [`metrics`]: limits, the injected clock, Prometheus metrics.
+//! - [`config`], [`clock`], [`metrics`]: limits, the injected clock, Prometheus metrics;
+//! - [`web`]: the host's web site (the embedded pages of the `fogproof-web` crate).
 #![warn(missing_docs)]
 
 pub mod api;
@@ -28,6 +29,7 @@ pub mod state;
 pub mod store;
 pub mod stream;
 pub mod tournament;
+pub mod web;
 
 pub use config::{Config, Deadlines, LedgerConfig, Limits};
 pub use server::{Running, StartError, start};

@@ -1,0 +1,132 @@
+// A finished match step by step (the server's /api/match/{id}/replay, verifier::views): which
+// board, announcements and clocks each view shows at each step. Pure functions of the replay
+// JSON; the page (game.ts) draws them. A player's view is only ever drawn from that seat's own
+// view (`views.white` / `views.black`, built by the verifier from what that side was told):
+// nothing here reads the full position for a player's view.
+
+import { OPEN_GAMES, words } from "./dom";
+
+export type Side = "white" | "black";
+export type ViewName = Side | "full";
+
+export interface SeatView {
+  variant: string;
+  side: Side;
+  to_act: Side[];
+  board: string;
+  legal: unknown[];
+  result: { winner: Side | null; reason: string } | null;
+  last: Record<string, unknown> | null;
+  knows: Record<string, any>;
+}
+
+export interface Clocks {
+  white_ms: number;
+  black_ms: number;
+  running: Side | null;
+}
+
+export interface Frame {
+  entry: number;
+  time_ms: number;
+  actor: Side;
+  action: string;
+  views: Record<Side, SeatView>;
+  full: string | null;
+  clocks: Clocks;
+}
+
+export interface Replay {
+  variant: string;
+  start: Record<Side, SeatView>;
+  start_full: string | null;
+  frames: Frame[];
+  result: { winner: Side | null; reason: string } | null;
+}
+
+/** The number of steps: the start, then one per frame. */
+export function steps(r: Replay): number {
+  return r.frames.length + 1;
+}
+
+/** Clamps a step index to the replay. */
+export function clampStep(r: Replay, step: number): number {
+  return Math.max(0, Math.min(steps(r) - 1, Math.trunc(step)));
+}
+
+/** A seat's view at a step (0: before the first action). */
+export function seatAt(r: Replay, step: number, side: Side): SeatView {
+  return step <= 0 ? r.start[side] : r.frames[step - 1].views[side];
+}
+
+/** The board string a view shows at a step: a seat's own board for White and Black, the full
+ * position for the umpire's view (null where the game has none). */
+export function boardAt(r: Replay, step: number, view: ViewName): string | null {
+  if (view === "full") return step <= 0 ? r.start_full : r.frames[step - 1].full;
+  return seatAt(r, step, view).board;
+}
+
+/** The clocks at a step (the initial clocks are the first frame's before its action is not
+ * known, so the start shows none). */
+export function clocksAt(r: Replay, step: number): Clocks | null {
+  return step <= 0 ? null : r.frames[step - 1].clocks;
+}
+
+/** What a view is told about the action of a frame: the whole action in the umpire's view, the
+ * actor's own view and open games; in a hidden game only that the opponent acted. */
+export function actionText(r: Replay, frame: Frame, view: ViewName): string {
+  const who = frame.actor === "white" ? "White" : "Black";
+  if (view === "full" || view === frame.actor || OPEN_GAMES.has(r.variant)) return `${who}: ${frame.action}`;
+  return `${who} acted (hidden from ${view === "white" ? "White" : "Black"})`;
+}
+
+/** The side to move, from a board string's second field. */
+export function sideToMove(board: string | null): Side | null {
+  const f = board?.split(" ")[1];
+  return f === "w" ? "white" : f === "b" ? "black" : null;
+}
+
+/** A Kriegspiel announcement (rules::kriegspiel::Announcement) in the umpire's words. */
+export function kriegspielAnnouncement(a: any): string {
+  if (!a || typeof a !== "object") return "";
+  const parts: string[] = [];
+  if (a.capture) {
+    parts.push(`${a.capture.kind === "pawn" ? "pawn" : "piece"} captured on ${a.capture.square}${a.capture.en_passant ? " (en passant)" : ""}`);
+  }
+  for (const c of a.checks ?? []) parts.push(c === "knight" ? "check by a knight" : `check on the ${words(c)}`);
+  if (a.pawn_tries) parts.push(`${a.pawn_tries} pawn tr${a.pawn_tries === 1 ? "y" : "ies"}`);
+  if (a.end) parts.push(words(a.end));
+  return parts.length ? parts.join("; ") : "move made; nothing to announce";
+}
+
+/** The last thing a seat was told, in words where the game's shape is known, else compact. */
+export function toldText(seat: SeatView): string {
+  const last = seat.last;
+  if (!last) return "nothing yet";
+  const [game, value] = Object.entries(last)[0] ?? [];
+  if (game === "kriegspiel" && value && typeof value === "object") {
+    const v = value as Record<string, unknown>;
+    if ("legal" in v) return kriegspielAnnouncement(v.legal);
+    if ("illegal" in v || Object.keys(v)[0] === "illegal") return "illegal attempt";
+  }
+  if (game === "kriegspiel" && value === "illegal") return "illegal attempt";
+  return compact(value);
+}
+
+/** A JSON value as short readable text (for observations of games without words here). */
+export function compact(v: unknown): string {
+  if (v === null || v === undefined) return "—";
+  if (typeof v !== "object") return String(v);
+  const text = JSON.stringify(v)
+    .replace(/"([a-z_]+)":/g, "$1: ")
+    .replace(/"/g, "")
+    .replace(/,/g, ", ");
+  return text.length > 400 ? `${text.slice(0, 400)}…` : text;
+}
+
+/** Every announcement a Kriegspiel seat holds, in words, oldest first. */
+export function announcements(seat: SeatView): string[] {
+  const k = seat.knows?.kriegspiel;
+  if (!k || !Array.isArray(k.announcements)) return [];
+  return k.announcements.map(kriegspielAnnouncement);
+}
