@@ -3,7 +3,9 @@
 //! Signatures are over `signing_input(tag, bytes)` (see [`crate::transcript`]) and are checked
 //! with ed25519-dalek's `verify_strict`, which rejects non-canonical and small-order keys and
 //! signatures, so one key and message cannot have two accepted encodings of "the same" signature
-//! point.
+//! point. A key's decompressed point is kept in a bounded process-wide cache (`KeyCache`), so
+//! a party's key is decompressed once, not for every message it signed; a verification gives
+//! the same answer with or without it.
 //!
 //! Key file (UTF-8, `\n` line ends, exactly these four lines in this order):
 //!
