@@ -28,6 +28,11 @@ pub struct LoadtestArgs {
     /// CPU and memory.
     #[arg(long)]
     spawn_server: bool,
+    /// With `--spawn-server`: run the umpire as its own process (`fogproof serve
+    /// --external-umpire` and `fogproof umpire` beside it), so the server's CPU is the relay's
+    /// alone (with its storage and sockets); the umpire's CPU is measured apart.
+    #[arg(long, requires = "spawn_server")]
+    umpire_process: bool,
     /// The process id of the server at `--server`, to measure its CPU and memory.
     #[arg(long)]
     server_pid: Option<u32>,
@@ -75,10 +80,28 @@ struct Server {
     base: String,
     pid: Option<u32>,
     child: Option<(std::process::Child, PathBuf, bool)>,
+    /// The umpire running as its own process (`--umpire-process`).
+    umpire: Option<std::process::Child>,
+}
+
+/// Sends SIGTERM to a child and waits up to `seconds` for it, then kills it.
+fn terminate(child: &mut std::process::Child, seconds: u64) {
+    if let Some(pid) = rustix::process::Pid::from_raw(child.id() as i32) {
+        let _ = rustix::process::kill_process(pid, rustix::process::Signal::TERM);
+    }
+    let deadline = Instant::now() + Duration::from_secs(seconds);
+    while Instant::now() < deadline {
+        if let Ok(Some(_)) = child.try_wait() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
 }
 
 impl Server {
-    fn spawn(keep: bool) -> Result<Server> {
+    fn spawn(keep: bool, umpire_process: bool) -> Result<Server> {
         let dir = std::env::temp_dir().join(format!("fogproof-loadtest-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
@@ -86,6 +109,7 @@ impl Server {
         let mut child = std::process::Command::new(std::env::current_exe()?)
             .args(["serve", "--listen", "127.0.0.1:0", "--no-bot", "--data"])
             .arg(dir.join("data"))
+            .args(umpire_process.then_some("--external-umpire"))
             .env("FOGPROOF_LOG", "warn")
             .stdout(std::process::Stdio::piped())
             .stderr(log)
@@ -108,23 +132,37 @@ impl Server {
         // Keep reading its output so it never blocks on a full pipe.
         std::thread::spawn(move || for _ in lines {});
         let pid = child.id();
-        Ok(Server { base, pid: Some(pid), child: Some((child, dir, keep)) })
+        let mut server =
+            Server { base, pid: Some(pid), child: Some((child, dir.clone(), keep)), umpire: None };
+        if umpire_process {
+            // The key `fogproof serve` wrote before it listened, so the umpire is the server's.
+            let log = std::fs::File::create(dir.join("umpire.log")).context("the umpire's log")?;
+            let umpire = std::process::Command::new(std::env::current_exe()?)
+                .args(["umpire", "--server", &server.base, "--name", "umpire", "--key"])
+                .arg(dir.join("data").join("umpire.key"))
+                .arg("--dir")
+                .arg(dir.join("umpire"))
+                .env("FOGPROOF_LOG", "warn")
+                .stdout(std::process::Stdio::null())
+                .stderr(log)
+                .spawn()
+                .context("starting fogproof umpire")?;
+            server.umpire = Some(umpire);
+        }
+        Ok(server)
+    }
+
+    /// The umpire process's id, if it runs apart.
+    fn umpire_pid(&self) -> Option<u32> {
+        self.umpire.as_ref().map(std::process::Child::id)
     }
 
     fn stop(&mut self) {
+        if let Some(mut umpire) = self.umpire.take() {
+            terminate(&mut umpire, 5);
+        }
         let Some((mut child, dir, keep)) = self.child.take() else { return };
-        if let Some(pid) = rustix::process::Pid::from_raw(child.id() as i32) {
-            let _ = rustix::process::kill_process(pid, rustix::process::Signal::TERM);
-        }
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while Instant::now() < deadline {
-            if let Ok(Some(_)) = child.try_wait() {
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        let _ = child.kill();
-        let _ = child.wait();
+        terminate(&mut child, 20);
         if !keep {
             let _ = std::fs::remove_dir_all(&dir);
         }
@@ -178,6 +216,7 @@ struct Snapshot {
     at: Instant,
     metrics: Metrics,
     server_cpu: Option<f64>,
+    umpire_cpu: Option<f64>,
     own_cpu: Option<f64>,
     machine: Option<(f64, f64)>,
 }
@@ -270,8 +309,11 @@ fn ms(seconds: Option<f64>) -> String {
 /// The relay's own cryptography per message: [`protocol::message::SignedMessage::verify`] of a
 /// player's or umpire's message and [`protocol::message::SignedReceipt::sign`] of its receipt,
 /// over every such message of a self-played Kriegspiel match, looped for `seconds` on this
-/// thread. Returns seconds per message and how many distinct messages were timed.
-pub fn signature_cost(seconds: f64) -> Result<(f64, usize)> {
+/// thread. Returns seconds per message of this thread's CPU time (`/proc/thread-self/schedstat`;
+/// the wall time where that cannot be read), of wall time, and how many distinct messages were
+/// timed. CPU time is the bound the server's CPU per message is compared with: on a shared
+/// machine the wall time also counts the time other processes held the core.
+pub fn signature_cost(seconds: f64) -> Result<(f64, f64, usize)> {
     let played = client::selfplay_with(client::SelfplayConfig::new(rules::Variant::Kriegspiel, 1))
         .context("self-playing the Kriegspiel match the bound is timed on")?;
     let relay_key = protocol::terms::MatchTerms::from_canonical(&played.record.terms.terms)
@@ -291,6 +333,7 @@ pub fn signature_cost(seconds: f64) -> Result<(f64, usize)> {
         bail!("the self-played match has no message to time");
     }
     let relay = protocol::Identity::from_seed(&[9; 32]);
+    let cpu_started = thread_cpu_ns();
     let started = Instant::now();
     let mut done = 0u64;
     while started.elapsed().as_secs_f64() < seconds {
@@ -301,7 +344,23 @@ pub fn signature_cost(seconds: f64) -> Result<(f64, usize)> {
         }
         done += pairs.len() as u64;
     }
-    Ok((started.elapsed().as_secs_f64() / done as f64, pairs.len()))
+    let wall = started.elapsed().as_secs_f64() / done as f64;
+    let cpu = match (cpu_started, thread_cpu_ns()) {
+        (Some(a), Some(b)) if b > a => (b - a) as f64 / 1e9 / done as f64,
+        _ => wall,
+    };
+    Ok((cpu, wall, pairs.len()))
+}
+
+/// This thread's time on a CPU so far, nanoseconds (the first field of
+/// `/proc/thread-self/schedstat`).
+fn thread_cpu_ns() -> Option<u64> {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
 }
 
 /// Raises this process's open-file limit to its hard limit (each match holds sockets).
@@ -347,14 +406,15 @@ pub fn run(args: LoadtestArgs, out: &mut impl Write) -> Result<()> {
     out.flush()?;
 
     // 1. The signature bound, on one core, before anything else runs.
-    let (per_message, timed) = signature_cost(args.bound_seconds)?;
+    let (per_message, wall, timed) = signature_cost(args.bound_seconds)?;
     let bound = 1.0 / per_message;
     writeln!(
         out,
-        "signature bound: verify + sign {:.1} us per message on one core = {bound:.0} messages/s \
-         (ed25519-dalek verify_strict + sign over the {timed} messages of a self-played \
-         Kriegspiel match)",
-        per_message * 1e6
+        "signature bound: verify + sign {:.1} us of CPU per message on one core = {bound:.0} \
+         messages/s ({:.1} us of wall time; ed25519-dalek verify_strict + sign over the {timed} \
+         messages of a self-played Kriegspiel match)",
+        per_message * 1e6,
+        wall * 1e6
     )?;
     out.flush()?;
 
@@ -364,8 +424,9 @@ pub fn run(args: LoadtestArgs, out: &mut impl Write) -> Result<()> {
             base: base.trim_end_matches('/').to_owned(),
             pid: args.server_pid,
             child: None,
+            umpire: None,
         },
-        None => Server::spawn(args.keep_data)?,
+        None => Server::spawn(args.keep_data, args.umpire_process)?,
     };
     let host_is_loopback = server
         .base
@@ -382,10 +443,13 @@ pub fn run(args: LoadtestArgs, out: &mut impl Write) -> Result<()> {
     };
     writeln!(
         out,
-        "server: {}{} (load from {} local addresses, open-file limit {files})",
+        "server: {}{} (load from {} local addresses, open-file limit {files}){}",
         server.base,
         server.pid.map_or(String::new(), |p| format!(", pid {p}")),
-        sources.len().max(1)
+        sources.len().max(1),
+        server.umpire_pid().map_or(" with its umpire service in its process".into(), |p| format!(
+            "; the umpire in a process of its own, pid {p}"
+        ))
     )?;
     out.flush()?;
 
@@ -433,6 +497,7 @@ async fn measure(
         anyhow::Ok(Metrics::parse(&text))
     };
     let pid = server.pid;
+    let umpire_pid = server.umpire_pid();
     let me = std::process::id().to_string();
     let snapshot = || async {
         let metrics = read_metrics().await?;
@@ -440,6 +505,7 @@ async fn measure(
             at: Instant::now(),
             metrics,
             server_cpu: pid.and_then(|p| process_cpu_seconds(&p.to_string())),
+            umpire_cpu: umpire_pid.and_then(|p| process_cpu_seconds(&p.to_string())),
             own_cpu: process_cpu_seconds(&me),
             machine: machine_cpu_seconds(),
         })
@@ -603,6 +669,7 @@ fn report(
         _ => None,
     };
     let server = cores(a.server_cpu, b.server_cpu);
+    let umpire = cores(a.umpire_cpu, b.umpire_cpu);
     let own = cores(a.own_cpu, b.own_cpu);
     let machine = match (a.machine, b.machine) {
         (Some((busy0, total0)), Some((busy1, total1))) => {
@@ -620,6 +687,31 @@ fn report(
             s / rate.max(f64::MIN_POSITIVE) * bound
         )?,
         None => writeln!(out, "server CPU: unknown (--spawn-server or --server-pid)")?,
+    }
+    // The throughput per core of CPU used, against the bound on one core: what the relay would
+    // sustain per core if it had whole cores of its own at this cost per message. Not a
+    // measurement of a machine with more cores.
+    let per_core = |out: &mut dyn Write, label: &str, used: f64| {
+        let rate_per_core = rate / used.max(f64::MIN_POSITIVE);
+        writeln!(
+            out,
+            "{label}: {used:.2} cores for {rate:.0} messages/s = {rate_per_core:.0} messages/s per \
+             core = {:.1}% of the one-core signature bound",
+            100.0 * rate_per_core / bound
+        )
+    };
+    if let Some(s) = server {
+        per_core(out, "per core of server CPU", s)?;
+    }
+    if let Some(u) = umpire {
+        writeln!(
+            out,
+            "umpire process CPU: {u:.2} cores = {:.0} us per accepted message",
+            1e6 * u / rate.max(f64::MIN_POSITIVE)
+        )?;
+        if let Some(s) = server {
+            per_core(out, "per core of server + umpire CPU", s + u)?;
+        }
     }
     match (baseline_memory, memory) {
         (Some((base, _)), Some((rss, peak))) => writeln!(
@@ -640,8 +732,10 @@ fn report(
         machine.map_or("-".into(), |m| format!("{:.2}", m.0)),
         machine.map_or("-".into(), |m| format!("{:.0}", m.1)),
         match (machine, server, own) {
-            (Some(m), Some(s), Some(o)) =>
-                format!(" ({:.2} by other processes)", (m.0 - s - o).max(0.0)),
+            (Some(m), Some(s), Some(o)) => format!(
+                " ({:.2} by other processes)",
+                (m.0 - s - o - umpire.unwrap_or(0.0)).max(0.0)
+            ),
             _ => String::new(),
         }
     )?;

@@ -44,6 +44,12 @@ pub struct ServeArgs {
     /// loses the game by forfeit, in ms (`max_tournament_show_wait_ms`).
     #[arg(long, default_value_t = server::Limits::DEFAULT.max_tournament_show_wait_ms)]
     tournament_show_ms: u64,
+    /// Keep `<data>/umpire.key` as the server's umpire (the default of umpired challenges,
+    /// bound by the total limits only) but run no umpire service in this process: run it as its
+    /// own process, `fogproof umpire --server URL --key <data>/umpire.key`, on this machine or
+    /// another (the load test's `--umpire-process`).
+    #[arg(long, conflicts_with = "no_umpire")]
+    external_umpire: bool,
 }
 
 /// Arguments of `fogproof umpire` and `fogproof bot`.
@@ -203,8 +209,9 @@ pub fn serve(args: ServeArgs, out: &mut impl Write) -> Result<()> {
         let base = format!("http://{}", running.addr);
         // The umpire service and the house bot are parties of their own: they connect to the
         // server like anyone else (over loopback), so nothing in the relay knows they are local.
+        let service = umpire.clone().filter(|_| !args.external_umpire);
         for (identity, is_umpire, dir, name) in
-            [(umpire.clone(), true, "umpire", "umpire"), (bot.clone(), false, "bot", "house bot")]
+            [(service, true, "umpire", "umpire"), (bot.clone(), false, "bot", "house bot")]
         {
             let Some(identity) = identity else { continue };
             let config = agent_config(
@@ -229,6 +236,13 @@ pub fn serve(args: ServeArgs, out: &mut impl Write) -> Result<()> {
         writeln!(out, "relay key:  {}", relay.public())?;
         if let Some(u) = &umpire {
             writeln!(out, "umpire key: {}", u.public())?;
+            if args.external_umpire {
+                writeln!(
+                    out,
+                    "umpire:     not in this process; run fogproof umpire --server {base} --key {}",
+                    args.data.join("umpire.key").display()
+                )?;
+            }
         }
         if let Some(b) = &bot {
             writeln!(out, "house bot:  {}", b.public())?;

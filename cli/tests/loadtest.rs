@@ -14,11 +14,12 @@ fn number_after(line: &str, prefix: &str) -> f64 {
     digits.parse().unwrap_or_else(|_| panic!("a number after {prefix:?} in {line:?}"))
 }
 
-#[test]
-fn loadtest_plays_matches_and_prints_its_report() {
+/// Runs a small load test (three Kriegspiel matches, a 3 s window) with `extra` arguments;
+/// returns its output, after checking that it succeeded.
+fn small_loadtest(extra: &[&str]) -> String {
     let output = Command::new(env!("CARGO_BIN_EXE_fogproof"))
+        .args(extra)
         .args([
-            "loadtest",
             "--spawn-server",
             "--matches",
             "3",
@@ -43,15 +44,24 @@ fn loadtest_plays_matches_and_prints_its_report() {
         ])
         .output()
         .expect("fogproof runs");
-    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "{stdout}\n{stderr}");
-    let line = |prefix: &str| {
-        stdout
-            .lines()
-            .find(|l| l.starts_with(prefix))
-            .unwrap_or_else(|| panic!("no {prefix:?} line in:\n{stdout}\n{stderr}"))
-    };
+    stdout
+}
+
+/// The line of `stdout` starting with `prefix`.
+fn line<'a>(stdout: &'a str, prefix: &str) -> &'a str {
+    stdout
+        .lines()
+        .find(|l| l.starts_with(prefix))
+        .unwrap_or_else(|| panic!("no {prefix:?} line in:\n{stdout}"))
+}
+
+#[test]
+fn loadtest_plays_matches_and_prints_its_report() {
+    let stdout = small_loadtest(&["loadtest"]);
+    let line = |prefix: &str| line(&stdout, prefix);
     // The bound was timed: a positive cost per message.
     assert!(number_after(line("signature bound:"), "verify + sign") > 0.0);
     assert!(line("ramp:").starts_with("ramp: 3 matches playing"), "{stdout}");
@@ -64,6 +74,7 @@ fn loadtest_plays_matches_and_prints_its_report() {
     // The spawned server's pid is known, so its CPU and memory were read from /proc.
     assert!(line("server CPU:").contains("cores ="), "{stdout}");
     assert!(line("server memory:").contains("KiB per match"), "{stdout}");
+    assert!(line("per core of server CPU:").contains("of the one-core signature bound"));
     assert!(line("load generator CPU:").contains("cores"), "{stdout}");
     // Every match that ended (the three resigned ones, and any that ended by the rules before)
     // has a valid verdict on the server.
@@ -71,6 +82,28 @@ fn loadtest_plays_matches_and_prints_its_report() {
     assert!(ends.contains("resignation (valid)"), "{stdout}");
     assert!(ends.split(", ").all(|e| e.ends_with("(valid)")), "{stdout}");
     // White resigned in the three matches and each ended; nothing was refused or failed.
+    assert!(line("drain:").contains("3 matches; 3 ended"), "{stdout}");
+    assert!(
+        line("errors:").starts_with("errors: 0 (0 matches given up, 0 messages refused)"),
+        "{stdout}"
+    );
+}
+
+/// `--umpire-process`: the umpire runs as `fogproof umpire` beside `fogproof serve
+/// --external-umpire`; the matches are umpired by it (they are played and end with valid
+/// verdicts), and its CPU is reported apart from the server's, with the per-core figures.
+#[test]
+fn loadtest_with_the_umpire_in_its_own_process() {
+    let stdout = small_loadtest(&["loadtest", "--umpire-process"]);
+    let line = |prefix: &str| line(&stdout, prefix);
+    assert!(line("server:").contains("the umpire in a process of its own, pid"), "{stdout}");
+    assert!(number_after(line("throughput:"), "(") > 0.0, "{stdout}");
+    assert!(line("per core of server CPU:").contains("of the one-core signature bound"));
+    assert!(line("umpire process CPU:").contains("us per accepted message"), "{stdout}");
+    assert!(line("per core of server + umpire CPU:").contains("messages/s per core"));
+    let ends = line("ends:").trim_start_matches("ends:").trim();
+    assert!(ends.contains("resignation (valid)"), "{stdout}");
+    assert!(ends.split(", ").all(|e| e.ends_with("(valid)")), "{stdout}");
     assert!(line("drain:").contains("3 matches; 3 ended"), "{stdout}");
     assert!(
         line("errors:").starts_with("errors: 0 (0 matches given up, 0 messages refused)"),

@@ -136,8 +136,9 @@ pub struct Seat {
     events: Option<mpsc::UnboundedSender<SeatEvent>>,
     /// The relay position of the last entry delivered to the machine.
     since: Option<u64>,
-    /// Messages the machine wrote that the log does not show yet, in order.
-    unconfirmed: VecDeque<SignedMessage>,
+    /// Messages the machine wrote that the log does not show yet, in order, with their hashes
+    /// (computed once, not on every delivery).
+    unconfirmed: VecDeque<(MessageHash, SignedMessage)>,
     /// Journaled decisions not yet replayed (after a resume).
     replay: VecDeque<Record>,
     /// The question outstanding, if any.
@@ -270,7 +271,7 @@ impl Seat {
             }
         }
         // Caught up: what the machine wrote that the log does not show goes out now.
-        for m in self.unconfirmed.clone() {
+        for (_, m) in self.unconfirmed.clone() {
             if socket.send(&m).await.is_err() {
                 return Ok(None);
             }
@@ -287,7 +288,7 @@ impl Seat {
                     Some(Ok(ServerFrame::Entry(e))) => self.deliver(e, Some(&mut socket)).await?,
                     Some(Ok(ServerFrame::Refused { message, reason })) => {
                         if let Some(h) = message {
-                            self.unconfirmed.retain(|m| m.hash() != h);
+                            self.unconfirmed.retain(|(u, _)| *u != h);
                         }
                         self.report(SeatEvent::Refused(reason));
                     }
@@ -332,7 +333,7 @@ impl Seat {
             self.report(SeatEvent::Fault(e));
         }
         let hash: MessageHash = entry.message.hash();
-        self.unconfirmed.retain(|m| m.hash() != hash);
+        self.unconfirmed.retain(|(u, _)| *u != hash);
         self.received.push((receipt.seq, entry.to_canonical()));
         self.since = Some(receipt.seq);
         self.report(SeatEvent::Entry(Box::new(entry)));
@@ -351,7 +352,7 @@ impl Seat {
                         if let Some(s) = socket.as_deref_mut() {
                             let _ = s.send(&m).await;
                         }
-                        self.unconfirmed.push_back(m);
+                        self.unconfirmed.push_back((m.hash(), m));
                     }
                     Output::Decide(ask) => {
                         self.question = Some(ask);

@@ -3,7 +3,9 @@
 //! Signatures are over `signing_input(tag, bytes)` (see [`crate::transcript`]) and are checked
 //! with ed25519-dalek's `verify_strict`, which rejects non-canonical and small-order keys and
 //! signatures, so one key and message cannot have two accepted encodings of "the same" signature
-//! point.
+//! point. A key's decompressed point is kept in a bounded process-wide cache (`KeyCache`), so
+//! a party's key is decompressed once, not for every message it signed; a verification gives
+//! the same answer with or without it.
 //!
 //! Key file (UTF-8, `\n` line ends, exactly these four lines in this order):
 //!
@@ -109,8 +111,7 @@ impl PublicKey {
         bytes: &[u8],
         signature: &Signature,
     ) -> Result<(), SignatureError> {
-        let key =
-            VerifyingKey::from_bytes(&self.0).map_err(|_| SignatureError::BadKey { key: *self })?;
+        let key = KEYS.decompress(&self.0).ok_or(SignatureError::BadKey { key: *self })?;
         let sig = ed25519_dalek::Signature::from_components(signature.r, signature.s);
         key.verify_strict(&signing_input(tag, bytes), &sig)
             .map_err(|_| SignatureError::Invalid { key: *self, tag })
@@ -123,6 +124,90 @@ impl PublicKey {
         let hex = hex::encode(&h[..16]);
         let groups: Vec<&str> = (0..8).map(|i| &hex[4 * i..4 * i + 4]).collect();
         format!("SHA256:{}", groups.join(":"))
+    }
+}
+
+/// How many decompressed keys the process keeps ([`KeyCache`]): `KEY_CACHE_SHARDS` sets of
+/// `KEY_CACHE_WAYS` (8,192 keys, about 1.5 MiB at most). A server holding more parties than
+/// this decompresses some keys more than once, never wrongly.
+const KEY_CACHE_SHARDS: usize = 1024;
+/// Keys per set of the process's [`KeyCache`].
+const KEY_CACHE_WAYS: usize = 8;
+
+/// The process's decompressed keys, shared by every verification (the relay, the player and
+/// umpire machines, the verifier).
+static KEYS: std::sync::LazyLock<KeyCache> =
+    std::sync::LazyLock::new(|| KeyCache::new(KEY_CACHE_SHARDS, KEY_CACHE_WAYS));
+
+/// Decompressed ed25519 public keys by their 32 bytes, bounded: decompressing a key (a field
+/// square root) is about a tenth of a verification, and one key verifies every message of its
+/// party, so each is decompressed once while it stays here (docs/LOADTEST.md).
+///
+/// A key is found in one of `shards` sets by a keyed hash of its bytes (std's `RandomState`, so
+/// nobody can aim keys at one set), and compared by all 32 bytes; a full set replaces its
+/// oldest key. Only keys that decompress are kept: a key that does not is decompressed (and
+/// refused) every time, as before. What is kept is exactly what `VerifyingKey::from_bytes`
+/// returned, so a verification gives the same answer with or without the cache; which keys are
+/// kept depends on the order of verifications and on the hash key, and changes nothing else.
+struct KeyCache {
+    shards: Box<[std::sync::Mutex<KeySet>]>,
+    ways: usize,
+    hasher: std::hash::RandomState,
+}
+
+/// One set of a [`KeyCache`]: at most `ways` keys, and the slot the next new key takes.
+#[derive(Default)]
+struct KeySet {
+    keys: Vec<VerifyingKey>,
+    next: usize,
+}
+
+impl KeyCache {
+    fn new(shards: usize, ways: usize) -> KeyCache {
+        KeyCache {
+            shards: (0..shards.max(1)).map(|_| std::sync::Mutex::default()).collect(),
+            ways: ways.max(1),
+            hasher: std::hash::RandomState::new(),
+        }
+    }
+
+    /// The key `bytes` decompress to, or `None` if they are not a valid point encoding.
+    fn decompress(&self, bytes: &[u8; 32]) -> Option<VerifyingKey> {
+        use std::hash::BuildHasher;
+        // The index is below `shards.len()`, a `usize`: the conversions cannot fail.
+        let index = usize::try_from(
+            self.hasher.hash_one(bytes) % u64::try_from(self.shards.len()).unwrap_or(1),
+        )
+        .unwrap_or(0);
+        let shard = &self.shards[index];
+        // A set holds only keys `from_bytes` returned, whole, so one left by a thread that
+        // panicked is still right: take it rather than give up the cache.
+        let lock = || shard.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(key) = lock().keys.iter().find(|k| k.as_bytes() == bytes) {
+            return Some(*key);
+        }
+        // Decompressed outside the lock; two threads may both do it, and both keep the same key.
+        let key = VerifyingKey::from_bytes(bytes).ok()?;
+        let mut set = lock();
+        if !set.keys.iter().any(|k| k.as_bytes() == bytes) {
+            if set.keys.len() < self.ways {
+                set.keys.push(key);
+            } else {
+                let slot = set.next;
+                set.keys[slot] = key;
+                set.next = (slot + 1) % self.ways;
+            }
+        }
+        Some(key)
+    }
+
+    /// How many keys are kept (tests).
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.shards
+            .iter()
+            .map(|s| s.lock().unwrap_or_else(std::sync::PoisonError::into_inner).keys.len())
+            .sum()
     }
 }
 
@@ -373,6 +458,77 @@ mod tests {
         id[0] = 1;
         let sig = Signature { r: id, s: [0; 32] };
         assert!(PublicKey(id).verify(tags::MESSAGE, b"anything", &sig).is_err());
+    }
+
+    /// The process's cache answers exactly as a fresh decompression: a valid signature
+    /// verifies, a forged one, another key's and a small-order key's are refused, the second
+    /// time (the key cached) as the first.
+    #[test]
+    fn verification_through_the_cache_is_unchanged() {
+        let alice = alice();
+        let mallory = Identity::from_seed(&[2; 32]);
+        let sig = alice.sign(tags::MESSAGE, b"hello");
+        let mut forged = sig;
+        forged.s[0] ^= 1;
+        let mut small = [0u8; 32];
+        small[0] = 1;
+        for _ in 0..2 {
+            assert_eq!(alice.public().verify(tags::MESSAGE, b"hello", &sig), Ok(()));
+            assert_eq!(
+                alice.public().verify(tags::MESSAGE, b"hello", &forged),
+                Err(SignatureError::Invalid { key: alice.public(), tag: tags::MESSAGE })
+            );
+            assert_eq!(
+                mallory.public().verify(tags::MESSAGE, b"hello", &sig),
+                Err(SignatureError::Invalid { key: mallory.public(), tag: tags::MESSAGE })
+            );
+            let weak = Signature { r: small, s: [0; 32] };
+            assert!(matches!(
+                PublicKey(small).verify(tags::MESSAGE, b"anything", &weak),
+                Err(SignatureError::Invalid { .. })
+            ));
+        }
+    }
+
+    /// 32 bytes that are not a point (y = 2 has no x on the curve) are refused with `BadKey`
+    /// every time, and never kept.
+    #[test]
+    fn a_key_that_does_not_decompress_is_named_every_time() {
+        let mut bytes = [0u8; 32];
+        bytes[0] = 2;
+        assert!(VerifyingKey::from_bytes(&bytes).is_err(), "the test needs a non-point");
+        let cache = KeyCache::new(1, 4);
+        let sig = alice().sign(tags::MESSAGE, b"hello");
+        for _ in 0..2 {
+            assert!(cache.decompress(&bytes).is_none());
+            assert_eq!(
+                PublicKey(bytes).verify(tags::MESSAGE, b"hello", &sig),
+                Err(SignatureError::BadKey { key: PublicKey(bytes) })
+            );
+        }
+        assert_eq!(cache.len(), 0);
+    }
+
+    /// A cache of one set of two keys keeps at most two, and every key it returns is the
+    /// decompression of the bytes asked for (compared whole, never confused with a neighbour).
+    #[test]
+    fn the_cache_is_bounded_and_returns_the_key_asked_for() {
+        let cache = KeyCache::new(1, 2);
+        let keys: Vec<PublicKey> =
+            (1..=5u8).map(|i| Identity::from_seed(&[i; 32]).public()).collect();
+        for round in 0..3 {
+            for key in &keys {
+                let got = cache.decompress(&key.0).map(|k| k.to_bytes());
+                assert_eq!(got, Some(key.0), "round {round}");
+                assert_eq!(got, VerifyingKey::from_bytes(&key.0).ok().map(|k| k.to_bytes()));
+                assert!(cache.len() <= 2);
+            }
+        }
+        assert_eq!(cache.len(), 2);
+        // The last two asked are the ones kept, and asking again finds them.
+        let kept = cache.decompress(&keys[4].0).map(|k| k.to_bytes());
+        assert_eq!(kept, Some(keys[4].0));
+        assert_eq!(cache.len(), 2);
     }
 
     #[test]

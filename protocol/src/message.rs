@@ -355,6 +355,17 @@ impl SignedMessage {
         }
         Ok(body)
     }
+
+    /// Decodes the body strictly and checks that it belongs to `match_id`, without checking
+    /// the signature: only for the exact bytes the caller signed itself (a machine reading its
+    /// own message back, `roles`), whose signature it made.
+    pub(crate) fn decode_own(&self, match_id: &MatchId) -> Result<MessageBody, MessageError> {
+        let body = MessageBody::from_canonical(&self.body)?;
+        if body.match_id != *match_id {
+            return Err(MessageError::WrongMatch { expected: *match_id, found: body.match_id });
+        }
+        Ok(body)
+    }
 }
 
 /// `H(fogproof/v2/signed-message; ("body", body_bytes), ("signature", signature))`.
@@ -477,11 +488,21 @@ impl SignedReceipt {
         match_id: &MatchId,
         message: &SignedMessage,
     ) -> Result<Receipt, ReceiptError> {
+        self.verify_signed_hash(relay, match_id, message.signed_hash())
+    }
+
+    /// [`SignedReceipt::verify`] for the message whose [`SignedMessage::signed_hash`] is
+    /// `expected` (computed once by a caller that needs it too).
+    pub fn verify_signed_hash(
+        &self,
+        relay: &PublicKey,
+        match_id: &MatchId,
+        expected: SignedHash,
+    ) -> Result<Receipt, ReceiptError> {
         let receipt = self.open(relay)?;
         if receipt.match_id != *match_id {
             return Err(ReceiptError::WrongMatch { expected: *match_id, found: receipt.match_id });
         }
-        let expected = message.signed_hash();
         if receipt.message != expected {
             return Err(ReceiptError::WrongMessage { expected, found: receipt.message });
         }

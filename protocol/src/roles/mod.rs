@@ -149,7 +149,15 @@ pub(crate) struct Outbox {
     /// The size its sealed plaintexts are padded to ([`crate::game::sealed_plaintext_bytes`]
     /// of the variant and this machine's direction).
     padded_len: usize,
+    /// The signed hashes of the messages this machine wrote that have not come back in an
+    /// entry yet, oldest first, at most [`WRITTEN_KEPT`] ([`open_entry`]).
+    written: VecDeque<crate::SignedHash>,
 }
+
+/// How many of its own messages not yet delivered a machine remembers. An honest relay
+/// delivers each within a few entries; one it refused never comes back, and once forgotten
+/// its copy would just be verified like anyone's.
+const WRITTEN_KEPT: usize = 64;
 
 /// The most bytes of disclosures one `Disclose` message carries (half the 64 KiB message limit,
 /// leaving room for the message's own fields and signature).
@@ -169,6 +177,7 @@ impl Outbox {
             undisclosed: Vec::new(),
             ended: false,
             padded_len,
+            written: VecDeque::new(),
         }
     }
 
@@ -194,6 +203,10 @@ impl Outbox {
     }
 
     pub(crate) fn wrote(&mut self, m: crate::message::SignedMessage) {
+        if self.written.len() == WRITTEN_KEPT {
+            self.written.pop_front();
+        }
+        self.written.push_back(m.signed_hash());
         self.outputs.push_back(Output::Send(m));
     }
 
@@ -295,20 +308,37 @@ pub(crate) fn match_rng(secret: &[u8; 32], match_id: &crate::MatchId) -> rand_ch
 }
 
 /// Opens a delivered entry: the message's body (signature and match checked) and the relay's
-/// receipt (its signature checked against the terms' relay key).
+/// receipt (its signature checked against the terms' relay key, for exactly this message);
+/// returns them with the message's hash.
+///
+/// Each signature is checked once. The author's is not checked again when the message is, byte
+/// for byte (body and signature: its [`crate::message::signed_hash`]), one this machine wrote
+/// and signed itself: the machine made that signature, and any other bytes (its own body under
+/// a changed signature included) have another signed hash and are checked like anyone's. The
+/// relay's receipt is always checked. A refused entry changes nothing in `out`.
 pub(crate) fn open_entry(
     terms: &crate::terms::AgreedTerms,
+    out: &mut Outbox,
     entry: &Entry,
-) -> Result<(crate::message::MessageBody, crate::message::Receipt), RoleError> {
+) -> Result<(crate::message::MessageBody, crate::message::Receipt, MessageHash), RoleError> {
     let hash = entry.message.hash();
     let unreadable =
         |problem: String| RoleError { author: crate::PublicKey([0; 32]), message: hash, problem };
-    let body = entry.message.verify_for(&terms.match_id).map_err(|e| unreadable(e.to_string()))?;
+    let signed = entry.message.signed_hash();
+    let own = out.written.iter().position(|w| *w == signed);
+    let body = match own {
+        Some(_) => entry.message.decode_own(&terms.match_id),
+        None => entry.message.verify_for(&terms.match_id),
+    }
+    .map_err(|e| unreadable(e.to_string()))?;
     let receipt = entry
         .receipt
-        .verify(&terms.terms.relay, &terms.match_id, &entry.message)
+        .verify_signed_hash(&terms.terms.relay, &terms.match_id, signed)
         .map_err(|e| unreadable(format!("receipt: {e}")))?;
-    Ok((body, receipt))
+    if let Some(i) = own {
+        out.written.remove(i);
+    }
+    Ok((body, receipt, hash))
 }
 
 /// A fault a machine found in what it was delivered, or a message it could not process.

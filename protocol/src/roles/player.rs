@@ -788,8 +788,7 @@ impl Participant for Player {
     fn handle(&mut self, input: Input) -> Result<(), RoleError> {
         let result = match input {
             Input::Delivered(entry) => {
-                let (body, receipt) = open_entry(&self.terms, &entry)?;
-                let hash = entry.message.hash();
+                let (body, receipt, hash) = open_entry(&self.terms, &mut self.out, &entry)?;
                 self.out.delivered(&receipt);
                 if let Some(re) = body.re
                     && self.terms.terms.umpire.as_ref().is_some_and(|u| u.key == body.author)

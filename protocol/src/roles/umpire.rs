@@ -334,8 +334,7 @@ impl Participant for Umpire {
 
     fn handle(&mut self, input: Input) -> Result<(), RoleError> {
         let Input::Delivered(entry) = input else { return Ok(()) };
-        let hash = entry.message.hash();
-        let (body, receipt) = open_entry(&self.terms, &entry)?;
+        let (body, receipt, hash) = open_entry(&self.terms, &mut self.out, &entry)?;
         self.out.delivered(&receipt);
         // The same coordinator as the relay's: a void race is recorded but ignored.
         let admission = if body.author == self.terms.terms.relay {
