@@ -272,6 +272,12 @@ test("the replay shows each view, and White's view never shows a man White could
   for (const step of [0, 1, Math.floor(last / 2), last]) {
     await page.keyboard.press('Home');
     for (let i = 0; i < step; i++) await page.keyboard.press('ArrowRight');
+    await page.waitForFunction(
+      ([step, last]) =>
+        document.querySelector('.board-box')?.dataset.view === 'black' &&
+        document.querySelector('.step-counter')?.textContent === `step ${step} / ${last}`,
+      [step, last],
+    );
     const men = await shownMen(page);
     assert.deepEqual(men.filter((m) => m.color === 'white'), [], `step ${step}: no white man in Black's view`);
     const board = step === 0 ? replay.start.black.board : replay.frames[step - 1].views.black.board;
@@ -282,6 +288,16 @@ test("the replay shows each view, and White's view never shows a man White could
   // The umpire's view: the full position, both armies.
   await page.click('button[data-view="full"]');
   await page.keyboard.press('End');
+  // The board is redrawn after the click and the key: wait for the full view at the last step
+  // with White's men drawn (Black's view had none) before reading them (reading at once was
+  // flaky under load).
+  await page.waitForFunction(
+    (last) =>
+      document.querySelector('.board-box')?.dataset.view === 'full' &&
+      document.querySelector('.step-counter')?.textContent === `step ${last} / ${last}` &&
+      document.querySelectorAll('.board-box piece.white:not(.ghost)').length > 0,
+    last,
+  );
   const men = await shownMen(page);
   const full = menOfBoard(replay.frames[last - 1].full);
   assert.deepEqual(men.map((m) => `${m.square}:${m.color === 'white' ? m.role[0].toUpperCase() : m.role[0]}`).sort(), [...full].map(([sq, c]) => `${sq}:${c}`).sort());
