@@ -80,22 +80,63 @@ pub fn run(args: AgentCmdArgs, out: &mut impl Write) -> Result<()> {
         decider: hub.factory(),
     };
     runtime()?.block_on(async {
+        let local = LocalAgent::start(listen, config, &hub).await?;
+        writeln!(out, "fogproof agent for {}", local.agent.session().key)?;
+        writeln!(out, "server:        {}", local.agent.session().base())?;
+        writeln!(out, "local bot API: http://{}", local.addr)?;
+        out.flush()?;
+        local.serve(hub, args.allow_remote).until_stopped().await
+    })
+}
+
+/// An agent signed in with its hub attached, and the loopback listener of its local API (the
+/// bot API and the pages): what `fogproof agent` and `fogproof play` in the browser share.
+pub(crate) struct LocalAgent {
+    pub listener: tokio::net::TcpListener,
+    pub addr: std::net::SocketAddr,
+    pub agent: Agent,
+}
+
+impl LocalAgent {
+    /// Binds `listen`, signs `config` in and attaches `hub` to the agent (before it runs, so
+    /// the hub misses no event).
+    pub async fn start(
+        listen: std::net::SocketAddr,
+        config: AgentConfig,
+        hub: &std::sync::Arc<Hub>,
+    ) -> Result<LocalAgent> {
         let listener = tokio::net::TcpListener::bind(listen)
             .await
             .with_context(|| format!("listening on {listen}"))?;
         let addr = listener.local_addr().context("the listening address")?;
         let agent = Agent::connect(config).await.context("signing in")?;
         hub.attach(agent.clone());
-        writeln!(out, "fogproof agent for {}", agent.session().key)?;
-        writeln!(out, "server:        {}", agent.session().base())?;
-        writeln!(out, "local bot API: http://{addr}")?;
-        out.flush()?;
-        let runner = agent.clone();
+        Ok(LocalAgent { listener, addr, agent })
+    }
+
+    /// Runs the agent and serves the local API on the listener.
+    pub fn serve(self, hub: std::sync::Arc<Hub>, any_host: bool) -> RunningAgent {
+        let runner = self.agent.clone();
         let agent_task = tokio::spawn(async move { runner.run().await });
         let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
-        let server = tokio::spawn(client::local::serve(listener, hub, args.allow_remote, async {
+        let server = tokio::spawn(client::local::serve(self.listener, hub, any_host, async {
             let _ = stop_rx.await;
         }));
+        RunningAgent { agent_task, stop_tx, server }
+    }
+}
+
+/// A running agent and its local API server.
+pub(crate) struct RunningAgent {
+    agent_task: tokio::task::JoinHandle<Result<(), client::agent::AgentError>>,
+    stop_tx: tokio::sync::oneshot::Sender<()>,
+    server: tokio::task::JoinHandle<std::io::Result<()>>,
+}
+
+impl RunningAgent {
+    /// Until the agent stops (its error, if any) or ctrl-c / SIGTERM (Ok).
+    pub async fn until_stopped(self) -> Result<()> {
+        let RunningAgent { agent_task, stop_tx, server } = self;
         tokio::select! {
             r = agent_task => {
                 let _ = stop_tx.send(());
@@ -112,6 +153,6 @@ pub fn run(args: AgentCmdArgs, out: &mut impl Write) -> Result<()> {
         // Event and game streams never end by themselves: stop serving them now. Everything the
         // agent promised is already journaled (fsynced as it went).
         server.abort();
-        anyhow::Ok(())
-    })
+        Ok(())
+    }
 }

@@ -285,23 +285,13 @@ fn run_browser(args: PlayArgs, out: &mut impl Write) -> Result<()> {
         decider: hub.factory(),
     };
     runtime()?.block_on(async {
-        let listener = tokio::net::TcpListener::bind(listen)
-            .await
-            .with_context(|| format!("listening on {listen}"))?;
-        let addr = listener.local_addr().context("the listening address")?;
-        let agent = Agent::connect(config).await.context("signing in")?;
-        hub.attach(agent.clone());
-        let url = format!("http://{addr}/");
-        writeln!(out, "fogproof play for {}", agent.session().key)?;
-        writeln!(out, "server: {}", agent.session().base())?;
+        let local = crate::agent_cmd::LocalAgent::start(listen, config, &hub).await?;
+        let url = format!("http://{}/", local.addr);
+        writeln!(out, "fogproof play for {}", local.agent.session().key)?;
+        writeln!(out, "server: {}", local.agent.session().base())?;
         writeln!(out, "Play in your browser: {url}")?;
         out.flush()?;
-        let runner = agent.clone();
-        let agent_task = tokio::spawn(async move { runner.run().await });
-        let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
-        let server = tokio::spawn(client::local::serve(listener, hub.clone(), false, async {
-            let _ = stop_rx.await;
-        }));
+        let running = local.serve(hub.clone(), false);
         if let Some(body) = request
             && let Some(target) = &args.vs
         {
@@ -319,21 +309,7 @@ fn run_browser(args: PlayArgs, out: &mut impl Write) -> Result<()> {
             "Ctrl-c to stop (a match in play goes on: run fogproof play again to resume it)."
         )?;
         out.flush()?;
-        tokio::select! {
-            r = agent_task => {
-                let _ = stop_tx.send(());
-                match r {
-                    Ok(Ok(())) => {}
-                    Ok(Err(e)) => return Err(anyhow::Error::new(e).context("the agent stopped")),
-                    Err(e) => bail!("the agent stopped: {e}"),
-                }
-            }
-            () = crate::net::stop_signal() => {
-                let _ = stop_tx.send(());
-            }
-        }
-        server.abort();
-        anyhow::Ok(())
+        running.until_stopped().await
     })
 }
 

@@ -4,63 +4,13 @@
 //! record (each player's seat checks the published record against every entry it received,
 //! and fails the match otherwise).
 
-use client::agent::{Accept, Agent, AgentConfig};
-use client::seat::Decider;
-use protocol::Identity;
+use client::agent::Accept;
 use serde_json::json;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::Arc;
+use std::path::PathBuf;
 use std::time::Duration;
 
-fn free_port() -> u16 {
-    let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-    l.local_addr().expect("addr").port()
-}
-
-fn serve(data: &Path, port: u16) -> Child {
-    Command::new(env!("CARGO_BIN_EXE_fogproof"))
-        .args(["serve", "--data", data.to_str().expect("utf-8"), "--listen"])
-        .arg(format!("127.0.0.1:{port}"))
-        .arg("--no-bot")
-        .env("FOGPROOF_LOG", "warn")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("fogproof serve starts")
-}
-
-async fn up(port: u16) {
-    for _ in 0..500 {
-        if tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    panic!("the server did not come up");
-}
-
-async fn agent(base: &str, dir: &Path, name: &str, seed: u64, accept: Accept) -> Agent {
-    let identity = Identity::from_seed(&client::selfplay::derive(seed, name));
-    let a = Agent::connect(AgentConfig {
-        server: base.to_owned(),
-        identity,
-        name: Some(name.into()),
-        dir: dir.join(name),
-        umpire: false,
-        accept,
-        variants: Vec::new(),
-        decider: Arc::new(move |_| {
-            let bot = client::RandomBot::new(client::selfplay::derive(seed, "bot"));
-            (Decider::Policy(Box::new(bot)), None)
-        }),
-    })
-    .await
-    .expect("sign in");
-    let r = a.clone();
-    tokio::spawn(async move { r.run().await });
-    a
-}
+mod common;
+use common::{agent, free_port, serve, up};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn killed_servers_lose_nothing_a_receipt_promised() {
@@ -70,7 +20,7 @@ async fn killed_servers_lose_nothing_a_receipt_promised() {
     let data = dir.join("server");
     let port = free_port();
     let base = format!("http://127.0.0.1:{port}");
-    let mut child = serve(&data, port);
+    let mut child = serve(&data, port, &[]);
     up(port).await;
     let variants = ["kriegspiel", "sic", "intrigue"];
     let mut pairs = Vec::new();
@@ -102,7 +52,7 @@ async fn killed_servers_lose_nothing_a_receipt_promised() {
         }
         child.kill().expect("SIGKILL");
         let _ = child.wait();
-        child = serve(&data, port);
+        child = serve(&data, port, &[]);
         up(port).await;
         eprintln!("restart {n} after {pause_ms} ms");
     }

@@ -4,62 +4,14 @@
 //! and after the restart the match is in the log exactly once (and still once after another
 //! restart). Then an organiser publishes a tournament and starts it with the command line.
 
-use client::agent::{Accept, Agent, AgentConfig};
-use client::seat::Decider;
-use protocol::Identity;
+use client::agent::Accept;
 use serde_json::json;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::Arc;
+use std::process::Command;
 use std::time::Duration;
 
-fn free_port() -> u16 {
-    let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-    l.local_addr().expect("addr").port()
-}
-
-fn serve(data: &Path, port: u16, interval_ms: u64) -> Child {
-    Command::new(env!("CARGO_BIN_EXE_fogproof"))
-        .args(["serve", "--data", data.to_str().expect("utf-8"), "--listen"])
-        .arg(format!("127.0.0.1:{port}"))
-        .args(["--no-bot", "--ledger-interval-ms", &interval_ms.to_string()])
-        .env("FOGPROOF_LOG", "warn")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("fogproof serve starts")
-}
-
-async fn up(port: u16) {
-    for _ in 0..500 {
-        if tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    panic!("the server did not come up");
-}
-
-async fn agent(base: &str, dir: &Path, name: &str, seed: u64, accept: Accept) -> Agent {
-    let a = Agent::connect(AgentConfig {
-        server: base.to_owned(),
-        identity: Identity::from_seed(&client::selfplay::derive(seed, name)),
-        name: Some(name.into()),
-        dir: dir.join(name),
-        umpire: false,
-        accept,
-        variants: Vec::new(),
-        decider: Arc::new(move |_| {
-            let bot = client::RandomBot::new(client::selfplay::derive(seed, "bot"));
-            (Decider::Policy(Box::new(bot)), None)
-        }),
-    })
-    .await
-    .expect("sign in");
-    let r = a.clone();
-    tokio::spawn(async move { r.run().await });
-    a
-}
+mod common;
+use common::{agent, free_port, serve, up};
 
 /// How many match entries of the log in `dir` name `id`, and the log's size.
 fn count_in_log(dir: &Path, id: &[u8; 32]) -> (usize, u64) {
@@ -89,7 +41,7 @@ async fn a_match_finished_before_a_kill_is_appended_after_the_restart_exactly_on
     let port = free_port();
     let base = format!("http://127.0.0.1:{port}");
     // The appender's first round is at start; the next one would be in an hour.
-    let mut child = serve(&data, port, 3_600_000);
+    let mut child = serve(&data, port, &["--ledger-interval-ms", "3600000"]);
     up(port).await;
     let key_mode = std::fs::metadata(data.join("ledger.key")).expect("a log key").permissions();
     assert_eq!(key_mode.mode() & 0o777, 0o600, "the log key is owner-only");
@@ -119,7 +71,7 @@ async fn a_match_finished_before_a_kill_is_appended_after_the_restart_exactly_on
     let _ = child.wait();
     assert_eq!(count_in_log(&data.join("ledger"), &id.0), (0, 0));
     // Restarted: the appender's first round takes what the store has finished.
-    child = serve(&data, port, 200);
+    child = serve(&data, port, &["--ledger-interval-ms", "200"]);
     up(port).await;
     let mut found = None;
     for _ in 0..200 {
@@ -135,7 +87,7 @@ async fn a_match_finished_before_a_kill_is_appended_after_the_restart_exactly_on
     tokio::time::sleep(Duration::from_millis(600)).await;
     child.kill().expect("SIGKILL");
     let _ = child.wait();
-    child = serve(&data, port, 200);
+    child = serve(&data, port, &["--ledger-interval-ms", "200"]);
     up(port).await;
     tokio::time::sleep(Duration::from_millis(800)).await;
     assert_eq!(count_in_log(&data.join("ledger"), &id.0), (1, 1));

@@ -1,0 +1,63 @@
+//! Helpers shared by the tests that run `fogproof serve` as a child process and kill it.
+
+use client::agent::{Accept, Agent, AgentConfig};
+use client::seat::Decider;
+use protocol::Identity;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// A loopback port free at the time of asking.
+pub fn free_port() -> u16 {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    l.local_addr().expect("addr").port()
+}
+
+/// `fogproof serve --no-bot` on `data` and `port`, with `extra` arguments, quiet.
+pub fn serve(data: &Path, port: u16, extra: &[&str]) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_fogproof"))
+        .args(["serve", "--data", data.to_str().expect("utf-8"), "--listen"])
+        .arg(format!("127.0.0.1:{port}"))
+        .arg("--no-bot")
+        .args(extra)
+        .env("FOGPROOF_LOG", "warn")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("fogproof serve starts")
+}
+
+/// Waits until the server accepts connections on `port` (10 s at most).
+pub async fn up(port: u16) {
+    for _ in 0..500 {
+        if tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("the server did not come up");
+}
+
+/// A running agent named `name` (its key derived from `seed` and the name) playing random
+/// moves, its files under `dir/name`.
+pub async fn agent(base: &str, dir: &Path, name: &str, seed: u64, accept: Accept) -> Agent {
+    let a = Agent::connect(AgentConfig {
+        server: base.to_owned(),
+        identity: Identity::from_seed(&client::selfplay::derive(seed, name)),
+        name: Some(name.into()),
+        dir: dir.join(name),
+        umpire: false,
+        accept,
+        variants: Vec::new(),
+        decider: Arc::new(move |_| {
+            let bot = client::RandomBot::new(client::selfplay::derive(seed, "bot"));
+            (Decider::Policy(Box::new(bot)), None)
+        }),
+    })
+    .await
+    .expect("sign in");
+    let r = a.clone();
+    tokio::spawn(async move { r.run().await });
+    a
+}
