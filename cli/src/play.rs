@@ -99,6 +99,27 @@ fn stdin_lines() -> mpsc::UnboundedReceiver<String> {
     rx
 }
 
+/// The hub of a person's seats and its agent's configuration: accepting nothing by itself (the
+/// person challenges or accepts), every decision asked of the hub.
+fn hub_and_config(
+    args: &PlayArgs,
+    identity: protocol::Identity,
+    dir: PathBuf,
+) -> (Arc<Hub>, AgentConfig) {
+    let hub = Hub::new(dir.clone());
+    let config = AgentConfig {
+        server: args.server.clone(),
+        identity,
+        name: args.name.clone(),
+        dir,
+        umpire: false,
+        accept: Accept::Nothing,
+        variants: Vec::new(),
+        decider: hub.factory(),
+    };
+    (hub, config)
+}
+
 /// `fogproof play`.
 pub fn run(args: PlayArgs, out: &mut impl Write) -> Result<()> {
     if !args.terminal {
@@ -136,17 +157,7 @@ pub fn run(args: PlayArgs, out: &mut impl Write) -> Result<()> {
         }
         (None, _) => None,
     };
-    let hub = Hub::new(dir.clone());
-    let config = AgentConfig {
-        server: args.server.clone(),
-        identity,
-        name: args.name.clone(),
-        dir,
-        umpire: false,
-        accept: Accept::Nothing,
-        variants: Vec::new(),
-        decider: hub.factory(),
-    };
+    let (hub, config) = hub_and_config(&args, identity, dir);
     runtime()?.block_on(async {
         let agent = Agent::connect(config).await.context("signing in")?;
         hub.attach(agent.clone());
@@ -273,17 +284,7 @@ fn run_browser(args: PlayArgs, out: &mut impl Write) -> Result<()> {
     let (identity, _) = client::keyfile::read(&args.key)
         .with_context(|| format!("reading {}", args.key.display()))?;
     let dir = agent_dir(&args.key, args.dir.clone());
-    let hub = Hub::new(dir.clone());
-    let config = AgentConfig {
-        server: args.server.clone(),
-        identity,
-        name: args.name.clone(),
-        dir,
-        umpire: false,
-        accept: Accept::Nothing,
-        variants: Vec::new(),
-        decider: hub.factory(),
-    };
+    let (hub, config) = hub_and_config(&args, identity, dir);
     runtime()?.block_on(async {
         let local = crate::agent_cmd::LocalAgent::start(listen, config, &hub).await?;
         let url = format!("http://{}/", local.addr);
