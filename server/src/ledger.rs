@@ -336,11 +336,10 @@ pub async fn serve_file(shared: &Arc<Shared>, path: &str) -> Result<Response, Ap
         .into_response())
 }
 
-/// Registered as the server's finish hook: nothing to do but let the appender's next round take
-/// the match (it reads finished matches from the store, so a crash loses nothing); kept so the
-/// hook list shows the ledger is a consumer.
+/// The server's finish hook for the ledger: counts the match (`LEDGER_FINISHED`). The appender's
+/// next round takes it from the store, so a crash here loses nothing.
 pub fn count_finished(_: &crate::state::FinishedMatch) {
-    metrics::counter!(crate::metrics::LEDGER_PENDING).increment(1);
+    metrics::counter!(crate::metrics::LEDGER_FINISHED).increment(1);
 }
 
 /// Whether `shared` has a ledger.

@@ -29,8 +29,9 @@ pub const LEDGER_APPENDED: &str = "fogproof_ledger_appended_total";
 pub const LEDGER_REFUSED: &str = "fogproof_ledger_refused_total";
 /// Counter: appends that could not be written (retried at the next round).
 pub const LEDGER_WRITE_FAILURES: &str = "fogproof_ledger_write_failures_total";
-/// Counter: matches that finished and await the appender.
-pub const LEDGER_PENDING: &str = "fogproof_ledger_finished_total";
+/// Counter: matches that finished (the appender takes each at its next round; finished minus
+/// appended and refused is what it has still to take).
+pub const LEDGER_FINISHED: &str = "fogproof_ledger_finished_total";
 /// Counter: tournament games forfeited by a no-show.
 pub const TOURNAMENT_NO_SHOWS: &str = "fogproof_tournament_no_shows_total";
 
