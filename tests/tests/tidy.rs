@@ -167,3 +167,29 @@ fn float_code_calls_no_platform_math() {
     }
     check("rating code uses IEEE basic operations and the `libm` crate only", offenders);
 }
+
+/// What the README's quick start writes in the repository root (a server's data directory, a
+/// player's secret key and its records) is ignored by git, so `git add -A` never commits it.
+/// Skipped only where the tree is not a git checkout (a source tarball).
+#[test]
+fn quick_start_files_are_ignored_by_git() {
+    let root = workspace_root();
+    if !root.join(".git").exists() {
+        return;
+    }
+    let paths = ["fogproof-data/fogproof.db", "me.key", "me.fogproof/0011.rec", "alice.key"];
+    let out = std::process::Command::new("git")
+        .arg("-C")
+        .arg(&root)
+        .args(["check-ignore", "--no-index", "--"])
+        .args(paths)
+        .output()
+        .expect("git runs");
+    let ignored = String::from_utf8_lossy(&out.stdout);
+    let missing: Vec<String> = paths
+        .iter()
+        .filter(|p| !ignored.lines().any(|l| l == **p))
+        .map(|p| p.to_string())
+        .collect();
+    check("quick-start files are git-ignored", missing);
+}
