@@ -239,7 +239,8 @@ pub fn serve(args: ServeArgs, out: &mut impl Write) -> Result<()> {
             if args.external_umpire {
                 writeln!(
                     out,
-                    "umpire:     not in this process; run fogproof umpire --server {base} --key {}",
+                    "umpire:     not in this process; run {} umpire --server {base} --key {}",
+                    invocation(),
                     args.data.join("umpire.key").display()
                 )?;
             }
@@ -252,11 +253,13 @@ pub fn serve(args: ServeArgs, out: &mut impl Write) -> Result<()> {
             writeln!(out, "ledger:     {base}/ledger/ ({})", l.dir.display())?;
             writeln!(out, "log key:    {}", l.vkey)?;
         }
+        let me = invocation();
         writeln!(out, "play a house bot from another terminal:")?;
-        writeln!(out, "  fogproof keys new --out me.key")?;
+        writeln!(out, "  {me} keys new --out me.key")?;
+        writeln!(out, "  {me} play --server {base} --key me.key     # in the browser")?;
         writeln!(
             out,
-            "  fogproof play --server {base} --key me.key --variant kriegspiel --time 5+3 --vs bot"
+            "  {me} play --terminal --server {base} --key me.key --variant kriegspiel --time 5+3 --vs bot"
         )?;
         out.flush()?;
         let stopper = running.shared.clone();
@@ -288,4 +291,19 @@ pub fn agent(args: AgentArgs, umpire: bool) -> Result<()> {
         }
         anyhow::Ok(())
     })
+}
+
+/// How a person at this terminal runs this very program: `fogproof` where that name on the
+/// `PATH` is this binary (after `cargo install --path cli`), else the binary's own path (after
+/// `cargo run`, where `fogproof` is not on the `PATH`), so that every printed hint works when
+/// pasted.
+pub fn invocation() -> String {
+    let Ok(me) = std::env::current_exe().and_then(std::fs::canonicalize) else {
+        return "fogproof".to_owned();
+    };
+    let on_path = std::env::var_os("PATH").is_some_and(|path| {
+        std::env::split_paths(&path)
+            .any(|dir| std::fs::canonicalize(dir.join("fogproof")).is_ok_and(|found| found == me))
+    });
+    if on_path { "fogproof".to_owned() } else { me.display().to_string() }
 }

@@ -194,6 +194,42 @@ test('the lobby lists the live games with their public information only', async 
   }
 });
 
+test('the lobby\'s hint to play is a command that works when pasted', async () => {
+  const { page, close } = await openPage('/');
+  const hint = await page.textContent('code.play-hint');
+  await close();
+  const words = hint.trim().split(/\s+/);
+  assert.equal(words[0], 'fogproof');
+  assert.deepEqual(words.slice(1, 3), ['play', '--server']);
+  assert.equal(words[3], base, 'the hint names this server');
+  const home = mkdtempSync(join(tmpdir(), 'fogproof-hint-'));
+  try {
+    await run(BIN, ['keys', 'new', '--out', join(home, 'me.key')]);
+    // As pasted (with `fogproof` being this binary), from the directory holding me.key.
+    const child = spawn(BIN, [...words.slice(1), '--no-open'], { cwd: home, env: { ...process.env, FOGPROOF_LOG: 'warn' } });
+    const said = await new Promise((resolveSaid, rejectSaid) => {
+      let out = '';
+      const timer = setTimeout(() => rejectSaid(new Error(`no browser address; saw: ${out}`)), 30_000);
+      child.stdout.on('data', (d) => {
+        out += d;
+        if (/Play in your browser: http:\/\/127\.0\.0\.1:\d+\//.test(out)) {
+          clearTimeout(timer);
+          resolveSaid(out);
+        }
+      });
+      child.on('exit', (code) => {
+        clearTimeout(timer);
+        rejectSaid(new Error(`fogproof play exited ${code}: ${out}`));
+      });
+    });
+    child.removeAllListeners('exit');
+    child.kill();
+    assert.match(said, /Play in your browser/);
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+});
+
 test('the finished games list shows each game with its verdict', async () => {
   assert.ok(finished.length >= 2, 'the load test finished games');
   const { page, close } = await openPage('/games');

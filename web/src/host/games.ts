@@ -83,7 +83,7 @@ export const lobbyPage: Page = async (root, _params, ctx) => {
       "p",
       { class: "muted" },
       "Play through your own agent: ",
-      h("code", {}, "fogproof play --server URL --key me.key --vs bot"),
+      h("code", { class: "play-hint" }, `fogproof play --server ${location.origin} --key me.key`),
       " opens your game in the browser with your keys on your machine. This site shows what is public.",
     ),
     h("h2", {}, "Open seeks"),
