@@ -183,7 +183,10 @@ fn the_entry_vectors_are_the_documented_ones() {
                 }],
                 total: 1,
             },
-            result: Some(rules::GameResult { winner: Some(Color::White), reason: EndReason::Forfeit }),
+            result: Some(rules::GameResult {
+                winner: Some(Color::White),
+                reason: EndReason::Forfeit,
+            }),
             context: MatchContext {
                 tournament: Some(TournamentRound { tournament: id, round: 1 }),
                 finished_at_ms: 1_700_000_120_000,
@@ -237,7 +240,8 @@ fn code_enums() -> Vec<(&'static str, Vec<(u8, String)>)> {
         (2, "Round".into()),
         (3, "NoShow".into()),
     ];
-    // EntryBody's tags, checked on real values.
+    // EntryBody's tags, checked on real values (Match's 0 and Tournament's 1 are also in the
+    // entry vectors' bytes).
     let sample_no_show = EntryBody::NoShow(ledger::entry::NoShowEntry {
         tournament: [0; 32],
         round: 1,
@@ -513,9 +517,11 @@ fn the_rating_vector_is_the_documented_one() {
     let mut ratings = Ratings::new(Params::LICHESS);
     let game = |white, black, score| RatedGame { variant: Variant::Chess, white, black, score };
     ratings.apply(&game(a, b, Score::WhiteWins)).unwrap();
-    let after_one = [("A1", ratings.get(Variant::Chess, &a)), ("B1", ratings.get(Variant::Chess, &b))];
+    let after_one =
+        [("A1", ratings.get(Variant::Chess, &a)), ("B1", ratings.get(Variant::Chess, &b))];
     ratings.apply(&game(c, a, Score::Draw)).unwrap();
-    let after_two = [("A2", ratings.get(Variant::Chess, &a)), ("C2", ratings.get(Variant::Chess, &c))];
+    let after_two =
+        [("A2", ratings.get(Variant::Chess, &a)), ("C2", ratings.get(Variant::Chess, &c))];
     let mut lines = block("rating-vector").lines().filter(|l| !l.trim().is_empty());
     let header = lines.next().expect("a header line");
     assert!(header.starts_with("state"), "{header}");
