@@ -8,6 +8,9 @@ only (Ed25519 is implemented below from RFC 8032).
 
 Usage:
     python3 ledger_reader.py BUNDLE_DIR --log-key VKEY [--witness VKEY]... [--quorum K]
+                             [--math libm|platform]
+
+--math picks S9's exp and ln: a transcription of the libm crate's (default) or Python's math.
 
 Prints one line per check (PASS/FAIL), then "N passed, M failed"; exits 0 only if every check
 passed.
@@ -873,16 +876,122 @@ PI = 3.141592653589793
 INITIAL = (1500.0, 500.0, 0.09, 0)
 
 
+# `exp` and `ln` (S9): the document names the Rust `libm` crate 0.2.16 ("FreeBSD msun's e_exp.c
+# and e_log.c"). Below is a transcription of that crate's exp.rs and log.rs (read from its
+# published source, cited by the document; these are musl's versions of the msun functions:
+# exp is msun's algorithm, log is musl's rewrite of e_log.c, whose last steps differ from
+# FreeBSD's). MATH = "platform" uses Python's math.exp / math.log instead.
+MATH = "libm"
+
+_HALF = (0.5, -0.5)
+_LN2HI = 6.93147180369123816490e-01
+_LN2LO = 1.90821492927058770002e-10
+_INVLN2 = 1.44269504088896338700e+00
+_P1 = 1.66666666666666019037e-01
+_P2 = -2.77777777770155933842e-03
+_P3 = 6.61375632143793436117e-05
+_P4 = -1.65339022054652515390e-06
+_P5 = 4.13813679705723846039e-08
+_LG1 = 6.666666666666735130e-01
+_LG2 = 3.999999999940941908e-01
+_LG3 = 2.857142874366239149e-01
+_LG4 = 2.222219843214978396e-01
+_LG5 = 1.818357216161805012e-01
+_LG6 = 1.531383769920937332e-01
+_LG7 = 1.479819860511658591e-01
+
+
+def _bits(x):
+    return struct.unpack("<Q", struct.pack("<d", x))[0]
+
+
+def _from_bits(u):
+    return struct.unpack("<d", struct.pack("<Q", u))[0]
+
+
+def libm_exp(x):
+    hx = _bits(x) >> 32
+    sign = hx >> 31
+    hx &= 0x7FFFFFFF
+    if hx >= 0x4086232B:
+        if x != x:
+            return x
+        if x > 709.782712893383973096:
+            return math.inf
+        if x < -745.13321910194110842:
+            return 0.0
+    if hx > 0x3FD62E42:
+        if hx >= 0x3FF0A2B2:
+            k = int(_INVLN2 * x + _HALF[sign])
+        else:
+            k = 1 - sign - sign
+        hi = x - float(k) * _LN2HI
+        lo = float(k) * _LN2LO
+        x = hi - lo
+    elif hx > 0x3E300000:
+        k = 0
+        hi = x
+        lo = 0.0
+    else:
+        return 1.0 + x
+    xx = x * x
+    c = x - xx * (_P1 + xx * (_P2 + xx * (_P3 + xx * (_P4 + xx * _P5))))
+    y = 1.0 + (x * c / (2.0 - c) - lo + hi)
+    return y if k == 0 else math.ldexp(y, k)
+
+
+def libm_log(x):
+    ui = _bits(x)
+    hx = ui >> 32
+    k = 0
+    if hx < 0x00100000 or hx >> 31:
+        if (ui << 1) & 0xFFFFFFFFFFFFFFFF == 0:
+            return -math.inf
+        if hx >> 31:
+            return math.nan
+        k -= 54
+        x *= 18014398509481984.0
+        ui = _bits(x)
+        hx = ui >> 32
+    elif hx >= 0x7FF00000:
+        return x
+    elif hx == 0x3FF00000 and ui & 0xFFFFFFFF == 0:
+        return 0.0
+    hx += 0x3FF00000 - 0x3FE6A09E
+    k += (hx >> 20) - 0x3FF
+    hx = (hx & 0x000FFFFF) + 0x3FE6A09E
+    x = _from_bits((hx << 32) | (ui & 0xFFFFFFFF))
+    f = x - 1.0
+    hfsq = 0.5 * f * f
+    s = f / (2.0 + f)
+    z = s * s
+    w = z * z
+    t1 = w * (_LG2 + w * (_LG4 + w * _LG6))
+    t2 = z * (_LG1 + w * (_LG3 + w * (_LG5 + w * _LG7)))
+    r = t2 + t1
+    dk = float(k)
+    return s * (hfsq + r) + dk * _LN2LO - hfsq + f + dk * _LN2HI
+
+
+
+def _exp(x):
+    return libm_exp(x) if MATH == "libm" else math.exp(x)
+
+
+def _ln(x):
+    return libm_log(x) if MATH == "libm" else math.log(x)
+
+
 def _volatility(sigma, delta2, phi2, v):
-    a0 = math.log(sigma * sigma)
+    a0 = _ln(sigma * sigma)
 
     def f(x):
-        ex = math.exp(x)
+        ex = _exp(x)
         y = phi2 + v + ex
         return ex * (delta2 - phi2 - v - ex) / (2.0 * (y * y)) - (x - a0) / (TAU * TAU)
     a = a0
     if delta2 > phi2 + v:
-        b = math.log(delta2 - phi2 - v)
+        b = _ln(delta2 - phi2 - v)
     else:
         k = 1.0
         i = 0
@@ -904,7 +1013,7 @@ def _volatility(sigma, delta2, phi2, v):
         b = c
         fb = fc
         i = i + 1
-    return math.exp(a / 2.0)
+    return _exp(a / 2.0)
 
 
 def glicko_update(me, opp, s):
@@ -914,7 +1023,7 @@ def glicko_update(me, opp, s):
     mu_j = (opp[0] - 1500.0) / SCALE
     phi_j = opp[1] / SCALE
     g_j = 1.0 / math.sqrt(1.0 + 3.0 * phi_j * phi_j / (PI * PI))
-    e = 1.0 / (1.0 + math.exp(-g_j * (mu - mu_j)))
+    e = 1.0 / (1.0 + _exp(-g_j * (mu - mu_j)))
     v = 1.0 / (g_j * g_j * e * (1.0 - e))
     delta = v * g_j * (s - e)
     sigma = _volatility(me[2], delta * delta, phi * phi, v)
@@ -1329,6 +1438,13 @@ def check_bundle(bdir, log_key, witnesses, quorum, rep, swiss_fallback=True):
         if ok and index not in entries:
             entries[index] = body
 
+    # 3b. Every leaf index the bundle's pairings.json names has its proof (a deleted proof is
+    # named here, and not only through the derived files that then differ).
+    named = _entries_named_in_pairings_json(bdir)
+    missing = sorted(i for i in named if i not in entries)
+    rep.check(not missing, "proofs: every entry named in pairings.json has a valid proof",
+              ", ".join("proofs/%d.tlog-proof missing or invalid" % i for i in missing))
+
     # 4. Records: every file hashes to its name, every match entry's record is present.
     rdir = os.path.join(bdir, "records")
     rnames = sorted(os.listdir(rdir)) if os.path.isdir(rdir) else []
@@ -1343,8 +1459,11 @@ def check_bundle(bdir, log_key, witnesses, quorum, rep, swiss_fallback=True):
 
     # 5. Replay.
     rounds, match_entries, problems = replay(df, tid, organiser, entries, bdir, rep)
-    for p in problems:
-        rep.check(False, "replay", p)
+    if problems:
+        # The first problem; the rest usually follow from it (a round left incomplete...).
+        more = len(problems) - 1
+        rep.check(False, "replay", problems[0] + (" (and %d more: %s)" % (
+            more, "; ".join(problems[1:4]) + ("; ..." if more > 3 else "")) if more else ""))
     if not problems:
         rep.check(True, "replay: %d entries, %d rounds" % (len(entries), len(rounds)))
 
@@ -1364,6 +1483,21 @@ def check_bundle(bdir, log_key, witnesses, quorum, rep, swiss_fallback=True):
         rep.check(diff is None, "%s: recomputed byte for byte" % name, diff or "")
     print("SKIP tournament.trf: not specified byte for byte by docs/LEDGER.md (S6)",
           file=rep.out)
+
+
+def _entries_named_in_pairings_json(bdir):
+    import json
+    named = set()
+    try:
+        pj = json.loads(read(os.path.join(bdir, "pairings.json")))
+        for r in pj["rounds"]:
+            named.add(r["entry"])
+            for g in r["games"]:
+                if g["entry"] is not None:
+                    named.add(g["entry"])
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    return {i for i in named if isinstance(i, int)}
 
 
 def _swiss_round_from_pairings_json(df, bdir, number):
@@ -1402,8 +1536,8 @@ def replay(df, tid, organiser, entries, bdir, rep):
         problems.append("definition: organiser differs from the tournament entry's")
     if first["name"] != df["name"] or first["variant"] != df["variant"]:
         problems.append("definition: name or variant differs from the tournament entry's")
-    rep.check(not problems, "definition: hash is the tournament id %s, entry %d agrees"
-              % (first["definition_sha256"].hex(), idxs[0]))
+    rep.check(not problems, "definition: its SHA-256 is the tournament id of entry %d"
+              % idxs[0], "; ".join(problems))
     problems = []
     seen_match = set()
     limit = total_rounds(df)
@@ -1509,6 +1643,12 @@ def main(argv):
             wit.append(args.pop(0))
         elif a == "--quorum":
             quorum = int(args.pop(0))
+        elif a == "--math":
+            global MATH
+            MATH = args.pop(0)
+            if MATH not in ("libm", "platform"):
+                print("--math is libm or platform", file=sys.stderr)
+                return 2
         elif bdir is None:
             bdir = a
         else:

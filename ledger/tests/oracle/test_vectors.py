@@ -269,20 +269,23 @@ def main(argv):
     def game(w, b, winner):
         return {"result": {"winner": winner, "reason": "Checkmate"}, "colours_known": True,
                 "variant": "chess", "white": w, "black": b}
-    table = lr.rate_games([game(A, Bk, "White")])
-    states = {"A1": table[("chess", A)], "B1": table[("chess", Bk)]}
-    lr.rate_games([game(C, A, None)], table)
-    states["A2"], states["C2"] = table[("chess", A)], table[("chess", C)]
-    lines = B["rating-vector"].splitlines()[1:]
-    for i in range(0, len(lines), 2):
-        f = lines[i].split()
-        bits = lines[i + 1].split()[1:]
-        r, d, v, g = states[f[0]]
-        got = [lr.fmt_double(r), lr.fmt_double(d), lr.fmt_double(v), str(g),
-               "true" if d > 110.0 else "false"]
-        t.eq("rating-vector %s: text" % f[0], got, f[1:])
-        t.eq("rating-vector %s: bits" % f[0],
-             [struct.pack(">d", x).hex() for x in (r, d, v)], bits)
+    for math_kind in ("libm", "platform"):
+        lr.MATH = math_kind
+        table = lr.rate_games([game(A, Bk, "White")])
+        states = {"A1": table[("chess", A)], "B1": table[("chess", Bk)]}
+        lr.rate_games([game(C, A, None)], table)
+        states["A2"], states["C2"] = table[("chess", A)], table[("chess", C)]
+        lines = B["rating-vector"].splitlines()[1:]
+        for i in range(0, len(lines), 2):
+            f = lines[i].split()
+            bits = lines[i + 1].split()[1:]
+            r, d, v, g = states[f[0]]
+            got = [lr.fmt_double(r), lr.fmt_double(d), lr.fmt_double(v), str(g),
+                   "true" if d > 110.0 else "false"]
+            t.eq("rating-vector %s (%s): text" % (f[0], math_kind), got, f[1:])
+            t.eq("rating-vector %s (%s): bits" % (f[0], math_kind),
+                 [struct.pack(">d", x).hex() for x in (r, d, v)], bits)
+    lr.MATH = "libm"
 
     # Doubles in JSON.
     for line in B["json-numbers"].splitlines():
