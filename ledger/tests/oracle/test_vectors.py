@@ -237,6 +237,18 @@ def main(argv):
         t.true("merkle: inclusion of leaf %d of 3" % i, lr.verify_inclusion(i, 3, leaves[i], p, root))
     t.true("merkle: wrong index refused", not lr.verify_inclusion(1, 3, leaves[0], proofs[0], root))
 
+    # S7's Berger formula against FIDE C.05 Annex 1's table for 6 players (the document has no
+    # vector for it; this table is FIDE's, on pairing numbers).
+    fide6 = [[(1, 6), (2, 5), (3, 4)], [(6, 4), (5, 3), (1, 2)], [(2, 6), (3, 1), (4, 5)],
+             [(6, 5), (1, 4), (2, 3)], [(3, 6), (4, 2), (5, 1)]]
+    t.eq("S7 Berger, 6 players (FIDE's table)", [lr.berger_round(6, r)[0] for r in range(1, 6)],
+         fide6)
+    # 5 players: FIDE's 6-player table with 6 the dummy: its opponent has the bye.
+    t.eq("S7 Berger, 5 players (6 the dummy)",
+         [lr.berger_round(5, r) for r in range(1, 6)],
+         [([g for g in rd if 6 not in g], [x for g in rd if 6 in g for x in g if x != 6][0])
+          for rd in fide6])
+
     # The transcript hash.
     frame = lr.transcript_frame(b"fogproof/v2/match-id", [(b"terms", b"example terms")])
     t.eq("transcript-frame", frame, hexblock(B["transcript-frame"]))
