@@ -344,6 +344,14 @@ impl History {
             .map_err(|source| HistoryError::Pairing { round: r.round, source })?;
         // In a round-robin the schedule is fixed: an absent player's game is a forfeit.
         let absent_set: BTreeSet<PlayerIndex> = absent.iter().map(|(p, _)| *p).collect();
+        // The schedule may also give someone the pairing-allocated bye (an odd round-robin):
+        // that player has no game to be absent from, and naming them absent too would give
+        // them two byes in one round (and leave the standings uncomputable).
+        if let Some(p) = pairings.bye.filter(|p| absent_set.contains(p)) {
+            return Err(bad(&format!(
+                "player {p} is named absent but has this round's pairing-allocated bye"
+            )));
+        }
         let results = pairings
             .games
             .iter()

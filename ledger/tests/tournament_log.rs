@@ -11,8 +11,8 @@ use ledger::entry::{
 };
 use ledger::history::{History, HistoryError};
 use ledger::note::{KeyKind, SignerKey};
-use ledger::tournament::ByeKind;
 use ledger::tournament::definition::{Entrant, System, TieBreak, TournamentDefinition};
+use ledger::tournament::{ByeKind, GameResult};
 use ledger::{Ledger, Submission};
 use protocol::PublicKey;
 use protocol::codec::Canonical;
@@ -172,6 +172,49 @@ fn a_swiss_with_a_late_entry_and_a_withdrawal_replays_from_its_entries() {
     );
     // Rated: every game with a result.
     assert_eq!(h.rated_games(), 5);
+}
+
+#[test]
+fn an_odd_round_robin_refuses_an_absence_for_the_player_with_the_bye() {
+    // Three players, a round-robin: each round the schedule gives one of them the
+    // pairing-allocated bye. Naming that player absent too would give two byes in one round.
+    let def = definition(
+        (1..=3).map(|i| PublicKey([i; 32])).collect(),
+        System::RoundRobin { double: false },
+    );
+    let file = definition_file(&def);
+    let id = sha256(&file);
+    let (t_entry, _) = TournamentEntry::from_definition_file(&file, 0).unwrap();
+    let mut h = History::new();
+    h.apply(
+        &LedgerEntry { version: ENTRY_VERSION, body: EntryBody::Tournament(t_entry) },
+        Some(&file),
+    )
+    .unwrap();
+    let mut probe = h.clone();
+    probe.apply(&round(&def, 1, &[]), None).unwrap();
+    let scheduled = probe.tournament(&id).unwrap().rounds[0].pairings.clone();
+    let with_bye = scheduled.bye.expect("three players: someone sits out") as u32;
+    let before = h.tournament(&id).cloned();
+    let refused = h.apply(&round(&def, 1, &[(with_bye, ByeKind::Zero)]), None);
+    match refused {
+        Err(HistoryError::BadRound { round: 1, why }) => {
+            assert!(why.contains(&format!("player {with_bye}")), "names the player: {why}")
+        }
+        other => panic!("expected the round to be refused, got {other:?}"),
+    }
+    assert_eq!(h.tournament(&id).cloned(), before, "a refused entry changes nothing");
+    // Naming absent a player who has a game is still fine: that game is a forfeit.
+    let (w, b) = scheduled.games[0];
+    h.apply(&round(&def, 1, &[(w as u32, ByeKind::Zero)]), None).unwrap();
+    let r = &h.tournament(&id).unwrap().rounds[0];
+    assert_eq!(r.pairings, scheduled);
+    assert_eq!(r.results[0].map(|(g, _)| g), Some(GameResult::BlackWinsByForfeit), "{b} wins");
+    assert_eq!(
+        r.to_round().byes,
+        vec![(with_bye as usize, ByeKind::PairingAllocated)],
+        "one bye: the scheduled one (the absent player's game is a forfeit, not a bye)"
+    );
 }
 
 /// A two-player tournament whose one game is a real self-played record.
