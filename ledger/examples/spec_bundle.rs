@@ -11,6 +11,9 @@
 //! round-robin of three players (espionage, every tie-break), so each round one player has the
 //! pairing-allocated bye: two real games between the self-play cast's players A and B, and the
 //! third entrant C never plays (an absence forfeit, a no-show forfeit, a double no-show).
+//!
+//! `ledger/tests/independent_reader.rs` includes this file and calls [`build`] to give the
+//! independent Python reader (`ledger/tests/oracle/ledger_reader.py`) a bundle to check.
 
 use ed25519_dalek::SigningKey;
 use ledger::entry::{Absence, MatchContext, NoShowEntry, TournamentRound, sha256};
@@ -23,11 +26,20 @@ use protocol::codec::Canonical;
 use protocol::terms::Colours;
 use rules::Variant;
 use std::error::Error;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
+#[allow(dead_code)] // the test that includes this file calls `build` only
 fn main() -> Result<(), Box<dyn Error>> {
     let out = PathBuf::from(std::env::args_os().nth(1).ok_or("usage: spec_bundle OUT")?);
-    std::fs::create_dir_all(&out)?;
+    let vkey = build(&out)?;
+    println!("log key: {vkey}");
+    Ok(())
+}
+
+/// Writes `out/log`, `out/log.key` and `out/bundle` (see the module docs), checks the bundle
+/// with `ledger::bundle::verify` and returns the log's verifier key (the `--log-key` text).
+pub fn build(out: &Path) -> Result<String, Box<dyn Error>> {
+    std::fs::create_dir_all(out)?;
     let seed = 3;
     let cast = client::selfplay::cast(seed);
     let (a, b) = (cast.players[0].public(), cast.players[1].public());
@@ -60,7 +72,6 @@ fn main() -> Result<(), Box<dyn Error>> {
     std::fs::write(out.join("log.key"), key.to_secret_text())?;
     let log = out.join("log");
     let mut ledger = Ledger::create(&log, key)?;
-    println!("log key: {}", ledger.verifier_key());
 
     // An unrelated game first, so the tournament's leaf indices do not start at 0.
     let (other, _) = client::selfplay(Variant::Chess, 9)?;
@@ -130,5 +141,5 @@ fn main() -> Result<(), Box<dyn Error>> {
         ),
         Err(d) => return Err(format!("the bundle does not verify: {d:?}").into()),
     }
-    Ok(())
+    Ok(ledger.verifier_key().to_string())
 }

@@ -3,8 +3,9 @@
 
 Written from docs/LEDGER.md ("Specification for an independent reader", S1 to S10, and the
 test-vector appendix) and the C2SP specifications it cites (signed-note, tlog-checkpoint,
-tlog-cosignature, tlog-proof), without reading fogproof's code. Python 3.11, standard library
-only (Ed25519 is implemented below from RFC 8032).
+tlog-cosignature, tlog-proof), without reading fogproof's code. Python 3.11: the standard
+library, and the `cryptography` package (PyPI) for the Ed25519 signature equation
+(`python3 -m pip install --user cryptography`).
 
 Usage:
     python3 ledger_reader.py BUNDLE_DIR --log-key VKEY [--witness VKEY]... [--quorum K]
@@ -36,130 +37,73 @@ import sys
 
 # ---------------------------------------------------------------------------------------------
 # Ed25519 (RFC 8032), verification with the checks of ed25519-dalek's verify_strict as S5
-# describes them: canonical s, canonical point encodings, small-order A and R refused, and the
-# cofactorless equation [s]B - [k]A == R compared on R's encoding.
+# describes them: canonical s, canonical point encodings, small-order A and R refused, then the
+# signature equation. The equation itself is the `cryptography` package's (OpenSSL's) Ed25519:
+# the project takes its crypto primitives from well-kept libraries; the strictness checks before
+# it are this reader's own, on the bytes.
 # ---------------------------------------------------------------------------------------------
+
+from cryptography.exceptions import InvalidSignature  # noqa: E402
+from cryptography.hazmat.primitives.asymmetric.ed25519 import (  # noqa: E402
+    Ed25519PrivateKey,
+    Ed25519PublicKey,
+)
 
 _P = 2**255 - 19
 _L = 2**252 + 27742317777372353535851937790883648493
-_D = -121665 * pow(121666, _P - 2, _P) % _P
-_SQRT_M1 = pow(2, (_P - 1) // 4, _P)
-_IDENT = (0, 1, 1, 0)
+
+# The encodings of the eight points of small order (the torsion subgroup), with y < p: the
+# identity, the point of order 2, two of order 4 and four of order 8 (RFC 8032 curve; the list
+# every Ed25519 library uses to refuse "weak" keys). Each also with the sign bit flipped: for
+# the points with x = 0 (y = 1, y = p - 1) that is a non-canonical encoding of the same point,
+# for the others the encoding of its negation, also of small order.
+_SMALL_ORDER_CANONICAL = [
+    bytes.fromhex(h) for h in (
+        "0100000000000000000000000000000000000000000000000000000000000000",
+        "ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+        "0000000000000000000000000000000000000000000000000000000000000000",
+        "0000000000000000000000000000000000000000000000000000000000000080",
+        "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a",
+        "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac03fa",
+        "26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05",
+        "26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc85",
+    )
+]
+_SMALL_ORDER = frozenset(
+    [b for b in _SMALL_ORDER_CANONICAL]
+    + [b[:31] + bytes([b[31] ^ 0x80]) for b in _SMALL_ORDER_CANONICAL]
+)
 
 
-def _padd(p, q):
-    x1, y1, z1, t1 = p
-    x2, y2, z2, t2 = q
-    a = (y1 - x1) * (y2 - x2) % _P
-    b = (y1 + x1) * (y2 + x2) % _P
-    c = t1 * 2 * _D * t2 % _P
-    d = z1 * 2 * z2 % _P
-    e, f, g, h = b - a, d - c, d + c, b + a
-    return (e * f % _P, g * h % _P, f * g % _P, e * h % _P)
-
-
-def _pmul(s, p):
-    q = _IDENT
-    while s > 0:
-        if s & 1:
-            q = _padd(q, p)
-        p = _padd(p, p)
-        s >>= 1
-    return q
-
-
-def _pneg(p):
-    x, y, z, t = p
-    return ((-x) % _P, y, z, (-t) % _P)
-
-
-def _peq(p, q):
-    return (p[0] * q[2] - q[0] * p[2]) % _P == 0 and (p[1] * q[2] - q[1] * p[2]) % _P == 0
-
-
-def _recover_x(y, sign):
-    if y >= _P:
-        return None
-    x2 = (y * y - 1) * pow(_D * y * y + 1, _P - 2, _P) % _P
-    if x2 == 0:
-        return None if sign else 0
-    x = pow(x2, (_P + 3) // 8, _P)
-    if (x * x - x2) % _P != 0:
-        x = x * _SQRT_M1 % _P
-    if (x * x - x2) % _P != 0:
-        return None
-    if (x & 1) != sign:
-        x = _P - x
-    return x
-
-
-_GY = 4 * pow(5, _P - 2, _P) % _P
-_GX = _recover_x(_GY, 0)
-_G = (_GX, _GY, 1, _GX * _GY % _P)
-
-
-def _compress(p):
-    x, y, z, _ = p
-    zi = pow(z, _P - 2, _P)
-    x, y = x * zi % _P, y * zi % _P
-    return int.to_bytes(y | ((x & 1) << 255), 32, "little")
-
-
-def _decompress(b):
-    if len(b) != 32:
-        return None
-    y = int.from_bytes(b, "little")
-    sign = y >> 255
-    y &= (1 << 255) - 1
-    x = _recover_x(y, sign)
-    if x is None:
-        return None
-    return (x, y, 1, x * y % _P)
-
-
-def _small_order(p):
-    return _peq(_pmul(8, p), _IDENT)
+def _canonical_point(b):
+    """The encoding's y (bit 255 is x's sign) is below p."""
+    return len(b) == 32 and (int.from_bytes(b, "little") & ((1 << 255) - 1)) < _P
 
 
 def ed25519_public(seed):
-    h = hashlib.sha512(seed).digest()
-    a = int.from_bytes(h[:32], "little")
-    a &= (1 << 254) - 8
-    a |= 1 << 254
-    return _compress(_pmul(a, _G))
+    return Ed25519PrivateKey.from_private_bytes(seed).public_key().public_bytes_raw()
 
 
 def ed25519_sign(seed, msg):
-    h = hashlib.sha512(seed).digest()
-    a = int.from_bytes(h[:32], "little")
-    a &= (1 << 254) - 8
-    a |= 1 << 254
-    pub = _compress(_pmul(a, _G))
-    r = int.from_bytes(hashlib.sha512(h[32:] + msg).digest(), "little") % _L
-    rb = _compress(_pmul(r, _G))
-    k = int.from_bytes(hashlib.sha512(rb + pub + msg).digest(), "little") % _L
-    s = (r + k * a) % _L
-    return rb + int.to_bytes(s, 32, "little")
+    return Ed25519PrivateKey.from_private_bytes(seed).sign(msg)
 
 
 def ed25519_verify_strict(pub, msg, sig):
     if len(pub) != 32 or len(sig) != 64:
         return False
-    a = _decompress(pub)
-    if a is None:
-        return False
     rb = sig[:32]
     s = int.from_bytes(sig[32:], "little")
     if s >= _L:
         return False
-    r = _decompress(rb)
-    if r is None:
+    if not _canonical_point(pub) or not _canonical_point(rb):
         return False
-    if _small_order(a) or _small_order(r):
+    if pub in _SMALL_ORDER or rb in _SMALL_ORDER:
         return False
-    k = int.from_bytes(hashlib.sha512(rb + pub + msg).digest(), "little") % _L
-    rp = _padd(_pmul(s, _G), _pneg(_pmul(k, a)))
-    return _compress(rp) == rb
+    try:
+        Ed25519PublicKey.from_public_bytes(pub).verify(sig, msg)
+    except (InvalidSignature, ValueError):
+        return False
+    return True
 
 
 # ---------------------------------------------------------------------------------------------

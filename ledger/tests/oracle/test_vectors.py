@@ -2,7 +2,8 @@
 """Checks docs/LEDGER.md's test-vector appendix with ledger_reader.py's functions.
 
 The vectors are read out of docs/LEDGER.md (the blocks after `<!-- spec: NAME -->` markers,
-and the prose that describes what each one encodes). Python 3.11, standard library only.
+and the prose that describes what each one encodes). Python 3.11; needs ledger_reader.py's
+`cryptography` package.
 
 Usage: python3 ledger/tests/oracle/test_vectors.py [path/to/LEDGER.md]
 """
@@ -298,6 +299,22 @@ def main(argv):
             t.eq("rating-vector %s (%s): bits" % (f[0], math_kind),
                  [struct.pack(">d", x).hex() for x in (r, d, v)], bits)
     lr.MATH = "libm"
+
+    # The rating update that tells libm from glibc: only S9's libm transcription must agree.
+    table = lr.rate_games([game(A, Bk, None)])
+    states = {"A1": table[("chess", A)], "B1": table[("chess", Bk)]}
+    lr.rate_games([game(A, Bk, "White")], table)
+    states["A2"], states["B2"] = table[("chess", A)], table[("chess", Bk)]
+    lines = B["rating-vector-libm"].splitlines()[1:]
+    for i in range(0, len(lines), 2):
+        f = lines[i].split()
+        bits = lines[i + 1].split()[1:]
+        r, d, v, g = states[f[0]]
+        got = [lr.fmt_double(r), lr.fmt_double(d), lr.fmt_double(v), str(g),
+               "true" if d > 110.0 else "false"]
+        t.eq("rating-vector-libm %s: text" % f[0], got, f[1:])
+        t.eq("rating-vector-libm %s: bits" % f[0],
+             [struct.pack(">d", x).hex() for x in (r, d, v)], bits)
 
     # Doubles in JSON.
     for line in B["json-numbers"].splitlines():
