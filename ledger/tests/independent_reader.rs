@@ -30,12 +30,13 @@ fn python(args: &[&std::ffi::OsStr]) -> Run {
     let output = Command::new("python3")
         .env("PYTHONDONTWRITEBYTECODE", "1")
         .args(args)
-        .output().unwrap_or_else(|e| {
-        panic!(
-            "cannot run python3 ({e}): this test runs the independent Python reader of \
+        .output()
+        .unwrap_or_else(|e| {
+            panic!(
+                "cannot run python3 ({e}): this test runs the independent Python reader of \
              docs/LEDGER.md; install Python 3 and `python3 -m pip install --user cryptography`"
-        )
-    });
+            )
+        });
     let mut out = String::from_utf8_lossy(&output.stdout).into_owned();
     out.push_str(&String::from_utf8_lossy(&output.stderr));
     if out.contains("No module named 'cryptography'") {
@@ -56,10 +57,10 @@ fn reader(bundle: &Path, vkey: &str) -> Run {
 /// N > 0.
 fn assert_all_passed(what: &str, run: &Run) {
     let last = run.out.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("");
-    let passed = last
-        .strip_suffix(" passed, 0 failed")
-        .and_then(|n| n.parse::<u32>().ok())
-        .unwrap_or_else(|| panic!("{what}: the last line is not `N passed, 0 failed`:\n{}", run.out));
+    let passed =
+        last.strip_suffix(" passed, 0 failed").and_then(|n| n.parse::<u32>().ok()).unwrap_or_else(
+            || panic!("{what}: the last line is not `N passed, 0 failed`:\n{}", run.out),
+        );
     assert!(passed > 0, "{what}: nothing was checked:\n{}", run.out);
     assert!(run.ok, "{what}: exit status not 0:\n{}", run.out);
 }
