@@ -301,7 +301,8 @@ mod tests {
     #[test]
     fn journals_and_their_directory_are_owner_only() {
         use std::os::unix::fs::PermissionsExt;
-        let base = std::env::temp_dir().join(format!("fogproof-journal-mode-{}", std::process::id()));
+        let base =
+            std::env::temp_dir().join(format!("fogproof-journal-mode-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&base);
         let dir = base.join("agent").join("journals");
         let j = Journal::create(&dir, &MatchId([5; 32]), Role::Player, &terms(), [9; 32]).unwrap();

@@ -312,12 +312,12 @@ async fn info(State(shared): State<Arc<Shared>>) -> Json<Value> {
 
 async fn sign_in_challenge(
     State(shared): State<Arc<Shared>>,
-    headers: HeaderMap,
-    peer: Option<ConnectInfo<SocketAddr>>,
+    req: axum::extract::Request,
 ) -> ApiResult<Json<Value>> {
     let l = shared.config.limits;
     shared.admit(Admit::SignIn)?;
-    let ip = address(&shared, &headers, peer.map(|p| p.0));
+    let peer = req.extensions().get::<ConnectInfo<SocketAddr>>().map(|c| c.0);
+    let ip = address(&shared, req.headers(), peer);
     let c = lock(&shared.auth)
         .challenge(
             shared.clock.now_ms(),

@@ -656,13 +656,12 @@ impl MatchTask {
             ([clock(Side::White), clock(Side::Black)], running.map(|(s, _)| s))
         } else {
             // Only what changes at a change of turn (the type's docs).
-            if self.ended.is_none() {
-                if let Some((side, due_ms)) = running
-                    && self.turn.map(|t| t.side) != Some(side)
-                {
-                    let other_ms = coordinator.remaining_ms(side.other());
-                    self.turn = Some(TurnClock { side, due_ms, other_ms });
-                }
+            if self.ended.is_none()
+                && let Some((side, due_ms)) = running
+                && self.turn.map(|t| t.side) != Some(side)
+            {
+                let other_ms = coordinator.remaining_ms(side.other());
+                self.turn = Some(TurnClock { side, due_ms, other_ms });
             }
             let at = |t: TurnClock, when: u64| {
                 let mine = t.due_ms.saturating_sub(when);

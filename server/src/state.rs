@@ -161,9 +161,7 @@ impl Shared {
             let n = self.live_and_pending();
             if n >= l.max_live_matches {
                 return Err(Busy::new(
-                    format!(
-                        "the host holds {n} matches (max_live_matches): try again later"
-                    ),
+                    format!("the host holds {n} matches (max_live_matches): try again later"),
                     l.retry_after_s,
                 ));
             }

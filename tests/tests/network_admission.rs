@@ -126,7 +126,10 @@ async fn uploads_take_a_place_before_their_bodies_are_read() {
     .await;
     let base = net.base.clone();
     let octets = |n: usize| {
-        vec![("Content-Type", "application/octet-stream".to_owned()), ("Content-Length", n.to_string())]
+        vec![
+            ("Content-Type", "application/octet-stream".to_owned()),
+            ("Content-Length", n.to_string()),
+        ]
     };
     // Too long by its Content-Length: refused at once, its body never sent.
     let (status, _, body) = request(&base, "POST", "/api/verify", &octets(5_000), &[]).await;
@@ -254,7 +257,12 @@ async fn seeks_are_bounded_over_all_keys_and_expire_unanswered() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn nobody_fills_another_keys_quota() {
-    let net = Net::start_with("admit-quota", |c| c.limits.max_live_matches_per_key = 2).await;
+    let net = Net::start_with("admit-quota", |c| {
+        c.limits.max_live_matches_per_key = 2;
+        // The house bot hears of every seek.
+        c.house_bot = Some(identity("house").public());
+    })
+    .await;
     let victim = identity("victim");
     let victim_token = token_of(&net, &victim).await;
     // Throwaway pairs name the victim as the umpire of their Kriegspiel games and accept; the
@@ -435,7 +443,8 @@ async fn past_capacity_new_matches_wait_and_admitted_ones_end_validly() {
         assert!(retry_after(&head).is_some(), "{route}: {head}");
     }
     drop(held);
-    let (status, _, _) = request(&net.base, "GET", &format!("/api/match/{id}/replay"), &[], &[]).await;
+    let (status, _, _) =
+        request(&net.base, "GET", &format!("/api/match/{id}/replay"), &[], &[]).await;
     assert_eq!(status, 200);
     // With room again, a new challenge is admitted.
     let body = json!({
