@@ -472,10 +472,13 @@ async fn past_capacity_new_matches_wait_and_admitted_ones_end_validly() {
     net.stop().await;
 }
 
+/// Where a remote seat's answers go in and its questions come out.
+type SeatEnds = (mpsc::Sender<SeatCommand>, mpsc::UnboundedReceiver<SeatEvent>);
+
 /// A seat decided by the test: its questions come out, its answers go in.
 #[derive(Clone, Default)]
 struct Remote {
-    slot: Arc<Mutex<Option<(mpsc::Sender<SeatCommand>, mpsc::UnboundedReceiver<SeatEvent>)>>>,
+    slot: Arc<Mutex<Option<SeatEnds>>>,
 }
 
 impl Remote {
@@ -489,7 +492,7 @@ impl Remote {
         })
     }
 
-    async fn take(&self) -> (mpsc::Sender<SeatCommand>, mpsc::UnboundedReceiver<SeatEvent>) {
+    async fn take(&self) -> SeatEnds {
         for _ in 0..2_000 {
             if let Some(s) = self.slot.lock().unwrap().take() {
                 return s;
