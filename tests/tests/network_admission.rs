@@ -621,11 +621,16 @@ async fn a_kriegspiel_players_illegal_attempts_show_in_no_public_answer() {
     net.stop().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_receipt_is_stamped_when_its_frame_arrived_not_when_the_host_got_to_it() {
+/// How long the tests below hold the host's storage.
+const HELD_MS: u64 = 1_500;
+
+/// Receipt times (relay ms) of a chess match whose storage stalls `HELD_MS` after 1. e4 e5:
+/// Black's move is accepted and waits for its commit while White's resignation reaches the
+/// socket and waits in the match task's queue. The moves' times, the resignation's, and the
+/// last entry's.
+async fn a_stalled_resignation(name: &str, max_host_stall_ms: u64) -> (Vec<u64>, u64, u64) {
     use sqlx::Connection as _;
-    // Relay time does not stand still for a slow commit here: only the stamping is tested.
-    let net = Net::start_with("admit-arrival", |c| c.limits.max_host_stall_ms = 600_000).await;
+    let net = Net::start_with(name, |c| c.limits.max_host_stall_ms = max_host_stall_ms).await;
     let (white_seat, black_seat) = (Remote::default(), Remote::default());
     let black = net.agent("t-black", black_seat.factory(), Accept::Addressed).await;
     let white = net.agent("t-white", white_seat.factory(), Accept::Nothing).await;
@@ -642,10 +647,7 @@ async fn a_receipt_is_stamped_when_its_frame_arrived_not_when_the_host_got_to_it
     let options = next_ask(&mut w_ev).await;
     w_tx.send(SeatCommand::Decide(option(c, &options, "e2e4"))).await.expect("seat");
     let options = next_ask(&mut b_ev).await;
-    // The host's storage stalls (another writer holds the database): Black's move is accepted
-    // and waits for its commit; White's resignation reaches the socket meanwhile and waits in
-    // the match task's queue.
-    const HELD_MS: u64 = 1_500;
+    // Another writer holds the database: the host's storage stalls.
     let db = net.dir.join("server").join("fogproof.sqlite");
     let mut writer = sqlx::sqlite::SqliteConnection::connect(&format!("sqlite://{}", db.display()))
         .await
@@ -680,10 +682,34 @@ async fn a_receipt_is_stamped_when_its_frame_arrived_not_when_the_host_got_to_it
         b.author == white_key && matches!(b.payload, protocol::message::Payload::Claim(_))
     });
     assert_eq!((moves.len(), resigned.len()), (2, 1), "e4 e5, then White resigned");
-    let gap = resigned[0] - moves[1];
+    let last = record.entries.last().expect("entries").receipt.open(&relay).expect("receipt");
+    net.stop().await;
+    (moves, resigned[0], last.time_ms)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_receipt_is_stamped_when_its_frame_arrived_not_when_the_host_got_to_it() {
+    // Relay time does not stand still for the stall here: only the stamping is tested.
+    let (moves, resigned, last) = a_stalled_resignation("admit-arrival", 600_000).await;
+    let gap = resigned - moves[1];
     assert!(
         gap < HELD_MS - 500,
         "the resignation's receipt counts the host's stall: {gap} ms after Black's move"
     );
-    net.stop().await;
+    // Without the allowance, relay time ran on through the stall (the control for the test
+    // below).
+    assert!(last - moves[1] >= HELD_MS, "{} ms", last - moves[1]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn relay_time_stands_still_while_the_hosts_storage_stalls() {
+    let (moves, resigned, last) = a_stalled_resignation("admit-stall", 200).await;
+    assert!(resigned - moves[1] < HELD_MS - 500);
+    // Everything after the stall is stamped as if the host had been on time (up to the
+    // allowance): nobody's clock was charged the stall.
+    assert!(
+        last - moves[1] < HELD_MS - 500,
+        "relay time ran on through the host's stall: the last entry {} ms after Black's move",
+        last - moves[1]
+    );
 }
