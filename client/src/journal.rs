@@ -14,6 +14,9 @@
 //! File: `<dir>/<match id hex>.journal`, a sequence of records, each
 //! `u32_le(len) || postcard(Record) || first 4 bytes of SHA-256 of the postcard bytes`. A torn
 //! last record (a crash in the middle of a write) is ignored: nothing was sent on its account.
+//!
+//! A journal holds the match's secret (and with it a player's hidden setup), so on Unix it is
+//! created owner-only (mode 0600), in a directory created owner-only (0700).
 
 use protocol::codec::Canonical;
 use protocol::terms::SignedTerms;
@@ -114,6 +117,19 @@ pub fn path_for(dir: &Path, id: &MatchId) -> PathBuf {
     dir.join(format!("{}.journal", protocol::hex::encode(&id.0)))
 }
 
+/// Creates `dir` and its missing parents, owner-only on Unix (0700); an existing directory is
+/// left as it is.
+pub fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    let mut b = std::fs::DirBuilder::new();
+    b.recursive(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        b.mode(0o700);
+    }
+    b.create(dir)
+}
+
 /// Fsyncs a directory, so a file created in it survives a crash.
 fn sync_dir(dir: &Path) -> std::io::Result<()> {
     File::open(dir)?.sync_all()
@@ -131,8 +147,15 @@ impl Journal {
     ) -> Result<Journal, JournalError> {
         let path = path_for(dir, id);
         let io = |why| JournalError::Io { path: path.clone(), why };
-        std::fs::create_dir_all(dir).map_err(io)?;
-        let mut file = OpenOptions::new().append(true).create_new(true).open(&path).map_err(io)?;
+        create_private_dir(dir).map_err(io)?;
+        let mut options = OpenOptions::new();
+        options.append(true).create_new(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            options.mode(0o600);
+        }
+        let mut file = options.open(&path).map_err(io)?;
         file.write_all(&encode(&Record::Start { role, terms: terms.to_canonical(), secret }))
             .map_err(io)?;
         file.sync_all().map_err(io)?;
@@ -272,5 +295,21 @@ mod tests {
         j.append(&Record::Finished).unwrap();
         assert!(unfinished(&dir).is_empty());
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn journals_and_their_directory_are_owner_only() {
+        use std::os::unix::fs::PermissionsExt;
+        let base =
+            std::env::temp_dir().join(format!("fogproof-journal-mode-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&base);
+        let dir = base.join("agent").join("journals");
+        let j = Journal::create(&dir, &MatchId([5; 32]), Role::Player, &terms(), [9; 32]).unwrap();
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(j.path()), 0o600, "the journal holds the match secret");
+        assert_eq!(mode(&dir), 0o700);
+        assert_eq!(mode(&base.join("agent")), 0o700, "parents created on the way too");
+        let _ = std::fs::remove_dir_all(&base);
     }
 }

@@ -1008,12 +1008,25 @@ async fn web_asset(Path(path): Path<String>) -> Response {
     }
 }
 
+/// The content security policy of the agent's pages, as the host's (`server::web`): scripts,
+/// styles, images and API calls from the agent only (`'unsafe-inline'` styles for the board's
+/// piece positions, `data:` for its SVG backgrounds), and no framing by any site.
+pub const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; \
+                       img-src 'self' data: blob:; connect-src 'self'; object-src 'none'; \
+                       base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
 fn web_response(a: fogproof_web::Asset) -> Response {
     (
         [
             (header::CONTENT_TYPE, a.content_type),
             // The pages are the binary's: they change only with it.
             (header::CACHE_CONTROL, "no-cache"),
+            // The page drives a key's games: no other site frames it, no file is read as
+            // another type than it says, no script but its own runs.
+            (header::CONTENT_SECURITY_POLICY, CSP),
+            (header::X_FRAME_OPTIONS, "DENY"),
+            (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+            (header::REFERRER_POLICY, "same-origin"),
         ],
         a.bytes,
     )
@@ -1260,5 +1273,24 @@ mod tests {
         let long = json!({ "formation": "RNBQ1K", "moves": ["b6d4", "0000", "0000"] });
         assert!(setup_action(&six, Color::White, &tie, &long).is_err());
         assert!(setup_action(&six, Color::White, &Ask::Choose(vec![]), &guess).is_err());
+    }
+
+    #[tokio::test]
+    async fn the_agent_pages_send_the_same_security_headers_as_the_hosts() {
+        let page = web_page().await;
+        let asset = web_asset(Path("agent.js".to_owned())).await;
+        assert_eq!(asset.status(), StatusCode::OK);
+        for r in [&page, &asset] {
+            let h = r.headers();
+            let csp = h.get(header::CONTENT_SECURITY_POLICY).expect("a CSP");
+            assert!(csp.to_str().unwrap().contains("frame-ancestors 'none'"), "{csp:?}");
+            assert!(csp.to_str().unwrap().contains("script-src 'self'"), "{csp:?}");
+            assert_eq!(h.get(header::X_FRAME_OPTIONS).expect("X-Frame-Options"), "DENY");
+            assert_eq!(h.get(header::X_CONTENT_TYPE_OPTIONS).expect("nosniff"), "nosniff");
+        }
+        assert!(
+            page.headers()[header::CONTENT_TYPE].to_str().unwrap().starts_with("text/html"),
+            "the page itself"
+        );
     }
 }

@@ -2,7 +2,7 @@
 //! `{"error": "..."}` naming what is wrong, with a fitting status.
 
 use crate::lobby::{self, ChallengeRequest, LobbyError, Seat};
-use crate::state::{Shared, lock};
+use crate::state::{Admit, Busy, Shared, lock};
 use crate::store::Account;
 use axum::Json;
 use axum::extract::{ConnectInfo, FromRequestParts, Path, Query, State};
@@ -25,12 +25,23 @@ pub struct AppError {
     pub status: StatusCode,
     /// What is wrong.
     pub message: String,
+    /// Seconds after which to try again (`Retry-After`), for a `503` of a limit that frees.
+    pub retry_after_s: Option<u32>,
 }
 
 impl AppError {
     /// An error with this status.
     pub fn new(status: StatusCode, message: impl Into<String>) -> AppError {
-        AppError { status, message: message.into() }
+        AppError { status, message: message.into(), retry_after_s: None }
+    }
+
+    /// A `503 Service Unavailable` with `Retry-After: retry_after_s`.
+    pub fn busy(message: impl Into<String>, retry_after_s: u32) -> AppError {
+        AppError {
+            status: StatusCode::SERVICE_UNAVAILABLE,
+            message: message.into(),
+            retry_after_s: Some(retry_after_s),
+        }
     }
 
     fn bad(message: impl Into<String>) -> AppError {
@@ -40,7 +51,17 @@ impl AppError {
 
 impl IntoResponse for AppError {
     fn into_response(self) -> Response {
-        (self.status, Json(json!({ "error": self.message }))).into_response()
+        let mut r = (self.status, Json(json!({ "error": self.message }))).into_response();
+        if let Some(s) = self.retry_after_s {
+            r.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(s));
+        }
+        r
+    }
+}
+
+impl From<Busy> for AppError {
+    fn from(b: Busy) -> AppError {
+        AppError::busy(b.message, b.retry_after_s)
     }
 }
 
@@ -52,6 +73,7 @@ impl From<LobbyError> for AppError {
             LobbyError::Forbidden(_) => StatusCode::FORBIDDEN,
             LobbyError::Limit(_) => StatusCode::TOO_MANY_REQUESTS,
             LobbyError::Store(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            LobbyError::Busy(b) => return b.into(),
         };
         AppError::new(status, e.to_string())
     }
@@ -288,11 +310,28 @@ async fn info(State(shared): State<Arc<Shared>>) -> Json<Value> {
     }))
 }
 
-async fn sign_in_challenge(State(shared): State<Arc<Shared>>) -> ApiResult<Json<Value>> {
+async fn sign_in_challenge(
+    State(shared): State<Arc<Shared>>,
+    req: axum::extract::Request,
+) -> ApiResult<Json<Value>> {
     let l = shared.config.limits;
+    shared.admit(Admit::SignIn)?;
+    let peer = req.extensions().get::<ConnectInfo<SocketAddr>>().map(|c| c.0);
+    let ip = address(&shared, req.headers(), peer);
     let c = lock(&shared.auth)
-        .challenge(shared.clock.now_ms(), l.sign_in_challenge_ms, l.max_sign_in_challenges)
-        .map_err(|e| AppError::new(StatusCode::SERVICE_UNAVAILABLE, e.to_string()))?;
+        .challenge(
+            shared.clock.now_ms(),
+            l.sign_in_challenge_ms,
+            l.max_sign_in_challenges,
+            ip,
+            l.max_sign_in_challenges_per_address,
+        )
+        .map_err(|e| {
+            metrics::counter!(crate::metrics::ADMISSION_REFUSED).increment(1);
+            // A place frees when the oldest challenge expires at the latest.
+            let wait = u32::try_from(l.sign_in_challenge_ms.div_ceil(1000)).unwrap_or(u32::MAX);
+            AppError::busy(e.to_string(), wait.min(l.retry_after_s.max(1)))
+        })?;
     Ok(Json(json!({
         "challenge": protocol::hex::encode(&c),
         "server": shared.config.relay.public().to_string(),
@@ -568,8 +607,26 @@ pub async fn record_bytes(shared: &Shared, row: &crate::store::MatchRow) -> ApiR
     Ok(bytes)
 }
 
+/// A place to render a finished match (`max_concurrent_renderings`), or a `503` with
+/// `Retry-After`: rebuilding a record and replaying it costs CPU, so a crowd of downloads waits
+/// its turn instead of starving the live matches.
+fn rendering_place(shared: &Shared) -> ApiResult<tokio::sync::SemaphorePermit<'_>> {
+    shared.renderings.try_acquire().map_err(|_| {
+        metrics::counter!(crate::metrics::ADMISSION_REFUSED).increment(1);
+        AppError::busy(
+            format!(
+                "{} finished matches are being rendered (max_concurrent_renderings): try again \
+                 shortly",
+                shared.config.limits.max_concurrent_renderings
+            ),
+            1,
+        )
+    })
+}
+
 async fn record(State(shared): State<Arc<Shared>>, Path(id): Path<String>) -> ApiResult<Response> {
     let row = finished_row(&shared, &id).await?;
+    let _place = rendering_place(&shared)?;
     let bytes = record_bytes(&shared, &row).await?;
     let name = format!("attachment; filename=\"{}.rec\"", &id[..16.min(id.len())]);
     Ok((
@@ -611,6 +668,7 @@ async fn pgn(
         }
     };
     let row = finished_row(&shared, &id).await?;
+    let _place = rendering_place(&shared)?;
     let bytes = record_bytes(&shared, &row).await?;
     let text = tokio::task::spawn_blocking(move || verifier::pgn::pgn(&bytes, view))
         .await
@@ -621,6 +679,7 @@ async fn pgn(
 
 async fn replay(State(shared): State<Arc<Shared>>, Path(id): Path<String>) -> ApiResult<Response> {
     let row = finished_row(&shared, &id).await?;
+    let _place = rendering_place(&shared)?;
     let bytes = record_bytes(&shared, &row).await?;
     let replay = tokio::task::spawn_blocking(move || verifier::views::replay(&bytes))
         .await
@@ -631,15 +690,54 @@ async fn replay(State(shared): State<Arc<Shared>>, Path(id): Path<String>) -> Ap
 
 /// `POST /api/verify`: a record's bytes in, the verifier's verdict out, for the audit page.
 /// The command-line verifier is the trust anchor; this is a convenience with the same code.
+///
+/// An upload too long by its `Content-Length` is refused before its body is read; the others
+/// take a place in the queue (`max_queued_verifications`, else a `503`) and then a
+/// verification place (`max_concurrent_verifications`) before the body is read, with a hard
+/// bound (`max_upload_bytes`) however it is sent: at most that many bodies are held at once.
 async fn verify_upload(
     State(shared): State<Arc<Shared>>,
-    body: axum::body::Bytes,
+    headers: HeaderMap,
+    body: axum::body::Body,
 ) -> ApiResult<Response> {
-    if body.is_empty() {
+    let max = shared.config.limits.max_upload_bytes;
+    let too_long = || {
+        AppError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!("a record of at most {max} bytes (max_upload_bytes)"),
+        )
+    };
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    if declared.is_some_and(|n| n > max as u64) {
+        return Err(too_long());
+    }
+    let _queued = shared.uploads.try_acquire().map_err(|_| {
+        metrics::counter!(crate::metrics::ADMISSION_REFUSED).increment(1);
+        AppError::busy(
+            format!(
+                "{} uploads are being verified or waiting (max_concurrent_verifications, \
+                 max_queued_verifications): try again later",
+                shared.config.limits.max_concurrent_verifications.max(1)
+                    + shared.config.limits.max_queued_verifications
+            ),
+            shared.config.limits.retry_after_s,
+        )
+    })?;
+    let _place = shared.verifications.acquire().await.map_err(internal)?;
+    // Past `max` bytes the read stops with an error (the body is never held whole); a client
+    // gone mid-body ends here too, and is past caring about the answer.
+    let bytes = axum::body::to_bytes(body, max).await.map_err(|e| {
+        AppError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!("the record was not read whole within {max} bytes (max_upload_bytes): {e}"),
+        )
+    })?;
+    if bytes.is_empty() {
         return Err(AppError::bad("send the record's bytes as the request body"));
     }
-    let _place = shared.verifications.acquire().await.map_err(internal)?;
-    let bytes = body.to_vec();
     let value = tokio::task::spawn_blocking(move || {
         if let Some(why) = verifier::envelope::not_a_record(&bytes) {
             return serde_json::json!({ "status": "unreadable", "error": format!("not a fogproof match record: {why}") });

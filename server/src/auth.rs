@@ -7,11 +7,15 @@
 
 use protocol::{PublicKey, Signature};
 use std::collections::{BTreeMap, VecDeque};
+use std::net::IpAddr;
 
 /// Outstanding challenges and live tokens.
 #[derive(Debug, Default)]
 pub struct Auth {
-    challenges: BTreeMap<[u8; 32], u64>,
+    /// Each challenge's expiry and the address (bucket) it was handed to.
+    challenges: BTreeMap<[u8; 32], (u64, Option<IpAddr>)>,
+    /// Outstanding challenges by address bucket ([`address_bucket`]).
+    by_address: BTreeMap<IpAddr, usize>,
     /// Challenges by expiry, for sweeping.
     expiry: VecDeque<(u64, [u8; 32])>,
     tokens: BTreeMap<String, (PublicKey, u64)>,
@@ -23,6 +27,12 @@ pub enum SignInError {
     /// Too many challenges outstanding.
     #[error("too many sign-ins in progress ({0} challenges outstanding, max_sign_in_challenges)")]
     Busy(usize),
+    /// Too many challenges outstanding for one address.
+    #[error(
+        "too many sign-ins in progress from {0} ({1} challenges outstanding, \
+         max_sign_in_challenges_per_address)"
+    )]
+    BusyAddress(IpAddr, usize),
     /// The challenge is unknown, used or expired.
     #[error("unknown, used or expired challenge: ask for a new one")]
     Challenge,
@@ -31,31 +41,73 @@ pub enum SignInError {
     Signature(String),
 }
 
+/// The address a per-address limit counts by: an IPv4 address itself, an IPv6 address by its
+/// /64 (one host is commonly handed a whole /64, so its single addresses cost nothing).
+pub fn address_bucket(ip: IpAddr) -> IpAddr {
+    match ip {
+        IpAddr::V4(_) => ip,
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => IpAddr::V4(v4),
+            None => {
+                let bits = u128::from(v6) & !((1u128 << 64) - 1);
+                IpAddr::V6(std::net::Ipv6Addr::from(bits))
+            }
+        },
+    }
+}
+
 impl Auth {
+    fn forget(&mut self, c: &[u8; 32]) -> bool {
+        let Some((_, address)) = self.challenges.remove(c) else { return false };
+        if let Some(a) = address
+            && let Some(n) = self.by_address.get_mut(&a)
+        {
+            *n -= 1;
+            if *n == 0 {
+                self.by_address.remove(&a);
+            }
+        }
+        true
+    }
+
     fn sweep(&mut self, now_ms: u64) {
         while let Some(&(at, c)) = self.expiry.front() {
             if at > now_ms {
                 break;
             }
             self.expiry.pop_front();
-            self.challenges.remove(&c);
+            self.forget(&c);
         }
         self.tokens.retain(|_, (_, until)| *until > now_ms);
     }
 
-    /// A fresh challenge, valid for `valid_ms`.
+    /// A fresh challenge, valid for `valid_ms`, for a client at `address` (if known): at most
+    /// `max` outstanding over all, and `max_per_address` for one address bucket
+    /// ([`address_bucket`]).
     pub fn challenge(
         &mut self,
         now_ms: u64,
         valid_ms: u64,
         max: usize,
+        address: Option<IpAddr>,
+        max_per_address: usize,
     ) -> Result<[u8; 32], SignInError> {
         self.sweep(now_ms);
+        let address = address.map(address_bucket);
+        if let Some(a) = address {
+            let n = self.by_address.get(&a).copied().unwrap_or(0);
+            if n >= max_per_address {
+                return Err(SignInError::BusyAddress(a, n));
+            }
+        }
         if self.challenges.len() >= max {
             return Err(SignInError::Busy(self.challenges.len()));
         }
         let c = protocol::keys::random_32().map_err(|e| SignInError::Signature(e.to_string()))?;
-        self.challenges.insert(c, now_ms + valid_ms);
+        self.challenges.insert(c, (now_ms + valid_ms, address));
+        if let Some(a) = address {
+            *self.by_address.entry(a).or_insert(0) += 1;
+        }
         self.expiry.push_back((now_ms + valid_ms, c));
         Ok(c)
     }
@@ -71,7 +123,7 @@ impl Auth {
         valid_ms: u64,
     ) -> Result<String, SignInError> {
         self.sweep(now_ms);
-        if self.challenges.remove(challenge).is_none() {
+        if !self.forget(challenge) {
             return Err(SignInError::Challenge);
         }
         protocol::wire::check_sign_in(key, server, challenge, signature)
@@ -99,7 +151,7 @@ mod tests {
         let server = Identity::from_seed(&[9; 32]).public();
         let me = Identity::from_seed(&[1; 32]);
         let mut a = Auth::default();
-        let c = a.challenge(0, 1000, 10).unwrap();
+        let c = a.challenge(0, 1000, 10, None, 10).unwrap();
         let sig = protocol::wire::sign_in(&me, &server, &c);
         let token = a.sign_in(&server, &me.public(), &c, &sig, 10, 5000).unwrap();
         assert_eq!(a.key_of(&token, 20), Some(me.public()));
@@ -110,14 +162,14 @@ mod tests {
             Err(SignInError::Challenge)
         );
         // Expired challenge.
-        let c2 = a.challenge(0, 1000, 10).unwrap();
+        let c2 = a.challenge(0, 1000, 10, None, 10).unwrap();
         let sig2 = protocol::wire::sign_in(&me, &server, &c2);
         assert_eq!(
             a.sign_in(&server, &me.public(), &c2, &sig2, 1000, 5000),
             Err(SignInError::Challenge)
         );
         // Another key's claim on my signature.
-        let c3 = a.challenge(0, 1000, 10).unwrap();
+        let c3 = a.challenge(0, 1000, 10, None, 10).unwrap();
         let sig3 = protocol::wire::sign_in(&me, &server, &c3);
         let other = Identity::from_seed(&[2; 32]).public();
         assert!(matches!(
@@ -130,10 +182,37 @@ mod tests {
     fn outstanding_challenges_are_bounded() {
         let mut a = Auth::default();
         for _ in 0..3 {
-            a.challenge(0, 1000, 3).unwrap();
+            a.challenge(0, 1000, 3, None, 3).unwrap();
         }
-        assert_eq!(a.challenge(0, 1000, 3), Err(SignInError::Busy(3)));
+        assert_eq!(a.challenge(0, 1000, 3, None, 3), Err(SignInError::Busy(3)));
         // Expired ones free their places.
-        assert!(a.challenge(1000, 1000, 3).is_ok());
+        assert!(a.challenge(1000, 1000, 3, None, 3).is_ok());
+    }
+
+    #[test]
+    fn one_address_cannot_take_the_whole_pool() {
+        let mut a = Auth::default();
+        let greedy: IpAddr = "2001:db8::1".parse().unwrap();
+        let neighbour: IpAddr = "2001:db8::ffff".parse().unwrap(); // the same /64
+        let other: IpAddr = "198.51.100.7".parse().unwrap();
+        let server = protocol::Identity::from_seed(&[9; 32]).public();
+        let me = protocol::Identity::from_seed(&[1; 32]);
+        let first = a.challenge(0, 1000, 100, Some(greedy), 2).unwrap();
+        a.challenge(0, 1000, 100, Some(greedy), 2).unwrap();
+        let bucket = address_bucket(greedy);
+        assert_eq!(
+            a.challenge(0, 1000, 100, Some(neighbour), 2),
+            Err(SignInError::BusyAddress(bucket, 2)),
+            "a /64 is one address"
+        );
+        // Another address still signs in, the pool being far from full.
+        assert!(a.challenge(0, 1000, 100, Some(other), 2).is_ok());
+        // A challenge used up frees its address's place.
+        let sig = protocol::wire::sign_in(&me, &server, &first);
+        a.sign_in(&server, &me.public(), &first, &sig, 1, 5000).unwrap();
+        assert!(a.challenge(1, 1000, 100, Some(greedy), 2).is_ok());
+        assert!(a.challenge(1, 1000, 100, Some(greedy), 2).is_err());
+        // Expired ones too.
+        assert!(a.challenge(1001, 1000, 100, Some(greedy), 2).is_ok());
     }
 }

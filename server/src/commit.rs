@@ -26,6 +26,12 @@ impl Committer {
         Committer { tx }
     }
 
+    /// Entry batches waiting for the committer (the storage work the host has queued; the
+    /// admission limit `max_pending_commits` reads it).
+    pub fn queued(&self) -> usize {
+        self.tx.max_capacity().saturating_sub(self.tx.capacity())
+    }
+
     /// Stores `rows`; returns once they are committed (or the commit failed).
     pub async fn commit(&self, rows: Vec<EntryRow>) -> Result<(), Arc<StoreError>> {
         if rows.is_empty() {

@@ -67,6 +67,31 @@ pub struct Limits {
     pub max_definition_bytes: usize,
     /// A file served under `/ledger/` (a tile, an entry bundle, a record), in bytes.
     pub max_ledger_file_bytes: u64,
+    // admission (issue 14)
+    /// Finished-match renderings (`/replay`, `/pgn`, `/record`) built at once; beyond it a
+    /// `503` with `Retry-After`.
+    pub max_concurrent_renderings: usize,
+    /// Uploads to `POST /api/verify` waiting for a verification place (their bodies are not
+    /// read while they wait); beyond it a `503` with `Retry-After`.
+    pub max_queued_verifications: usize,
+    /// Sign-in challenges outstanding at once from one client address (an IPv6 address counts
+    /// by its /64), besides `max_sign_in_challenges` over all.
+    pub max_sign_in_challenges_per_address: usize,
+    /// Open seeks (challenges naming no opponent) over all keys.
+    pub max_open_seeks: usize,
+    /// Time a challenge or seek stays open unanswered, in ms; then it is canceled.
+    pub max_challenge_open_ms: u64,
+    /// Matches live and terms being signed, over all keys: at this many, new challenges,
+    /// seeks and accepts get a `503` with `Retry-After` (matches already playing go on).
+    pub max_live_matches: usize,
+    /// Entry batches waiting for the storage committer: at this many, new challenges, seeks,
+    /// accepts and sign-ins get a `503` with `Retry-After`.
+    pub max_pending_commits: usize,
+    /// A storage commit slower than this, in ms, is the host's delay: the excess is not
+    /// charged to anyone's clock (relay time stands still for it, docs/SERVER.md, limits).
+    pub max_host_stall_ms: u64,
+    /// The `Retry-After` a `503` of the admission limits names, in seconds.
+    pub retry_after_s: u32,
 }
 
 impl Limits {
@@ -97,6 +122,16 @@ impl Limits {
         max_tournament_show_wait_ms: 60_000,
         max_definition_bytes: 64 * 1024,
         max_ledger_file_bytes: 64 * 1024 * 1024,
+        // admission (issue 14)
+        max_concurrent_renderings: 4,
+        max_queued_verifications: 8,
+        max_sign_in_challenges_per_address: 64,
+        max_open_seeks: 10_000,
+        max_challenge_open_ms: 15 * 60 * 1000,
+        max_live_matches: 20_000,
+        max_pending_commits: 2_048,
+        max_host_stall_ms: 1_000,
+        retry_after_s: 5,
     };
 }
 

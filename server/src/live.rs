@@ -22,6 +22,10 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 use tokio::sync::{mpsc, oneshot};
 
+/// Commands queued to one match task (sockets wait when it is full; their frames keep the
+/// time they arrived).
+const QUEUE_COMMANDS: usize = 1024;
+
 /// What a socket task is sent: an encoded [`ServerFrame`], or the order to close with a
 /// reason.
 #[derive(Clone, Debug)]
@@ -79,7 +83,9 @@ pub enum Command {
         conn: u64,
         /// The bytes.
         bytes: Vec<u8>,
-        /// When they arrived (for the receipt latency).
+        /// When the socket read them: the receipt's time is this moment, not the (later)
+        /// moment the match task gets to them, so time the host spends queueing a message is
+        /// not charged to its author; also the start of the receipt latency.
         arrived: Instant,
     },
     /// Stop (the server is shutting down): everything promised is already stored.
@@ -87,6 +93,13 @@ pub enum Command {
 }
 
 /// What anyone may see of a live match: no hidden board, only who plays what, and the clocks.
+///
+/// A game that hides information (every mode but open games) publishes nothing that depends
+/// on what it hides (ARCHITECTURE.md, what each party observes): no count of entries (a
+/// Kriegspiel player's illegal attempts would show in it, R-K1), and its clocks and side to move
+/// only as they stood at the last change of turn, a moment both players are told of (the
+/// mover's clock stops while the umpire answers each attempt, so the live values would count
+/// them). Finished matches show everything.
 #[derive(Clone, Debug, Serialize)]
 pub struct MatchInfo {
     /// The match id (hex).
@@ -111,8 +124,24 @@ pub struct MatchInfo {
     pub black_ms: u64,
     /// Whose clock runs, if one does.
     pub running: Option<&'static str>,
-    /// Entries in the log so far.
-    pub entries: u64,
+    /// Entries in the log so far: open games only (absent for games that hide information).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub entries: Option<u64>,
+    /// Entries stored so far, whatever the game (for the operator and tests, never published
+    /// while the match is live).
+    #[serde(skip)]
+    pub stored: u64,
+}
+
+/// A hidden game's public clocks: fixed at each change of turn.
+#[derive(Clone, Copy, Debug)]
+struct TurnClock {
+    /// Whose turn it became.
+    side: Side,
+    /// When that side's clock runs out, as it stood then (relay ms).
+    due_ms: u64,
+    /// The other side's clock then.
+    other_ms: u64,
 }
 
 /// A live match as the server's registry holds it.
@@ -148,6 +177,10 @@ pub struct MatchTask {
     close_at_ms: Option<u64>,
     /// Arrival instants of accepted messages, by position, until their receipts leave.
     arrivals: Vec<(usize, Instant)>,
+    /// A hidden game's public clocks, since the first turn.
+    turn: Option<TurnClock>,
+    /// A hidden game's public clocks when its game ended (they stand still from then).
+    ended: Option<[u64; 2]>,
     info: Arc<Mutex<MatchInfo>>,
     rx: mpsc::Receiver<Command>,
 }
@@ -190,7 +223,7 @@ impl MatchTask {
         persisted: usize,
         offset_ms: u64,
     ) -> (MatchTask, MatchHandle) {
-        let (tx, rx) = mpsc::channel(1024);
+        let (tx, rx) = mpsc::channel(QUEUE_COMMANDS);
         let mut parties = vec![agreed.terms.players[0].key, agreed.terms.players[1].key];
         if let Some(u) = &agreed.terms.umpire {
             parties.push(u.key);
@@ -213,7 +246,8 @@ impl MatchTask {
             white_ms: agreed.terms.time_control.initial_ms,
             black_ms: agreed.terms.time_control.initial_ms,
             running: None,
-            entries: 0,
+            entries: open_game.then_some(0),
+            stored: 0,
         }));
         let handle = MatchHandle { tx, info: info.clone(), parties: parties.clone() };
         let task = MatchTask {
@@ -230,6 +264,8 @@ impl MatchTask {
             offset_ms,
             close_at_ms: None,
             arrivals: Vec::new(),
+            turn: None,
+            ended: None,
             info,
             rx,
         };
@@ -259,7 +295,7 @@ impl MatchTask {
             .await
             .map_err(|e| StartError::Terms(format!("storing the new match: {e}")))?;
         let n = first.len();
-        let (task, handle) = MatchTask::new(shared, row, signed, agreed, relay, n, 0);
+        let (mut task, handle) = MatchTask::new(shared, row, signed, agreed, relay, n, 0);
         task.refresh_info();
         Ok((task, handle))
     }
@@ -364,6 +400,20 @@ impl MatchTask {
     }
 
     async fn on_timer(&mut self) -> Result<bool, String> {
+        // Messages already queued arrived before this timer fired: they go first, each at its
+        // arrival time, so a move that reached the socket in time is not timed out because
+        // the host was slow to take it (at most one queue's worth, so a busy match's timers
+        // still fire).
+        for _ in 0..QUEUE_COMMANDS {
+            match self.rx.try_recv() {
+                Ok(cmd) => {
+                    if self.handle(cmd).await? {
+                        return Ok(true);
+                    }
+                }
+                Err(_) => break,
+            }
+        }
         let now = self.relay_now();
         self.relay.handle_timeout(now);
         self.after_relay().await?;
@@ -470,7 +520,11 @@ impl MatchTask {
             self.subs.remove(&conn);
             return Ok(false);
         }
-        let now = self.relay_now();
+        // The receipt says when the frame was read from the socket: the relay never goes
+        // back in time (it takes the later of this and its last time), but a message that
+        // waited in this task's queue is not charged the wait.
+        let waited = u64::try_from(arrived.elapsed().as_millis()).unwrap_or(u64::MAX);
+        let now = self.relay_now().saturating_sub(waited);
         let before = self.relay.entries().len();
         let refused = match self.relay.accept(&bytes, now) {
             Ok(accepted) => {
@@ -544,7 +598,9 @@ impl MatchTask {
                 bytes: e.to_canonical(),
             })
             .collect();
+        let started = Instant::now();
         self.shared.committer.commit(rows).await.map_err(|e| e.to_string())?;
+        self.host_stall(started.elapsed());
         for entry in new {
             let channel = body_of(&entry.message).map_or(Channel::Public, |b| b.channel);
             self.channels.push(channel);
@@ -566,7 +622,24 @@ impl MatchTask {
         Ok(())
     }
 
-    fn refresh_info(&self) {
+    /// A storage commit took `took`: what it took beyond `max_host_stall_ms` is the host's
+    /// delay, and relay time stands still for it (as over a restart): the clock that was
+    /// running is not charged for it, and the deadlines move with it.
+    fn host_stall(&mut self, took: std::time::Duration) {
+        let took_ms = u64::try_from(took.as_millis()).unwrap_or(u64::MAX);
+        let excess = took_ms.saturating_sub(self.shared.config.limits.max_host_stall_ms);
+        if excess > 0 {
+            metrics::counter!(crate::metrics::HOST_STALLS).increment(1);
+            tracing::warn!(
+                match_id = %crate::store::sqlite::id_text(&self.row.id),
+                took_ms,
+                "a storage commit stalled; the excess is charged to nobody"
+            );
+            self.offset_ms = self.offset_ms.saturating_add(excess);
+        }
+    }
+
+    fn refresh_info(&mut self) {
         let colours = self.relay.colours();
         let coordinator = self.relay.coordinator();
         let now = self.relay_now();
@@ -575,20 +648,49 @@ impl MatchTask {
             .into_iter()
             .find(|d| d.expectation == protocol::message::Expectation::Move)
             .and_then(|d| d.party.side().map(|s| (s, d.due_ms)));
-        let clock = |side: Side| match running {
-            Some((s, due)) if s == side => due.saturating_sub(now),
-            _ => coordinator.remaining_ms(side),
+        let (clocks, running) = if self.open_game {
+            let clock = |side: Side| match running {
+                Some((s, due)) if s == side => due.saturating_sub(now),
+                _ => coordinator.remaining_ms(side),
+            };
+            ([clock(Side::White), clock(Side::Black)], running.map(|(s, _)| s))
+        } else {
+            // Only what changes at a change of turn (the type's docs).
+            if self.ended.is_none()
+                && let Some((side, due_ms)) = running
+                && self.turn.map(|t| t.side) != Some(side)
+            {
+                let other_ms = coordinator.remaining_ms(side.other());
+                self.turn = Some(TurnClock { side, due_ms, other_ms });
+            }
+            let at = |t: TurnClock, when: u64| {
+                let mine = t.due_ms.saturating_sub(when);
+                match t.side {
+                    Side::White => [mine, t.other_ms],
+                    Side::Black => [t.other_ms, mine],
+                }
+            };
+            let initial = self.agreed.terms.time_control.initial_ms;
+            if self.ended.is_none() && coordinator.is_over() {
+                self.ended = Some(self.turn.map_or([initial; 2], |t| at(t, now)));
+            }
+            match (self.ended, self.turn) {
+                (Some(clocks), _) => (clocks, None),
+                (None, Some(t)) => (at(t, now), Some(t.side)),
+                (None, None) => ([initial; 2], None),
+            }
         };
         let mut info = self.info.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         info.white = colours.map(|c| c.white.to_string());
         info.black = colours.map(|c| c.black.to_string());
-        info.white_ms = clock(Side::White);
-        info.black_ms = clock(Side::Black);
-        info.running = running.map(|(s, _)| match s {
+        info.white_ms = clocks[0];
+        info.black_ms = clocks[1];
+        info.running = running.map(|s| match s {
             Side::White => "white",
             Side::Black => "black",
         });
-        info.entries = self.persisted as u64;
+        info.entries = self.open_game.then_some(self.persisted as u64);
+        info.stored = self.persisted as u64;
     }
 
     /// The match is over: the record, its verdict, stored; every socket told; the ledger hook.

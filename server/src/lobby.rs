@@ -9,7 +9,7 @@
 //! committed yet, so nobody loses anything.
 
 use crate::live::MatchTask;
-use crate::state::{Shared, lock};
+use crate::state::{Admit, Busy, Shared, lock};
 use crate::store::{ChallengeRow, MatchRow, MatchStatus};
 use protocol::seal::SealPublicKey;
 use protocol::terms::{
@@ -216,6 +216,36 @@ pub enum LobbyError {
     /// Storage failed.
     #[error("storage: {0}")]
     Store(String),
+    /// The host admits no new match for now (a `503` with `Retry-After`).
+    #[error("{}", .0.message)]
+    Busy(Busy),
+}
+
+impl From<Busy> for LobbyError {
+    fn from(b: Busy) -> LobbyError {
+        LobbyError::Busy(b)
+    }
+}
+
+impl Pending {
+    /// Whether these terms count against `key`'s `max_live_matches_per_key`: always for the
+    /// challenger (who asked for them); for anyone else only once the terms wait for that
+    /// key's own signature. Terms that merely name a key (as opponent or umpire) and wait for
+    /// someone else do not: nobody fills another key's quota on its behalf, and a party that
+    /// never signs holds up its own quota, not the house bot's that accepted.
+    pub fn counts_against(&self, key: &PublicKey) -> bool {
+        if self.challenger_key() == *key {
+            return true;
+        }
+        self.terms.is_some() && self.parties().contains(key) && !self.signatures.contains_key(key)
+    }
+}
+
+/// The matches `key` is in, as `max_live_matches_per_key` counts them: live ones, and terms
+/// being signed that count against it ([`Pending::counts_against`]).
+pub fn matches_of(shared: &Shared, key: &PublicKey) -> usize {
+    shared.live_of(key).len()
+        + lock(&shared.lobby).pending.values().filter(|p| p.counts_against(key)).count()
 }
 
 /// Whether `variant` is umpired (its terms name an umpire).
@@ -245,6 +275,7 @@ pub async fn create(
     req: ChallengeRequest,
 ) -> Result<Challenge, LobbyError> {
     let variant = check_game(&req.variant, &req.options)?;
+    shared.admit(Admit::Match)?;
     let initial_ms = req.clock_limit.saturating_mul(1000);
     let increment_ms = req.clock_increment.saturating_mul(1000);
     let l = shared.config.limits;
@@ -307,13 +338,28 @@ pub async fn create(
         status: "open".into(),
         created_ms: now,
     };
+    let playing = matches_of(shared, &key);
+    if playing >= l.max_live_matches_per_key {
+        return Err(LobbyError::Limit(format!(
+            "{key} is in {playing} matches (max_live_matches_per_key)"
+        )));
+    }
     {
         let mut lobby = lock(&shared.lobby);
         let mine = lobby.open.values().filter(|c| c.challenger == challenge.challenger).count();
-        if mine >= shared.config.limits.max_open_challenges_per_key {
+        if mine >= l.max_open_challenges_per_key {
             return Err(LobbyError::Limit(format!(
                 "{key} has {mine} open challenges (max_open_challenges_per_key)"
             )));
+        }
+        if challenge.dest.is_none() {
+            let seeks = lobby.open.values().filter(|c| c.dest.is_none()).count();
+            if seeks >= l.max_open_seeks {
+                return Err(LobbyError::Busy(Busy::new(
+                    format!("{seeks} seeks are open (max_open_seeks): try again later"),
+                    l.retry_after_s,
+                )));
+            }
         }
         lobby.open.insert(id.clone(), challenge.clone());
     }
@@ -403,8 +449,8 @@ pub async fn accept(
     seat: Seat,
 ) -> Result<(), LobbyError> {
     seat.parse()?;
-    let live = shared.live_of(&key).len()
-        + lock(&shared.lobby).pending.values().filter(|p| p.parties().contains(&key)).count();
+    shared.admit(Admit::Match)?;
+    let live = matches_of(shared, &key);
     if live >= shared.config.limits.max_live_matches_per_key {
         return Err(LobbyError::Limit(format!(
             "{key} is in {live} matches (max_live_matches_per_key)"
@@ -625,9 +671,37 @@ pub fn game_start(id: &str, variant: &str, signed: &SignedTerms) -> Value {
     })
 }
 
-/// Cancels pending terms past their deadline; returns how many.
+/// Cancels pending terms past their deadline and challenges open longer than
+/// `max_challenge_open_ms`; returns how many of both.
 pub async fn sweep(shared: &Arc<Shared>) -> usize {
     let now = shared.clock.now_ms();
+    let stale: Vec<Challenge> = {
+        let max = shared.config.limits.max_challenge_open_ms;
+        let mut lobby = lock(&shared.lobby);
+        let ids: Vec<String> = lobby
+            .open
+            .iter()
+            .filter(|(_, c)| c.created_ms.saturating_add(max) <= now)
+            .map(|(k, _)| k.clone())
+            .collect();
+        ids.iter().filter_map(|id| lobby.open.remove(id)).collect()
+    };
+    for c in &stale {
+        let mut c = c.clone();
+        c.status = "canceled".into();
+        let _ = store_challenge(shared, &c).await;
+        let event = json!({
+            "type": "challengeCanceled",
+            "challenge": c.json(),
+            "reason": format!(
+                "nobody answered it within {} s (max_challenge_open_ms)",
+                shared.config.limits.max_challenge_open_ms / 1000
+            ),
+        });
+        let mut keys: Vec<PublicKey> = c.challenger.parse().ok().into_iter().collect();
+        keys.extend(c.dest.as_deref().and_then(|d| d.parse::<PublicKey>().ok()));
+        shared.events.send_all(keys.iter(), &event);
+    }
     let expired: Vec<Pending> = {
         let mut lobby = lock(&shared.lobby);
         let ids: Vec<String> = lobby
@@ -655,5 +729,5 @@ pub async fn sweep(shared: &Arc<Shared>) -> usize {
         });
         shared.events.send_all(p.parties().iter(), &event);
     }
-    expired.len()
+    expired.len() + stale.len()
 }

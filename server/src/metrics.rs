@@ -23,6 +23,14 @@ pub const CONNECTIONS: &str = "fogproof_connections";
 /// Counter: connections closed for breaking a limit or the protocol.
 pub const CONNECTIONS_REFUSED: &str = "fogproof_connections_refused_total";
 
+/// Counter: requests refused with a `503` by the admission limits (`max_live_matches`,
+/// `max_pending_commits`, `max_concurrent_renderings`, `max_queued_verifications`,
+/// `max_open_seeks`, the sign-in pools).
+pub const ADMISSION_REFUSED: &str = "fogproof_admission_refused_total";
+/// Counter: storage commits slower than `max_host_stall_ms`, whose excess was charged to
+/// nobody's clock.
+pub const HOST_STALLS: &str = "fogproof_host_stalls_total";
+
 /// Counter: finished matches appended to the ledger.
 pub const LEDGER_APPENDED: &str = "fogproof_ledger_appended_total";
 /// Counter: finished matches the ledger refused (kept out of the log, reason in the store).

@@ -62,6 +62,11 @@ pub struct Shared {
     pub shutdown: tokio::sync::watch::Sender<bool>,
     /// Places for uploaded records being verified (`max_concurrent_verifications`).
     pub verifications: tokio::sync::Semaphore,
+    /// Places for renderings of finished matches (`max_concurrent_renderings`).
+    pub renderings: tokio::sync::Semaphore,
+    /// Places for uploads waiting for or holding a verification place
+    /// (`max_concurrent_verifications + max_queued_verifications`).
+    pub uploads: tokio::sync::Semaphore,
     /// The ledger, if the server keeps one.
     pub ledger: Option<Arc<crate::ledger::ServerLedger>>,
     /// Tournament games being arranged (seats and terms), by invitation id.
@@ -85,6 +90,11 @@ impl Shared {
         let committer = Committer::start(store.clone());
         let verifications =
             tokio::sync::Semaphore::new(config.limits.max_concurrent_verifications.max(1));
+        let renderings = tokio::sync::Semaphore::new(config.limits.max_concurrent_renderings);
+        let uploads = tokio::sync::Semaphore::new(
+            config.limits.max_concurrent_verifications.max(1)
+                + config.limits.max_queued_verifications,
+        );
         Shared {
             config,
             clock,
@@ -98,6 +108,8 @@ impl Shared {
             on_finish: Mutex::new(Vec::new()),
             shutdown: tokio::sync::watch::Sender::new(false),
             verifications,
+            renderings,
+            uploads,
             ledger,
             tournaments: Mutex::new(crate::tournament::Arranging::default()),
             next_conn: AtomicU64::new(1),
@@ -124,6 +136,39 @@ impl Shared {
         lock(&self.matches).values().filter(|h| h.parties.contains(key)).cloned().collect()
     }
 
+    /// Matches live and terms being signed, over all keys (what `max_live_matches` bounds).
+    pub fn live_and_pending(&self) -> usize {
+        let live = lock(&self.matches).len();
+        live + lock(&self.lobby).pending.len()
+    }
+
+    /// Whether the host admits new work of `kind` now (docs/SERVER.md, limits: admission):
+    /// `Err` names the limit that is reached. A match already playing is never refused; what
+    /// is refused is new work that would make the host fall behind on it.
+    pub fn admit(&self, kind: Admit) -> Result<(), Busy> {
+        let l = &self.config.limits;
+        let queued = self.committer.queued();
+        if queued >= l.max_pending_commits {
+            return Err(Busy::new(
+                format!(
+                    "the host is behind on storage ({queued} entry batches queued, \
+                     max_pending_commits): try again later"
+                ),
+                l.retry_after_s,
+            ));
+        }
+        if kind == Admit::Match {
+            let n = self.live_and_pending();
+            if n >= l.max_live_matches {
+                return Err(Busy::new(
+                    format!("the host holds {n} matches (max_live_matches): try again later"),
+                    l.retry_after_s,
+                ));
+            }
+        }
+        Ok(())
+    }
+
     pub(crate) fn remove_match(&self, id: &MatchId) {
         lock(&self.matches).remove(id);
     }
@@ -133,6 +178,32 @@ impl Shared {
         for hook in hooks {
             hook(m.clone());
         }
+    }
+}
+
+/// What a request would add to the host's work ([`Shared::admit`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Admit {
+    /// A sign-in.
+    SignIn,
+    /// A new match: a challenge, a seek, an accept.
+    Match,
+}
+
+/// The host refuses new work for now: why, and when to try again.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Busy {
+    /// What is full, naming the limit.
+    pub message: String,
+    /// Seconds to wait (`Retry-After`).
+    pub retry_after_s: u32,
+}
+
+impl Busy {
+    /// A refusal naming `message`, to retry after `retry_after_s` seconds.
+    pub fn new(message: String, retry_after_s: u32) -> Busy {
+        metrics::counter!(crate::metrics::ADMISSION_REFUSED).increment(1);
+        Busy { message, retry_after_s }
     }
 }
 

@@ -53,6 +53,7 @@ fn send(request: &HeaderMap, a: &fogproof_web::Asset, page: bool) -> Response {
     }
     if page {
         headers.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(CSP));
+        headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
         headers.insert(header::REFERRER_POLICY, HeaderValue::from_static("same-origin"));
     }
     if fresh {

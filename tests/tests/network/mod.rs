@@ -181,22 +181,26 @@ impl Net {
         reqwest_get(&format!("{}{path}", self.base)).await
     }
 
+    /// The live matches in the server's registry with the entries each has stored (read from
+    /// the server's state: the public API shows no entry count for a game that hides
+    /// information).
+    pub fn live_stored(&self) -> Vec<(MatchId, Vec<protocol::PublicKey>, u64)> {
+        let shared = &self.server.as_ref().expect("running").shared;
+        server::state::lock(&shared.matches)
+            .iter()
+            .map(|(id, h)| (*id, h.parties.clone(), server::state::lock(&h.info).stored))
+            .collect()
+    }
+
     /// Waits until `key` plays a live match with at least `entries` entries; returns its id.
     pub async fn live_of(&self, key: &protocol::PublicKey, entries: u64) -> MatchId {
-        let key = key.to_string();
         for _ in 0..6_000 {
-            let lobby = self.get_json("/api/lobby").await;
-            let found = lobby["live"].as_array().and_then(|l| {
-                l.iter().find(|m| {
-                    m["entries"].as_u64() >= Some(entries)
-                        && m["players"]
-                            .as_array()
-                            .is_some_and(|p| p.iter().any(|k| k == &serde_json::json!(key)))
-                })
-            });
-            if let Some(m) = found {
-                let hex = m["id"].as_str().expect("id");
-                return MatchId(protocol::hex::decode_array(hex).expect("hex id"));
+            let found = self
+                .live_stored()
+                .into_iter()
+                .find(|(_, parties, stored)| *stored >= entries && parties.contains(key));
+            if let Some((id, _, _)) = found {
+                return id;
             }
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
@@ -206,12 +210,10 @@ impl Net {
     /// Waits until a live match has at least `entries` entries; returns its id (hex).
     pub async fn live_with(&self, entries: u64) -> String {
         for _ in 0..6_000 {
-            let lobby = self.get_json("/api/lobby").await;
-            if let Some(m) = lobby["live"]
-                .as_array()
-                .and_then(|l| l.iter().find(|m| m["entries"].as_u64() >= Some(entries)))
+            if let Some((id, _, _)) =
+                self.live_stored().into_iter().find(|(_, _, stored)| *stored >= entries)
             {
-                return m["id"].as_str().expect("id").to_owned();
+                return protocol::hex::encode(&id.0);
             }
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
