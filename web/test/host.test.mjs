@@ -162,6 +162,9 @@ before(async () => {
   if ((await watch.page.textContent('main h1')).includes('live')) {
     assert.equal(await watch.page.$$eval('.cg-wrap, piece', (e) => e.length), 0, 'no board of a hidden game while it is played');
     assert.match(await watch.page.textContent('.live-clocks'), /White \d+:\d\d.*Black \d+:\d\d/);
+    // No entry count of a hidden game while it is played: it would tell illegal attempts (R-K1).
+    const facts = await watch.page.$$eval('dl.facts dt', (dts) => dts.map((d) => d.textContent));
+    assert.ok(facts.includes('Clocks') && !facts.includes('Entries'), `live facts: ${facts}`);
     await shot(watch.page, 'game-live');
   }
   await watch.close();

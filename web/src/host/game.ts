@@ -67,8 +67,9 @@ function renderLive(root: HTMLElement, m: any, known: Record<string, string>): v
       h("dd", {}, m.black ? keySpan(m.black, known) : "not drawn yet"),
       h("dt", {}, "Clocks"),
       h("dd", { class: "live-clocks" }, `White ${clock(m.white_ms)} · Black ${clock(m.black_ms)}${m.running ? ` (${m.running} to play)` : ""}`),
-      h("dt", {}, "Entries"),
-      h("dd", {}, m.entries),
+      // Hidden games publish no entry count while live (it would tell the public a
+      // Kriegspiel player's illegal attempts, R-K1); open games do.
+      ...(typeof m.entries === "number" ? [h("dt", {}, "Entries"), h("dd", {}, String(m.entries))] : []),
       h("dt", {}, "Started"),
       h("dd", {}, when(m.started_ms)),
     ),
