@@ -463,3 +463,61 @@ fn the_no_show_entry_encoding_is_the_documented_one() {
     bad[at] = 2;
     assert!(LedgerEntry::from_bytes(&bad).is_err());
 }
+
+#[test]
+fn bundles_name_unexpected_files_and_missing_proofs() {
+    let log_dir = tempfile::tempdir().unwrap();
+    let (ledger, id) = tournament_log(log_dir.path());
+    let policy = Policy::log_only(ledger.verifier_key().clone());
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().join("bundle");
+    bundle::write(&ledger::store::DirReader::new(log_dir.path()), &id, &dir).unwrap();
+    bundle::verify(&dir, &policy).unwrap();
+    let names = |d: &[bundle::Difference]| d.iter().map(ToString::to_string).collect::<Vec<_>>();
+
+    // A file that is not part of the bundle, anywhere in it, is refused by name: (file added,
+    // what is named, what to remove afterwards).
+    let cases = [
+        ("records/extra.rec", "records/extra.rec", "records/extra.rec"),
+        ("notes.txt", "notes.txt", "notes.txt"),
+        ("proofs/extra/x", "proofs/extra", "proofs/extra"),
+        ("more/deep/file", "more", "more"),
+    ];
+    for (added, named, remove) in cases {
+        let path = dir.join(added);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, b"not part of the bundle").unwrap();
+        let d = bundle::verify(&dir, &policy).unwrap_err();
+        assert!(
+            d.iter().any(|x| x.file == named && x.what.contains("should not be in the bundle")),
+            "{added} added, but the differences are {:?}",
+            names(&d)
+        );
+        let remove = dir.join(remove);
+        if remove.is_dir() {
+            std::fs::remove_dir_all(remove).unwrap();
+        } else {
+            std::fs::remove_file(remove).unwrap();
+        }
+        bundle::verify(&dir, &policy).unwrap();
+    }
+
+    // A removed proof is named as missing, exactly: the tournament's (leaf 1), the round's (2)
+    // and the match's (3).
+    for index in [1u64, 2, 3] {
+        let name = format!("proofs/{index}.tlog-proof");
+        let path = dir.join(&name);
+        let original = std::fs::read(&path).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        let d = bundle::verify(&dir, &policy).unwrap_err();
+        assert_eq!(d[0].file, name, "{:?}", names(&d));
+        assert!(d[0].what.contains("missing"), "{:?}", names(&d));
+        assert!(
+            !d.iter().any(|x| x.file.starts_with("proofs/") && x.file != name),
+            "only the missing proof is named among the proofs: {:?}",
+            names(&d)
+        );
+        std::fs::write(&path, original).unwrap();
+    }
+    bundle::verify(&dir, &policy).unwrap();
+}
