@@ -52,7 +52,7 @@ fn below(rng: &mut ChaCha8Rng, n: u32) -> u32 {
 
 /// One random tournament, paired by us: its TRF text, or our pairing error.
 fn tournament(seed: u64, absences: bool) -> Result<String, String> {
-    let (trf, error) = tournament_partial(seed, absences);
+    let (trf, error) = tournament_partial(seed, absences, forfeits());
     match error {
         None => Ok(trf),
         Some(e) => Err(e),
@@ -60,7 +60,7 @@ fn tournament(seed: u64, absences: bool) -> Result<String, String> {
 }
 
 /// One random tournament: the TRF of the rounds paired, and our pairing error if one failed.
-fn tournament_partial(seed: u64, absences: bool) -> (String, Option<String>) {
+fn tournament_partial(seed: u64, absences: bool, forfeits: bool) -> (String, Option<String>) {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let n = 6 + below(&mut rng, 19) as usize;
     // 3 to 9 rounds, at most half the field: more can run out of legal pairings.
@@ -114,13 +114,22 @@ fn tournament_partial(seed: u64, absences: bool) -> (String, Option<String>) {
             let diff = i32::from(ratings[w]) - i32::from(ratings[b]);
             let x = below(&mut rng, 100) as i32;
             let white_win = 40 + diff / 20;
-            let result = if x < white_win {
+            let mut result = if x < white_win {
                 GameResult::WhiteWins
             } else if x < white_win + 30 {
                 GameResult::Draw
             } else {
                 GameResult::BlackWins
             };
+            // About one game in twelve forfeited by one side, one in fifty by both.
+            if forfeits {
+                result = match below(&mut rng, 100) {
+                    0..4 => GameResult::WhiteWinsByForfeit,
+                    4..8 => GameResult::BlackWinsByForfeit,
+                    8..10 => GameResult::DoubleForfeit,
+                    _ => result,
+                };
+            }
             round.games.push(Game { white: w, black: b, result });
         }
         if let Some(b) = p.bye {
@@ -206,6 +215,11 @@ fn run(count: u64, absences: bool, first_seed: u64) -> Verdict {
     Verdict { discrepancies, colour_only, details }
 }
 
+/// `FOGPROOF_ORACLE_FORFEITS=1`: some games are forfeited (a measurement, see the module docs).
+fn forfeits() -> bool {
+    std::env::var("FOGPROOF_ORACLE_FORFEITS").is_ok_and(|v| v == "1")
+}
+
 fn count() -> u64 {
     std::env::var("FOGPROOF_ORACLE_TOURNAMENTS").ok().and_then(|s| s.parse().ok()).unwrap_or(200)
 }
@@ -218,15 +232,19 @@ fn dutch_agrees_with_the_oracle() {
         std::env::var("FOGPROOF_ORACLE_FIRST_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(1);
     let Verdict { discrepancies: d, colour_only, details } = run(n, absences, first);
     println!(
-        "pairing oracle: {d} discrepancies in {n} tournaments (absences: {absences}); \
-         {colour_only} more with the same pairs but some colours different"
+        "pairing oracle: {d} discrepancies in {n} tournaments (absences: {absences}, forfeits: \
+         {}); {colour_only} more with the same pairs but some colours different",
+        forfeits()
     );
     for line in details.iter().take(20) {
         println!("  {line}");
     }
-    // FIDE A.7: at most 10 in 5,000, proportionally (rounded up).
+    // FIDE A.7: at most 10 in 5,000, proportionally (rounded up). With forfeits the two engines
+    // knowingly read A.4.b and C9 differently (see the module docs): a measurement only.
     let allowed = (10 * n).div_ceil(5000);
-    assert!(d <= allowed, "{d} discrepancies in {n} tournaments; at most {allowed} allowed");
+    if !forfeits() {
+        assert!(d <= allowed, "{d} discrepancies in {n} tournaments; at most {allowed} allowed");
+    }
 }
 
 /// Debug aid: `FOGPROOF_TRF_SEED=n` prints the TRF of one random tournament (with the rounds our
@@ -234,7 +252,7 @@ fn dutch_agrees_with_the_oracle() {
 #[test]
 fn print_one_tournament_on_request() {
     if let Some(seed) = std::env::var("FOGPROOF_TRF_SEED").ok().and_then(|s| s.parse().ok()) {
-        let (trf, error) = tournament_partial(seed, false);
+        let (trf, error) = tournament_partial(seed, false, forfeits());
         println!("{trf}{}", error.unwrap_or_default());
     }
 }
