@@ -20,6 +20,16 @@
 //! exclude players who had a PAB or an unplayed win; with that rule switched to caissify's, the
 //! same 1,000 tournaments gave 0 discrepancies.
 //!
+//! With forfeits (`dutch_agrees_with_the_oracle_with_forfeits`: about one game in twelve
+//! forfeited by one side, one in fifty by both, odd and even fields), the oracle runs with
+//! `--fide-a4b`: `caissify-pairings` 0.5.0 gives a forfeit loser and both sides of a double
+//! forfeit no float, where C.04.3 A.4.b gives every player who does not play a downfloat; the
+//! flag changes only that in the float history it is given. Measured: seeds 1–300, 0
+//! discrepancies. Without the flag the same 200 first seeds give 47, all from that rule (with our
+//! engine switched to caissify's reading, 0). The PAB assignee's unplayed games (C9) are weighed
+//! by both engines: with C9 switched off in ours (and caissify's float reading), 26 of those 200
+//! differ. Before C9 and A.4.b for forfeits were applied, seeds 1–100 gave 28.
+//!
 //! Colours are not part of the A.7 comparison (the checker compares pairs); the wrapper also
 //! reports games whose colours differ. About half the tournaments have one: `caissify-pairings`
 //! takes the "higher ranked player" of C.04.3 E.4/E.5 by pairing number alone, we take it by
@@ -51,8 +61,8 @@ fn below(rng: &mut ChaCha8Rng, n: u32) -> u32 {
 }
 
 /// One random tournament, paired by us: its TRF text, or our pairing error.
-fn tournament(seed: u64, absences: bool) -> Result<String, String> {
-    let (trf, error) = tournament_partial(seed, absences, forfeits());
+fn tournament(seed: u64, absences: bool, forfeits: bool) -> Result<String, String> {
+    let (trf, error) = tournament_partial(seed, absences, forfeits);
     match error {
         None => Ok(trf),
         Some(e) => Err(e),
@@ -152,7 +162,7 @@ struct Verdict {
     details: Vec<String>,
 }
 
-fn run(count: u64, absences: bool, first_seed: u64) -> Verdict {
+fn run(count: u64, absences: bool, forfeits: bool, first_seed: u64) -> Verdict {
     let probe = Command::new("python3").arg(oracle_script()).arg("--probe").output();
     match probe {
         Ok(out) if out.status.success() => {}
@@ -166,7 +176,7 @@ fn run(count: u64, absences: bool, first_seed: u64) -> Verdict {
     let mut texts = Vec::new();
     let mut seeds = Vec::new();
     for seed in first_seed..first_seed + count {
-        match tournament(seed, absences) {
+        match tournament(seed, absences, forfeits) {
             Ok(t) => {
                 texts.push(t);
                 seeds.push(seed);
@@ -176,6 +186,7 @@ fn run(count: u64, absences: bool, first_seed: u64) -> Verdict {
     }
     let mut child = Command::new("python3")
         .arg(oracle_script())
+        .args(forfeits.then_some("--fide-a4b"))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
@@ -215,11 +226,6 @@ fn run(count: u64, absences: bool, first_seed: u64) -> Verdict {
     Verdict { discrepancies, colour_only, details }
 }
 
-/// `FOGPROOF_ORACLE_FORFEITS=1`: some games are forfeited (a measurement, see the module docs).
-fn forfeits() -> bool {
-    std::env::var("FOGPROOF_ORACLE_FORFEITS").is_ok_and(|v| v == "1")
-}
-
 fn count() -> u64 {
     std::env::var("FOGPROOF_ORACLE_TOURNAMENTS").ok().and_then(|s| s.parse().ok()).unwrap_or(200)
 }
@@ -230,29 +236,46 @@ fn dutch_agrees_with_the_oracle() {
     let absences = std::env::var("FOGPROOF_ORACLE_ABSENCES").is_ok_and(|v| v == "1");
     let first =
         std::env::var("FOGPROOF_ORACLE_FIRST_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(1);
-    let Verdict { discrepancies: d, colour_only, details } = run(n, absences, first);
+    check(n, absences, false, first);
+}
+
+/// Odd and even fields with forfeits and double forfeits (about one game in twelve forfeited by
+/// one side, one in fifty by both): C9 and A.4.b at work. The oracle runs with `--fide-a4b`
+/// (`tools/pairing_oracle.py`): `caissify-pairings` 0.5.0 gives a forfeit loser and both sides of
+/// a double forfeit no float, FIDE A.4.b a downfloat. `FOGPROOF_ORACLE_FORFEIT_TOURNAMENTS` sets
+/// how many (default 100).
+#[test]
+fn dutch_agrees_with_the_oracle_with_forfeits() {
+    let n = std::env::var("FOGPROOF_ORACLE_FORFEIT_TOURNAMENTS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(100);
+    let first =
+        std::env::var("FOGPROOF_ORACLE_FIRST_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(1);
+    check(n, false, true, first);
+}
+
+fn check(n: u64, absences: bool, forfeits: bool, first: u64) {
+    let Verdict { discrepancies: d, colour_only, details } = run(n, absences, forfeits, first);
     println!(
         "pairing oracle: {d} discrepancies in {n} tournaments (absences: {absences}, forfeits: \
-         {}); {colour_only} more with the same pairs but some colours different",
-        forfeits()
+         {forfeits}); {colour_only} more with the same pairs but some colours different"
     );
     for line in details.iter().take(20) {
         println!("  {line}");
     }
-    // FIDE A.7: at most 10 in 5,000, proportionally (rounded up). With forfeits the two engines
-    // knowingly read A.4.b and C9 differently (see the module docs): a measurement only.
+    // FIDE A.7: at most 10 in 5,000, proportionally (rounded up).
     let allowed = (10 * n).div_ceil(5000);
-    if !forfeits() {
-        assert!(d <= allowed, "{d} discrepancies in {n} tournaments; at most {allowed} allowed");
-    }
+    assert!(d <= allowed, "{d} discrepancies in {n} tournaments; at most {allowed} allowed");
 }
 
 /// Debug aid: `FOGPROOF_TRF_SEED=n` prints the TRF of one random tournament (with the rounds our
-/// engine managed to pair).
+/// engine managed to pair; `FOGPROOF_TRF_FORFEITS=1`: as the forfeit test draws them).
 #[test]
 fn print_one_tournament_on_request() {
     if let Some(seed) = std::env::var("FOGPROOF_TRF_SEED").ok().and_then(|s| s.parse().ok()) {
-        let (trf, error) = tournament_partial(seed, false, forfeits());
+        let forfeits = std::env::var("FOGPROOF_TRF_FORFEITS").is_ok_and(|v| v == "1");
+        let (trf, error) = tournament_partial(seed, false, forfeits);
         println!("{trf}{}", error.unwrap_or_default());
     }
 }
