@@ -333,8 +333,7 @@ pub fn verify(dir: &Path, policy: &Policy) -> Result<Verified, Vec<Difference>> 
         }
     }
     proven.sort_by_key(|(i, _)| *i);
-    let proof_names: std::collections::BTreeSet<&str> =
-        names.iter().map(String::as_str).collect();
+    let proof_names: std::collections::BTreeSet<&str> = names.iter().map(String::as_str).collect();
     let missing = missing_proofs(&reader, &proof_names);
     let missing_any = !missing.is_empty();
     differences.extend(missing);
@@ -421,9 +420,10 @@ pub fn verify(dir: &Path, policy: &Policy) -> Result<Verified, Vec<Difference>> 
     };
     let refs: Vec<&MatchEntry> = matches.iter().collect();
     for (name, expected) in derived_files(state, &refs) {
-        let read = reader.read(name, MAX_DERIVED_FILE_BYTES).map_err(|e| e.to_string()).and_then(
-            |b| String::from_utf8(b).map_err(|_| "is not UTF-8 text".to_string()),
-        );
+        let read = reader
+            .read(name, MAX_DERIVED_FILE_BYTES)
+            .map_err(|e| e.to_string())
+            .and_then(|b| String::from_utf8(b).map_err(|_| "is not UTF-8 text".to_string()));
         match read {
             Err(e) => differences.push(Difference { file: name.into(), what: e }),
             Ok(found) if found != expected => {

@@ -223,9 +223,8 @@ pub fn read_bundle<R: LogReader + ?Sized>(
 ) -> Result<Vec<Vec<u8>>, OpenError> {
     let width = tile_width(0, index, size);
     let stored = r.bundle(index, width)?;
-    let corrupt = |e: store::BundleError| {
-        OpenError::Corrupt(format!("{}: {e}", bundle_path(index, width)))
-    };
+    let corrupt =
+        |e: store::BundleError| OpenError::Corrupt(format!("{}: {e}", bundle_path(index, width)));
     let bytes = store::decode_bundle(&stored).map_err(corrupt)?;
     let entries = store::parse_bundle(&bytes).map_err(corrupt)?;
     if entries.len() as u64 != width {

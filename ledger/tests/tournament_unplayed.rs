@@ -145,7 +145,8 @@ fn with_round(rounds: &[Round], p: &Pairings, absent: &[usize]) -> String {
 /// The rounds the oracle (`tools/pairing_oracle.py`, `caissify-pairings` 0.5.0) pairs
 /// differently from the TRF.
 fn oracle_mismatches(trf: &str) -> Vec<u64> {
-    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tools/pairing_oracle.py");
+    let script =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tools/pairing_oracle.py");
     let install = "python3 -m pip install --user caissify-pairings==0.5.0";
     let probe = std::process::Command::new("python3").arg(&script).arg("--probe").output();
     assert!(

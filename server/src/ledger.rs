@@ -328,8 +328,7 @@ pub async fn serve_file(shared: &Arc<Shared>, path: &str) -> Result<Response, Ap
     };
     // Entry bundles are stored gzipped (older logs: plain) and served as stored; tlog-tiles lets
     // a log send `Content-Encoding: gzip` with no negotiation.
-    let gzip =
-        path.starts_with("tile/entries/") && bytes.starts_with(&ledger::store::GZIP_MAGIC);
+    let gzip = path.starts_with("tile/entries/") && bytes.starts_with(&ledger::store::GZIP_MAGIC);
     let mut response = (
         [
             (header::CONTENT_TYPE, HeaderValue::from_static(content_type)),
@@ -339,9 +338,7 @@ pub async fn serve_file(shared: &Arc<Shared>, path: &str) -> Result<Response, Ap
     )
         .into_response();
     if gzip {
-        response
-            .headers_mut()
-            .insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
+        response.headers_mut().insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
     }
     Ok(response)
 }

@@ -701,7 +701,7 @@ impl<'a> Ctx<'a> {
         let &[x] = left else {
             return Cost::default();
         };
-        if ps.len() % 2 == 0
+        if ps.len().is_multiple_of(2)
             || below.iter().any(|&j| ps[j].bye_ok && ps[j].score <= self.bye_score)
         {
             return Cost::default();
