@@ -120,10 +120,11 @@ pub fn write<R: LogReader>(reader: &R, id: &Sha256Digest, out: &Path) -> Result<
     Ok(())
 }
 
-/// `pairings.json`: the leaf index of the tournament's entry, and per round the absences, the games with their results and the leaf index
-/// of the entry that gave each result (a match, a no-show, or the round's own entry for an
-/// absent player's forfeit), and the pairing-allocated bye. The server's
-/// `GET /api/tournament/{id}` shows the same.
+/// `pairings.json`: the leaf index of the tournament's entry (`entry`), and per round the leaf
+/// index of its entry, the absences, the games with their results and the leaf index of the
+/// entry that gave each result (a match, a no-show, or the round's own entry for an absent
+/// player's forfeit), and the pairing-allocated bye. The server's `GET /api/tournament/{id}`
+/// shows the same.
 pub fn pairings_json(state: &TournamentState) -> Value {
     let def = &state.definition;
     let player = |i: usize| player_json(def, i);

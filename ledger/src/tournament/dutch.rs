@@ -22,8 +22,8 @@
 //!   bracket's candidate fixes who that is (it leaves one player unpaired and nobody below can
 //!   take the bye; always so in the last bracket), then the topscorer colour criteria, unmet
 //!   colour preferences, unmet strong preferences, repeated downfloats and upfloats from one
-//!   and two rounds before, and the scores involved in them (C.10–C.19). The order and the exact terms follow bbpPairings' edge weights as
-//!   `caissify-pairings` documents them.
+//!   and two rounds before, and the scores involved in them (C.10–C.19). The order and the
+//!   exact terms follow bbpPairings' edge weights as `caissify-pairings` documents them.
 //! - Each bracket in two passes: a branch-and-bound search finds the best cost any candidate
 //!   reaches; then candidates are generated in the Dutch order (MDP-pairing transpositions, then
 //!   for the remainder S1 = upper half against S2: transpositions of S2 in lexicographic order,
@@ -44,9 +44,10 @@
 //! does not reach the optimum within [`ORDER_BUDGET`] steps the first pass's candidate is used;
 //! C9 is not weighed where a bracket leaves several players unpaired and the bye must be one of
 //! them (the next bracket weighs it if it leaves one); the current bracket's pairs come before
-//! its scores and the next bracket's pairs before its scores, where bbpPairings' weights fold each pair into its score. Byes: a zero-point or
-//! half-point bye (absence) does not make a player ineligible for the PAB (as in FIDE C.04.1 and
-//! bbpPairings; `caissify-pairings` 0.5.0 counts any bye). Floats: every round not played over
+//! its scores and the next bracket's pairs before its scores, where bbpPairings' weights fold
+//! each pair into its score. Byes: a zero-point or half-point bye (absence) does not make a
+//! player ineligible for the PAB (as in FIDE C.04.1 and bbpPairings; `caissify-pairings` 0.5.0
+//! counts any bye). Floats: every round not played over
 //! the board counts as a downfloat, as C.04.3 A.4.b says ("a player who, for whatever reason,
 //! does not play in a round, also receives a downfloat"): any bye, a forfeit win, a forfeit
 //! loss and both sides of a double forfeit (`caissify-pairings` 0.5.0 gives no float for a
@@ -91,7 +92,7 @@ struct P {
     floats: Vec<Float>,
     opponents: BTreeSet<PlayerIndex>,
     bye_ok: bool,
-    /// Rounds so far not played over the board (byes, forfeits, absences): C.9's count.
+    /// Rounds so far not played over the board (byes, forfeits, absences): C9's count.
     unplayed: u32,
 }
 

@@ -13,9 +13,10 @@
 //! (zero), `F` (full point); a round in which the player has no entry at all is left blank. A game
 //! without a result is written with a blank result column.
 //!
-//! Read: the same subset (the `092` text is kept as it is written). Other record types are ignored, as TRF-16 allows. Departures: ratings
-//! are only the `001` line's FIDE rating (0 or blank = unrated); dates, federations, titles and
-//! FIDE ids are not kept. A double forfeit is written `-` on both sides.
+//! Read: the same subset (the `092` text is kept as it is written). Other record types are
+//! ignored, as TRF-16 allows. Departures: ratings are only the `001` line's FIDE rating (0 or
+//! blank = unrated); dates, federations, titles and FIDE ids are not kept. A double forfeit is
+//! written `-` on both sides.
 
 use super::definition::{System, TournamentDefinition};
 use super::{ByeKind, Game, GameResult, PlayerIndex, Round};
