@@ -12,6 +12,12 @@ JSON object per tournament, one per line:
 
 `--probe` only checks the package imports (exit 0) or says how to install it (exit 3).
 
+`--fide-a4b` makes the engine read C.04.3 A.4.b as FIDE writes it ("a player who, for whatever
+reason, does not play in a round, also receives a downfloat"): `caissify-pairings` 0.5.0 gives a
+forfeit loser and both sides of a double forfeit no float (its Free Pairings Checker builds the
+float history that way); with the flag, those rounds are downfloats in the history it passes to
+the engine. Nothing else changes.
+
 Install the oracle with:  python3 -m pip install --user caissify-pairings==0.5.0
 """
 
@@ -29,6 +35,27 @@ def main() -> int:
         return 3
     if "--probe" in sys.argv[1:]:
         return 0
+    if "--fide-a4b" in sys.argv[1:]:
+        import caissify_pairings.fpc as fpc
+
+        build = fpc._build_engine_players
+
+        def with_unplayed_downfloats(player_map, target_round):
+            players = build(player_map, target_round)
+            for p in players:
+                results = player_map[p["id"]].get("results", {})
+                # One float per round with a result entry, as the checker builds them.
+                k = 0
+                for rnd in range(1, target_round):
+                    r = results.get(rnd)
+                    if r is None:
+                        continue
+                    if r.get("opponent") is not None and r.get("result") == "-" and k < len(p["float_history"]):
+                        p["float_history"][k] = "down"
+                    k += 1
+            return players
+
+        fpc._build_engine_players = with_unplayed_downfloats
     text = sys.stdin.read()
     chunks = [c for c in text.split("%%END%%\n") if c.strip()]
     for chunk in chunks:

@@ -16,7 +16,11 @@
 //! [`verify`] checks the checkpoint under the reader's policy, every proof against it, the
 //! definition and every record against their entries (re-verifying each record), replays the
 //! entries (pairings are recomputed, each match must be one of them), recomputes the four
-//! derived files and names every file that differs.
+//! derived files and names every file that differs. It also names every file that should not
+//! be there (anything but the files above; under `records/`, anything no proven match entry
+//! names) and every proof that is missing: the leaf indices `pairings.json` gives (the
+//! tournament's entry, each round's, each result's) must each have their
+//! `proofs/<index>.tlog-proof`.
 //!
 //! Honest limit: a bundle proves that what it holds is in the log and consistent; it cannot
 //! prove that the log holds no other game of the tournament's **last** round (earlier rounds
@@ -116,10 +120,11 @@ pub fn write<R: LogReader>(reader: &R, id: &Sha256Digest, out: &Path) -> Result<
     Ok(())
 }
 
-/// `pairings.json`: per round, the absences, the games with their results and the leaf index
-/// of the entry that gave each result (a match, a no-show, or the round's own entry for an
-/// absent player's forfeit), and the pairing-allocated bye. The server's
-/// `GET /api/tournament/{id}` shows the same.
+/// `pairings.json`: the leaf index of the tournament's entry (`entry`), and per round the leaf
+/// index of its entry, the absences, the games with their results and the leaf index of the
+/// entry that gave each result (a match, a no-show, or the round's own entry for an absent
+/// player's forfeit), and the pairing-allocated bye. The server's `GET /api/tournament/{id}`
+/// shows the same.
 pub fn pairings_json(state: &TournamentState) -> Value {
     let def = &state.definition;
     let player = |i: usize| player_json(def, i);
@@ -154,6 +159,7 @@ pub fn pairings_json(state: &TournamentState) -> Value {
         .collect();
     json!({
         "tournament": protocol::hex::encode(&state.id),
+        "entry": state.entry_index,
         "name": def.name,
         "variant": def.variant.id(),
         "rounds": rounds,
@@ -297,7 +303,7 @@ pub fn verify(dir: &Path, policy: &Policy) -> Result<Verified, Vec<Difference>> 
         Err(e) => return Err(diff("proofs", e.to_string())),
     };
     names.sort();
-    for name in names {
+    for name in &names {
         let file = format!("proofs/{name}");
         let parsed = reader
             .read(&file, crate::note::MAX_NOTE_BYTES + 2 * crate::entry::MAX_ENTRY_BYTES)
@@ -317,7 +323,7 @@ pub fn verify(dir: &Path, policy: &Policy) -> Result<Verified, Vec<Difference>> 
             });
             continue;
         }
-        if name != format!("{}.tlog-proof", proof.index) {
+        if *name != format!("{}.tlog-proof", proof.index) {
             differences
                 .push(Difference { file, what: format!("is the proof of entry {}", proof.index) });
             continue;
@@ -328,6 +334,11 @@ pub fn verify(dir: &Path, policy: &Policy) -> Result<Verified, Vec<Difference>> 
         }
     }
     proven.sort_by_key(|(i, _)| *i);
+    let proof_names: std::collections::BTreeSet<&str> = names.iter().map(String::as_str).collect();
+    let missing = missing_proofs(&reader, &proof_names);
+    let missing_any = !missing.is_empty();
+    differences.extend(missing);
+    differences.extend(unexpected_files(dir, &proven));
     let Some((_, first)) = proven.first() else {
         differences.push(Difference { file: "proofs".into(), what: "no proven entry".into() });
         return Err(differences);
@@ -390,10 +401,14 @@ pub fn verify(dir: &Path, policy: &Policy) -> Result<Verified, Vec<Difference>> 
         let stored =
             matches!(entry.body, EntryBody::Tournament(_)).then_some(definition.as_slice());
         if let Err(e) = history.apply_at(*index, entry, stored) {
-            differences.push(Difference {
-                file: format!("proofs/{index}.tlog-proof"),
-                what: format!("does not replay: {e}"),
-            });
+            // With a proof missing, a later entry failing to replay is its consequence: the
+            // missing file is what is named.
+            if !missing_any {
+                differences.push(Difference {
+                    file: format!("proofs/{index}.tlog-proof"),
+                    what: format!("does not replay: {e}"),
+                });
+            }
             return Err(differences);
         }
     }
@@ -406,8 +421,12 @@ pub fn verify(dir: &Path, policy: &Policy) -> Result<Verified, Vec<Difference>> 
     };
     let refs: Vec<&MatchEntry> = matches.iter().collect();
     for (name, expected) in derived_files(state, &refs) {
-        match std::fs::read_to_string(dir.join(name)) {
-            Err(e) => differences.push(Difference { file: name.into(), what: e.to_string() }),
+        let read = reader
+            .read(name, MAX_DERIVED_FILE_BYTES)
+            .map_err(|e| e.to_string())
+            .and_then(|b| String::from_utf8(b).map_err(|_| "is not UTF-8 text".to_string()));
+        match read {
+            Err(e) => differences.push(Difference { file: name.into(), what: e }),
             Ok(found) if found != expected => {
                 let line =
                     found.lines().zip(expected.lines()).position(|(a, b)| a != b).map_or_else(
@@ -432,4 +451,101 @@ pub fn verify(dir: &Path, policy: &Policy) -> Result<Verified, Vec<Difference>> 
     } else {
         Err(differences)
     }
+}
+
+/// The largest derived file (`pairings.json`, `standings.json`, `ratings.json`,
+/// `tournament.trf`) [`verify`] reads.
+pub const MAX_DERIVED_FILE_BYTES: usize = 64 * 1024 * 1024;
+
+/// The files at the top of a bundle.
+const TOP_FILES: [&str; 6] = [
+    "checkpoint",
+    "definition",
+    "pairings.json",
+    "standings.json",
+    "ratings.json",
+    "tournament.trf",
+];
+
+/// The proofs `pairings.json` names (the tournament's entry, every round's, every result's)
+/// that the bundle does not hold, each named as its missing file. A `pairings.json` that does
+/// not parse names nothing here (the comparison with the recomputed file names it).
+fn missing_proofs(
+    reader: &DirReader,
+    proof_names: &std::collections::BTreeSet<&str>,
+) -> Vec<Difference> {
+    let Ok(bytes) = reader.read("pairings.json", MAX_DERIVED_FILE_BYTES) else {
+        return Vec::new();
+    };
+    let Ok(v) = serde_json::from_slice::<Value>(&bytes) else {
+        return Vec::new();
+    };
+    let mut claimed = std::collections::BTreeSet::new();
+    claimed.extend(v["entry"].as_u64());
+    for r in v["rounds"].as_array().into_iter().flatten() {
+        claimed.extend(r["entry"].as_u64());
+        for g in r["games"].as_array().into_iter().flatten() {
+            claimed.extend(g["entry"].as_u64());
+        }
+    }
+    claimed
+        .into_iter()
+        .filter(|i| !proof_names.contains(format!("{i}.tlog-proof").as_str()))
+        .map(|i| Difference {
+            file: format!("proofs/{i}.tlog-proof"),
+            what: format!("is missing: pairings.json names entry {i}"),
+        })
+        .collect()
+}
+
+/// Every file or directory in the bundle that is not one of its files: anything at the top but
+/// [`TOP_FILES`], `proofs/` and `records/`; anything under `records/` that no proven match entry
+/// names; anything under `proofs/` or `records/` that is not a plain file.
+fn unexpected_files(dir: &Path, proven: &[(u64, LedgerEntry)]) -> Vec<Difference> {
+    let records: std::collections::BTreeSet<String> = proven
+        .iter()
+        .filter_map(|(_, e)| e.as_match().map(|m| record_path(&m.record_sha256)))
+        .collect();
+    let mut out = Vec::new();
+    let list = |d: &Path| -> Vec<(String, std::fs::FileType)> {
+        let mut v: Vec<(String, std::fs::FileType)> = std::fs::read_dir(d)
+            .map(|rd| {
+                rd.filter_map(Result::ok)
+                    .filter_map(|e| {
+                        Some((e.file_name().to_string_lossy().into_owned(), e.file_type().ok()?))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        v.sort_by(|a, b| a.0.cmp(&b.0));
+        v
+    };
+    for (name, kind) in list(dir) {
+        let plain = kind.is_file();
+        match name.as_str() {
+            "proofs" | "records" if kind.is_dir() => {
+                for (inner, k) in list(&dir.join(&name)) {
+                    let file = format!("{name}/{inner}");
+                    if !k.is_file() {
+                        out.push(Difference {
+                            file,
+                            what: "should not be in the bundle: not a plain file".into(),
+                        });
+                    } else if name == "records" && !records.contains(&file) {
+                        out.push(Difference {
+                            file,
+                            what: "should not be in the bundle: no proven match entry names it"
+                                .into(),
+                        });
+                    }
+                }
+            }
+            n if plain && TOP_FILES.contains(&n) => {}
+            _ => out.push(Difference {
+                file: name,
+                what: "should not be in the bundle: not one of its files".into(),
+            }),
+        }
+    }
+    out
 }

@@ -3,8 +3,9 @@
 //!
 //! [`LogWriter::append`] takes a batch of entries (and the content-addressed files that go
 //! with them) and makes it durable in this order:
-//! 1. the stored files (`records/<sha256>`), then every new or grown tile and entry bundle, each
-//!    written to a temporary name, fsynced and renamed, then their directories fsynced;
+//! 1. the stored files (`records/<sha256>`), then every new or grown tile and entry bundle
+//!    (gzipped: see [`crate::store`]), each written to a temporary name, fsynced and renamed,
+//!    then their directories fsynced;
 //! 2. only then the new checkpoint, signed, through a temporary file, fsync, rename and an fsync
 //!    of the log directory;
 //! 3. after that, partial tiles made obsolete by a full one are deleted.
@@ -101,7 +102,9 @@ impl TreeState {
         let bundle = if width == 0 {
             Vec::new()
         } else {
-            let bytes = r.bundle(size / TILE_WIDTH, width)?;
+            let stored = r.bundle(size / TILE_WIDTH, width)?;
+            let bytes =
+                store::decode_bundle(&stored).map_err(|e| OpenError::Corrupt(e.to_string()))?;
             let entries =
                 store::parse_bundle(&bytes).map_err(|e| OpenError::Corrupt(e.to_string()))?;
             if entries.len() as u64 != width {
@@ -145,7 +148,9 @@ impl TreeState {
                 let index = n / TILE_WIDTH;
                 files.push((
                     bundle_path(index, TILE_WIDTH),
-                    store::encode_bundle(self.bundle.iter().map(Vec::as_slice)),
+                    store::compress_bundle(&store::encode_bundle(
+                        self.bundle.iter().map(Vec::as_slice),
+                    )),
                 ));
                 full.push((None, index));
                 self.bundle.clear();
@@ -182,7 +187,9 @@ impl TreeState {
         if !self.bundle.is_empty() && !entries.is_empty() {
             files.push((
                 bundle_path(self.size / TILE_WIDTH, self.bundle.len() as u64),
-                store::encode_bundle(self.bundle.iter().map(Vec::as_slice)),
+                store::compress_bundle(&store::encode_bundle(
+                    self.bundle.iter().map(Vec::as_slice),
+                )),
             ));
         }
         (files, full)
@@ -215,9 +222,11 @@ pub fn read_bundle<R: LogReader + ?Sized>(
     size: u64,
 ) -> Result<Vec<Vec<u8>>, OpenError> {
     let width = tile_width(0, index, size);
-    let bytes = r.bundle(index, width)?;
-    let entries = store::parse_bundle(&bytes)
-        .map_err(|e| OpenError::Corrupt(format!("{}: {e}", bundle_path(index, width))))?;
+    let stored = r.bundle(index, width)?;
+    let corrupt =
+        |e: store::BundleError| OpenError::Corrupt(format!("{}: {e}", bundle_path(index, width)));
+    let bytes = store::decode_bundle(&stored).map_err(corrupt)?;
+    let entries = store::parse_bundle(&bytes).map_err(corrupt)?;
     if entries.len() as u64 != width {
         return Err(OpenError::Corrupt(format!(
             "{} holds {} entries, not {width}",

@@ -4,9 +4,19 @@
 //! ```text
 //! checkpoint                         the signed checkpoint (replaced atomically)
 //! tile/<L>/<N>[.p/<W>]               hash tiles: 256 hashes of level 8L, or W < 256 (partial)
-//! tile/entries/<N>[.p/<W>]           entry bundles: big-endian u16 length, entry bytes, ...
+//! tile/entries/<N>[.p/<W>]           entry bundles: big-endian u16 length, entry bytes, ...,
+//!                                    stored gzip-compressed
 //! records/<sha256 hex>               match records and signed definitions, content-addressed
 //! ```
+//!
+//! Entry bundles: tlog-tiles says they SHOULD be compressed at the HTTP layer and that a log MAY
+//! use `Content-Encoding: gzip` with no negotiation. The writer stores each bundle gzipped
+//! ([`compress_bundle`]), so a web server can serve the bytes as stored with that header; the
+//! bundle itself, and every hash, is of the uncompressed bytes (each entry hashes to its leaf in
+//! the level-0 tile). Readers accept both ([`decode_bundle`]): gzip (the bytes start with the
+//! gzip magic `1f 8b 08`) and plain (logs written before bundles were compressed). A plain
+//! bundle never starts that way when its first entry is a fogproof entry (its first byte, after
+//! the length, is the `f` of the entry prefix).
 //!
 //! `<N>` is written in zero-padded groups of three digits, every group but the last prefixed
 //! with `x` (1234067 is `x001/x234/067`).
@@ -27,7 +37,13 @@ pub const TILE_HEIGHT: u32 = 8;
 /// The largest tile: 256 hashes of 32 bytes.
 pub const MAX_TILE_BYTES: usize = 256 * 32;
 /// The largest entry bundle: 256 entries of at most 65,535 bytes, each with its 2-byte length.
+/// A stored (gzipped) bundle is refused if it inflates to more.
 pub const MAX_BUNDLE_BYTES: usize = 256 * (2 + u16::MAX as usize);
+/// The largest entry bundle file as stored: gzip adds at most 5 bytes per 16 KiB block to
+/// data it cannot compress, and a few dozen of header and trailer.
+pub const MAX_STORED_BUNDLE_BYTES: usize = MAX_BUNDLE_BYTES + MAX_BUNDLE_BYTES / 1024 + 1024;
+/// The first bytes of a gzip stream (magic and the deflate method).
+pub const GZIP_MAGIC: [u8; 3] = [0x1f, 0x8b, 0x08];
 /// The largest stored file (a match record, or a signed definition).
 pub const MAX_RECORD_FILE_BYTES: usize = protocol::record::MAX_RECORD_BYTES as usize;
 /// The largest checkpoint file.
@@ -100,6 +116,35 @@ pub fn encode_bundle<'a>(entries: impl IntoIterator<Item = &'a [u8]>) -> Vec<u8>
     out
 }
 
+/// An entry bundle as the writer stores it: gzipped (deterministic: no name, no time, default
+/// level). If compression fails (it cannot, into memory), the plain bytes, which readers accept
+/// too.
+pub fn compress_bundle(plain: &[u8]) -> Vec<u8> {
+    use flate2::{Compression, GzBuilder};
+    let mut enc = GzBuilder::new().mtime(0).write(Vec::new(), Compression::default());
+    match enc.write_all(plain).and_then(|()| enc.finish()) {
+        Ok(gz) => gz,
+        Err(_) => plain.to_vec(),
+    }
+}
+
+/// An entry bundle's bytes from its stored bytes: inflated if gzipped (see the module docs),
+/// as they are otherwise. At most [`MAX_BUNDLE_BYTES`] are inflated.
+pub fn decode_bundle(stored: &[u8]) -> Result<std::borrow::Cow<'_, [u8]>, BundleError> {
+    if !stored.starts_with(&GZIP_MAGIC) {
+        return Ok(std::borrow::Cow::Borrowed(stored));
+    }
+    let mut out = Vec::new();
+    flate2::read::GzDecoder::new(stored)
+        .take(MAX_BUNDLE_BYTES as u64 + 1)
+        .read_to_end(&mut out)
+        .map_err(|_| BundleError::Gzip)?;
+    if out.len() > MAX_BUNDLE_BYTES {
+        return Err(BundleError::TooLarge);
+    }
+    Ok(std::borrow::Cow::Owned(out))
+}
+
 /// Why an entry bundle is malformed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum BundleError {
@@ -109,6 +154,12 @@ pub enum BundleError {
     /// More than 256 entries.
     #[error("entry bundle has more than 256 entries")]
     TooMany,
+    /// It starts as gzip but does not inflate.
+    #[error("entry bundle is not valid gzip")]
+    Gzip,
+    /// It inflates to more than [`MAX_BUNDLE_BYTES`].
+    #[error("entry bundle inflates to more than {MAX_BUNDLE_BYTES} bytes")]
+    TooLarge,
 }
 
 /// Why a resource could not be read.
@@ -151,9 +202,9 @@ pub trait LogReader: Sync {
         self.read(&tile_path(level, index, width), MAX_TILE_BYTES)
     }
 
-    /// An entry bundle.
+    /// An entry bundle, as stored: gzipped or plain ([`decode_bundle`] gives its bytes).
     fn bundle(&self, index: u64, width: u64) -> Result<Vec<u8>, ReadError> {
-        self.read(&bundle_path(index, width), MAX_BUNDLE_BYTES)
+        self.read(&bundle_path(index, width), MAX_STORED_BUNDLE_BYTES)
     }
 
     /// A stored record or definition.
@@ -279,6 +330,29 @@ mod tests {
         assert_eq!(tile_width(1, 1, 70_000), 17);
         assert_eq!(tile_width(2, 0, 70_000), 1);
         assert_eq!(tile_width(1, 0, 256), 1);
+    }
+
+    #[test]
+    fn bundles_are_stored_gzipped_and_read_plain_or_gzipped() {
+        // A fogproof entry starts with its prefix, so its plain bundle is not taken for gzip.
+        let entry = [crate::entry::ENTRY_PREFIX, &[7u8; 300][..]].concat();
+        let plain = encode_bundle([&entry[..], b"second"]);
+        let stored = compress_bundle(&plain);
+        assert!(stored.starts_with(&GZIP_MAGIC), "the writer's bundles are gzip");
+        assert!(stored.len() < plain.len(), "and smaller: {} < {}", stored.len(), plain.len());
+        assert_eq!(compress_bundle(&plain), stored, "deterministic");
+        // Both read back to the same entries.
+        assert_eq!(decode_bundle(&stored).unwrap().as_ref(), plain.as_slice());
+        assert_eq!(decode_bundle(&plain).unwrap().as_ref(), plain.as_slice());
+        // Gzip that does not inflate, and gzip that inflates past the limit, are refused.
+        let mut broken = stored.clone();
+        let n = broken.len();
+        broken[n / 2] ^= 0xff;
+        broken.truncate(n - 4);
+        assert_eq!(decode_bundle(&broken), Err(BundleError::Gzip));
+        let bomb = compress_bundle(&vec![0u8; MAX_BUNDLE_BYTES + 1]);
+        assert!(bomb.len() < MAX_STORED_BUNDLE_BYTES);
+        assert_eq!(decode_bundle(&bomb), Err(BundleError::TooLarge));
     }
 
     #[test]

@@ -506,3 +506,108 @@ fn the_no_show_entry_encoding_is_the_documented_one() {
     bad[at] = 2;
     assert!(LedgerEntry::from_bytes(&bad).is_err());
 }
+
+#[test]
+fn bundles_name_unexpected_files_and_missing_proofs() {
+    let log_dir = tempfile::tempdir().unwrap();
+    let (ledger, id) = tournament_log(log_dir.path());
+    let policy = Policy::log_only(ledger.verifier_key().clone());
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().join("bundle");
+    bundle::write(&ledger::store::DirReader::new(log_dir.path()), &id, &dir).unwrap();
+    bundle::verify(&dir, &policy).unwrap();
+    let names = |d: &[bundle::Difference]| d.iter().map(ToString::to_string).collect::<Vec<_>>();
+
+    // A file that is not part of the bundle, anywhere in it, is refused by name: (file added,
+    // what is named, what to remove afterwards).
+    let cases = [
+        ("records/extra.rec", "records/extra.rec", "records/extra.rec"),
+        ("notes.txt", "notes.txt", "notes.txt"),
+        ("proofs/extra/x", "proofs/extra", "proofs/extra"),
+        ("more/deep/file", "more", "more"),
+    ];
+    for (added, named, remove) in cases {
+        let path = dir.join(added);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, b"not part of the bundle").unwrap();
+        let d = bundle::verify(&dir, &policy).unwrap_err();
+        assert!(
+            d.iter().any(|x| x.file == named && x.what.contains("should not be in the bundle")),
+            "{added} added, but the differences are {:?}",
+            names(&d)
+        );
+        let remove = dir.join(remove);
+        if remove.is_dir() {
+            std::fs::remove_dir_all(remove).unwrap();
+        } else {
+            std::fs::remove_file(remove).unwrap();
+        }
+        bundle::verify(&dir, &policy).unwrap();
+    }
+
+    // A removed proof is named as missing, exactly: the tournament's (leaf 1), the round's (2)
+    // and the match's (3).
+    for index in [1u64, 2, 3] {
+        let name = format!("proofs/{index}.tlog-proof");
+        let path = dir.join(&name);
+        let original = std::fs::read(&path).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        let d = bundle::verify(&dir, &policy).unwrap_err();
+        assert_eq!(d[0].file, name, "{:?}", names(&d));
+        assert!(d[0].what.contains("missing"), "{:?}", names(&d));
+        assert!(
+            !d.iter().any(|x| x.file.starts_with("proofs/") && x.file != name),
+            "only the missing proof is named among the proofs: {:?}",
+            names(&d)
+        );
+        std::fs::write(&path, original).unwrap();
+    }
+    bundle::verify(&dir, &policy).unwrap();
+}
+
+/// tlog-tiles: entry bundles SHOULD be compressed (`Content-Encoding: gzip`). The writer stores
+/// them gzipped; every reader (reopening, audit, proofs, bundles) takes them gzipped or plain
+/// (a log written before), and entries hash as their uncompressed bytes.
+#[test]
+fn entry_bundles_are_stored_gzipped_and_read_gzipped_or_plain() {
+    use ledger::store::{GZIP_MAGIC, bundle_path, decode_bundle, parse_bundle, tile_path};
+    let log_dir = tempfile::tempdir().unwrap();
+    let (ledger, id) = tournament_log(log_dir.path());
+    let policy = Policy::log_only(ledger.verifier_key().clone());
+    let size = ledger.checkpoint().checkpoint.size;
+    drop(ledger);
+    let file = log_dir.path().join(bundle_path(0, size));
+    let stored = std::fs::read(&file).unwrap();
+    assert!(stored.starts_with(&GZIP_MAGIC), "the writer stores entry bundles gzipped");
+    let plain = decode_bundle(&stored).unwrap().into_owned();
+    assert_ne!(plain, stored);
+    // The level-0 tile holds the leaf hashes of the uncompressed entries.
+    let tile = std::fs::read(log_dir.path().join(tile_path(0, 0, size))).unwrap();
+    let leaves: Vec<u8> =
+        parse_bundle(&plain).unwrap().iter().flat_map(|e| ledger::merkle::leaf_hash(e)).collect();
+    assert_eq!(leaves, tile);
+
+    let key = SignerKey::from_seed("ledger.fogproof.example/t", KeyKind::Ed25519, [5; 32]).unwrap();
+    for (how, bytes) in [("gzip", &stored), ("plain", &plain)] {
+        std::fs::write(&file, bytes).unwrap();
+        let reader = ledger::store::DirReader::new(log_dir.path());
+        let report = ledger::audit::audit(&reader, &policy, &|_| {}).expect(how);
+        assert!(report.findings.is_empty(), "{how}: {:?}", report.findings);
+        assert_eq!((report.matches, report.tournaments, report.rounds), (2, 1, 1), "{how}");
+        let reopened = Ledger::open(log_dir.path(), key.clone()).expect(how);
+        assert!(reopened.tournament(&id).is_some(), "{how}");
+        drop(reopened);
+        let proof = ledger::service::prove_in(&reader, &id).expect(how);
+        proof.verify(&policy).expect(how);
+        let out = tempfile::tempdir().unwrap();
+        bundle::write(&reader, &id, &out.path().join("b")).expect(how);
+        bundle::verify(&out.path().join("b"), &policy).expect(how);
+    }
+    // Gzip that does not inflate is refused, naming the bundle.
+    let mut broken = stored.clone();
+    broken.truncate(stored.len() - 6);
+    std::fs::write(&file, &broken).unwrap();
+    let reader = ledger::store::DirReader::new(log_dir.path());
+    let err = ledger::audit::audit(&reader, &policy, &|_| {}).unwrap_err().to_string();
+    assert!(err.contains(&bundle_path(0, size)) && err.contains("gzip"), "{err}");
+}

@@ -1,6 +1,7 @@
 //! TRF-16: fixed columns, round trip, and errors that name the line.
 
-use ledger::tournament::definition::{Entrant, System, TournamentDefinition};
+use ledger::tournament::definition::{Entrant, System, TieBreak, TournamentDefinition};
+use ledger::tournament::standings::standings;
 use ledger::tournament::trf::{Trf, TrfError};
 use ledger::tournament::{ByeKind, Game, GameResult, Round};
 use protocol::PublicKey;
@@ -129,4 +130,62 @@ fn odd_bytes_do_not_panic() {
         let _ = Trf::parse(text);
     }
     assert!(matches!(Trf::parse("XXR lots\n001    1"), Err(TrfError::Line { line: 1, .. })));
+}
+
+#[test]
+fn the_rank_column_is_the_final_rank_and_092_names_the_system() {
+    // Starting numbers by rating: High 1, Mid 2, Late 3, Low 4, Unrated 5. After round 1: High
+    // 1 point (rank 1); Mid and Unrated ½ (ranks 2 and 3, by pairing number as the standings
+    // break the tie without tie-breaks); Late and Low 0 (ranks 4 and 5).
+    let d = def();
+    let rounds = vec![Round {
+        games: vec![
+            Game { white: 1, black: 0, result: GameResult::WhiteWins },
+            Game { white: 3, black: 2, result: GameResult::Draw },
+        ],
+        byes: vec![(4, ByeKind::Zero)],
+    }];
+    let text = Trf::from_tournament(&d, &rounds).write();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[2], "092 Individual: Swiss-System");
+    let ranks: Vec<&str> = lines[4..9].iter().map(|l| l[85..89].trim()).collect();
+    // In starting-number order: High, Mid, Late, Low, Unrated.
+    assert_eq!(ranks, ["1", "2", "4", "5", "3"]);
+    // The same as the standings, player by player, with a tie-break and a second round.
+    let mut d2 = def();
+    d2.tie_breaks = vec![TieBreak::SonnebornBerger];
+    let mut two = rounds.clone();
+    two.push(Round {
+        games: vec![
+            // Low beats Unrated, Late beats Mid: High 1½, Late and Low 1, Mid and Unrated ½.
+            Game { white: 0, black: 2, result: GameResult::WhiteWins },
+            Game { white: 4, black: 3, result: GameResult::WhiteWins },
+        ],
+        byes: vec![(1, ByeKind::Half)],
+    });
+    let trf = Trf::from_tournament(&d2, &two);
+    let standings = standings(&d2, &two).expect("standings");
+    for s in &standings {
+        let sn = d2.initial_ranking().iter().position(|&i| i == s.player).unwrap();
+        assert_eq!(trf.players[sn].rank, Some(s.rank), "player {}", s.player);
+    }
+    assert!(
+        trf.players.iter().enumerate().any(|(k, p)| p.rank != Some(k + 1)),
+        "the case has ranks that differ from starting numbers"
+    );
+    // A round still being played does not count: the rank is the completed rounds' standings.
+    let mut pending = two.clone();
+    pending.push(Round {
+        games: vec![Game { white: 1, black: 0, result: GameResult::Pending }],
+        byes: vec![],
+    });
+    assert_eq!(Trf::from_tournament(&d2, &pending).players, trf.players);
+
+    let mut rr = def();
+    rr.system = System::RoundRobin { double: false };
+    let text = Trf::from_tournament(&rr, &rounds).write();
+    assert_eq!(text.lines().nth(2), Some("092 Individual: Round-Robin"));
+    let back = Trf::parse(&text).expect("parses");
+    assert_eq!(back.system, "Individual: Round-Robin");
+    assert_eq!(back.write(), text);
 }

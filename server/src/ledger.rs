@@ -326,14 +326,21 @@ pub async fn serve_file(shared: &Arc<Shared>, path: &str) -> Result<Response, Ap
         // Its bytes never change, but it is deleted once the full tile exists: cache briefly.
         LedgerFile::PartialTile => ("application/octet-stream", "public, max-age=60"),
     };
-    Ok((
+    // Entry bundles are stored gzipped (older logs: plain) and served as stored; tlog-tiles lets
+    // a log send `Content-Encoding: gzip` with no negotiation.
+    let gzip = path.starts_with("tile/entries/") && bytes.starts_with(&ledger::store::GZIP_MAGIC);
+    let mut response = (
         [
             (header::CONTENT_TYPE, HeaderValue::from_static(content_type)),
             (header::CACHE_CONTROL, HeaderValue::from_static(cache)),
         ],
         bytes,
     )
-        .into_response())
+        .into_response();
+    if gzip {
+        response.headers_mut().insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
+    }
+    Ok(response)
 }
 
 /// The server's finish hook for the ledger: counts the match (`LEDGER_FINISHED`). The appender's

@@ -153,6 +153,8 @@ async fn a_finished_match_is_served_in_the_log_and_its_inclusion_verifies() {
     assert_eq!(served_record, record, "the record under /ledger/records/ is the match's");
     assert!(bundle_head.contains("content-type: application/octet-stream"), "{bundle_head}");
     assert!(bundle_head.contains("cache-control: public"), "{bundle_head}");
+    // Entry bundles are stored gzipped and served as stored (tlog-tiles: Content-Encoding).
+    assert!(bundle_head.contains("content-encoding: gzip"), "{bundle_head}");
     // The API's proof is the same tlog-proof, and verifies too.
     let api_proof =
         ledger::proof::TlogProof::parse(proof["tlog_proof"].as_str().expect("text").as_bytes())

@@ -16,11 +16,14 @@
 //!   residents. Unpaired players float down to the next bracket.
 //! - Quality criteria, as one cost compared field by field (see `cost`): most pairs (C.5),
 //!   lowest downfloater scores (C.6), most pairs and then lowest unpaired scores in the next
-//!   bracket (C.8 of the 2017 text, "choose downfloaters for the next bracket's sake"), the
-//!   topscorer colour criteria, unmet colour preferences, unmet strong preferences, repeated
-//!   downfloats and upfloats from one and two rounds before, and the scores involved in them
-//!   (C.10–C.19). The order and the exact terms follow bbpPairings' edge weights as
-//!   `caissify-pairings` documents them.
+//!   bracket (C.8 of the 2017 text, "choose downfloaters for the next bracket's sake"), then
+//!   C9 (bbpPairings' numbering): the fewest unplayed games (rounds not played over the board:
+//!   byes, forfeits, absences) for the player who gets the pairing-allocated bye, wherever a
+//!   bracket's candidate fixes who that is (it leaves one player unpaired and nobody below can
+//!   take the bye; always so in the last bracket), then the topscorer colour criteria, unmet
+//!   colour preferences, unmet strong preferences, repeated downfloats and upfloats from one
+//!   and two rounds before, and the scores involved in them (C.10–C.19). The order and the
+//!   exact terms follow bbpPairings' edge weights as `caissify-pairings` documents them.
 //! - Each bracket in two passes: a branch-and-bound search finds the best cost any candidate
 //!   reaches; then candidates are generated in the Dutch order (MDP-pairing transpositions, then
 //!   for the remainder S1 = upper half against S2: transpositions of S2 in lexicographic order,
@@ -39,14 +42,19 @@
 //! one size are only tried while there are at most [`MAX_EXCHANGES`] of them; the optimum search
 //! stops after [`CANDIDATE_BUDGET`] steps and keeps the best found, and if the Dutch-order pass
 //! does not reach the optimum within [`ORDER_BUDGET`] steps the first pass's candidate is used;
-//! C.9 of the 2017 text (minimise the PAB assignee's unplayed games) is not applied; the
-//! current bracket's pairs come before its scores and the next bracket's pairs before its
-//! scores, where bbpPairings' weights fold each pair into its score. Byes: a zero-point or
-//! half-point bye (absence) does not make a player ineligible for the PAB (as in FIDE C.04.1 and
-//! bbpPairings; `caissify-pairings` 0.5.0 counts any bye); every round not played counts as a
-//! downfloat (C.04.3 A.4.b). Measured agreement with the oracle: see `tests/pairing_oracle.rs`.
+//! C9 is not weighed where a bracket leaves several players unpaired and the bye must be one of
+//! them (the next bracket weighs it if it leaves one); the current bracket's pairs come before
+//! its scores and the next bracket's pairs before its scores, where bbpPairings' weights fold
+//! each pair into its score. Byes: a zero-point or half-point bye (absence) does not make a
+//! player ineligible for the PAB (as in FIDE C.04.1 and bbpPairings; `caissify-pairings` 0.5.0
+//! counts any bye). Floats: every round not played over
+//! the board counts as a downfloat, as C.04.3 A.4.b says ("a player who, for whatever reason,
+//! does not play in a round, also receives a downfloat"): any bye, a forfeit win, a forfeit
+//! loss and both sides of a double forfeit (`caissify-pairings` 0.5.0 gives no float for a
+//! forfeit loss or a double forfeit, bbpPairings the float the scores would give a played
+//! game). Measured agreement with the oracle: see `tests/pairing_oracle.rs`.
 
-use super::{ByeKind, GameResult, PairingError, Pairings, PlayerIndex, Round};
+use super::{ByeKind, PairingError, Pairings, PlayerIndex, Round};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The most search steps of a bracket's optimum search (pass 1) before the best so far is taken.
@@ -84,6 +92,8 @@ struct P {
     floats: Vec<Float>,
     opponents: BTreeSet<PlayerIndex>,
     bye_ok: bool,
+    /// Rounds so far not played over the board (byes, forfeits, absences): C9's count.
+    unplayed: u32,
 }
 
 impl P {
@@ -145,6 +155,7 @@ fn players(ranking: &[PlayerIndex], rounds: &[Round]) -> Vec<P> {
             floats: Vec::new(),
             opponents: BTreeSet::new(),
             bye_ok: true,
+            unplayed: 0,
         })
         .collect();
     for round in rounds {
@@ -168,17 +179,14 @@ fn players(ranking: &[PlayerIndex], rounds: &[Round]) -> Vec<P> {
                 float[w] = fw;
                 float[b] = fb;
             } else {
+                // Not played over the board: a forfeit (either side) or a double forfeit. A.4.b:
+                // "a player who, for whatever reason, does not play in a round, also receives a
+                // downfloat": the winner, the loser, and both sides of a double forfeit.
                 for (p, pts) in [(w, pw), (b, pb)] {
                     if pts == 2 {
                         ps[p].bye_ok = false;
-                        float[p] = Float::Down;
-                    } else {
-                        float[p] = Float::None;
                     }
-                }
-                if g.result == GameResult::DoubleForfeit {
-                    float[w] = Float::None;
-                    float[b] = Float::None;
+                    float[p] = Float::Down;
                 }
             }
         }
@@ -191,6 +199,10 @@ fn players(ranking: &[PlayerIndex], rounds: &[Round]) -> Vec<P> {
         for (p, f) in ps.iter_mut().zip(float) {
             p.floats.push(f);
         }
+    }
+    for p in &mut ps {
+        // Colours are kept for games played over the board only.
+        p.unplayed = (rounds.len() - p.colours.len()) as u32;
     }
     ps
 }
@@ -442,7 +454,7 @@ impl<'a> Ctx<'a> {
 /// The quality criteria of a bracket candidate as one cost, compared field by field
 /// (lexicographically, lower is better); the fields are indexed by the constants of [`cost`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
-struct Cost([u32; 16]);
+struct Cost([u32; 17]);
 
 impl Cost {
     /// Whether some field is above `target`'s: then no completion of this partial cost can
@@ -498,32 +510,36 @@ mod cost {
     pub const NEXT: usize = 2;
     /// C.8: their half-points (so downfloaters are paired in the next bracket if they can).
     pub const NEXT_SCORE: usize = 3;
+    /// C9 (as bbpPairings and `caissify-pairings` number it, and in their place: after the
+    /// next bracket, before the colour criteria): the unplayed games of the assignee of the
+    /// pairing-allocated bye, when a candidate fixes who that is (see `Ctx::bye_cost`).
+    pub const BYE_UNPLAYED: usize = 4;
     /// C.8 (topscorers, last round): pairs where both have a colour difference beyond ±1 and
     /// the same preference.
-    pub const TOP_IMBALANCE: usize = 4;
+    pub const TOP_IMBALANCE: usize = 5;
     /// C.9 (topscorers, last round): pairs of absolute preferences where one gets the same
     /// colour a third time running.
-    pub const TOP_REPEAT: usize = 5;
+    pub const TOP_REPEAT: usize = 6;
     /// C.10: pairs whose colour preferences clash.
-    pub const COLOUR: usize = 6;
+    pub const COLOUR: usize = 7;
     /// C.11: pairs whose strong colour preferences clash.
-    pub const STRONG: usize = 7;
+    pub const STRONG: usize = 8;
     /// C.12: repeated downfloats from last round.
-    pub const DOWN1: usize = 8;
+    pub const DOWN1: usize = 9;
     /// C.13: repeated upfloats from last round.
-    pub const UP1: usize = 9;
+    pub const UP1: usize = 10;
     /// C.14: repeated downfloats from two rounds ago.
-    pub const DOWN2: usize = 10;
+    pub const DOWN2: usize = 11;
     /// C.15: repeated upfloats from two rounds ago.
-    pub const UP2: usize = 11;
+    pub const UP2: usize = 12;
     /// C.16: scores (plus one) of last round's downfloaters floating again.
-    pub const DOWN1_SCORE: usize = 12;
+    pub const DOWN1_SCORE: usize = 13;
     /// C.17: scores (plus one) of the opponents of last round's upfloaters floating up again.
-    pub const UP1_SCORE: usize = 13;
+    pub const UP1_SCORE: usize = 14;
     /// C.18: as C.16, two rounds ago.
-    pub const DOWN2_SCORE: usize = 14;
+    pub const DOWN2_SCORE: usize = 15;
     /// C.19: as C.17, two rounds ago.
-    pub const UP2_SCORE: usize = 15;
+    pub const UP2_SCORE: usize = 16;
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -676,6 +692,22 @@ impl<'a> Ctx<'a> {
         self.next_search(group, rest, k + 1, st);
         st.unmatched.pop();
         st.used[k] = false;
+    }
+
+    /// C9: when a candidate leaves exactly one player unpaired and nobody below the bracket
+    /// can take the pairing-allocated bye (always so in the last bracket), that player is the
+    /// bye's assignee, and the candidate costs their unplayed games.
+    fn bye_cost(&self, left: &[usize], below: &[usize]) -> Cost {
+        let ps = self.ps;
+        let &[x] = left else {
+            return Cost::default();
+        };
+        if ps.len().is_multiple_of(2)
+            || below.iter().any(|&j| ps[j].bye_ok && ps[j].score <= self.bye_score)
+        {
+            return Cost::default();
+        }
+        Cost::of(cost::BYE_UNPLAYED, ps[x].unplayed)
     }
 
     fn left_cost(&self, a: usize) -> Cost {
@@ -858,7 +890,7 @@ impl<'a> Ctx<'a> {
             }
             let mut left: Vec<usize> = l.extra_left.to_vec();
             left.extend(rest);
-            total += self.next_cost(&left, l.below);
+            total += self.next_cost(&left, l.below) + self.bye_cost(&left, l.below);
             if total != o.target {
                 return;
             }
@@ -923,7 +955,7 @@ impl<'a> Ctx<'a> {
                 return;
             }
             let left: Vec<usize> = d.left.clone();
-            let total = d.cost + self.next_cost(&left, below);
+            let total = d.cost + self.next_cost(&left, below) + self.bye_cost(&left, below);
             if d.best.as_ref().is_some_and(|b| total >= b.0) {
                 return;
             }

@@ -1,18 +1,24 @@
 //! FIDE TRF-16 tournament report files: export and import of players and rounds.
 //!
-//! Written: `012` (name), `062` (player count), `092` (system), `XXR` (number of rounds, the
-//! convention of pairing programs) and one fixed-width `001` line per player, in starting-number
-//! order (our initial ranking: starting number = pairing number). Each round is a 10-column block
-//! from column 92: opponent's starting number (4 digits), colour `w`/`b`, result (`1 0 = + -`);
-//! byes are `0000 - U` (pairing-allocated), `H` (half point), `Z` (zero), `F` (full point); a round
-//! in which the player has no entry at all is left blank. A game without a result is written with
-//! a blank result column.
+//! Written: `012` (tournament name), `062` (number of players), `092` (type of tournament:
+//! `Individual: Swiss-System` or `Individual: Round-Robin`, after the definition's system), `XXR`
+//! (number of rounds, the convention of pairing programs) and one fixed-width `001` line per
+//! player, in starting-number order (our initial ranking: starting number = pairing number).
+//! The `001` line's columns (1-based, TRF-16): 1-3 `001`, 5-8 starting rank, 10 sex, 11-13
+//! title, 15-47 name, 49-52 FIDE rating, 54-56 federation, 58-68 FIDE number, 70-79 birth date,
+//! 81-84 points, 86-89 rank (the final rank: the place in the standings after the rounds with
+//! every result in, ties broken as the standings break them; blank if they cannot be computed).
+//! Each round is a 10-column block from column 92: opponent's starting number (4 digits), colour
+//! `w`/`b`, result (`1 0 = + -`); byes are `0000 - U` (pairing-allocated), `H` (half point), `Z`
+//! (zero), `F` (full point); a round in which the player has no entry at all is left blank. A game
+//! without a result is written with a blank result column.
 //!
-//! Read: the same subset. Other record types are ignored, as TRF-16 allows. Departures: ratings
-//! are only the `001` line's FIDE rating (0 or blank = unrated); dates, federations, titles and
-//! FIDE ids are not kept. A double forfeit is written `-` on both sides.
+//! Read: the same subset (the `092` text is kept as it is written). Other record types are
+//! ignored, as TRF-16 allows. Departures: ratings are only the `001` line's FIDE rating (0 or
+//! blank = unrated); dates, federations, titles and FIDE ids are not kept. A double forfeit is
+//! written `-` on both sides.
 
-use super::definition::TournamentDefinition;
+use super::definition::{System, TournamentDefinition};
 use super::{ByeKind, Game, GameResult, PlayerIndex, Round};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -24,6 +30,8 @@ pub struct TrfPlayer {
     pub name: String,
     /// Rating, if rated.
     pub rating: Option<u16>,
+    /// The rank column (86-89): the final rank, if known.
+    pub rank: Option<usize>,
 }
 
 /// A tournament as TRF-16 holds it: players in starting-number order, rounds in those numbers.
@@ -31,6 +39,8 @@ pub struct TrfPlayer {
 pub struct Trf {
     /// Tournament name.
     pub name: String,
+    /// Type of tournament (`092`), e.g. `Individual: Swiss-System`; empty: no `092` line.
+    pub system: String,
     /// Planned number of rounds (`XXR`).
     pub total_rounds: u32,
     /// Players, starting number 1 first.
@@ -68,14 +78,34 @@ impl Trf {
             number[i] = k;
         }
         let map = |i: PlayerIndex| number.get(i).copied().unwrap_or(i);
+        // The final rank: the standings after the rounds with every result in.
+        let complete: Vec<Round> = rounds
+            .iter()
+            .filter(|r| r.games.iter().all(|g| g.result != GameResult::Pending))
+            .cloned()
+            .collect();
+        let mut rank: Vec<Option<usize>> = vec![None; def.players.len()];
+        if let Ok(standings) = super::standings::standings(def, &complete) {
+            for s in standings {
+                if let Some(r) = rank.get_mut(s.player) {
+                    *r = Some(s.rank);
+                }
+            }
+        }
+        let system = match def.system {
+            System::Swiss { .. } => "Individual: Swiss-System",
+            System::RoundRobin { .. } => "Individual: Round-Robin",
+        };
         Trf {
             name: def.name.clone(),
+            system: system.into(),
             total_rounds: def.rounds(),
             players: ranking
                 .iter()
                 .map(|&i| TrfPlayer {
                     name: def.players[i].name.clone(),
                     rating: def.players[i].rating,
+                    rank: rank[i],
                 })
                 .collect(),
             rounds: rounds
@@ -123,7 +153,9 @@ impl Trf {
         let mut out = String::new();
         let _ = writeln!(out, "012 {}", one_line(&self.name));
         let _ = writeln!(out, "062 {}", self.players.len());
-        let _ = writeln!(out, "092 Individual: Swiss-System");
+        if !self.system.is_empty() {
+            let _ = writeln!(out, "092 {}", one_line(&self.system));
+        }
         let _ = writeln!(out, "XXR {}", self.total_rounds);
         let pts = self.half_points();
         for (i, p) in self.players.iter().enumerate() {
@@ -139,7 +171,7 @@ impl Trf {
                 "",
                 "",
                 format!("{}.{}", pts[i] / 2, if pts[i] % 2 == 1 { 5 } else { 0 }),
-                i + 1,
+                p.rank.map(|r| r.to_string()).unwrap_or_default(),
             );
             for r in &self.rounds {
                 line.push_str(&block(r, i));
@@ -152,9 +184,10 @@ impl Trf {
     /// Reads TRF-16 text.
     pub fn parse(text: &str) -> Result<Trf, TrfError> {
         let mut name = String::new();
+        let mut system = String::new();
         let mut total_rounds = None;
-        // Starting number -> (line, name, rating, blocks).
-        let mut lines: BTreeMap<usize, (usize, String, Option<u16>, Vec<Block>)> = BTreeMap::new();
+        // Starting number -> (line, player, blocks).
+        let mut lines: BTreeMap<usize, (usize, TrfPlayer, Vec<Block>)> = BTreeMap::new();
         for (k, raw) in text.lines().enumerate() {
             let ln = k + 1;
             let raw = raw.trim_end_matches('\r');
@@ -163,14 +196,15 @@ impl Trf {
             };
             match code {
                 "012" => name = rest.trim().to_string(),
+                "092" => system = rest.trim().to_string(),
                 "XXR" => {
                     total_rounds = Some(rest.trim().parse::<u32>().map_err(|_| {
                         line_err(ln, format!("XXR rounds '{}' is not a number", rest.trim()))
                     })?)
                 }
                 "001" => {
-                    let (sn, pname, rating, blocks) = parse_player(ln, raw)?;
-                    if lines.insert(sn, (ln, pname, rating, blocks)).is_some() {
+                    let (sn, player, blocks) = parse_player(ln, raw)?;
+                    if lines.insert(sn, (ln, player, blocks)).is_some() {
                         return Err(line_err(ln, format!("starting number {sn} appears twice")));
                     }
                 }
@@ -188,9 +222,9 @@ impl Trf {
                 "starting numbers must be 1..={n}, found {last}"
             )));
         }
-        let played = lines.values().map(|v| v.3.len()).max().unwrap_or(0);
+        let played = lines.values().map(|v| v.2.len()).max().unwrap_or(0);
         let mut rounds = vec![Round::default(); played];
-        for (&sn, (ln, _, _, blocks)) in &lines {
+        for (&sn, (ln, _, blocks)) in &lines {
             let me = sn - 1;
             for (r, b) in blocks.iter().enumerate() {
                 match *b {
@@ -204,7 +238,7 @@ impl Trf {
                             ));
                         }
                         let opp = opponent - 1;
-                        let theirs = lines.get(&opponent).and_then(|v| v.3.get(r)).copied();
+                        let theirs = lines.get(&opponent).and_then(|v| v.2.get(r)).copied();
                         let Some(Block::Game {
                             opponent: back,
                             white: their_white,
@@ -244,11 +278,9 @@ impl Trf {
         }
         Ok(Trf {
             name,
+            system,
             total_rounds: total_rounds.unwrap_or(played as u32),
-            players: lines
-                .into_values()
-                .map(|(_, name, rating, _)| TrfPlayer { name, rating })
-                .collect(),
+            players: lines.into_values().map(|(_, player, _)| player).collect(),
             rounds,
         })
     }
@@ -301,7 +333,7 @@ enum Block {
     Game { opponent: usize, white: bool, result: Option<char> },
 }
 
-type PlayerLine = (usize, String, Option<u16>, Vec<Block>);
+type PlayerLine = (usize, TrfPlayer, Vec<Block>);
 
 fn field(raw: &str, from: usize, to: usize) -> &str {
     let end = to.min(raw.len());
@@ -328,6 +360,16 @@ fn parse_player(ln: usize, raw: &str) -> Result<PlayerLine, TrfError> {
             .parse()
             .map_err(|_| line_err(ln, format!("rating '{rating_text}' is not a number")))?;
         (r != 0).then_some(r)
+    };
+    let rank_text = field(raw, 85, 89).trim();
+    let rank = if rank_text.is_empty() {
+        None
+    } else {
+        Some(
+            rank_text
+                .parse::<usize>()
+                .map_err(|_| line_err(ln, format!("rank '{rank_text}' is not a number")))?,
+        )
     };
     let mut blocks = Vec::new();
     let mut pos = 91;
@@ -375,7 +417,7 @@ fn parse_player(ln: usize, raw: &str) -> Result<PlayerLine, TrfError> {
     while blocks.last() == Some(&Block::Empty) {
         blocks.pop();
     }
-    Ok((sn, name, rating, blocks))
+    Ok((sn, TrfPlayer { name, rating, rank }, blocks))
 }
 
 /// White's and black's result characters as one game result.

@@ -9,10 +9,12 @@ type 0x01; tlog-cosignature: timestamped witness cosignatures, type 0x04, at lea
 them), reads every entry bundle and hash tile of tlog-tiles, re-hashes entries into level-0 tiles
 and full tiles into the level above (RFC 6962), recomputes the root, then checks the tlog-proof
 file (the entry in its extra line, the inclusion proof, the same checkpoint). Prints one line
-starting with OK, or FAIL and the reason (exit status 1).
+starting with OK, or FAIL and the reason (exit status 1). Entry bundles may be stored gzipped (as
+a log serves them with `Content-Encoding: gzip`): they are inflated, as an HTTP client would.
 """
 
 import base64
+import gzip
 import hashlib
 import os
 import sys
@@ -119,6 +121,8 @@ def root_from_tiles(d, size):
     for n in range((size + 255) // 256):
         width = min(256, size - 256 * n)
         bundle = tile_file(d, "entries", n, width)
+        if bundle[:2] == b"\x1f\x8b":
+            bundle = gzip.decompress(bundle)
         entries, at = [], 0
         while at < len(bundle):
             ln = int.from_bytes(bundle[at : at + 2], "big")
