@@ -1118,7 +1118,7 @@ def points_str(half):
 BYE_JSON = {"Zero": "zero", "Half": "half", "Full": "full"}
 
 
-def pairings_json(df, tid, rounds):
+def pairings_json(df, tid, rounds, tournament_entry):
     out_rounds = []
     for rd in rounds:
         out_rounds.append({
@@ -1130,8 +1130,8 @@ def pairings_json(df, tid, rounds):
             "pairing_allocated_bye": player_json(df, rd.pab) if rd.pab is not None else None,
             "round": rd.number,
         })
-    return to_json({"name": df["name"], "rounds": out_rounds, "tournament": tid.hex(),
-                    "variant": df["variant"]})
+    return to_json({"entry": tournament_entry, "name": df["name"], "rounds": out_rounds,
+                    "tournament": tid.hex(), "variant": df["variant"]})
 
 
 def standings_json(df, rounds):
@@ -1424,7 +1424,7 @@ def check_bundle(bdir, log_key, witnesses, quorum, rep, swiss_fallback=True):
 
     # 6. The derived files.
     want = {
-        "pairings.json": pairings_json(df, tid, rounds).encode("utf-8"),
+        "pairings.json": pairings_json(df, tid, rounds, min(entries)).encode("utf-8"),
         "standings.json": standings_json(df, rounds).encode("utf-8"),
         "ratings.json": ratings_json(df, match_entries).encode("utf-8"),
     }

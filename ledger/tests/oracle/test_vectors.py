@@ -271,9 +271,11 @@ def main(argv):
                                             " ".join(str(v) for _, v in tbs)))
     t.eq("standings-table", rows, B["standings-table"].splitlines())
     t.eq("standings-json", lr.standings_json(sdf, rounds), B["standings-json"])
-    m = re.search(r"tournament id `([0-9a-f]{2})`×32, name `([^`]*)`, variant `([^`]*)`", text)
+    m = re.search(r"tournament id `([0-9a-f]{2})`×32, name `([^`]*)`, variant `([^`]*)`,\s+"
+                  r"the tournament entry at leaf (\d+)", text)
     sdf["name"], sdf["variant"] = m.group(2), m.group(3)
-    t.eq("pairings-json", lr.pairings_json(sdf, bytes.fromhex(m.group(1)) * 32, rounds),
+    t.eq("pairings-json", lr.pairings_json(sdf, bytes.fromhex(m.group(1)) * 32, rounds,
+                                           int(m.group(4))),
          B["pairings-json"])
 
     # The rating update.
