@@ -391,6 +391,11 @@ fn reset(stream: TcpStream) {
     drop(stream);
 }
 
+/// Until `stop` is true (or its sender is gone).
+async fn stopped(stop: &mut tokio::sync::watch::Receiver<bool>) {
+    let _ = stop.wait_for(|v| *v).await;
+}
+
 /// Serves `app` on `listener` until `stop` turns true, then gives the open connections
 /// `shutdown_grace_ms` and closes the rest.
 pub async fn serve(
@@ -400,10 +405,11 @@ pub async fn serve(
     mut stop: tokio::sync::watch::Receiver<bool>,
 ) -> io::Result<()> {
     let mut conns: JoinSet<()> = JoinSet::new();
+    let for_conns = stop.clone();
     loop {
         tokio::select! {
             biased;
-            _ = stop.wait_for(|v| *v) => break,
+            () = stopped(&mut stop) => break,
             Some(_) = conns.join_next(), if !conns.is_empty() => {}
             accepted = listener.accept() => match accepted {
                 Ok((stream, peer)) => match gate.admit(peer.ip()) {
@@ -414,7 +420,7 @@ pub async fn serve(
                             forwarded: Mutex::new(None),
                             started: AtomicBool::new(false),
                         });
-                        conns.spawn(connection(stream, held, app.clone(), stop.clone()));
+                        conns.spawn(connection(stream, held, app.clone(), for_conns.clone()));
                     }
                     Err(why) => {
                         metrics::counter!(TCP_REFUSED, "limit" => why.limit()).increment(1);
@@ -519,7 +525,7 @@ async fn connection(
                     break;
                 }
             }
-            _ = stop.wait_for(|v| *v), if !draining => {
+            () = stopped(&mut stop), if !draining => {
                 draining = true;
                 conn.as_mut().graceful_shutdown();
             }

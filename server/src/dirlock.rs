@@ -64,7 +64,7 @@ pub fn lock_dir(dir: &Path) -> Result<DirLock, LockError> {
                 .map(|s| s.trim().to_owned())
                 .filter(|s| !s.is_empty() && s.len() <= 20 && s.bytes().all(|b| b.is_ascii_digit()))
                 .unwrap_or_else(|| "unknown".into());
-            return Err(LockError::Held { dir: dir.to_path_buf(), lock: path, pid });
+            return Err(LockError::Held { dir: dir.to_path_buf(), lock: path.clone(), pid });
         }
         Err(TryLockError::Error(e)) => return Err(io(e)),
     }
