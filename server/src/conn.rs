@@ -472,7 +472,6 @@ async fn connection(
     {
         tracing::debug!(error = %e, "could not set the send buffer");
     }
-    let _ = stream.set_nodelay(true);
     let io = TokioIo::new(Stream {
         inner: stream,
         stall: settings.write_stall,
