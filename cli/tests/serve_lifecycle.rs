@@ -14,8 +14,8 @@ mod common;
 use common::{free_port, serve, up};
 
 fn dir(name: &str) -> PathBuf {
-    let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("{name}-{}", std::process::id()));
+    let d =
+        PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     d
 }
@@ -57,10 +57,8 @@ async fn sigterm_ends_serve_within_its_grace_while_a_client_holds_half_a_request
     let mut head = tokio::net::TcpStream::connect(("127.0.0.1", port)).await.expect("connect");
     head.write_all(b"GET /healthz HTTP/1.1\r\nHo").await.expect("half a head");
     tokio::time::sleep(Duration::from_millis(300)).await;
-    let killed = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .expect("kill runs");
+    let killed =
+        Command::new("kill").args(["-TERM", &child.id().to_string()]).status().expect("kill runs");
     assert!(killed.success());
     let status = tokio::task::spawn_blocking(move || {
         let s = exited(&mut child, Duration::from_secs(15));

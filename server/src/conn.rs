@@ -161,7 +161,9 @@ impl Refused {
 impl std::fmt::Display for Refused {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Refused::Total(n) => write!(f, "the server holds {n} connections (max_tcp_connections)"),
+            Refused::Total(n) => {
+                write!(f, "the server holds {n} connections (max_tcp_connections)")
+            }
             Refused::Address(ip, n) => {
                 write!(f, "{ip} has {n} connections open (max_tcp_connections_per_address)")
             }
@@ -343,7 +345,11 @@ impl AsyncRead for Stream {
 }
 
 impl AsyncWrite for Stream {
-    fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
         let me = self.get_mut();
         let p = Pin::new(&mut me.inner).poll_write(cx, buf);
         me.done(p, cx)
@@ -379,8 +385,8 @@ impl AsyncWrite for Stream {
 /// The answer to a forwarded request over its address's cap: `503`, and the connection
 /// closes.
 fn refusal(why: &Refused) -> Response {
-    let mut r = crate::api::AppError::new(StatusCode::SERVICE_UNAVAILABLE, why.to_string())
-        .into_response();
+    let mut r =
+        crate::api::AppError::new(StatusCode::SERVICE_UNAVAILABLE, why.to_string()).into_response();
     r.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
     r
 }
@@ -468,7 +474,8 @@ async fn connection(
 ) {
     let settings = held.slot.gate.settings;
     if settings.send_buffer_bytes > 0
-        && let Err(e) = socket2::SockRef::from(&stream).set_send_buffer_size(settings.send_buffer_bytes)
+        && let Err(e) =
+            socket2::SockRef::from(&stream).set_send_buffer_size(settings.send_buffer_bytes)
     {
         tracing::debug!(error = %e, "could not set the send buffer");
     }
@@ -479,22 +486,23 @@ async fn connection(
         _held: held.clone(),
     });
     let h = held.clone();
-    let service = hyper::service::service_fn(move |mut req: hyper::Request<hyper::body::Incoming>| {
-        let app = app.clone();
-        let held = h.clone();
-        async move {
-            held.started.store(true, Ordering::Relaxed);
-            if settings.trust_forwarded_for
-                && let Some(ip) = client_address(true, req.headers(), Some(held.peer))
-                && let Err(why) = held.forwarded(ip)
-            {
-                metrics::counter!(TCP_REFUSED, "limit" => why.limit()).increment(1);
-                return Ok::<_, std::convert::Infallible>(refusal(&why));
+    let service =
+        hyper::service::service_fn(move |mut req: hyper::Request<hyper::body::Incoming>| {
+            let app = app.clone();
+            let held = h.clone();
+            async move {
+                held.started.store(true, Ordering::Relaxed);
+                if settings.trust_forwarded_for
+                    && let Some(ip) = client_address(true, req.headers(), Some(held.peer))
+                    && let Err(why) = held.forwarded(ip)
+                {
+                    metrics::counter!(TCP_REFUSED, "limit" => why.limit()).increment(1);
+                    return Ok::<_, std::convert::Infallible>(refusal(&why));
+                }
+                req.extensions_mut().insert(ConnectInfo(held.peer));
+                tower::ServiceExt::oneshot(app, req.map(axum::body::Body::new)).await
             }
-            req.extensions_mut().insert(ConnectInfo(held.peer));
-            tower::ServiceExt::oneshot(app, req.map(axum::body::Body::new)).await
-        }
-    });
+        });
     let mut builder = hyper::server::conn::http1::Builder::new();
     builder.timer(TokioTimer::new()).header_read_timeout(settings.keep_alive_idle).keep_alive(true);
     let conn = builder.serve_connection(io, service).with_upgrades();

@@ -54,8 +54,13 @@ pub fn lock_dir(dir: &Path) -> Result<DirLock, LockError> {
     let path = dir.join(LOCK_FILE);
     let io = |source| LockError::Io { path: path.clone(), source };
     std::fs::create_dir_all(dir).map_err(io)?;
-    let mut file =
-        OpenOptions::new().read(true).write(true).create(true).truncate(false).open(&path).map_err(io)?;
+    let mut file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&path)
+        .map_err(io)?;
     match file.try_lock() {
         Ok(()) => {}
         Err(TryLockError::WouldBlock) => {

@@ -137,8 +137,11 @@ pub async fn reconcile(shared: &Arc<Shared>, l: &Arc<ServerLedger>) -> Result<us
     let mut after: Option<protocol::MatchId> = None;
     let mut missing = Vec::new();
     loop {
-        let ids =
-            shared.store.appended_after(after.as_ref(), RECONCILE_PAGE).await.map_err(|e| e.to_string())?;
+        let ids = shared
+            .store
+            .appended_after(after.as_ref(), RECONCILE_PAGE)
+            .await
+            .map_err(|e| e.to_string())?;
         let Some(last) = ids.last().copied() else { break };
         after = Some(last);
         let lacking: Vec<protocol::MatchId> = l

@@ -280,7 +280,8 @@ async fn behind_a_proxy_the_cap_counts_the_forwarded_address_the_proxy_added() {
     .await;
     let addr = net.server.as_ref().expect("running").addr;
     let g = gate(&net);
-    let request = |xff: &str| format!("GET /healthz HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: {xff}\r\n\r\n");
+    let request =
+        |xff: &str| format!("GET /healthz HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: {xff}\r\n\r\n");
     // Every connection comes from the proxy (127.0.0.1): the cap applies per forwarded
     // address, not to the proxy (the umpire, which sends no header, counts as the proxy's own
     // loopback address, spared).
@@ -294,7 +295,8 @@ async fn behind_a_proxy_the_cap_counts_the_forwarded_address_the_proxy_added() {
     assert_eq!(g.of_address(ip("203.0.113.9")), 2);
     assert_eq!(g.of_address(ip("6.6.6.6")), 0, "the client's own word counts for nothing");
     let mut third = TcpStream::connect(addr).await.expect("connect");
-    let head = exchange(&mut third, &request("203.0.113.9"), "max_tcp_connections_per_address").await;
+    let head =
+        exchange(&mut third, &request("203.0.113.9"), "max_tcp_connections_per_address").await;
     assert!(head.starts_with("HTTP/1.1 503"), "{head}");
     assert!(closed_within(&mut third, Duration::from_secs(5)).await, "and closed");
     // Naming the capped address first changes nothing: the proxy's hop is the last one.
@@ -360,10 +362,7 @@ async fn a_match_marked_appended_that_the_log_lacks_is_appended_at_start_by_the_
         let store =
             server::store::sqlite::SqliteStore::open(&dir.join("server")).await.expect("store");
         let id = store_finished(&store, 41).await;
-        store
-            .mark_ledgered(&[(id, server::store::LedgerMark::Appended)])
-            .await
-            .expect("marked");
+        store.mark_ledgered(&[(id, server::store::LedgerMark::Appended)]).await.expect("marked");
         assert!(store.unledgered(10).await.expect("store").is_empty());
         id
     };
