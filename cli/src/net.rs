@@ -63,6 +63,10 @@ pub struct ServeArgs {
     /// peers are spared).
     #[arg(long, default_value_t = server::Limits::DEFAULT.max_tcp_connections_per_address)]
     max_connections_per_address: usize,
+    /// Apply `--max-connections-per-address` to loopback peers too (they are spared by
+    /// default: the umpire service and the house bot connect over loopback).
+    #[arg(long)]
+    cap_loopback: bool,
     /// Time from a connection to its first complete request head, in ms
     /// (`max_request_head_wait_ms`).
     #[arg(long, default_value_t = server::Limits::DEFAULT.max_request_head_wait_ms)]
@@ -219,6 +223,7 @@ pub fn serve(args: ServeArgs, out: &mut impl Write) -> Result<()> {
         config.trust_forwarded_for = args.trust_forwarded_for;
         config.limits.max_tcp_connections = args.max_tcp_connections;
         config.limits.max_tcp_connections_per_address = args.max_connections_per_address;
+        config.limits.spare_loopback_per_address = !args.cap_loopback;
         config.limits.max_request_head_wait_ms = args.request_head_wait_ms;
         config.limits.max_keep_alive_idle_ms = args.keep_alive_idle_ms;
         config.limits.max_write_stall_ms = args.write_stall_ms;
