@@ -50,6 +50,39 @@ pub struct ServeArgs {
     /// another (the load test's `--umpire-process`).
     #[arg(long, conflicts_with = "no_umpire")]
     external_umpire: bool,
+    /// Behind a reverse proxy only: count each request under the last `X-Forwarded-For`
+    /// address (the one the proxy added) for every per-address limit; without this flag the
+    /// header is ignored.
+    #[arg(long)]
+    trust_forwarded_for: bool,
+    /// Open TCP connections in total (`max_tcp_connections`; the open-file limit, raised to
+    /// its hard limit at start, may lower it: docs/SERVER.md, limits).
+    #[arg(long, default_value_t = server::Limits::DEFAULT.max_tcp_connections)]
+    max_tcp_connections: usize,
+    /// Open TCP connections of one address (`max_tcp_connections_per_address`; loopback
+    /// peers are spared).
+    #[arg(long, default_value_t = server::Limits::DEFAULT.max_tcp_connections_per_address)]
+    max_connections_per_address: usize,
+    /// Apply `--max-connections-per-address` to loopback peers too (they are spared by
+    /// default: the umpire service and the house bot connect over loopback).
+    #[arg(long)]
+    cap_loopback: bool,
+    /// Time from a connection to its first complete request head, in ms
+    /// (`max_request_head_wait_ms`).
+    #[arg(long, default_value_t = server::Limits::DEFAULT.max_request_head_wait_ms)]
+    request_head_wait_ms: u64,
+    /// Time a keep-alive connection may wait for its next request head, in ms
+    /// (`max_keep_alive_idle_ms`).
+    #[arg(long, default_value_t = server::Limits::DEFAULT.max_keep_alive_idle_ms)]
+    keep_alive_idle_ms: u64,
+    /// Time a write may stay blocked by a peer that reads nothing before the connection is
+    /// dropped, in ms (`max_write_stall_ms`).
+    #[arg(long, default_value_t = server::Limits::DEFAULT.max_write_stall_ms)]
+    write_stall_ms: u64,
+    /// On SIGTERM or ctrl-c, time the open connections have to finish before they are
+    /// closed and the server exits, in ms (`shutdown_grace_ms`).
+    #[arg(long, default_value_t = server::Limits::DEFAULT.shutdown_grace_ms)]
+    shutdown_grace_ms: u64,
 }
 
 /// Arguments of `fogproof umpire` and `fogproof bot`.
@@ -174,13 +207,27 @@ pub fn serve(args: ServeArgs, out: &mut impl Write) -> Result<()> {
     let bot = (!args.no_bot)
         .then(|| key_at(&args.data.join("bot.key"), "fogproof house bot"))
         .transpose()?;
+    // Connections are files: take every one the system allows (the connection cap is derived
+    // from what this leaves, with room kept for storage and the ledger).
+    let open_files = server::conn::raise_open_file_limit();
+    if let Err(e) = &open_files {
+        tracing::warn!(error = %e, "could not raise the open-file limit");
+    }
     let rt = runtime()?;
-    rt.block_on(async {
+    let served = rt.block_on(async {
         let listener = tokio::net::TcpListener::bind(&args.listen)
             .await
             .with_context(|| format!("listening on {}", args.listen))?;
         let mut config = server::Config::new(args.data.join("server"), relay.clone());
         config.limits.max_tournament_show_wait_ms = args.tournament_show_ms;
+        config.trust_forwarded_for = args.trust_forwarded_for;
+        config.limits.max_tcp_connections = args.max_tcp_connections;
+        config.limits.max_tcp_connections_per_address = args.max_connections_per_address;
+        config.limits.spare_loopback_per_address = !args.cap_loopback;
+        config.limits.max_request_head_wait_ms = args.request_head_wait_ms;
+        config.limits.max_keep_alive_idle_ms = args.keep_alive_idle_ms;
+        config.limits.max_write_stall_ms = args.write_stall_ms;
+        config.limits.shutdown_grace_ms = args.shutdown_grace_ms;
         if !args.no_ledger {
             let key_path = args.ledger_key.clone().unwrap_or_else(|| args.data.join("ledger.key"));
             let key = if key_path.exists() {
@@ -249,6 +296,13 @@ pub fn serve(args: ServeArgs, out: &mut impl Write) -> Result<()> {
             writeln!(out, "house bot:  {}", b.public())?;
         }
         writeln!(out, "data:       {}", args.data.display())?;
+        writeln!(
+            out,
+            "connections: {} at most, {} per address (open files: {})",
+            running.tcp.settings.max_tcp_connections,
+            running.tcp.settings.max_per_address,
+            open_files.as_ref().map_or_else(|_| "unknown".to_owned(), u64::to_string)
+        )?;
         if let Some(l) = &running.shared.ledger {
             writeln!(out, "ledger:     {base}/ledger/ ({})", l.dir.display())?;
             writeln!(out, "log key:    {}", l.vkey)?;
@@ -269,7 +323,10 @@ pub fn serve(args: ServeArgs, out: &mut impl Write) -> Result<()> {
         });
         running.wait().await.context("serving")?;
         anyhow::Ok(())
-    })
+    });
+    // Whatever is left (an agent's task, a blocking read) does not hold the exit up.
+    rt.shutdown_timeout(std::time::Duration::from_secs(1));
+    served
 }
 
 /// `fogproof umpire` (`umpire = true`) and `fogproof bot`.

@@ -157,19 +157,10 @@ impl RateLimits {
     }
 }
 
-/// The client's address: the socket's, or with `trust_forwarded_for` the first
-/// `X-Forwarded-For` address.
+/// The client's address: the socket's, or with `trust_forwarded_for` the proxy's hop (the
+/// same rule as the connection caps: [`crate::conn::client_address`]).
 fn address(shared: &Shared, headers: &HeaderMap, peer: Option<SocketAddr>) -> Option<IpAddr> {
-    if shared.config.trust_forwarded_for
-        && let Some(ip) = headers
-            .get("x-forwarded-for")
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.split(',').next())
-            .and_then(|v| v.trim().parse().ok())
-    {
-        return Some(ip);
-    }
-    peer.map(|p| p.ip())
+    crate::conn::client_address(shared.config.trust_forwarded_for, headers, peer)
 }
 
 /// Middleware: refuses a request over its address's or its key's rate (429).

@@ -92,6 +92,36 @@ pub struct Limits {
     pub max_host_stall_ms: u64,
     /// The `Retry-After` a `503` of the admission limits names, in seconds.
     pub retry_after_s: u32,
+    // connection layer (issue 14): every TCP connection, before and beside the limits above
+    // (docs/SERVER.md, limits; `crate::conn`).
+    /// Open TCP connections in total, of every kind (requests, idle keep-alive, WebSockets,
+    /// event streams). The server holds the lower of this and the number its open-file limit
+    /// allows ([`crate::conn::derived_max_tcp_connections`]); a connection beyond it is closed
+    /// at accept, so storage and the ledger always have their files.
+    pub max_tcp_connections: usize,
+    /// Open TCP connections of one address (behind a proxy with
+    /// [`Config::trust_forwarded_for`]: of one forwarded address); one beyond it is closed at
+    /// accept (a forwarded one is answered `503` and closed).
+    pub max_tcp_connections_per_address: usize,
+    /// Whether a loopback peer (the host's own umpire service and house bot, a local proxy) is
+    /// spared `max_tcp_connections_per_address` (never `max_tcp_connections`).
+    pub spare_loopback_per_address: bool,
+    /// Open files kept for storage, the ledger and the files served, never used by
+    /// connections: the open-file limit less this, halved, bounds `max_tcp_connections`.
+    pub reserved_open_files: usize,
+    /// Time from accepting a connection to its first complete request head, in ms; a
+    /// connection that sends none by then (nothing, or a head cut short) is closed.
+    pub max_request_head_wait_ms: u64,
+    /// Time a keep-alive connection may wait for its next complete request head, in ms.
+    pub max_keep_alive_idle_ms: u64,
+    /// Time a write to a peer may stay blocked because the peer reads nothing, in ms; then
+    /// the connection is dropped (a slow reader of a record, a stalled WebSocket).
+    pub max_write_stall_ms: u64,
+    /// The kernel send buffer of each connection (`SO_SNDBUF`), in bytes: what a peer that
+    /// does not read can make the kernel hold (Linux doubles it for bookkeeping).
+    pub send_buffer_bytes: usize,
+    /// On shutdown, time the open connections have to finish before they are closed, in ms.
+    pub shutdown_grace_ms: u64,
 }
 
 impl Limits {
@@ -132,6 +162,16 @@ impl Limits {
         max_pending_commits: 2_048,
         max_host_stall_ms: 1_000,
         retry_after_s: 5,
+        // connection layer (issue 14)
+        max_tcp_connections: 50_000,
+        max_tcp_connections_per_address: 256,
+        spare_loopback_per_address: true,
+        reserved_open_files: 256,
+        max_request_head_wait_ms: 10_000,
+        max_keep_alive_idle_ms: 60_000,
+        max_write_stall_ms: 20_000,
+        send_buffer_bytes: 128 * 1024,
+        shutdown_grace_ms: 5_000,
     };
 }
 
@@ -209,7 +249,10 @@ pub struct Config {
     pub limits: Limits,
     /// Deadlines in the terms, countersignatures and restarts.
     pub deadlines: Deadlines,
-    /// Trust `X-Forwarded-For` for the per-address limit (behind a reverse proxy only).
+    /// Behind a reverse proxy only: take a request's client address from the last
+    /// `X-Forwarded-For` address (the one the proxy itself added: the earlier ones are the
+    /// client's word) for every per-address limit; without it the header is ignored
+    /// ([`crate::conn::client_address`]).
     pub trust_forwarded_for: bool,
     /// The ledger every finished match is appended to; none: no ledger (and no tournaments).
     pub ledger: Option<LedgerConfig>,

@@ -19,6 +19,12 @@
 //! `fogproof_ledger_refused_total`; the rest of its batch is appended and the appender goes on.
 //! A write failure (disk full, ...) leaves the batch unmarked, counted in
 //! `fogproof_ledger_write_failures_total`, and retried at the next round.
+//!
+//! **At start** ([`reconcile`]), before the appender's first round, every match the store
+//! marks `appended` is looked up in the log; one the log lacks (a log directory restored from
+//! an older copy, or written over by a second server before the data-directory lock existed)
+//! loses its mark, so the appender appends it again: the store never says "in the log" of a
+//! match the log does not hold. Counted in `fogproof_ledger_reconciled_total`.
 
 use crate::api::AppError;
 use crate::state::{Shared, lock};
@@ -117,6 +123,46 @@ pub async fn appender(shared: Arc<Shared>, l: Arc<ServerLedger>, interval_ms: u6
             }
         }
     }
+}
+
+/// Counter: matches the store marked appended that the log lacked at start (appended again).
+pub const LEDGER_RECONCILED: &str = "fogproof_ledger_reconciled_total";
+
+/// Matches the reconciliation reads from the store at a time.
+const RECONCILE_PAGE: u32 = 4096;
+
+/// Takes the `appended` mark off every match the log does not hold, so the appender appends
+/// it; returns how many. Run at start, before the appender.
+pub async fn reconcile(shared: &Arc<Shared>, l: &Arc<ServerLedger>) -> Result<usize, String> {
+    let mut after: Option<protocol::MatchId> = None;
+    let mut missing = Vec::new();
+    loop {
+        let ids = shared
+            .store
+            .appended_after(after.as_ref(), RECONCILE_PAGE)
+            .await
+            .map_err(|e| e.to_string())?;
+        let Some(last) = ids.last().copied() else { break };
+        after = Some(last);
+        let lacking: Vec<protocol::MatchId> = l
+            .with(move |led| {
+                ids.into_iter().filter(|id| led.history().match_index(&id.0).is_none()).collect()
+            })
+            .await
+            .map_err(|e| e.message)?;
+        missing.extend(lacking);
+    }
+    if !missing.is_empty() {
+        for id in &missing {
+            tracing::warn!(
+                match_id = %crate::store::sqlite::id_text(id),
+                "the store marks this match appended but the log lacks it: appending it again"
+            );
+        }
+        shared.store.unmark_ledgered(&missing).await.map_err(|e| e.to_string())?;
+        metrics::counter!(LEDGER_RECONCILED).increment(missing.len() as u64);
+    }
+    Ok(missing.len())
 }
 
 /// Appends every finished match the ledger does not hold yet, in batches of at most `batch`;

@@ -10,6 +10,8 @@
 //! - [`ledger`], [`tournament`]: the public log every finished match is appended to, served
 //!   at `/ledger/`, and the tournaments the server runs from it;
 //! - [`config`], [`clock`], [`metrics`]: limits, the injected clock, Prometheus metrics;
+//! - [`conn`], [`dirlock`]: the connection layer (caps, timeouts, slow readers, shutdown's
+//!   grace) and the data directory's single owner;
 //! - [`web`]: the host's web site (the embedded pages of the `fogproof-web` crate).
 #![warn(missing_docs)]
 
@@ -18,6 +20,8 @@ pub mod auth;
 pub mod clock;
 pub mod commit;
 pub mod config;
+pub mod conn;
+pub mod dirlock;
 pub mod events;
 pub mod ledger;
 pub mod live;

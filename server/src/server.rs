@@ -1,6 +1,8 @@
-//! Starting and stopping a server: open the store, rebuild the live matches from their stored
-//! entries, restore the lobby, serve, and on shutdown stop accepting, close every socket and
-//! stream, and stop every match task (everything promised is already stored).
+//! Starting and stopping a server: lock the data directory (and the ledger's), open the store,
+//! rebuild the live matches from their stored entries, restore the lobby, reconcile the store
+//! with the log, serve through the connection layer (`crate::conn`), and on shutdown stop
+//! accepting, give the open connections `shutdown_grace_ms`, close every socket and stream,
+//! and stop every match task (everything promised is already stored).
 
 use crate::clock::Clock;
 use crate::config::Config;
@@ -28,6 +30,12 @@ pub enum StartError {
     /// The umpire or the house bot has the relay's key.
     #[error("the relay's key must not be the {0}'s: give each role its own key")]
     SharedKey(&'static str),
+    /// Another server owns the data directory or the ledger's (or it cannot be locked).
+    #[error(transparent)]
+    Locked(#[from] crate::dirlock::LockError),
+    /// The store and the log could not be reconciled.
+    #[error("reconciling the store with the ledger: {0}")]
+    Reconcile(String),
 }
 
 /// A running server.
@@ -39,7 +47,13 @@ pub struct Running {
     pub shared: Arc<Shared>,
     /// Matches rebuilt from storage at start, and those that could not be.
     pub resumed: (usize, Vec<String>),
+    /// Matches the store marked appended that the log lacked at start (appended again).
+    pub reconciled: usize,
+    /// The connection layer: its caps in force and its counts.
+    pub tcp: Arc<crate::conn::Gate>,
     task: JoinHandle<std::io::Result<()>>,
+    /// The data directory's lock (and the ledger's), held until the server has stopped.
+    locks: Vec<crate::dirlock::DirLock>,
 }
 
 impl Running {
@@ -48,8 +62,10 @@ impl Running {
         lock(&self.shared.on_finish).push(hook);
     }
 
-    /// Stops: no new connections, every socket and stream closed, every match task stopped.
+    /// Stops: no new connections, the open ones given `shutdown_grace_ms` then closed, every
+    /// socket and stream closed, every match task stopped; then the directories are unlocked.
     pub async fn shutdown(self) -> std::io::Result<()> {
+        let _locks = self.locks;
         let _ = self.shared.shutdown.send(true);
         let result = match self.task.await {
             Ok(r) => r,
@@ -88,6 +104,10 @@ pub async fn start(
     if config.house_bot == Some(relay) {
         return Err(StartError::SharedKey("house bot"));
     }
+    let mut locks = vec![crate::dirlock::lock_dir(&config.data_dir)?];
+    if let Some(l) = &config.ledger {
+        locks.push(crate::dirlock::lock_dir(&l.dir)?);
+    }
     let store: Arc<dyn Store> = Arc::new(SqliteStore::open(&config.data_dir).await?);
     let ledger = match &config.ledger {
         Some(l) => Some(Arc::new(crate::ledger::ServerLedger::open(l).await?)),
@@ -100,6 +120,10 @@ pub async fn start(
         .await
         .map_err(|e| crate::store::StoreError::Database(e.to_string()))?;
     let resumed = resume(&shared).await?;
+    let mut reconciled = 0;
+    if let Some(l) = &shared.ledger {
+        reconciled = crate::ledger::reconcile(&shared, l).await.map_err(StartError::Reconcile)?;
+    }
     if let (Some(l), Some(settings)) = (shared.ledger.clone(), ledger_settings) {
         lock(&shared.on_finish).push(Arc::new(|m| crate::ledger::count_finished(&m)));
         tokio::spawn(crate::ledger::appender(
@@ -125,16 +149,20 @@ pub async fn start(
     }
     let addr = listener.local_addr().map_err(StartError::Listener)?;
     let app = crate::api::router(shared.clone(), metrics);
-    let mut stop = shared.shutdown_signal();
-    let task = tokio::spawn(async move {
-        axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>())
-            .with_graceful_shutdown(async move {
-                let _ = stop.wait_for(|v| *v).await;
-            })
-            .await
-    });
-    tracing::info!(%addr, relay = %relay, matches = resumed.0, "serving");
-    Ok(Running { addr, shared, resumed, task })
+    let tcp = Arc::new(crate::conn::Gate::new(crate::conn::Settings::new(
+        &shared.config.limits,
+        shared.config.trust_forwarded_for,
+    )));
+    let task =
+        tokio::spawn(crate::conn::serve(listener, app, tcp.clone(), shared.shutdown_signal()));
+    tracing::info!(
+        %addr,
+        relay = %relay,
+        matches = resumed.0,
+        max_tcp_connections = tcp.settings.max_tcp_connections,
+        "serving"
+    );
+    Ok(Running { addr, shared, resumed, reconciled, tcp, task, locks })
 }
 
 /// Rebuilds every live match from its stored entries.

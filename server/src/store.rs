@@ -169,6 +169,16 @@ pub trait Store: Send + Sync + 'static {
     fn unledgered(&self, limit: u32) -> StoreFuture<'_, Vec<MatchRow>>;
     /// Records what became of finished matches in the ledger, in one transaction.
     fn mark_ledgered<'a>(&'a self, marks: &'a [(MatchId, LedgerMark)]) -> StoreFuture<'a, ()>;
+    /// The matches marked [`LedgerMark::Appended`] whose id comes after `after` (from the
+    /// first when none), in id order, at most `limit` (the start's reconciliation with the
+    /// log pages through them).
+    fn appended_after<'a>(
+        &'a self,
+        after: Option<&'a MatchId>,
+        limit: u32,
+    ) -> StoreFuture<'a, Vec<MatchId>>;
+    /// Forgets the ledger marks of matches, in one transaction: the appender takes them again.
+    fn unmark_ledgered<'a>(&'a self, ids: &'a [MatchId]) -> StoreFuture<'a, ()>;
     /// Records that a tournament game's match exists (before the match is created).
     fn put_tournament_game<'a>(&'a self, row: &'a TournamentGameRow) -> StoreFuture<'a, ()>;
     /// The tournament game a match is, if any.

@@ -406,6 +406,41 @@ impl Store for SqliteStore {
         })
     }
 
+    fn appended_after<'a>(
+        &'a self,
+        after: Option<&'a MatchId>,
+        limit: u32,
+    ) -> StoreFuture<'a, Vec<MatchId>> {
+        Box::pin(async move {
+            let rows = sqlx::query(
+                "SELECT match_id FROM ledger_marks WHERE status = 'appended' AND match_id > ?
+                 ORDER BY match_id LIMIT ?",
+            )
+            .bind(after.map(id_text).unwrap_or_default())
+            .bind(i64::from(limit))
+            .fetch_all(&self.pool)
+            .await
+            .map_err(db)?;
+            rows.iter()
+                .map(|r| match_id(&r.try_get::<String, _>("match_id").map_err(db)?))
+                .collect()
+        })
+    }
+
+    fn unmark_ledgered<'a>(&'a self, ids: &'a [MatchId]) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            let mut tx = self.pool.begin().await.map_err(db)?;
+            for id in ids {
+                sqlx::query("DELETE FROM ledger_marks WHERE match_id = ?")
+                    .bind(id_text(id))
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(db)?;
+            }
+            tx.commit().await.map_err(db)
+        })
+    }
+
     fn put_tournament_game<'a>(&'a self, row: &'a TournamentGameRow) -> StoreFuture<'a, ()> {
         Box::pin(async move {
             sqlx::query(

@@ -1,0 +1,592 @@
+//! The connection layer (docs/SERVER.md, limits): the server's own accept loop, in front of
+//! the HTTP API, so that what a peer can hold with bare TCP is bounded before any request is
+//! read.
+//!
+//! - **Caps at accept.** Open TCP connections in total (`max_tcp_connections`, at most what
+//!   the open-file limit allows: [`derived_max_tcp_connections`]) and per address
+//!   (`max_tcp_connections_per_address`). A connection beyond a cap is closed at once (reset),
+//!   so storage and the ledger always keep their files and `/healthz` answers as soon as
+//!   places free up. Behind a proxy ([`crate::Config::trust_forwarded_for`]) the per-address
+//!   cap counts each connection under the forwarded address of its latest request
+//!   ([`client_address`]); one over the cap is answered `503` and closed.
+//! - **Timeouts.** A connection must send a complete first request head within
+//!   `max_request_head_wait_ms`, and a keep-alive connection its next one within
+//!   `max_keep_alive_idle_ms` (hyper's header read timeout); otherwise it is closed. A
+//!   WebSocket then has `max_hello_wait_ms` for its `Hello` (`crate::socket`).
+//! - **Slow readers.** Every connection's kernel send buffer is `send_buffer_bytes`, and a
+//!   write that stays blocked `max_write_stall_ms` (the peer reads nothing) drops the
+//!   connection, WebSockets included (the wrapper stays under the upgraded socket).
+//! - **Shutdown.** The loop stops accepting at once, asks every connection to finish (hyper's
+//!   graceful shutdown: no new requests), waits `shutdown_grace_ms` at most, then closes what
+//!   is left.
+
+use crate::config::Limits;
+use crate::state::lock;
+use axum::extract::ConnectInfo;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use hyper_util::rt::{TokioIo, TokioTimer};
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::io;
+use std::net::{IpAddr, SocketAddr};
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use std::time::Duration;
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::task::JoinSet;
+
+/// Gauge: open TCP connections (every kind).
+pub const TCP_CONNECTIONS: &str = "fogproof_tcp_connections";
+/// Counter: connections refused at accept or at a forwarded request, by the limit named in
+/// the `limit` label.
+pub const TCP_REFUSED: &str = "fogproof_tcp_refused_total";
+/// Counter: connections closed by a timeout, by the limit named in the `limit` label.
+pub const TCP_TIMED_OUT: &str = "fogproof_tcp_timed_out_total";
+
+/// The process's open-file limit (the soft one, which is what counts), if it can be read.
+pub fn open_file_limit() -> Option<u64> {
+    #[cfg(unix)]
+    {
+        rlimit::getrlimit(rlimit::Resource::NOFILE).ok().map(|(soft, _)| soft)
+    }
+    #[cfg(not(unix))]
+    {
+        None
+    }
+}
+
+/// Raises the process's open-file limit to its hard limit (`fogproof serve` does it at start);
+/// returns the limit now in force.
+pub fn raise_open_file_limit() -> io::Result<u64> {
+    rlimit::increase_nofile_limit(u64::MAX)
+}
+
+/// How many TCP connections `open_files` allow: `(open_files − reserved_open_files) / 2`, at
+/// least 1. Half, because a connection may need a second file beside its socket (a file read
+/// for `/ledger/` or `/assets/`, the other end of a loopback socket of the server's own umpire
+/// service or house bot), and `reserved_open_files` stay for storage (SQLite and its WAL),
+/// the ledger's tiles and the listener.
+pub fn derived_max_tcp_connections(open_files: u64, reserved_open_files: usize) -> usize {
+    let reserved = u64::try_from(reserved_open_files).unwrap_or(u64::MAX);
+    usize::try_from(open_files.saturating_sub(reserved) / 2).unwrap_or(usize::MAX).max(1)
+}
+
+/// The address a request's per-address limits count: the peer's, or with
+/// `trust_forwarded_for` the **last** `X-Forwarded-For` address (the one the proxy in front
+/// added; the earlier ones are whatever the client sent and prove nothing). The same rule
+/// for the connection caps and the request rate limit.
+pub fn client_address(
+    trust_forwarded_for: bool,
+    headers: &HeaderMap,
+    peer: Option<SocketAddr>,
+) -> Option<IpAddr> {
+    if trust_forwarded_for
+        && let Some(ip) = headers
+            .get_all("x-forwarded-for")
+            .iter()
+            .next_back()
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.rsplit(',').next())
+            .and_then(|v| v.trim().parse().ok())
+    {
+        return Some(ip);
+    }
+    peer.map(|p| p.ip())
+}
+
+/// What the connection layer holds to, from [`Limits`] and the open-file limit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Settings {
+    /// The total cap in force: the lower of `max_tcp_connections` and the derived one.
+    pub max_tcp_connections: usize,
+    /// `max_tcp_connections_per_address`.
+    pub max_per_address: usize,
+    /// `spare_loopback_per_address`.
+    pub spare_loopback: bool,
+    /// Count forwarded addresses rather than peers (`Config::trust_forwarded_for`).
+    pub trust_forwarded_for: bool,
+    /// `max_request_head_wait_ms`.
+    pub head_wait: Duration,
+    /// `max_keep_alive_idle_ms`.
+    pub keep_alive_idle: Duration,
+    /// `max_write_stall_ms`.
+    pub write_stall: Duration,
+    /// `send_buffer_bytes`.
+    pub send_buffer_bytes: usize,
+    /// `shutdown_grace_ms`.
+    pub shutdown_grace: Duration,
+}
+
+impl Settings {
+    /// The settings of `limits` under the current open-file limit.
+    pub fn new(limits: &Limits, trust_forwarded_for: bool) -> Settings {
+        let derived = open_file_limit()
+            .map_or(usize::MAX, |n| derived_max_tcp_connections(n, limits.reserved_open_files));
+        Settings {
+            max_tcp_connections: limits.max_tcp_connections.min(derived).max(1),
+            max_per_address: limits.max_tcp_connections_per_address.max(1),
+            spare_loopback: limits.spare_loopback_per_address,
+            trust_forwarded_for,
+            head_wait: Duration::from_millis(limits.max_request_head_wait_ms.max(1)),
+            keep_alive_idle: Duration::from_millis(limits.max_keep_alive_idle_ms.max(1)),
+            write_stall: Duration::from_millis(limits.max_write_stall_ms.max(1)),
+            send_buffer_bytes: limits.send_buffer_bytes,
+            shutdown_grace: Duration::from_millis(limits.shutdown_grace_ms),
+        }
+    }
+}
+
+/// Why a connection was refused: the limit, named.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Refused {
+    /// The total is reached.
+    Total(usize),
+    /// The address has its cap.
+    Address(IpAddr, usize),
+}
+
+impl Refused {
+    fn limit(&self) -> &'static str {
+        match self {
+            Refused::Total(_) => "max_tcp_connections",
+            Refused::Address(..) => "max_tcp_connections_per_address",
+        }
+    }
+}
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Refused::Total(n) => {
+                write!(f, "the server holds {n} connections (max_tcp_connections)")
+            }
+            Refused::Address(ip, n) => {
+                write!(f, "{ip} has {n} connections open (max_tcp_connections_per_address)")
+            }
+        }
+    }
+}
+
+/// The connection layer's settings and counts.
+#[derive(Debug)]
+pub struct Gate {
+    /// What it holds to.
+    pub settings: Settings,
+    total: AtomicUsize,
+    by_address: Mutex<BTreeMap<IpAddr, usize>>,
+}
+
+impl Gate {
+    /// A gate with nothing open.
+    pub fn new(settings: Settings) -> Gate {
+        Gate { settings, total: AtomicUsize::new(0), by_address: Mutex::new(BTreeMap::new()) }
+    }
+
+    /// Open TCP connections.
+    pub fn open(&self) -> usize {
+        self.total.load(Ordering::Relaxed)
+    }
+
+    /// Open connections counted under `ip`.
+    pub fn of_address(&self, ip: IpAddr) -> usize {
+        lock(&self.by_address).get(&ip).copied().unwrap_or(0)
+    }
+
+    fn spared(&self, ip: IpAddr) -> bool {
+        self.settings.spare_loopback && ip.is_loopback()
+    }
+
+    /// A place for a new connection from `peer`, counted under its address unless the
+    /// forwarded addresses are counted instead.
+    fn admit(self: &Arc<Self>, peer: IpAddr) -> Result<TcpSlot, Refused> {
+        let max = self.settings.max_tcp_connections;
+        if self.total.fetch_add(1, Ordering::Relaxed) >= max {
+            self.total.fetch_sub(1, Ordering::Relaxed);
+            return Err(Refused::Total(max));
+        }
+        metrics::gauge!(TCP_CONNECTIONS).increment(1.0);
+        let mut slot = TcpSlot { gate: self.clone(), _address: None };
+        if !self.settings.trust_forwarded_for {
+            slot._address = Some(self.address(peer)?);
+        }
+        Ok(slot)
+    }
+
+    /// A count under `ip` (nothing is counted for a spared address).
+    fn address(self: &Arc<Self>, ip: IpAddr) -> Result<AddressSlot, Refused> {
+        if self.spared(ip) {
+            return Ok(AddressSlot { gate: self.clone(), ip: None });
+        }
+        let mut by = lock(&self.by_address);
+        let n = by.entry(ip).or_insert(0);
+        if *n >= self.settings.max_per_address {
+            if *n == 0 {
+                by.remove(&ip);
+            }
+            return Err(Refused::Address(ip, self.settings.max_per_address));
+        }
+        *n += 1;
+        Ok(AddressSlot { gate: self.clone(), ip: Some(ip) })
+    }
+}
+
+/// One connection's place in the total; dropping it frees the place.
+#[derive(Debug)]
+struct TcpSlot {
+    gate: Arc<Gate>,
+    _address: Option<AddressSlot>,
+}
+
+impl Drop for TcpSlot {
+    fn drop(&mut self) {
+        self.gate.total.fetch_sub(1, Ordering::Relaxed);
+        metrics::gauge!(TCP_CONNECTIONS).decrement(1.0);
+    }
+}
+
+/// One connection counted under an address; dropping it frees the count.
+#[derive(Debug)]
+struct AddressSlot {
+    gate: Arc<Gate>,
+    ip: Option<IpAddr>,
+}
+
+impl Drop for AddressSlot {
+    fn drop(&mut self) {
+        let Some(ip) = self.ip else { return };
+        let mut by = lock(&self.gate.by_address);
+        if let Some(n) = by.get_mut(&ip) {
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                by.remove(&ip);
+            }
+        }
+    }
+}
+
+/// What one connection holds for as long as its socket lives (in the HTTP connection and,
+/// after an upgrade, under the WebSocket).
+#[derive(Debug)]
+struct Held {
+    peer: SocketAddr,
+    slot: TcpSlot,
+    /// Behind a proxy: the forwarded address of the latest request, and its count.
+    forwarded: Mutex<Option<(IpAddr, AddressSlot)>>,
+    /// Whether a complete request head has arrived.
+    started: AtomicBool,
+}
+
+impl Held {
+    /// Counts the connection under `ip` (the forwarded address of its latest request).
+    fn forwarded(&self, ip: IpAddr) -> Result<(), Refused> {
+        let mut held = lock(&self.forwarded);
+        if held.as_ref().is_some_and(|(current, _)| *current == ip) {
+            return Ok(());
+        }
+        // Free the old count first: one connection counts under one address at a time.
+        *held = None;
+        *held = Some((ip, self.slot.gate.address(ip)?));
+        Ok(())
+    }
+}
+
+/// A TCP stream whose writes may stay blocked `stall` at most, holding the connection's
+/// places until it is dropped.
+struct Stream {
+    inner: TcpStream,
+    stall: Duration,
+    stalled: Option<Pin<Box<tokio::time::Sleep>>>,
+    _held: Arc<Held>,
+}
+
+impl Stream {
+    /// A write is blocked: arms the stall timer, or reports that it ran out.
+    fn blocked(&mut self, cx: &mut Context<'_>) -> Poll<io::Error> {
+        let stall = self.stall;
+        let timer = self.stalled.get_or_insert_with(|| Box::pin(tokio::time::sleep(stall)));
+        match timer.as_mut().poll(cx) {
+            Poll::Ready(()) => {
+                metrics::counter!(TCP_TIMED_OUT, "limit" => "max_write_stall_ms").increment(1);
+                Poll::Ready(io::Error::new(
+                    io::ErrorKind::TimedOut,
+                    format!(
+                        "the peer read nothing for {} ms (max_write_stall_ms)",
+                        stall.as_millis()
+                    ),
+                ))
+            }
+            Poll::Pending => Poll::Pending,
+        }
+    }
+
+    fn done<T>(&mut self, p: Poll<io::Result<T>>, cx: &mut Context<'_>) -> Poll<io::Result<T>> {
+        match p {
+            Poll::Pending => self.blocked(cx).map(Err),
+            ready => {
+                self.stalled = None;
+                ready
+            }
+        }
+    }
+}
+
+impl AsyncRead for Stream {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().inner).poll_read(cx, buf)
+    }
+}
+
+impl AsyncWrite for Stream {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        let me = self.get_mut();
+        let p = Pin::new(&mut me.inner).poll_write(cx, buf);
+        me.done(p, cx)
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        let me = self.get_mut();
+        let p = Pin::new(&mut me.inner).poll_write_vectored(cx, bufs);
+        me.done(p, cx)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.inner.is_write_vectored()
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        let me = self.get_mut();
+        let p = Pin::new(&mut me.inner).poll_flush(cx);
+        me.done(p, cx)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        let me = self.get_mut();
+        let p = Pin::new(&mut me.inner).poll_shutdown(cx);
+        me.done(p, cx)
+    }
+}
+
+/// The answer to a forwarded request over its address's cap: `503`, and the connection
+/// closes.
+fn refusal(why: &Refused) -> Response {
+    let mut r =
+        crate::api::AppError::new(StatusCode::SERVICE_UNAVAILABLE, why.to_string()).into_response();
+    r.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
+    r
+}
+
+/// Closes a refused connection at once (a reset: nothing lingers in the kernel).
+fn reset(stream: TcpStream) {
+    let _ = socket2::SockRef::from(&stream).set_linger(Some(Duration::ZERO));
+    drop(stream);
+}
+
+/// Until `stop` is true (or its sender is gone).
+async fn stopped(stop: &mut tokio::sync::watch::Receiver<bool>) {
+    let _ = stop.wait_for(|v| *v).await;
+}
+
+/// Serves `app` on `listener` until `stop` turns true, then gives the open connections
+/// `shutdown_grace_ms` and closes the rest.
+pub async fn serve(
+    listener: TcpListener,
+    app: axum::Router,
+    gate: Arc<Gate>,
+    mut stop: tokio::sync::watch::Receiver<bool>,
+) -> io::Result<()> {
+    let mut conns: JoinSet<()> = JoinSet::new();
+    let for_conns = stop.clone();
+    loop {
+        tokio::select! {
+            biased;
+            () = stopped(&mut stop) => break,
+            Some(_) = conns.join_next(), if !conns.is_empty() => {}
+            accepted = listener.accept() => match accepted {
+                Ok((stream, peer)) => match gate.admit(peer.ip()) {
+                    Ok(slot) => {
+                        let held = Arc::new(Held {
+                            peer,
+                            slot,
+                            forwarded: Mutex::new(None),
+                            started: AtomicBool::new(false),
+                        });
+                        conns.spawn(connection(stream, held, app.clone(), for_conns.clone()));
+                    }
+                    Err(why) => {
+                        metrics::counter!(TCP_REFUSED, "limit" => why.limit()).increment(1);
+                        tracing::debug!(%peer, %why, "connection refused at accept");
+                        reset(stream);
+                    }
+                },
+                Err(e) => {
+                    // Out of files (or another error of the listener itself): wait a little
+                    // rather than spin; errors of one connection are not worth a pause.
+                    if !matches!(
+                        e.kind(),
+                        io::ErrorKind::ConnectionAborted
+                            | io::ErrorKind::ConnectionReset
+                            | io::ErrorKind::ConnectionRefused
+                    ) {
+                        tracing::warn!(error = %e, "accept failed");
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                    }
+                }
+            },
+        }
+    }
+    drop(listener);
+    let grace = gate.settings.shutdown_grace;
+    let drained =
+        tokio::time::timeout(grace, async { while conns.join_next().await.is_some() {} }).await;
+    if drained.is_err() {
+        tracing::info!(
+            left = conns.len(),
+            "connections still open after {} ms (shutdown_grace_ms): closing them",
+            grace.as_millis()
+        );
+    }
+    conns.shutdown().await;
+    Ok(())
+}
+
+/// One connection: HTTP/1.1 with upgrades, its timeouts, and its forwarded-address count.
+async fn connection(
+    stream: TcpStream,
+    held: Arc<Held>,
+    app: axum::Router,
+    mut stop: tokio::sync::watch::Receiver<bool>,
+) {
+    let settings = held.slot.gate.settings;
+    if settings.send_buffer_bytes > 0
+        && let Err(e) =
+            socket2::SockRef::from(&stream).set_send_buffer_size(settings.send_buffer_bytes)
+    {
+        tracing::debug!(error = %e, "could not set the send buffer");
+    }
+    let io = TokioIo::new(Stream {
+        inner: stream,
+        stall: settings.write_stall,
+        stalled: None,
+        _held: held.clone(),
+    });
+    let h = held.clone();
+    let service =
+        hyper::service::service_fn(move |mut req: hyper::Request<hyper::body::Incoming>| {
+            let app = app.clone();
+            let held = h.clone();
+            async move {
+                held.started.store(true, Ordering::Relaxed);
+                if settings.trust_forwarded_for
+                    && let Some(ip) = client_address(true, req.headers(), Some(held.peer))
+                    && let Err(why) = held.forwarded(ip)
+                {
+                    metrics::counter!(TCP_REFUSED, "limit" => why.limit()).increment(1);
+                    return Ok::<_, std::convert::Infallible>(refusal(&why));
+                }
+                req.extensions_mut().insert(ConnectInfo(held.peer));
+                tower::ServiceExt::oneshot(app, req.map(axum::body::Body::new)).await
+            }
+        });
+    let mut builder = hyper::server::conn::http1::Builder::new();
+    builder.timer(TokioTimer::new()).header_read_timeout(settings.keep_alive_idle).keep_alive(true);
+    let conn = builder.serve_connection(io, service).with_upgrades();
+    tokio::pin!(conn);
+    let head_wait = tokio::time::sleep(settings.head_wait);
+    tokio::pin!(head_wait);
+    let mut head_checked = false;
+    let mut draining = false;
+    loop {
+        tokio::select! {
+            r = conn.as_mut() => {
+                if let Err(e) = r {
+                    if e.is_timeout() {
+                        metrics::counter!(TCP_TIMED_OUT, "limit" => "max_keep_alive_idle_ms")
+                            .increment(1);
+                    }
+                    tracing::debug!(peer = %held.peer, error = %e, "connection ended");
+                }
+                break;
+            }
+            () = &mut head_wait, if !head_checked => {
+                head_checked = true;
+                if !held.started.load(Ordering::Relaxed) {
+                    metrics::counter!(TCP_TIMED_OUT, "limit" => "max_request_head_wait_ms")
+                        .increment(1);
+                    tracing::debug!(peer = %held.peer, "no request head in time: closed");
+                    break;
+                }
+            }
+            () = stopped(&mut stop), if !draining => {
+                draining = true;
+                conn.as_mut().graceful_shutdown();
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_forwarded_address_is_the_proxys_hop_and_only_when_trusted() {
+        let peer: SocketAddr = "10.0.0.1:5000".parse().expect("addr");
+        let mut h = HeaderMap::new();
+        h.insert("x-forwarded-for", HeaderValue::from_static("6.6.6.6, 203.0.113.7"));
+        let ip = |s: &str| s.parse::<IpAddr>().expect("ip");
+        assert_eq!(client_address(true, &h, Some(peer)), Some(ip("203.0.113.7")));
+        assert_eq!(client_address(false, &h, Some(peer)), Some(ip("10.0.0.1")));
+        // Two headers: the last one is the proxy's.
+        h.append("x-forwarded-for", HeaderValue::from_static("198.51.100.2"));
+        assert_eq!(client_address(true, &h, Some(peer)), Some(ip("198.51.100.2")));
+        // Garbage: the peer.
+        let mut bad = HeaderMap::new();
+        bad.insert("x-forwarded-for", HeaderValue::from_static("1.2.3.4, nonsense"));
+        assert_eq!(client_address(true, &bad, Some(peer)), Some(ip("10.0.0.1")));
+    }
+
+    #[test]
+    fn the_derived_cap_keeps_files_for_storage() {
+        assert_eq!(derived_max_tcp_connections(1024, 256), 384);
+        assert_eq!(derived_max_tcp_connections(1_048_576, 256), 524_160);
+        assert_eq!(derived_max_tcp_connections(100, 256), 1);
+    }
+
+    #[test]
+    fn caps_count_and_free_places() {
+        let mut limits = Limits::DEFAULT;
+        limits.max_tcp_connections = 3;
+        limits.max_tcp_connections_per_address = 2;
+        limits.spare_loopback_per_address = true;
+        let mut gate = Gate::new(Settings::new(&limits, false));
+        gate.settings.max_tcp_connections = 3;
+        let gate = Arc::new(gate);
+        let a: IpAddr = "192.0.2.1".parse().expect("ip");
+        let lo: IpAddr = "127.0.0.1".parse().expect("ip");
+        let s1 = gate.admit(a).expect("first");
+        let s2 = gate.admit(a).expect("second");
+        assert_eq!(gate.admit(a).expect_err("third"), Refused::Address(a, 2));
+        assert_eq!(gate.open(), 2, "a refused connection holds nothing");
+        let s3 = gate.admit(lo).expect("loopback is spared the per-address cap");
+        assert_eq!(gate.admit(lo).expect_err("total"), Refused::Total(3));
+        assert!(Refused::Total(3).to_string().contains("(max_tcp_connections)"));
+        drop((s1, s2, s3));
+        assert_eq!((gate.open(), gate.of_address(a)), (0, 0));
+    }
+}

@@ -1,0 +1,419 @@
+//! A hostile host's load on the connection layer (issue 14; docs/SERVER.md, limits): sockets
+//! that send no request head, or half of one, or sit idle after a response, are closed in
+//! time; one address flooding idle sockets is capped at accept while `/healthz` answers and a
+//! match is played to the end and logged; beyond the total cap new connections are reset at
+//! accept until the head timeout frees places; a client that never reads a large response is
+//! dropped after the write stall; behind a proxy the cap counts the forwarded address (the
+//! proxy's hop, never the client's word); and at start the store is reconciled with the log,
+//! in a data directory that only one server may own.
+//!
+//! The flooding addresses are 127.0.0.2 and up (Linux routes all of 127/8 to loopback), so
+//! that the server, its umpire and the players on 127.0.0.1 are the honest side.
+
+mod network;
+
+use network::{Net, bot};
+use serde_json::json;
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpSocket, TcpStream};
+use tokio::time::Instant;
+
+/// A connection to `to` from the local address `src`, with a small receive buffer if asked
+/// (an error: the server reset it at accept before the connect returned).
+async fn try_connect_from(
+    src: &str,
+    to: SocketAddr,
+    recv_buffer: Option<u32>,
+) -> std::io::Result<TcpStream> {
+    let s = TcpSocket::new_v4().expect("socket");
+    s.bind(format!("{src}:0").parse().expect("addr")).expect("bind");
+    if let Some(n) = recv_buffer {
+        s.set_recv_buffer_size(n).expect("SO_RCVBUF");
+    }
+    s.connect(to).await
+}
+
+async fn connect_from(src: &str, to: SocketAddr, recv_buffer: Option<u32>) -> TcpStream {
+    try_connect_from(src, to, recv_buffer).await.expect("connect")
+}
+
+/// Whether the server closed `s` (end of stream or reset) within `within`; what it sends
+/// meanwhile is read and dropped.
+async fn closed_within(s: &mut TcpStream, within: Duration) -> bool {
+    let deadline = Instant::now() + within;
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        match tokio::time::timeout_at(deadline, s.read(&mut buf)).await {
+            Err(_) => return false,
+            Ok(Ok(0) | Err(_)) => return true,
+            Ok(Ok(_)) => {}
+        }
+    }
+}
+
+/// Sends `request` on `s` and reads until the response's body contains `until`; the head.
+async fn exchange(s: &mut TcpStream, request: &str, until: &str) -> String {
+    s.write_all(request.as_bytes()).await.expect("write");
+    let mut all = Vec::new();
+    let mut buf = [0u8; 4096];
+    while !String::from_utf8_lossy(&all).contains(until) {
+        let n = tokio::time::timeout(Duration::from_secs(10), s.read(&mut buf))
+            .await
+            .expect("an answer in time")
+            .expect("read");
+        assert!(n > 0, "closed before the answer: {}", String::from_utf8_lossy(&all));
+        all.extend_from_slice(&buf[..n]);
+    }
+    String::from_utf8_lossy(&all).into_owned()
+}
+
+fn gate(net: &Net) -> Arc<server::conn::Gate> {
+    net.server.as_ref().expect("running").tcp.clone()
+}
+
+fn ip(s: &str) -> IpAddr {
+    s.parse().expect("ip")
+}
+
+/// Waits until `f` holds (10 s at most).
+async fn until(what: &str, f: impl Fn() -> bool) {
+    for _ in 0..1000 {
+        if f() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("{what}: not within 10 s");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connections_without_a_request_head_in_time_or_idle_after_one_are_closed() {
+    let net = Net::start_with("load-timeouts", |c| {
+        c.limits.max_request_head_wait_ms = 600;
+        c.limits.max_keep_alive_idle_ms = 2_500;
+    })
+    .await;
+    let addr = net.server.as_ref().expect("running").addr;
+    // Silent, and half a head trickled a byte at a time (a slowloris).
+    let mut silent = TcpStream::connect(addr).await.expect("connect");
+    let (mut trickle_read, mut trickle_write) =
+        TcpStream::connect(addr).await.expect("connect").into_split();
+    let trickler = tokio::spawn(async move {
+        let _ = trickle_write.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ").await;
+        loop {
+            if trickle_write.write_all(b"a").await.is_err() {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    });
+    assert!(!closed_within(&mut silent, Duration::from_millis(150)).await, "not closed at once");
+    assert!(closed_within(&mut silent, Duration::from_secs(5)).await, "silent: closed");
+    let mut buf = [0u8; 1024];
+    let trickle_closed =
+        tokio::time::timeout(Duration::from_secs(5), trickle_read.read(&mut buf)).await;
+    assert!(
+        matches!(trickle_closed, Ok(Ok(0) | Err(_))),
+        "the slow head is closed without an answer: {trickle_closed:?}"
+    );
+    trickler.abort();
+    // A keep-alive connection: its first request is answered, then it may idle past the head
+    // wait (that was for the first head only) until the keep-alive idle time closes it.
+    let mut kept = TcpStream::connect(addr).await.expect("connect");
+    let head = exchange(&mut kept, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n", "ok\n").await;
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    assert!(
+        !closed_within(&mut kept, Duration::from_millis(1_000)).await,
+        "idle past max_request_head_wait_ms, within max_keep_alive_idle_ms: still open"
+    );
+    assert!(closed_within(&mut kept, Duration::from_secs(6)).await, "idle: closed");
+    net.stop().await;
+}
+
+#[cfg(target_os = "linux")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_address_flooding_idle_sockets_is_capped_while_healthz_answers_and_a_match_is_logged() {
+    let _ = server::conn::raise_open_file_limit();
+    let net = Net::start_with("load-flood", |c| {
+        let key = ledger::note::SignerKey::from_seed(
+            "fogproof.test/ledger",
+            ledger::note::KeyKind::Ed25519,
+            [9; 32],
+        )
+        .expect("key");
+        let mut l = server::LedgerConfig::new(c.data_dir.join("ledger"), key);
+        l.append_interval_ms = 200;
+        c.ledger = Some(l);
+        c.limits.max_tcp_connections_per_address = 32;
+        c.limits.spare_loopback_per_address = false;
+        c.limits.max_request_head_wait_ms = 120_000;
+    })
+    .await;
+    let addr = net.server.as_ref().expect("running").addr;
+    let g = gate(&net);
+    let hostile = ip("127.0.0.2");
+    let mut idle = Vec::new();
+    let mut reset = 0;
+    for _ in 0..400 {
+        match try_connect_from("127.0.0.2", addr, None).await {
+            Ok(s) => idle.push(s),
+            Err(_) => reset += 1,
+        }
+    }
+    until("the flood is capped at 32", || g.of_address(hostile) == 32).await;
+    // The refused ones were reset at accept (some before their connect returned); the 32
+    // held ones stay open (no head yet).
+    let mut checks = tokio::task::JoinSet::new();
+    for mut s in idle {
+        checks.spawn(async move {
+            let closed = closed_within(&mut s, Duration::from_secs(3)).await;
+            (s, closed)
+        });
+    }
+    let mut held = Vec::new();
+    while let Some(r) = checks.join_next().await {
+        match r.expect("check") {
+            (_, true) => reset += 1,
+            (s, false) => held.push(s),
+        }
+    }
+    assert_eq!((reset, held.len()), (400 - 32, 32), "closed at accept, and held");
+    assert_eq!(g.of_address(hostile), 32, "still capped");
+    // The honest side meanwhile: /healthz, and a match played to the end and logged.
+    assert_eq!(net.get_raw("/healthz").await, (200, "ok\n".to_owned()));
+    let bob = net.agent("bob", bot(11), client::agent::Accept::Addressed).await;
+    let alice = net.agent("alice", bot(12), client::agent::Accept::Nothing).await;
+    alice
+        .challenge(json!({
+            "variant": "chess",
+            "clock_limit": 600,
+            "clock_increment": 0,
+            "opponent": bob.session().key.to_string(),
+        }))
+        .await
+        .expect("challenge");
+    let (_, record) = net.finished(&alice).await;
+    assert!(verifier::verify_match(&record).verdict.is_valid());
+    let mut logged = 0;
+    for _ in 0..500 {
+        logged = net.get_json("/api/ledger").await["size"].as_u64().unwrap_or(0);
+        if logged >= 1 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(logged, 1, "the finished match is in the log");
+    assert_eq!(g.of_address(hostile), 32, "the flood is still held at its cap");
+    drop(held);
+    net.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn beyond_the_total_cap_connections_are_reset_at_accept_until_the_head_wait_frees_places() {
+    let net = Net::start_with("load-total", |c| {
+        c.limits.max_tcp_connections = 24;
+        c.limits.max_request_head_wait_ms = 1_500;
+    })
+    .await;
+    let addr = net.server.as_ref().expect("running").addr;
+    let g = gate(&net);
+    assert_eq!(g.settings.max_tcp_connections, 24);
+    let mut idle = Vec::new();
+    for _ in 0..40 {
+        // Those beyond the cap may be reset before their connect returns.
+        if let Ok(s) = TcpStream::connect(addr).await {
+            idle.push(s);
+        }
+    }
+    until("the total is full", || g.open() == 24).await;
+    // A new connection now is closed at accept without an answer.
+    if let Ok(mut late) = TcpStream::connect(addr).await {
+        let _ = late.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n").await;
+        let mut answer = Vec::new();
+        let _ = tokio::time::timeout(Duration::from_secs(5), late.read_to_end(&mut answer)).await;
+        assert!(answer.is_empty(), "refused: {}", String::from_utf8_lossy(&answer));
+    }
+    assert!(g.open() <= 24);
+    // The idle ones never sent a head: the head wait closes them and places free up.
+    until("the idle sockets are closed", || g.open() < 10).await;
+    assert_eq!(net.get_raw("/healthz").await, (200, "ok\n".to_owned()));
+    drop(idle);
+    net.stop().await;
+}
+
+#[cfg(target_os = "linux")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_never_reads_a_large_response_is_dropped_after_the_write_stall() {
+    let net = Net::start_with("load-slow-reader", |c| {
+        c.limits.max_write_stall_ms = 2_000;
+        c.limits.send_buffer_bytes = 4096;
+        c.limits.spare_loopback_per_address = false;
+    })
+    .await;
+    let addr = net.server.as_ref().expect("running").addr;
+    let g = gate(&net);
+    let reader = ip("127.0.0.3");
+    let asset = net.get_bytes("/assets/host.js").await;
+    assert!(asset.len() > 50_000, "a large response ({} bytes)", asset.len());
+    // Thirty pipelined requests for it (megabytes of answers), and then not one byte read.
+    let mut s = connect_from("127.0.0.3", addr, Some(4096)).await;
+    let request = "GET /assets/host.js HTTP/1.1\r\nHost: x\r\n\r\n".repeat(30);
+    s.write_all(request.as_bytes()).await.expect("write");
+    until("the connection is counted", || g.of_address(reader) == 1).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(g.of_address(reader), 1, "still open before the stall time");
+    until("the stalled reader is dropped", || g.of_address(reader) == 0).await;
+    // It got a part of what it asked for, then the end.
+    assert!(closed_within(&mut s, Duration::from_secs(5)).await);
+    net.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn behind_a_proxy_the_cap_counts_the_forwarded_address_the_proxy_added() {
+    let net = Net::start_with("load-forwarded", |c| {
+        c.trust_forwarded_for = true;
+        c.limits.max_tcp_connections_per_address = 2;
+    })
+    .await;
+    let addr = net.server.as_ref().expect("running").addr;
+    let g = gate(&net);
+    let request =
+        |xff: &str| format!("GET /healthz HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: {xff}\r\n\r\n");
+    // Every connection comes from the proxy (127.0.0.1): the cap applies per forwarded
+    // address, not to the proxy (the umpire, which sends no header, counts as the proxy's own
+    // loopback address, spared).
+    let mut held = Vec::new();
+    for _ in 0..2 {
+        let mut s = TcpStream::connect(addr).await.expect("connect");
+        let head = exchange(&mut s, &request("6.6.6.6, 203.0.113.9"), "\r\n\r\n").await;
+        assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+        held.push(s);
+    }
+    assert_eq!(g.of_address(ip("203.0.113.9")), 2);
+    assert_eq!(g.of_address(ip("6.6.6.6")), 0, "the client's own word counts for nothing");
+    let mut third = TcpStream::connect(addr).await.expect("connect");
+    let head =
+        exchange(&mut third, &request("203.0.113.9"), "max_tcp_connections_per_address").await;
+    assert!(head.starts_with("HTTP/1.1 503"), "{head}");
+    assert!(closed_within(&mut third, Duration::from_secs(5)).await, "and closed");
+    // Naming the capped address first changes nothing: the proxy's hop is the last one.
+    let mut other = TcpStream::connect(addr).await.expect("connect");
+    let head = exchange(&mut other, &request("203.0.113.9, 198.51.100.1"), "\r\n\r\n").await;
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    assert_eq!(g.of_address(ip("198.51.100.1")), 1);
+    // A closed connection frees its place.
+    drop(held.pop());
+    until("the place is freed", || g.of_address(ip("203.0.113.9")) == 1).await;
+    let mut again = TcpStream::connect(addr).await.expect("connect");
+    let head = exchange(&mut again, &request("203.0.113.9"), "\r\n\r\n").await;
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    net.stop().await;
+}
+
+/// Stores a finished self-played chess match.
+async fn store_finished(store: &dyn server::store::Store, seed: u64) -> protocol::MatchId {
+    use protocol::codec::Canonical;
+    use server::store::{EntryRow, Finish, MatchRow, MatchStatus};
+    let bytes = client::selfplay(rules::Variant::Chess, seed).expect("selfplay").0;
+    let record = protocol::record::MatchRecord::from_canonical(&bytes).expect("a record");
+    let agreed = record.terms.verify().expect("terms");
+    let id = agreed.match_id;
+    let row = MatchRow {
+        id,
+        terms: record.terms.to_canonical(),
+        variant: "chess".into(),
+        players: [agreed.terms.players[0].key, agreed.terms.players[1].key],
+        rated: false,
+        challenge: None,
+        created_ms: 1,
+        status: MatchStatus::Live,
+        finish: None,
+    };
+    let rows: Vec<EntryRow> = record
+        .entries
+        .iter()
+        .enumerate()
+        .map(|(i, e)| EntryRow { match_id: id, seq: i as u64, bytes: e.to_canonical() })
+        .collect();
+    store.create_match(&row, &rows).await.expect("stored");
+    let finish =
+        Finish { finished_ms: 2, record_sha256: [0; 32], verdict: "{}".into(), result: "*".into() };
+    store.finish_match(&id, &finish).await.expect("finished");
+    id
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_match_marked_appended_that_the_log_lacks_is_appended_at_start_by_the_one_owner() {
+    use ledger::store::LogReader;
+    use server::store::Store;
+    let dir = std::env::temp_dir().join(format!("fogproof-reconcile-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let key = ledger::note::SignerKey::from_seed(
+        "fogproof.test/ledger",
+        ledger::note::KeyKind::Ed25519,
+        [9; 32],
+    )
+    .expect("key");
+    // The inconsistent state: the store says "in the log", the log is empty.
+    let id = {
+        let store =
+            server::store::sqlite::SqliteStore::open(&dir.join("server")).await.expect("store");
+        let id = store_finished(&store, 41).await;
+        store.mark_ledgered(&[(id, server::store::LedgerMark::Appended)]).await.expect("marked");
+        assert!(store.unledgered(10).await.expect("store").is_empty());
+        id
+    };
+    let config = || {
+        let mut c = server::Config::new(dir.join("server"), network::identity("relay"));
+        let mut l = server::LedgerConfig::new(dir.join("ledger"), key.clone());
+        l.append_interval_ms = 100;
+        c.ledger = Some(l);
+        c
+    };
+    let start = || {
+        let c = config();
+        async move {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+            server::start(c, listener, Arc::new(server::clock::TokioClock::system())).await
+        }
+    };
+    let running = start().await.expect("starts");
+    assert_eq!(running.reconciled, 1);
+    // One owner: a second server on the same directories refuses, naming this process.
+    let second = start().await.expect_err("a second server on the same data directory");
+    let text = second.to_string();
+    assert!(text.contains(&format!("pid {}", std::process::id())), "{text}");
+    assert!(text.contains("in use by another fogproof server"), "{text}");
+    let l = running.shared.ledger.clone().expect("a ledger");
+    let mut held = false;
+    for _ in 0..500 {
+        held = l.with(move |led| led.history().match_index(&id.0).is_some()).await.expect("ledger");
+        if held {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(held, "the match is in the log");
+    running.shutdown().await.expect("clean shutdown");
+    // The log audits clean, with the match in it.
+    let ledger_dir = dir.join("ledger");
+    let vkey = key.verifier().clone();
+    let report = tokio::task::spawn_blocking(move || {
+        let reader = ledger::store::DirReader::new(ledger_dir);
+        assert!(reader.checkpoint().is_ok());
+        ledger::audit::audit(&reader, &ledger::checkpoint::Policy::log_only(vkey), &|_| {})
+    })
+    .await
+    .expect("audit task")
+    .expect("the audit passes");
+    assert!(report.findings.is_empty(), "{:?}", report.findings);
+    assert_eq!(report.matches, 1);
+    // Restarted (the lock was released), nothing is left to reconcile.
+    let again = start().await.expect("restarts once the first has stopped");
+    assert_eq!(again.reconciled, 0);
+    again.shutdown().await.expect("clean shutdown");
+    let _ = std::fs::remove_dir_all(&dir);
+}
