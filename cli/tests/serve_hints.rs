@@ -2,8 +2,6 @@
 //! printed (in a fresh directory, as a person would from a second terminal) and does what it
 //! says. After `cargo run` the binary is not on the `PATH`, so the hints name it by its path.
 
-mod common;
-
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -58,16 +56,17 @@ fn run_hint(hint: &str, cwd: &Path, extra: &[&str]) -> Child {
 fn the_hints_serve_prints_work_when_pasted() {
     let data = tempfile::tempdir().expect("tempdir");
     let home = tempfile::tempdir().expect("tempdir");
-    let port = common::free_port();
     let mut server = Command::new(env!("CARGO_BIN_EXE_fogproof"))
         .args(["serve", "--data", data.path().to_str().expect("utf-8"), "--listen"])
-        .arg(format!("127.0.0.1:{port}"))
+        .arg("127.0.0.1:0")
         .env("FOGPROOF_LOG", "warn")
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
         .expect("fogproof serve starts");
     let rx = lines_of(&mut server);
+    let listening = wait_for(&rx, "fogproof server listening on http://127.0.0.1:");
+    assert!(!listening.ends_with(":0"), "serve prints the port it bound: {listening}");
     wait_for(&rx, "play a house bot");
     let hints: Vec<String> = (0..3).map(|_| wait_for(&rx, "  ")).collect();
     let me = std::fs::canonicalize(env!("CARGO_BIN_EXE_fogproof")).expect("the binary");
@@ -92,7 +91,8 @@ fn the_hints_serve_prints_work_when_pasted() {
     // The terminal hint plays the house bot: the match starts (then this test leaves it).
     let mut terminal = run_hint(&hints[2], home.path(), &[]);
     let said = lines_of(&mut terminal);
-    wait_for(&said, "Match ");
+    let started = wait_for(&said, "Match ");
+    assert_eq!(started.len(), "Match ".len() + 64, "a match id: {started}");
     let _ = terminal.kill();
     let _ = terminal.wait();
     let _ = server.kill();
