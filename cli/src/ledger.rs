@@ -6,7 +6,7 @@ use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use ledger::checkpoint::{Policy, SignedCheckpoint};
-use ledger::entry::{Absence, EntryBody, MatchContext, Sha256Digest, TournamentRound, sha256};
+use ledger::entry::{Absence, EntryBody, Sha256Digest, TournamentRound, sha256};
 use ledger::note::{KeyKind, SignerKey, VerifierKey};
 use ledger::proof::TlogProof;
 use ledger::store::DirReader;
@@ -141,9 +141,6 @@ pub struct AppendArgs {
     /// The round they were played in.
     #[arg(long, requires = "tournament")]
     round: Option<u32>,
-    /// When the matches finished, milliseconds since the Unix epoch (default: now).
-    #[arg(long)]
-    finished_at: Option<u64>,
     /// Records per checkpoint.
     #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..))]
     batch: u32,
@@ -497,7 +494,6 @@ fn append(args: AppendArgs, out: &mut impl Write) -> Result<()> {
         (Some(t), Some(round)) => Some(TournamentRound { tournament: parse_id(t)?, round }),
         _ => None,
     };
-    let finished_at_ms = args.finished_at.unwrap_or_else(now_ms);
     for chunk in args.records.chunks(args.batch as usize) {
         let mut batch = Vec::with_capacity(chunk.len());
         for path in chunk {
@@ -520,10 +516,7 @@ fn append(args: AppendArgs, out: &mut impl Write) -> Result<()> {
                 writeln!(out, "{}: already in the log at index {at}", path.display())?;
                 continue;
             }
-            batch.push(Submission::Match {
-                record,
-                context: MatchContext { tournament, finished_at_ms },
-            });
+            batch.push(Submission::Match { record, tournament });
         }
         if batch.is_empty() {
             continue;

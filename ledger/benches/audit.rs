@@ -10,7 +10,6 @@
 //! per-variant figures).
 
 use ledger::checkpoint::Policy;
-use ledger::entry::MatchContext;
 use ledger::note::{KeyKind, SignerKey};
 use ledger::store::DirReader;
 use ledger::{Ledger, Submission};
@@ -42,7 +41,7 @@ fn build(dir: &std::path::Path, records: u64) -> Ledger {
             .into_par_iter()
             .map(|seed| Submission::Match {
                 record: client::selfplay(VARIANTS[seed as usize % 4], seed).expect("self-play").0,
-                context: MatchContext { tournament: None, finished_at_ms: seed },
+                tournament: None,
             })
             .collect();
         ledger.append(&batch).expect("append");

@@ -16,7 +16,7 @@
 //! independent Python reader (`ledger/tests/oracle/ledger_reader.py`) a bundle to check.
 
 use ed25519_dalek::SigningKey;
-use ledger::entry::{Absence, MatchContext, NoShowEntry, TournamentRound, sha256};
+use ledger::entry::{Absence, NoShowEntry, TournamentRound, sha256};
 use ledger::note::{KeyKind, SignerKey};
 use ledger::tournament::ByeKind;
 use ledger::tournament::definition::{Entrant, System, TieBreak, TournamentDefinition};
@@ -75,10 +75,7 @@ pub fn build(out: &Path) -> Result<String, Box<dyn Error>> {
 
     // An unrelated game first, so the tournament's leaf indices do not start at 0.
     let (other, _) = client::selfplay(Variant::Chess, 9)?;
-    ledger.append(&[Submission::Match {
-        record: other,
-        context: MatchContext { tournament: None, finished_at_ms: 1 },
-    }])?;
+    ledger.append(&[Submission::Match { record: other, tournament: None }])?;
     ledger.append(&[Submission::Tournament { definition: file, published_at_ms: 2 }])?;
 
     let round = |round: u32, absent: Vec<Absence>| Submission::Round {
@@ -89,10 +86,7 @@ pub fn build(out: &Path) -> Result<String, Box<dyn Error>> {
     };
     let game = |round: u32, record: Vec<u8>| Submission::Match {
         record,
-        context: MatchContext {
-            tournament: Some(TournamentRound { tournament: id, round }),
-            finished_at_ms: 100 * u64::from(round) + 50,
-        },
+        tournament: Some(TournamentRound { tournament: id, round }),
     };
     let no_show = |round: u32, white, black, white_absent, black_absent| {
         Submission::NoShow(NoShowEntry {

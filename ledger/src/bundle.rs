@@ -197,7 +197,10 @@ fn derived_files(state: &TournamentState, matches: &[&MatchEntry]) -> Vec<(&'sta
     let pairings = pairings_json(state);
     let standings = standings_json(state);
     let mut ratings = Ratings::new(Params::LICHESS);
-    for m in matches {
+    // In (close time, match id) order, as the log's ratings (S9), not in leaf order.
+    let mut ordered = matches.to_vec();
+    ordered.sort_by_key(|m| (m.context.finished_at_ms, m.match_id));
+    for m in ordered {
         if let Some(g) = rated_game(m) {
             // A game a player plays against themselves is not rated (the definition refuses
             // duplicate keys, so this does not happen in a tournament).

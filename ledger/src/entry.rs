@@ -10,8 +10,9 @@
 //! most [`MAX_ENTRY_BYTES`] (the tlog-tiles entry bundle's 16-bit length prefix).
 //!
 //! A **match entry** is a pure function of the record's bytes (through `verifier::verify_match`)
-//! and of its [`MatchContext`] (tournament and round, finish time, which the appender states):
-//! an auditor recomputes it from the record and compares the bytes. A **tournament entry**
+//! and of the tournament round the appender states: its close time is the relay's signed time
+//! of the record's last receipt ([`close_time_ms`]), not the appender's clock. An auditor
+//! recomputes the entry from the record and compares the bytes. A **tournament entry**
 //! names the SHA-256 of an organiser-signed [`SignedDefinition`] stored beside the log; that
 //! hash is the tournament's id.
 //!
@@ -127,8 +128,10 @@ pub struct TournamentRound {
 pub struct MatchContext {
     /// The tournament round the match was played in, if any.
     pub tournament: Option<TournamentRound>,
-    /// When the match finished, in milliseconds since the Unix epoch, by the appender's clock
-    /// (the log's claim: nothing in the record proves it).
+    /// The match's close time, in milliseconds since the Unix epoch: the `time_ms` the relay
+    /// signed in the record's last receipt ([`close_time_ms`]). The ledger fills it from the
+    /// record and refuses an entry that states another; ratings are computed in
+    /// (close time, match id) order.
     pub finished_at_ms: u64,
 }
 
@@ -238,6 +241,22 @@ pub enum EntryError {
     /// The signed definition does not verify.
     #[error(transparent)]
     Definition(#[from] DefinitionError),
+    /// No receipt of the record verifies under its relay's key: it has no signed close time.
+    #[error("no receipt of the record is signed by its relay: it has no close time to log")]
+    NoCloseTime,
+    /// The entry states another close time than the relay signed in the record.
+    #[error(
+        "the entry states close time {stated} ms, its record's last relay-signed receipt says \
+         {signed} ms (the entry is {} ms {})",
+        stated.abs_diff(*signed),
+        if stated > signed { "later" } else { "earlier" }
+    )]
+    CloseTime {
+        /// What the entry states.
+        stated: u64,
+        /// What the relay signed.
+        signed: u64,
+    },
 }
 
 impl LedgerEntry {
@@ -285,6 +304,27 @@ impl LedgerEntry {
     }
 }
 
+/// A record's close time: the `time_ms` of its last entry whose receipt verifies as its
+/// relay's (the terms' relay key signed it, for this match and for exactly that entry's signed
+/// message). In a record whose envelope verifies receipt times never go back, so this is the
+/// last receipt's time, the relay's time of accepting the last message. The relay signed it;
+/// in a closed valid record the players' countersignatures bind the log head, which chains every
+/// receipt's time. Refused when no receipt verifies (a record with no entry, or with none its
+/// relay signed). `v` is the record's verification (for its match id and relay key).
+pub fn close_time_ms(record: &[u8], v: &VerifiedMatch) -> Result<u64, EntryError> {
+    let match_id = v.match_id.ok_or(EntryError::Unreadable("no match id"))?;
+    let relay = v.relay.ok_or(EntryError::Unreadable("no relay"))?;
+    let parsed = protocol::record::MatchRecord::read_prefix(record)
+        .ok_or(EntryError::Unreadable("no terms"))?;
+    parsed
+        .entries
+        .iter()
+        .rev()
+        .find_map(|e| e.receipt.verify(&relay, &match_id, &e.message).ok())
+        .map(|r| r.time_ms)
+        .ok_or(EntryError::NoCloseTime)
+}
+
 /// SHA-256 of some bytes.
 pub fn sha256(bytes: &[u8]) -> Sha256Digest {
     Sha256::digest(bytes).into()
@@ -329,9 +369,27 @@ impl MatchEntry {
         })
     }
 
-    /// Verifies `record` and builds its entry (see [`MatchEntry::from_verified`]).
+    /// Verifies `record` and builds its entry in `tournament` (if any), its close time the
+    /// record's ([`close_time_ms`]): what the ledger appends.
+    pub fn from_record_in(
+        record: &[u8],
+        tournament: Option<TournamentRound>,
+    ) -> Result<MatchEntry, EntryError> {
+        let v = verifier::verify_match(record);
+        let finished_at_ms = close_time_ms(record, &v)?;
+        MatchEntry::from_verified(&v, MatchContext { tournament, finished_at_ms })
+    }
+
+    /// Verifies `record` and builds its entry in `context` (what an auditor does with an
+    /// entry's context). Refused, naming both times, when `context.finished_at_ms` is not the
+    /// record's close time.
     pub fn from_record(record: &[u8], context: MatchContext) -> Result<MatchEntry, EntryError> {
-        MatchEntry::from_verified(&verifier::verify_match(record), context)
+        let entry = MatchEntry::from_record_in(record, context.tournament)?;
+        let signed = entry.context.finished_at_ms;
+        if context.finished_at_ms != signed {
+            return Err(EntryError::CloseTime { stated: context.finished_at_ms, signed });
+        }
+        Ok(entry)
     }
 
     /// Whether `other` says the same as `self`, apart from the verifier's version (an auditor

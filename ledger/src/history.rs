@@ -9,15 +9,21 @@
 //!   complete, with valid absences; its pairings are then fixed
 //!   ([`crate::tournament::pair_next_round`]);
 //! - a match entry naming a tournament round is one of that round's pairings, with the same
-//!   colours and variant, not played yet.
+//!   colours and variant, not played yet;
+//! - a match entry's close time (the relay's signed time, [`crate::entry::close_time_ms`]) is
+//!   not more than [`CLOSE_TIME_TOLERANCE_MS`] before the latest close time already in the log.
 //!
 //! Results in a tournament: a game's result, a forfeit (the rules' `forfeit` end reason: a
 //! player's proven fault, or a missing reveal) as a forfeit win, and a void game (relay or
 //! umpire at fault) as a double forfeit. In a round-robin an absent player's scheduled game is a
 //! forfeit.
 //!
-//! Ratings: every match entry with a result and known colours, tournament or not, in log order
-//! ([`crate::rating`]); void games are not rated.
+//! Ratings: every match entry with a result and known colours, tournament or not, in
+//! (close time, match id) order, not in log order ([`crate::rating`]); void games are not rated.
+//! The order is one anyone recomputes from the entries alone, whatever order the appender
+//! wrote them in. Since no entry may close more than [`CLOSE_TIME_TOLERANCE_MS`] before the
+//! latest one, games closed earlier than that are settled: a later entry can never come before
+//! them, so only the games after that point are re-rated when an entry arrives out of order.
 
 use crate::entry::{
     EntryBody, LedgerEntry, MatchEntry, NoShowEntry, RoundEntry, Sha256Digest, TournamentEntry,
@@ -31,6 +37,12 @@ use crate::tournament::{
 use protocol::PublicKey;
 use rules::Variant;
 use std::collections::{BTreeMap, BTreeSet};
+
+/// How far a match entry's close time may be before the latest close time already in the log:
+/// 10 minutes. Games finish concurrently and are appended in batches, so entries arrive a little
+/// out of close-time order; an entry further back is refused
+/// ([`HistoryError::CloseTimeBackwards`]).
+pub const CLOSE_TIME_TOLERANCE_MS: u64 = 10 * 60 * 1000;
 
 /// A round of a tournament as the log has it so far.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -172,6 +184,22 @@ pub enum HistoryError {
         /// Why.
         why: String,
     },
+    /// A match entry whose close time is more than [`CLOSE_TIME_TOLERANCE_MS`] before the latest
+    /// close time in the log.
+    #[error(
+        "match {} closed at {close_ms} ms, {} ms before the latest close time in the log \
+         ({latest_ms} ms): more than the tolerance of {CLOSE_TIME_TOLERANCE_MS} ms",
+        protocol::hex::encode(.id),
+        latest_ms.saturating_sub(*close_ms)
+    )]
+    CloseTimeBackwards {
+        /// The match id.
+        id: Sha256Digest,
+        /// Its close time.
+        close_ms: u64,
+        /// The latest close time before it.
+        latest_ms: u64,
+    },
     /// A tournament entry without its definition, or one that does not match it.
     #[error("tournament entry {at}: {why}")]
     Definition {
@@ -188,6 +216,13 @@ pub struct History {
     size: u64,
     matches: BTreeMap<Sha256Digest, u64>,
     tournaments: BTreeMap<Sha256Digest, TournamentState>,
+    /// The latest close time of a match entry so far.
+    latest_close_ms: Option<u64>,
+    /// The ratings after every settled game (closed more than the tolerance before the latest).
+    settled: Ratings,
+    /// The rated games not settled yet, in (close time, match id) order.
+    pending: BTreeMap<(u64, Sha256Digest), RatedGame>,
+    /// The ratings after every game: `settled`, then `pending` in order.
     ratings: Ratings,
     rated: u64,
 }
@@ -205,6 +240,9 @@ impl History {
             size: 0,
             matches: BTreeMap::new(),
             tournaments: BTreeMap::new(),
+            latest_close_ms: None,
+            settled: Ratings::new(Params::LICHESS),
+            pending: BTreeMap::new(),
             ratings: Ratings::new(Params::LICHESS),
             rated: 0,
         }
@@ -230,7 +268,12 @@ impl History {
         self.tournaments.values()
     }
 
-    /// The ratings.
+    /// The latest close time of the match entries so far.
+    pub fn latest_close_ms(&self) -> Option<u64> {
+        self.latest_close_ms
+    }
+
+    /// The ratings: every rated game in (close time, match id) order.
     pub fn ratings(&self) -> &Ratings {
         &self.ratings
     }
@@ -406,6 +449,12 @@ impl History {
         if let Some(&prev) = self.matches.get(&m.match_id) {
             return Err(HistoryError::DuplicateMatch { id: m.match_id, at: prev });
         }
+        let close_ms = m.context.finished_at_ms;
+        if let Some(latest_ms) = self.latest_close_ms
+            && close_ms.saturating_add(CLOSE_TIME_TOLERANCE_MS) < latest_ms
+        {
+            return Err(HistoryError::CloseTimeBackwards { id: m.match_id, close_ms, latest_ms });
+        }
         if let Some(tr) = m.context.tournament {
             let t = self
                 .tournaments
@@ -442,12 +491,44 @@ impl History {
             round.results[game] = Some((tournament_result(m), at));
         }
         self.matches.insert(m.match_id, at);
-        if let Some(game) = rated_game(m)
-            && self.ratings.apply(&game).is_ok()
-        {
-            self.rated += 1;
+        if let Some(game) = rated_game(m).filter(|g| g.white != g.black) {
+            self.rate(close_ms, m.match_id, game);
         }
+        let latest = self.latest_close_ms.map_or(close_ms, |l| l.max(close_ms));
+        self.latest_close_ms = Some(latest);
+        self.settle(latest.saturating_sub(CLOSE_TIME_TOLERANCE_MS));
         Ok(())
+    }
+
+    /// Adds a rated game at its place in (close time, match id) order. Every settled game is
+    /// before it (the tolerance check); if it is after every pending game it is applied at
+    /// once, otherwise the pending games are re-rated from the settled table.
+    fn rate(&mut self, close_ms: u64, id: Sha256Digest, game: RatedGame) {
+        let key = (close_ms, id);
+        let last = self.pending.last_key_value().is_none_or(|(k, _)| *k < key);
+        self.pending.insert(key, game);
+        self.rated += 1;
+        if last {
+            // Not self-play (filtered before), so it is rated.
+            let _ = self.ratings.apply(&game);
+        } else {
+            let mut ratings = self.settled.clone();
+            for g in self.pending.values() {
+                let _ = ratings.apply(g);
+            }
+            self.ratings = ratings;
+        }
+    }
+
+    /// Moves the games closed before `frontier` from pending to settled: no entry the log
+    /// accepts from now on closes before `frontier`, so none will ever be rated before them.
+    fn settle(&mut self, frontier: u64) {
+        while let Some(e) = self.pending.first_entry() {
+            if e.key().0 >= frontier {
+                break;
+            }
+            let _ = self.settled.apply(&e.remove());
+        }
     }
 }
 

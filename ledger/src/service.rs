@@ -8,8 +8,8 @@
 
 use crate::checkpoint::SignedCheckpoint;
 use crate::entry::{
-    Absence, ENTRY_VERSION, EntryBody, EntryError, LedgerEntry, MatchContext, MatchEntry,
-    NoShowEntry, RoundEntry, Sha256Digest, TournamentEntry,
+    Absence, ENTRY_VERSION, EntryBody, EntryError, LedgerEntry, MatchEntry, NoShowEntry,
+    RoundEntry, Sha256Digest, TournamentEntry, TournamentRound,
 };
 use crate::history::{History, HistoryError, TournamentState};
 use crate::log::{LogWriter, OpenError, TileNodes, WriteError, read_bundle};
@@ -26,12 +26,14 @@ use std::path::Path;
 /// One thing to append.
 #[derive(Clone, Debug)]
 pub enum Submission {
-    /// A finished match: its record's exact bytes and what the appender states about it.
+    /// A finished match: its record's exact bytes and the tournament round it was played in.
+    /// Its close time is not the appender's to state: the ledger takes it from the record (the
+    /// relay's signed time of the last receipt, [`crate::entry::close_time_ms`]).
     Match {
         /// The record file's bytes.
         record: Vec<u8>,
-        /// Tournament round and finish time.
-        context: MatchContext,
+        /// The tournament round, if any.
+        tournament: Option<TournamentRound>,
     },
     /// A tournament definition: the signed definition file's bytes.
     Tournament {
@@ -68,7 +70,8 @@ pub enum AppendError {
         /// Why.
         source: EntryError,
     },
-    /// Submission `index` does not fit the log before it (a duplicate, a match not paired, ...).
+    /// Submission `index` does not fit the log before it (a duplicate, a match not paired, a
+    /// close time too far before the log's latest, ...).
     #[error("submission {index} refused: {source}")]
     Inconsistent {
         /// Its place in the batch.
@@ -218,9 +221,9 @@ impl Ledger {
             .map(|(index, s)| {
                 let refused = |source| AppendError::Refused { index, source };
                 let (body, file): (EntryBody, &[u8]) = match s {
-                    Submission::Match { record, context } => (
+                    Submission::Match { record, tournament } => (
                         EntryBody::Match(
-                            MatchEntry::from_record(record, *context).map_err(refused)?,
+                            MatchEntry::from_record_in(record, *tournament).map_err(refused)?,
                         ),
                         record,
                     ),

@@ -4,7 +4,7 @@
 
 use ledger::audit::audit;
 use ledger::checkpoint::Policy;
-use ledger::entry::{EntryBody, MatchContext, sha256};
+use ledger::entry::{EntryBody, sha256};
 use ledger::merkle;
 use ledger::note::{KeyKind, SignerKey};
 use ledger::store::DirReader;
@@ -28,10 +28,7 @@ fn record(seed: u64) -> Vec<u8> {
 }
 
 fn submission(seed: u64) -> Submission {
-    Submission::Match {
-        record: record(seed),
-        context: MatchContext { tournament: None, finished_at_ms: 1_700_000_000_000 + seed },
-    }
+    Submission::Match { record: record(seed), tournament: None }
 }
 
 fn checkpoint_bytes(dir: &Path) -> Vec<u8> {
@@ -81,10 +78,7 @@ fn refused_batches_change_nothing() {
     let before = checkpoint_bytes(dir.path());
 
     // A record whose terms cannot be read names no match: the whole batch is refused.
-    let garbage = Submission::Match {
-        record: b"not a record".to_vec(),
-        context: MatchContext { tournament: None, finished_at_ms: 0 },
-    };
+    let garbage = Submission::Match { record: b"not a record".to_vec(), tournament: None };
     let err = ledger.append(&[submission(2), garbage]).unwrap_err();
     assert!(matches!(err, AppendError::Refused { index: 1, .. }), "{err}");
 
@@ -112,12 +106,7 @@ fn a_record_with_faults_is_logged_with_its_culprit() {
     assert!(!vm.verdict.is_valid(), "the dropped message must be a fault");
     let dir = tempfile::tempdir().unwrap();
     let mut ledger = Ledger::create(dir.path(), log_key()).unwrap();
-    ledger
-        .append(&[Submission::Match {
-            record: played.bytes.clone(),
-            context: MatchContext { tournament: None, finished_at_ms: 1 },
-        }])
-        .unwrap();
+    ledger.append(&[Submission::Match { record: played.bytes.clone(), tournament: None }]).unwrap();
     let proof = ledger.prove(&vm.match_id.unwrap().0).unwrap();
     let (_, entry) = proof.verify(&Policy::log_only(ledger.verifier_key().clone())).unwrap();
     let EntryBody::Match(m) = entry.body else { panic!("not a match entry") };

@@ -219,6 +219,23 @@ fn an_odd_round_robin_refuses_an_absence_for_the_player_with_the_bye() {
 
 /// A two-player tournament whose one game is a real self-played record.
 fn tournament_log(dir: &Path) -> (Ledger, [u8; 32]) {
+    let (mut ledger, id, record) = tournament_started(dir);
+    ledger
+        .append(&[Submission::Match {
+            record,
+            tournament: Some(TournamentRound { tournament: id, round: 1 }),
+        }])
+        .unwrap();
+    (ledger, id)
+}
+
+fn tournament_log_key() -> SignerKey {
+    SignerKey::from_seed("ledger.fogproof.example/t", KeyKind::Ed25519, [5; 32]).unwrap()
+}
+
+/// A log holding another match, a two-player tournament and its first round started; with the
+/// record of that round's one game, not appended yet.
+fn tournament_started(dir: &Path) -> (Ledger, [u8; 32], Vec<u8>) {
     let seed = 3;
     let cast = client::selfplay::cast(seed);
     let def = definition(
@@ -230,29 +247,64 @@ fn tournament_log(dir: &Path) -> (Ledger, [u8; 32]) {
     let mut config = client::SelfplayConfig::new(Variant::Espionage, seed);
     config.colours = protocol::terms::Colours::FirstIsWhite;
     let record = client::selfplay_with(config).unwrap().bytes;
-    let key = SignerKey::from_seed("ledger.fogproof.example/t", KeyKind::Ed25519, [5; 32]).unwrap();
-    let mut ledger = Ledger::create(dir, key).unwrap();
+    let mut ledger = Ledger::create(dir, tournament_log_key()).unwrap();
     // Another match first, so the tournament is not alone in the log.
     ledger
         .append(&[Submission::Match {
             record: client::selfplay(Variant::Chess, 9).unwrap().0,
-            context: MatchContext { tournament: None, finished_at_ms: 1 },
+            tournament: None,
         }])
         .unwrap();
     ledger.append(&[Submission::Tournament { definition: file, published_at_ms: 2 }]).unwrap();
     ledger
         .append(&[Submission::Round { tournament: id, round: 1, absent: vec![], started_at_ms: 3 }])
         .unwrap();
-    ledger
-        .append(&[Submission::Match {
-            record,
-            context: MatchContext {
-                tournament: Some(TournamentRound { tournament: id, round: 1 }),
-                finished_at_ms: 4,
-            },
-        }])
-        .unwrap();
-    (ledger, id)
+    (ledger, id, record)
+}
+
+#[test]
+fn a_close_time_that_is_not_the_records_is_named_by_the_audit_and_the_bundle() {
+    let log_dir = tempfile::tempdir().unwrap();
+    let (ledger, id, record) = tournament_started(log_dir.path());
+    let policy = Policy::log_only(ledger.verifier_key().clone());
+    drop(ledger);
+    // A writer that states its own close time: the ledger would not, so write the log directly.
+    let tournament = Some(TournamentRound { tournament: id, round: 1 });
+    let honest = MatchEntry::from_record_in(&record, tournament).unwrap();
+    let signed = honest.context.finished_at_ms;
+    let mut lying = honest.clone();
+    lying.context.finished_at_ms = signed + 60_000;
+    let entry = LedgerEntry { version: ENTRY_VERSION, body: EntryBody::Match(lying.clone()) };
+    let mut writer = ledger::log::LogWriter::open(log_dir.path(), tournament_log_key()).unwrap();
+    writer.append(&[entry.to_bytes().unwrap()], &[&record]).unwrap();
+    drop(writer);
+
+    // Re-verifying the record with the entry's context is refused, naming both times.
+    let err = MatchEntry::from_record(&record, lying.context).unwrap_err();
+    assert!(
+        matches!(err, ledger::entry::EntryError::CloseTime { stated, signed: s }
+            if stated == signed + 60_000 && s == signed),
+        "{err}"
+    );
+    assert!(err.to_string().contains("60000 ms later"), "{err}");
+
+    // The audit names the entry.
+    let reader = ledger::store::DirReader::new(log_dir.path());
+    let report = ledger::audit::audit(&reader, &policy, &|_| {}).unwrap();
+    assert_eq!(report.findings.len(), 1, "{:?}", report.findings);
+    assert_eq!(report.findings[0].index, 3);
+    assert!(report.findings[0].what.contains("close time"), "{:?}", report.findings);
+
+    // The bundle's verification names the record.
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().join("bundle");
+    bundle::write(&reader, &id, &dir).unwrap();
+    let differences = bundle::verify(&dir, &policy).unwrap_err();
+    let record_name = ledger::store::record_path(&sha256(&record));
+    assert!(
+        differences.iter().any(|d| d.file == record_name && d.what.contains("close time")),
+        "{differences:?}"
+    );
 }
 
 /// Changes a file's bytes.

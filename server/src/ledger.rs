@@ -31,7 +31,7 @@ use crate::state::{Shared, lock};
 use crate::store::{LedgerMark, MatchRow};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use ledger::entry::{MatchContext, TournamentRound};
+use ledger::entry::TournamentRound;
 use ledger::{AppendError, Ledger, Submission};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
@@ -249,7 +249,7 @@ fn refused(row: &MatchRow, why: &str) {
 }
 
 /// The submission of a finished match: its record rebuilt from the store, its tournament round
-/// if the server started it as one, and its finish time.
+/// if the server started it as one.
 async fn submission(shared: &Arc<Shared>, row: &MatchRow) -> Result<Submission, String> {
     let record = crate::api::record_bytes(shared, row).await.map_err(|e| e.message)?;
     let tournament = shared
@@ -258,8 +258,8 @@ async fn submission(shared: &Arc<Shared>, row: &MatchRow) -> Result<Submission, 
         .await
         .map_err(|e| e.to_string())?
         .map(|g| TournamentRound { tournament: g.tournament, round: g.round });
-    let finished_at_ms = row.finish.as_ref().map_or(row.created_ms, |f| f.finished_ms);
-    Ok(Submission::Match { record, context: MatchContext { tournament, finished_at_ms } })
+    // The close time is the record's (the relay's signed time): the ledger takes it from there.
+    Ok(Submission::Match { record, tournament })
 }
 
 /// What a path under `/ledger/` names, if it is one of the log's files.
