@@ -364,6 +364,8 @@ def transcript_hash(tag, fields):
 
 ENTRY_PREFIX = b"fogproof/v1/ledger-entry\n"
 ENTRY_MAX = 65535
+# S6, Entries: a match entry may close at most this many ms before the latest one replayed.
+CLOSE_TIME_TOLERANCE_MS = 600000
 
 
 def _dec_fault(d):
@@ -996,7 +998,7 @@ def is_rated(entry):
 
 
 def rate_games(match_entries, table=None):
-    """S9: match entries in leaf index order -> {(variant, key): state}."""
+    """S9: match entries, in the order given -> {(variant, key): state}."""
     table = {} if table is None else table
     for e in match_entries:
         if not is_rated(e):
@@ -1145,8 +1147,13 @@ def standings_json(df, rounds):
                     for i, (p, h, tbs) in enumerate(st)])
 
 
+def rating_order(match_entries):
+    """S9: by close time (context.finished_at_ms), equal ones by match id (bytes)."""
+    return sorted(match_entries, key=lambda e: (e["context"]["finished_at_ms"], e["match_id"]))
+
+
 def ratings_json(df, match_entries):
-    table = rate_games(match_entries)
+    table = rate_games(rating_order(match_entries))
     out = []
     for i, p in enumerate(df["players"]):
         r, dv, vol, games = table.get((df["variant"], p["key"]), INITIAL)
@@ -1495,6 +1502,7 @@ def replay(df, tid, organiser, entries, bdir, rep):
               % idxs[0], "; ".join(problems))
     problems = []
     seen_match = set()
+    latest_close = None
     limit = total_rounds(df)
     for idx in idxs[1:]:
         e = entries[idx]
@@ -1560,6 +1568,11 @@ def replay(df, tid, organiser, entries, bdir, rep):
                 problems.append("entry %d: match id appears twice" % idx)
                 continue
             seen_match.add(e["match_id"])
+            close = e["context"]["finished_at_ms"]
+            if latest_close is not None and close + CLOSE_TIME_TOLERANCE_MS < latest_close:
+                problems.append("entry %d: close time %d ms is more than %d ms before %d ms"
+                                % (idx, close, CLOSE_TIME_TOLERANCE_MS, latest_close))
+                continue
             rnum = tr["round"]
             white, black = e["white"], e["black"]
         else:
@@ -1589,6 +1602,8 @@ def replay(df, tid, organiser, entries, bdir, rep):
                 continue
             game.result = match_result(e)
             match_entries.append(e)
+            close = e["context"]["finished_at_ms"]
+            latest_close = close if latest_close is None else max(latest_close, close)
         else:
             game.result = noshow_result(e)
         game.entry = idx
