@@ -343,7 +343,13 @@ pub fn run(command: LedgerCommand, out: &mut impl Write) -> Result<ExitCode> {
                     )?;
                     return Ok(ExitCode::from(1));
                 }
-                let again = ledger::entry::MatchEntry::from_record(&bytes, m.context)?;
+                let again = match ledger::entry::MatchEntry::from_record(&bytes, m.context) {
+                    Err(e @ ledger::entry::EntryError::CloseTime { .. }) => {
+                        writeln!(out, "{}: re-verified, {e}", record.display())?;
+                        return Ok(ExitCode::from(1));
+                    }
+                    r => r?,
+                };
                 if !m.same_judgement(&again) {
                     writeln!(
                         out,
