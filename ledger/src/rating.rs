@@ -1,4 +1,5 @@
-//! Glicko-2 ratings per variant, computed in log order, bit for bit the same on every platform.
+//! Glicko-2 ratings per variant, bit for bit the same on every platform, applied game by game in
+//! the order the caller gives ([`crate::history`] gives (close time, match id) order).
 //!
 //! The algorithm is Glickman's Glicko-2 ("Example of the Glicko-2 system", 2013) with lichess's
 //! parameters ([`Params::LICHESS`]): initial rating 1500, deviation 500, volatility 0.09,
@@ -6,10 +7,10 @@
 //! deviation is above 110. The volatility is found by the Illinois regula falsi of step 5.4 with
 //! ε = 10⁻⁶.
 //!
-//! Rating periods: **every game is its own rating period**, applied in log order, and both
-//! players are updated from their ratings *before* the game (as lichess does). Unlike lichess,
-//! deviation does not grow with idle calendar time: the log has no trusted clock, and ratings must
-//! be a pure function of the log's order. A player's first game starts from the initial values.
+//! Rating periods: **every game is its own rating period**, applied in (close time, match id)
+//! order, and both players are updated from their ratings *before* the game (as lichess does).
+//! Unlike lichess, deviation does not grow with idle calendar time: close times are each relay's
+//! clock, not a common one, and ratings depend only on the order of the games. A player's first game starts from the initial values.
 //!
 //! Determinism: only `+ - * /` and `sqrt` (all correctly rounded by IEEE 754) are done with the
 //! platform; `exp` and `ln` come from the pure-Rust [`libm`] crate (a port of musl's libm, the same
