@@ -42,11 +42,19 @@ pub fn terms(cast: &Cast, colours: Colours, umpired: bool, nonce_byte: u8) -> Ma
         seal_key: SealSecret::for_match(id, &[n; 32]).public(),
         nonce: [n; 32],
     };
+    // Kriegspiel (with an option) when umpired, chess otherwise: the terms gate wants the
+    // variant's own ruleset and an umpire exactly in umpired games.
+    let variant = if umpired { rules::Variant::Kriegspiel } else { rules::Variant::Chess };
+    let options = if umpired {
+        BTreeMap::from([("touch-move".into(), "true".into())])
+    } else {
+        BTreeMap::new()
+    };
     MatchTerms {
         version: VERSION,
-        variant: rules::Variant::Kriegspiel,
-        ruleset: "kriegspiel/1".into(),
-        options: BTreeMap::from([("touch-move".into(), "true".into())]),
+        variant,
+        ruleset: variant.ruleset().into(),
+        options,
         players: [player(&cast.alice, nonce_byte), player(&cast.bob, nonce_byte.wrapping_add(1))],
         colours,
         relay: cast.relay.public(),
