@@ -348,7 +348,7 @@ fn a_small_order_seal_key_is_refused_by_the_relay_and_judged_bad_terms() {
         MatchTerms::from_canonical(&played.record.terms.terms).expect("self-play's terms");
     let zero = low_order(0);
     terms.players[1].seal_key = zero;
-    let expected = TermsError::SealKey {
+    let expected = || TermsError::SealKey {
         role: "players[1]",
         key: zero,
         problem: protocol::terms::KeyProblem::SmallOrder,
@@ -358,14 +358,14 @@ fn a_small_order_seal_key_is_refused_by_the_relay_and_judged_bad_terms() {
         &[&cast.players[0], &cast.players[1], &cast.relay, &cast.umpire],
     )
     .expect("the cast signs");
-    assert_eq!(signed.verify().map(drop), Err(expected.clone()));
+    assert_eq!(signed.verify().map(drop), Err(expected()));
     let agreed = AgreedTerms {
         match_id: match_id(&signed.terms),
         bytes: signed.terms.clone(),
         terms: terms.clone(),
     };
     match Relay::new(cast.relay.clone(), agreed, 0) {
-        Err(RelayError::Terms(e)) => assert_eq!(e, expected),
+        Err(RelayError::Terms(e)) => assert_eq!(e, expected()),
         other => panic!("the relay ran the terms: {other:?}"),
     }
     let record = MatchRecord { terms: signed, ..played.record.clone() };

@@ -111,7 +111,7 @@ pub struct Table {
     pub authors: [Author; 3],
     pub delivered: [usize; 3],
     pub seals: [SealPublicKey; 3],
-    seal_count: u8,
+    seal_count: u32,
 }
 
 /// Alice's and bob's public contributions and their commitment nonces.
@@ -216,7 +216,12 @@ impl Table {
             self.seals[UMPIRE]
         };
         self.seal_count += 1;
-        let seed = [self.seal_count; 32];
+        // A fresh seal seed per message: its count in every byte, and past 255 (a test that
+        // plays hundreds of attempts) the whole count in the first four.
+        let mut seed = [self.seal_count.to_le_bytes()[0]; 32];
+        if self.seal_count > 255 {
+            seed[..4].copy_from_slice(&self.seal_count.to_le_bytes());
+        }
         let (m, _) = self.authors[who]
             .clone()
             .write_sealed(channel, re, inner, &recipient, &seed, self.padded_len(who))
