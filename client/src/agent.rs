@@ -202,7 +202,9 @@ pub fn check_against_challenge(terms: &MatchTerms, c: &Value) -> Result<(), Stri
     let opponent = if first == challenger { second } else { first };
     if let Some(dest) = c.get("destUser").filter(|d| !d.is_null()) {
         if key("/destUser/id").is_none_or(|d| d != opponent) {
-            return Err(format!("the opponent {opponent} is not the one the challenge names {dest}"));
+            return Err(format!(
+                "the opponent {opponent} is not the one the challenge names {dest}"
+            ));
         }
     }
     let named = c.get("umpire").and_then(Value::as_str).map(str::to_owned);
@@ -268,7 +270,9 @@ impl Agent {
             None => Ok(()),
             Some(u) => match challenge_umpire(challenge) {
                 Some(key) if lock(&self.trusted).contains(&key) => Ok(()),
-                _ => Err(AgentError::Terms(format!("the umpire {u} is not one this player trusts"))),
+                _ => {
+                    Err(AgentError::Terms(format!("the umpire {u} is not one this player trusts")))
+                }
             },
         }
     }

@@ -434,7 +434,7 @@ async fn sign_and_start(
                     false,
                     None,
                 )
-                    .map_err(MatchError::Protocol)?;
+                .map_err(MatchError::Protocol)?;
                 let sig = identity.sign(protocol::tags::TERMS, &bytes);
                 session
                     .post(

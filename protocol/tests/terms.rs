@@ -313,9 +313,7 @@ fn every_deadline_cap_and_budget_is_bounded() {
     type Set = fn(&mut MatchTerms, u64);
     let fields: [(&str, std::ops::RangeInclusive<u64>, Set); 7] = [
         ("time_control.initial_ms", bounds::INITIAL_MS, |t, v| t.time_control.initial_ms = v),
-        ("time_control.increment_ms", bounds::INCREMENT_MS, |t, v| {
-            t.time_control.increment_ms = v
-        }),
+        ("time_control.increment_ms", bounds::INCREMENT_MS, |t, v| t.time_control.increment_ms = v),
         ("time_control.reveal_ms", bounds::REVEAL_MS, |t, v| t.time_control.reveal_ms = v),
         ("time_control.answer_ms", bounds::ANSWER_MS, |t, v| t.time_control.answer_ms = v),
         ("limits.max_messages_per_side", bounds::MESSAGES_PER_SIDE, |t, v| {

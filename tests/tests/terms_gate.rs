@@ -54,7 +54,11 @@ fn cast() -> Cast {
 }
 
 fn player(id: &Identity, n: u8) -> PlayerTerms {
-    PlayerTerms { key: id.public(), seal_key: SealSecret::for_match(id, &[n; 32]).public(), nonce: [n; 32] }
+    PlayerTerms {
+        key: id.public(),
+        seal_key: SealSecret::for_match(id, &[n; 32]).public(),
+        nonce: [n; 32],
+    }
 }
 
 fn umpire_terms(id: &Identity) -> UmpireTerms {
@@ -217,17 +221,26 @@ fn spec() -> impl Strategy<Value = Spec> {
             number(bounds::RECORD_BYTES),
         ),
     )
-        .prop_map(|((variant, ruleset_other, umpire_flipped), (bad_option, drawn), seats, relay_change, t, l)| Spec {
-            variant,
-            ruleset_other,
-            umpire_flipped,
-            bad_option,
-            drawn,
-            seats,
-            relay_change,
-            times: [t.0, t.1, t.2, t.3],
-            limits: [l.0, l.1, l.2],
-        })
+        .prop_map(
+            |(
+                (variant, ruleset_other, umpire_flipped),
+                (bad_option, drawn),
+                seats,
+                relay_change,
+                t,
+                l,
+            )| Spec {
+                variant,
+                ruleset_other,
+                umpire_flipped,
+                bad_option,
+                drawn,
+                seats,
+                relay_change,
+                times: [t.0, t.1, t.2, t.3],
+                limits: [l.0, l.1, l.2],
+            },
+        )
 }
 
 fn build(c: &Cast, s: &Spec) -> MatchTerms {
@@ -272,11 +285,13 @@ fn build(c: &Cast, s: &Spec) -> MatchTerms {
     }
     match s.relay_change {
         // The identity point: a small-order ed25519 key.
-        1 => t.relay = PublicKey({
-            let mut b = [0u8; 32];
-            b[0] = 1;
-            b
-        }),
+        1 => {
+            t.relay = PublicKey({
+                let mut b = [0u8; 32];
+                b[0] = 1;
+                b
+            })
+        }
         3 => t.relay = c.bob.public(),
         _ => {}
     }
@@ -321,6 +336,7 @@ proptest! {
 #[test]
 fn the_generated_terms_reach_both_sides_of_the_gate() {
     let c = cast();
+    use proptest::strategy::ValueTree;
     let mut runner = proptest::test_runner::TestRunner::deterministic();
     let (mut good, mut bad) = (0, 0);
     for _ in 0..400 {
@@ -413,7 +429,8 @@ fn the_agent_refuses_terms_that_are_not_its_challenges() {
     assert_eq!(bob_checks(&c, &good, &white), Ok(()));
     // The colours: "white" is the challenger first with fixed colours; "black" the challenger
     // second; "random" drawn, the challenger first.
-    let swapped = MatchTerms { players: [good.players[1].clone(), good.players[0].clone()], ..good.clone() };
+    let swapped =
+        MatchTerms { players: [good.players[1].clone(), good.players[0].clone()], ..good.clone() };
     let drawn = MatchTerms { colours: Colours::Drawn, ..good.clone() };
     assert!(bob_checks(&c, &drawn, &white).unwrap_err().contains("colours"));
     assert!(bob_checks(&c, &swapped, &white).unwrap_err().contains("colours"));
@@ -461,7 +478,10 @@ fn the_agent_refuses_terms_that_are_not_its_challenges() {
     let mut mallorys = white.clone();
     mallorys["umpire"] = json!(c.mallory.public().to_string());
     let e = bob_checks(&c, &other, &mallorys).unwrap_err();
-    assert!(e.contains("not one this player trusts") && e.contains(&c.mallory.public().to_string()), "{e}");
+    assert!(
+        e.contains("not one this player trusts") && e.contains(&c.mallory.public().to_string()),
+        "{e}"
+    );
     // Caps and deadlines out of range: the gate, whatever the challenge.
     for limits in [
         Limits { max_messages_per_side: 3, ..Limits::DEFAULT },
@@ -471,9 +491,15 @@ fn the_agent_refuses_terms_that_are_not_its_challenges() {
         let t = MatchTerms { limits, ..good.clone() };
         assert!(bob_checks(&c, &t, &white).unwrap_err().contains("outside"), "{limits:?}");
     }
-    let t = MatchTerms { time_control: TimeControl { reveal_ms: 0, ..good.time_control }, ..good.clone() };
+    let t = MatchTerms {
+        time_control: TimeControl { reveal_ms: 0, ..good.time_control },
+        ..good.clone()
+    };
     assert!(bob_checks(&c, &t, &white).unwrap_err().contains("reveal_ms"));
-    let t = MatchTerms { time_control: TimeControl { answer_ms: 1 << 62, ..good.time_control }, ..good };
+    let t = MatchTerms {
+        time_control: TimeControl { answer_ms: 1 << 62, ..good.time_control },
+        ..good
+    };
     assert!(bob_checks(&c, &t, &white).unwrap_err().contains("answer_ms"));
 }
 
