@@ -152,10 +152,11 @@ pub fn check_terms(
             "the seal key in the terms is not the one this key derives from its nonce".into()
         );
     }
-    if !umpire && let Some(u) = &terms.umpire {
-        if !trusted_umpires.contains(&u.key) {
-            return Err(format!("the umpire {} is not one this player trusts", u.key));
-        }
+    if !umpire
+        && let Some(u) = &terms.umpire
+        && !trusted_umpires.contains(&u.key)
+    {
+        return Err(format!("the umpire {} is not one this player trusts", u.key));
     }
     if let Some(c) = expected {
         check_against_challenge(terms, c)?;
@@ -200,12 +201,10 @@ pub fn check_against_challenge(terms: &MatchTerms, c: &Value) -> Result<(), Stri
         ));
     }
     let opponent = if first == challenger { second } else { first };
-    if let Some(dest) = c.get("destUser").filter(|d| !d.is_null()) {
-        if key("/destUser/id").is_none_or(|d| d != opponent) {
-            return Err(format!(
-                "the opponent {opponent} is not the one the challenge names {dest}"
-            ));
-        }
+    if let Some(dest) = c.get("destUser").filter(|d| !d.is_null())
+        && key("/destUser/id").is_none_or(|d| d != opponent)
+    {
+        return Err(format!("the opponent {opponent} is not the one the challenge names {dest}"));
     }
     let named = c.get("umpire").and_then(Value::as_str).map(str::to_owned);
     let actual = terms.umpire.as_ref().map(|u| u.key.to_string());
