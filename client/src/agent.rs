@@ -206,14 +206,16 @@ pub fn check_against_challenge(terms: &MatchTerms, c: &Value) -> Result<(), Stri
     {
         return Err(format!("the opponent {opponent} is not the one the challenge names {dest}"));
     }
-    let named = c.get("umpire").and_then(Value::as_str).map(str::to_owned);
-    let actual = terms.umpire.as_ref().map(|u| u.key.to_string());
+    let named = match c.get("umpire").filter(|u| !u.is_null()) {
+        None => None,
+        Some(u) => {
+            Some(challenge_umpire(c).ok_or(format!("the challenge's umpire {u} is not a key"))?)
+        }
+    };
+    let actual = terms.umpire.as_ref().map(|u| u.key);
     if named != actual {
-        return Err(format!(
-            "the umpire {} is not the challenge's {}",
-            actual.as_deref().unwrap_or("(none)"),
-            named.as_deref().unwrap_or("(none)")
-        ));
+        let show = |k: Option<PublicKey>| k.map_or("(none)".to_owned(), |k| k.to_string());
+        return Err(format!("the umpire {} is not the challenge's {}", show(actual), show(named)));
     }
     Ok(())
 }
