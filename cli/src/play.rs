@@ -167,6 +167,13 @@ pub fn run(args: PlayArgs, out: &mut impl Write) -> Result<()> {
                 tracing::error!(error = %e, "the agent stopped");
             }
         });
+        let trusted: Vec<String> =
+            agent.trusted_umpires().iter().map(ToString::to_string).collect();
+        writeln!(
+            out,
+            "Umpires you trust (the server's by default): {}",
+            if trusted.is_empty() { "none".to_owned() } else { trusted.join(", ") }
+        )?;
         let mut input = stdin_lines();
         // Journaled matches first: the agent resumes them as it starts.
         if resumable > 0 {
@@ -195,15 +202,21 @@ pub fn run(args: PlayArgs, out: &mut impl Write) -> Result<()> {
             let id = c["id"].as_str().unwrap_or_default().to_owned();
             writeln!(
                 out,
-                "Challenge {id} sent ({} {}, {}); waiting for it to be accepted.",
+                "Challenge {id} sent ({} {}, {}, umpire {}); waiting for it to be accepted.",
                 c["variant"]["key"].as_str().unwrap_or(""),
                 c["timeControl"]["show"].as_str().unwrap_or(""),
-                if target == "open" { "open to anyone" } else { target.as_str() }
+                if target == "open" { "open to anyone" } else { target.as_str() },
+                c["umpire"].as_str().unwrap_or("none"),
             )?;
             id
         } else {
-            hub.accept(&target).await?;
-            writeln!(out, "Accepted challenge {target}; waiting for the game to start.")?;
+            // The agent accepts only a challenge whose umpire its player trusts.
+            let c = hub.accept(&target).await?;
+            writeln!(
+                out,
+                "Accepted challenge {target} (umpire {}); waiting for the game to start.",
+                c["umpire"].as_str().unwrap_or("none")
+            )?;
             target.clone()
         };
         out.flush()?;

@@ -11,7 +11,7 @@ use crate::journal::{self, Journal, Record, Role};
 use crate::net::{NetError, Session, signature_hex};
 use crate::seat::{Decider, Machine, Seat, SeatEvent};
 use protocol::codec::Canonical;
-use protocol::terms::{AgreedTerms, MatchTerms, SignedTerms};
+use protocol::terms::{AgreedTerms, Colours, MatchTerms, SignedTerms};
 use protocol::{Identity, MatchId, PublicKey};
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet};
@@ -103,24 +103,38 @@ pub struct Agent {
     /// Tournaments this agent joined ([`Agent::join_tournament`]): it brings its seat to their
     /// games by itself.
     tournaments: Arc<Mutex<BTreeSet<String>>>,
+    /// The umpires this key's player trusts ([`Agent::trusted_umpires`]): the server's umpire
+    /// service by default. The agent accepts no challenge and signs no terms naming another.
+    trusted: Arc<Mutex<Vec<PublicKey>>>,
 }
+
+/// How many times, [`EXPECTATION_WAIT_MS`] apart, the agent looks again for the challenge a
+/// terms event belongs to before refusing it (its own challenge is on record only once the
+/// server has answered the request that made it).
+const EXPECTATION_WAITS: u32 = 20;
+/// See [`EXPECTATION_WAITS`].
+const EXPECTATION_WAIT_MS: u64 = 100;
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-/// Checks terms before signing: a fogproof v2 game this build plays, the server's relay, this
-/// key in the role expected, a seal key this key derives from its nonce, and the challenge's
-/// variant, options and clock.
+/// Checks terms before signing. First the one terms gate every party calls
+/// ([`MatchTerms::validate`]: strict keys, seal keys that can be sealed to, the variant's
+/// ruleset and umpire, options, every deadline, cap and budget in its range); then what is this
+/// agent's to check: the server's relay, this key in the role expected with the seal key it
+/// derives from its nonce, a player's umpire among `trusted_umpires` (the umpires its player
+/// trusts), and, for a player, the challenge it made or accepted (`expected`, as the server
+/// showed it), field by field ([`check_against_challenge`]).
 pub fn check_terms(
     terms: &MatchTerms,
     me: &Identity,
     relay: &PublicKey,
+    trusted_umpires: &[PublicKey],
     umpire: bool,
     expected: Option<&Value>,
 ) -> Result<(), String> {
     terms.validate().map_err(|e| e.to_string())?;
-    let variant = terms.variant;
     if terms.relay != *relay {
         return Err(format!("the relay is {}, the server's is {relay}", terms.relay));
     }
@@ -138,28 +152,77 @@ pub fn check_terms(
             "the seal key in the terms is not the one this key derives from its nonce".into()
         );
     }
+    if !umpire
+        && let Some(u) = &terms.umpire
+        && !trusted_umpires.contains(&u.key)
+    {
+        return Err(format!("the umpire {} is not one this player trusts", u.key));
+    }
     if let Some(c) = expected {
-        let field = |path: &[&str]| {
-            let mut v = c;
-            for p in path {
-                v = v.get(*p).unwrap_or(&Value::Null);
-            }
-            v.clone()
-        };
-        if field(&["variant", "key"]) != json!(variant.id()) {
-            return Err(format!("variant {} is not the challenge's", variant.id()));
-        }
-        if field(&["options"]) != json!(terms.options) {
-            return Err("options are not the challenge's".into());
-        }
-        let tc = terms.time_control;
-        if field(&["timeControl", "limit"]) != json!(tc.initial_ms / 1000)
-            || field(&["timeControl", "increment"]) != json!(tc.increment_ms / 1000)
-        {
-            return Err("the clock is not the challenge's".into());
-        }
+        check_against_challenge(terms, c)?;
     }
     Ok(())
+}
+
+/// Whether `terms` are exactly what the challenge `c` asked for (its JSON as the server shows
+/// it, [`Agent::challenge`]'s answer or a `challenge` event): the variant, the options, the
+/// clock (seconds, to the millisecond), the colours (`white`/`black`: the challenger's,
+/// `random`: drawn, the challenger first, as the server writes them), the opponent a challenge
+/// names, and the umpire (none where it names none).
+pub fn check_against_challenge(terms: &MatchTerms, c: &Value) -> Result<(), String> {
+    let text = |path: &str| c.pointer(path).and_then(Value::as_str);
+    if text("/variant/key") != Some(terms.variant.id()) {
+        return Err(format!("variant {} is not the challenge's", terms.variant.id()));
+    }
+    if c.get("options").unwrap_or(&Value::Null) != &json!(terms.options) {
+        return Err("options are not the challenge's".into());
+    }
+    let tc = terms.time_control;
+    let ms = |path: &str| c.pointer(path).and_then(Value::as_u64).and_then(|s| s.checked_mul(1000));
+    if ms("/timeControl/limit") != Some(tc.initial_ms)
+        || ms("/timeControl/increment") != Some(tc.increment_ms)
+    {
+        return Err("the clock is not the challenge's".into());
+    }
+    let key = |path: &str| text(path).and_then(|k| k.parse::<PublicKey>().ok());
+    let challenger = key("/challenger/id").ok_or("the challenge names no challenger")?;
+    let [first, second] = [terms.players[0].key, terms.players[1].key];
+    let colours_ok = match text("/color").unwrap_or("random") {
+        "white" => terms.colours == Colours::FirstIsWhite && first == challenger,
+        "black" => terms.colours == Colours::FirstIsWhite && second == challenger,
+        _ => terms.colours == Colours::Drawn && first == challenger,
+    };
+    if !colours_ok {
+        return Err(format!(
+            "the colours ({:?}, challenger {}) are not the challenge's {}",
+            terms.colours,
+            if first == challenger { "first" } else { "second" },
+            text("/color").unwrap_or("random"),
+        ));
+    }
+    let opponent = if first == challenger { second } else { first };
+    if let Some(dest) = c.get("destUser").filter(|d| !d.is_null())
+        && key("/destUser/id").is_none_or(|d| d != opponent)
+    {
+        return Err(format!("the opponent {opponent} is not the one the challenge names {dest}"));
+    }
+    let named = match c.get("umpire").filter(|u| !u.is_null()) {
+        None => None,
+        Some(u) => {
+            Some(challenge_umpire(c).ok_or(format!("the challenge's umpire {u} is not a key"))?)
+        }
+    };
+    let actual = terms.umpire.as_ref().map(|u| u.key);
+    if named != actual {
+        let show = |k: Option<PublicKey>| k.map_or("(none)".to_owned(), |k| k.to_string());
+        return Err(format!("the umpire {} is not the challenge's {}", show(actual), show(named)));
+    }
+    Ok(())
+}
+
+/// The umpire a challenge shows (`umpire`), if it names one.
+pub fn challenge_umpire(c: &Value) -> Option<PublicKey> {
+    c.get("umpire").and_then(Value::as_str).and_then(|k| k.parse().ok())
 }
 
 impl Agent {
@@ -178,13 +241,41 @@ impl Agent {
         };
         Ok(Agent {
             config: Arc::new(config),
-            session,
             expected: Arc::new(Mutex::new(BTreeMap::new())),
             seated: Arc::new(Mutex::new(BTreeSet::new())),
             records: Arc::new(Mutex::new(BTreeMap::new())),
             observers: tokio::sync::broadcast::channel(256).0,
             tournaments: Arc::new(Mutex::new(BTreeSet::new())),
+            trusted: Arc::new(Mutex::new(session.info.umpire.into_iter().collect())),
+            session,
         })
+    }
+
+    /// The umpires this key's player trusts: the server's umpire service by default (what the
+    /// server announces at sign-in), and any added by [`Agent::trust_umpire`].
+    pub fn trusted_umpires(&self) -> Vec<PublicKey> {
+        lock(&self.trusted).clone()
+    }
+
+    /// Adds an umpire this key's player trusts.
+    pub fn trust_umpire(&self, key: PublicKey) {
+        let mut trusted = lock(&self.trusted);
+        if !trusted.contains(&key) {
+            trusted.push(key);
+        }
+    }
+
+    /// Refuses a challenge whose umpire this player does not trust.
+    fn check_umpire_trusted(&self, challenge: &Value) -> Result<(), AgentError> {
+        match challenge.get("umpire").filter(|u| !u.is_null()) {
+            None => Ok(()),
+            Some(u) => match challenge_umpire(challenge) {
+                Some(key) if lock(&self.trusted).contains(&key) => Ok(()),
+                _ => {
+                    Err(AgentError::Terms(format!("the umpire {u} is not one this player trusts")))
+                }
+            },
+        }
     }
 
     /// Joins tournament `id` (64 hex digits) on the server, signed in as this key, and from
@@ -245,6 +336,7 @@ impl Agent {
     /// Makes a challenge (the body of `POST /api/challenge` without the seat, which the agent
     /// adds); returns the challenge as the server shows it.
     pub async fn challenge(&self, mut request: Value) -> Result<Value, AgentError> {
+        self.check_umpire_trusted(&request)?;
         let (seal, nonce) = journal::fresh_seat(&self.config.identity)?;
         request["seat"] =
             json!({ "seal_key": seal.to_string(), "nonce": protocol::hex::encode(&nonce) });
@@ -261,6 +353,7 @@ impl Agent {
         let Some(id) = challenge.get("id").and_then(Value::as_str) else {
             return Err(AgentError::Terms("a challenge without an id".into()));
         };
+        self.check_umpire_trusted(challenge)?;
         let (seal, nonce) = journal::fresh_seat(&self.config.identity)?;
         lock(&self.expected).insert(id.to_owned(), challenge.clone());
         let seat = json!({ "seal_key": seal.to_string(), "nonce": protocol::hex::encode(&nonce) });
@@ -327,8 +420,10 @@ impl Agent {
                     .is_some_and(|v| {
                         self.config.variants.is_empty() || self.config.variants.contains(&v)
                     });
+                let trusted = self.check_umpire_trusted(&c).is_ok();
                 let take = !mine
                     && variant_ok
+                    && trusted
                     && c.get("status").and_then(Value::as_str) == Some("open")
                     && match self.config.accept {
                         Accept::Nothing => false,
@@ -361,11 +456,27 @@ impl Agent {
                 if umpire && !self.config.umpire {
                     return Err(AgentError::Terms("this agent does not umpire".into()));
                 }
-                let expected = lock(&self.expected).get(id).cloned();
+                // A player signs only terms of a challenge it made or accepted. Its own
+                // challenge is on record once the server answered; terms racing that answer
+                // wait for it a little.
+                let mut expected = lock(&self.expected).get(id).cloned();
+                for _ in 0..EXPECTATION_WAITS {
+                    if umpire || expected.is_some() {
+                        break;
+                    }
+                    tokio::time::sleep(Duration::from_millis(EXPECTATION_WAIT_MS)).await;
+                    expected = lock(&self.expected).get(id).cloned();
+                }
+                if !umpire && expected.is_none() {
+                    return Err(AgentError::Terms(format!(
+                        "terms {id} are of no challenge this agent made or accepted"
+                    )));
+                }
                 check_terms(
                     &terms,
                     &self.config.identity,
                     &self.session.info.relay,
+                    &self.trusted_umpires(),
                     umpire,
                     expected.as_ref(),
                 )

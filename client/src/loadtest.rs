@@ -426,8 +426,15 @@ async fn sign_and_start(
                     .ok_or_else(|| MatchError::Protocol("terms without bytes".into()))?;
                 let terms = MatchTerms::from_canonical(&bytes)
                     .map_err(|e| MatchError::Protocol(format!("terms: {e}")))?;
-                crate::agent::check_terms(&terms, identity, &session.info.relay, false, None)
-                    .map_err(MatchError::Protocol)?;
+                crate::agent::check_terms(
+                    &terms,
+                    identity,
+                    &session.info.relay,
+                    session.info.umpire.as_slice(),
+                    false,
+                    None,
+                )
+                .map_err(MatchError::Protocol)?;
                 let sig = identity.sign(protocol::tags::TERMS, &bytes);
                 session
                     .post(

@@ -83,6 +83,9 @@ pub fn claim_of(result: &GameResult) -> Claim {
 /// Why a game could not be built or an action was refused.
 #[derive(Debug, Error, PartialEq, Eq)]
 pub enum GameError {
+    /// Terms the one gate refuses ([`crate::terms::MatchTerms::validate`]).
+    #[error("terms: {0}")]
+    Terms(#[from] crate::terms::TermsError),
     /// An option the variant does not have, or a bad value.
     #[error(transparent)]
     BadOption(#[from] OptionError),

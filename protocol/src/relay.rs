@@ -326,6 +326,7 @@ impl Relay {
                 relay: terms.terms.relay,
             });
         }
+        // The one terms gate every party calls: terms a verifier would call bad never run.
         terms.terms.validate().map_err(RelayError::Terms)?;
         let budget = crate::record::RecordBudget::new(&terms);
         Ok(Relay {

@@ -8,8 +8,17 @@
 //! ```
 //!
 //! Every party the terms name signs them, so each proves that it holds its signing key and
-//! accepts its seal key, the time control and the limits. One key in two roles is refused here
-//! ([`MatchTerms::validate`]), and the relay and the verifier call the same function.
+//! accepts its seal key, the time control and the limits.
+//!
+//! **The one gate.** Every rule about which terms are acceptable is in one function,
+//! [`MatchTerms::validate`], and every party calls it: the server's lobby before it proposes
+//! terms, the relay before it starts ([`crate::relay::Relay`]), the player and umpire machines
+//! ([`crate::roles`]), the player agent before it signs, and the verifier before it replays. So
+//! a relay never runs terms a verifier calls bad, and an agent never signs them. The gate
+//! checks every key where it enters ([`check_signing_key`], [`check_seal_key`]: a party that
+//! cannot be sealed to is refused at the terms, never discovered mid-game), one key per role,
+//! the ruleset and the umpire the variant needs, the options, and every deadline, cap and budget
+//! against its documented range ([`bounds`], docs/PROTOCOL.md 7.1).
 
 use crate::MatchId;
 use crate::codec::{self, Canonical, DecodeError};
@@ -17,9 +26,90 @@ use crate::keys::{ByColour, Identity, PublicKey, Signature, SignatureError};
 use crate::seal::SealPublicKey;
 use crate::tags;
 use crate::transcript::Transcript;
+use curve25519_dalek::edwards::CompressedEdwardsY;
+use curve25519_dalek::montgomery::MontgomeryPoint;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use thiserror::Error;
+
+/// The range every number in the terms must lie in (docs/PROTOCOL.md 7.1). Every party checks
+/// them through [`MatchTerms::validate`]; terms outside them are refused before anyone signs,
+/// so no host can write a deadline nobody can meet or a cap no honest game fits in.
+pub mod bounds {
+    use std::ops::RangeInclusive;
+
+    /// `time_control.initial_ms`: one second to one day. (The server's own challenge bounds,
+    /// `min_initial_clock_ms` and `max_initial_clock_ms`, lie inside.)
+    pub const INITIAL_MS: RangeInclusive<u64> = 1_000..=86_400_000;
+    /// `time_control.increment_ms`: none to three minutes.
+    pub const INCREMENT_MS: RangeInclusive<u64> = 0..=180_000;
+    /// `time_control.reveal_ms`: half a second to ten minutes (the server writes 30 s).
+    pub const REVEAL_MS: RangeInclusive<u64> = 500..=600_000;
+    /// `time_control.answer_ms`: half a second to ten minutes (the server writes 10 s).
+    pub const ANSWER_MS: RangeInclusive<u64> = 500..=600_000;
+    /// `limits.max_messages_per_side`: at least 1,000 (a long honest game; the default is
+    /// 20,000); the most is what the field holds, since the record budget bounds the bytes.
+    pub const MESSAGES_PER_SIDE: RangeInclusive<u64> = 1_000..=u32::MAX as u64;
+    /// `limits.max_attempts_per_turn`: at least 256 (no chess position offers a side more
+    /// than 218 moves, so an honest Kriegspiel player can try each), at most 65,536.
+    pub const ATTEMPTS_PER_TURN: RangeInclusive<u64> = 256..=65_536;
+    /// `limits.max_record_bytes`: 256 KiB to the format's maximum
+    /// ([`crate::record::MAX_RECORD_BYTES`], the default).
+    pub const RECORD_BYTES: RangeInclusive<u64> = 256 * 1024..=crate::record::MAX_RECORD_BYTES;
+}
+
+/// Why a public key cannot stand in the terms.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Error)]
+pub enum KeyProblem {
+    /// The bytes are not a point of the curve (ed25519: no point decompresses from them;
+    /// X25519: the u-coordinate is on the twist, not on Curve25519).
+    #[error("not a point of the curve")]
+    NotOnCurve,
+    /// A point, but not in its one canonical encoding (a coordinate at or above p, the unused
+    /// top bit set, or the sign of x = 0 set).
+    #[error("not canonically encoded")]
+    NonCanonical,
+    /// A point of small order (`8·P` is the identity): signatures under it prove nothing, and
+    /// an X25519 key of small order gives every sealer the same all-zero shared secret, which
+    /// HPKE refuses, so nothing can be sealed to it.
+    #[error("of small order")]
+    SmallOrder,
+    /// An ed25519 key with a torsion component: batch and single verification may disagree
+    /// on its signatures. Honest keys (`a·B`) never have one.
+    #[error("not in the prime-order subgroup")]
+    MixedOrder,
+}
+
+/// Checks an ed25519 public key strictly: a canonical encoding of a point of the prime-order
+/// subgroup (curve25519-dalek's decompression, `is_small_order` and `is_torsion_free`).
+pub fn check_signing_key(key: &PublicKey) -> Result<(), KeyProblem> {
+    let point = CompressedEdwardsY(key.0).decompress().ok_or(KeyProblem::NotOnCurve)?;
+    if point.compress().0 != key.0 {
+        return Err(KeyProblem::NonCanonical);
+    }
+    if point.is_small_order() {
+        return Err(KeyProblem::SmallOrder);
+    }
+    if !point.is_torsion_free() {
+        return Err(KeyProblem::MixedOrder);
+    }
+    Ok(())
+}
+
+/// Checks an X25519 seal key: the canonical u-coordinate of a point of Curve25519 (not its
+/// twist) that is not of small order (curve25519-dalek: the birational map to Edwards form and
+/// back, then `mul_by_cofactor` is not the identity). What passes gives a contributory
+/// (non-zero) shared secret with every sealer, so HPKE can always seal to it.
+pub fn check_seal_key(key: &SealPublicKey) -> Result<(), KeyProblem> {
+    let point = MontgomeryPoint(key.0).to_edwards(0).ok_or(KeyProblem::NotOnCurve)?;
+    if point.to_montgomery().0 != key.0 {
+        return Err(KeyProblem::NonCanonical);
+    }
+    if point.is_small_order() {
+        return Err(KeyProblem::SmallOrder);
+    }
+    Ok(())
+}
 
 /// One player in the terms.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -156,33 +246,83 @@ impl MatchTerms {
         out
     }
 
-    /// The logical checks the bytes cannot express: one key per role (a key in two roles could
-    /// answer for itself or receipt its own lies), seal keys distinct, non-empty names, sane
-    /// limits, options the game has. The relay and the verifier both call this.
+    /// The parties by role name, in signing order: what the gate names a bad key by.
+    fn roles(&self) -> Vec<(&'static str, PublicKey, SealPublicKey)> {
+        let mut out = vec![
+            ("players[0]", self.players[0].key, self.players[0].seal_key),
+            ("players[1]", self.players[1].key, self.players[1].seal_key),
+        ];
+        out.extend(self.umpire.as_ref().map(|u| ("the umpire", u.key, u.seal_key)));
+        out
+    }
+
+    /// **The one gate** (module docs): every rule about which terms are acceptable, in one
+    /// place, called by the lobby, the relay, the machines, the agent and the verifier.
+    ///
+    /// In order: every signing key strict ([`check_signing_key`]) and every seal key one that
+    /// can be sealed to ([`check_seal_key`]); one key per role (a key in two roles could answer
+    /// for itself or receipt its own lies) and distinct seal keys; the variant's own ruleset
+    /// ([`rules::Variant::ruleset`]); an umpire exactly when the variant's mode needs one
+    /// ([`rules::Mode::Umpire`]); options the game has ([`MatchTerms::game_options`]); then
+    /// each deadline, cap and budget within its range ([`bounds`]).
     pub fn validate(&self) -> Result<(), TermsError> {
+        let relay = ("the relay", self.relay);
+        let roles = self.roles();
+        for (role, key) in roles.iter().map(|r| (r.0, r.1)).chain([relay]) {
+            check_signing_key(&key).map_err(|problem| TermsError::Key { role, key, problem })?;
+        }
+        for &(role, _, key) in &roles {
+            check_seal_key(&key).map_err(|problem| TermsError::SealKey { role, key, problem })?;
+        }
         let signers = self.signers();
         for (i, a) in signers.iter().enumerate() {
             if signers[..i].contains(a) {
                 return Err(TermsError::KeyInTwoRoles { key: *a });
             }
         }
-        let mut seals = vec![self.players[0].seal_key, self.players[1].seal_key];
-        seals.extend(self.umpire.as_ref().map(|u| u.seal_key));
+        let seals: Vec<SealPublicKey> = roles.iter().map(|r| r.2).collect();
         for (i, a) in seals.iter().enumerate() {
             if seals[..i].contains(a) {
                 return Err(TermsError::SealKeyInTwoRoles);
             }
         }
-        if self.ruleset.is_empty() {
-            return Err(TermsError::Empty);
+        let variant = self.variant;
+        if self.ruleset != variant.ruleset() {
+            return Err(TermsError::Ruleset { variant, found: self.ruleset.clone() });
+        }
+        let umpired = variant.mode() == rules::Mode::Umpire;
+        if self.umpire.is_some() != umpired {
+            return Err(TermsError::Umpire { variant, named: self.umpire.is_some() });
         }
         self.game_options()?;
+        let tc = self.time_control;
         let l = self.limits;
-        if l.max_messages_per_side == 0
-            || l.max_attempts_per_turn == 0
-            || l.max_record_bytes > crate::record::MAX_RECORD_BYTES
-        {
-            return Err(TermsError::Limits(l));
+        let numbers = [
+            ("time_control.initial_ms", tc.initial_ms, bounds::INITIAL_MS),
+            ("time_control.increment_ms", tc.increment_ms, bounds::INCREMENT_MS),
+            ("time_control.reveal_ms", tc.reveal_ms, bounds::REVEAL_MS),
+            ("time_control.answer_ms", tc.answer_ms, bounds::ANSWER_MS),
+            (
+                "limits.max_messages_per_side",
+                u64::from(l.max_messages_per_side),
+                bounds::MESSAGES_PER_SIDE,
+            ),
+            (
+                "limits.max_attempts_per_turn",
+                u64::from(l.max_attempts_per_turn),
+                bounds::ATTEMPTS_PER_TURN,
+            ),
+            ("limits.max_record_bytes", l.max_record_bytes, bounds::RECORD_BYTES),
+        ];
+        for (field, value, range) in numbers {
+            if !range.contains(&value) {
+                return Err(TermsError::OutOfRange {
+                    field,
+                    value,
+                    min: *range.start(),
+                    max: *range.end(),
+                });
+            }
         }
         Ok(())
     }
@@ -241,9 +381,54 @@ pub enum TermsError {
     /// Two parties with the same seal key.
     #[error("the terms name one seal key for two parties")]
     SealKeyInTwoRoles,
-    /// Limits of zero, or a record limit above what any reader accepts.
-    #[error("the terms' limits are not usable: {0:?}")]
-    Limits(Limits),
+    /// A party's signing key is not a strict ed25519 key ([`check_signing_key`]).
+    #[error("{role}'s key {key} is not a usable ed25519 key: {problem}")]
+    Key {
+        /// `players[0]`, `players[1]`, `the relay` or `the umpire`.
+        role: &'static str,
+        /// The key.
+        key: PublicKey,
+        /// What is wrong with it.
+        problem: KeyProblem,
+    },
+    /// A party's seal key cannot be sealed to ([`check_seal_key`]).
+    #[error("{role}'s seal key {key} cannot be sealed to: {problem}")]
+    SealKey {
+        /// `players[0]`, `players[1]` or `the umpire`.
+        role: &'static str,
+        /// The seal key.
+        key: SealPublicKey,
+        /// What is wrong with it.
+        problem: KeyProblem,
+    },
+    /// A ruleset other than the variant's own.
+    #[error("the terms' ruleset is {found:?}, {variant}'s is {:?}", variant.ruleset())]
+    Ruleset {
+        /// The variant.
+        variant: rules::Variant,
+        /// The ruleset the terms name.
+        found: String,
+    },
+    /// An umpire in a game without one, or none in an umpired game.
+    #[error("{variant} {}", if *named { "has no umpire, the terms name one" } else { "needs an umpire, the terms name none" })]
+    Umpire {
+        /// The variant.
+        variant: rules::Variant,
+        /// Whether the terms name an umpire.
+        named: bool,
+    },
+    /// A deadline, cap or budget outside its range ([`bounds`]).
+    #[error("the terms' {field} is {value}, outside {min}..={max}")]
+    OutOfRange {
+        /// The field, as `time_control.reveal_ms`.
+        field: &'static str,
+        /// Its value.
+        value: u64,
+        /// The least allowed.
+        min: u64,
+        /// The most allowed.
+        max: u64,
+    },
     /// Not one signature per signer.
     #[error("the terms carry {found} signatures, their signers are {expected}")]
     SignatureCount {
@@ -252,9 +437,6 @@ pub enum TermsError {
         /// Signatures.
         found: usize,
     },
-    /// An empty ruleset.
-    #[error("the terms' ruleset must not be empty")]
-    Empty,
     /// Options the game does not have, a bad value, or a default written out.
     #[error("the terms' options: {0}")]
     Options(#[from] rules::OptionError),

@@ -593,7 +593,9 @@ fn a_sealed_payload_of_another_size_than_agreed_is_refused() {
 #[test]
 fn kriegspiel_attempts_per_turn_are_limited() {
     let c = cast();
-    let limits = Limits { max_attempts_per_turn: 2, ..Limits::DEFAULT };
+    // The least cap the terms gate allows (protocol::terms::bounds::ATTEMPTS_PER_TURN).
+    let max = 256u32;
+    let limits = Limits { max_attempts_per_turn: max, ..Limits::DEFAULT };
     let mut t = Table::new(
         &c,
         MatchTerms { limits, ..terms_for(&c, Variant::Kriegspiel, Colours::FirstIsWhite) },
@@ -602,9 +604,9 @@ fn kriegspiel_attempts_per_turn_are_limited() {
     t.open_match([1, 2, 3, 4]);
     t.send(UMPIRE, Channel::Public, None, Payload::Turn { next: Owed::Side(Side::White) }, 10)
         .expect("umpire starts play");
-    for i in 0..2u64 {
+    for i in 0..u64::from(max) {
         let a = t
-            .send_sealed(ALICE, Channel::WhiteUmpire, None, &action(b"e2e5"), 20 + i)
+            .send_sealed(ALICE, Channel::WhiteUmpire, None, &action(b"e2e5"), 20 + 2 * i)
             .expect("an attempt");
         // "Illegal": a sealed answer naming it gives White the turn back.
         t.send_sealed(
@@ -612,29 +614,35 @@ fn kriegspiel_attempts_per_turn_are_limited() {
             Channel::WhiteUmpire,
             Some(a.hash),
             &Payload::Observation(b"no".to_vec()),
-            30 + i,
+            21 + 2 * i,
         )
         .expect("the umpire's answer");
     }
     let m = t.write_sealed(ALICE, Channel::WhiteUmpire, None, &action(b"e2e6"));
     assert!(matches!(
-        t.relay.accept(&m.to_canonical(), 40),
-        Err(RelayError::NotEntitled(NotEntitled::TooManyAttempts { side: Side::White, max: 2 }))
+        t.relay.accept(&m.to_canonical(), 20 + 2 * u64::from(max)),
+        Err(RelayError::NotEntitled(NotEntitled::TooManyAttempts { side: Side::White, max: 256 }))
     ));
 }
 
 #[test]
 fn messages_per_side_are_limited() {
     let c = cast();
-    let limits = Limits { max_messages_per_side: 3, ..Limits::DEFAULT };
+    // The least cap the terms gate allows (protocol::terms::bounds::MESSAGES_PER_SIDE).
+    let max = 1_000u64;
+    let limits = Limits { max_messages_per_side: 1_000, ..Limits::DEFAULT };
     let mut t = Table::new(&c, MatchTerms { limits, ..chess(&c) }, 0);
     t.open_match([1, 2, 3, 4]);
-    t.send(ALICE, Channel::Public, None, action(b"e2e4"), 5).expect("third message");
-    t.send(BOB, Channel::Public, None, action(b"e7e5"), 6).expect("bob's third");
+    // Each side has sent two messages (its commitment and its opening); the relay does not
+    // judge moves, so the two sides alternate until White has sent its last allowed one.
+    for i in 2..max {
+        t.send(ALICE, Channel::Public, None, action(b"e2e4"), 3 + 2 * i).expect("white's move");
+        t.send(BOB, Channel::Public, None, action(b"e7e5"), 4 + 2 * i).expect("black's move");
+    }
     let m = t.write(ALICE, Channel::Public, None, action(b"g1f3"));
     assert!(matches!(
-        t.relay.accept(&m.to_canonical(), 7),
-        Err(RelayError::TooManyMessages { max: 3, .. })
+        t.relay.accept(&m.to_canonical(), 3 + 2 * max),
+        Err(RelayError::TooManyMessages { max: 1_000, .. })
     ));
 }
 

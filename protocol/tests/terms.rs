@@ -1,11 +1,17 @@
 //! Match terms: both signatures, validation, the match id.
 mod common;
 
-use common::{agreed, cast, sign, terms};
+use common::{agreed, cast, sign, terms, terms_for};
+use protocol::PublicKey;
 use protocol::codec::{Canonical, DecodeError};
 use protocol::keys::SignatureError;
+use protocol::relay::{Relay, RelayError};
+use protocol::seal::{SealContext, SealError, SealPublicKey, SealSecret, seal};
 use protocol::tags;
-use protocol::terms::{Colours, SignedTerms, TermsError, match_id};
+use protocol::terms::{
+    AgreedTerms, Colours, KeyProblem, Limits, MatchTerms, SignedTerms, TermsError, bounds,
+    check_seal_key, check_signing_key, match_id,
+};
 
 #[test]
 fn agreed_terms_have_the_hash_of_their_bytes_as_id() {
@@ -91,7 +97,10 @@ fn one_key_in_two_roles_is_refused() {
     assert_eq!(t.validate(), Err(TermsError::SealKeyInTwoRoles));
     let mut t = terms(&c, Colours::Drawn, true, 1);
     t.limits.max_messages_per_side = 0;
-    assert!(matches!(t.validate(), Err(TermsError::Limits(_))));
+    assert!(matches!(
+        t.validate(),
+        Err(TermsError::OutOfRange { field: "limits.max_messages_per_side", value: 0, .. })
+    ));
 }
 
 #[test]
@@ -132,4 +141,236 @@ fn terms_name_a_known_game_with_options_it_has() {
             "{name}={value}"
         );
     }
+}
+
+/// The X25519 u-coordinates of Curve25519's eight torsion points (dalek's `EIGHT_TORSION`,
+/// mapped to Montgomery form): 0, 1 and the two of order 8, the keys a player could put in
+/// its seat to make every seal to it fail.
+fn small_order_seal_keys() -> Vec<SealPublicKey> {
+    let mut keys: Vec<SealPublicKey> = curve25519_dalek::constants::EIGHT_TORSION
+        .iter()
+        .map(|p| SealPublicKey(p.to_montgomery().to_bytes()))
+        .collect();
+    keys.sort_by_key(|k| k.0);
+    keys.dedup();
+    keys
+}
+
+/// `p = 2^255 - 19`, little-endian, plus `add` (a small number).
+fn p_plus(add: u8) -> [u8; 32] {
+    let mut b = [0xff; 32];
+    b[31] = 0x7f;
+    b[0] = 0xed + add;
+    b
+}
+
+fn seal_context() -> SealContext {
+    SealContext {
+        match_id: protocol::MatchId([7; 32]),
+        channel: protocol::Channel::WhiteUmpire,
+        author: cast().alice.public(),
+        seq: 0,
+    }
+}
+
+/// Issue 13: a player who puts a small-order seal key in its seat could void any umpired game
+/// and have the umpire blamed (nothing can be sealed to it). The gate refuses every such key,
+/// in every seat, naming the seat and the key; the relay will not start on such terms; and the
+/// refused keys are exactly ones HPKE cannot seal to, while an honest key is sealed to.
+#[test]
+fn a_seal_key_nothing_can_be_sealed_to_is_refused_at_the_terms() {
+    let c = cast();
+    let low = small_order_seal_keys();
+    assert_eq!(low.len(), 4, "0, 1 and two points of order 8: {low:?}");
+    assert!(low.contains(&SealPublicKey([0; 32])));
+    for key in &low {
+        assert!(
+            matches!(
+                seal(key, &seal_context(), b"x", &[1; 32], 64),
+                Err(SealError::BadRecipient { .. })
+            ),
+            "HPKE cannot seal to {key}"
+        );
+        assert_eq!(check_seal_key(key), Err(KeyProblem::SmallOrder), "{key}");
+        for seat in 0..3 {
+            let mut t = terms(&c, Colours::Drawn, true, 1);
+            let role = match seat {
+                0 | 1 => {
+                    t.players[seat].seal_key = *key;
+                    ["players[0]", "players[1]"][seat]
+                }
+                _ => {
+                    t.umpire.as_mut().expect("umpired").seal_key = *key;
+                    "the umpire"
+                }
+            };
+            let e = t.validate().expect_err("refused");
+            assert_eq!(e, TermsError::SealKey { role, key: *key, problem: KeyProblem::SmallOrder });
+            assert!(e.to_string().contains(&key.to_string()), "{e}");
+            // The relay refuses to run such terms, signed by everyone or not.
+            let signed = sign(&c, &t);
+            assert_eq!(signed.verify().map(drop), t.validate());
+            let agreed = AgreedTerms {
+                match_id: match_id(&signed.terms),
+                bytes: signed.terms.clone(),
+                terms: t.clone(),
+            };
+            match Relay::new(c.relay.clone(), agreed, 0) {
+                Err(RelayError::Terms(refused)) => assert_eq!(refused, e),
+                other => panic!("the relay ran terms with {key} in {role}: {other:?}"),
+            }
+        }
+    }
+    // Non-canonical encodings (the top bit set, u at or above p) and points of the twist.
+    let honest = SealSecret::for_match(&c.alice, &[1; 32]).public();
+    assert_eq!(check_seal_key(&honest), Ok(()));
+    assert!(seal(&honest, &seal_context(), b"x", &[1; 32], 64).is_ok());
+    let mut high = honest.0;
+    high[31] |= 0x80;
+    assert_eq!(check_seal_key(&SealPublicKey(high)), Err(KeyProblem::NonCanonical));
+    // p + 1 is 1 again (order 4), p + 9 the base point: both only aliases.
+    assert_eq!(check_seal_key(&SealPublicKey(p_plus(1))), Err(KeyProblem::NonCanonical));
+    assert_eq!(check_seal_key(&SealPublicKey(p_plus(9))), Err(KeyProblem::NonCanonical));
+    let mut nine = [0u8; 32];
+    nine[0] = 9;
+    assert_eq!(check_seal_key(&SealPublicKey(nine)), Ok(()), "the base point");
+    // u = -1 = p - 1 is on the twist (of order 4 there).
+    let mut minus_one = p_plus(0);
+    minus_one[0] -= 1;
+    assert_eq!(check_seal_key(&SealPublicKey(minus_one)), Err(KeyProblem::NotOnCurve));
+}
+
+/// Every signing key in the terms is a strict ed25519 key: a canonical encoding of a point of
+/// the prime-order subgroup, whatever its role.
+#[test]
+fn every_signing_key_is_checked_strictly() {
+    use curve25519_dalek::constants::EIGHT_TORSION;
+    use curve25519_dalek::edwards::CompressedEdwardsY;
+    let c = cast();
+    let honest = c.bob.public();
+    assert_eq!(check_signing_key(&honest), Ok(()));
+    let point = CompressedEdwardsY(honest.0).decompress().expect("a point");
+    let mixed = PublicKey((point + EIGHT_TORSION[1]).compress().0);
+    let small = PublicKey(EIGHT_TORSION[3].compress().0);
+    // y = p + 1 is y = 1 (the identity), written at or above p.
+    let non_canonical = PublicKey(p_plus(1));
+    let not_a_point = (2u8..)
+        .map(|n| {
+            let mut b = [0u8; 32];
+            b[0] = n;
+            b
+        })
+        .find(|b| CompressedEdwardsY(*b).decompress().is_none())
+        .map(PublicKey)
+        .expect("some y has no x");
+    for (key, problem) in [
+        (mixed, KeyProblem::MixedOrder),
+        (small, KeyProblem::SmallOrder),
+        (non_canonical, KeyProblem::NonCanonical),
+        (not_a_point, KeyProblem::NotOnCurve),
+    ] {
+        assert_eq!(check_signing_key(&key), Err(problem), "{key}");
+        for role in ["players[0]", "players[1]", "the relay", "the umpire"] {
+            let mut t = terms(&c, Colours::Drawn, true, 1);
+            match role {
+                "players[0]" => t.players[0].key = key,
+                "players[1]" => t.players[1].key = key,
+                "the relay" => t.relay = key,
+                _ => t.umpire.as_mut().expect("umpired").key = key,
+            }
+            assert_eq!(t.validate(), Err(TermsError::Key { role, key, problem }));
+        }
+    }
+}
+
+/// The ruleset is the variant's own and an umpire is named exactly when the variant's mode
+/// needs one: rules the verifier alone used to hold, now in the one gate.
+#[test]
+fn the_ruleset_and_the_umpire_follow_the_variant() {
+    let c = cast();
+    for variant in rules::Variant::ALL {
+        let umpired = variant.mode() == rules::Mode::Umpire;
+        let good = terms_for(&c, variant, Colours::Drawn);
+        assert_eq!(good.validate(), Ok(()), "{variant}");
+        let t = MatchTerms { ruleset: format!("{}-other", variant.ruleset()), ..good.clone() };
+        assert!(matches!(t.validate(), Err(TermsError::Ruleset { .. })), "{variant}");
+        let t = MatchTerms { ruleset: String::new(), ..good.clone() };
+        assert!(matches!(t.validate(), Err(TermsError::Ruleset { .. })), "{variant}");
+        let other = terms(&c, Colours::Drawn, !umpired, 1).umpire;
+        let t = MatchTerms { umpire: other, ..good };
+        assert_eq!(t.validate(), Err(TermsError::Umpire { variant, named: !umpired }));
+    }
+}
+
+/// Every deadline, cap and budget has a range, and the gate holds each field to it: the ends
+/// are accepted, one past either end refused, naming the field. Among the refused, the terms
+/// the issue found an agent would sign: `reveal_ms = 0`, `answer_ms = 2^62`, a 3-message cap,
+/// a 1-attempt cap, a 20 kB record budget.
+#[test]
+fn every_deadline_cap_and_budget_is_bounded() {
+    let c = cast();
+    let base = terms(&c, Colours::Drawn, true, 1);
+    type Set = fn(&mut MatchTerms, u64);
+    let fields: [(&str, std::ops::RangeInclusive<u64>, Set); 7] = [
+        ("time_control.initial_ms", bounds::INITIAL_MS, |t, v| t.time_control.initial_ms = v),
+        ("time_control.increment_ms", bounds::INCREMENT_MS, |t, v| t.time_control.increment_ms = v),
+        ("time_control.reveal_ms", bounds::REVEAL_MS, |t, v| t.time_control.reveal_ms = v),
+        ("time_control.answer_ms", bounds::ANSWER_MS, |t, v| t.time_control.answer_ms = v),
+        ("limits.max_messages_per_side", bounds::MESSAGES_PER_SIDE, |t, v| {
+            t.limits.max_messages_per_side = u32::try_from(v).unwrap_or(u32::MAX)
+        }),
+        ("limits.max_attempts_per_turn", bounds::ATTEMPTS_PER_TURN, |t, v| {
+            t.limits.max_attempts_per_turn = u32::try_from(v).unwrap_or(u32::MAX)
+        }),
+        ("limits.max_record_bytes", bounds::RECORD_BYTES, |t, v| t.limits.max_record_bytes = v),
+    ];
+    for (field, range, set) in fields {
+        let (min, max) = (*range.start(), *range.end());
+        for ok in [min, max] {
+            let mut t = base.clone();
+            set(&mut t, ok);
+            assert_eq!(t.validate(), Ok(()), "{field} = {ok}");
+        }
+        let mut outside = vec![max + 1];
+        if min > 0 {
+            outside.push(min - 1);
+        }
+        for bad in outside {
+            let mut t = base.clone();
+            set(&mut t, bad);
+            // A u32 field cannot hold max + 1: the setter saturates to max, which is allowed.
+            let held = match field {
+                "limits.max_messages_per_side" => u64::from(t.limits.max_messages_per_side),
+                "limits.max_attempts_per_turn" => u64::from(t.limits.max_attempts_per_turn),
+                _ => bad,
+            };
+            if range.contains(&held) {
+                continue;
+            }
+            assert_eq!(
+                t.validate(),
+                Err(TermsError::OutOfRange { field, value: held, min, max }),
+                "{field} = {bad}"
+            );
+        }
+    }
+    let issue: [(&str, Set); 5] = [
+        ("time_control.reveal_ms", |t, _| t.time_control.reveal_ms = 0),
+        ("time_control.answer_ms", |t, _| t.time_control.answer_ms = 1 << 62),
+        ("limits.max_messages_per_side", |t, _| t.limits.max_messages_per_side = 3),
+        ("limits.max_attempts_per_turn", |t, _| t.limits.max_attempts_per_turn = 1),
+        ("limits.max_record_bytes", |t, _| t.limits.max_record_bytes = 20_000),
+    ];
+    for (field, set) in issue {
+        let mut t = base.clone();
+        set(&mut t, 0);
+        assert!(
+            matches!(t.validate(), Err(TermsError::OutOfRange { field: f, .. }) if f == field),
+            "{field}: {:?}",
+            t.validate()
+        );
+    }
+    // What the server proposes and self-play plays are inside every range.
+    assert_eq!(base.validate(), Ok(()));
+    assert_eq!(Limits::DEFAULT.max_record_bytes, *bounds::RECORD_BYTES.end());
 }

@@ -50,7 +50,13 @@ impl Seat {
         let nonce = protocol::hex::decode_array::<32>(&self.nonce).ok_or_else(|| {
             LobbyError::Bad(format!("nonce {:?}: expected 64 hex digits", cut(&self.nonce)))
         })?;
-        Ok((SealPublicKey(seal), nonce))
+        // Checked where it enters, by the terms gate's own key check: a seat nothing can be
+        // sealed to is refused here, not discovered mid-game.
+        let seal = SealPublicKey(seal);
+        protocol::terms::check_seal_key(&seal).map_err(|problem| {
+            LobbyError::Bad(format!("seal_key {seal} cannot be sealed to: {problem}"))
+        })?;
+        Ok((seal, nonce))
     }
 }
 
@@ -573,6 +579,7 @@ pub(crate) fn write_terms(
         },
         limits: Limits::DEFAULT,
     };
+    // The one terms gate every party calls (protocol::terms): terms it refuses are never sent.
     terms.validate().map_err(|e| LobbyError::Bad(format!("terms: {e}")))?;
     let bytes = terms.to_canonical();
     Ok((terms, bytes))

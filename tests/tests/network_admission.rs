@@ -503,6 +503,28 @@ impl Remote {
     }
 }
 
+/// A match of `variant` between two agents whose seats the test decides, White challenging
+/// Black by key: the agents (White, Black) and each seat's ends.
+async fn remote_match(
+    net: &Net,
+    names: (&str, &str),
+    variant: &str,
+) -> (Agent, Agent, SeatEnds, SeatEnds) {
+    let (white_seat, black_seat) = (Remote::default(), Remote::default());
+    let black = net.agent(names.1, black_seat.factory(), Accept::Addressed).await;
+    let white = net.agent(names.0, white_seat.factory(), Accept::Nothing).await;
+    white
+        .challenge(json!({
+            "variant": variant, "clock_limit": 600, "clock_increment": 0, "color": "white",
+            "opponent": black.session().key.to_string(),
+        }))
+        .await
+        .expect("challenge");
+    let w = white_seat.take().await;
+    let b = black_seat.take().await;
+    (white, black, w, b)
+}
+
 /// Waits for the seat's next question; the options it offers.
 async fn next_ask(events: &mut mpsc::UnboundedReceiver<SeatEvent>) -> Vec<Vec<u8>> {
     loop {
@@ -566,18 +588,8 @@ async fn public_answers(net: &Net, id: &str) -> Vec<(String, String)> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_kriegspiel_players_illegal_attempts_show_in_no_public_answer() {
     let net = Net::start("admit-hidden").await;
-    let (white_seat, black_seat) = (Remote::default(), Remote::default());
-    let black = net.agent("k-black", black_seat.factory(), Accept::Addressed).await;
-    let white = net.agent("k-white", white_seat.factory(), Accept::Nothing).await;
-    white
-        .challenge(json!({
-            "variant": "kriegspiel", "clock_limit": 600, "clock_increment": 0, "color": "white",
-            "opponent": black.session().key.to_string(),
-        }))
-        .await
-        .expect("challenge");
-    let (w_tx, mut w_ev) = white_seat.take().await;
-    let (b_tx, mut b_ev) = black_seat.take().await;
+    let (white, black, (w_tx, mut w_ev), (b_tx, mut b_ev)) =
+        remote_match(&net, ("k-white", "k-black"), "kriegspiel").await;
     let k = rules::Variant::Kriegspiel;
     let play = |tx: &mpsc::Sender<SeatCommand>, bytes: Vec<u8>| {
         let tx = tx.clone();
@@ -631,18 +643,8 @@ const HELD_MS: u64 = 1_500;
 async fn a_stalled_resignation(name: &str, max_host_stall_ms: u64) -> (Vec<u64>, u64, u64) {
     use sqlx::Connection as _;
     let net = Net::start_with(name, |c| c.limits.max_host_stall_ms = max_host_stall_ms).await;
-    let (white_seat, black_seat) = (Remote::default(), Remote::default());
-    let black = net.agent("t-black", black_seat.factory(), Accept::Addressed).await;
-    let white = net.agent("t-white", white_seat.factory(), Accept::Nothing).await;
-    white
-        .challenge(json!({
-            "variant": "chess", "clock_limit": 600, "clock_increment": 0, "color": "white",
-            "opponent": black.session().key.to_string(),
-        }))
-        .await
-        .expect("challenge");
-    let (w_tx, mut w_ev) = white_seat.take().await;
-    let (b_tx, mut b_ev) = black_seat.take().await;
+    let (white, black, (w_tx, mut w_ev), (b_tx, mut b_ev)) =
+        remote_match(&net, ("t-white", "t-black"), "chess").await;
     let c = rules::Variant::Chess;
     let options = next_ask(&mut w_ev).await;
     w_tx.send(SeatCommand::Decide(option(c, &options, "e2e4"))).await.expect("seat");

@@ -7,8 +7,10 @@
 //!
 //! 1. **Bytes.** The record decodes strictly (`protocol::codec`): malformed, truncated,
 //!    non-canonical or trailing bytes are the record's fault (`Role::Record`, no culprit key).
-//! 2. **Terms and signatures.** The terms decode, validate and name a known variant with its
-//!    ruleset, an umpire exactly in umpired games. All signatures (both terms signatures, every
+//! 2. **Terms and signatures.** The terms decode and pass the one terms gate every party calls
+//!    (`MatchTerms::validate`: strict keys, seal keys that can be sealed to, the variant's
+//!    ruleset, an umpire exactly in umpired games, options, every deadline, cap and budget in
+//!    range); what it refuses is `BadTerms`, blaming nobody's gameplay. All signatures (both terms signatures, every
 //!    message, every receipt) are checked in **one batch** (`protocol::batch`); only if the batch
 //!    fails are they checked one by one with `verify_strict`, to name the culprits. Then each
 //!    entry: its receipt must be the relay's receipt for this very message (else the record
@@ -44,7 +46,7 @@ use protocol::commitment;
 use protocol::keys::ByColour;
 use protocol::message::{MessageBody, Payload, Receipt, message_hash};
 use protocol::record::MatchRecord;
-use protocol::terms::{AgreedTerms, Colours, MatchTerms};
+use protocol::terms::{AgreedTerms, Colours, MatchTerms, TermsError};
 use protocol::{MessageHash, PublicKey, tags};
 use rules::Variant;
 
@@ -248,27 +250,43 @@ fn check_terms(record: &MatchRecord) -> Result<(AgreedTerms, Variant), Vec<Fault
     let bytes = &record.terms.terms;
     let terms = MatchTerms::from_canonical(bytes)
         .map_err(|e| bad(e.to_string(), "The match terms cannot be read."))?;
-    terms.validate().map_err(|e| bad(e.to_string(), "The match terms are not valid terms."))?;
+    // The one gate every party calls (the relay, the machines, the agent): what it refuses,
+    // no relay ran and no agent signed, so the record binds nobody and judges no gameplay.
+    terms.validate().map_err(|e| bad(e.to_string(), terms_explanation(&e)))?;
     let variant = terms.variant;
-    if terms.ruleset != variant.ruleset() {
-        return Err(bad(
-            format!("ruleset '{}', expected '{}' for {variant}", terms.ruleset, variant.ruleset()),
-            "The terms name a ruleset this verifier does not implement for this game.",
-        ));
-    }
-    let umpired = matches!(variant, Variant::Kriegspiel | Variant::Sic | Variant::SecretChess6);
-    if terms.umpire.is_some() != umpired {
-        return Err(bad(
-            format!("variant {variant}, umpire {:?}", terms.umpire.as_ref().map(|u| u.key)),
-            if umpired {
-                "The terms of an umpired game name no umpire."
-            } else {
-                "The terms name an umpire for a game that has none."
-            },
-        ));
-    }
     let match_id = protocol::terms::match_id(bytes);
     Ok((AgreedTerms { terms, bytes: bytes.clone(), match_id }, variant))
+}
+
+/// What a refusal of the terms gate means, in words.
+fn terms_explanation(e: &TermsError) -> &'static str {
+    match e {
+        TermsError::Key { .. } => {
+            "The terms name a signing key that is not a strict ed25519 key, so nothing signed \
+             under it proves anything."
+        }
+        TermsError::SealKey { .. } => {
+            "The terms name a seal key nothing can be sealed to (of small order, off the curve \
+             or not canonical), so the match could never have been played: nobody's gameplay \
+             is judged."
+        }
+        TermsError::KeyInTwoRoles { .. } | TermsError::SealKeyInTwoRoles => {
+            "The terms name one key in two roles."
+        }
+        TermsError::Ruleset { .. } => {
+            "The terms name a ruleset this verifier does not implement for this game."
+        }
+        TermsError::Umpire { named: false, .. } => "The terms of an umpired game name no umpire.",
+        TermsError::Umpire { named: true, .. } => {
+            "The terms name an umpire for a game that has none."
+        }
+        TermsError::Options(_) => "The terms' options are not valid for this game.",
+        TermsError::OutOfRange { .. } => {
+            "A deadline, cap or budget in the terms is outside the range every party accepts \
+             (docs/PROTOCOL.md 7.1)."
+        }
+        _ => "The match terms are not valid terms.",
+    }
 }
 
 /// One entry as decoded, before its signatures are known.

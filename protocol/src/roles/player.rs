@@ -129,6 +129,8 @@ impl Player {
         secret: [u8; 32],
         policy: Option<Box<dyn Policy>>,
     ) -> Result<Player, GameError> {
+        // The one gate, as every party calls it (terms built by hand skip `SignedTerms::verify`).
+        terms.terms.validate()?;
         let variant = terms.terms.variant;
         let options = terms.terms.game_options()?;
         let me = terms.terms.player(&identity.public());

@@ -68,6 +68,8 @@ impl Umpire {
         terms: AgreedTerms,
         secret: [u8; 32],
     ) -> Result<Umpire, GameError> {
+        // The one gate, as every party calls it (terms built by hand skip `SignedTerms::verify`).
+        terms.terms.validate()?;
         let variant = terms.terms.variant;
         let u = terms.terms.umpire.as_ref().filter(|u| u.key == identity.public());
         let seal = super::match_seal(&identity, u.map(|u| u.nonce), u.map(|u| u.seal_key))?;

@@ -42,11 +42,19 @@ pub fn terms(cast: &Cast, colours: Colours, umpired: bool, nonce_byte: u8) -> Ma
         seal_key: SealSecret::for_match(id, &[n; 32]).public(),
         nonce: [n; 32],
     };
+    // Kriegspiel (with an option) when umpired, chess otherwise: the terms gate wants the
+    // variant's own ruleset and an umpire exactly in umpired games.
+    let variant = if umpired { rules::Variant::Kriegspiel } else { rules::Variant::Chess };
+    let options = if umpired {
+        BTreeMap::from([("touch-move".into(), "true".into())])
+    } else {
+        BTreeMap::new()
+    };
     MatchTerms {
         version: VERSION,
-        variant: rules::Variant::Kriegspiel,
-        ruleset: "kriegspiel/1".into(),
-        options: BTreeMap::from([("touch-move".into(), "true".into())]),
+        variant,
+        ruleset: variant.ruleset().into(),
+        options,
         players: [player(&cast.alice, nonce_byte), player(&cast.bob, nonce_byte.wrapping_add(1))],
         colours,
         relay: cast.relay.public(),
@@ -103,7 +111,7 @@ pub struct Table {
     pub authors: [Author; 3],
     pub delivered: [usize; 3],
     pub seals: [SealPublicKey; 3],
-    seal_count: u8,
+    seal_count: u32,
 }
 
 /// Alice's and bob's public contributions and their commitment nonces.
@@ -208,7 +216,12 @@ impl Table {
             self.seals[UMPIRE]
         };
         self.seal_count += 1;
-        let seed = [self.seal_count; 32];
+        // A fresh seal seed per message: its count in every byte, and past 255 (a test that
+        // plays hundreds of attempts) the whole count in the first four.
+        let mut seed = [self.seal_count.to_le_bytes()[0]; 32];
+        if self.seal_count > 255 {
+            seed[..4].copy_from_slice(&self.seal_count.to_le_bytes());
+        }
         let (m, _) = self.authors[who]
             .clone()
             .write_sealed(channel, re, inner, &recipient, &seed, self.padded_len(who))

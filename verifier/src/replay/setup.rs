@@ -27,6 +27,9 @@ impl Replayer<'_> {
                 self.opens.entry((e.author(), *purpose)).or_insert((opening.clone(), e.index));
             }
         }
+        // The terms passed the one gate (`MatchTerms::validate`, in the envelope), which reads
+        // the options with the same parser; so the start cannot fail here, and the `BadTerms`
+        // below is a belt for a gate that would let bad options through.
         if variant != Variant::Sic {
             match game::start(&self.c.terms.terms, None) {
                 Ok(g) => self.game = Some(g),

@@ -137,7 +137,8 @@ function lobbyPage(): void {
           const buttons = mine
             ? `<button data-act="cancel" data-id="${esc(c.id)}">Cancel</button>`
             : `<button data-act="accept" data-id="${esc(c.id)}" class="primary">Accept</button> <button data-act="decline" data-id="${esc(c.id)}">Decline</button>`;
-          return `<tr><td>${esc(variantName(c.variant?.key ?? ''))}</td><td>${esc(c.timeControl?.show ?? '')}</td><td>${esc(who)}</td><td>${buttons}</td></tr>`;
+          const umpire = c.umpire ? `umpire ${shortKey(c.umpire)}` : 'no umpire';
+          return `<tr><td>${esc(variantName(c.variant?.key ?? ''))}</td><td>${esc(c.timeControl?.show ?? '')}</td><td>${esc(who)}</td><td class="mono muted">${esc(umpire)}</td><td>${buttons}</td></tr>`;
         }).join('')
       : '<tr><td class="muted">None.</td></tr>';
   };
@@ -189,7 +190,7 @@ function lobbyPage(): void {
       const l = await getJson('/api/lobby');
       const seeks = (l.seeks ?? []) as any[];
       $('#seeks').innerHTML = seeks.length
-        ? seeks.map((s) => `<tr><td>${esc(variantName(s.variant?.key ?? s.variant ?? ''))}</td><td>${esc(s.timeControl?.show ?? '')}</td><td class="mono">${esc(shortKey(s.challenger?.id))}</td><td>${s.challenger?.id === account?.id ? '<span class="muted">yours</span>' : `<button data-seek="${esc(s.id)}">Accept</button>`}</td></tr>`).join('')
+        ? seeks.map((s) => `<tr><td>${esc(variantName(s.variant?.key ?? s.variant ?? ''))}</td><td>${esc(s.timeControl?.show ?? '')}</td><td class="mono">${esc(shortKey(s.challenger?.id))}</td><td class="mono muted">${esc(s.umpire ? 'umpire ' + shortKey(s.umpire) : 'no umpire')}</td><td>${s.challenger?.id === account?.id ? '<span class="muted">yours</span>' : `<button data-seek="${esc(s.id)}">Accept</button>`}</td></tr>`).join('')
         : '<tr><td class="muted">None.</td></tr>';
       const live = (l.live ?? []) as any[];
       $('#live').innerHTML = live.length

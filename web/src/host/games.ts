@@ -43,6 +43,7 @@ function seekRows(seeks: any[], known: Record<string, string>): HTMLTableRowElem
       h("td", {}, s.timeControl?.show ?? "—"),
       h("td", {}, s.color ?? "random"),
       h("td", {}, s.rated ? "rated" : "casual"),
+      h("td", {}, s.umpire ? keySpan(s.umpire, known) : "—"),
     ),
   );
 }
@@ -98,7 +99,7 @@ export const lobbyPage: Page = async (root, _params, ctx) => {
     const [lobby, games] = await Promise.all([getJson("/api/lobby"), getJson("/api/games?limit=10")]);
     replace(
       seeks,
-      table(["Game", "Player", "Time", "Colour", ""], seekRows(lobby.seeks ?? [], ctx.known), "No open seeks.", "seeks"),
+      table(["Game", "Player", "Time", "Colour", "", "Umpire"], seekRows(lobby.seeks ?? [], ctx.known), "No open seeks.", "seeks"),
     );
     replace(
       live,
