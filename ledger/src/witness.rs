@@ -223,7 +223,13 @@ impl Witness {
             );
         }
         match &last {
+            // Nothing cosigned yet, or the empty tree: every tree extends it, with no proof.
             None => {
+                if !req.proof.is_empty() {
+                    return unprocessable("a proof from size 0 must be empty".into(), false);
+                }
+            }
+            Some(last) if last.checkpoint.size == 0 && cp.size > 0 => {
                 if !req.proof.is_empty() {
                     return unprocessable("a proof from size 0 must be empty".into(), false);
                 }

@@ -102,9 +102,7 @@ pub fn cosigned_by(settings: &WitnessSettings, cp: &SignedCheckpoint) -> Vec<boo
     settings
         .witnesses
         .iter()
-        .map(|w| {
-            cp.note.verify(std::slice::from_ref(&w.key)).is_ok_and(|v| !v.is_empty())
-        })
+        .map(|w| cp.note.verify(std::slice::from_ref(&w.key)).is_ok_and(|v| !v.is_empty()))
         .collect()
 }
 
@@ -127,12 +125,7 @@ impl Witnessing {
             .build()
             .unwrap_or_default();
         let n = settings.witnesses.len();
-        Witnessing {
-            settings,
-            client,
-            known: Mutex::new(vec![None; n]),
-            last: Mutex::new(None),
-        }
+        Witnessing { settings, client, known: Mutex::new(vec![None; n]), last: Mutex::new(None) }
     }
 
     /// The witnessing of the server's ledger configuration.
@@ -352,8 +345,7 @@ pub fn witness_router(witness: Arc<Witness>) -> axum::Router {
 }
 
 fn text_response(status: StatusCode, content_type: &'static str, body: String) -> Response {
-    (status, [(header::CONTENT_TYPE, HeaderValue::from_static(content_type))], body)
-        .into_response()
+    (status, [(header::CONTENT_TYPE, HeaderValue::from_static(content_type))], body).into_response()
 }
 
 async fn add_checkpoint(State(app): State<WitnessApp>, body: axum::body::Bytes) -> Response {
@@ -391,15 +383,19 @@ struct OriginQuery {
 async fn latest(State(app): State<WitnessApp>, Query(q): Query<OriginQuery>) -> Response {
     let w = app.witness.clone();
     match tokio::task::spawn_blocking(move || w.latest(&q.origin)).await {
-        Ok(Ok(Some(cp))) => text_response(StatusCode::OK, "text/plain; charset=utf-8", cp.to_text()),
+        Ok(Ok(Some(cp))) => {
+            text_response(StatusCode::OK, "text/plain; charset=utf-8", cp.to_text())
+        }
         Ok(Ok(None)) => text_response(
             StatusCode::NOT_FOUND,
             "text/plain; charset=utf-8",
             "this witness never cosigned that log\n".into(),
         ),
-        Ok(Err(e)) => {
-            text_response(StatusCode::INTERNAL_SERVER_ERROR, "text/plain; charset=utf-8", format!("{e}\n"))
-        }
+        Ok(Err(e)) => text_response(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "text/plain; charset=utf-8",
+            format!("{e}\n"),
+        ),
         Err(e) => text_response(
             StatusCode::INTERNAL_SERVER_ERROR,
             "text/plain; charset=utf-8",
