@@ -37,6 +37,18 @@ pub struct ServeArgs {
     /// How often finished matches are appended, in ms (one checkpoint per batch).
     #[arg(long, default_value_t = 1000)]
     ledger_interval_ms: u64,
+    /// A witness asked to cosign every checkpoint: `URL=VKEY`, URL its submission prefix
+    /// (`http://host:port`, as `fogproof witness serve` prints), VKEY its verifier key.
+    /// Repeatable; with none the log is unwitnessed (a warning at start says so).
+    #[arg(long = "witness", value_name = "URL=VKEY")]
+    witnesses: Vec<String>,
+    /// How many witness cosignatures each checkpoint should carry (default: every witness
+    /// given); /api/ledger and the ledger page warn below it.
+    #[arg(long)]
+    witness_quorum: Option<usize>,
+    /// The bound on one request to a witness, in ms.
+    #[arg(long, default_value_t = server::witnessing::DEFAULT_TIMEOUT_MS)]
+    witness_timeout_ms: u64,
     /// Keep no ledger (no /ledger/, no ratings, no tournaments).
     #[arg(long)]
     no_ledger: bool,
@@ -245,6 +257,21 @@ pub fn serve(args: ServeArgs, out: &mut impl Write) -> Result<()> {
                 key,
             );
             l.append_interval_ms = args.ledger_interval_ms;
+            let witnesses = args
+                .witnesses
+                .iter()
+                .map(|w| server::witnessing::WitnessEndpoint::parse(w).map_err(anyhow::Error::msg))
+                .collect::<Result<Vec<_>>>()
+                .context("--witness")?;
+            let quorum = args.witness_quorum.unwrap_or(witnesses.len());
+            if quorum > witnesses.len() {
+                bail!("--witness-quorum {quorum} needs at least {quorum} --witness");
+            }
+            l.witnesses = server::witnessing::WitnessSettings {
+                witnesses,
+                quorum,
+                timeout_ms: args.witness_timeout_ms,
+            };
             config.ledger = Some(l);
         }
         config.default_umpire = umpire.as_ref().map(Identity::public);
@@ -306,6 +333,23 @@ pub fn serve(args: ServeArgs, out: &mut impl Write) -> Result<()> {
         if let Some(l) = &running.shared.ledger {
             writeln!(out, "ledger:     {base}/ledger/ ({})", l.dir.display())?;
             writeln!(out, "log key:    {}", l.vkey)?;
+            let settings = running.shared.config.ledger.as_ref().map(|c| &c.witnesses);
+            match settings {
+                Some(w) if !w.witnesses.is_empty() => {
+                    for e in &w.witnesses {
+                        writeln!(out, "witness:    {} at {}", e.key.name(), e.url)?;
+                    }
+                    writeln!(out, "quorum:     {} of {}", w.quorum, w.witnesses.len())?;
+                }
+                _ => {
+                    tracing::warn!("the log is unwitnessed: no --witness given");
+                    writeln!(
+                        out,
+                        "WARNING:    the log is unwitnessed (no --witness): readers cannot tell \
+                         whether they are all shown the same log; see docs/SERVER.md, witnesses"
+                    )?;
+                }
+            }
         }
         let me = invocation();
         writeln!(out, "play a house bot from another terminal:")?;

@@ -41,6 +41,24 @@ pub enum WitnessCommand {
         #[arg(long, required = true)]
         log: Vec<String>,
     },
+    /// Serve the witness over HTTP (C2SP tlog-witness): `POST /add-checkpoint`, and
+    /// `GET /checkpoint?origin=O` for the last checkpoint cosigned of a log. Point a log at it
+    /// with `fogproof serve --witness http://ADDR=VKEY` (VKEY: `fogproof witness key`).
+    Serve {
+        /// The address to listen on.
+        #[arg(long, default_value = "127.0.0.1:8090")]
+        listen: String,
+        /// The witness's state directory.
+        #[arg(long)]
+        state: PathBuf,
+        /// The witness's secret key file.
+        #[arg(long)]
+        key: PathBuf,
+        /// A log's verifier key the witness follows (`log key:` in `fogproof serve`'s
+        /// output). Repeatable.
+        #[arg(long, required = true)]
+        log: Vec<String>,
+    },
     /// Print the last checkpoint the witness cosigned for a log.
     Checkpoint {
         /// The witness's state directory.
@@ -83,6 +101,33 @@ pub fn run(command: WitnessCommand, out: &mut impl Write) -> Result<ExitCode> {
                     return Ok(ExitCode::from(1));
                 }
             }
+        }
+        WitnessCommand::Serve { listen, state, key, log } => {
+            let logs = log
+                .iter()
+                .map(|l| VerifierKey::parse(l).context("--log"))
+                .collect::<Result<Vec<_>>>()?;
+            let secret = read_secret_key(&key)?;
+            let vkey = secret.verifier().to_string();
+            let names: Vec<String> = logs.iter().map(|l| l.name().to_owned()).collect();
+            let witness = std::sync::Arc::new(Witness::new(&state, secret, logs)?);
+            crate::net::init_logs();
+            crate::net::runtime()?.block_on(async {
+                let listener = tokio::net::TcpListener::bind(&listen)
+                    .await
+                    .with_context(|| format!("listening on {listen}"))?;
+                let addr = listener.local_addr()?;
+                writeln!(out, "fogproof witness listening on http://{addr}")?;
+                writeln!(out, "witness key: {vkey}")?;
+                writeln!(out, "logs:        {}", names.join(", "))?;
+                writeln!(out, "point a log at it: fogproof serve --witness http://{addr}={vkey}")?;
+                out.flush()?;
+                axum::serve(listener, server::witnessing::witness_router(witness))
+                    .with_graceful_shutdown(crate::net::stop_signal())
+                    .await
+                    .context("serving")?;
+                anyhow::Ok(())
+            })?;
         }
         WitnessCommand::Checkpoint { state, key, origin } => {
             let witness = Witness::new(&state, read_secret_key(&key)?, Vec::new())?;

@@ -52,12 +52,18 @@ pub enum CheckpointError {
         found: String,
     },
     /// Too few witnesses cosigned.
-    #[error("checkpoint has {found} valid witness cosignatures, the policy needs {needed}")]
+    #[error(
+        "checkpoint has {found} valid witness cosignature(s), the policy needs {needed}: {} short; no valid cosignature from {}",
+        needed - found,
+        missing.join(", ")
+    )]
     Quorum {
         /// Cosignatures that verified.
         found: usize,
         /// The quorum.
         needed: usize,
+        /// The names of the policy's witnesses whose cosignature is missing (or invalid).
+        missing: Vec<String>,
     },
     /// The log key does not sign checkpoints (a cosignature key was given).
     #[error("the log key must be an Ed25519 (type 0x01) key")]
@@ -176,7 +182,17 @@ impl Policy {
             }
         };
         if cosigners.len() < self.quorum {
-            return Err(CheckpointError::Quorum { found: cosigners.len(), needed: self.quorum });
+            let missing = self
+                .witnesses
+                .iter()
+                .filter(|w| !cosigners.iter().any(|(c, _)| c == *w))
+                .map(|w| w.name().to_owned())
+                .collect();
+            return Err(CheckpointError::Quorum {
+                found: cosigners.len(),
+                needed: self.quorum,
+                missing,
+            });
         }
         Ok(TrustedCheckpoint { signed: signed.clone(), cosigners })
     }
@@ -233,10 +249,14 @@ mod tests {
         ));
         note.add_signature(w1.sign(&text, 10));
         note.add_signature(w1.sign(&text, 11));
-        assert!(matches!(
-            policy.verify(&signed(&note)),
-            Err(CheckpointError::Quorum { found: 1, .. })
-        ));
+        let short = policy.verify(&signed(&note)).unwrap_err();
+        assert!(
+            matches!(&short, CheckpointError::Quorum { found: 1, missing, .. } if missing == &["w2.example"])
+        );
+        assert!(
+            short.to_string().contains("1 short; no valid cosignature from w2.example"),
+            "{short}"
+        );
         note.add_signature(w2.sign(&text, 12));
         assert_eq!(policy.verify(&signed(&note)).unwrap().cosigners.len(), 2);
         let other = SignerKey::from_seed("other.example", KeyKind::Ed25519, [4; 32]).unwrap();

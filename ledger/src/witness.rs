@@ -223,7 +223,13 @@ impl Witness {
             );
         }
         match &last {
+            // Nothing cosigned yet, or the empty tree: every tree extends it, with no proof.
             None => {
+                if !req.proof.is_empty() {
+                    return unprocessable("a proof from size 0 must be empty".into(), false);
+                }
+            }
+            Some(last) if last.checkpoint.size == 0 && cp.size > 0 => {
                 if !req.proof.is_empty() {
                     return unprocessable("a proof from size 0 must be empty".into(), false);
                 }
@@ -300,6 +306,42 @@ impl Witness {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_tree_extending_the_empty_one_needs_no_proof_and_stale_or_forked_ones_are_refused() {
+        use crate::checkpoint::Checkpoint;
+        use crate::note::Note;
+        let dir = std::env::temp_dir().join(format!("fogproof-witness-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let log = SignerKey::from_seed("log.example", KeyKind::Ed25519, [1; 32]).unwrap();
+        let wkey = SignerKey::from_seed("w.example", KeyKind::Cosignature, [2; 32]).unwrap();
+        let w = Witness::new(&dir, wkey.clone(), vec![log.verifier().clone()]).unwrap();
+        let signed = |size: u64, root: Hash| {
+            let c = Checkpoint { origin: "log.example".into(), size, root, extensions: vec![] };
+            let text = c.to_text();
+            SignedCheckpoint {
+                checkpoint: c,
+                note: Note { signatures: vec![log.sign(&text, 0)], text },
+            }
+        };
+        let ask = |old: u64, cp: &SignedCheckpoint| {
+            w.add_checkpoint(request_body(old, &[], cp).as_bytes(), 5)
+        };
+        ask(0, &signed(0, EMPTY_ROOT)).expect("the empty tree");
+        let one = signed(1, [3; 32]);
+        let line = ask(0, &one).expect("size 1 extends the empty tree with no proof");
+        assert!(line.starts_with("— w.example "), "{line}");
+        assert_eq!(w.latest("log.example").unwrap().unwrap().checkpoint, one.checkpoint);
+        let stale = ask(0, &signed(2, [4; 32])).unwrap_err();
+        assert!(matches!(stale, WitnessError::Conflict { old: 0, last: 1 }), "{stale}");
+        let fork = ask(1, &signed(1, [5; 32])).unwrap_err();
+        assert_eq!(fork.status(), 422, "{fork}");
+        assert!(
+            matches!(&fork, WitnessError::Unprocessable { evidence: Some(p), .. } if p.exists())
+        );
+        assert_eq!(w.latest("log.example").unwrap().unwrap().checkpoint, one.checkpoint);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn malformed_requests_are_400() {

@@ -224,12 +224,20 @@ pub struct LedgerConfig {
     pub append_interval_ms: u64,
     /// The most matches one batch appends (the rest wait for the next).
     pub max_batch_matches: usize,
+    /// The witnesses asked to cosign every checkpoint (none by default: an unwitnessed log).
+    pub witnesses: crate::witnessing::WitnessSettings,
 }
 
 impl LedgerConfig {
     /// A ledger in `dir` signed by `key`, appending every second.
     pub fn new(dir: PathBuf, key: ledger::note::SignerKey) -> LedgerConfig {
-        LedgerConfig { dir, key, append_interval_ms: 1_000, max_batch_matches: 256 }
+        LedgerConfig {
+            dir,
+            key,
+            append_interval_ms: 1_000,
+            max_batch_matches: 256,
+            witnesses: crate::witnessing::WitnessSettings::default(),
+        }
     }
 }
 

@@ -109,6 +109,7 @@ pub async fn appender(shared: Arc<Shared>, l: Arc<ServerLedger>, interval_ms: u6
     let mut stop = shared.shutdown_signal();
     let mut tick = tokio::time::interval(std::time::Duration::from_millis(interval_ms.max(1)));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let witnessing = crate::witnessing::Witnessing::of(&shared.config);
     loop {
         tokio::select! {
             _ = tick.tick() => {}
@@ -122,6 +123,8 @@ pub async fn appender(shared: Arc<Shared>, l: Arc<ServerLedger>, interval_ms: u6
                 tracing::error!(error = %e, "ledger append failed; retried at the next round");
             }
         }
+        // The witnesses' cosignatures on the new checkpoint (crate::witnessing).
+        witnessing.round(&l).await;
     }
 }
 
@@ -426,6 +429,7 @@ pub async fn info(
         "checkpoint": cp.to_text(),
         "vkey": vkey,
         "witnesses": witnesses,
+        "witness_policy": crate::witnessing::policy_json(&shared.config, &cp),
         "tiles": "/ledger/",
     })))
 }

@@ -34,6 +34,7 @@ pub mod store;
 pub mod stream;
 pub mod tournament;
 pub mod web;
+pub mod witnessing;
 
 pub use config::{Config, Deadlines, LedgerConfig, Limits};
 pub use server::{Running, StartError, start};

@@ -332,6 +332,27 @@ export const ledgerPage: Page = async (root) => {
       .catch((e) => replace(proofOut, h("p", { class: "error" }, e instanceof ApiError && e.notFound ? `No proof: ${e.message}` : String(e instanceof Error ? e.message : e))));
   });
   replace(root, h("h1", {}, "The ledger"), body);
+  // A checkpoint with no witness cosignature, or fewer than the server's quorum, could be one
+  // of two different logs shown to different readers: say so where it cannot be missed.
+  const witnessWarning = (l: any, cosigned: number): HTMLElement | "" => {
+    const policy = l.witness_policy ?? {};
+    const quorum = Number(policy.quorum ?? 0);
+    const valid = Number(policy.cosignatures ?? cosigned);
+    let text = "";
+    if (typeof policy.warning === "string" && policy.warning) text = policy.warning;
+    else if (cosigned === 0) text = "No witness has cosigned the latest checkpoint.";
+    else if (valid < quorum) text = `The latest checkpoint has ${valid} witness cosignature(s); the server's quorum is ${quorum}.`;
+    if (!text) return "";
+    return h(
+      "p",
+      { class: "warn witness-warning", role: "alert" },
+      h("strong", {}, "Warning: "),
+      text,
+      " Without enough independent witnesses, this log could show you a different history than it shows others. Check with ",
+      h("code", {}, "fogproof ledger audit --witness VKEY --quorum K"),
+      ".",
+    );
+  };
   // `/log?match=ID` (the game page's link) asks for that match's proof at once.
   const asked = new URLSearchParams(location.search).get("match");
   await orUnavailable(body, "The ledger", async () => {
@@ -353,6 +374,7 @@ export const ledgerPage: Page = async (root) => {
       body,
       facts,
       note ? h("details", { open: true }, h("summary", {}, "Latest signed checkpoint"), h("pre", { class: "checkpoint" }, String(note))) : "",
+      witnessWarning(l, witnesses.length),
       h("h2", {}, `Witnesses (${witnesses.length})`),
       witnesses.length
         ? h("ul", { class: "witnesses" }, witnesses.map((w) => h("li", {}, typeof w === "string" ? w : `${w.name ?? w.key ?? JSON.stringify(w)}${w.key_id ? ` (key id ${w.key_id})` : ""}`)))
