@@ -28,7 +28,7 @@ use rules::Variant;
 use std::error::Error;
 use std::path::{Path, PathBuf};
 
-#[allow(dead_code)] // the test that includes this file calls `build` only
+#[allow(dead_code, reason = "the test that includes this file calls `build` only")]
 fn main() -> Result<(), Box<dyn Error>> {
     let out = PathBuf::from(std::env::args_os().nth(1).ok_or("usage: spec_bundle OUT")?);
     let vkey = build(&out)?;
