@@ -224,12 +224,21 @@ pub struct LedgerConfig {
     pub append_interval_ms: u64,
     /// The most matches one batch appends (the rest wait for the next).
     pub max_batch_matches: usize,
+    /// How long after a match finishes its signed inclusion promise gives the log to include
+    /// it, in ms (docs/SERVER.md, inclusion promises); far longer than `append_interval_ms`.
+    pub promise_within_ms: u64,
 }
 
 impl LedgerConfig {
     /// A ledger in `dir` signed by `key`, appending every second.
     pub fn new(dir: PathBuf, key: ledger::note::SignerKey) -> LedgerConfig {
-        LedgerConfig { dir, key, append_interval_ms: 1_000, max_batch_matches: 256 }
+        LedgerConfig {
+            dir,
+            key,
+            append_interval_ms: 1_000,
+            max_batch_matches: 256,
+            promise_within_ms: 600_000,
+        }
     }
 }
 
