@@ -75,6 +75,24 @@ pub enum LedgerCommand {
         #[arg(long)]
         record: Option<PathBuf>,
     },
+    /// Check a signed inclusion promise against the log: kept (exit 0, the inclusion proof
+    /// verified), broken (exit 1: a checkpoint witnessed after the deadline lacks the match),
+    /// pending (exit 2), or not a valid promise (exit 3).
+    CheckPromise {
+        /// The promise file (`<match id>.promise`, from `GET /api/match/{id}/promise`).
+        promise: PathBuf,
+        #[command(flatten)]
+        policy: PolicyArgs,
+        /// The log directory.
+        #[arg(long, conflicts_with = "server", required_unless_present = "server")]
+        log: Option<PathBuf>,
+        /// The server whose log to read (its `/ledger/` files), e.g. `http://host:8080`.
+        #[arg(long)]
+        server: Option<String>,
+        /// Also check that this record file is the one promised.
+        #[arg(long)]
+        record: Option<PathBuf>,
+    },
     /// Prove and check that checkpoint NEW extends checkpoint OLD, from the log's tiles.
     Consistency {
         /// The older checkpoint file.
@@ -365,6 +383,9 @@ pub fn run(command: LedgerCommand, out: &mut impl Write) -> Result<ExitCode> {
                 )?;
             }
         }
+        LedgerCommand::CheckPromise { promise, policy, log, server, record } => {
+            return check_promise(&promise, &policy.policy()?, log, server, record, out);
+        }
         LedgerCommand::Consistency { old, new, log, policy } => {
             let policy = policy.policy()?;
             let read = |p: &Path| -> Result<SignedCheckpoint> {
@@ -584,5 +605,159 @@ fn audit(dir: &Path, policy: &Policy, jobs: Option<u16>, out: &mut impl Write) -
     } else {
         writeln!(out, "{} finding(s)", report.findings.len())?;
         Ok(ExitCode::from(1))
+    }
+}
+
+/// `fogproof ledger check-promise` (docs/LEDGER.md, inclusion promises).
+fn check_promise(
+    file: &Path,
+    policy: &Policy,
+    log: Option<PathBuf>,
+    server: Option<String>,
+    record: Option<PathBuf>,
+    out: &mut impl Write,
+) -> Result<ExitCode> {
+    use ledger::promise::{Promise, Verdict};
+    let bytes = std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
+    let promise = match Promise::verify(&bytes, &policy.log) {
+        Ok(p) => p,
+        Err(e) => {
+            writeln!(out, "{}: NOT A VALID PROMISE: {e}", file.display())?;
+            return Ok(ExitCode::from(3));
+        }
+    };
+    let hex = protocol::hex::encode;
+    writeln!(
+        out,
+        "{}: log {} promised at {} ms to include match {} (record {}) by {} ms",
+        file.display(),
+        promise.origin,
+        promise.promised_at_ms,
+        hex(&promise.match_id),
+        hex(&promise.record_sha256),
+        promise.include_by_ms
+    )?;
+    if let Some(record) = record {
+        let r =
+            std::fs::read(&record).with_context(|| format!("cannot read {}", record.display()))?;
+        if sha256(&r) != promise.record_sha256 {
+            writeln!(out, "{}: NOT the record promised (SHA-256 differs)", record.display())?;
+            return Ok(ExitCode::from(1));
+        }
+        writeln!(out, "{}: the record promised", record.display())?;
+    }
+    let verdict = match (log, server) {
+        (Some(dir), _) => ledger::promise::check(&DirReader::new(dir), &promise, policy)?,
+        (None, Some(url)) => ledger::promise::check(&HttpReader::new(&url)?, &promise, policy)?,
+        (None, None) => bail!("give --log DIR or --server URL"),
+    };
+    let time = |t: Option<u64>| {
+        t.map_or("no trusted time (no witness quorum)".to_string(), |t| {
+            format!("witnessed at {t} ms")
+        })
+    };
+    match verdict {
+        Verdict::Kept { proof, trusted } => {
+            let cp = &trusted.signed.checkpoint;
+            writeln!(
+                out,
+                "KEPT: entry {} of checkpoint {} (size {}), inclusion proof verified, {} witness \
+                 cosignature(s)",
+                proof.index,
+                cp.origin,
+                cp.size,
+                trusted.cosigners.len()
+            )?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Verdict::Pending { trusted, trusted_at_ms } => {
+            let cp = &trusted.signed.checkpoint;
+            writeln!(
+                out,
+                "PENDING: checkpoint {} (size {}, {}) does not hold the match yet; due by {} ms",
+                cp.origin,
+                cp.size,
+                time(trusted_at_ms),
+                promise.include_by_ms
+            )?;
+            if now_ms() > promise.include_by_ms {
+                writeln!(
+                    out,
+                    "OVERDUE by this machine's clock; provable to others only with a checkpoint \
+                     cosigned by the policy's witnesses after {} ms",
+                    promise.include_by_ms
+                )?;
+            }
+            Ok(ExitCode::from(2))
+        }
+        Verdict::Broken { trusted, trusted_at_ms, other_record } => {
+            let cp = &trusted.signed.checkpoint;
+            match other_record {
+                Some((index, other)) => writeln!(
+                    out,
+                    "BROKEN: log operator {} logged match {} at entry {} with record {}, not the \
+                     record promised",
+                    promise.origin,
+                    hex(&promise.match_id),
+                    index,
+                    hex(&other)
+                )?,
+                None => writeln!(
+                    out,
+                    "BROKEN: log operator {} promised match {} by {} ms; checkpoint size {} ({}) \
+                     does not hold it",
+                    promise.origin,
+                    hex(&promise.match_id),
+                    promise.include_by_ms,
+                    cp.size,
+                    time(trusted_at_ms)
+                )?,
+            }
+            writeln!(out, "evidence: the promise file, this checkpoint, and the log's entries:")?;
+            write!(out, "{}", trusted.signed.to_text())?;
+            Ok(ExitCode::from(1))
+        }
+    }
+}
+
+/// A log served over HTTP at `<server>/ledger/` (C2SP tlog-tiles), read with bounded bodies.
+struct HttpReader {
+    base: String,
+    client: reqwest::Client,
+    runtime: tokio::runtime::Runtime,
+}
+
+impl HttpReader {
+    fn new(server: &str) -> Result<HttpReader> {
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+        let client =
+            reqwest::Client::builder().timeout(std::time::Duration::from_secs(30)).build()?;
+        Ok(HttpReader { base: server.trim_end_matches('/').to_string(), client, runtime })
+    }
+}
+
+impl ledger::store::LogReader for HttpReader {
+    fn read(&self, path: &str, max_bytes: usize) -> Result<Vec<u8>, ledger::store::ReadError> {
+        use ledger::store::ReadError;
+        let url = format!("{}/ledger/{path}", self.base);
+        let io =
+            |e: String| ReadError::Io { path: path.to_string(), source: std::io::Error::other(e) };
+        self.runtime.block_on(async {
+            let mut resp = self.client.get(&url).send().await.map_err(|e| io(e.to_string()))?;
+            if resp.status() == reqwest::StatusCode::NOT_FOUND {
+                return Err(ReadError::NotFound(path.to_string()));
+            }
+            if !resp.status().is_success() {
+                return Err(io(format!("{url}: HTTP {}", resp.status())));
+            }
+            let mut body = Vec::new();
+            while let Some(chunk) = resp.chunk().await.map_err(|e| io(e.to_string()))? {
+                body.extend_from_slice(&chunk);
+                if body.len() > max_bytes {
+                    return Err(ReadError::TooLarge { path: path.to_string(), max_bytes });
+                }
+            }
+            Ok(body)
+        })
     }
 }

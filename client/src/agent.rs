@@ -588,13 +588,115 @@ impl Agent {
         );
         let records = self.records.clone();
         let id = agreed.match_id;
+        let (session, dir) = (self.session.clone(), self.config.dir.clone());
         tokio::spawn(async move {
             let result = seat.run().await.map_err(|e| e.to_string());
             if let Err(e) = &result {
                 tracing::error!(error = %e, "seat stopped");
             }
+            if let Ok(record) = &result {
+                tokio::spawn(keep_promise(session, dir, id, record.clone()));
+            }
             lock(&records).insert(id, result);
         });
         Ok(())
+    }
+}
+
+/// How often the agent asks for a finished match's promise and then its inclusion proof, in ms.
+pub const PROMISE_POLL_MS: u64 = 1_000;
+/// How many times the agent asks for a promise before giving up (the server may keep no ledger).
+pub const PROMISE_TRIES: u32 = 10;
+
+/// The promise file of a match under `dir`: `<match id hex>.promise`, beside its journal.
+pub fn promise_path(dir: &std::path::Path, id: &MatchId) -> PathBuf {
+    dir.join(format!("{}.promise", protocol::hex::encode(&id.0)))
+}
+
+/// Fetches the host's signed inclusion promise for a match this agent finished, checks it
+/// (signed by the log key the server announces at `/api/ledger`, for this record), saves it as
+/// `<id>.promise`, then waits for the log's inclusion proof and checks it; a promise the log does
+/// not keep by its deadline (this machine's clock) is logged as a warning naming the log, with
+/// the file to give `fogproof ledger check-promise`. Best effort: it ends with the process.
+pub async fn keep_promise(session: Session, dir: PathBuf, id: MatchId, record: Vec<u8>) {
+    use ledger::promise::Promise;
+    let hex = protocol::hex::encode(&id.0);
+    let sleep = || tokio::time::sleep(Duration::from_millis(PROMISE_POLL_MS));
+    let mut got = None;
+    for _ in 0..PROMISE_TRIES {
+        match session.get_bytes(&format!("/api/match/{hex}/promise")).await {
+            Ok(bytes) => {
+                got = Some(bytes);
+                break;
+            }
+            Err(NetError::Refused { status: 404, .. }) => return, // no ledger on this server
+            Err(e) => tracing::debug!(error = %e, "inclusion promise not available yet"),
+        }
+        sleep().await;
+    }
+    let Some(bytes) = got else {
+        tracing::warn!(match_id = %hex, "the host gave no inclusion promise for this match");
+        return;
+    };
+    let key = match session.get("/api/ledger").await.ok().and_then(|v| {
+        v.get("vkey").and_then(Value::as_str).and_then(|k| ledger::note::VerifierKey::parse(k).ok())
+    }) {
+        Some(k) => k,
+        None => {
+            tracing::warn!(match_id = %hex, "the host names no log key: promise not checked");
+            return;
+        }
+    };
+    let promise = match Promise::verify(&bytes, &key) {
+        Ok(p) => p,
+        Err(e) => {
+            tracing::warn!(match_id = %hex, error = %e, "the host's inclusion promise is not valid");
+            return;
+        }
+    };
+    if promise.match_id != id.0 || promise.record_sha256 != ledger::entry::sha256(&record) {
+        tracing::warn!(match_id = %hex, "the host's inclusion promise is for another match or record");
+        return;
+    }
+    let path = promise_path(&dir, &id);
+    let tmp = path.with_extension("promise.tmp");
+    let saved = tokio::fs::write(&tmp, &bytes).await.and(tokio::fs::rename(&tmp, &path).await);
+    if let Err(e) = saved {
+        tracing::warn!(path = %path.display(), error = %e, "cannot save the inclusion promise");
+    }
+    let policy = ledger::checkpoint::Policy::log_only(key);
+    loop {
+        if let Ok(v) = session.get(&format!("/api/ledger/proof/{hex}")).await {
+            let proof = v
+                .get("tlog_proof")
+                .and_then(Value::as_str)
+                .and_then(|t| ledger::proof::TlogProof::parse(t.as_bytes()).ok());
+            let checked = proof.as_ref().map(|p| p.verify(&policy));
+            match checked {
+                Some(Ok((_, entry)))
+                    if entry.as_match().is_some_and(|m| {
+                        m.match_id == id.0 && m.record_sha256 == promise.record_sha256
+                    }) =>
+                {
+                    tracing::info!(match_id = %hex, "inclusion promise kept: the proof verifies");
+                    return;
+                }
+                _ => {
+                    tracing::warn!(match_id = %hex, path = %path.display(),
+                        "the log's inclusion proof does not prove the promised record");
+                    return;
+                }
+            }
+        }
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+        if now > promise.include_by_ms {
+            tracing::warn!(match_id = %hex, log = %promise.origin, path = %path.display(),
+                "INCLUSION PROMISE BROKEN (by this machine's clock): the log has not included the \
+                 match by the promised time; check it with `fogproof ledger check-promise`");
+            return;
+        }
+        sleep().await;
     }
 }

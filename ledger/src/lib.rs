@@ -11,6 +11,7 @@ pub mod history;
 pub mod log;
 pub mod merkle;
 pub mod note;
+pub mod promise;
 pub mod proof;
 pub mod rating;
 pub mod service;

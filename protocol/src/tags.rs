@@ -63,9 +63,12 @@ pub const LOG_HEAD: Tag = Tag("fogproof/v2/log-head");
 pub const MATCH_RNG: Tag = Tag("fogproof/v2/match-rng");
 /// A key's sign-in to a server, over the server's relay key and a fresh challenge.
 pub const SIGN_IN: Tag = Tag("fogproof/v2/sign-in");
+/// A ledger's signed inclusion promise (docs/LEDGER.md, inclusion promises): signed by the log's
+/// key, never by a player's.
+pub const INCLUSION_PROMISE: Tag = Tag("fogproof/v2/inclusion-promise");
 
 /// Every tag, for tests that check they are distinct.
-pub const ALL: [Tag; 19] = [
+pub const ALL: [Tag; 20] = [
     MATCH_ID,
     TERMS,
     COMMITMENT,
@@ -85,6 +88,7 @@ pub const ALL: [Tag; 19] = [
     LOG_HEAD,
     MATCH_RNG,
     SIGN_IN,
+    INCLUSION_PROMISE,
 ];
 
 #[cfg(test)]

@@ -232,6 +232,7 @@ pub fn router(
         .route("/api/games", get(games))
         .route("/api/match/{id}", get(match_info))
         .route("/api/match/{id}/record", get(record))
+        .route("/api/match/{id}/promise", get(crate::promise::serve))
         .route("/api/match/{id}/verdict", get(verdict))
         .route("/api/match/{id}/pgn", get(pgn))
         .route("/api/match/{id}/replay", get(replay))
@@ -569,7 +570,7 @@ async fn match_info(
 }
 
 /// The finished match `id` (404 if unknown, 409 while it is being played).
-async fn finished_row(shared: &Shared, id: &str) -> ApiResult<crate::store::MatchRow> {
+pub(crate) async fn finished_row(shared: &Shared, id: &str) -> ApiResult<crate::store::MatchRow> {
     let id = parse_match_id(id)?;
     let row = shared
         .store

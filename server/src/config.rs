@@ -226,6 +226,9 @@ pub struct LedgerConfig {
     pub max_batch_matches: usize,
     /// The witnesses asked to cosign every checkpoint (none by default: an unwitnessed log).
     pub witnesses: crate::witnessing::WitnessSettings,
+    /// How long after a match finishes its signed inclusion promise gives the log to include
+    /// it, in ms (docs/SERVER.md, inclusion promises); far longer than `append_interval_ms`.
+    pub promise_within_ms: u64,
 }
 
 impl LedgerConfig {
@@ -237,6 +240,7 @@ impl LedgerConfig {
             append_interval_ms: 1_000,
             max_batch_matches: 256,
             witnesses: crate::witnessing::WitnessSettings::default(),
+            promise_within_ms: 600_000,
         }
     }
 }

@@ -27,6 +27,7 @@ pub mod ledger;
 pub mod live;
 pub mod lobby;
 pub mod metrics;
+pub mod promise;
 pub mod server;
 pub mod socket;
 pub mod state;

@@ -126,6 +126,7 @@ pub async fn start(
     }
     if let (Some(l), Some(settings)) = (shared.ledger.clone(), ledger_settings) {
         lock(&shared.on_finish).push(Arc::new(|m| crate::ledger::count_finished(&m)));
+        crate::promise::install(&shared);
         tokio::spawn(crate::ledger::appender(
             shared.clone(),
             l,
