@@ -643,7 +643,7 @@ const HELD_MS: u64 = 1_500;
 async fn a_stalled_resignation(name: &str, max_host_stall_ms: u64) -> (Vec<u64>, u64, u64) {
     use sqlx::Connection as _;
     let net = Net::start_with(name, |c| c.limits.max_host_stall_ms = max_host_stall_ms).await;
-    let (white, black, (w_tx, mut w_ev), (b_tx, mut b_ev)) =
+    let (white, _black, (w_tx, mut w_ev), (b_tx, mut b_ev)) =
         remote_match(&net, ("t-white", "t-black"), "chess").await;
     let c = rules::Variant::Chess;
     let options = next_ask(&mut w_ev).await;
