@@ -607,6 +607,10 @@ impl Agent {
 pub const PROMISE_POLL_MS: u64 = 1_000;
 /// How many times the agent asks for a promise before giving up (the server may keep no ledger).
 pub const PROMISE_TRIES: u32 = 10;
+/// The longest wait between two asks for a match's inclusion proof, in ms: the wait starts at
+/// [`PROMISE_POLL_MS`] and doubles, so an agent that finished many matches does not spend its
+/// own request rate (and the host's) asking every second for ten minutes per match.
+pub const PROMISE_MAX_POLL_MS: u64 = 30_000;
 
 /// The promise file of a match under `dir`: `<match id hex>.promise`, beside its journal.
 pub fn promise_path(dir: &std::path::Path, id: &MatchId) -> PathBuf {
@@ -665,6 +669,7 @@ pub async fn keep_promise(session: Session, dir: PathBuf, id: MatchId, record: V
         tracing::warn!(path = %path.display(), error = %e, "cannot save the inclusion promise");
     }
     let policy = ledger::checkpoint::Policy::log_only(key);
+    let mut wait_ms = PROMISE_POLL_MS;
     loop {
         if let Ok(v) = session.get(&format!("/api/ledger/proof/{hex}")).await {
             let proof = v
@@ -697,6 +702,7 @@ pub async fn keep_promise(session: Session, dir: PathBuf, id: MatchId, record: V
                  match by the promised time; check it with `fogproof ledger check-promise`");
             return;
         }
-        sleep().await;
+        tokio::time::sleep(Duration::from_millis(wait_ms)).await;
+        wait_ms = (wait_ms * 2).min(PROMISE_MAX_POLL_MS);
     }
 }
