@@ -45,12 +45,16 @@ pub struct AgentCmdArgs {
     /// Listen on a non-loopback address: anyone who reaches it plays as this key.
     #[arg(long)]
     allow_remote: bool,
+    /// Umpires and witnesses this player trusts.
+    #[command(flatten)]
+    trust: crate::trust::TrustArgs,
 }
 
 /// `fogproof agent`.
 pub fn run(args: AgentCmdArgs, out: &mut impl Write) -> Result<()> {
     init_logs();
     check_server(&args.server)?;
+    args.trust.check()?;
     let listen: std::net::SocketAddr = args
         .listen
         .parse()
@@ -81,8 +85,16 @@ pub fn run(args: AgentCmdArgs, out: &mut impl Write) -> Result<()> {
     };
     runtime()?.block_on(async {
         let local = LocalAgent::start(listen, config, &hub).await?;
+        args.trust.apply(&local.agent)?;
         writeln!(out, "fogproof agent for {}", local.agent.session().key)?;
         writeln!(out, "server:        {}", local.agent.session().base())?;
+        let umpires: Vec<String> =
+            local.agent.trusted_umpires().iter().map(ToString::to_string).collect();
+        writeln!(
+            out,
+            "umpires:       {}",
+            if umpires.is_empty() { "none".into() } else { umpires.join(", ") }
+        )?;
         writeln!(out, "local bot API: http://{}", local.addr)?;
         out.flush()?;
         local.serve(hub, args.allow_remote).until_stopped().await

@@ -14,6 +14,7 @@ mod record;
 mod referee;
 mod selfplay;
 mod tournament;
+mod trust;
 mod verify;
 mod witness;
 

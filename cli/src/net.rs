@@ -116,6 +116,9 @@ pub struct AgentArgs {
     /// (repeatable; `fogproof bot` only).
     #[arg(long)]
     tournament: Vec<String>,
+    /// Umpires and witnesses this player trusts.
+    #[command(flatten)]
+    trust: crate::trust::TrustArgs,
 }
 
 /// The directory of an agent's journals and records: `--dir`, or `<key stem>.fogproof` beside
@@ -380,9 +383,11 @@ pub fn agent(args: AgentArgs, umpire: bool) -> Result<()> {
         .with_context(|| format!("reading {}", args.key.display()))?;
     let dir = agent_dir(&args.key, args.dir);
     check_server(&args.server)?;
+    args.trust.check()?;
     let config = agent_config(args.server, identity, dir, args.name, umpire);
     runtime()?.block_on(async {
         let agent = Agent::connect(config).await.context("signing in")?;
+        args.trust.apply(&agent)?;
         for t in &args.tournament {
             agent.join_tournament(t).await.with_context(|| format!("joining tournament {t}"))?;
         }

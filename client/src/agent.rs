@@ -9,6 +9,7 @@
 
 use crate::journal::{self, Journal, Record, Role};
 use crate::net::{NetError, Session, signature_hex};
+use crate::promise::{PromiseBook, PromiseStatus, WitnessPolicy};
 use crate::seat::{Decider, Machine, Seat, SeatEvent};
 use protocol::codec::Canonical;
 use protocol::terms::{AgreedTerms, Colours, MatchTerms, SignedTerms};
@@ -106,6 +107,11 @@ pub struct Agent {
     /// The umpires this key's player trusts ([`Agent::trusted_umpires`]): the server's umpire
     /// service by default. The agent accepts no challenge and signs no terms naming another.
     trusted: Arc<Mutex<Vec<PublicKey>>>,
+    /// The witnesses this key's player trusts to check the log's checkpoints
+    /// ([`Agent::set_witness_policy`]; default: the server's own, at least one).
+    witnesses: Arc<Mutex<WitnessPolicy>>,
+    /// What became of each finished match's inclusion promise ([`Agent::promise_status`]).
+    promises: PromiseBook,
 }
 
 /// How many times, [`EXPECTATION_WAIT_MS`] apart, the agent looks again for the challenge a
@@ -247,6 +253,8 @@ impl Agent {
             observers: tokio::sync::broadcast::channel(256).0,
             tournaments: Arc::new(Mutex::new(BTreeSet::new())),
             trusted: Arc::new(Mutex::new(session.info.umpire.into_iter().collect())),
+            witnesses: Arc::default(),
+            promises: Arc::default(),
             session,
         })
     }
@@ -263,6 +271,18 @@ impl Agent {
         if !trusted.contains(&key) {
             trusted.push(key);
         }
+    }
+
+    /// Sets the witnesses this player trusts to have seen the log it is shown: the inclusion
+    /// proofs of its later matches are read through them, and a checkpoint with fewer
+    /// cosignatures than `policy` wants is reported ([`PromiseStatus::Kept`]'s `witnessed`).
+    pub fn set_witness_policy(&self, policy: WitnessPolicy) {
+        *lock(&self.witnesses) = policy;
+    }
+
+    /// What became of a finished match's inclusion promise, if this agent finished it.
+    pub fn promise_status(&self, id: &MatchId) -> Option<PromiseStatus> {
+        lock(&self.promises).get(id).cloned()
     }
 
     /// Refuses a challenge whose umpire this player does not trust.
@@ -589,13 +609,22 @@ impl Agent {
         let records = self.records.clone();
         let id = agreed.match_id;
         let (session, dir) = (self.session.clone(), self.config.dir.clone());
+        let witnesses = lock(&self.witnesses).clone();
+        let promises = self.promises.clone();
         tokio::spawn(async move {
             let result = seat.run().await.map_err(|e| e.to_string());
             if let Err(e) = &result {
                 tracing::error!(error = %e, "seat stopped");
             }
             if let Ok(record) = &result {
-                tokio::spawn(keep_promise(session, dir, id, record.clone()));
+                tokio::spawn(crate::promise::keep_promise(
+                    session,
+                    dir,
+                    id,
+                    record.clone(),
+                    witnesses,
+                    promises,
+                ));
             }
             lock(&records).insert(id, result);
         });
@@ -603,106 +632,4 @@ impl Agent {
     }
 }
 
-/// How often the agent asks for a finished match's promise and then its inclusion proof, in ms.
-pub const PROMISE_POLL_MS: u64 = 1_000;
-/// How many times the agent asks for a promise before giving up (the server may keep no ledger).
-pub const PROMISE_TRIES: u32 = 10;
-/// The longest wait between two asks for a match's inclusion proof, in ms: the wait starts at
-/// [`PROMISE_POLL_MS`] and doubles, so an agent that finished many matches does not spend its
-/// own request rate (and the host's) asking every second for ten minutes per match.
-pub const PROMISE_MAX_POLL_MS: u64 = 30_000;
-
-/// The promise file of a match under `dir`: `<match id hex>.promise`, beside its journal.
-pub fn promise_path(dir: &std::path::Path, id: &MatchId) -> PathBuf {
-    dir.join(format!("{}.promise", protocol::hex::encode(&id.0)))
-}
-
-/// Fetches the host's signed inclusion promise for a match this agent finished, checks it
-/// (signed by the log key the server announces at `/api/ledger`, for this record), saves it as
-/// `<id>.promise`, then waits for the log's inclusion proof and checks it; a promise the log does
-/// not keep by its deadline (this machine's clock) is logged as a warning naming the log, with
-/// the file to give `fogproof ledger check-promise`. Best effort: it ends with the process.
-pub async fn keep_promise(session: Session, dir: PathBuf, id: MatchId, record: Vec<u8>) {
-    use ledger::promise::Promise;
-    let hex = protocol::hex::encode(&id.0);
-    let sleep = || tokio::time::sleep(Duration::from_millis(PROMISE_POLL_MS));
-    let mut got = None;
-    for _ in 0..PROMISE_TRIES {
-        match session.get_bytes(&format!("/api/match/{hex}/promise")).await {
-            Ok(bytes) => {
-                got = Some(bytes);
-                break;
-            }
-            Err(NetError::Refused { status: 404, .. }) => return, // no ledger on this server
-            Err(e) => tracing::debug!(error = %e, "inclusion promise not available yet"),
-        }
-        sleep().await;
-    }
-    let Some(bytes) = got else {
-        tracing::warn!(match_id = %hex, "the host gave no inclusion promise for this match");
-        return;
-    };
-    let key = match session.get("/api/ledger").await.ok().and_then(|v| {
-        v.get("vkey").and_then(Value::as_str).and_then(|k| ledger::note::VerifierKey::parse(k).ok())
-    }) {
-        Some(k) => k,
-        None => {
-            tracing::warn!(match_id = %hex, "the host names no log key: promise not checked");
-            return;
-        }
-    };
-    let promise = match Promise::verify(&bytes, &key) {
-        Ok(p) => p,
-        Err(e) => {
-            tracing::warn!(match_id = %hex, error = %e, "the host's inclusion promise is not valid");
-            return;
-        }
-    };
-    if promise.match_id != id.0 || promise.record_sha256 != ledger::entry::sha256(&record) {
-        tracing::warn!(match_id = %hex, "the host's inclusion promise is for another match or record");
-        return;
-    }
-    let path = promise_path(&dir, &id);
-    let tmp = path.with_extension("promise.tmp");
-    let saved = tokio::fs::write(&tmp, &bytes).await.and(tokio::fs::rename(&tmp, &path).await);
-    if let Err(e) = saved {
-        tracing::warn!(path = %path.display(), error = %e, "cannot save the inclusion promise");
-    }
-    let policy = ledger::checkpoint::Policy::log_only(key);
-    let mut wait_ms = PROMISE_POLL_MS;
-    loop {
-        if let Ok(v) = session.get(&format!("/api/ledger/proof/{hex}")).await {
-            let proof = v
-                .get("tlog_proof")
-                .and_then(Value::as_str)
-                .and_then(|t| ledger::proof::TlogProof::parse(t.as_bytes()).ok());
-            let checked = proof.as_ref().map(|p| p.verify(&policy));
-            match checked {
-                Some(Ok((_, entry)))
-                    if entry.as_match().is_some_and(|m| {
-                        m.match_id == id.0 && m.record_sha256 == promise.record_sha256
-                    }) =>
-                {
-                    tracing::info!(match_id = %hex, "inclusion promise kept: the proof verifies");
-                    return;
-                }
-                _ => {
-                    tracing::warn!(match_id = %hex, path = %path.display(),
-                        "the log's inclusion proof does not prove the promised record");
-                    return;
-                }
-            }
-        }
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
-        if now > promise.include_by_ms {
-            tracing::warn!(match_id = %hex, log = %promise.origin, path = %path.display(),
-                "INCLUSION PROMISE BROKEN (by this machine's clock): the log has not included the \
-                 match by the promised time; check it with `fogproof ledger check-promise`");
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(wait_ms)).await;
-        wait_ms = (wait_ms * 2).min(PROMISE_MAX_POLL_MS);
-    }
-}
+pub use crate::promise::{PROMISE_MAX_POLL_MS, PROMISE_POLL_MS, PROMISE_TRIES, promise_path};

@@ -57,6 +57,7 @@ pub mod keyfile;
 pub mod loadtest;
 pub mod local;
 pub mod net;
+pub mod promise;
 pub mod seat;
 pub mod selfplay;
 pub mod view;

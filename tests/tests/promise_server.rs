@@ -6,6 +6,7 @@
 mod network;
 
 use client::agent::Accept;
+use client::promise::PromiseStatus;
 use ledger::checkpoint::Policy;
 use ledger::note::{KeyKind, SignerKey};
 use ledger::promise::{Promise, Verdict};
@@ -58,6 +59,14 @@ async fn a_finished_match_gets_a_kept_promise_and_the_agent_saves_it() {
     .await;
     let bob = net.agent("bob", bot(31), Accept::Addressed).await;
     let alice = net.agent("alice", bot(30), Accept::Nothing).await;
+    // Alice trusts one witness of her own, which this log never asks; Bob keeps the default
+    // (the server's witnesses, of which it announces none).
+    let hers =
+        SignerKey::from_seed("her-witness.test", KeyKind::Cosignature, [12; 32]).expect("key");
+    alice.set_witness_policy(client::promise::WitnessPolicy {
+        witnesses: vec![hers.verifier().clone()],
+        quorum: None,
+    });
     alice
         .challenge(json!({
             "variant": "chess", "clock_limit": 600, "clock_increment": 0,
@@ -119,5 +128,27 @@ async fn a_finished_match_gets_a_kept_promise_and_the_agent_saves_it() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     assert!(verdict.is_some(), "kept within 10 s");
+
+    // Each agent read the proof's checkpoint through its player's witness policy, and neither
+    // calls an unwitnessed checkpoint fine.
+    for (agent, says) in [
+        (&alice, "no valid cosignature from her-witness.test"),
+        (&bob, "names no witness this player trusts"),
+    ] {
+        let mut status = None;
+        for _ in 0..400 {
+            status = agent.promise_status(&id);
+            if matches!(status, Some(PromiseStatus::Kept { .. })) {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        match status {
+            Some(PromiseStatus::Kept { witnessed: Err(why) }) => {
+                assert!(why.contains(says), "{why}")
+            }
+            other => panic!("expected a kept promise short of witnesses, got {other:?}"),
+        }
+    }
     net.stop().await;
 }
