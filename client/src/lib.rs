@@ -54,11 +54,14 @@ pub mod bot;
 pub mod housebot;
 pub mod journal;
 pub mod keyfile;
+pub mod lichess;
 pub mod loadtest;
 pub mod local;
 pub mod net;
 pub mod seat;
 pub mod selfplay;
+pub mod tls;
+pub mod uci;
 pub mod view;
 
 pub use bot::RandomBot;
