@@ -63,8 +63,8 @@ fn a_berserk_bot_plays_chess_against_the_house_bot_through_the_agent() {
         );
         return;
     }
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("berserk-{}", std::process::id()));
+    let dir =
+        PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("berserk-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("dir");
     let data = dir.join("data");

@@ -23,9 +23,8 @@ fn stockfish() -> Option<PathBuf> {
     if debian.exists() {
         return Some(debian);
     }
-    std::env::var_os("PATH").and_then(|p| {
-        std::env::split_paths(&p).map(|d| d.join("stockfish")).find(|f| f.exists())
-    })
+    std::env::var_os("PATH")
+        .and_then(|p| std::env::split_paths(&p).map(|d| d.join("stockfish")).find(|f| f.exists()))
 }
 
 fn new_key(path: &Path) -> String {
@@ -54,8 +53,8 @@ fn stockfish_plays_chess_for_the_bot_and_mates() {
         eprintln!("SKIPPED: stockfish is not installed (apt-get install stockfish)");
         return;
     };
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("engine-{}", std::process::id()));
+    let dir =
+        PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("engine-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("dir");
     let mut serve = Killed(

@@ -77,8 +77,8 @@ fn serve_tls(dir: &Path) -> (Killed, String) {
 }
 
 fn setup(name: &str) -> (PathBuf, PathBuf) {
-    let dir =
-        PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("tls-{name}-{}", std::process::id()));
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("tls-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("dir");
     private_ca(&dir);

@@ -682,9 +682,11 @@ impl Hub {
             (ids.collect(), s.challenges.values().cloned().collect())
         };
         let mut first: Vec<Value> = ids.iter().map(|id| self.game_start(id)).collect();
-        first.extend(challenges.into_iter().map(
-            |c| json!({ "type": "challenge", "challenge": crate::lichess::challenge(&c) }),
-        ));
+        first.extend(
+            challenges.into_iter().map(
+                |c| json!({ "type": "challenge", "challenge": crate::lichess::challenge(&c) }),
+            ),
+        );
         (first, rx)
     }
 
@@ -827,9 +829,9 @@ impl Hub {
                 "clock_increment" => Some("clock.increment"),
                 _ => None,
             };
-            body.get(k).filter(|v| !v.is_null()).or_else(|| {
-                lichess.and_then(|l| body.get(l)).filter(|v: &&Value| !v.is_null())
-            })
+            body.get(k)
+                .filter(|v| !v.is_null())
+                .or_else(|| lichess.and_then(|l| body.get(l)).filter(|v: &&Value| !v.is_null()))
         };
         let key = get("variant").and_then(Value::as_str).unwrap_or("chess");
         let variant = crate::lichess::parse_variant(key)

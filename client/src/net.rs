@@ -158,8 +158,8 @@ impl Session {
         local: Option<std::net::IpAddr>,
     ) -> Result<Session, NetError> {
         let base = base.trim_end_matches('/').to_owned();
-        let tls = crate::tls::client_config()
-            .map_err(|why| NetError::Tls { url: base.clone(), why })?;
+        let tls =
+            crate::tls::client_config().map_err(|why| NetError::Tls { url: base.clone(), why })?;
         let http = reqwest::Client::builder()
             .connect_timeout(Duration::from_secs(10))
             .local_address(local)
@@ -318,8 +318,8 @@ impl Session {
             .max_message_size(Some(ServerFrame::MAX_BYTES + 64))
             .max_frame_size(Some(ServerFrame::MAX_BYTES + 64));
         // wss: the same roots as the session's requests (used only for a wss URL).
-        let tls = crate::tls::client_config()
-            .map_err(|why| NetError::Tls { url: url.clone(), why })?;
+        let tls =
+            crate::tls::client_config().map_err(|why| NetError::Tls { url: url.clone(), why })?;
         let connector = Some(tokio_tungstenite::Connector::Rustls(tls));
         let connected = match self.local {
             None => {

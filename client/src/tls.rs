@@ -87,6 +87,16 @@ pub fn explain(e: &(dyn std::error::Error + 'static)) -> Option<String> {
         {
             return Some(describe(t));
         }
+        // Some layers keep the TLS error only as text (a boxed connector error).
+        let text = err.to_string();
+        if text.contains("UnknownIssuer") {
+            return Some(describe(&rustls::Error::InvalidCertificate(
+                rustls::CertificateError::UnknownIssuer,
+            )));
+        }
+        if text.contains("invalid peer certificate") {
+            return Some(format!("TLS: the server's certificate is refused: {text}"));
+        }
         cur = err.source();
     }
     None

@@ -123,8 +123,7 @@ impl Engine {
         let stdout = child.stdout.take().ok_or_else(|| start("no stdout".into()))?;
         let (tx, lines) = sync_channel(MAX_QUEUED_LINES);
         std::thread::spawn(move || read_lines(stdout, &tx));
-        let mut engine =
-            Engine { child, stdin, lines, name: String::new(), variants: Vec::new() };
+        let mut engine = Engine { child, stdin, lines, name: String::new(), variants: Vec::new() };
         engine.send("uci")?;
         let deadline = Instant::now() + Duration::from_millis(HANDSHAKE_MS);
         loop {

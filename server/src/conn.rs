@@ -572,7 +572,9 @@ async fn connection(
         Some(acceptor) => {
             match tokio::time::timeout_at(head_deadline, acceptor.accept(stream)).await {
                 Ok(Ok(tls)) => serve_http(TokioIo::new(tls), held, app, stop, head_deadline).await,
-                Ok(Err(e)) => tracing::debug!(peer = %held.peer, error = %e, "TLS handshake failed"),
+                Ok(Err(e)) => {
+                    tracing::debug!(peer = %held.peer, error = %e, "TLS handshake failed")
+                }
                 Err(_) => {
                     metrics::counter!(TCP_TIMED_OUT, "limit" => "max_request_head_wait_ms")
                         .increment(1);
