@@ -42,7 +42,7 @@ def play(api, gid, rng):
     with urllib.request.urlopen(f"{api}/api/bot/game/stream/{gid}") as stream:
         for state in lines(stream):
             state = state.get("state", state)  # gameFull carries the first gameState
-            if state["status"] == "finished":
+            if state["stage"] == "finished":
                 return state
             ask = state.get("ask")
             if ask and ask["id"] != answered:

@@ -2,7 +2,7 @@
 //! (docs/SERVER.md, "The local bot API"). A bot in any language plays through it with plain
 //! HTTP; the key, the match secrets and the journals never leave this process.
 
-use crate::net::{agent_dir, check_server, init_logs, runtime, stop_signal};
+use crate::net::{agent_dir, check_server, init_logs, runtime, stop_signal, trust_ca};
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
 use client::agent::{Accept, Agent, AgentConfig};
@@ -24,9 +24,14 @@ pub enum AcceptArg {
 /// Arguments of `fogproof agent`.
 #[derive(Args)]
 pub struct AgentCmdArgs {
-    /// The server, `http://host:port`.
+    /// The server, `https://host[:port]` or `http://host:port`.
     #[arg(long)]
     server: String,
+    /// A private CA to trust for an `https://` server (PEM; repeatable), besides the
+    /// platform's roots.
+    #[arg(long, value_name = "FILE")]
+    ca: Vec<PathBuf>,
+
     /// The player's key file (`fogproof keys new --out FILE`).
     #[arg(long)]
     key: PathBuf,
@@ -55,6 +60,7 @@ pub fn run(args: AgentCmdArgs, out: &mut impl Write) -> Result<()> {
     init_logs();
     check_server(&args.server)?;
     args.trust.check()?;
+    trust_ca(&args.ca)?;
     let listen: std::net::SocketAddr = args
         .listen
         .parse()

@@ -25,6 +25,13 @@ pub struct ServeArgs {
     /// Run no house bot.
     #[arg(long)]
     no_bot: bool,
+    /// Terminate TLS: the certificate chain (PEM, leaf first); needs --tls-key. Plain HTTP is
+    /// then served to this machine only (the umpire service and house bot, a local proxy).
+    #[arg(long, value_name = "FILE", requires = "tls_key")]
+    tls_cert: Option<PathBuf>,
+    /// The private key of --tls-cert (PEM).
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    tls_key: Option<PathBuf>,
     /// The ledger's log directory (default: `<data>/ledger`), served at /ledger/.
     #[arg(long)]
     ledger: Option<PathBuf>,
@@ -100,9 +107,13 @@ pub struct ServeArgs {
 /// Arguments of `fogproof umpire` and `fogproof bot`.
 #[derive(Args)]
 pub struct AgentArgs {
-    /// The server, `http://host:port`.
+    /// The server, `https://host[:port]` or `http://host:port`.
     #[arg(long)]
     server: String,
+    /// A private CA to trust for an `https://` server (PEM; repeatable), besides the
+    /// platform's roots.
+    #[arg(long, value_name = "FILE")]
+    ca: Vec<PathBuf>,
     /// The key file of this party (`fogproof keys new --out FILE`).
     #[arg(long)]
     key: PathBuf,
@@ -119,6 +130,14 @@ pub struct AgentArgs {
     /// Umpires and witnesses this player trusts.
     #[command(flatten)]
     trust: crate::trust::TrustArgs,
+    /// Play through this UCI engine (e.g. /usr/games/stockfish; `fogproof bot` only): chess,
+    /// and Espionage where the engine lists it in its `UCI_Variant` option; only those games'
+    /// challenges are accepted. One engine process per match.
+    #[arg(long, value_name = "PATH")]
+    engine: Option<PathBuf>,
+    /// The engine's thinking time per move, in ms.
+    #[arg(long, default_value_t = 200, requires = "engine")]
+    engine_movetime_ms: u64,
 }
 
 /// The directory of an agent's journals and records: `--dir`, or `<key stem>.fogproof` beside
@@ -132,8 +151,17 @@ pub(crate) fn agent_dir(key: &Path, dir: Option<PathBuf>) -> PathBuf {
 
 /// Checks a `--server` address.
 pub(crate) fn check_server(server: &str) -> Result<()> {
-    if !server.starts_with("http://") {
-        bail!("--server {server}: expected http://host:port");
+    if !server.starts_with("http://") && !server.starts_with("https://") {
+        bail!("--server {server}: expected https://host[:port] or http://host:port");
+    }
+    Ok(())
+}
+
+/// Trusts the `--ca` files (besides the platform's roots) for every connection this process
+/// makes ([`client::tls::add_ca_file`]).
+pub(crate) fn trust_ca(files: &[PathBuf]) -> Result<()> {
+    for f in files {
+        client::tls::add_ca_file(f).map_err(anyhow::Error::msg).context("--ca")?;
     }
     Ok(())
 }
@@ -243,6 +271,11 @@ pub fn serve(args: ServeArgs, out: &mut impl Write) -> Result<()> {
         config.limits.max_keep_alive_idle_ms = args.keep_alive_idle_ms;
         config.limits.max_write_stall_ms = args.write_stall_ms;
         config.limits.shutdown_grace_ms = args.shutdown_grace_ms;
+        if let (Some(cert), Some(key)) = (&args.tls_cert, &args.tls_key) {
+            config.tls = Some(
+                server::conn::tls_config(cert, key).map_err(anyhow::Error::msg).context("--tls-cert")?,
+            );
+        }
         if !args.no_ledger {
             let key_path = args.ledger_key.clone().unwrap_or_else(|| args.data.join("ledger.key"));
             let key = if key_path.exists() {
@@ -283,16 +316,26 @@ pub fn serve(args: ServeArgs, out: &mut impl Write) -> Result<()> {
             server::start(config, listener, Arc::new(server::clock::TokioClock::system()))
                 .await
                 .context("starting the server")?;
-        let base = format!("http://{}", running.addr);
+        let tls = running.shared.config.tls.is_some();
+        let base = format!("{}://{}", if tls { "https" } else { "http" }, running.addr);
         // The umpire service and the house bot are parties of their own: they connect to the
         // server like anyone else (over loopback), so nothing in the relay knows they are local.
+        // They speak plain HTTP to the server's own address (served to this machine only).
+        let mut inner = running.addr;
+        if inner.ip().is_unspecified() {
+            inner.set_ip(match inner {
+                std::net::SocketAddr::V4(_) => std::net::Ipv4Addr::LOCALHOST.into(),
+                std::net::SocketAddr::V6(_) => std::net::Ipv6Addr::LOCALHOST.into(),
+            });
+        }
+        let inner = format!("http://{inner}");
         let service = umpire.clone().filter(|_| !args.external_umpire);
         for (identity, is_umpire, dir, name) in
             [(service, true, "umpire", "umpire"), (bot.clone(), false, "bot", "house bot")]
         {
             let Some(identity) = identity else { continue };
             let config = agent_config(
-                base.clone(),
+                inner.clone(),
                 identity,
                 args.data.join(dir),
                 Some(name.into()),
@@ -384,7 +427,38 @@ pub fn agent(args: AgentArgs, umpire: bool) -> Result<()> {
     let dir = agent_dir(&args.key, args.dir);
     check_server(&args.server)?;
     args.trust.check()?;
-    let config = agent_config(args.server, identity, dir, args.name, umpire);
+    trust_ca(&args.ca)?;
+    let mut config = agent_config(args.server, identity, dir, args.name, umpire);
+    if let Some(path) = &args.engine {
+        if umpire {
+            bail!("--engine: only `fogproof bot` plays");
+        }
+        let engine = client::uci::Engine::start(path).context("--engine")?;
+        let mut variants = vec![rules::Variant::Chess];
+        if engine.plays(rules::Variant::Espionage) {
+            variants.push(rules::Variant::Espionage);
+        }
+        let shown: Vec<&str> = variants.iter().map(|v| v.id()).collect();
+        eprintln!(
+            "engine: {} ({}); plays {}{}",
+            if engine.name.is_empty() { "unnamed" } else { &engine.name },
+            path.display(),
+            shown.join(", "),
+            if variants.contains(&rules::Variant::Espionage) {
+                ""
+            } else {
+                " (not espionage: the engine lists no UCI_Variant espionage)"
+            }
+        );
+        drop(engine);
+        config.variants = variants;
+        let (path, movetime) = (path.clone(), args.engine_movetime_ms);
+        config.decider = Arc::new(move |_| {
+            let seed = protocol::keys::random_32().unwrap_or([7; 32]);
+            let bot = client::uci::EngineBot::new(path.clone(), movetime, seed);
+            (Decider::Policy(Box::new(bot)), None)
+        });
+    }
     runtime()?.block_on(async {
         let agent = Agent::connect(config).await.context("signing in")?;
         args.trust.apply(&agent)?;

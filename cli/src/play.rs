@@ -14,7 +14,7 @@
 //! secretchess6 …`, `tiebreak: secretchess6 …`), then a prompt line. Journaled matches are
 //! resumed first: running it again (or `--resume`) picks them up.
 
-use crate::net::{agent_dir, check_server, init_logs, runtime};
+use crate::net::{agent_dir, check_server, init_logs, runtime, trust_ca};
 use anyhow::{Context, Result, anyhow, bail};
 use clap::Args;
 use client::agent::{Accept, Agent, AgentConfig};
@@ -31,9 +31,14 @@ use tokio::sync::mpsc;
 /// Arguments of `fogproof play`.
 #[derive(Args)]
 pub struct PlayArgs {
-    /// The server, `http://host:port`.
+    /// The server, `https://host[:port]` or `http://host:port`.
     #[arg(long)]
     server: String,
+    /// A private CA to trust for an `https://` server (PEM; repeatable), besides the
+    /// platform's roots.
+    #[arg(long, value_name = "FILE")]
+    ca: Vec<PathBuf>,
+
     /// The player's key file (`fogproof keys new --out FILE`).
     #[arg(long)]
     key: PathBuf,
@@ -127,6 +132,7 @@ pub fn run(args: PlayArgs, out: &mut impl Write) -> Result<()> {
     }
     init_logs();
     check_server(&args.server)?;
+    trust_ca(&args.ca)?;
     let (identity, _) = client::keyfile::read(&args.key)
         .with_context(|| format!("reading {}", args.key.display()))?;
     let dir = agent_dir(&args.key, args.dir.clone());
@@ -283,6 +289,7 @@ fn open_browser(url: &str) -> bool {
 fn run_browser(args: PlayArgs, out: &mut impl Write) -> Result<()> {
     init_logs();
     check_server(&args.server)?;
+    trust_ca(&args.ca)?;
     let listen: std::net::SocketAddr = args
         .listen
         .parse()

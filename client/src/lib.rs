@@ -54,12 +54,15 @@ pub mod bot;
 pub mod housebot;
 pub mod journal;
 pub mod keyfile;
+pub mod lichess;
 pub mod loadtest;
 pub mod local;
 pub mod net;
 pub mod promise;
 pub mod seat;
 pub mod selfplay;
+pub mod tls;
+pub mod uci;
 pub mod view;
 
 pub use bot::RandomBot;

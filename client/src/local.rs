@@ -10,7 +10,9 @@
 //! tie-break must be one the rules accept), so a bot's typo is a 400 naming the problem, never
 //! a signed illegal move.
 //!
-//! The HTTP API (docs/SERVER.md, "The local bot API"), NDJSON streams like lichess's bot API:
+//! The HTTP API (docs/SERVER.md, "The local bot API"; every field in docs/AGENT-API.md), a
+//! superset of lichess's Bot and Board API ([`crate::lichess`] names its fields), NDJSON
+//! streams:
 //!
 //! | call | what |
 //! |---|---|
@@ -23,6 +25,7 @@
 //! | `POST /api/bot/game/{id}/tiebreak` | 6x6's tie-break (JSON) |
 //! | `POST /api/bot/game/{id}/resign` | resign |
 //! | `POST /api/bot/game/{id}/draw/{yes,no}` | offer or accept a draw; decline |
+//! | `/api/board/game/…` | the same routes under lichess's Board API names; `…/abort` resigns |
 //! | `POST /api/challenge/{key,open,bot}` | challenge a key, seek, or challenge the server's house bot |
 //! | `POST /api/challenge/{id}/{accept,decline,cancel}` | answer a challenge |
 //! | `GET /api/lobby` | the server's public lobby: open seeks and live games |
@@ -221,14 +224,30 @@ fn ask_json(variant: Variant, ask: &Ask, id: u64, offered: &[String]) -> Value {
 }
 
 impl Snapshot {
-    /// The `gameState` line of the game stream.
+    /// The `gameState` line of the game stream: lichess's fields (`moves` in UCI, the clocks
+    /// `wtime`/`btime`/`winc`/`binc` in ms, `status` and `winner` as lichess names them,
+    /// `wdraw`/`bdraw`), then fogproof's (`stage`, `san`, `view`, `ask`, ...:
+    /// docs/AGENT-API.md).
     pub fn state_json(&self) -> Value {
         let side = self.view.as_ref().map(|v| v.side);
+        let (wtime, btime) = match &self.clocks {
+            Some((w, b, _)) => (*w, *b),
+            None => (self.clock.0, self.clock.0),
+        };
         json!({
             "type": "gameState",
+            "moves": crate::lichess::moves_uci(self.view.as_ref()),
+            "wtime": wtime,
+            "btime": btime,
+            "winc": self.clock.1,
+            "binc": self.clock.1,
+            "status": crate::lichess::status_name(self.status, self.claim.as_ref()),
+            "winner": crate::lichess::winner(self.claim.as_ref()),
+            "wdraw": self.draw_offer == Some(Color::White),
+            "bdraw": self.draw_offer == Some(Color::Black),
             "id": self.id,
             "seq": self.seq,
-            "status": self.status.name(),
+            "stage": self.status.name(),
             "side": side,
             // Filled in by the hub, which knows its own key.
             "white": null,
@@ -245,21 +264,31 @@ impl Snapshot {
             }),
             "verdict": self.verdict,
             "record": self.record.as_ref().map(|p| p.display().to_string()),
-            "moves": self.view.as_ref().map(notation).unwrap_or_default(),
+            "san": self.view.as_ref().map(notation).unwrap_or_default(),
             "sent": self.sent.iter().map(|(t, refused)| json!({ "text": t, "refused": refused }))
                 .collect::<Vec<_>>(),
         })
     }
 
-    /// The `gameFull` line that opens the game stream.
+    /// The `gameFull` line that opens the game stream: lichess's fields (`white` and `black`
+    /// player objects, filled in by the hub once the side is known, `initialFen`, `variant`,
+    /// `speed`, `clock`, `rated`, `state`), then fogproof's (`players`, `umpire`, `options`).
     pub fn full_json(&self) -> Value {
+        use crate::lichess;
+        let speed = lichess::speed(self.clock.0, self.clock.1);
         json!({
             "type": "gameFull",
             "id": self.id,
-            "variant": { "key": self.variant.id() },
+            "rated": false,
+            "variant": lichess::variant_json(self.variant),
+            "speed": speed,
+            "perf": { "name": speed },
+            "initialFen": lichess::initial_fen(self.variant),
+            "white": null,
+            "black": null,
+            "clock": { "initial": self.clock.0, "increment": self.clock.1 },
             "players": self.players,
             "umpire": self.umpire,
-            "clock": { "initial": self.clock.0, "increment": self.clock.1 },
             "options": self.options,
             "state": self.state_json(),
         })
@@ -561,7 +590,7 @@ impl Hub {
                         s.challenges.remove(id);
                     }
                 }
-                Some(e.clone())
+                Some(json!({ "type": "challenge", "challenge": crate::lichess::challenge(c) }))
             }
             "challengeCanceled" | "challengeDeclined" => {
                 if let Some(id) = e["challenge"]["id"].as_str() {
@@ -588,16 +617,29 @@ impl Hub {
     }
 
     fn game_start(&self, id: &str) -> Value {
+        use crate::lichess;
+        let me = self.key();
         let s = lock(&self.state);
         let g = s.games.get(id).map(|g| &g.snap);
+        let opponent = g.and_then(|g| g.players.iter().find(|k| Some(*k) != me.as_ref()));
+        let side = g.and_then(|g| g.view.as_ref()).map(|v| v.side);
+        let status = g.map(|g| lichess::status_name(g.status, g.claim.as_ref()));
         json!({
             "type": "gameStart",
             "game": {
                 "id": id,
                 "gameId": id,
-                "variant": { "key": g.map(|g| g.variant.id()) },
-                "color": g.and_then(|g| g.view.as_ref()).map(|v| v.side),
-                "status": g.map(|g| g.status.name()),
+                "fullId": id,
+                "variant": g.map(|g| lichess::variant_json(g.variant)),
+                "speed": g.map(|g| lichess::speed(g.clock.0, g.clock.1)),
+                "rated": false,
+                "color": side,
+                "opponent": lichess::player_json(opponent.map(String::as_str)),
+                "isMyTurn": g.is_some_and(|g| g.ask.is_some()),
+                "source": "friend",
+                "compat": { "bot": true, "board": true },
+                "status": { "name": status },
+                "stage": g.map(|g| g.status.name()),
             }
         })
     }
@@ -640,8 +682,11 @@ impl Hub {
             (ids.collect(), s.challenges.values().cloned().collect())
         };
         let mut first: Vec<Value> = ids.iter().map(|id| self.game_start(id)).collect();
-        first
-            .extend(challenges.into_iter().map(|c| json!({ "type": "challenge", "challenge": c })));
+        first.extend(
+            challenges.into_iter().map(
+                |c| json!({ "type": "challenge", "challenge": crate::lichess::challenge(&c) }),
+            ),
+        );
         (first, rx)
     }
 
@@ -685,6 +730,22 @@ impl Hub {
         };
         tx.try_send(SeatCommand::Decide(bytes))
             .map_err(|_| LocalError::Conflict("the seat is busy or gone".into()))
+    }
+
+    /// Whether the seat is about to ask its player a move: an open game (chess, Espionage)
+    /// being played, the player's turn by the moves known, and no question yet.
+    pub fn awaiting_ask(&self, id: &str) -> bool {
+        let s = lock(&self.state);
+        let Some(g) = s.games.get(id) else { return false };
+        let Some(view) = &g.snap.view else { return false };
+        let played = match &view.knows {
+            rules::seat::Knows::Chess { moves } | rules::seat::Knows::Espionage { moves } => {
+                moves.len()
+            }
+            _ => return false,
+        };
+        let to_move = if played % 2 == 0 { Color::White } else { Color::Black };
+        g.snap.status == Status::Started && g.snap.ask.is_none() && view.side == to_move
     }
 
     /// Plays one of the actions offered, by its text (a move in UCI, a Kriegspiel attempt, a
@@ -761,9 +822,20 @@ impl Hub {
                     .to_string(),
             ),
         };
-        let get = |k: &str| body.get(k).filter(|v| !v.is_null());
-        let variant = get("variant").and_then(Value::as_str).unwrap_or("chess");
-        variant.parse::<Variant>().map_err(|e| LocalError::Bad(e.to_string()))?;
+        // lichess's names too: `clock.limit`, `clock.increment`, variant `standard`.
+        let get = |k: &str| {
+            let lichess = match k {
+                "clock_limit" => Some("clock.limit"),
+                "clock_increment" => Some("clock.increment"),
+                _ => None,
+            };
+            body.get(k)
+                .filter(|v| !v.is_null())
+                .or_else(|| lichess.and_then(|l| body.get(l)).filter(|v: &&Value| !v.is_null()))
+        };
+        let key = get("variant").and_then(Value::as_str).unwrap_or("chess");
+        let variant = crate::lichess::parse_variant(key)
+            .ok_or_else(|| LocalError::Bad(format!("unknown variant {key}")))?;
         let number = |k: &str, default: u64| -> Result<u64, LocalError> {
             match get(k) {
                 None => Ok(default),
@@ -773,7 +845,7 @@ impl Hub {
             }
         };
         let mut request = json!({
-            "variant": variant,
+            "variant": variant.id(),
             "clock_limit": number("clock_limit", 300)?,
             "clock_increment": number("clock_increment", 3)?,
             "rated": get("rated").and_then(Value::as_bool).unwrap_or(false),
@@ -975,6 +1047,13 @@ pub fn router(hub: Arc<Hub>, any_host: bool) -> axum::Router {
         .route("/api/bot/game/{id}/tiebreak", post(setup))
         .route("/api/bot/game/{id}/resign", post(resign))
         .route("/api/bot/game/{id}/draw/{answer}", post(draw))
+        // lichess's Board API names, and abort (fogproof has none: a resignation).
+        .route("/api/bot/game/{id}/abort", post(resign))
+        .route("/api/board/game/stream/{id}", get(game_stream))
+        .route("/api/board/game/{id}/move/{text}", post(play))
+        .route("/api/board/game/{id}/resign", post(resign))
+        .route("/api/board/game/{id}/abort", post(resign))
+        .route("/api/board/game/{id}/draw/{answer}", post(draw))
         .route("/api/challenge/{target}", post(challenge))
         .route("/api/challenge/{id}/accept", post(accept))
         .route("/api/challenge/{id}/decline", post(decline))
@@ -1066,6 +1145,7 @@ async fn account(State(api): State<Api>) -> ApiResult {
     let s = agent.session();
     Ok(Json(json!({
         "id": s.key.to_string(),
+        "username": s.key.to_string(),
         "server": s.base(),
         "bot": s.info.bot.map(|k| k.to_string()),
         "umpire": s.info.umpire.map(|k| k.to_string()),
@@ -1106,6 +1186,9 @@ fn ndjson(stream: impl futures_util::Stream<Item = Value> + Send + 'static) -> R
     ([(header::CONTENT_TYPE, "application/x-ndjson")], Body::from_stream(lines)).into_response()
 }
 
+/// How long the game stream waits for the seat to know its side before its `gameFull`.
+const SIDE_WAIT: Duration = Duration::from_secs(10);
+
 async fn game_stream(
     State(api): State<Api>,
     Path(id): Path<String>,
@@ -1114,9 +1197,16 @@ async fn game_stream(
         api.hub.snapshot(&id).ok_or_else(|| LocalError::NotFound(format!("no game {id} here")))?;
     let mut rx =
         api.hub.watch(&id).ok_or_else(|| LocalError::NotFound(format!("no game {id} here")))?;
+    // lichess's gameFull names White and Black: wait for the seat to know its side (drawn
+    // colours are settled by the protocol's first messages), a few seconds at most.
+    let side_known = |v: &Value| !v["side"].is_null() || v["stage"] != "started";
+    let _ = tokio::time::timeout(SIDE_WAIT, rx.wait_for(side_known)).await;
     let mut full = snap.full_json();
     full["state"] = rx.borrow_and_update().clone();
-    let done = |v: &Value| v["status"] == "finished" || v["status"] == "stopped";
+    for colour in ["white", "black"] {
+        full[colour] = crate::lichess::player_json(full["state"][colour].as_str());
+    }
+    let done = |v: &Value| v["stage"] == "finished" || v["stage"] == "stopped";
     let first_done = done(&full["state"]);
     let stream = futures_util::stream::unfold(
         (Some(full), rx, first_done),
@@ -1148,7 +1238,16 @@ async fn game_state(State(api): State<Api>, Path(id): Path<String>) -> ApiResult
     Ok(Json(v))
 }
 
+/// How long a move posted on the mover's turn waits for the seat's question (a lichess
+/// client moves as soon as `moves` shows its turn; the seat asks a moment after its view
+/// changes).
+const ASK_WAIT: Duration = Duration::from_secs(5);
+
 async fn play(State(api): State<Api>, Path((id, text)): Path<(String, String)>) -> ApiResult {
+    let deadline = Instant::now() + ASK_WAIT;
+    while api.hub.awaiting_ask(&id) && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     api.hub.play(&id, &text)?;
     ok()
 }

@@ -26,6 +26,15 @@ pub enum NetError {
         /// Why it failed.
         why: String,
     },
+    /// The TLS connection failed: the server's certificate is not trusted, or the handshake
+    /// failed. Retrying does not help.
+    #[error("{url}: {why}")]
+    Tls {
+        /// What was called.
+        url: String,
+        /// Why it failed ([`crate::tls::explain`]).
+        why: String,
+    },
     /// The server answered with an error.
     #[error("{url}: {status}: {message}")]
     Refused {
@@ -52,7 +61,16 @@ impl NetError {
         match self {
             NetError::Connect { .. } => true,
             NetError::Refused { status, .. } => *status == 429 || *status >= 500,
-            NetError::Protocol { .. } => false,
+            NetError::Protocol { .. } | NetError::Tls { .. } => false,
+        }
+    }
+
+    /// The error of a failed request or connection to `url`: [`NetError::Tls`] where a TLS
+    /// error is in `e`'s chain, else [`NetError::Connect`].
+    pub fn connect(url: &str, e: &(dyn std::error::Error + 'static)) -> NetError {
+        match crate::tls::explain(e) {
+            Some(why) => NetError::Tls { url: url.into(), why },
+            None => NetError::Connect { url: url.into(), why: e.to_string() },
         }
     }
 }
@@ -99,7 +117,7 @@ async fn answer(
     url: &str,
     r: Result<reqwest::Response, reqwest::Error>,
 ) -> Result<Value, NetError> {
-    let r = r.map_err(|e| NetError::Connect { url: url.into(), why: e.to_string() })?;
+    let r = r.map_err(|e| NetError::connect(url, &e))?;
     let status = r.status().as_u16();
     let text =
         r.text().await.map_err(|e| NetError::Connect { url: url.into(), why: e.to_string() })?;
@@ -140,9 +158,12 @@ impl Session {
         local: Option<std::net::IpAddr>,
     ) -> Result<Session, NetError> {
         let base = base.trim_end_matches('/').to_owned();
+        let tls =
+            crate::tls::client_config().map_err(|why| NetError::Tls { url: base.clone(), why })?;
         let http = reqwest::Client::builder()
             .connect_timeout(Duration::from_secs(10))
             .local_address(local)
+            .tls_backend_preconfigured((*tls).clone())
             .build()
             .map_err(|e| NetError::Connect { url: base.clone(), why: e.to_string() })?;
         let info = Session::server_info(&http, &base).await?;
@@ -200,8 +221,7 @@ impl Session {
         url: &str,
         build: impl Fn(&str) -> reqwest::RequestBuilder,
     ) -> Result<reqwest::Response, NetError> {
-        let connect =
-            |e: reqwest::Error| NetError::Connect { url: url.to_owned(), why: e.to_string() };
+        let connect = |e: reqwest::Error| NetError::connect(url, &e);
         let r = build(&self.token()).send().await.map_err(connect)?;
         if r.status() != reqwest::StatusCode::UNAUTHORIZED {
             return Ok(r);
@@ -297,15 +317,28 @@ impl Session {
             .read_buffer_size(4096)
             .max_message_size(Some(ServerFrame::MAX_BYTES + 64))
             .max_frame_size(Some(ServerFrame::MAX_BYTES + 64));
+        // wss: the same roots as the session's requests (used only for a wss URL).
+        let tls =
+            crate::tls::client_config().map_err(|why| NetError::Tls { url: url.clone(), why })?;
+        let connector = Some(tokio_tungstenite::Connector::Rustls(tls));
         let connected = match self.local {
-            None => tokio_tungstenite::connect_async_with_config(req, Some(config), false).await,
+            None => {
+                tokio_tungstenite::connect_async_tls_with_config(
+                    req,
+                    Some(config),
+                    false,
+                    connector,
+                )
+                .await
+            }
             Some(local) => {
                 let stream =
                     connect_from(local, &self.base).await.map_err(|e| err(e.to_string()))?;
-                tokio_tungstenite::client_async_with_config(
+                tokio_tungstenite::client_async_tls_with_config(
                     req,
-                    tokio_tungstenite::MaybeTlsStream::Plain(stream),
+                    stream,
                     Some(config),
+                    connector,
                 )
                 .await
             }
@@ -317,19 +350,26 @@ impl Session {
                 message: String::from_utf8_lossy(r.body().as_deref().unwrap_or_default())
                     .into_owned(),
             },
-            e => err(e.to_string()),
+            e => NetError::connect(&url, &e),
         })?;
         Ok(MatchSocket { url, ws })
     }
 }
 
-/// A TCP connection from `local` to the host and port of `base` (`http://host:port`).
+/// A TCP connection from `local` to the host and port of `base` (`http://host:port`,
+/// `https://host:port`).
 async fn connect_from(
     local: std::net::IpAddr,
     base: &str,
 ) -> std::io::Result<tokio::net::TcpStream> {
-    let authority = base.split_once("://").map_or(base, |(_, rest)| rest);
+    let (scheme, authority) = base.split_once("://").unwrap_or(("http", base));
     let authority = authority.split('/').next().unwrap_or(authority);
+    let authority = if authority.rsplit_once(':').is_some_and(|(_, p)| p.parse::<u16>().is_ok()) {
+        authority.to_owned()
+    } else {
+        format!("{authority}:{}", if scheme == "https" { 443 } else { 80 })
+    };
+    let authority = authority.as_str();
     let mut last = std::io::Error::other(format!("{authority}: no address"));
     for addr in tokio::net::lookup_host(authority).await? {
         let socket = match addr {

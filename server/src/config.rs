@@ -6,6 +6,7 @@ use protocol::Identity;
 use protocol::PublicKey;
 use protocol::codec::Canonical as _;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 /// Everything a peer can make the server hold or do, bounded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -268,6 +269,9 @@ pub struct Config {
     pub trust_forwarded_for: bool,
     /// The ledger every finished match is appended to; none: no ledger (and no tournaments).
     pub ledger: Option<LedgerConfig>,
+    /// Terminate TLS with this configuration (`serve --tls-cert/--tls-key`,
+    /// [`crate::conn::tls_config`]); none: plain HTTP (behind a proxy, or on loopback).
+    pub tls: Option<Arc<rustls::ServerConfig>>,
 }
 
 impl Config {
@@ -289,6 +293,7 @@ impl Config {
             deadlines: Deadlines::DEFAULT,
             trust_forwarded_for: false,
             ledger: None,
+            tls: None,
         }
     }
 }

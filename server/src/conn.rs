@@ -16,6 +16,11 @@
 //! - **Slow readers.** Every connection's kernel send buffer is `send_buffer_bytes`, and a
 //!   write that stays blocked `max_write_stall_ms` (the peer reads nothing) drops the
 //!   connection, WebSockets included (the wrapper stays under the upgraded socket).
+//! - **TLS.** With [`crate::Config::tls`] (`serve --tls-cert/--tls-key`) a connection's first
+//!   byte decides: a TLS handshake record is answered with TLS, and the handshake counts
+//!   against `max_request_head_wait_ms` (it and the first request head must both arrive within
+//!   it); plain HTTP is served to peers on this machine only (loopback, or the server's own
+//!   address: its umpire service and house bot, a proxy beside it), every other plain connection is closed.
 //! - **Shutdown.** The loop stops accepting at once, asks every connection to finish (hyper's
 //!   graceful shutdown: no new requests), waits `shutdown_grace_ms` at most, then closes what
 //!   is left.
@@ -172,18 +177,70 @@ impl std::fmt::Display for Refused {
 }
 
 /// The connection layer's settings and counts.
-#[derive(Debug)]
 pub struct Gate {
     /// What it holds to.
     pub settings: Settings,
     total: AtomicUsize,
     by_address: Mutex<BTreeMap<IpAddr, usize>>,
+    /// TLS, where the server terminates it.
+    tls: Option<tokio_rustls::TlsAcceptor>,
+}
+
+impl std::fmt::Debug for Gate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Gate")
+            .field("settings", &self.settings)
+            .field("open", &self.open())
+            .field("tls", &self.tls.is_some())
+            .finish()
+    }
+}
+
+/// The TLS record type of a handshake: the first byte a TLS client sends.
+const TLS_HANDSHAKE: u8 = 0x16;
+
+/// A TLS server configuration from PEM files: the certificate chain (leaf first) and its
+/// private key; HTTP/1.1 only.
+pub fn tls_config(
+    cert: &std::path::Path,
+    key: &std::path::Path,
+) -> Result<Arc<rustls::ServerConfig>, String> {
+    use rustls_pki_types::pem::PemObject;
+    use rustls_pki_types::{CertificateDer, PrivateKeyDer};
+    let chain = CertificateDer::pem_file_iter(cert)
+        .and_then(Iterator::collect::<Result<Vec<_>, _>>)
+        .map_err(|e| format!("{}: {e}", cert.display()))?;
+    if chain.is_empty() {
+        return Err(format!("{}: no PEM certificate in it", cert.display()));
+    }
+    let key = PrivateKeyDer::from_pem_file(key).map_err(|e| format!("{}: {e}", key.display()))?;
+    let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+    let mut config = rustls::ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|e| format!("TLS: {e}"))?
+        .with_no_client_auth()
+        .with_single_cert(chain, key)
+        .map_err(|e| format!("TLS certificate and key: {e}"))?;
+    config.alpn_protocols = vec![b"http/1.1".to_vec()];
+    Ok(Arc::new(config))
 }
 
 impl Gate {
     /// A gate with nothing open.
     pub fn new(settings: Settings) -> Gate {
-        Gate { settings, total: AtomicUsize::new(0), by_address: Mutex::new(BTreeMap::new()) }
+        Gate {
+            settings,
+            total: AtomicUsize::new(0),
+            by_address: Mutex::new(BTreeMap::new()),
+            tls: None,
+        }
+    }
+
+    /// The gate terminating TLS with `config` (none: plain HTTP).
+    #[must_use]
+    pub fn with_tls(mut self, config: Option<Arc<rustls::ServerConfig>>) -> Gate {
+        self.tls = config.map(tokio_rustls::TlsAcceptor::from);
+        self
     }
 
     /// Open TCP connections.
@@ -470,7 +527,7 @@ async fn connection(
     stream: TcpStream,
     held: Arc<Held>,
     app: axum::Router,
-    mut stop: tokio::sync::watch::Receiver<bool>,
+    stop: tokio::sync::watch::Receiver<bool>,
 ) {
     let settings = held.slot.gate.settings;
     if settings.send_buffer_bytes > 0
@@ -479,12 +536,67 @@ async fn connection(
     {
         tracing::debug!(error = %e, "could not set the send buffer");
     }
-    let io = TokioIo::new(Stream {
-        inner: stream,
-        stall: settings.write_stall,
-        stalled: None,
-        _held: held.clone(),
-    });
+    // The first request head (and, with TLS, the handshake before it) must arrive by then.
+    let head_deadline = tokio::time::Instant::now() + settings.head_wait;
+    let tls = match &held.slot.gate.tls {
+        None => None,
+        Some(acceptor) => {
+            let mut first = [0u8; 1];
+            let peeked = tokio::time::timeout_at(head_deadline, stream.peek(&mut first)).await;
+            match peeked {
+                Ok(Ok(1)) if first[0] == TLS_HANDSHAKE => Some(acceptor.clone()),
+                // Plain HTTP from this machine only: loopback, or its own address.
+                Ok(Ok(1))
+                    if held.peer.ip().is_loopback()
+                        || stream.local_addr().is_ok_and(|l| l.ip() == held.peer.ip()) =>
+                {
+                    None
+                }
+                Ok(Ok(_)) => {
+                    tracing::debug!(peer = %held.peer, "plain HTTP on the TLS port: closed");
+                    return;
+                }
+                Ok(Err(_)) => return,
+                Err(_) => {
+                    metrics::counter!(TCP_TIMED_OUT, "limit" => "max_request_head_wait_ms")
+                        .increment(1);
+                    return;
+                }
+            }
+        }
+    };
+    let stream =
+        Stream { inner: stream, stall: settings.write_stall, stalled: None, _held: held.clone() };
+    match tls {
+        None => serve_http(TokioIo::new(stream), held, app, stop, head_deadline).await,
+        Some(acceptor) => {
+            match tokio::time::timeout_at(head_deadline, acceptor.accept(stream)).await {
+                Ok(Ok(tls)) => serve_http(TokioIo::new(tls), held, app, stop, head_deadline).await,
+                Ok(Err(e)) => {
+                    tracing::debug!(peer = %held.peer, error = %e, "TLS handshake failed")
+                }
+                Err(_) => {
+                    metrics::counter!(TCP_TIMED_OUT, "limit" => "max_request_head_wait_ms")
+                        .increment(1);
+                    tracing::debug!(peer = %held.peer, "no TLS handshake in time: closed");
+                }
+            }
+        }
+    }
+}
+
+/// HTTP/1.1 with upgrades over `io` (plain or TLS), until it ends, the first request head
+/// misses `head_deadline`, or the server stops.
+async fn serve_http<I>(
+    io: TokioIo<I>,
+    held: Arc<Held>,
+    app: axum::Router,
+    mut stop: tokio::sync::watch::Receiver<bool>,
+    head_deadline: tokio::time::Instant,
+) where
+    I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
+    let settings = held.slot.gate.settings;
     let h = held.clone();
     let service =
         hyper::service::service_fn(move |mut req: hyper::Request<hyper::body::Incoming>| {
@@ -507,7 +619,7 @@ async fn connection(
     builder.timer(TokioTimer::new()).header_read_timeout(settings.keep_alive_idle).keep_alive(true);
     let conn = builder.serve_connection(io, service).with_upgrades();
     tokio::pin!(conn);
-    let head_wait = tokio::time::sleep(settings.head_wait);
+    let head_wait = tokio::time::sleep_until(head_deadline);
     tokio::pin!(head_wait);
     let mut head_checked = false;
     let mut draining = false;

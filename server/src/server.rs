@@ -150,10 +150,13 @@ pub async fn start(
     }
     let addr = listener.local_addr().map_err(StartError::Listener)?;
     let app = crate::api::router(shared.clone(), metrics);
-    let tcp = Arc::new(crate::conn::Gate::new(crate::conn::Settings::new(
-        &shared.config.limits,
-        shared.config.trust_forwarded_for,
-    )));
+    let tcp = Arc::new(
+        crate::conn::Gate::new(crate::conn::Settings::new(
+            &shared.config.limits,
+            shared.config.trust_forwarded_for,
+        ))
+        .with_tls(shared.config.tls.clone()),
+    );
     let task =
         tokio::spawn(crate::conn::serve(listener, app, tcp.clone(), shared.shutdown_signal()));
     tracing::info!(

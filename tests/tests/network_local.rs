@@ -315,7 +315,7 @@ async fn kriegspiel_is_played_over_the_local_api_seeing_only_the_players_own_men
             });
             assert!(!enemy, "{side} is shown an enemy man: {board}");
         }
-        if state["status"] == "finished" {
+        if state["stage"] == "finished" {
             break;
         }
         let ask = &state["ask"];

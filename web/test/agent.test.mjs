@@ -109,8 +109,8 @@ for (const { variant, size, color = 'white' } of VARIANTS) {
     let lastAsk = 0;
     let shot = false;
     for (let n = 0; played < MOVES; n++) {
-      const s = await until(id, (s) => s.status !== 'started' || (s.ask && s.ask.id !== lastAsk), `a question in ${variant}`);
-      if (s.status !== 'started') break;
+      const s = await until(id, (s) => s.stage !== 'started' || (s.ask && s.ask.id !== lastAsk), `a question in ${variant}`);
+      if (s.stage !== 'started') break;
       lastAsk = s.ask.id;
       // The seat's own view only: the page shows the board string the agent gave it.
       assert.equal(s.side, color);
@@ -160,15 +160,15 @@ for (const { variant, size, color = 'white' } of VARIANTS) {
         typed++;
       }
       // The answer was taken: the question is gone (or a new one came).
-      await until(id, (t) => t.status !== 'started' || !t.ask || t.ask.id !== s.ask.id, `${text} to be taken`);
+      await until(id, (t) => t.stage !== 'started' || !t.ask || t.ask.id !== s.ask.id, `${text} to be taken`);
       played++;
     }
     let s = await state(id);
-    if (s.status === 'started') {
+    if (s.stage === 'started') {
       await page.getByRole('button', { name: 'Resign' }).click();
     }
-    s = await until(id, (t) => t.status === 'finished' || t.status === 'stopped', 'the final record', 90000);
-    assert.equal(s.status, 'finished', `faults: ${s.faults}`);
+    s = await until(id, (t) => t.stage === 'finished' || t.stage === 'stopped', 'the final record', 90000);
+    assert.equal(s.stage, 'finished', `faults: ${s.faults}`);
     await page.locator('#verdict-panel').filter({ hasText: s.result }).waitFor();
     await page.locator('#verdict p.ok').filter({ hasText: 'valid' }).waitFor();
     await page.screenshot({ path: join(ARTIFACTS, `agent-game-${variant}-end.png`), fullPage: true });

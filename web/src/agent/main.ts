@@ -125,7 +125,7 @@ function lobbyPage(): void {
   const drawGames = () => {
     const list = [...games.values()];
     $('#games').innerHTML = list.length
-      ? list.map((g) => `<li><a href="/game/${esc(g.id)}" data-link>${esc(variantName(g.variant?.key ?? ''))}</a> <span class="muted">${esc(g.status ?? '')}${g.color ? ', you play ' + esc(g.color) : ''}</span> <span class="mono muted">${esc(g.id.slice(0, 12))}</span></li>`).join('')
+      ? list.map((g) => `<li><a href="/game/${esc(g.id)}" data-link>${esc(variantName(g.variant?.id ?? g.variant?.key ?? ''))}</a> <span class="muted">${esc(g.stage ?? '')}${g.color ? ', you play ' + esc(g.color) : ''}</span> <span class="mono muted">${esc(g.id.slice(0, 12))}</span></li>`).join('')
       : '<li class="muted">None yet.</li>';
   };
   const drawChallenges = () => {
@@ -138,7 +138,7 @@ function lobbyPage(): void {
             ? `<button data-act="cancel" data-id="${esc(c.id)}">Cancel</button>`
             : `<button data-act="accept" data-id="${esc(c.id)}" class="primary">Accept</button> <button data-act="decline" data-id="${esc(c.id)}">Decline</button>`;
           const umpire = c.umpire ? `umpire ${shortKey(c.umpire)}` : 'no umpire';
-          return `<tr><td>${esc(variantName(c.variant?.key ?? ''))}</td><td>${esc(c.timeControl?.show ?? '')}</td><td>${esc(who)}</td><td class="mono muted">${esc(umpire)}</td><td>${buttons}</td></tr>`;
+          return `<tr><td>${esc(variantName(c.variant?.id ?? c.variant?.key ?? ''))}</td><td>${esc(c.timeControl?.show ?? '')}</td><td>${esc(who)}</td><td class="mono muted">${esc(umpire)}</td><td>${buttons}</td></tr>`;
         }).join('')
       : '<tr><td class="muted">None.</td></tr>';
   };
@@ -172,7 +172,7 @@ function lobbyPage(): void {
       }
     } else if (e.type === 'gameFinish') {
       const g = games.get(e.game?.id);
-      if (g) { g.status = 'finished'; drawGames(); }
+      if (g) { g.stage = 'finished'; drawGames(); }
     } else if (e.type === 'challenge') {
       if (e.challenge.status === 'open' || e.challenge.status === 'created') challenges.set(e.challenge.id, e.challenge);
       else challenges.delete(e.challenge.id);
@@ -209,7 +209,8 @@ function lobbyPage(): void {
 
 interface GameState {
   id: string;
-  status: 'started' | 'over' | 'finished' | 'stopped';
+  /** fogproof's stage (`status` is lichess's name of the game's status). */
+  stage: 'started' | 'over' | 'finished' | 'stopped';
   side: Side | null;
   white: string | null;
   black: string | null;
@@ -223,7 +224,8 @@ interface GameState {
   clock: { white_ms: number; black_ms: number; running: Side | null } | null;
   verdict: any;
   record: string | null;
-  moves: string[];
+  /** The moves in SAN (`moves` is lichess's UCI string). */
+  san: string[];
   sent: Array<{ text: string; refused: boolean }>;
 }
 
@@ -293,7 +295,7 @@ function gamePage(id: string): void {
     if (!state?.clock) return '';
     const c = state.clock;
     let ms = side === 'white' ? c.white_ms : c.black_ms;
-    const running = c.running === side && state.status === 'started';
+    const running = c.running === side && state.stage === 'started';
     if (running) ms -= Date.now() - stateAt;
     return `<span class="clock${running ? ' running' : ''}" data-clock="${side}">${esc(clockText(ms))}</span>`;
   };
@@ -311,7 +313,7 @@ function gamePage(id: string): void {
 
   const render = (s: GameState) => {
     state = s;
-    const variant: string = full?.variant?.key ?? s.view?.variant ?? 'chess';
+    const variant: string = full?.variant?.id ?? s.view?.variant ?? 'chess';
     const side: Side = s.side ?? 'white';
     if (!board && s.view) board = new Board($('#board'), { variant, side, onMove: onBoardMove });
     $('#title').textContent = variantName(variant);
@@ -321,7 +323,7 @@ function gamePage(id: string): void {
     const size = boardSize(variant);
     // Square moves go on the board; the rest (6x6's Life Freeze and end of turn) are buttons.
     const marks = boardMarks(variant, s.view);
-    if (board && s.view) board.set(s.view.board, s.status === 'started' ? destsOf(moves, size) : new Map(), { lastMove: lastMove(s), marks });
+    if (board && s.view) board.set(s.view.board, s.stage === 'started' ? destsOf(moves, size) : new Map(), { lastMove: lastMove(s), marks });
     players();
     // What is asked.
     const askBox = $('#ask');
@@ -332,15 +334,15 @@ function gamePage(id: string): void {
     const moveForm = $('#move-form');
     moveForm.hidden = !(kind === 'move' || kind === 'attempt');
     let status = '';
-    if (s.status === 'started') {
+    if (s.stage === 'started') {
       if (kind === 'attempt') status = 'Your attempt: the umpire answers legal or illegal.';
       else if (kind === 'move') status = 'Your move.';
       else if (kind === 'intrigue-setup') status = 'Choose your secret setup.';
       else if (kind === 'secretchess6-setup') status = 'Choose your formation and false squares.';
       else if (kind === 'secretchess6-tiebreak') status = 'Scores are level: the tie-break.';
       else status = "Waiting for the opponent (or the umpire).";
-    } else if (s.status === 'over') status = `Game over: ${s.result ?? ''} (${s.reason ?? ''}). Waiting for the final record…`;
-    else if (s.status === 'finished') status = `Finished: ${s.result ?? ''} (${s.reason ?? ''}).`;
+    } else if (s.stage === 'over') status = `Game over: ${s.result ?? ''} (${s.reason ?? ''}). Waiting for the final record…`;
+    else if (s.stage === 'finished') status = `Finished: ${s.result ?? ''} (${s.reason ?? ''}).`;
     else status = `Stopped: ${s.faults.join('; ')}`;
     $('#status').textContent = status;
     if (kind === 'move' || kind === 'attempt') {
@@ -368,8 +370,8 @@ function gamePage(id: string): void {
     else if (s.drawOffer === side) offer.textContent = 'You offer a draw.';
     else offer.textContent = '';
     document.getElementById('draw-accept')?.addEventListener('click', () => postJson(`/api/bot/game/${id}/draw/yes`).catch(showError));
-    ($('#draw') as HTMLButtonElement).disabled = s.status !== 'started';
-    ($('#resign') as HTMLButtonElement).disabled = s.status !== 'started';
+    ($('#draw') as HTMLButtonElement).disabled = s.stage !== 'started';
+    ($('#resign') as HTMLButtonElement).disabled = s.stage !== 'started';
     if (s.refused) errorBox.textContent = `Refused: ${s.refused}`;
     $('#knows').innerHTML = knowsPanel(variant, s);
     drawMoves(variant, s);
@@ -380,7 +382,7 @@ function gamePage(id: string): void {
     const box = $('#moves');
     if (variant === 'chess' || variant === 'espionage') {
       $('#moves-title').textContent = variant === 'chess' ? 'Moves (SAN)' : 'Moves';
-      box.innerHTML = s.moves.length ? `<ol>${numbered(s.moves).map(([, w, b]) => `<li>${esc(w ?? '…')} ${esc(b ?? '')}</li>`).join('')}</ol>` : '<p class="muted">No move yet.</p>';
+      box.innerHTML = s.san.length ? `<ol>${numbered(s.san).map(([, w, b]) => `<li>${esc(w ?? '…')} ${esc(b ?? '')}</li>`).join('')}</ol>` : '<p class="muted">No move yet.</p>';
     } else {
       $('#moves-title').textContent = variant === 'kriegspiel' ? 'Your attempts' : 'Your moves, as sent';
       const sent = s.sent.filter((m) => !m.text.startsWith('{'));
@@ -392,11 +394,11 @@ function gamePage(id: string): void {
 
   const drawVerdict = (s: GameState) => {
     const panel = $('#verdict-panel');
-    if (s.status === 'started') { panel.hidden = true; return; }
+    if (s.stage === 'started') { panel.hidden = true; return; }
     panel.hidden = false;
     const v = s.verdict;
     let text = `<p class="verdict">${esc(s.result ?? '')} ${s.reason ? '(' + esc(s.reason) + ')' : ''}</p>`;
-    if (s.status === 'over') text += '<p class="muted">Openings and disclosures are being exchanged; the record is not final yet.</p>';
+    if (s.stage === 'over') text += '<p class="muted">Openings and disclosures are being exchanged; the record is not final yet.</p>';
     if (v) text += verdictText(v);
     if (s.record) text += `<p>Your copy of the record: <span class="mono">${esc(s.record)}</span> (check it offline: <span class="mono">fogproof verify</span>).</p>`;
     for (const f of s.faults) text += `<p class="warn">${esc(f)}</p>`;
@@ -408,7 +410,7 @@ function gamePage(id: string): void {
     if (v.type !== 'gameState') return;
     stateAt = Date.now();
     render(v as GameState);
-    if (v.status === 'finished' || v.status === 'stopped') return false;
+    if (v.stage === 'finished' || v.stage === 'stopped') return false;
   }, { onError: showError });
   cleanup.push(() => stream.stop());
 }
