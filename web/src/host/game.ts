@@ -14,6 +14,7 @@ import {
   boardAt,
   clampStep,
   clocksAt,
+  illegal,
   seatAt,
   steps,
   toldText,
@@ -231,6 +232,8 @@ export function mountReplay(el: HTMLElement, r: Replay, ctx: Parameters<Page>[2]
       li.classList.toggle("current", i === step);
       const b = li.querySelector("button");
       if (b && i > 0) b.textContent = actionText(r, r.frames[i - 1], view);
+      // Illegal attempts are marked where the view may know of them (the umpire's, the mover's).
+      li.classList.toggle("illegal", i > 0 && illegal(r.frames[i - 1]) && (view === "full" || view === r.frames[i - 1].actor));
     });
     list.querySelector("li.current")?.scrollIntoView?.({ block: "nearest" });
   }
