@@ -88,3 +88,38 @@ test('results in words from the seat', () => {
   assert.equal(m.resultWords('1/2-1/2', 'stalemate', 'black'), 'Draw by stalemate.');
   assert.equal(m.resultWords('0-1', 'timeout', null), 'Black won by timeout.');
 });
+
+test('replay steps in words for every game: no JSON', () => {
+  const noJson = (t) => assert.doesNotMatch(t, /[{}"]/, t);
+  const k = (a) => `announcement ${JSON.stringify(a)}`;
+  // 6x6: a setup action, a powering move, Life Freeze, events told.
+  const setup = JSON.stringify({ setup: { formation: 'NBKQ1R', false_squares: ['b5', 'e6'] } });
+  assert.equal(m.actionWords('secretchess6', setup), 'setup: formation NBKQ1R (files a to f), false squares b5 e6');
+  assert.equal(m.actionWords('secretchess6', 'b1c4+'), 'b1c4 (knight powered up)');
+  assert.equal(m.actionWords('secretchess6', JSON.stringify({ 'life-freeze': { piece: 'c2' } })), 'Life Freeze on c2');
+  assert.equal(m.actionWords('secretchess6', JSON.stringify('end-turn')), 'ends the turn');
+  const tie = JSON.stringify({ 'tie-break': { formation: 'RNBQ1K', moves: ['b6d4', '0000'] } });
+  noJson(m.actionWords('secretchess6', tie));
+  const six = { secretchess6: { events: [{ board: { turn: 3, your_turn: true, pieces: [{ square: 'a1', role: 'knight' }], red: ['c2', 'd3'] } }, { scores: { turn: 2, scores: { white: 1, black: 0 } } }, 'opponent-ready'] } };
+  const told6 = m.toldWords(six, k);
+  assert.match(told6, /turn 3, your move: 1 men; threatened squares c2 d3; scores after turn 2: White 1, Black 0; the opponent has committed/);
+  noJson(told6);
+  // SIC: both reports and the start view.
+  const opp = { sic: { 'opponent-moved': { from: 'b8', to: 'c6', id: 'b8', lost: { square: 'c6', role: 'pawn' }, check: 'decoy', legal: ['a2a3'], end: null } } };
+  assert.equal(m.toldWords(opp, k), 'the enemy man from b8 moved b8 to c6; your pawn on c6 was captured; check on your decoy; 1 legal moves');
+  const mine = { sic: { 'you-moved': { check: true, captured: 'dragon-king', end: { winner: 'white', reason: 'checkmate' } } } };
+  assert.equal(m.toldWords(mine, k), 'your move was made; you captured a dragon king; check (on the king or the decoy); game over: White wins by checkmate');
+  noJson(m.toldWords({ 'sic-start': { side: 'white', own: [{ square: 'e1' }], legal: ['e2e4'] } }, k));
+  // Intrigue: a setup report and a move that took the informer.
+  const ir = { intrigue: { move: { side: 'white', mv: { from: 'b4', to: 'a5', promotion: null }, capture: { square: 'a5' }, inspection: { owner: 'black', informer: true, appeared: { square: 'g6', removed: null } }, check: [], result: null } } };
+  assert.equal(m.toldWords(ir, k), "White played b4a5; captured on a5; Black's captured pawn was the informer; its king appeared on g6");
+  noJson(m.actionWords('intrigue', JSON.stringify({ setup: { king: 'e1', informer: 'd2', queen_on_king_square: true } })));
+  assert.doesNotMatch(m.actionWords('intrigue', JSON.stringify({ setup: { king: 'e1', informer: 'd2', queen_on_king_square: false } })), /e1|d2/, 'the secret is not in the words');
+  // Kriegspiel: illegal, and a legal answer through the announcement words.
+  assert.equal(m.toldWords({ kriegspiel: 'illegal' }, k), 'illegal attempt');
+  assert.equal(m.toldWords({ kriegspiel: { legal: { checks: [] } } }, () => 'nothing to announce'), 'nothing to announce');
+  // Chess and Espionage.
+  assert.equal(m.toldWords({ chess: { mv: { from: 'e2', to: 'e4', promotion: null }, end: null } }, k), 'e2e4 was played');
+  assert.equal(m.toldWords({ espionage: { mover: 'black', move: 'c6c3', capture: 'cannon', check: true, end: null } }, k), 'Black played c6c3; taking a cannon; check');
+  assert.equal(m.toldWords(null, k), 'nothing yet');
+});

@@ -100,13 +100,14 @@ function sicWords(o: any): string {
     if (r.end) parts.push(resultText(r.end));
     return parts.join("; ");
   }
-  if (o.own || o.pair || o.pieces) return "the start: your army and where it stands";
+  if (Array.isArray(o.own)) return `the start: your army of ${o.own.length} men on its squares${Array.isArray(o.legal) ? `, ${o.legal.length} legal moves` : ""}`;
   return plain(o);
 }
 
 /** What 6x6 tells a side: a list of events, or one. */
 function sixWords(o: any): string {
-  const events: any[] = Array.isArray(o) ? o : [o];
+  const events: any[] = Array.isArray(o?.events) ? o.events : Array.isArray(o) ? o : [o];
+  if (!events.length) return "nothing new";
   return events
     .map((e) => {
       if (typeof e === "string") {
@@ -178,9 +179,17 @@ export function toldWords(last: Record<string, unknown> | null, kriegspiel: (a: 
       return sixWords(v);
     case "intrigue":
       return intrigueWords(v);
-    case "chess":
-    case "espionage":
-      return typeof v === "object" && v ? plain(v) : String(v);
+    case "chess": {
+      const m = v?.mv;
+      return `${m ? `${m.from}${m.to}${m.promotion ?? ""} was played` : "a move was played"}${v?.end ? `; ${resultText(v.end)}` : ""}`;
+    }
+    case "espionage": {
+      const parts = [`${v?.mover === "black" ? "Black" : "White"} played ${v?.move ?? "?"}`];
+      if (v?.capture) parts.push(`taking a ${roleWords(v.capture)}`);
+      if (v?.check) parts.push("check");
+      if (v?.end) parts.push(resultText(v.end));
+      return parts.join("; ");
+    }
     default:
       return plain(v);
   }
