@@ -16,8 +16,8 @@
 //! comment: <free text on one line, may be empty>
 //! ```
 
-use crate::tags::{self, Tag};
-use crate::transcript::{Transcript, signing_input};
+use crate::tags::Tag;
+use crate::transcript::signing_input;
 use crate::{Side, hex};
 use ed25519_dalek::{SigningKey, VerifyingKey};
 use serde::{Deserialize, Serialize};
@@ -400,6 +400,7 @@ impl ByColour {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tags;
 
     fn alice() -> Identity {
         Identity::from_seed(&[1; 32])

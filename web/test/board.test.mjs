@@ -248,10 +248,14 @@ test('chess: check is highlighted and said', async () => {
 test('Kriegspiel: the umpire line ends with the game; the host replay marks illegal attempts for the umpire', async () => {
   const { page, errors } = b;
   const id = await newGame(page, 'kriegspiel', 'white');
-  // An illegal attempt first (a rook through its own pawn), then legal moves.
-  await type(page, id, 'a1a5');
+  // An illegal attempt first (a pawn capture onto an empty square: offered, since the seat
+  // cannot see the square), then legal moves.
+  const first = await until(id, (t) => t.ask?.kind === 'attempt', 'my first attempt');
+  const wrong = first.ask.moves.find((m) => /^([a-h])2([a-h])3$/.test(m) && m[0] !== m[2]);
+  assert.ok(wrong, `a pawn capture attempt among ${first.ask.moves}`);
+  await type(page, id, wrong);
   let s = await state(id);
-  assert.ok(s.sent.some((m) => m.text === 'a1a5' && m.refused), JSON.stringify(s.sent));
+  assert.ok(s.sent.some((m) => m.text === wrong && m.refused), JSON.stringify(s.sent));
   await type(page, id, 'e4');
   await until(id, (t) => t.status !== 'started' || t.ask?.kind === 'attempt', 'my turn again');
   await page.locator('#umpire-turn').filter({ hasText: 'Your turn.' }).waitFor();
@@ -267,7 +271,7 @@ test('Kriegspiel: the umpire line ends with the game; the host replay marks ille
   await page.locator('.step-list').waitFor();
   await page.getByRole('tab', { name: /Umpire/ }).click();
   await page.locator('.step-list li.illegal').first().waitFor();
-  assert.match(await page.locator('.step-list li.illegal').first().innerText(), /a1a5 \(illegal attempt\)/);
+  assert.match(await page.locator('.step-list li.illegal').first().innerText(), new RegExp(`${wrong} \\(illegal attempt\\)`));
   await page.getByRole('tab', { name: "Black's view" }).click();
   assert.equal(await page.locator('.step-list li.illegal').count(), 0);
   const text = await page.locator('main').innerText();
