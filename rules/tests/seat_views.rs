@@ -389,7 +389,8 @@ fn an_intrigue_seat_knows_every_public_move_and_its_informer_square() {
         play(actor, AnyAction::Intrigue(rules::intrigue::Action::Move(m)));
     }
     let Knows::Intrigue(k) = seats.seats.white.view().knows else { panic!("an Intrigue seat") };
-    let names: Vec<String> = k.moves.iter().map(|m| format!("{}{}", m.from.name(), m.to.name())).collect();
+    let names: Vec<String> =
+        k.moves.iter().map(|m| format!("{}{}", m.from.name(), m.to.name())).collect();
     assert_eq!(names, ["d2d4", "e7e5"]);
     // The informer moved with its pawn: the marker follows it.
     assert_eq!(k.informer_square.map(Square::name).as_deref(), Some("d4"));

@@ -202,9 +202,7 @@ impl IntrigueSeat {
                 if let Some(i) = report.inspection.filter(|i| i.owner == self.me) {
                     self.inspections.push(i);
                 }
-                let guessed = report
-                    .inspection
-                    .is_some_and(|i| i.owner != self.me && i.informer)
+                let guessed = report.inspection.is_some_and(|i| i.owner != self.me && i.informer)
                     && self.opponent_truth.is_none();
                 self.last = Some(report.clone());
                 self.game = Some(t.state);

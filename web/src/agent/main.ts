@@ -478,6 +478,7 @@ function gamePage(id: string): void {
     ($('#draw') as HTMLButtonElement).disabled = s.status !== 'started';
     ($('#resign') as HTMLButtonElement).disabled = s.status !== 'started';
     if (s.refused) errorBox.textContent = `Refused: ${serverText(s.refused)}`;
+    else if (s.status !== 'started' && !before?.status?.match(/over|finished|stopped/)) errorBox.textContent = '';
     $('#knows').innerHTML = knowsPanel(variant, s);
     drawMoves(variant, s);
     drawVerdict(s);
