@@ -16,8 +16,8 @@
 //! comment: <free text on one line, may be empty>
 //! ```
 
-use crate::tags::{self, Tag};
-use crate::transcript::{Transcript, signing_input};
+use crate::tags::Tag;
+use crate::transcript::signing_input;
 use crate::{Side, hex};
 use ed25519_dalek::{SigningKey, VerifyingKey};
 use serde::{Deserialize, Serialize};
@@ -117,13 +117,13 @@ impl PublicKey {
             .map_err(|_| SignatureError::Invalid { key: *self, tag })
     }
 
-    /// `H(fogproof/v2/fingerprint; ("public-key", key))`, first 16 bytes as hex in groups of 4:
-    /// what a person compares to recognise a key.
+    /// What a person compares to recognise a key: the key's own text cut to its first 16
+    /// bytes, `ed25519:` and 32 hex digits (128 bits: no key can be ground to match another's).
+    /// Being a prefix of the key as every API, record and page writes it (`ed25519:<64 hex>`),
+    /// it matches whatever a page shows of that key (pages cut it shorter, the full key on
+    /// hover): one format everywhere (docs/PROTOCOL.md, section 5).
     pub fn fingerprint(&self) -> String {
-        let h = Transcript::new(tags::FINGERPRINT).append("public-key", &self.0).finish();
-        let hex = hex::encode(&h[..16]);
-        let groups: Vec<&str> = (0..8).map(|i| &hex[4 * i..4 * i + 4]).collect();
-        format!("SHA256:{}", groups.join(":"))
+        format!("ed25519:{}", hex::encode(&self.0[..16]))
     }
 }
 
@@ -400,6 +400,7 @@ impl ByColour {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tags;
 
     fn alice() -> Identity {
         Identity::from_seed(&[1; 32])
@@ -570,8 +571,11 @@ mod tests {
 
     #[test]
     fn fingerprint_shape() {
-        let f = alice().public().fingerprint();
-        assert_eq!(f.len(), "SHA256:".len() + 8 * 4 + 7);
+        let key = alice().public();
+        let f = key.fingerprint();
+        assert_eq!(f.len(), "ed25519:".len() + 32);
+        // A prefix of the key's own text, as the pages show it.
+        assert!(key.to_string().starts_with(&f), "{f} {key}");
         assert_ne!(f, Identity::from_seed(&[2; 32]).public().fingerprint());
     }
 }

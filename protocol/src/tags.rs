@@ -53,7 +53,8 @@ pub const SEAL_RNG: Tag = Tag("fogproof/v2/seal-rng");
 pub const SEAL_SALT: Tag = Tag("fogproof/v2/seal-salt");
 /// The salted commitment to a sealed payload's plaintext, carried in the signed message.
 pub const SEAL_PLAINTEXT: Tag = Tag("fogproof/v2/seal-plaintext");
-/// Fingerprint of a public key.
+/// Reserved: the fingerprint of a public key was once a hash under this tag; it is now a prefix
+/// of the key itself (`PublicKey::fingerprint`), so this tag is no longer used.
 pub const FINGERPRINT: Tag = Tag("fogproof/v2/fingerprint");
 /// Hash of a whole signed message (body and signature): what a receipt covers.
 pub const SIGNED_MESSAGE: Tag = Tag("fogproof/v2/signed-message");

@@ -288,3 +288,110 @@ fn a_seat_view_round_trips_through_json_with_squares_by_name() {
     );
     assert_eq!(serde_json::from_value::<rules::seat::SeatView>(json).expect("reads"), view);
 }
+
+/// Plays an Intrigue game from the setups and `moves` while White's seat follows it as the
+/// player machine feeds it, and returns White's board string after each step: after the
+/// public move itself (before Black's answer about a pawn White took), after the answer, and
+/// after the opening; and the full game's White view at the end.
+fn intrigue_white_boards(black: rules::intrigue::Setup, moves: &[&str]) -> (Vec<String>, String) {
+    use rules::intrigue::{Action as I, Observation as O, Setup};
+    let sq = |s: &str| Square::parse(s, BoardSize::Eight).expect("a square");
+    let white = Setup { king: sq("e1"), informer: sq("d2"), queen_on_king_square: false };
+    let options = GameOptions::Intrigue;
+    let mut game = AnyGame::start(&options, None).expect("a game");
+    let mut seat = Seat::new(&options, Color::White);
+    for (c, setup) in [(Color::White, white), (Color::Black, black)] {
+        let action = AnyAction::Intrigue(I::Setup(setup));
+        let t = game.apply(c, &action).expect("a setup");
+        if c == Color::White {
+            seat.acted(&action);
+        }
+        if let Some(o) = &t.told.white {
+            seat.told(o);
+        }
+        game = t.state;
+    }
+    let mut boards = Vec::new();
+    for uci in moves {
+        let m = rules::Move::parse_uci(uci, BoardSize::Eight, rules::Alphabet::ORTHODOX).unwrap();
+        let actor = game.to_act()[0];
+        let action = AnyAction::Intrigue(I::Move(m));
+        let t = game.apply(actor, &action).expect("legal");
+        seat.played(actor, &action).expect("the seat follows");
+        boards.push(seat.view().board);
+        if let Some(AnyObservation::Intrigue(O::Move(r))) = &t.told[actor]
+            && let Some(i) = r.inspection
+            && i.owner == Color::Black
+        {
+            seat.told(&AnyObservation::Intrigue(O::Move(r.clone())));
+            boards.push(seat.view().board);
+            if i.informer {
+                seat.revealed(&black);
+                boards.push(seat.view().board);
+            }
+        }
+        game = t.state;
+    }
+    let AnyGame::Intrigue(s) = &game else { unreachable!() };
+    (boards, s.view(Color::White).expect("in play").fen)
+}
+
+#[test]
+fn an_intrigue_seat_never_draws_a_king_nobody_said_appeared() {
+    use rules::intrigue::Setup;
+    let sq = |s: &str| Square::parse(s, BoardSize::Eight).expect("a square");
+    let men = |b: &str| b.split(' ').next().unwrap_or_default().to_owned();
+    // Black's informer is the h-pawn: White takes the a-pawn, the first pawn a seat's model
+    // would guess. Before Black answers, and after it says "not the informer", no black king.
+    let black = Setup { king: sq("g6"), informer: sq("h7"), queen_on_king_square: false };
+    let (boards, truth) = intrigue_white_boards(black, &["b2b4", "a7a5", "b4a5"]);
+    assert_eq!(boards.len(), 4, "{boards:?}");
+    for b in &boards {
+        assert!(!men(b).contains('k'), "a black king drawn nobody told of: {b}");
+    }
+    assert_eq!(boards.last(), Some(&truth));
+    // Black's informer is the a-pawn: no king before the answer, then the king on the square
+    // the answer names (g6), never on a guessed one.
+    let black = Setup { king: sq("g6"), informer: sq("a7"), queen_on_king_square: false };
+    let (boards, truth) = intrigue_white_boards(black, &["b2b4", "a7a5", "b4a5"]);
+    assert_eq!(boards.len(), 5, "{boards:?}");
+    assert!(!men(&boards[2]).contains('k'), "a king drawn before the answer: {}", boards[2]);
+    assert!(men(&truth).contains('k'), "the king appeared: {truth}");
+    assert_eq!(men(&boards[3]), men(&truth), "after the answer, before the opening");
+    assert_eq!(boards[4], truth, "after the opening");
+}
+
+#[test]
+fn an_intrigue_seat_knows_every_public_move_and_its_informer_square() {
+    let options = GameOptions::Intrigue;
+    let setup = rules::intrigue::Setup {
+        king: Square::parse("e1", BoardSize::Eight).expect("a square"),
+        informer: Square::parse("d2", BoardSize::Eight).expect("a square"),
+        queen_on_king_square: false,
+    };
+    let black = rules::intrigue::Setup {
+        king: Square::parse("e8", BoardSize::Eight).expect("a square"),
+        informer: Square::parse("d7", BoardSize::Eight).expect("a square"),
+        queen_on_king_square: false,
+    };
+    let mut game = AnyGame::start(&options, None).expect("a game");
+    let mut seats = rules::seat::Seats::new(&options, &game.start_observations());
+    let mut play = |actor: Color, action: AnyAction| {
+        let t = game.apply(actor, &action).expect("legal");
+        seats.follow(actor, &action, &t.told).expect("followed");
+        game = t.state.clone();
+    };
+    play(Color::White, AnyAction::Intrigue(rules::intrigue::Action::Setup(setup)));
+    play(Color::Black, AnyAction::Intrigue(rules::intrigue::Action::Setup(black)));
+    for uci in ["d2d4", "e7e5"] {
+        let m = rules::Move::parse_uci(uci, BoardSize::Eight, rules::Alphabet::ORTHODOX).unwrap();
+        let actor = if uci == "d2d4" { Color::White } else { Color::Black };
+        play(actor, AnyAction::Intrigue(rules::intrigue::Action::Move(m)));
+    }
+    let Knows::Intrigue(k) = seats.seats.white.view().knows else { panic!("an Intrigue seat") };
+    let names: Vec<String> =
+        k.moves.iter().map(|m| format!("{}{}", m.from.name(), m.to.name())).collect();
+    assert_eq!(names, ["d2d4", "e7e5"]);
+    // The informer moved with its pawn: the marker follows it.
+    assert_eq!(k.informer_square.map(Square::name).as_deref(), Some("d4"));
+}

@@ -386,7 +386,7 @@ async fn sign_in(
         (Some(a), Some(name)) => Account { name, ..a },
         (None, name) => Account {
             key,
-            name: name.unwrap_or_else(|| key.fingerprint()[7..16].to_owned()),
+            name: name.unwrap_or_else(|| key.fingerprint()[8..16].to_owned()),
             created_ms: now,
         },
     };

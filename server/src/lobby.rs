@@ -289,7 +289,7 @@ pub async fn create(
         || increment_ms > l.max_increment_ms
     {
         return Err(LobbyError::Bad(format!(
-            "time control {}+{}: the initial clock is {} s to {} s, the increment at most {} s",
+            "time control {} s + {} s: the initial clock is {} s to {} s, the increment at most {} s",
             req.clock_limit,
             req.clock_increment,
             l.min_initial_clock_ms / 1000,

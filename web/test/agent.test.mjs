@@ -129,7 +129,10 @@ for (const { variant, size, color = 'white' } of VARIANTS) {
         continue;
       }
       if (kind === 'secretchess6-setup') {
-        await page.fill('form[data-setup="six"] input[name="formation"]', 'NBKQ1R');
+        // The formation row as the board shows it (White: a to f), filled by file.
+        for (const [f, man] of [['a', 'N'], ['b', 'B'], ['c', 'K'], ['d', 'Q'], ['e', '1'], ['f', 'R']]) {
+          await page.selectOption(`form[data-setup="six"] select[data-file="${f}"]`, man);
+        }
         await page.fill('form[data-setup="six"] input[name="false_squares"]', s.ask.max_false_squares > 0 ? 'b5' : '');
         await page.getByRole('button', { name: 'Commit setup' }).click();
         continue;

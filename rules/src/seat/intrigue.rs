@@ -25,6 +25,16 @@ pub struct IntrigueKnowledge {
     pub inspections: Vec<Inspection>,
     /// The opponent's setup, once opened.
     pub opponent_setup: Option<Setup>,
+    /// Where its own informer pawn stands now; `None` before the setup, once it was taken or
+    /// once it promoted (R-I2).
+    #[serde(default)]
+    pub informer_square: Option<Square>,
+    /// Every move played, both sides', in order from White's first (all public in Intrigue).
+    #[serde(default)]
+    pub moves: Vec<Move>,
+    /// The sides whose visible kings the last move left attacked (R-I4 can make it both).
+    #[serde(default)]
+    pub check: Vec<Color>,
 }
 
 #[derive(Clone, Debug)]
@@ -33,8 +43,6 @@ pub(crate) struct IntrigueSeat {
     own: Option<Setup>,
     opponent_queen: Option<bool>,
     opponent_truth: Option<Setup>,
-    /// Pawns (by starting square) the opponent said were not its informer.
-    excluded: Vec<Square>,
     /// Every move played, by side.
     moves: Vec<(Color, Move)>,
     /// The opponent's answers, by move index.
@@ -47,6 +55,14 @@ pub(crate) struct IntrigueSeat {
     inspections: Vec<Inspection>,
 }
 
+/// A replay of the known moves under one hypothesis about the opponent's secrets.
+struct Model {
+    game: State,
+    last: Option<MoveReport>,
+    /// Per move: the model's inspection of an opponent's pawn, if the move took one.
+    theirs: Vec<Option<Inspection>>,
+}
+
 impl IntrigueSeat {
     pub(crate) fn new(me: Color) -> IntrigueSeat {
         IntrigueSeat {
@@ -54,7 +70,6 @@ impl IntrigueSeat {
             own: None,
             opponent_queen: None,
             opponent_truth: None,
-            excluded: Vec::new(),
             moves: Vec::new(),
             answers: BTreeMap::new(),
             game: None,
@@ -68,66 +83,80 @@ impl IntrigueSeat {
         self.rebuild();
     }
 
-    /// The opponent's truth once opened, else a setup that agrees with every answer.
-    fn hypothesis(&self) -> Option<Setup> {
+    /// The opponent's truth once opened, else every setup it may have chosen as far as the
+    /// model can tell: each of its eight pawns as the informer, its king on the square where
+    /// it appeared if an answer said so (else a square that matters only once it appears,
+    /// which comes with that answer).
+    fn hypotheses(&self) -> Vec<Setup> {
         if let Some(t) = self.opponent_truth {
-            return Some(t);
+            return vec![t];
         }
+        let Some(queen_on_king_square) = self.opponent_queen else { return Vec::new() };
         let them = !self.me;
-        let rank = them.fold(1, 6);
-        let informer = (0..8)
-            .map(|f| Square::new(f, rank).expect("on the board"))
-            .find(|s| !self.excluded.contains(s))?;
-        Some(Setup {
-            king: Square::new(0, them.fold(2, 5)).expect("on the board"),
-            informer,
-            queen_on_king_square: self.opponent_queen?,
-        })
+        let appeared = self
+            .answers
+            .values()
+            .filter(|i| i.owner == them)
+            .find_map(|i| i.appeared)
+            .map(|a| a.square);
+        let king =
+            appeared.unwrap_or_else(|| Square::new(0, them.fold(2, 5)).expect("on the board"));
+        (0..8)
+            .map(|f| Setup {
+                king,
+                informer: Square::new(f, them.fold(1, 6)).expect("on the board"),
+                queen_on_king_square,
+            })
+            .collect()
     }
 
-    /// Replays the game from the start until the hypothesis agrees with every answer.
-    fn rebuild(&mut self) {
-        'outer: loop {
-            let (Some(own), Some(hyp)) = (self.own, self.hypothesis()) else {
-                self.game = None;
-                return;
+    /// Plays every known move under `hyp`; `None` when the rules refuse one.
+    fn simulate(&self, own: Setup, hyp: Setup) -> Option<Model> {
+        let mut g = State::new();
+        for c in Color::ALL {
+            let setup = if c == self.me { own } else { hyp };
+            // A setup the rules refuse (a cheater's, opened) leaves no model to play on.
+            g = g.apply(c, &Action::Setup(setup)).ok()?.state;
+        }
+        let mut last = None;
+        let mut theirs = Vec::with_capacity(self.moves.len());
+        for (actor, m) in &self.moves {
+            let t = g.apply(*actor, &Action::Move(*m)).ok()?;
+            let report = match t.told.white {
+                Some(Observation::Move(r)) => Some(r),
+                _ => None,
             };
-            let mut g = State::new();
-            for c in Color::ALL {
-                let setup = if c == self.me { own } else { hyp };
-                // A setup the rules refuse (a cheater's, opened) leaves no model to play on.
-                match g.apply(c, &Action::Setup(setup)) {
-                    Ok(t) => g = t.state,
-                    Err(_) => {
-                        self.game = None;
-                        return;
-                    }
-                }
-            }
-            self.last = None;
-            for (i, (actor, m)) in self.moves.iter().enumerate() {
-                let Ok(t) = g.apply(*actor, &Action::Move(*m)) else {
-                    self.game = None;
-                    return;
-                };
-                let report = match t.told.white {
-                    Some(Observation::Move(r)) => Some(r),
-                    _ => None,
-                };
-                if let (Some(r), Some(actual)) = (&report, self.answers.get(&i)) {
-                    let wrong = !actual.informer
-                        && r.inspection.is_some_and(|m| m.informer)
-                        && self.opponent_truth.is_none();
-                    if wrong {
-                        self.excluded.push(hyp.informer);
-                        continue 'outer;
-                    }
-                }
-                self.last = report;
-                g = t.state;
-            }
-            self.game = Some(g);
-            return;
+            theirs.push(report.as_ref().and_then(|r| r.inspection).filter(|i| i.owner != self.me));
+            last = report;
+            g = t.state;
+        }
+        Some(Model { game: g, last, theirs })
+    }
+
+    /// Replays the game under the first hypothesis that agrees with every answer so far. An
+    /// opponent's pawn taken whose answer has not come yet is taken as "not the informer"
+    /// where a hypothesis allows it: the seat never draws a king that nobody said appeared.
+    fn rebuild(&mut self) {
+        self.game = None;
+        self.last = None;
+        let Some(own) = self.own else { return };
+        let models: Vec<Model> =
+            self.hypotheses().into_iter().filter_map(|h| self.simulate(own, h)).collect();
+        let agrees = |m: &Model, pending_silent: bool| {
+            m.theirs.iter().enumerate().all(|(i, model)| match (model, self.answers.get(&i)) {
+                (Some(model), Some(actual)) => model.informer == actual.informer,
+                (Some(model), None) => !pending_silent || !model.informer,
+                (None, _) => true,
+            })
+        };
+        let chosen = models
+            .iter()
+            .position(|m| agrees(m, true))
+            .or_else(|| models.iter().position(|m| agrees(m, false)));
+        if let Some(i) = chosen {
+            let m = models.into_iter().nth(i).expect("found above");
+            self.game = Some(m.game);
+            self.last = m.last;
         }
     }
 
@@ -173,8 +202,19 @@ impl IntrigueSeat {
                 if let Some(i) = report.inspection.filter(|i| i.owner == self.me) {
                     self.inspections.push(i);
                 }
+                let guessed = report.inspection.is_some_and(|i| i.owner != self.me && i.informer)
+                    && self.opponent_truth.is_none();
                 self.last = Some(report.clone());
                 self.game = Some(t.state);
+                if guessed {
+                    // The model guessed that this pawn was the informer: until its owner says
+                    // so, play on a hypothesis where it was not.
+                    self.rebuild();
+                    return match &self.last {
+                        Some(r) if self.game.is_some() => Ok(Observation::Move(r.clone())),
+                        _ => Err(crate::ActionError::WrongPhase("no model to play on")),
+                    };
+                }
                 Ok(Observation::Move(report))
             }
             Err(e) => {
@@ -222,6 +262,13 @@ impl IntrigueSeat {
             opponent_queen_on_king_square: self.opponent_queen,
             inspections: self.inspections.clone(),
             opponent_setup: self.opponent_truth,
+            informer_square: self
+                .game
+                .as_ref()
+                .and_then(State::position)
+                .and_then(|p| p.informer(self.me)),
+            moves: self.moves.iter().map(|(_, m)| *m).collect(),
+            check: self.last.as_ref().map(|r| r.check.clone()).unwrap_or_default(),
         }
     }
 }

@@ -5,6 +5,9 @@
 import { getJson, postJson, followNdjson, esc, clockText, shortKey, ApiError } from '../common/api';
 import { Board, destsOf, boardSize, type Side } from '../common/board';
 import { numbered, announcement, role } from '../common/notation';
+import { readMove } from '../common/input';
+import { HELP, helpHtml } from '../common/help';
+import { resultWords, serverText, timeControlProblem } from '../common/words';
 
 const VARIANTS: Array<[string, string]> = [
   ['chess', 'Chess'],
@@ -80,15 +83,16 @@ function lobbyPage(): void {
     `<section class="panel" aria-label="New game"><h2>New game</h2>
 <div class="row">
 <label>Game <select id="variant">${VARIANTS.map(([k, n]) => `<option value="${k}">${esc(n)}</option>`).join('')}</select></label>
-<label>Minutes <input id="minutes" type="number" min="1" max="180" value="10" size="4"></label>
-<label>Increment (s) <input id="increment" type="number" min="0" max="180" value="5" size="4"></label>
+<label>Minutes <input id="minutes" type="number" min="1" max="180" step="0.5" value="10" size="4"></label>
+<label>Increment (s) <input id="increment" type="number" min="0" max="180" step="1" value="5" size="4"></label>
 <label>Colour <select id="color"><option value="random">random</option><option value="white">white</option><option value="black">black</option></select></label>
 </div>
 <div class="row">
 <button id="vs-bot" class="primary" type="button">Play the house bot</button>
 <button id="seek" type="button">Create a seek (anyone)</button>
 <label>or a key <input id="opponent" placeholder="ed25519:…" size="30"></label><button id="vs-key" type="button">Challenge</button>
-</div><p id="lobby-msg" class="muted" role="status"></p></section>
+</div><p id="lobby-msg" class="muted" role="status"></p>
+<details id="lobby-help"><summary>How the games are played</summary>${VARIANTS.map(([k, n]) => `<h3>${esc(n)}</h3><p>${esc(HELP[k]?.summary ?? '')}</p>`).join('')}<p class="muted">Each game's page has its full rules.</p></details></section>
 <section class="panel"><h2>Your games</h2><ul id="games"><li class="muted">None yet.</li></ul></section>
 <section class="panel"><h2>Your challenges</h2><table><tbody id="challenges"><tr><td class="muted">None.</td></tr></tbody></table></section>
 <section class="panel"><h2>Open seeks</h2><table><tbody id="seeks"><tr><td class="muted">None.</td></tr></tbody></table></section>
@@ -106,6 +110,13 @@ function lobbyPage(): void {
     color: ($('#color') as HTMLSelectElement).value,
   });
   const send = async (target: string) => {
+    const why = timeControlProblem(($('#minutes') as HTMLInputElement).value, ($('#increment') as HTMLInputElement).value);
+    if (why) {
+      msg.textContent = why;
+      msg.classList.add('warn');
+      return;
+    }
+    msg.classList.remove('warn');
     msg.textContent = 'Sending the challenge…';
     // Waiting from now: the game can start (and its gameStart arrive) before the answer does.
     waitingFor = 'sent';
@@ -115,7 +126,7 @@ function lobbyPage(): void {
       msg.textContent = `Challenge ${r.challenge?.id ?? ''} sent; the game opens when it is accepted.`;
     } catch (e) {
       waitingFor = null;
-      msg.textContent = `Refused: ${(e as Error).message}`;
+      msg.textContent = `Refused: ${serverText((e as Error).message)}`;
     }
   };
   $('#vs-bot').addEventListener('click', () => void send('bot'));
@@ -149,14 +160,14 @@ function lobbyPage(): void {
     if (b.dataset.act === 'accept') waitingFor = id;
     postJson(`/api/challenge/${id}/${b.dataset.act}`).then(
       () => { if (b.dataset.act !== 'accept') challenges.delete(id); drawChallenges(); },
-      (err: Error) => { msg.textContent = `Refused: ${err.message}`; },
+      (err: Error) => { msg.textContent = `Refused: ${serverText(err.message)}`; },
     );
   });
   $('#seeks').addEventListener('click', (e) => {
     const b = (e.target as HTMLElement).closest('button[data-seek]') as HTMLButtonElement | null;
     if (!b) return;
     waitingFor = b.dataset.seek as string;
-    postJson(`/api/challenge/${waitingFor}/accept`).catch((err: Error) => { msg.textContent = `Refused: ${err.message}`; });
+    postJson(`/api/challenge/${waitingFor}/accept`).catch((err: Error) => { msg.textContent = `Refused: ${serverText(err.message)}`; });
   });
 
   const stream = followNdjson('/api/stream/event', (e) => {
@@ -236,9 +247,20 @@ function gamePage(id: string): void {
 <div class="player" id="top-player"></div>
 <div class="board-box"><div id="board"></div></div>
 <div class="player" id="bottom-player"></div>
+<div class="row board-tools">
+<button type="button" id="flip" title="Turn the board around">Flip</button>
+<button type="button" id="step-first" title="First known position" aria-label="First">«</button>
+<button type="button" id="step-back" title="Back one move (left arrow)" aria-label="Back">‹</button>
+<span id="step-at" class="muted" aria-live="polite"></span>
+<button type="button" id="step-fwd" title="Forward one move (right arrow)" aria-label="Forward">›</button>
+<button type="button" id="step-live" title="The game now" aria-label="Latest">»</button>
+<label title="Move sounds (off unless you turn them on)"><input type="checkbox" id="sound"> Sound</label>
+</div>
+<p id="material" class="muted"></p>
 </section>
 <section class="side-col">
 <div class="panel"><h1 id="title">Game</h1><p id="status" role="status" aria-live="polite"></p>
+<p id="check" class="warn" aria-live="assertive"></p>
 <div id="ask"></div>
 <form id="move-form" class="row" autocomplete="off"><label for="move-input" id="move-label">Move</label>
 <input id="move-input" name="move" placeholder="e2e4" size="10" spellcheck="false" autocapitalize="off">
@@ -247,16 +269,32 @@ function gamePage(id: string): void {
 <div class="row"><button type="button" id="draw">Offer draw</button><button type="button" id="resign">Resign</button></div>
 <p id="draw-offer"></p>
 </div>
-<div class="panel" id="verdict-panel" hidden><h2>The end</h2><div id="verdict"></div></div>
+<div class="panel end-screen" id="verdict-panel" hidden><h2>The end</h2><p id="end-words" class="verdict"></p><div id="verdict"></div>
+<p class="row" id="end-links"></p></div>
 <div class="panel" id="knows"></div>
 <div class="panel"><h2 id="moves-title">Moves</h2><div class="moves" id="moves"></div></div>
+<details class="panel" id="help"><summary>How to play</summary><div id="help-text"></div></details>
 </section></div>`;
   let board: Board | null = null;
   let state: GameState | null = null;
   let full: any = null;
   let stateAt = 0;
+  let variant = 'chess';
   const errorBox = $('#error');
-  const showError = (e: unknown) => { errorBox.textContent = e instanceof ApiError || e instanceof Error ? e.message : String(e); };
+  const showError = (e: unknown) => { errorBox.textContent = e instanceof ApiError || e instanceof Error ? serverText(e.message) : String(e); };
+
+  // The positions this page has seen, oldest first, kept for the tab's life (sessionStorage):
+  // stepping back and forth shows what the seat knew then, never more.
+  const histKey = `fogproof-history-${id}`;
+  let history: Array<{ board: string; last?: [string, string] }> = [];
+  try { history = JSON.parse(sessionStorage.getItem(histKey) ?? '[]'); } catch { history = []; }
+  let viewing: number | null = null; // null: the game now
+  const sound = $('#sound') as HTMLInputElement;
+  sound.checked = localStorage.getItem('fogproof-sound') === 'on';
+  sound.addEventListener('change', () => {
+    localStorage.setItem('fogproof-sound', sound.checked ? 'on' : 'off');
+    if (sound.checked) beep(660, 0.05);
+  });
 
   const play = async (text: string) => {
     errorBox.textContent = '';
@@ -277,14 +315,37 @@ function gamePage(id: string): void {
   });
   $('#move-form').addEventListener('submit', (e) => {
     e.preventDefault();
-    const text = ($('#move-input') as HTMLInputElement).value.trim();
-    if (text) void play(text);
+    const typed = ($('#move-input') as HTMLInputElement).value.trim();
+    if (!typed || !state) return;
+    const r = readMove(typed, state.ask?.moves ?? [], state.view?.board ?? null, boardSize(variant), state.side ?? 'white');
+    if ('error' in r) errorBox.textContent = r.error;
+    else void play(r.text);
   });
   $('#resign').addEventListener('click', () => {
     if (confirm('Resign this game?')) postJson(`/api/bot/game/${id}/resign`).catch(showError);
   });
   $('#draw').addEventListener('click', () => postJson(`/api/bot/game/${id}/draw/yes`).catch(showError));
+  $('#flip').addEventListener('click', () => { board?.flip(); players(); });
+  const step = (to: number | null) => {
+    viewing = to === null || to >= history.length - 1 ? null : Math.max(0, to);
+    if (state) render(state);
+  };
+  $('#step-first').addEventListener('click', () => step(0));
+  $('#step-back').addEventListener('click', () => step((viewing ?? history.length - 1) - 1));
+  $('#step-fwd').addEventListener('click', () => step(viewing === null ? null : viewing + 1));
+  $('#step-live').addEventListener('click', () => step(null));
+  const onKey = (e: KeyboardEvent) => {
+    if (e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement) return;
+    if (e.key === 'ArrowLeft') step((viewing ?? history.length - 1) - 1);
+    else if (e.key === 'ArrowRight') step(viewing === null ? null : viewing + 1);
+    else return;
+    e.preventDefault();
+  };
+  document.addEventListener('keydown', onKey);
+  cleanup.push(() => document.removeEventListener('keydown', onKey));
 
+  // Setup forms pick squares on the board: the field that has the focus (or the next empty one).
+  let pickSquare: ((sq: string) => void) | null = null;
   const onBoardMove = (orig: string, dest: string) => {
     const texts: string[] = (state?.ask?.moves ?? []).filter((t: string) => t.startsWith(orig + dest));
     if (texts.length === 1) void play(texts[0]);
@@ -303,34 +364,77 @@ function gamePage(id: string): void {
     if (!state) return;
     const me: Side = state.side ?? 'white';
     const them: Side = me === 'white' ? 'black' : 'white';
+    const bottom: Side = board?.orientation() ?? me;
+    const top: Side = bottom === 'white' ? 'black' : 'white';
     const name = (s: Side) => (s === me ? 'You' : state?.[s] === account?.bot ? 'House bot' : 'Opponent');
     const line = (s: Side) => `<span><strong>${esc(name(s))}</strong> <span class="muted">(${s})</span> <span class="mono muted">${esc(shortKey(state?.[s]))}</span></span>${clockLine(s)}`;
-    $('#top-player').innerHTML = line(them);
-    $('#bottom-player').innerHTML = line(me);
+    void them;
+    $('#top-player').innerHTML = line(top);
+    $('#bottom-player').innerHTML = line(bottom);
   };
   const tick = setInterval(players, 200);
   cleanup.push(() => clearInterval(tick));
 
   const render = (s: GameState) => {
+    const before = state;
     state = s;
-    const variant: string = full?.variant?.id ?? s.view?.variant ?? 'chess';
+    variant = full?.variant?.id ?? s.view?.variant ?? 'chess';
     const side: Side = s.side ?? 'white';
-    if (!board && s.view) board = new Board($('#board'), { variant, side, onMove: onBoardMove });
+    if (!board && s.view) {
+      board = new Board($('#board'), {
+        variant,
+        side,
+        onMove: onBoardMove,
+        onSelect: (sq) => pickSquare?.(sq),
+        premove: variant === 'chess',
+      });
+      $('#help-text').innerHTML = helpHtml(variant);
+    }
     $('#title').textContent = variantName(variant);
     document.title = `${variantName(variant)}: fogproof`;
     const ask = s.ask;
     const moves: string[] = ask?.moves ?? [];
     const size = boardSize(variant);
+    // The positions seen: a new board string is a new step.
+    const boardNow: string | null = s.view?.board && s.view.board !== '-' ? s.view.board : null;
+    if (boardNow && history[history.length - 1]?.board !== boardNow) {
+      const prev = history[history.length - 1]?.board;
+      history.push({ board: boardNow, last: lastMove(variant, s) });
+      if (history.length > 2000) history = history.slice(-2000);
+      try { sessionStorage.setItem(histKey, JSON.stringify(history)); } catch { /* full: keep it in memory */ }
+      if (prev && before && sound.checked) {
+        const count = (b: string) => (b.split(' ')[0].match(/[a-zA-Z?]/g) ?? []).length;
+        beep(count(boardNow) < count(prev) ? 330 : 520, 0.08);
+      }
+    }
+    const live = viewing === null;
+    const check = checkOf(variant, s);
     // Square moves go on the board; the rest (6x6's Life Freeze and end of turn) are buttons.
     const marks = boardMarks(variant, s.view);
-    if (board && s.view) board.set(s.view.board, s.stage === 'started' ? destsOf(moves, size) : new Map(), { lastMove: lastMove(s), marks });
+    if (board && s.view) {
+      if (live) {
+        board.set(s.view.board === '-' ? '' : s.view.board, s.stage === 'started' ? destsOf(moves, size) : new Map(), {
+          lastMove: lastMove(variant, s),
+          marks,
+          check: check.mine ? side : check.theirs && OPEN.has(variant) ? (side === 'white' ? 'black' : 'white') : null,
+          live: s.stage === 'started',
+        });
+        if (s.stage === 'started' && kindOf(ask) === 'move') board.playPremove();
+      } else {
+        const h = history[viewing as number];
+        board.set(h.board, new Map(), { lastMove: h.last });
+      }
+    }
+    $('#step-at').textContent = history.length ? (live ? `move ${history.length - 1} (now)` : `move ${viewing} of ${history.length - 1}`) : '';
+    $('#material').textContent = s.view?.board && s.view.board !== '-' ? materialText(variant, s.view.board, side) : '';
     players();
     // What is asked.
     const askBox = $('#ask');
     askBox.innerHTML = '';
+    pickSquare = null;
     const kind: string | undefined = ask?.kind;
     ($('#move-label') as HTMLElement).textContent = 'Move';
-    $('#move-input').setAttribute('placeholder', variant === 'kriegspiel' ? 'e2e4 (an attempt)' : variant === 'secretchess6' ? 'b1d3, freeze-c2, end-turn' : 'e2e4');
+    $('#move-input').setAttribute('placeholder', variant === 'kriegspiel' ? 'e2e4 or e4 (an attempt)' : variant === 'secretchess6' ? 'b1d3, freeze-c2, end-turn' : 'e2e4, e4, Nf3');
     const moveForm = $('#move-form');
     moveForm.hidden = !(kind === 'move' || kind === 'attempt');
     let status = '';
@@ -340,28 +444,31 @@ function gamePage(id: string): void {
       else if (kind === 'intrigue-setup') status = 'Choose your secret setup.';
       else if (kind === 'secretchess6-setup') status = 'Choose your formation and false squares.';
       else if (kind === 'secretchess6-tiebreak') status = 'Scores are level: the tie-break.';
-      else status = "Waiting for the opponent (or the umpire).";
-    } else if (s.stage === 'over') status = `Game over: ${s.result ?? ''} (${s.reason ?? ''}). Waiting for the final record…`;
-    else if (s.stage === 'finished') status = `Finished: ${s.result ?? ''} (${s.reason ?? ''}).`;
+      else status = 'Waiting for the opponent (or the umpire).';
+    } else if (s.stage === 'over') status = `${resultWords(s.result, s.reason, s.side)} Waiting for the final record…`;
+    else if (s.stage === 'finished') status = resultWords(s.result, s.reason, s.side);
     else status = `Stopped: ${s.faults.join('; ')}`;
+    if (!live) status = `Looking back (move ${viewing} of ${history.length - 1}). ${status}`;
     $('#status').textContent = status;
+    $('#check').textContent = s.stage !== 'started' ? '' : check.mine ? 'Check! Your king is attacked.' : check.decoy ? 'Check on your decoy.' : check.theirs ? 'You give check.' : '';
     if (kind === 'move' || kind === 'attempt') {
       const special = moves.filter((t) => !/^[a-h][1-8][a-h][1-8]/.test(t));
       if (special.length) askBox.innerHTML = `<div class="choices">${special.map((t) => `<button type="button" data-text="${esc(t)}">${esc(t === 'end-turn' ? 'End turn' : t.startsWith('freeze-') ? 'Life Freeze ' + t.slice(7) : t)}</button>`).join('')}</div>`;
       askBox.insertAdjacentHTML('beforeend', `<details><summary>${moves.length} ${kind === 'attempt' ? 'attempts possible' : 'legal moves'}</summary><p class="mono">${esc(moves.join(' '))}</p></details>`);
     } else if (kind === 'intrigue-setup') askBox.innerHTML = intrigueSetupForm(side);
     else if (kind === 'secretchess6-setup') askBox.innerHTML = sixSetupForm(ask.max_false_squares ?? 0, side);
-    else if (kind === 'secretchess6-tiebreak') askBox.innerHTML = sixTieBreakForm(ask.opponent_turns ?? 0);
+    else if (kind === 'secretchess6-tiebreak') askBox.innerHTML = sixTieBreakForm(ask.opponent_turns ?? 0, side);
     const setupForm = askBox.querySelector('form[data-setup]') as HTMLFormElement | null;
+    if (setupForm) pickSquare = setupPicker(setupForm, side, ask?.max_false_squares ?? 0, board);
     setupForm?.addEventListener('submit', (e) => {
       e.preventDefault();
       const fd = new FormData(setupForm);
       const words = (k: string) => String(fd.get(k) ?? '').split(/[\s,]+/).filter(Boolean);
       let bodyJson: any;
       let path = 'setup';
-      if (setupForm.dataset.setup === 'intrigue') bodyJson = { king: String(fd.get('king')).trim(), informer: String(fd.get('informer')).trim(), queen_on_king_square: fd.get('queen') === 'on' };
-      else if (setupForm.dataset.setup === 'six') bodyJson = { formation: String(fd.get('formation')).trim(), false_squares: words('false_squares') };
-      else { path = 'tiebreak'; bodyJson = { formation: String(fd.get('formation')).trim(), moves: words('moves') }; }
+      if (setupForm.dataset.setup === 'intrigue') bodyJson = { king: String(fd.get('king')).trim().toLowerCase(), informer: String(fd.get('informer')).trim().toLowerCase(), queen_on_king_square: fd.get('queen') === 'on' };
+      else if (setupForm.dataset.setup === 'six') bodyJson = { formation: formationOf(setupForm, side), false_squares: words('false_squares').map((w) => w.toLowerCase()) };
+      else { path = 'tiebreak'; bodyJson = { formation: formationOf(setupForm, side === 'white' ? 'black' : 'white'), moves: words('moves') }; }
       postJson(`/api/bot/game/${id}/${path}`, bodyJson).then(() => { errorBox.textContent = ''; }, showError);
     });
     // Draw offers.
@@ -372,17 +479,22 @@ function gamePage(id: string): void {
     document.getElementById('draw-accept')?.addEventListener('click', () => postJson(`/api/bot/game/${id}/draw/yes`).catch(showError));
     ($('#draw') as HTMLButtonElement).disabled = s.stage !== 'started';
     ($('#resign') as HTMLButtonElement).disabled = s.stage !== 'started';
-    if (s.refused) errorBox.textContent = `Refused: ${s.refused}`;
+    if (s.refused) errorBox.textContent = `Refused: ${serverText(s.refused)}`;
+    else if (s.stage !== 'started' && !before?.stage?.match(/over|finished|stopped/)) errorBox.textContent = '';
     $('#knows').innerHTML = knowsPanel(variant, s);
     drawMoves(variant, s);
     drawVerdict(s);
+    // The logs follow the game: the latest line in sight.
+    for (const el of document.querySelectorAll<HTMLElement>('#moves, #announcements, .log')) el.scrollTop = el.scrollHeight;
   };
 
   const drawMoves = (variant: string, s: GameState) => {
     const box = $('#moves');
-    if (variant === 'chess' || variant === 'espionage') {
-      $('#moves-title').textContent = variant === 'chess' ? 'Moves (SAN)' : 'Moves';
-      box.innerHTML = s.san.length ? `<ol>${numbered(s.san).map(([, w, b]) => `<li>${esc(w ?? '…')} ${esc(b ?? '')}</li>`).join('')}</ol>` : '<p class="muted">No move yet.</p>';
+    const intrigue = s.view?.knows?.intrigue;
+    if (variant === 'chess' || variant === 'espionage' || (variant === 'intrigue' && intrigue?.moves)) {
+      const list: string[] = variant === 'intrigue' ? intrigue.moves.map((m: any) => `${m.from}${m.to}${m.promotion ?? ''}`) : s.san;
+      $('#moves-title').textContent = variant === 'chess' ? 'Moves (SAN)' : 'Moves (both sides, public)';
+      box.innerHTML = list.length ? `<ol>${numbered(list).map(([, w, b]) => `<li>${esc(w ?? '…')} ${esc(b ?? '')}</li>`).join('')}</ol>` : '<p class="muted">No move yet.</p>';
     } else {
       $('#moves-title').textContent = variant === 'kriegspiel' ? 'Your attempts' : 'Your moves, as sent';
       const sent = s.sent.filter((m) => !m.text.startsWith('{'));
@@ -396,13 +508,66 @@ function gamePage(id: string): void {
     const panel = $('#verdict-panel');
     if (s.stage === 'started') { panel.hidden = true; return; }
     panel.hidden = false;
+    $('#end-words').textContent = resultWords(s.result, s.reason, s.side);
     const v = s.verdict;
-    let text = `<p class="verdict">${esc(s.result ?? '')} ${s.reason ? '(' + esc(s.reason) + ')' : ''}</p>`;
+    let text = '';
     if (s.stage === 'over') text += '<p class="muted">Openings and disclosures are being exchanged; the record is not final yet.</p>';
+    text += revealedText(variant, s);
     if (v) text += verdictText(v);
-    if (s.record) text += `<p>Your copy of the record: <span class="mono">${esc(s.record)}</span> (check it offline: <span class="mono">fogproof verify</span>).</p>`;
+    if (s.record) text += `<p>Your copy of the record: <span class="mono">${esc(s.record)}</span> (check it offline: <span class="mono">fogproof verify FILE</span>).</p>`;
     for (const f of s.faults) text += `<p class="warn">${esc(f)}</p>`;
     $('#verdict').innerHTML = text;
+    const links = $('#end-links');
+    if (!links.dataset.done && account?.server) {
+      const server = account.server.replace(/\/$/, '');
+      const final = s.stage === 'finished';
+      links.innerHTML = `${final ? `<a id="replay-link" href="${esc(server)}/game/${esc(id)}" target="_blank" rel="noopener">Replay with the full board</a> <a id="record-link" href="${esc(server)}/api/match/${esc(id)}/record">Record (.rec)</a>` : ''}
+<button type="button" id="rematch" class="primary">Rematch</button>`;
+      if (final) links.dataset.done = '1';
+      document.getElementById('rematch')?.addEventListener('click', () => void rematch(s));
+    }
+  };
+
+  const rematch = async (s: GameState) => {
+    const me = s.side ?? 'white';
+    const them = me === 'white' ? s.black : s.white;
+    const target = them && them === account?.bot ? 'bot' : them ?? 'open';
+    const clock = full?.clock ?? {};
+    // gameFull's clock is in milliseconds.
+    const initial = Number(clock.initial ?? 300000);
+    const inc = Number(clock.increment ?? 0);
+    const body = {
+      variant,
+      clock_limit: Math.round(initial / 1000),
+      clock_increment: Math.round(inc / 1000),
+      color: me === 'white' ? 'black' : 'white',
+      options: full?.options ?? undefined,
+    };
+    const startsBefore = new Set<string>();
+    errorBox.textContent = 'Rematch offered: waiting for the opponent…';
+    const watch = followNdjson('/api/stream/event', (e) => {
+      if (e.type === 'gameStart' && e.game?.id && e.game.id !== id && !startsBefore.has(e.game.id)) {
+        if (sent) { navigate(`/game/${e.game.id}`); return false; }
+        startsBefore.add(e.game.id);
+      }
+      if ((e.type === 'challengeDeclined' || e.type === 'challengeCanceled') && e.challenge?.id === sentId) {
+        errorBox.textContent = `The rematch was ${e.type === 'challengeDeclined' ? 'declined' : 'canceled'}.`;
+        return false;
+      }
+    });
+    cleanup.push(() => watch.stop());
+    let sent = false;
+    let sentId = '';
+    // The event stream first replays the games already known: give it a moment.
+    await new Promise((r) => setTimeout(r, 300));
+    try {
+      const r = await postJson(`/api/challenge/${encodeURIComponent(target)}`, body);
+      sentId = r.challenge?.id ?? r.id ?? '';
+      sent = true;
+    } catch (e) {
+      watch.stop();
+      showError(e);
+    }
   };
 
   const stream = followNdjson(`/api/bot/game/stream/${id}`, (v) => {
@@ -411,13 +576,115 @@ function gamePage(id: string): void {
     stateAt = Date.now();
     render(v as GameState);
     if (v.stage === 'finished' || v.stage === 'stopped') return false;
-  }, { onError: showError });
+  }, {
+    onError: (e) => {
+      if (e instanceof ApiError && e.status === 404) {
+        $('#title').textContent = 'No such game';
+        $('#status').textContent = `Your agent has no game ${id.slice(0, 16)}…: it may belong to another agent, or the address is mistyped.`;
+        $('#move-form').hidden = true;
+        for (const b of ['#draw', '#resign']) ($(b) as HTMLButtonElement).disabled = true;
+        document.title = 'No such game: fogproof';
+        return false;
+      }
+      showError(e);
+    },
+  });
   cleanup.push(() => stream.stop());
 }
 
-function lastMove(s: GameState): [string, string] | undefined {
+const OPEN = new Set(['chess', 'espionage', 'intrigue']);
+
+function kindOf(ask: any): string | undefined {
+  return ask?.kind;
+}
+
+let audio: AudioContext | null = null;
+/** A short tone (WebAudio, no sound files): a move, or a lower one for a capture. */
+function beep(freq: number, seconds: number): void {
+  try {
+    audio ??= new AudioContext();
+    const osc = audio.createOscillator();
+    const gain = audio.createGain();
+    osc.frequency.value = freq;
+    gain.gain.setValueAtTime(0.15, audio.currentTime);
+    gain.gain.exponentialRampToValueAtTime(0.001, audio.currentTime + seconds);
+    osc.connect(gain).connect(audio.destination);
+    osc.start();
+    osc.stop(audio.currentTime + seconds);
+  } catch {
+    // No audio here: silence.
+  }
+}
+
+/** Who is in check, as far as the seat was told. */
+function checkOf(variant: string, s: GameState): { mine: boolean; theirs: boolean; decoy: boolean } {
+  const k = s.view?.knows ?? {};
+  const side = s.side ?? 'white';
+  const toMove = s.view?.board?.split(' ')[1] === 'b' ? 'black' : 'white';
+  const out = { mine: false, theirs: false, decoy: false };
+  if (variant === 'chess') {
+    const last = s.san[s.san.length - 1] ?? '';
+    if (/[+#]$/.test(last)) out[toMove === side ? 'mine' : 'theirs'] = true;
+  } else if (variant === 'kriegspiel' && k.kriegspiel) {
+    const anns = k.kriegspiel.announcements ?? [];
+    const a = anns[anns.length - 1];
+    if (a?.checks?.length) out[k.kriegspiel.to_move === side ? 'mine' : 'theirs'] = true;
+  } else if (variant === 'sic' && k.sic) {
+    out.mine = k.sic.check === 'king';
+    out.decoy = k.sic.check === 'decoy';
+    out.theirs = !!k.sic.gave_check;
+  } else if (variant === 'intrigue' && k.intrigue) {
+    const c: string[] = k.intrigue.check ?? [];
+    out.mine = c.includes(side);
+    out.theirs = c.some((x) => x !== side);
+  }
+  return out;
+}
+
+const VALUES: Record<string, number> = { p: 1, n: 3, b: 3, r: 5, q: 9, k: 0, m: 8, a: 7, c: 6, h: 7, d: 7, s: 3, y: 3, o: 4 };
+
+/** The material on the board, by the usual points (fairy men by their strength). */
+function materialText(variant: string, board: string, side: Side): string {
+  let white = 0;
+  let black = 0;
+  let whiteMen = 0;
+  let blackMen = 0;
+  for (const c of board.split(' ')[0]) {
+    if (!/[a-zA-Z]/.test(c)) continue;
+    let l = c.toLowerCase();
+    if (variant === 'espionage' && l === 's') l = 'q';
+    if (variant === 'espionage' && l === 'c') l = 'o';
+    const v = VALUES[l] ?? 0;
+    if (c === c.toUpperCase()) { white += v; whiteMen++; } else { black += v; blackMen++; }
+  }
+  if (!OPEN.has(variant)) {
+    const mine = side === 'white' ? white : black;
+    const men = side === 'white' ? whiteMen : blackMen;
+    return `Your material: ${mine} (${men} men; the opponent's is hidden).`;
+  }
+  const diff = white - black;
+  return `Material: White ${white} · Black ${black}${diff ? ` (${diff > 0 ? 'White' : 'Black'} +${Math.abs(diff)})` : ' (level)'}`;
+}
+
+/** What the end opened to the player: the opponent's setup, where the game had one. */
+function revealedText(variant: string, s: GameState): string {
+  const k = s.view?.knows ?? {};
+  if (variant === 'intrigue' && k.intrigue?.opponent_setup) {
+    const o = k.intrigue.opponent_setup;
+    return `<p>The opponent's secret setup, now open: king hidden on <strong>${esc(o.king)}</strong>, informer pawn <strong>${esc(o.informer)}</strong>.</p>`;
+  }
+  if (variant === 'secretchess6' && k.secretchess6?.opponent_formation) {
+    return `<p>The opponent's formation, now open: <span class="mono">${esc(k.secretchess6.opponent_formation)}</span>.</p>`;
+  }
+  if (variant === 'kriegspiel' || variant === 'sic' || variant === 'secretchess6' || variant === 'intrigue') {
+    return `<p class="muted">The whole board, both sides' men, is in the replay once the record is final (link below).</p>`;
+  }
+  return '';
+}
+
+function lastMove(variant: string, s: GameState): [string, string] | undefined {
   const k = s.view?.knows;
-  const list = k?.chess?.moves ?? k?.espionage?.moves;
+  const list = k?.chess?.moves ?? k?.espionage?.moves ?? (variant === 'intrigue' ? k?.intrigue?.moves : undefined);
   const m = list?.[list.length - 1];
   return m ? [m.from, m.to] : undefined;
 }
@@ -431,40 +698,120 @@ function boardMarks(variant: string, view: any): any[] {
     for (const sq of k.secretchess6?.false_squares ?? []) marks.push({ orig: sq, brush: 'blue' });
   }
   if (variant === 'sic' && k.sic?.check) {
-    // R-S8: the man the report is about (the king, or the Decoy).
+    // The man the report is about (the king, or the Decoy).
     const target = (k.sic.own ?? []).find((p: any) => p.role === (k.sic.check === 'king' ? 'king' : 'decoy'));
     if (target) marks.push({ orig: target.square, brush: 'red' });
   }
   if (variant === 'intrigue') {
-    const setup = k.intrigue?.setup;
-    if (setup?.king) marks.push({ orig: setup.king, brush: 'green' });
-    if (setup?.informer && !(k.intrigue?.inspections ?? []).length) marks.push({ orig: setup.informer, brush: 'yellow' });
+    const ik = k.intrigue;
+    const setup = ik?.setup;
+    // The king's hiding square while it hides (no king of ours on the board yet).
+    const ownKing = view?.board?.split(' ')[0]?.includes(view?.side === 'black' ? 'k' : 'K');
+    if (setup?.king && !ownKing) marks.push({ orig: setup.king, brush: 'green' });
+    // The informer where it stands now (it moves with its pawn; gone once taken or promoted).
+    const informer = ik && 'informer_square' in ik ? ik.informer_square : setup?.informer;
+    if (informer) marks.push({ orig: informer, brush: 'yellow' });
   }
   return marks;
 }
 
 function intrigueSetupForm(side: Side): string {
   const rank = side === 'white' ? '2' : '7';
-  return `<form data-setup="intrigue" class="panel" aria-label="Intrigue setup"><p>Your secret setup (R-I1): the square the king hides on, and the pawn that is your informer. Only a commitment is sent now; it is opened at the end.</p>
-<label>King's hiding square <input name="king" value="${side === 'white' ? 'e1' : 'e8'}" size="4"></label>
-<label>Informer pawn <input name="informer" value="d${rank}" size="4"></label>
+  return `<form data-setup="intrigue" class="panel" aria-label="Intrigue setup"><p>Your secret setup: click a square on the board for your king to hide on, then one of your pawns to be the informer (or type them). Only a sealed commitment is sent now; it is opened at the end.</p>
+<label>King's hiding square <input name="king" value="${side === 'white' ? 'e1' : 'e8'}" size="4" data-pick="square"></label>
+<label>Informer pawn <input name="informer" value="d${rank}" size="4" data-pick="pawn"></label>
 <label><input type="checkbox" name="queen"> queen starts on the king's square</label>
 <button type="submit" class="primary">Commit setup</button></form>`;
 }
 
+const FORMATION_MEN: Array<[string, string]> = [['K', 'king'], ['Q', 'queen'], ['R', 'rook'], ['B', 'bishop'], ['N', 'knight'], ['1', 'empty']];
+
+/** Six selects for a first rank, laid out as the board shows it to `side` (Black: f to a). */
+function formationInputs(side: Side, initial: string, name: string): string {
+  const files = ['a', 'b', 'c', 'd', 'e', 'f'];
+  const order = side === 'white' ? files : [...files].reverse();
+  return `<div class="formation" role="group" aria-label="${esc(name)}">${order.map((f) => {
+    const at = initial[files.indexOf(f)];
+    return `<label class="file">${f}<select data-file="${f}" aria-label="${esc(name)} ${f}">${FORMATION_MEN.map(([l, n]) => `<option value="${l}"${l === at ? ' selected' : ''}>${n}</option>`).join('')}</select></label>`;
+  }).join('')}</div>`;
+}
+
+/** The formation string (files a to f) of a form's selects. */
+function formationOf(form: HTMLFormElement, _side: Side): string {
+  return ['a', 'b', 'c', 'd', 'e', 'f'].map((f) => (form.querySelector(`select[data-file="${f}"]`) as HTMLSelectElement | null)?.value ?? '1').join('');
+}
+
 function sixSetupForm(maxFalse: number, side: Side): string {
   const enemyRanks = side === 'white' ? '4 to 6' : '1 to 3';
-  return `<form data-setup="six" class="panel" aria-label="6x6 setup"><p>Your formation (R-G1): files a to f of your first rank, K Q R B N once each and 1 for the empty file. Up to ${maxFalse} false squares in the enemy territory (ranks ${enemyRanks}).</p>
-<label>Formation <input name="formation" value="NBKQ1R" size="8"></label>
+  const rank = side === 'white' ? 1 : 6;
+  return `<form data-setup="six" class="panel" aria-label="6x6 setup"><p>Your formation on rank ${rank}, shown as your board shows it: a king, queen, rook, bishop and knight once each, and one empty square. Clicking a square of your rank on the board picks it here. Then up to ${maxFalse} false threats: click squares of the enemy half (ranks ${enemyRanks}).</p>
+${formationInputs(side, 'NBKQ1R', 'Formation')}
 <label>False squares <input name="false_squares" placeholder="${side === 'white' ? 'b5 e6' : 'b2 e1'}" size="10"></label>
+<p class="muted" id="formation-check" aria-live="polite"></p>
 <button type="submit" class="primary">Commit setup</button></form>`;
 }
 
-function sixTieBreakForm(turns: number): string {
-  return `<form data-setup="tiebreak" class="panel" aria-label="6x6 tie-break"><p>Scores are level (R-G8): guess the opponent's formation, and optionally its ${turns} turns in order (0000 for a pass).</p>
-<label>Formation <input name="formation" value="RNBQ1K" size="8"></label>
+function sixTieBreakForm(turns: number, side: Side): string {
+  return `<form data-setup="tiebreak" class="panel" aria-label="6x6 tie-break"><p>Scores are level: guess the opponent's formation (its first rank, as your board shows it), and optionally its ${turns} turns in order (0000 for a pass).</p>
+${formationInputs(side, 'RNBQ1K', 'Opponent formation')}
 <label>Turns <input name="moves" placeholder="b6d4 0000" size="20"></label>
 <button type="submit" class="primary">Send tie-break</button></form>`;
+}
+
+/**
+ * Square picking for a setup form: Intrigue's king square then informer pawn; 6x6's
+ * formation (a click on the own first rank cycles that file's man) and false squares (a click
+ * in the enemy half toggles one). The board shows the picks as marks.
+ */
+function setupPicker(form: HTMLFormElement, side: Side, maxFalse: number, board: Board | null): (sq: string) => void {
+  const marks = () => {
+    const shapes: any[] = [];
+    const k = (form.querySelector('input[name="king"]') as HTMLInputElement | null)?.value.trim().toLowerCase();
+    const i = (form.querySelector('input[name="informer"]') as HTMLInputElement | null)?.value.trim().toLowerCase();
+    if (k && /^[a-h][1-8]$/.test(k)) shapes.push({ orig: k, brush: 'green' });
+    if (i && /^[a-h][1-8]$/.test(i)) shapes.push({ orig: i, brush: 'yellow' });
+    const fs = (form.querySelector('input[name="false_squares"]') as HTMLInputElement | null)?.value.split(/[\s,]+/).filter(Boolean) ?? [];
+    for (const f of fs) shapes.push({ orig: f.toLowerCase(), brush: 'blue' });
+    board?.cg.setAutoShapes(shapes);
+    const check = form.querySelector('#formation-check');
+    if (check) {
+      const f = formationOf(form, side);
+      const ok = [...'KQRBN1'].every((l) => f.split(l).length === 2);
+      check.textContent = ok ? `Formation a→f: ${f}` : `Each of K, Q, R, B, N and one empty square exactly once (now a→f: ${f}).`;
+    }
+  };
+  form.addEventListener('input', marks);
+  form.addEventListener('change', marks);
+  setTimeout(marks, 0);
+  let next: 'king' | 'informer' = 'king';
+  form.addEventListener('focusin', (e) => {
+    const n = (e.target as HTMLInputElement).name;
+    if (n === 'king' || n === 'informer') next = n;
+  });
+  return (sq: string) => {
+    const setup = form.dataset.setup;
+    if (setup === 'intrigue') {
+      const field = form.querySelector(`input[name="${next}"]`) as HTMLInputElement;
+      field.value = sq;
+      next = next === 'king' ? 'informer' : 'king';
+    } else if (setup === 'six' || setup === 'tiebreak') {
+      const own = side === 'white' ? '1' : '6';
+      const guessRank = side === 'white' ? '6' : '1';
+      const rank = sq.slice(1);
+      if ((setup === 'six' && rank === own) || (setup === 'tiebreak' && rank === guessRank)) {
+        const sel = form.querySelector(`select[data-file="${sq[0]}"]`) as HTMLSelectElement | null;
+        if (sel) sel.selectedIndex = (sel.selectedIndex + 1) % sel.options.length;
+      } else if (setup === 'six') {
+        const input = form.querySelector('input[name="false_squares"]') as HTMLInputElement;
+        const list = input.value.split(/[\s,]+/).filter(Boolean);
+        const at = list.indexOf(sq);
+        if (at >= 0) list.splice(at, 1);
+        else if (list.length < maxFalse) list.push(sq);
+        input.value = list.join(' ');
+      }
+    }
+    marks();
+  };
 }
 
 /** Intrigue's answer about a captured pawn (R-I3): whether it was the informer, and what it showed. */
@@ -496,8 +843,9 @@ function knowsPanel(variant: string, s: GameState): string {
   if (variant === 'kriegspiel' && k.kriegspiel) {
     const kk = k.kriegspiel;
     const tried = (kk.tried ?? []).map((m: any) => `${m.from}${m.to}${m.promotion ?? ''}`);
-    return `<h2>The umpire</h2><p>${esc(kk.to_move === s.side ? 'Your turn.' : 'The opponent is to move.')}</p>
-${tried.length ? `<p class="warn">Illegal this turn: <span class="mono">${esc(tried.join(' '))}</span></p>` : ''}
+    const turn = s.stage !== 'started' ? 'The game is over.' : kk.to_move === s.side ? 'Your turn.' : 'The opponent is to move.';
+    return `<h2>The umpire</h2><p id="umpire-turn">${esc(turn)}</p>
+${tried.length && s.stage === 'started' ? `<p class="warn">Illegal this turn: <span class="mono">${esc(tried.join(' '))}</span></p>` : ''}
 <h3>Announcements</h3><ol class="log" id="announcements">${(kk.announcements ?? []).map((a: any) => `<li>${esc(announcement(a))}</li>`).join('') || '<li class="muted">None yet.</li>'}</ol>`;
   }
   if (variant === 'sic' && k.sic) {

@@ -42,12 +42,12 @@ export async function postJson<T = any>(path: string, body?: unknown): Promise<T
 /**
  * Follows an NDJSON stream: calls `onValue` for each JSON line (empty keep-alive lines are
  * skipped), reconnecting after `retryMs` when the stream ends or fails, until `stop()` is
- * called or `onValue` returns `false`.
+ * called, or `onValue` or `onError` returns `false`.
  */
 export function followNdjson(
   path: string,
   onValue: (v: any) => boolean | void,
-  opts: { retryMs?: number; onError?: (e: unknown) => void } = {},
+  opts: { retryMs?: number; onError?: (e: unknown) => boolean | void } = {},
 ): { stop: () => void } {
   const retryMs = opts.retryMs ?? 1500;
   let stopped = false;
@@ -79,7 +79,11 @@ export function followNdjson(
         }
       } catch (e) {
         if (stopped) return;
-        opts.onError?.(e);
+        // `false` from onError: the failure is final (a 404: there is no such thing to follow).
+        if (opts.onError?.(e) === false) {
+          stopped = true;
+          return;
+        }
       }
       if (!stopped) await new Promise((r) => setTimeout(r, retryMs));
     }
@@ -113,9 +117,12 @@ export function clockText(ms: number): string {
   return t < 10000 ? `${base}.${Math.floor(t / 100) % 10}` : base;
 }
 
-/** The short form of a key, for display (`ed25519:675a…c3d2`). */
+/**
+ * The short form of a key, for display: `ed25519:` and its first 8 hex digits, a prefix of the
+ * key and of the CLI's fingerprint (`ed25519:<32 hex>`), so the two can be matched by eye.
+ */
 export function shortKey(k: string | null | undefined): string {
   if (!k) return '?';
-  const [scheme, hex] = k.includes(':') ? k.split(':', 2) : ['', k];
-  return hex.length > 12 ? `${scheme ? scheme + ':' : ''}${hex.slice(0, 6)}…${hex.slice(-4)}` : k;
+  const [scheme, hex] = k.includes(':') ? k.split(':', 2) : ['ed25519', k];
+  return hex.length > 8 ? `${scheme}:${hex.slice(0, 8)}…` : k;
 }

@@ -78,6 +78,10 @@ export interface BoardOptions {
   side: Side;
   /** Called with the origin and destination of a move made on the board. */
   onMove?: (orig: string, dest: string) => void;
+  /** Called with a square clicked (setup forms pick squares this way). */
+  onSelect?: (square: string) => void;
+  /** Premoves while the opponent is to move (open games only). */
+  premove?: boolean;
 }
 
 /** A board of one game, drawn from board strings. */
@@ -86,11 +90,13 @@ export class Board {
   readonly cg: Api;
   private readonly variant: string;
   private side: Side;
+  private readonly premove: boolean;
 
   constructor(el: HTMLElement, opts: BoardOptions) {
     this.variant = opts.variant;
     this.size = boardSize(opts.variant);
     this.side = opts.side;
+    this.premove = !!opts.premove;
     el.classList.add('cg-wrap', `size-${this.size}`, `variant-${opts.variant}`);
     this.cg = Chessground(el, {
       // An empty board of the game's size (chessgroundx would start from the 8x8 opening).
@@ -107,7 +113,8 @@ export class Board {
         showDests: true,
         events: { after: (orig, dest) => opts.onMove?.(orig, dest) },
       },
-      premovable: { enabled: false },
+      premovable: { enabled: !!opts.premove, castle: true },
+      events: { select: (sq) => opts.onSelect?.(sq) },
       draggable: { enabled: true, showGhost: true },
       drawable: { enabled: false, visible: true },
     });
@@ -117,7 +124,11 @@ export class Board {
    * Draws `board` (a seat's board string) with `dests` (origin square → destination squares)
    * movable when the seat is asked to move.
    */
-  set(board: string, dests: Map<string, string[]>, opts: { lastMove?: [string, string]; marks?: DrawShape[] } = {}): void {
+  set(
+    board: string,
+    dests: Map<string, string[]>,
+    opts: { lastMove?: [string, string]; marks?: DrawShape[]; check?: Side | null; live?: boolean } = {},
+  ): void {
     const cells = parseBoard(board, this.size, this.side);
     const diff: cg.PiecesDiff = new Map();
     const enemy: Side = this.side === 'white' ? 'black' : 'white';
@@ -133,17 +144,30 @@ export class Board {
     this.cg.set({
       lastMove: opts.lastMove as cg.Key[] | undefined,
       movable: {
-        color: dests.size > 0 ? this.side : undefined,
+        // A premove needs the seat's own colour movable while the opponent is to move.
+        color: dests.size > 0 || (this.premove && opts.live) ? this.side : undefined,
         dests: dests as unknown as cg.Dests,
       },
       turnColor: dests.size > 0 ? this.side : enemy,
+      check: opts.check ?? false,
     });
+    if (!opts.live) this.cg.cancelPremove();
     this.cg.setAutoShapes(opts.marks ?? []);
   }
 
   /** Turns the board around. */
   flip(): void {
     this.cg.toggleOrientation();
+  }
+
+  /** Plays a premove set while the opponent was to move, if it is legal now. */
+  playPremove(): boolean {
+    return this.premove ? this.cg.playPremove() : false;
+  }
+
+  /** Which way up the board is now. */
+  orientation(): Side {
+    return this.cg.state.orientation as Side;
   }
 }
 

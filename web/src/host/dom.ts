@@ -44,11 +44,12 @@ export function link(href: string, ...children: (Child | Child[])[]): HTMLAnchor
   return h("a", { href, "data-route": "" }, ...children);
 }
 
-/** `ed25519:<64 hex>` shortened for tables: the first 8 hex digits, the whole key in the title. */
+/** `ed25519:<64 hex>` shortened for tables: `ed25519:` and the first 8 hex digits (a prefix
+ * of the key and of the CLI's fingerprint, `ed25519:<32 hex>`), the whole key in the title. */
 export function shortKey(key: string | null | undefined): string {
   if (!key) return "—";
   const hex = key.startsWith("ed25519:") ? key.slice(8) : key;
-  return hex.slice(0, 8) + "…";
+  return `ed25519:${hex.slice(0, 8)}…`;
 }
 
 /** A key as a span: short text, full key on hover; known parties (the house bot, the umpire

@@ -5,7 +5,7 @@
 
 import { OPEN_GAMES, clock, h, keySpan, link, replace, variantName, when } from "./dom";
 import { Board } from "../common/board";
-import { getJson } from "./http";
+import { ApiError, getJson } from "./http";
 import {
   type Replay,
   type ViewName,
@@ -14,6 +14,7 @@ import {
   boardAt,
   clampStep,
   clocksAt,
+  illegal,
   seatAt,
   steps,
   toldText,
@@ -31,7 +32,17 @@ function viewLabel(view: ViewName, variant: string): string {
 
 export const gamePage: Page = async (root, params, ctx) => {
   const id = params[0] ?? "";
-  const info = await getJson(`/api/match/${encodeURIComponent(id)}`);
+  let info: any;
+  try {
+    info = await getJson(`/api/match/${encodeURIComponent(id)}`);
+  } catch (e) {
+    if (e instanceof ApiError && e.notFound) {
+      document.title = "No such game — fogproof";
+      replace(root, h("h1", {}, "No such game"), h("p", {}, `This server has no game ${id.slice(0, 16)}…. `, link("/games", "The finished games"), " and ", link("/", "the lobby"), " list those it has."));
+      return;
+    }
+    throw e;
+  }
   if (info.status === "live") {
     renderLive(root, info, ctx.known);
     ctx.every(2000, async () => renderLive(root, await getJson(`/api/match/${encodeURIComponent(id)}`), ctx.known));
@@ -231,6 +242,8 @@ export function mountReplay(el: HTMLElement, r: Replay, ctx: Parameters<Page>[2]
       li.classList.toggle("current", i === step);
       const b = li.querySelector("button");
       if (b && i > 0) b.textContent = actionText(r, r.frames[i - 1], view);
+      // Illegal attempts are marked where the view may know of them (the umpire's, the mover's).
+      li.classList.toggle("illegal", i > 0 && illegal(r.frames[i - 1]) && (view === "full" || view === r.frames[i - 1].actor));
     });
     list.querySelector("li.current")?.scrollIntoView?.({ block: "nearest" });
   }

@@ -5,6 +5,7 @@
 // nothing here reads the full position for a player's view.
 
 import { OPEN_GAMES, words } from "./dom";
+import { actionWords, toldWords } from "./words";
 
 export type Side = "white" | "black";
 export type ViewName = Side | "full";
@@ -76,8 +77,17 @@ export function clocksAt(r: Replay, step: number): Clocks | null {
  * actor's own view and open games; in a hidden game only that the opponent acted. */
 export function actionText(r: Replay, frame: Frame, view: ViewName): string {
   const who = frame.actor === "white" ? "White" : "Black";
-  if (view === "full" || view === frame.actor || OPEN_GAMES.has(r.variant)) return `${who}: ${frame.action}`;
+  if (view === "full" || view === frame.actor || OPEN_GAMES.has(r.variant)) {
+    return `${who}: ${actionWords(r.variant, frame.action)}${illegal(frame) ? " (illegal attempt)" : ""}`;
+  }
   return `${who} acted (hidden from ${view === "white" ? "White" : "Black"})`;
+}
+
+/** Whether a frame is a Kriegspiel attempt the umpire called illegal (told to the mover only). */
+export function illegal(frame: Frame): boolean {
+  const last = frame.views[frame.actor]?.last as Record<string, any> | null;
+  const k = last?.kriegspiel;
+  return k === "illegal" || (k !== null && typeof k === "object" && "illegal" in k);
 }
 
 /** The side to move, from a board string's second field. */
@@ -99,18 +109,9 @@ export function kriegspielAnnouncement(a: any): string {
   return parts.length ? parts.join("; ") : "move made; nothing to announce";
 }
 
-/** The last thing a seat was told, in words where the game's shape is known, else compact. */
+/** The last thing a seat was told, in words, for every game. */
 export function toldText(seat: SeatView): string {
-  const last = seat.last;
-  if (!last) return "nothing yet";
-  const [game, value] = Object.entries(last)[0] ?? [];
-  if (game === "kriegspiel" && value && typeof value === "object") {
-    const v = value as Record<string, unknown>;
-    if ("legal" in v) return kriegspielAnnouncement(v.legal);
-    if ("illegal" in v || Object.keys(v)[0] === "illegal") return "illegal attempt";
-  }
-  if (game === "kriegspiel" && value === "illegal") return "illegal attempt";
-  return compact(value);
+  return toldWords(seat.last, kriegspielAnnouncement);
 }
 
 /** A JSON value as short readable text (for observations of games without words here). */
