@@ -12,7 +12,7 @@ use serde::de::DeserializeOwned;
 use thiserror::Error;
 
 /// The protocol version every versioned type carries in its `version` field.
-pub const VERSION: u8 = 2;
+pub const VERSION: u8 = 3;
 
 /// Why bytes were refused by [`decode`].
 #[derive(Debug, Error, PartialEq, Eq)]

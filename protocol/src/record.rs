@@ -9,7 +9,8 @@
 //! entry  = postcard(Entry { message, receipt })
 //! ```
 //!
-//! Entries come in the relay's sequence (receipt `seq` 0, 1, 2, ...). Appending an entry is
+//! Entries come in the relay's total order (each receipt's `after` is the order head of the entry
+//! before it; each channel's positions run 0, 1, 2, ...). Appending an entry is
 //! writing one frame at the end of the file; nothing before it changes. Version 1 records
 //! (never published) are refused by their first byte.
 
@@ -17,7 +18,8 @@ use crate::LogHead;
 use crate::codec::{self, Canonical, DecodeError};
 use crate::keys::ByColour;
 use crate::message::{
-    MessageError, ReceiptError, SignedMessage, SignedReceipt, genesis_head, next_head,
+    MessageError, ReceiptError, SignedMessage, SignedReceipt, genesis_head, genesis_order,
+    next_head,
 };
 use crate::relay::Entry;
 use crate::seal::{SealDisclosure, SealPublicKey};
@@ -291,6 +293,152 @@ pub enum RecordError {
         /// Why.
         source: ReceiptError,
     },
+    /// A receipt that names another channel than its message's, a channel's positions not
+    /// 0, 1, 2, ... in order, time going backwards, a channel head that the channel's entries
+    /// before it do not produce, or an entry that does not follow the one before it in the
+    /// relay's order (its `after` is not that entry's order head).
+    #[error(
+        "entry {index}: receipt on {channel} at position {found} (expected {expected}), time {time_ms} ms (after {after_ms} ms), head {head_ok}, order {order_ok}"
+    )]
+    ReceiptOrder {
+        /// Its index in `entries`.
+        index: usize,
+        /// The receipt's channel.
+        channel: crate::Channel,
+        /// The receipt's position.
+        found: u64,
+        /// The expected position.
+        expected: u64,
+        /// The receipt's time.
+        time_ms: u64,
+        /// The previous receipt's time.
+        after_ms: u64,
+        /// Whether the channel head matched.
+        head_ok: bool,
+        /// Whether it follows the entry before it (and names its message's channel).
+        order_ok: bool,
+    },
+}
+
+impl MatchRecord {
+    /// The record's first bytes: the version and the terms frame. A server writes these when a
+    /// match starts, then [`MatchRecord::entry_frame`] per accepted entry.
+    pub fn header_bytes(terms: &SignedTerms) -> Vec<u8> {
+        let mut out = vec![codec::VERSION];
+        frame(&mut out, &terms.to_canonical());
+        out
+    }
+
+    /// Reads as much of a record as decodes, for a description of a damaged file: the terms
+    /// frame, then items up to the first that does not decode (`None` without readable terms).
+    /// Nothing read this way is checked: never trust it without the verifier's verdict.
+    pub fn read_prefix(bytes: &[u8]) -> Option<MatchRecord> {
+        let what = Self::NAME;
+        let (&version, rest) = bytes.split_first()?;
+        let (terms, mut rest) = read_frame(what, rest, SignedTerms::MAX_BYTES).ok()?;
+        let terms: SignedTerms = postcard::from_bytes(terms).ok()?;
+        let mut record = MatchRecord { version, terms, entries: Vec::new() };
+        while let Ok((item, r)) = read_frame(what, rest, Entry::MAX_BYTES) {
+            rest = r;
+            match postcard::from_bytes::<Entry>(item) {
+                Ok(e) => record.entries.push(e),
+                Err(_) => break,
+            }
+        }
+        Some(record)
+    }
+
+    /// Every disclosure the record's `Disclose` messages carry, by the message it discloses,
+    /// with the index of the entry that carries it (the first, if repeated). Nothing is
+    /// checked: the verifier's verdict says whether they are true.
+    pub fn disclosures(
+        &self,
+    ) -> std::collections::BTreeMap<crate::MessageHash, (usize, SealDisclosure)> {
+        let mut out = std::collections::BTreeMap::new();
+        for (i, e) in self.entries.iter().enumerate() {
+            let Ok(body) = e.message.verify() else { continue };
+            if let crate::message::Payload::Disclose(items) = body.payload {
+                for d in items {
+                    out.entry(d.message).or_insert((i, d));
+                }
+            }
+        }
+        out
+    }
+
+    /// One entry as the frame appended to a record file.
+    pub fn entry_frame(entry: &Entry) -> Vec<u8> {
+        let mut out = Vec::new();
+        frame(&mut out, &entry.to_canonical());
+        out
+    }
+}
+
+impl Canonical for MatchRecord {
+    const NAME: &'static str = "match record";
+    const MAX_BYTES: usize = MAX_RECORD_BYTES as usize;
+
+    fn to_canonical(&self) -> Vec<u8> {
+        let mut out = vec![self.version];
+        frame(&mut out, &self.terms.to_canonical());
+        for e in &self.entries {
+            frame(&mut out, &e.to_canonical());
+        }
+        out
+    }
+
+    fn from_canonical(bytes: &[u8]) -> Result<Self, DecodeError> {
+        let what = Self::NAME;
+        if bytes.len() > Self::MAX_BYTES {
+            return Err(DecodeError::TooLong {
+                what,
+                len: bytes.len(),
+                max_bytes: Self::MAX_BYTES,
+            });
+        }
+        let Some((&version, mut rest)) = bytes.split_first() else {
+            return Err(DecodeError::Malformed {
+                what,
+                reason: postcard::Error::DeserializeUnexpectedEnd,
+            });
+        };
+        codec::check_version(what, version)?;
+        let (terms, r) = read_frame(what, rest, SignedTerms::MAX_BYTES)?;
+        rest = r;
+        let terms = SignedTerms::from_canonical(terms)?;
+        let mut entries = Vec::new();
+        while !rest.is_empty() {
+            let (item, r) = read_frame(what, rest, Entry::MAX_BYTES)?;
+            rest = r;
+            entries.push(Entry::from_canonical(item)?);
+        }
+        Ok(MatchRecord { version, terms, entries })
+    }
+}
+
+/// Why a record's envelope (terms, signatures, receipts) is refused. Game-level checks are the
+/// verifier's.
+#[derive(Debug, Error, PartialEq, Eq)]
+pub enum RecordError {
+    /// The terms.
+    #[error("terms: {0}")]
+    Terms(#[from] TermsError),
+    /// A message.
+    #[error("entry {index}: {source}")]
+    Message {
+        /// Its index in `entries`.
+        index: usize,
+        /// Why.
+        source: MessageError,
+    },
+    /// A receipt.
+    #[error("entry {index}: {source}")]
+    Receipt {
+        /// Its index in `entries`.
+        index: usize,
+        /// Why.
+        source: ReceiptError,
+    },
     /// Receipts not numbered 0, 1, 2, ... in order, time going backwards, or a head that the
     /// entries before it do not produce.
     #[error(
@@ -314,37 +462,51 @@ pub enum RecordError {
 
 impl MatchRecord {
     /// Checks the terms, every message signature and match id, every receipt (relay signature,
-    /// the whole signed message) and that receipts number the match 0, 1, 2, ... with time
-    /// never going back and each head chaining from the one before. Returns the agreed terms and
-    /// the final log head.
+    /// the whole signed message, its message's channel) and that each channel's receipts number
+    /// it 0, 1, 2, ... with each channel head chaining from the one before, that every entry
+    /// follows the one before it in the relay's order, and that time never goes back. Returns
+    /// the agreed terms and the final order head (the match's head).
     pub fn check_envelope(&self) -> Result<(AgreedTerms, LogHead), RecordError> {
         let agreed = self.terms.verify()?;
-        let mut head = genesis_head(&agreed.match_id);
+        let mut heads = crate::Channel::ALL.map(|c| genesis_head(&agreed.match_id, c));
+        let mut lengths = [0u64; 3];
+        let mut order = genesis_order(&agreed.match_id);
         let mut last_time = 0;
         for (index, e) in self.entries.iter().enumerate() {
-            e.message
+            let body = e
+                .message
                 .verify_for(&agreed.match_id)
                 .map_err(|source| RecordError::Message { index, source })?;
             let receipt = e
                 .receipt
                 .verify(&agreed.terms.relay, &agreed.match_id, &e.message)
                 .map_err(|source| RecordError::Receipt { index, source })?;
-            let expected = index as u64;
-            let next = next_head(&head, expected, receipt.time_ms, &receipt.message);
-            if receipt.seq != expected || receipt.time_ms < last_time || receipt.head != next {
+            let c = usize::from(receipt.channel.byte());
+            let expected = lengths[c];
+            let next = next_head(&heads[c], expected, receipt.time_ms, &receipt.message);
+            let order_ok = receipt.after == order && receipt.channel == body.channel;
+            if receipt.position != expected
+                || receipt.time_ms < last_time
+                || receipt.head != next
+                || !order_ok
+            {
                 return Err(RecordError::ReceiptOrder {
                     index,
-                    found: receipt.seq,
+                    channel: receipt.channel,
+                    found: receipt.position,
                     expected,
                     time_ms: receipt.time_ms,
                     after_ms: last_time,
                     head_ok: receipt.head == next,
+                    order_ok,
                 });
             }
-            head = next;
+            heads[c] = next;
+            lengths[c] += 1;
+            order = receipt.order();
             last_time = receipt.time_ms;
         }
-        Ok((agreed, head))
+        Ok((agreed, order))
     }
 }
 

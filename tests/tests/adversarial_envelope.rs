@@ -100,13 +100,13 @@ fn reordered_messages() {
 #[test]
 fn dropped_message() {
     // The relay drops player 0's commitment from the record. Player 1 had seen it (its signed
-    // `seen` names position 1 with the head of the honest log): the relay's record is not the
+    // `seen` names the order head after it in the honest log): the relay's record is not the
     // history it showed.
     let (h, mut all) = midgame("chess");
     all.remove(1);
     let f = faults(&with_entries(&h, relog(&h, &all)));
     let f = only_fault(&f, FaultKind::Equivocation, Some(h.relay_id.public()), Role::Relay);
-    assert!(f.evidence.contains("seen position 1"), "{f:?}");
+    assert!(f.evidence.contains("which the log does not have"), "{f:?}");
     assert_eq!(f.entry, Some(1));
 }
 
@@ -183,8 +183,8 @@ fn relay_showing_the_two_players_different_histories() {
     assert_eq!(f.message, Some(b.hash()));
 
     // The relay shows Black White's move, Black answers it, and the relay leaves White's move
-    // out of the record: Black's signed `seen` names a position and head the record's log
-    // never had.
+    // out of the record: Black's signed `seen` names an order head the record's log never
+    // had.
     let mut h2 = Harness::new("chess", 1);
     h2.setup();
     let prefix = messages(&h2.record());
@@ -200,7 +200,7 @@ fn relay_showing_the_two_players_different_histories() {
         Role::Relay,
     );
     assert_eq!(f.message, Some(reply.hash()));
-    assert!(f.evidence.contains("seen position"), "{f:?}");
+    assert!(f.evidence.contains("which the log does not have"), "{f:?}");
 }
 
 /// Re-encodes the varint at `at` with one redundant byte (`0x80` continuation, then `0x00`).

@@ -160,7 +160,9 @@ fn a_relay_head_that_does_not_chain_is_equivocation() {
     let mut r = h.record();
     let m = r.entries[4].message.clone();
     // A receipt for the right message and position whose head chains from another history.
-    r.entries[4].receipt = h.receipt(&m, 4, 50, &protocol::LogHead([9; 32]));
+    let position = r.entries[4].receipt.open(&h.relay_id.public()).unwrap().position;
+    r.entries[4].receipt =
+        h.receipt(&m, position, 50, &protocol::LogHead([9; 32]), &h.order_before(4));
     let f = only_fault(
         &faults(&r.to_canonical()),
         FaultKind::Equivocation,
@@ -175,7 +177,8 @@ fn relay_receipts_going_back_in_time_are_the_relays_fault() {
     let h = Harness::honest("chess");
     let mut r = h.record();
     let m = r.entries[5].message.clone();
-    r.entries[5].receipt = h.receipt(&m, 5, 1, &h.head_before(5));
+    let position = r.entries[5].receipt.open(&h.relay_id.public()).unwrap().position;
+    r.entries[5].receipt = h.receipt(&m, position, 1, &h.head_before(5), &h.order_before(5));
     let f = only_fault(
         &faults(&r.to_canonical()),
         FaultKind::BadReceipt,
@@ -733,7 +736,7 @@ fn a_relay_closing_an_unfinished_match_is_named() {
         .max()
         .expect("the start notice");
     let n = all.len();
-    let seen = protocol::message::Seen { seq: n as u64 - 1, head: h.head_before(n) };
+    let seen = protocol::message::Seen { order: h.order_before(n) };
     let body = protocol::message::MessageBody {
         version: protocol::codec::VERSION,
         match_id: h.match_id(),

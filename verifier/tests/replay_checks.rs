@@ -45,8 +45,8 @@ fn nth_action(c: &Checked, n: usize) -> usize {
 fn entry(c: &Checked, seen: usize, author: PublicKey, payload: Payload) -> CheckedEntry {
     let mut e = c.entries[seen].clone();
     e.index = c.entries.len();
-    e.body.seen =
-        Some(protocol::message::Seen { seq: seen as u64, head: c.entries[seen].receipt.head });
+    e.body.seen = Some(protocol::message::Seen { order: c.entries[seen].receipt.order() });
+    e.seen = Some(seen);
     e.body.author = author;
     e.body.channel = protocol::Channel::Public;
     e.sealed = false;
