@@ -826,13 +826,12 @@ fn a_refused_message_does_not_block_its_authors_later_ones() {
     ));
     let first = h.send_sealed(white, Side::White, Payload::Action(b"move 2".to_vec()));
     h.last_action = Some(first.message.hash());
-    // The umpire answers White's move; play goes on, then White resigns and everyone
-    // discloses: every later message of White's is accepted despite the two unused numbers.
+    // The umpire answers White's move, then White resigns and everyone discloses: every later
+    // message of White's is accepted despite the two unused numbers.
     h.turn(h.last_action, protocol::message::Owed::Side(Side::Black));
     for s in Side::BOTH {
         h.send_sealed(Who::Umpire, s, Payload::Observation(b"ok".to_vec()));
     }
-    h.play(2);
     h.finish();
     let c = checked(&h);
     assert!(h.relay.coordinator().is_over());
