@@ -26,8 +26,8 @@
 
 use crate::codec::{self, Canonical, DecodeError};
 use crate::message::{Receipt, ReceiptError, SignedReceipt, next_head};
-use crate::{Channel, LogHead};
 use crate::terms::{AgreedTerms, SignedTerms, TermsError};
+use crate::{Channel, LogHead};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 

@@ -209,12 +209,7 @@ impl Sequence {
     }
 
     /// Appends an entry at `time_ms` (checked by [`Sequence::check`]) and returns where.
-    pub fn push(
-        &mut self,
-        body: &MessageBody,
-        signed: &crate::SignedHash,
-        time_ms: u64,
-    ) -> Placed {
+    pub fn push(&mut self, body: &MessageBody, signed: &crate::SignedHash, time_ms: u64) -> Placed {
         let c = usize::from(body.channel.byte());
         let position = self.lengths[c];
         let head = next_head(&self.heads[c], position, time_ms, signed);
@@ -518,8 +513,7 @@ impl Relay {
             white: self.terms.terms.players[0].key,
             black: self.terms.terms.players[1].key,
         });
-        let seen =
-            self.sequence.check(&body, |c| reads(&self.terms, &colours, &body.author, c))?;
+        let seen = self.sequence.check(&body, |c| reads(&self.terms, &colours, &body.author, c))?;
         let admission = self.coordinator.admit(&body, seen, &self.terms.terms.relay)?;
         let player = self.terms.terms.players.iter().position(|p| p.key == body.author);
         let max = self.terms.terms.limits.max_messages_per_side;

@@ -4,10 +4,10 @@ mod common;
 
 use common::{ALICE, BOB, Table, UMPIRE, cast, sign, terms_for};
 use protocol::Channel;
+use protocol::Side;
 use protocol::codec::{Canonical, VERSION};
 use protocol::evidence::{At, Contradiction, Evidence, EvidenceError};
 use protocol::message::{Owed, Payload, Receipt, SignedReceipt, next_head};
-use protocol::Side;
 use protocol::relay::Relay;
 use protocol::terms::Colours;
 use rules::Variant;
@@ -70,7 +70,8 @@ fn two_entries_of_different_channels_after_one_order_head_are_an_order_fork() {
     let mut twin = Relay::resume(c.relay.clone(), t.agreed.clone(), t.relay.entries()).unwrap();
     let after = t.relay.head();
     // One log: White's sealed attempt on her channel. The other: Black resigning in public.
-    let attempt = t.write_sealed(ALICE, Channel::WhiteUmpire, None, &Payload::Action(b"e2e4".to_vec()));
+    let attempt =
+        t.write_sealed(ALICE, Channel::WhiteUmpire, None, &Payload::Action(b"e2e4".to_vec()));
     let resign = t.write(BOB, Channel::Public, None, resign(Side::Black));
     let a = t.relay.accept(&attempt.to_canonical(), 10).unwrap().entry.receipt;
     let b = twin.accept(&resign.to_canonical(), 10).unwrap().entry.receipt;
@@ -166,7 +167,11 @@ fn across_channels_the_order_head_orders_neighbours() {
         ),
         ..attempt.clone()
     };
-    let e = evidence(&t, SignedReceipt::sign(&early, &c.relay), t.relay.entries()[i - 1].receipt.clone());
+    let e = evidence(
+        &t,
+        SignedReceipt::sign(&early, &c.relay),
+        t.relay.entries()[i - 1].receipt.clone(),
+    );
     assert_eq!(
         e.check().map(|x| x.1),
         Ok(Contradiction::TimeReversed {
@@ -175,7 +180,11 @@ fn across_channels_the_order_head_orders_neighbours() {
         })
     );
     // The genuine pair is consistent.
-    let e = evidence(&t, t.relay.entries()[i].receipt.clone(), t.relay.entries()[i - 1].receipt.clone());
+    let e = evidence(
+        &t,
+        t.relay.entries()[i].receipt.clone(),
+        t.relay.entries()[i - 1].receipt.clone(),
+    );
     assert_eq!(e.check().err(), Some(EvidenceError::Consistent));
 }
 

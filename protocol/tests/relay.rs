@@ -130,8 +130,11 @@ fn numbering_allows_gaps_and_refuses_replays_and_reordering() {
     // gap: a refusal does not block what its author writes after it.
     let mut ahead = t.authors[ALICE].clone();
     let m0 = ahead.write(Channel::Public, None, action(b"a"));
-    let m1 =
-        ahead.write(Channel::Public, None, Payload::Commit { purpose: PUBLIC_CONTRIBUTION, commitment });
+    let m1 = ahead.write(
+        Channel::Public,
+        None,
+        Payload::Commit { purpose: PUBLIC_CONTRIBUTION, commitment },
+    );
     assert_eq!(m1.verify().expect("signed").seq, 1);
     t.submit(ALICE, &m1, 1).expect("alice's commitment after a gap");
     // Her message 0 after her message 1: out of the order she signed them in.
@@ -768,7 +771,8 @@ fn the_relay_closes_a_complete_match_and_the_parties_countersign_its_final_head(
         ));
     }
     // Bob's countersignature must come after he saw the close.
-    let before = with_seen(&t, BOB, Some(Seen { order: t.receipt(5).order() }), Payload::Countersign);
+    let before =
+        with_seen(&t, BOB, Some(Seen { order: t.receipt(5).order() }), Payload::Countersign);
     assert!(matches!(
         t.relay.accept(&before.to_canonical(), 64),
         Err(RelayError::NotEntitled(NotEntitled::NotNow { .. }))

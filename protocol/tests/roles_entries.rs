@@ -46,8 +46,7 @@ fn forgeries(
     agreed: &protocol::terms::AgreedTerms,
     real: &Entry,
 ) -> Vec<(&'static str, Entry)> {
-    let seq =
-        Receipt::from_canonical(&real.receipt.receipt).expect("the relay's receipt").position;
+    let seq = Receipt::from_canonical(&real.receipt.receipt).expect("the relay's receipt").position;
     let mut forged = real.message.clone();
     forged.signature.s[0] ^= 1;
     let mut other = real.message.clone();

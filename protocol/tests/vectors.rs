@@ -235,8 +235,10 @@ fn message_and_receipt() {
         ],
     );
     assert_eq!(private_head.to_vec(), bytes(p, &["head"]));
-    let private_order =
-        h("fogproof/v2/order-head", &[("prev", &order), ("channel", &[1]), ("head", &private_head)]);
+    let private_order = h(
+        "fogproof/v2/order-head",
+        &[("prev", &order), ("channel", &[1]), ("head", &private_head)],
+    );
     assert_eq!(private_order.to_vec(), bytes(p, &["order"]));
     let receipt = bytes(p, &["bytes"]);
     verify_sig(&relay, "fogproof/v2/receipt", &receipt, &bytes(p, &["signature"]));

@@ -233,3 +233,229 @@ fn sic_and_6x6_hidden_moves_leave_no_trace_in_what_the_opponent_receives() {
         );
     }
 }
+
+// ------------------------------------------------------------------ through the real server
+
+mod network;
+
+use client::agent::{Accept, DeciderFactory};
+use client::seat::{Decider, SeatCommand, SeatEvent};
+use network::Net;
+use serde_json::{Value, json};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::mpsc;
+
+type SeatEnds = (mpsc::Sender<SeatCommand>, mpsc::UnboundedReceiver<SeatEvent>);
+
+/// A seat decided by the test: its questions and entries come out, its answers go in.
+#[derive(Clone, Default)]
+struct Remote {
+    slot: Arc<Mutex<Option<SeatEnds>>>,
+}
+
+impl Remote {
+    fn factory(&self) -> DeciderFactory {
+        let slot = self.slot.clone();
+        Arc::new(move |_| {
+            let (cmd_tx, cmd_rx) = mpsc::channel(16);
+            let (ev_tx, ev_rx) = mpsc::unbounded_channel();
+            *slot.lock().unwrap() = Some((cmd_tx, ev_rx));
+            (Decider::Remote(cmd_rx), Some(ev_tx))
+        })
+    }
+
+    async fn take(&self) -> SeatEnds {
+        for _ in 0..2_000 {
+            if let Some(s) = self.slot.lock().unwrap().take() {
+                return s;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        panic!("no seat started");
+    }
+}
+
+/// What a seat saw until its next question: the entries delivered to it, then the options.
+async fn next_ask(
+    events: &mut mpsc::UnboundedReceiver<SeatEvent>,
+    seen: &mut Vec<protocol::relay::Entry>,
+) -> Vec<Vec<u8>> {
+    loop {
+        match tokio::time::timeout(Duration::from_secs(30), events.recv()).await {
+            Ok(Some(SeatEvent::Ask(Ask::Choose(options)))) => return options,
+            Ok(Some(SeatEvent::Entry(e))) => seen.push(*e),
+            Ok(Some(_)) => {}
+            other => panic!("no question: {other:?}"),
+        }
+    }
+}
+
+fn option(options: &[Vec<u8>], uci: &str) -> Vec<u8> {
+    options
+        .iter()
+        .find(|b| {
+            protocol::game::decode_action(Variant::Kriegspiel, b)
+                .ok()
+                .and_then(|a| a.as_move().map(|m| m.uci(rules::Alphabet::ORTHODOX)))
+                .as_deref()
+                == Some(uci)
+        })
+        .unwrap_or_else(|| panic!("{uci} is not offered"))
+        .clone()
+}
+
+/// A JSON answer with what differs between two matches anyway left out: strings longer than
+/// a word (ids, keys, names) become their length, times (`*_ms`) become 0. Counts, flags, short
+/// words (`running`, `status`) and every key and array length stay.
+fn json_shape(v: &Value) -> Value {
+    match v {
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .map(|(k, v)| {
+                    let v = if k.ends_with("_ms") { json!(0) } else { json_shape(v) };
+                    (k.clone(), v)
+                })
+                .collect(),
+        ),
+        Value::Array(a) => Value::Array(a.iter().map(json_shape).collect()),
+        Value::String(s) if s.len() > 16 => json!(s.len()),
+        other => other.clone(),
+    }
+}
+
+/// Every public answer about the live match `id` (hex), as shapes.
+async fn public_shapes(net: &Net, id: &str) -> Vec<(String, Value)> {
+    let lobby = net.get_json("/api/lobby").await;
+    let mine: Vec<Value> = lobby["live"]
+        .as_array()
+        .expect("live")
+        .iter()
+        .filter(|m| m["id"] == id)
+        .map(json_shape)
+        .collect();
+    assert_eq!(mine.len(), 1, "the match is in the lobby");
+    let mut out = vec![("/api/lobby".to_owned(), Value::Array(mine))];
+    out.push(("/api/match".into(), json_shape(&net.get_json(&format!("/api/match/{id}")).await)));
+    for route in ["record", "verdict", "pgn", "replay"] {
+        let (status, _) = net.get_raw(&format!("/api/match/{id}/{route}")).await;
+        out.push((route.into(), json!(status)));
+    }
+    let (status, _) = net.get_raw(&format!("/game/{id}")).await;
+    out.push(("/game".into(), json!(status)));
+    out
+}
+
+/// The shape of a frame a seat received, its author by role (the two runs have other keys).
+fn role_shape(agreed: &protocol::terms::AgreedTerms, e: &protocol::relay::Entry) -> Shape {
+    let body = MessageBody::from_canonical(&e.message.body).expect("a body");
+    let receipt = Receipt::from_canonical(&e.receipt.receipt).expect("a receipt");
+    let role = if agreed.terms.umpire.as_ref().is_some_and(|u| u.key == body.author) {
+        0
+    } else if body.author == agreed.terms.relay {
+        1
+    } else {
+        2 + agreed.terms.players.iter().position(|p| p.key == body.author).expect("a player")
+    };
+    let frame = ServerFrame::Entry(e.clone()).to_canonical();
+    Shape {
+        kind: body.payload.kind(),
+        channel: body.channel,
+        author: PublicKey([u8::try_from(role).expect("a role"); 32]),
+        seq: body.seq,
+        position: receipt.position,
+        seen: body.seen.is_some(),
+        re: body.re.is_some(),
+        frame_len: frame.len() - varint_len(receipt.time_ms),
+        clear: match &body.payload {
+            Payload::Sealed(_) | Payload::Commit { .. } | Payload::Reveal { .. } => None,
+            p => Some(p.to_canonical()),
+        },
+    }
+}
+
+/// A Kriegspiel match on the real server: 1. e4 a6 2. Qh5 (Black's f-pawn is pinned), Black
+/// tries f7-f6 and f7-f5 if `attempts` (each answered "illegal" to Black alone), then plays
+/// g7-g6, and White resigns. Returns the frames White's agent received up to its resignation
+/// (setup entries sorted: the two players commit and reveal concurrently) and the public
+/// answers while Black is to move, after its attempts.
+async fn server_run(net: &Net, tag: &str, attempts: bool) -> (Vec<Shape>, Vec<(String, Value)>) {
+    let (white_seat, black_seat) = (Remote::default(), Remote::default());
+    let black = net.agent(&format!("{tag}-black"), black_seat.factory(), Accept::Addressed).await;
+    let white = net.agent(&format!("{tag}-white"), white_seat.factory(), Accept::Nothing).await;
+    white
+        .challenge(json!({
+            "variant": "kriegspiel", "clock_limit": 600, "clock_increment": 0, "color": "white",
+            "opponent": black.session().key.to_string(),
+        }))
+        .await
+        .expect("challenge");
+    let (w_tx, mut w_ev) = white_seat.take().await;
+    let (b_tx, mut b_ev) = black_seat.take().await;
+    let (mut w_seen, mut b_seen) = (Vec::new(), Vec::new());
+    let play = |tx: &mpsc::Sender<SeatCommand>, bytes: Vec<u8>| {
+        let tx = tx.clone();
+        async move { tx.send(SeatCommand::Decide(bytes)).await.expect("seat") }
+    };
+    play(&w_tx, option(&next_ask(&mut w_ev, &mut w_seen).await, "e2e4")).await;
+    play(&b_tx, option(&next_ask(&mut b_ev, &mut b_seen).await, "a7a6")).await;
+    play(&w_tx, option(&next_ask(&mut w_ev, &mut w_seen).await, "d1h5")).await;
+    let mut options = next_ask(&mut b_ev, &mut b_seen).await;
+    if attempts {
+        for uci in ["f7f6", "f7f5"] {
+            play(&b_tx, option(&options, uci)).await;
+            options = next_ask(&mut b_ev, &mut b_seen).await;
+        }
+    }
+    let id = net.live_of(&black.session().key, 1).await;
+    let public = public_shapes(net, &protocol::hex::encode(&id.0)).await;
+    play(&b_tx, option(&options, "g7g6")).await;
+    let _ = next_ask(&mut w_ev, &mut w_seen).await;
+    w_tx.send(SeatCommand::Resign).await.expect("resign");
+    // White's frames up to its own resignation (what follows is the end, public anyway).
+    let white_key = white.session().key;
+    loop {
+        match tokio::time::timeout(Duration::from_secs(30), w_ev.recv()).await {
+            Ok(Some(SeatEvent::Entry(e))) => {
+                let body = MessageBody::from_canonical(&e.message.body).expect("a body");
+                w_seen.push(*e);
+                if body.author == white_key && matches!(body.payload, Payload::Claim(_)) {
+                    break;
+                }
+            }
+            Ok(Some(_)) => {}
+            other => panic!("no resignation: {other:?}"),
+        }
+    }
+    let (_, record) = net.finished(&white).await;
+    assert!(verifier::verify_match(&record).verdict.is_valid());
+    let record = MatchRecord::from_canonical(&record).expect("record");
+    let agreed = record.terms.verify().expect("terms");
+    // The setup messages (the players commit and reveal at once, so which comes first is a
+    // race, not a secret) in a fixed order, their positions left out; the rest in the order
+    // received.
+    let (mut setup, mut rest): (Vec<Shape>, Vec<Shape>) = w_seen
+        .iter()
+        .map(|e| role_shape(&agreed, e))
+        .partition(|s| matches!(s.kind, "start" | "commit" | "reveal"));
+    setup.sort_by_key(|s| (s.kind, s.author.0[0], s.seq, s.frame_len));
+    for s in &mut setup {
+        s.position = 0;
+    }
+    setup.append(&mut rest);
+    (setup, public)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn through_the_server_attempts_change_no_frame_the_opponent_receives_nor_any_public_answer() {
+    let net = Net::start("metadata").await;
+    let (plain, plain_public) = server_run(&net, "m0", false).await;
+    let (tried, tried_public) = server_run(&net, "m2", true).await;
+    assert!(plain.len() > 10, "a game to compare: {plain:?}");
+    assert_eq!(plain.len(), tried.len(), "as many frames: {plain:#?} {tried:#?}");
+    for (i, (x, y)) in plain.iter().zip(&tried).enumerate() {
+        assert_eq!(x, y, "White's frame {i} differs in shape");
+    }
+    assert_eq!(plain_public, tried_public, "a public answer differs in shape or count");
+    net.stop().await;
+}

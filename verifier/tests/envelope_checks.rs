@@ -849,8 +849,9 @@ fn a_refused_message_does_not_block_its_authors_later_ones() {
         assert!(n.windows(2).any(|w| w[1] > w[0] + 1), "{channel}: no gap in {n:?}");
     }
     assert!(
-        c.entries.iter().any(|e| e.author() == colours.white
-            && matches!(e.payload, Payload::Disclose(_))),
+        c.entries
+            .iter()
+            .any(|e| e.author() == colours.white && matches!(e.payload, Payload::Disclose(_))),
         "White disclosed after the refusals"
     );
 }

@@ -129,19 +129,19 @@ pub(crate) fn check(terms: &AgreedTerms, entries: &[Auth]) -> Result<Coordinated
         let seen = match sequence.check(b, |c| reads(terms, &colours, &b.author, c)) {
             Ok(seen) => seen,
             Err(err) => {
-            // The very same message again is the relay's acceptance of a replay, not two
-            // messages its author signed with one number.
-            let replay = matches!(err, ChainError::Replayed { .. })
-                && numbered.get(&(b.author, b.channel.byte(), b.seq)) == Some(&e.hash);
-            if replay {
-                return Err(Box::new(relay().fault(
-                    FaultKind::BrokenChain,
-                    e.at(),
-                    format!("message {} accepted twice", e.hash),
-                    "The relay accepted the same message twice.".into(),
-                )));
-            }
-            return Err(Box::new(chain_fault(terms, &signer, name, e, &err)));
+                // The very same message again is the relay's acceptance of a replay, not two
+                // messages its author signed with one number.
+                let replay = matches!(err, ChainError::Replayed { .. })
+                    && numbered.get(&(b.author, b.channel.byte(), b.seq)) == Some(&e.hash);
+                if replay {
+                    return Err(Box::new(relay().fault(
+                        FaultKind::BrokenChain,
+                        e.at(),
+                        format!("message {} accepted twice", e.hash),
+                        "The relay accepted the same message twice.".into(),
+                    )));
+                }
+                return Err(Box::new(chain_fault(terms, &signer, name, e, &err)));
             }
         };
         numbered.insert((b.author, b.channel.byte(), b.seq), e.hash);

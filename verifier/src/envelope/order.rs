@@ -148,10 +148,7 @@ fn numbering(terms: &AgreedTerms, log: &[Auth]) -> Option<Fault> {
             return Some(Blame::relay(terms).fault(
                 FaultKind::BadReceipt,
                 e.at(),
-                format!(
-                    "entry {} at {} ms after a receipt at {last_time} ms",
-                    e.index, r.time_ms
-                ),
+                format!("entry {} at {} ms after a receipt at {last_time} ms", e.index, r.time_ms),
                 "The relay's receipts go back in time.".to_owned(),
             ));
         }
