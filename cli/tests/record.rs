@@ -251,13 +251,15 @@ fn show_fields_are_the_records(json: &serde_json::Value, bytes: &[u8], record: &
             "relay"
         };
         let sealed = matches!(body.payload, Payload::Sealed(_));
-        assert_eq!(receipt.seq, i as u64, "entry {i}: the relay's one sequence");
+        assert_eq!(receipt.channel, body.channel, "entry {i}: the receipt names its channel");
         let scalars = json!({
-            "index": i, "relay_seq": receipt.seq, "seq": body.seq, "time_ms": receipt.time_ms,
-            "head": encode(&receipt.head.0), "author": key(&body.author), "role": role,
+            "index": i, "position": receipt.position, "seq": body.seq,
+            "time_ms": receipt.time_ms, "head": encode(&receipt.head.0),
+            "after": encode(&receipt.after.0), "order": encode(&receipt.order().0),
+            "author": key(&body.author), "role": role,
             "channel": body.channel.to_string(), "sealed": sealed,
             "re": body.re.map(|h| encode(&h.0)),
-            "seen": body.seen.map(|s| json!({ "seq": s.seq, "head": encode(&s.head.0) })),
+            "seen": body.seen.map(|s| json!({ "order": encode(&s.order.0) })),
         });
         for (name, want) in scalars.as_object().expect("an object") {
             assert_eq!(&e[name], want, "entry {i}: {name}");

@@ -187,12 +187,13 @@ fn evidence_of_a_forked_log_convicts_the_relay() {
     let last = other.entries.last_mut().expect("entries");
     let mut r = last.receipt.open(&relay.public()).expect("receipt");
     r.time_ms += 1;
-    r.head = protocol::message::next_head(
-        &other.entries[other.entries.len() - 2].receipt.open(&relay.public()).unwrap().head,
-        r.seq,
-        r.time_ms,
-        &r.message,
-    );
+    // The channel's head before it: its previous entry's on the same channel.
+    let before = other.entries[..other.entries.len() - 1]
+        .iter()
+        .map(|e| e.receipt.open(&relay.public()).unwrap())
+        .rfind(|p| p.channel == r.channel)
+        .map_or_else(|| protocol::message::genesis_head(&r.match_id, r.channel), |p| p.head);
+    r.head = protocol::message::next_head(&before, r.position, r.time_ms, &r.message);
     other.entries.last_mut().unwrap().receipt = SignedReceipt::sign(&r, relay);
     let (a, b) = (dir.join("a.fpr"), dir.join("b.fpr"));
     std::fs::write(&a, s.record.to_canonical()).unwrap();
@@ -215,11 +216,8 @@ fn evidence_of_a_forked_log_convicts_the_relay() {
     assert_eq!(code, 1, "{out}");
     let relay_fp = relay.public().fingerprint();
     assert!(out.contains("relay fault: equivocation") && out.contains(&relay_fp), "{out}");
-    let position = s.record.entries.len() - 1;
-    assert!(
-        out.contains(&format!("two different entries signed for position {position}")),
-        "{out}"
-    );
+    let place = format!("position {} of the {} channel", r.position, r.channel);
+    assert!(out.contains(&format!("two different entries signed for {place}")), "{out}");
     // The same log twice shows nothing; a record is not evidence.
     let none = dir.join("none.evidence");
     let same = fogproof(&args(&a, &a, &none).each_ref().map(String::as_str));

@@ -134,8 +134,12 @@ pub struct Seat {
     journal: Journal,
     decider: Decider,
     events: Option<mpsc::UnboundedSender<SeatEvent>>,
-    /// The relay position of the last entry delivered to the machine.
+    /// The index, among the entries this seat may read, of the last one delivered to the
+    /// machine (what `Hello` names; it counts nothing of another side's channel).
     since: Option<u64>,
+    /// The last position delivered on each channel (by [`protocol::Channel::byte`]), to know an
+    /// entry sent again.
+    positions: [Option<u64>; 3],
     /// Messages the machine wrote that the log does not show yet, in order, with their hashes
     /// (computed once, not on every delivery).
     unconfirmed: VecDeque<(MessageHash, SignedMessage)>,
@@ -146,8 +150,8 @@ pub struct Seat {
     /// Whether the remote decider was told of it (each question is told once, so an answer
     /// can never be taken for the answer to a later one).
     told: bool,
-    /// Entries received, by position (to compare with the published record).
-    received: Vec<(u64, Vec<u8>)>,
+    /// Entries received, by channel and position (to compare with the published record).
+    received: Vec<((protocol::Channel, u64), Vec<u8>)>,
     claim: Option<Claim>,
     /// The last view reported (to report only changes).
     shown: Option<(rules::seat::SeatView, Option<rules::Color>)>,
@@ -185,6 +189,7 @@ impl Seat {
             decider,
             events,
             since: None,
+            positions: [None; 3],
             unconfirmed: VecDeque::new(),
             replay,
             question: None,
@@ -319,7 +324,8 @@ impl Seat {
             self.report(SeatEvent::Fault("an entry whose receipt is not the relay's".into()));
             return Ok(());
         };
-        if self.since.is_some_and(|s| receipt.seq <= s) {
+        let channel = usize::from(receipt.channel.byte());
+        if self.positions[channel].is_some_and(|p| receipt.position <= p) {
             if not_the_relays(&entry) {
                 self.report(SeatEvent::Fault("an entry whose receipt is not the relay's".into()));
             }
@@ -334,8 +340,9 @@ impl Seat {
         }
         let hash: MessageHash = entry.message.hash();
         self.unconfirmed.retain(|(u, _)| *u != hash);
-        self.received.push((receipt.seq, entry.to_canonical()));
-        self.since = Some(receipt.seq);
+        self.received.push(((receipt.channel, receipt.position), entry.to_canonical()));
+        self.positions[channel] = Some(receipt.position);
+        self.since = Some(self.since.map_or(0, |s| s + 1));
         self.report(SeatEvent::Entry(Box::new(entry)));
         self.drain(socket).await?;
         self.report_view();
@@ -486,10 +493,18 @@ impl Seat {
         };
         let record = protocol::record::MatchRecord::from_canonical(&bytes)
             .map_err(|e| SeatError::Record(format!("the record does not decode: {e}")))?;
-        for (seq, entry) in &self.received {
-            let held = usize::try_from(*seq).ok().and_then(|i| record.entries.get(i));
-            if held.map(Canonical::to_canonical).as_ref() != Some(entry) {
-                return Err(SeatError::Record(format!("entry {seq} is not the one received")));
+        let mut held = std::collections::BTreeMap::new();
+        for e in &record.entries {
+            if let Ok(r) = protocol::message::Receipt::from_canonical(&e.receipt.receipt) {
+                held.entry((r.channel, r.position)).or_insert_with(|| e.to_canonical());
+            }
+        }
+        for ((channel, position), entry) in &self.received {
+            if held.get(&(*channel, *position)) != Some(entry) {
+                return Err(SeatError::Record(format!(
+                    "the entry at position {position} of the {channel} channel is not the one \
+                     received"
+                )));
             }
         }
         Ok(bytes)

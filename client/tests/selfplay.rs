@@ -265,10 +265,11 @@ honest! {
     r_c2_chess_self_plays_to_the_rules_end: Variant::Chess, [0, 1, 2];
     r_k1_kriegspiel_self_plays_to_the_rules_end: Variant::Kriegspiel, [1, 4];
     r_s2_sic_self_plays_to_the_rules_end: Variant::Sic, [4, 5];
-    // Seed 0: two informer answers with appearances; 15: ends by R-I4 king capture.
-    r_i2_intrigue_self_plays_to_the_rules_end: Variant::Intrigue, [0, 10, 15, 21];
-    // Seed 32: level scores, decided by the R-G8 tie-break (commitments, sealed guesses).
-    r_g8_secretchess6_self_plays_to_the_rules_end: Variant::SecretChess6, [0, 1, 2, 32];
+    // Seed 24: ends by R-I4 king capture (the match ids of protocol version 3 drew other
+    // colours and setups than version 2's, so the seeds that show each case moved).
+    r_i2_intrigue_self_plays_to_the_rules_end: Variant::Intrigue, [0, 10, 21, 24];
+    // Seed 0: level scores, decided by the R-G8 tie-break (commitments, sealed guesses).
+    r_g8_secretchess6_self_plays_to_the_rules_end: Variant::SecretChess6, [0, 1, 2, 3];
     r_e5_espionage_self_plays_to_the_rules_end: Variant::Espionage, [0, 1, 2];
 }
 
@@ -388,24 +389,16 @@ fn wire_hooks_drop_duplicate_and_forge_and_the_relay_refuses() {
     let s = selfplay_with(c).unwrap();
     use protocol::relay::{ChainError, RelayError};
     // Play starts once both contributions are revealed. Index 3 is Black's reveal (sent twice:
-    // the copy is a replay), index 5 Black's first move, forged: refused, so Black's next
-    // message skips a sequence number, White waits for a move that never came in, and Black's
-    // clock runs out: a move timeout, proven by the clocks the verifier rebuilds. Its later
-    // messages (its claim, its countersignature of the close) skip ahead too.
-    assert_eq!(s.refused.len(), 4, "{:?}", s.refused);
+    // the copy is a replay), index 5 Black's first move, forged: refused, White waits for a
+    // move that never came in, and Black's clock runs out: a move timeout, proven by the clocks
+    // the verifier rebuilds. Since version 3 Black's later messages (its claim, its
+    // countersignature of the close) are not refused: the refused move's number stays unused.
+    assert_eq!(s.refused.len(), 2, "{:?}", s.refused);
     assert!(matches!(
         s.refused[0].1,
-        RelayError::Chain(ChainError::Replayed { seq: 1, expected: 2 })
+        RelayError::Chain(ChainError::Replayed { channel: protocol::Channel::Public, seq: 1 })
     ));
     assert!(matches!(s.refused[1].1, RelayError::Message(_)));
-    assert!(matches!(
-        s.refused[2].1,
-        RelayError::Chain(ChainError::OutOfOrder { seq: 3, expected: 2 })
-    ));
-    assert!(matches!(
-        s.refused[3].1,
-        RelayError::Chain(ChainError::OutOfOrder { seq: 4, expected: 2 })
-    ));
     let r = replay(&s.record);
     assert_eq!(r.timeouts, vec![(Side::Black, Expectation::Move)]);
 
@@ -439,9 +432,9 @@ fn players_that_ask_their_driver_play_the_same_games() {
 }
 
 #[test]
-fn r_g8_seed_32_is_decided_by_the_tie_break() {
+fn r_g8_seed_0_is_decided_by_the_tie_break() {
     // Other tests use this seed for a tie-break game: keep it one.
-    let s = selfplay_with(SelfplayConfig::new(Variant::SecretChess6, 32)).unwrap();
+    let s = selfplay_with(SelfplayConfig::new(Variant::SecretChess6, 0)).unwrap();
     let claim = s.summary.result.expect("a result");
     assert_eq!(claim.reason, rules::EndReason::TieBreak.into());
 }

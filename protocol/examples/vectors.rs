@@ -78,16 +78,20 @@ pub fn generate() -> Value {
     let m0 = author.write(Channel::Public, None, Payload::Action(b"e2e4".to_vec()));
     let body0 = m0.verify().expect("vector message verifies");
     let time_ms = 1_700_000_000_000;
-    let genesis = message::genesis_head(&id);
+    let genesis = message::genesis_head(&id, Channel::Public);
     let head = message::next_head(&genesis, 0, time_ms, &m0.signed_hash());
+    let genesis_order = message::genesis_order(&id);
     let receipt = Receipt {
         version: VERSION,
         match_id: id,
-        seq: 0,
+        channel: Channel::Public,
+        position: 0,
         time_ms,
         message: m0.signed_hash(),
         head,
+        after: genesis_order,
     };
+    let order = receipt.order();
     let signed_receipt = SignedReceipt::sign(&receipt, &relay);
 
     let inner = Payload::Action(b"g1f3".to_vec());
@@ -98,6 +102,21 @@ pub fn generate() -> Value {
         .write_sealed(Channel::WhiteUmpire, None, &inner, &umpire_seal, &[0x66; 32], padded_len)
         .expect("sealing to the vector umpire works");
     let body1 = m1.verify().expect("vector sealed message verifies");
+    // The sealed message is the first on White's channel: position 0 there, after the public
+    // entry in the relay's order.
+    let private_genesis = message::genesis_head(&id, Channel::WhiteUmpire);
+    let private_head = message::next_head(&private_genesis, 0, time_ms + 1, &m1.signed_hash());
+    let private_receipt = Receipt {
+        version: VERSION,
+        match_id: id,
+        channel: Channel::WhiteUmpire,
+        position: 0,
+        time_ms: time_ms + 1,
+        message: m1.signed_hash(),
+        head: private_head,
+        after: order,
+    };
+    let signed_private = SignedReceipt::sign(&private_receipt, &relay);
     let ctx: SealContext = seal_context(&body1);
     let Payload::Sealed(sealed) = &body1.payload else { unreachable!("write_sealed seals") };
     debug_assert!(
@@ -160,10 +179,22 @@ pub fn generate() -> Value {
         },
         "receipt": {
             "genesis_head": hex(&genesis.0),
+            "genesis_order": hex(&genesis_order.0),
             "time_ms": time_ms,
             "head": hex(&head.0),
+            "order": hex(&order.0),
             "bytes": hex(&signed_receipt.receipt),
             "signature": hex(&signed_receipt.signature.to_bytes()),
+        },
+        "private_receipt": {
+            "signed_hash": hex(&m1.signed_hash().0),
+            "seq": body1.seq,
+            "genesis_head": hex(&private_genesis.0),
+            "time_ms": time_ms + 1,
+            "head": hex(&private_head.0),
+            "order": hex(&private_receipt.order().0),
+            "bytes": hex(&signed_private.receipt),
+            "signature": hex(&signed_private.signature.to_bytes()),
         },
         "seal": {
             "info": hex(&ctx.info()),

@@ -12,7 +12,7 @@ use serde::de::DeserializeOwned;
 use thiserror::Error;
 
 /// The protocol version every versioned type carries in its `version` field.
-pub const VERSION: u8 = 2;
+pub const VERSION: u8 = 3;
 
 /// Why bytes were refused by [`decode`].
 #[derive(Debug, Error, PartialEq, Eq)]
@@ -148,23 +148,23 @@ mod tests {
     #[test]
     fn round_trip() {
         let p = probe(300);
-        assert_eq!(p.to_canonical(), vec![2, 0xac, 0x02, 0]);
+        assert_eq!(p.to_canonical(), vec![VERSION, 0xac, 0x02, 0]);
         assert_eq!(Probe::from_canonical(&p.to_canonical()), Ok(p));
     }
 
     #[test]
     fn overlong_varint_is_refused() {
         assert_eq!(
-            Probe::from_canonical(&[2, 0x81, 0x00, 0]),
+            Probe::from_canonical(&[VERSION, 0x81, 0x00, 0]),
             Err(DecodeError::NonCanonical { what: "probe" })
         );
-        assert_eq!(Probe::from_canonical(&[2, 0x01, 0]), Ok(probe(1)));
+        assert_eq!(Probe::from_canonical(&[VERSION, 0x01, 0]), Ok(probe(1)));
     }
 
     #[test]
     fn trailing_bytes_are_refused() {
         assert_eq!(
-            Probe::from_canonical(&[2, 1, 0, 0xff, 0xee]),
+            Probe::from_canonical(&[VERSION, 1, 0, 0xff, 0xee]),
             Err(DecodeError::TrailingBytes { what: "probe", count: 2 })
         );
     }
@@ -172,14 +172,14 @@ mod tests {
     #[test]
     fn unsorted_or_repeated_map_keys_are_refused() {
         // {"b": "", "a": ""}: decodes into a BTreeMap but re-encodes sorted.
-        let unsorted = [2, 1, 2, 1, b'b', 0, 1, b'a', 0];
+        let unsorted = [VERSION, 1, 2, 1, b'b', 0, 1, b'a', 0];
         assert_eq!(
             Probe::from_canonical(&unsorted),
             Err(DecodeError::NonCanonical { what: "probe" })
         );
-        let repeated = [2, 1, 2, 1, b'a', 0, 1, b'a', 0];
+        let repeated = [VERSION, 1, 2, 1, b'a', 0, 1, b'a', 0];
         assert!(Probe::from_canonical(&repeated).is_err());
-        let sorted = [2, 1, 2, 1, b'a', 0, 1, b'b', 0];
+        let sorted = [VERSION, 1, 2, 1, b'a', 0, 1, b'b', 0];
         assert_eq!(Probe::from_canonical(&sorted).map(|p| p.map.len()), Ok(2));
     }
 

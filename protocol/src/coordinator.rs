@@ -395,10 +395,17 @@ impl Coordinator {
         self.clock.is_some_and(|(s, _)| s == side)
     }
 
-    /// Decides whether `body` (the message at position `seq`) is one its author may send now,
-    /// by the table of docs/PROTOCOL.md, and whether it counts or is a void race. Changes
-    /// nothing: call [`Coordinator::apply`] once the message is accepted.
-    pub fn admit(&self, body: &MessageBody, relay: &PublicKey) -> Result<Admission, NotEntitled> {
+    /// Decides whether `body` is one its author may send now, by the table of docs/PROTOCOL.md,
+    /// and whether it counts or is a void race. `seen` is the index in the log of the entry its
+    /// `seen` names (the relay's [`crate::relay::Sequence::check`] maps the order head to it;
+    /// `None` if it had seen nothing). Changes nothing: call [`Coordinator::apply`] once the
+    /// message is accepted.
+    pub fn admit(
+        &self,
+        body: &MessageBody,
+        seen: Option<u64>,
+        relay: &PublicKey,
+    ) -> Result<Admission, NotEntitled> {
         let author = body.author;
         let kind = body.payload.kind();
         let channel = body.channel;
@@ -450,7 +457,7 @@ impl Coordinator {
                 let Some(close) = self.closed_at else {
                     return Err(not_now("the match is not closed"));
                 };
-                if body.seen.is_none_or(|s| s.seq < close) {
+                if seen.is_none_or(|s| s < close) {
                     return Err(not_now(
                         "a countersignature comes from a party that saw the close",
                     ));
@@ -469,7 +476,7 @@ impl Coordinator {
                     return Err(NotEntitled::TimedOut { party });
                 }
                 // Written before its author saw the close: a race; after: out of the table.
-                if body.seen.is_none_or(|s| self.closed_at.is_some_and(|c| s.seq < c)) {
+                if seen.is_none_or(|s| self.closed_at.is_some_and(|c| s < c)) {
                     Ok(Admission::Void)
                 } else {
                     Err(not_now("the match is closed"))
@@ -521,13 +528,13 @@ impl Coordinator {
                 }
                 // A claim (a resignation, a draw offer) written before its author saw the end
                 // of the game (the rules' end, another claim, a timeout): a race, void.
-                if self.ended_before(body) {
+                if self.ended_before(seen) {
                     return Ok(Admission::Void);
                 }
                 Ok(Admission::Counts)
             }
             (Payload::Action(_), Party::White | Party::Black) if !umpired => {
-                self.admit_action(body, side.unwrap_or(Side::White))
+                self.admit_action(body, seen, side.unwrap_or(Side::White))
             }
             (Payload::Observation(_), Party::White | Party::Black) if self.mode == Mode::Owner => {
                 let s = side.unwrap_or(Side::White);
@@ -545,10 +552,10 @@ impl Coordinator {
                     }
                     // An informer answer names the capture it answers and comes on the owner's
                     // turn, before its move.
-                    Phase::Play if body.re.is_some() => self.admit_action(body, s),
+                    Phase::Play if body.re.is_some() => self.admit_action(body, seen, s),
                     // A report or an answer written before its author saw the end: a race,
                     // void.
-                    Phase::End if self.ended_before(body) => Ok(Admission::Void),
+                    Phase::End if self.ended_before(seen) => Ok(Admission::Void),
                     _ => Err(not_now("owner reports come at setup or answer a capture")),
                 }
             }
@@ -562,10 +569,10 @@ impl Coordinator {
                             Ok(Admission::Counts)
                         }
                     }
-                    Phase::Play => self.admit_action(body, s),
+                    Phase::Play => self.admit_action(body, seen, s),
                     // Written before its author saw the end (a resignation or a claim in
                     // flight): a race, void; its disclosure is owed like any sealed message's.
-                    Phase::End if self.ended_before(body) => Ok(Admission::Void),
+                    Phase::End if self.ended_before(seen) => Ok(Admission::Void),
                     _ => Err(not_now("no sealed message is owed now")),
                 }
             }
@@ -582,7 +589,7 @@ impl Coordinator {
                 // to both tie-breaks.
                 if self.owe_is_party(Party::Umpire, Expectation::Answer) {
                     Ok(Admission::Counts)
-                } else if self.ended_before(body) {
+                } else if self.ended_before(seen) {
                     // Written before the umpire saw the end (a resignation in flight): a race.
                     Ok(Admission::Void)
                 } else {
@@ -700,7 +707,12 @@ impl Coordinator {
 
     /// A move (or owner answer, or sealed action): counts if the side may act now; a void race
     /// if it could by what its author had seen; refused otherwise.
-    fn admit_action(&self, body: &MessageBody, side: Side) -> Result<Admission, NotEntitled> {
+    fn admit_action(
+        &self,
+        body: &MessageBody,
+        seen: Option<u64>,
+        side: Side,
+    ) -> Result<Admission, NotEntitled> {
         if self.timed_out[side.index()] {
             return Err(NotEntitled::TimedOut { party: Party::of(side) });
         }
@@ -713,7 +725,7 @@ impl Coordinator {
             }
             return Ok(Admission::Counts);
         }
-        let saw_entitled = body.seen.is_some_and(|s| self.entitled_at(side, Some(s.seq)));
+        let saw_entitled = seen.is_some_and(|s| self.entitled_at(side, Some(s)));
         if saw_entitled {
             Ok(Admission::Void)
         } else {
@@ -725,9 +737,10 @@ impl Coordinator {
         }
     }
 
-    /// Whether the game ended at an entry its author had not yet seen when it wrote `body`.
-    fn ended_before(&self, body: &MessageBody) -> bool {
-        self.ended_at.is_some_and(|end| body.seen.is_none_or(|s| s.seq < end))
+    /// Whether the game ended at an entry its author had not yet seen (it had seen up to
+    /// entry `seen`).
+    fn ended_before(&self, seen: Option<u64>) -> bool {
+        self.ended_at.is_some_and(|end| seen.is_none_or(|s| s < end))
     }
 
     fn both_early_committed(&self) -> bool {

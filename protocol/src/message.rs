@@ -4,9 +4,16 @@
 //! body_bytes   = postcard(MessageBody)
 //! message_hash = H(fogproof/v2/message-hash; ("body", body_bytes))
 //! signature    = ed25519(author, signing_input(fogproof/v2/message, body_bytes))
-//! receipt_bytes = postcard(Receipt { version, match_id, channel, relay_seq, time_ms, message })
+//! receipt_bytes = postcard(Receipt { version, match_id, channel, position, time_ms, message,
+//!                                     head, after })
 //! receipt_sig  = ed25519(relay, signing_input(fogproof/v2/receipt, receipt_bytes))
 //! ```
+//!
+//! Numbering (v3, PROTOCOL.md 11): every channel has its own hash chain and positions 0, 1, 2,
+//! ...; the relay's total order over the channels is a second chain, the order head, that
+//! commits to each channel head without counting anything. So a receipt on one channel says
+//! nothing about how many entries another channel has, and an author's numbers count only its
+//! own messages on one channel.
 //!
 //! A [`SignedMessage`] keeps the body as the exact bytes that were signed; verification decodes
 //! those bytes strictly and checks the signature over them, never over a re-encoding.
@@ -241,11 +248,13 @@ pub struct MessageBody {
     pub channel: Channel,
     /// Its author's signing key.
     pub author: PublicKey,
-    /// The author's own counter over all its messages of the match: 0, 1, 2, ...
+    /// The author's own number for its messages on this channel, strictly increasing in the
+    /// order it signs them (0, 1, 2, ...; a number its message was refused under is not reused,
+    /// so the next message leaves a gap, which only the channel's readers see).
     pub seq: u64,
-    /// The last entry of the match the author had received when it wrote this message, as its
-    /// receipt names it (`None` before it received any). The relay refuses a `seen` its own log
-    /// contradicts; the verifier reads races from it (PROTOCOL.md, the race rule).
+    /// The last entry of the match the author had received when it wrote this message, by its
+    /// order head (`None` before it received any): a hash, no count. The relay refuses a `seen`
+    /// its own log does not have; the verifier reads races from it (PROTOCOL.md, the race rule).
     pub seen: Option<Seen>,
     /// The message this one answers (the action an umpire's observation adjudicates, the
     /// capture an informer answer inspects, the message acknowledged), `None` otherwise.
@@ -254,13 +263,13 @@ pub struct MessageBody {
     pub payload: Payload,
 }
 
-/// A position in the relay's sequence with the log head there: what an author had seen.
+/// What an author had seen: the order head after the last entry it received
+/// ([`Receipt::order`]). Only the relay and a verifier, which hold the whole log, can map it to a
+/// position; a reader of the message learns no count from it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Seen {
-    /// The receipt's `seq`.
-    pub seq: u64,
-    /// The receipt's `head`.
-    pub head: LogHead,
+    /// The order head after the entry seen.
+    pub order: LogHead,
 }
 
 impl Canonical for MessageBody {
@@ -378,15 +387,42 @@ pub fn signed_hash(body_bytes: &[u8], signature: &Signature) -> SignedHash {
     )
 }
 
-/// The log head before the first entry: `H(fogproof/v2/log-head; ("match-id", match_id))`.
-pub fn genesis_head(match_id: &MatchId) -> LogHead {
-    LogHead(Transcript::new(tags::LOG_HEAD).append("match-id", &match_id.0).finish())
+/// A channel's head before its first entry: `H(fogproof/v2/log-head; ("match-id", match_id),
+/// ("channel", [channel byte]))`.
+pub fn genesis_head(match_id: &MatchId, channel: Channel) -> LogHead {
+    LogHead(
+        Transcript::new(tags::LOG_HEAD)
+            .append("match-id", &match_id.0)
+            .append("channel", &[channel.byte()])
+            .finish(),
+    )
 }
 
-/// The log head after entry `seq`: `H(fogproof/v2/log-head; ("prev", previous head),
-/// ("seq", u64_le(seq)), ("time", u64_le(time_ms)), ("message", signed hash))`. Two receipts
-/// for one match that carry different heads at the same `seq`, or a head that the entries before
-/// it do not produce, prove that the relay kept two histories.
+/// The order head before the first entry of the match: `H(fogproof/v2/order-head;
+/// ("match-id", match_id))`.
+pub fn genesis_order(match_id: &MatchId) -> LogHead {
+    LogHead(Transcript::new(tags::ORDER_HEAD).append("match-id", &match_id.0).finish())
+}
+
+/// The order head after an entry: `H(fogproof/v2/order-head; ("prev", previous order head),
+/// ("channel", [channel byte]), ("head", the entry's channel head))`. It chains the channels'
+/// heads in the relay's total order and counts nothing: a reader of one channel cannot tell
+/// from it how many entries of another channel came between two it received.
+pub fn next_order(prev: &LogHead, channel: Channel, head: &LogHead) -> LogHead {
+    LogHead(
+        Transcript::new(tags::ORDER_HEAD)
+            .append("prev", &prev.0)
+            .append("channel", &[channel.byte()])
+            .append("head", &head.0)
+            .finish(),
+    )
+}
+
+/// A channel's head after its entry at `seq` (its position in the channel):
+/// `H(fogproof/v2/log-head; ("prev", previous head of the channel), ("seq", u64_le(seq)),
+/// ("time", u64_le(time_ms)), ("message", signed hash))`. Two receipts that carry different
+/// heads at the same channel and position, or a head that the channel's entries before it do
+/// not produce, prove that the relay kept two histories.
 pub fn next_head(prev: &LogHead, seq: u64, time_ms: u64, message: &SignedHash) -> LogHead {
     LogHead(
         Transcript::new(tags::LOG_HEAD)
@@ -398,22 +434,34 @@ pub fn next_head(prev: &LogHead, seq: u64, time_ms: u64, message: &SignedHash) -
     )
 }
 
-/// The relay's statement that it accepted a message at a time and position.
+/// The relay's statement that it accepted a message at a time and position of its channel.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Receipt {
     /// Always [`codec::VERSION`].
     pub version: u8,
     /// The match.
     pub match_id: MatchId,
-    /// The entry's position in the relay's one sequence over all channels of the match:
-    /// 0, 1, 2, ... This, not the time, orders the match.
-    pub seq: u64,
+    /// The channel of the entry (the message's own).
+    pub channel: Channel,
+    /// The entry's position in its channel: 0, 1, 2, ... (each channel counts its own).
+    pub position: u64,
     /// The relay's time of acceptance, in ms (feeds the clocks only).
     pub time_ms: u64,
     /// The whole signed message accepted (body and signature, [`signed_hash`]).
     pub message: SignedHash,
-    /// The running log head after this entry ([`next_head`]).
+    /// The channel's head after this entry ([`next_head`]).
     pub head: LogHead,
+    /// The match's order head before this entry ([`genesis_order`] for the first): the entry
+    /// the relay placed just before this one, by its hash, on whichever channel. This, not the
+    /// time, orders the match; [`Receipt::order`] is the order head after it.
+    pub after: LogHead,
+}
+
+impl Receipt {
+    /// The match's order head after this entry: [`next_order`]`(after, channel, head)`.
+    pub fn order(&self) -> LogHead {
+        next_order(&self.after, self.channel, &self.head)
+    }
 }
 
 impl Canonical for Receipt {
@@ -510,21 +558,26 @@ impl SignedReceipt {
     }
 }
 
-/// Writes an author's messages: numbers them 0, 1, 2, ... and states in each the last entry of
-/// the match the author had received. Player and umpire state machines send through one of
-/// these.
+/// Writes an author's messages: numbers them 0, 1, 2, ... on each channel separately and states
+/// in each the last entry of the match the author had received. Player and umpire state
+/// machines send through one of these. A number is used once, whether the relay accepts the
+/// message or refuses it: the next message on the channel takes the next number (the relay
+/// allows gaps), so a refusal never blocks what the author writes after it.
 #[derive(Clone, Debug)]
 pub struct Author {
     identity: Identity,
     match_id: MatchId,
-    next_seq: u64,
+    /// The next number on each channel (by [`Channel::byte`]).
+    next_seq: [u64; 3],
     seen: Option<Seen>,
+    /// The last position received on each channel (to ignore an entry delivered again).
+    received: [Option<u64>; 3],
 }
 
 impl Author {
     /// An author for one match.
     pub fn new(identity: Identity, match_id: MatchId) -> Author {
-        Author { identity, match_id, next_seq: 0, seen: None }
+        Author { identity, match_id, next_seq: [0; 3], seen: None, received: [None; 3] }
     }
 
     /// The author's key.
@@ -533,10 +586,13 @@ impl Author {
     }
 
     /// Records that the author has received the entry with this receipt (entries arrive in the
-    /// relay's order; an older one changes nothing).
+    /// relay's order; one at or before a position of its channel already received changes
+    /// nothing).
     pub fn saw(&mut self, receipt: &Receipt) {
-        if self.seen.is_none_or(|s| s.seq < receipt.seq) {
-            self.seen = Some(Seen { seq: receipt.seq, head: receipt.head });
+        let last = &mut self.received[usize::from(receipt.channel.byte())];
+        if last.is_none_or(|p| p < receipt.position) {
+            *last = Some(receipt.position);
+            self.seen = Some(Seen { order: receipt.order() });
         }
     }
 
@@ -557,7 +613,7 @@ impl Author {
             match_id: self.match_id,
             channel,
             author: self.key(),
-            seq: self.next_seq,
+            seq: self.next_seq[usize::from(channel.byte())],
             seen: self.seen,
             re,
             payload,
@@ -572,7 +628,7 @@ impl Author {
         payload: Payload,
     ) -> SignedMessage {
         let message = SignedMessage::sign(&self.next_body(channel, re, payload), &self.identity);
-        self.next_seq += 1;
+        self.next_seq[usize::from(channel.byte())] += 1;
         message
     }
 
@@ -596,7 +652,7 @@ impl Author {
             match_id: self.match_id,
             channel,
             author: self.key(),
-            seq: self.next_seq,
+            seq: self.next_seq[usize::from(channel.byte())],
         };
         let plaintext = inner.to_canonical();
         let sealed = seal::seal(recipient, &context, &plaintext, seal_seed, padded_len)?;
@@ -630,21 +686,32 @@ mod tests {
         let mut a = author();
         let m0 = a.write(Channel::Public, None, Payload::Action(b"e2e4".to_vec()));
         let id = MatchId([7; 32]);
-        let head = next_head(&genesis_head(&id), 0, 5, &m0.signed_hash());
+        let head = next_head(&genesis_head(&id, Channel::Public), 0, 5, &m0.signed_hash());
         let r = Receipt {
-            version: 2,
+            version: codec::VERSION,
             match_id: id,
-            seq: 0,
+            channel: Channel::Public,
+            position: 0,
             time_ms: 5,
             message: m0.signed_hash(),
             head,
+            after: genesis_order(&id),
         };
         a.saw(&r);
+        let order = next_order(&genesis_order(&id), Channel::Public, &head);
+        assert_eq!(r.order(), order);
         let m1 = a.write(Channel::WhiteUmpire, Some(m0.hash()), Payload::Action(b"e7e5".to_vec()));
+        let m2 = a.write(Channel::Public, None, Payload::Action(b"d2d4".to_vec()));
         let b0 = m0.verify_for(&id).unwrap();
         let b1 = m1.verify().unwrap();
+        let b2 = m2.verify().unwrap();
         assert_eq!((b0.seq, b0.seen, b0.re), (0, None, None));
-        assert_eq!((b1.seq, b1.seen, b1.re), (1, Some(Seen { seq: 0, head }), Some(m0.hash())));
+        // Numbers count per channel: the first on the private channel is 0 again.
+        assert_eq!((b1.seq, b1.seen, b1.re), (0, Some(Seen { order }), Some(m0.hash())));
+        assert_eq!((b2.seq, b2.seen), (1, Some(Seen { order })));
+        // The same entry delivered again changes nothing; nor does an older one.
+        a.saw(&r);
+        assert_eq!(a.seen(), Some(Seen { order }));
     }
 
     #[test]
@@ -718,10 +785,12 @@ mod tests {
         let r = Receipt {
             version: codec::VERSION,
             match_id: id,
-            seq: 0,
+            channel: Channel::Public,
+            position: 0,
             time_ms: 5,
             message: m.signed_hash(),
-            head: next_head(&genesis_head(&id), 0, 5, &m.signed_hash()),
+            head: next_head(&genesis_head(&id, Channel::Public), 0, 5, &m.signed_hash()),
+            after: genesis_order(&id),
         };
         let signed = SignedReceipt::sign(&r, &relay);
         assert_eq!(signed.verify(&relay.public(), &id, &m), Ok(r.clone()));
@@ -782,7 +851,7 @@ mod tests {
             matches!(r, Err(SealError::Padding { seq: 0, .. })),
             "32 bytes of payload do not fit 32 padded bytes: {r:?}"
         );
-        let next = a.write(Channel::Public, None, Payload::Start).verify().unwrap();
+        let next = a.write(Channel::WhiteUmpire, None, Payload::Start).verify().unwrap();
         assert_eq!(next.seq, 0, "the refused message used no sequence number");
     }
 }

@@ -9,7 +9,8 @@
 //! entry  = postcard(Entry { message, receipt })
 //! ```
 //!
-//! Entries come in the relay's sequence (receipt `seq` 0, 1, 2, ...). Appending an entry is
+//! Entries come in the relay's total order (each receipt's `after` is the order head of the entry
+//! before it; each channel's positions run 0, 1, 2, ...). Appending an entry is
 //! writing one frame at the end of the file; nothing before it changes. Version 1 records
 //! (never published) are refused by their first byte.
 
@@ -17,7 +18,8 @@ use crate::LogHead;
 use crate::codec::{self, Canonical, DecodeError};
 use crate::keys::ByColour;
 use crate::message::{
-    MessageError, ReceiptError, SignedMessage, SignedReceipt, genesis_head, next_head,
+    MessageError, ReceiptError, SignedMessage, SignedReceipt, genesis_head, genesis_order,
+    next_head,
 };
 use crate::relay::Entry;
 use crate::seal::{SealDisclosure, SealPublicKey};
@@ -291,60 +293,80 @@ pub enum RecordError {
         /// Why.
         source: ReceiptError,
     },
-    /// Receipts not numbered 0, 1, 2, ... in order, time going backwards, or a head that the
-    /// entries before it do not produce.
+    /// A receipt that names another channel than its message's, a channel's positions not
+    /// 0, 1, 2, ... in order, time going backwards, a channel head that the channel's entries
+    /// before it do not produce, or an entry that does not follow the one before it in the
+    /// relay's order (its `after` is not that entry's order head).
     #[error(
-        "entry {index}: receipt seq {found} (expected {expected}), time {time_ms} ms (after {after_ms} ms), head {head_ok}"
+        "entry {index}: receipt on {channel} at position {found} (expected {expected}), time {time_ms} ms (after {after_ms} ms), head {head_ok}, order {order_ok}"
     )]
     ReceiptOrder {
         /// Its index in `entries`.
         index: usize,
-        /// The receipt's seq.
+        /// The receipt's channel.
+        channel: crate::Channel,
+        /// The receipt's position.
         found: u64,
-        /// The expected seq.
+        /// The expected position.
         expected: u64,
         /// The receipt's time.
         time_ms: u64,
         /// The previous receipt's time.
         after_ms: u64,
-        /// Whether the head matched.
+        /// Whether the channel head matched.
         head_ok: bool,
+        /// Whether it follows the entry before it (and names its message's channel).
+        order_ok: bool,
     },
 }
 
 impl MatchRecord {
     /// Checks the terms, every message signature and match id, every receipt (relay signature,
-    /// the whole signed message) and that receipts number the match 0, 1, 2, ... with time
-    /// never going back and each head chaining from the one before. Returns the agreed terms and
-    /// the final log head.
+    /// the whole signed message, its message's channel) and that each channel's receipts number
+    /// it 0, 1, 2, ... with each channel head chaining from the one before, that every entry
+    /// follows the one before it in the relay's order, and that time never goes back. Returns
+    /// the agreed terms and the final order head (the match's head).
     pub fn check_envelope(&self) -> Result<(AgreedTerms, LogHead), RecordError> {
         let agreed = self.terms.verify()?;
-        let mut head = genesis_head(&agreed.match_id);
+        let mut heads = crate::Channel::ALL.map(|c| genesis_head(&agreed.match_id, c));
+        let mut lengths = [0u64; 3];
+        let mut order = genesis_order(&agreed.match_id);
         let mut last_time = 0;
         for (index, e) in self.entries.iter().enumerate() {
-            e.message
+            let body = e
+                .message
                 .verify_for(&agreed.match_id)
                 .map_err(|source| RecordError::Message { index, source })?;
             let receipt = e
                 .receipt
                 .verify(&agreed.terms.relay, &agreed.match_id, &e.message)
                 .map_err(|source| RecordError::Receipt { index, source })?;
-            let expected = index as u64;
-            let next = next_head(&head, expected, receipt.time_ms, &receipt.message);
-            if receipt.seq != expected || receipt.time_ms < last_time || receipt.head != next {
+            let c = usize::from(receipt.channel.byte());
+            let expected = lengths[c];
+            let next = next_head(&heads[c], expected, receipt.time_ms, &receipt.message);
+            let order_ok = receipt.after == order && receipt.channel == body.channel;
+            if receipt.position != expected
+                || receipt.time_ms < last_time
+                || receipt.head != next
+                || !order_ok
+            {
                 return Err(RecordError::ReceiptOrder {
                     index,
-                    found: receipt.seq,
+                    channel: receipt.channel,
+                    found: receipt.position,
                     expected,
                     time_ms: receipt.time_ms,
                     after_ms: last_time,
                     head_ok: receipt.head == next,
+                    order_ok,
                 });
             }
-            head = next;
+            heads[c] = next;
+            lengths[c] += 1;
+            order = receipt.order();
             last_time = receipt.time_ms;
         }
-        Ok((agreed, head))
+        Ok((agreed, order))
     }
 }
 

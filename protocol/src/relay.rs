@@ -6,9 +6,11 @@
 //! For each message the relay checks, in this order: the strict encoding, the author's signature,
 //! the match id, the author's sequence number and what it says it had seen ([`Sequence`]), then
 //! who may say what, on which channel, in which phase ([`Coordinator::admit`]), and the terms'
-//! message limit. Then it appends the message and signs a receipt `(match, seq, time_ms,
-//! signed message hash, log head)`: `seq` is one sequence over all channels of the match, and
-//! the head chains every entry to the ones before (PROTOCOL.md 11).
+//! message limit. Then it appends the message and signs a receipt `(match, channel, position,
+//! time_ms, signed message hash, channel head, order head before)`: each channel has its own
+//! positions and hash chain, and the order head chains the channels' heads in the relay's total
+//! order without counting them, so no receipt tells a reader of one channel how many entries
+//! another has (PROTOCOL.md 11).
 //!
 //! The relay writes two notices of its own on the public channel: `Start` when it is created
 //! (its receipt time starts the clocks), and a `Timeout` for each deadline the coordinator says
@@ -20,11 +22,11 @@ use crate::coordinator::{Admission, Coordinator, Deadline, NotEntitled};
 use crate::keys::{ByColour, Identity, PublicKey};
 use crate::message::{
     Expectation, MessageBody, MessageError, Payload, Receipt, Seen, SignedMessage, SignedReceipt,
-    genesis_head, next_head,
+    genesis_head, genesis_order, next_head, next_order,
 };
 use crate::terms::AgreedTerms;
 use crate::{Channel, LogHead, MatchId, MessageHash, Party, Side};
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use thiserror::Error;
 
 /// A message with the relay's receipt: one entry of a match record.
@@ -36,150 +38,193 @@ pub struct Entry {
     pub receipt: SignedReceipt,
 }
 
-/// Why an author's numbering or its `seen` does not fit the relay's sequence.
+/// Why an author's numbering or its `seen` does not fit the relay's log.
 #[derive(Debug, Error, PartialEq, Eq)]
 pub enum ChainError {
-    /// A sequence number already used by this author (a replay, or two messages it signed
+    /// A number this author already used on this channel (a replay, or two messages it signed
     /// with one number).
-    #[error("seq {seq} is already used by this author (next is {expected}): a replay")]
+    #[error("seq {seq} on {channel} is already used by this author: a replay")]
     Replayed {
+        /// The message's channel.
+        channel: Channel,
         /// The message's seq.
         seq: u64,
-        /// The author's next seq.
-        expected: u64,
     },
-    /// A sequence number beyond the next one (a message missing or reordered).
-    #[error("seq {seq} skips ahead (next is {expected}): reordered or missing message")]
+    /// A number below one this author already used on this channel, not used itself: its
+    /// messages out of the order it signed them in (an honest relay never accepts it).
+    #[error("seq {seq} on {channel} comes after the author's seq {last}: reordered")]
     OutOfOrder {
+        /// The message's channel.
+        channel: Channel,
         /// The message's seq.
         seq: u64,
-        /// The author's next seq.
-        expected: u64,
+        /// The author's highest seq on the channel so far.
+        last: u64,
     },
-    /// `seen` names a position the sequence does not have yet.
-    #[error("seen position {seen} is beyond the sequence's {len} entries")]
-    SeenFuture {
-        /// The position named.
-        seen: u64,
-        /// The entries so far.
-        len: u64,
-    },
-    /// `seen` names a head other than the sequence's at that position.
-    #[error("seen position {seen} with a head other than the relay's there")]
-    SeenOtherHead {
-        /// The position named.
-        seen: u64,
+    /// `seen` names an order head the relay's log does not have (a history other than the
+    /// relay's, or one it has not reached).
+    #[error("seen names order head {seen}, which the log does not have")]
+    SeenUnknown {
+        /// The order head named.
+        seen: LogHead,
     },
     /// `seen` names an entry its author could not have received (another side's channel).
-    #[error("seen position {seen} is on a channel its author does not read")]
+    #[error("seen names entry {seen} of the log, on a channel its author does not read")]
     SeenInvisible {
-        /// The position named.
+        /// The entry's index in the log.
         seen: u64,
     },
     /// `seen` goes back from the author's previous message.
-    #[error("seen goes back from position {before} to {after:?}")]
+    #[error("seen goes back from entry {before} of the log to {after:?}")]
     SeenBackwards {
-        /// The author's previous `seen`.
+        /// The entry the author's previous `seen` named.
         before: u64,
         /// This message's.
         after: Option<u64>,
     },
 }
 
-/// The relay's sequence: heads and channels by position, each author's numbering and `seen`.
-/// The relay refuses what [`Sequence::check`] refuses; the verifier runs the same check over a
-/// record to find what a relay accepted but should not have.
+/// The relay's log as its rule book needs it: each channel's head and length, the order head,
+/// which entry each order head ends (so a `seen` maps to a position only the relay and a
+/// verifier know), each author's numbers on each channel and its last `seen`. The relay refuses
+/// what [`Sequence::check`] refuses; the verifier runs the same check over a record to find what
+/// a relay accepted but should not have.
 #[derive(Clone, Debug)]
 pub struct Sequence {
-    heads: Vec<LogHead>,
+    /// Each entry's channel, in the relay's order.
     channels: Vec<Channel>,
-    genesis: LogHead,
-    authors: BTreeMap<PublicKey, (u64, Option<u64>)>,
+    /// Entry index by the order head after it.
+    index: BTreeMap<LogHead, u64>,
+    /// Each channel's head (genesis before its first entry) and length, by [`Channel::byte`].
+    heads: [LogHead; 3],
+    lengths: [u64; 3],
+    order: LogHead,
+    /// Numbers used, by author and channel.
+    numbers: BTreeMap<(PublicKey, Channel), BTreeSet<u64>>,
+    /// Each author's last `seen`, as an entry index.
+    seen: BTreeMap<PublicKey, u64>,
+}
+
+/// Where [`Sequence::push`] placed an entry: what its receipt says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Placed {
+    /// Its position in its channel.
+    pub position: u64,
+    /// The channel's head after it.
+    pub head: LogHead,
+    /// The order head before it.
+    pub after: LogHead,
+    /// The order head after it.
+    pub order: LogHead,
 }
 
 impl Sequence {
     /// An empty sequence for `match_id`.
     pub fn new(match_id: &MatchId) -> Sequence {
         Sequence {
-            heads: Vec::new(),
             channels: Vec::new(),
-            genesis: genesis_head(match_id),
-            authors: BTreeMap::new(),
+            index: BTreeMap::new(),
+            heads: Channel::ALL.map(|c| genesis_head(match_id, c)),
+            lengths: [0; 3],
+            order: genesis_order(match_id),
+            numbers: BTreeMap::new(),
+            seen: BTreeMap::new(),
         }
     }
 
-    /// Entries so far.
+    /// Entries so far, all channels together (known to the relay and a verifier only).
     pub fn len(&self) -> u64 {
-        self.heads.len() as u64
+        self.channels.len() as u64
     }
 
     /// Whether there are none.
     pub fn is_empty(&self) -> bool {
-        self.heads.is_empty()
+        self.channels.is_empty()
     }
 
-    /// The head after the last entry (the genesis head before any).
+    /// The order head after the last entry (the genesis order head before any).
     pub fn head(&self) -> LogHead {
-        self.heads.last().copied().unwrap_or(self.genesis)
+        self.order
     }
 
-    /// The author's next sequence number.
-    pub fn next_seq(&self, author: &PublicKey) -> u64 {
-        self.authors.get(author).map_or(0, |a| a.0)
+    /// `channel`'s head after its last entry (its genesis head before any).
+    pub fn channel_head(&self, channel: Channel) -> LogHead {
+        self.heads[usize::from(channel.byte())]
+    }
+
+    /// The number of `channel`'s entries so far.
+    pub fn channel_len(&self, channel: Channel) -> u64 {
+        self.lengths[usize::from(channel.byte())]
+    }
+
+    /// The author's next number on `channel` (one past the highest it used).
+    pub fn next_seq(&self, author: &PublicKey, channel: Channel) -> u64 {
+        self.numbers
+            .get(&(*author, channel))
+            .and_then(|n| n.last())
+            .map_or(0, |n| n.saturating_add(1))
+    }
+
+    /// The index in the log of the entry whose order head is `order`, if the log has it.
+    pub fn position_of(&self, order: &LogHead) -> Option<u64> {
+        self.index.get(order).copied()
     }
 
     /// Checks `body`'s numbering and `seen`; `reads(channel)` says whether its author reads
-    /// that channel.
+    /// that channel. Returns the index in the log of the entry it had seen (what the
+    /// coordinator's race rule reads).
     pub fn check(
         &self,
         body: &MessageBody,
         reads: impl Fn(Channel) -> bool,
-    ) -> Result<(), ChainError> {
-        let (next, last_seen) = self.authors.get(&body.author).copied().unwrap_or((0, None));
-        if body.seq < next {
-            return Err(ChainError::Replayed { seq: body.seq, expected: next });
+    ) -> Result<Option<u64>, ChainError> {
+        let channel = body.channel;
+        if let Some(used) = self.numbers.get(&(body.author, channel)) {
+            if used.contains(&body.seq) {
+                return Err(ChainError::Replayed { channel, seq: body.seq });
+            }
+            if let Some(&last) = used.last()
+                && body.seq < last
+            {
+                return Err(ChainError::OutOfOrder { channel, seq: body.seq, last });
+            }
         }
-        if body.seq > next {
-            return Err(ChainError::OutOfOrder { seq: body.seq, expected: next });
-        }
-        let seen = body.seen.map(|s| s.seq);
-        if let Some(before) = last_seen
+        let seen = match body.seen {
+            None => None,
+            Some(Seen { order }) => {
+                let i = self.position_of(&order).ok_or(ChainError::SeenUnknown { seen: order })?;
+                let at = usize::try_from(i).unwrap_or(usize::MAX);
+                if !self.channels.get(at).is_some_and(|c| reads(*c)) {
+                    return Err(ChainError::SeenInvisible { seen: i });
+                }
+                Some(i)
+            }
+        };
+        if let Some(&before) = self.seen.get(&body.author)
             && seen.is_none_or(|s| s < before)
         {
             return Err(ChainError::SeenBackwards { before, after: seen });
         }
-        if let Some(Seen { seq, head }) = body.seen {
-            let i = usize::try_from(seq).unwrap_or(usize::MAX);
-            let Some(h) = self.heads.get(i) else {
-                return Err(ChainError::SeenFuture { seen: seq, len: self.len() });
-            };
-            if *h != head {
-                return Err(ChainError::SeenOtherHead { seen: seq });
-            }
-            if !reads(self.channels[i]) {
-                return Err(ChainError::SeenInvisible { seen: seq });
-            }
-        }
-        Ok(())
+        Ok(seen)
     }
 
-    /// Appends an entry at `time_ms` and returns its head.
-    pub fn push(
-        &mut self,
-        body: &MessageBody,
-        signed: &crate::SignedHash,
-        time_ms: u64,
-    ) -> LogHead {
-        let seq = self.len();
-        let head = next_head(&self.head(), seq, time_ms, signed);
-        self.heads.push(head);
+    /// Appends an entry at `time_ms` (checked by [`Sequence::check`]) and returns where.
+    pub fn push(&mut self, body: &MessageBody, signed: &crate::SignedHash, time_ms: u64) -> Placed {
+        let c = usize::from(body.channel.byte());
+        let position = self.lengths[c];
+        let head = next_head(&self.heads[c], position, time_ms, signed);
+        let after = self.order;
+        let order = next_order(&after, body.channel, &head);
+        self.heads[c] = head;
+        self.lengths[c] += 1;
+        self.order = order;
+        self.index.insert(order, self.len());
         self.channels.push(body.channel);
-        let a = self.authors.entry(body.author).or_insert((0, None));
-        a.0 += 1;
-        if let Some(s) = body.seen {
-            a.1 = Some(s.seq);
+        self.numbers.entry((body.author, body.channel)).or_default().insert(body.seq);
+        if let Some(i) = body.seen.and_then(|s| self.position_of(&s.order)) {
+            self.seen.insert(body.author, i);
         }
-        head
+        Placed { position, head, after, order }
     }
 }
 
@@ -364,7 +409,7 @@ impl Relay {
         &self.entries
     }
 
-    /// The running log head after the last entry.
+    /// The order head after the last entry: the match's head, chaining every channel.
     pub fn head(&self) -> LogHead {
         self.sequence.head()
     }
@@ -468,8 +513,8 @@ impl Relay {
             white: self.terms.terms.players[0].key,
             black: self.terms.terms.players[1].key,
         });
-        self.sequence.check(&body, |c| reads(&self.terms, &colours, &body.author, c))?;
-        let admission = self.coordinator.admit(&body, &self.terms.terms.relay)?;
+        let seen = self.sequence.check(&body, |c| reads(&self.terms, &colours, &body.author, c))?;
+        let admission = self.coordinator.admit(&body, seen, &self.terms.terms.relay)?;
         let player = self.terms.terms.players.iter().position(|p| p.key == body.author);
         let max = self.terms.terms.limits.max_messages_per_side;
         if let Some(i) = player
@@ -500,9 +545,8 @@ impl Relay {
         admission: Admission,
     ) -> Entry {
         let now = self.now_ms;
-        let seq = self.sequence.len();
         let signed = message.signed_hash();
-        let head = self.sequence.push(body, &signed, now);
+        let placed = self.sequence.push(body, &signed, now);
         self.coordinator.apply(body, message.hash(), admission, now);
         if !self.colours_told
             && let Some(c) = self.coordinator.colours()
@@ -513,10 +557,12 @@ impl Relay {
         let receipt = Receipt {
             version: codec::VERSION,
             match_id: self.terms.match_id,
-            seq,
+            channel: body.channel,
+            position: placed.position,
             time_ms: now,
             message: signed,
-            head,
+            head: placed.head,
+            after: placed.after,
         };
         let entry = Entry { message, receipt: SignedReceipt::sign(&receipt, &self.identity) };
         self.entries.push(entry.clone());
@@ -527,14 +573,13 @@ impl Relay {
     fn write_own(&mut self, payload: Payload, now_ms: u64) -> Entry {
         self.tick(now_ms);
         let me = self.identity.public();
-        let last = self.sequence.len().checked_sub(1);
         let body = MessageBody {
             version: codec::VERSION,
             match_id: self.terms.match_id,
             channel: Channel::Public,
             author: me,
-            seq: self.sequence.next_seq(&me),
-            seen: last.map(|seq| Seen { seq, head: self.sequence.head() }),
+            seq: self.sequence.next_seq(&me, Channel::Public),
+            seen: (!self.sequence.is_empty()).then(|| Seen { order: self.sequence.head() }),
             re: None,
             payload,
         };

@@ -60,6 +60,9 @@ pub const FINGERPRINT: Tag = Tag("fogproof/v2/fingerprint");
 pub const SIGNED_MESSAGE: Tag = Tag("fogproof/v2/signed-message");
 /// The relay's running log head over a match's sequence of entries.
 pub const LOG_HEAD: Tag = Tag("fogproof/v2/log-head");
+/// The relay's match-wide order head, chaining the channels' heads in the relay's total order
+/// without counting them (PROTOCOL.md 11).
+pub const ORDER_HEAD: Tag = Tag("fogproof/v2/order-head");
 /// A participant's random stream for one match, from its secret and the match id.
 pub const MATCH_RNG: Tag = Tag("fogproof/v2/match-rng");
 /// A key's sign-in to a server, over the server's relay key and a fresh challenge.
@@ -69,7 +72,7 @@ pub const SIGN_IN: Tag = Tag("fogproof/v2/sign-in");
 pub const INCLUSION_PROMISE: Tag = Tag("fogproof/v2/inclusion-promise");
 
 /// Every tag, for tests that check they are distinct.
-pub const ALL: [Tag; 20] = [
+pub const ALL: [Tag; 21] = [
     MATCH_ID,
     TERMS,
     COMMITMENT,
@@ -87,6 +90,7 @@ pub const ALL: [Tag; 20] = [
     FINGERPRINT,
     SIGNED_MESSAGE,
     LOG_HEAD,
+    ORDER_HEAD,
     MATCH_RNG,
     SIGN_IN,
     INCLUSION_PROMISE,

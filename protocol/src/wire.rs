@@ -31,9 +31,11 @@ pub const MAX_REASON_BYTES: usize = 1024;
 /// What a participant sends on its match socket.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ClientFrame {
-    /// The first frame on a socket: the protocol version, and the last relay position the
-    /// participant already holds (`None`: nothing yet). The server answers with
-    /// [`ServerFrame::Welcome`], then every entry after `since` the participant may read.
+    /// The first frame on a socket: the protocol version, and the index of the last entry the
+    /// participant already holds among the entries it may read, in the relay's order (`None`:
+    /// nothing yet). The server answers with [`ServerFrame::Welcome`], then every entry it may
+    /// read after that one. The index counts only the participant's own view (the public
+    /// channel and its own), never another side's channel.
     Hello {
         /// [`codec::VERSION`].
         version: u8,
@@ -59,10 +61,13 @@ impl Canonical for ClientFrame {
 /// What the server sends on a match socket.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ServerFrame {
-    /// The answer to [`ClientFrame::Hello`]: the match's signed terms, how many entries the
-    /// relay holds now, and how many of those after the participant's `since` it may read:
+    /// The answer to [`ClientFrame::Hello`]: the match's signed terms, how many entries of the
+    /// relay's log the participant may read now, and how many of those come after its `since`:
     /// exactly that many [`ServerFrame::Entry`] frames follow at once (the catch-up), then
-    /// live entries as they are accepted.
+    /// live entries as they are accepted. (For a finished match, whose record is public, both
+    /// count every entry, and `since` is taken as an index among them: a participant resuming
+    /// with its own view's index is sent some entries again, which it knows by their channel
+    /// and position.)
     Welcome {
         /// [`codec::VERSION`].
         version: u8,
@@ -70,7 +75,7 @@ pub enum ServerFrame {
         match_id: MatchId,
         /// The terms every party signed.
         terms: SignedTerms,
-        /// Entries in the relay's log.
+        /// Entries in the relay's log that the participant may read.
         entries: u64,
         /// Entry frames that follow at once (the catch-up).
         catch_up: u64,

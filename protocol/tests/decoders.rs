@@ -52,10 +52,12 @@ fn samples() -> Vec<Vec<u8>> {
     let receipt = Receipt {
         version: VERSION,
         match_id: agreed.match_id,
-        seq: 300,
+        channel: Channel::WhiteUmpire,
+        position: 300,
         time_ms: 1 << 40,
         message: m.signed_hash(),
         head: protocol::LogHead([3; 32]),
+        after: protocol::LogHead([5; 32]),
     };
     let r = SignedReceipt::sign(&receipt, &c.relay);
     let record = MatchRecord {
@@ -145,21 +147,23 @@ fn receipt_with_seq(seq: u64) -> Receipt {
     Receipt {
         version: VERSION,
         match_id: protocol::MatchId([1; 32]),
-        seq,
+        channel: Channel::Public,
+        position: seq,
         time_ms: 0,
         message: protocol::SignedHash([2; 32]),
         head: protocol::LogHead([4; 32]),
+        after: protocol::LogHead([6; 32]),
     }
 }
 
 #[test]
 fn overlong_varint_in_a_receipt_is_refused() {
     let bytes = receipt_with_seq(1).to_canonical();
-    // version (1) | match id (32) | seq varint at offset 33.
-    assert_eq!(bytes[33], 0x01);
-    let mut overlong = bytes[..33].to_vec();
+    // version (1) | match id (32) | channel (1) | position varint at offset 34.
+    assert_eq!(bytes[34], 0x01);
+    let mut overlong = bytes[..34].to_vec();
     overlong.extend_from_slice(&[0x81, 0x00]);
-    overlong.extend_from_slice(&bytes[34..]);
+    overlong.extend_from_slice(&bytes[35..]);
     // postcard alone would take this as seq = 1 ...
     let lax: Receipt =
         postcard::from_bytes(&overlong).expect("postcard 1.1.3 accepts overlong varints");

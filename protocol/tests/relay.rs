@@ -54,17 +54,23 @@ fn receipts_number_every_entry_and_chain_the_heads() {
     assert_eq!(t.relay.entries().len(), 3);
     let start = t.body(0);
     assert_eq!((start.author, start.seq, start.payload), (c.relay.public(), 0, Payload::Start));
-    let mut head = message::genesis_head(&id);
+    let mut head = message::genesis_head(&id, Channel::Public);
+    let mut order = message::genesis_order(&id);
     for (i, time) in [5, 10, 20].into_iter().enumerate() {
         let e = &t.relay.entries()[i];
         let r = e.receipt.verify(&c.relay.public(), &id, &e.message).expect("receipt verifies");
         head = message::next_head(&head, i as u64, time, &e.message.signed_hash());
-        assert_eq!((r.seq, r.time_ms, r.head), (i as u64, time, head));
+        assert_eq!(
+            (r.channel, r.position, r.time_ms, r.head, r.after),
+            (Channel::Public, i as u64, time, head, order)
+        );
+        order = message::next_order(&order, Channel::Public, &head);
+        assert_eq!(r.order(), order);
     }
-    assert_eq!(t.relay.head(), head);
-    // Bob's commitment names alice's as the last entry he had seen, with its head.
+    assert_eq!(t.relay.head(), order);
+    // Bob's commitment names alice's as the last entry he had seen, by its order head.
     let bob = t.body(2);
-    assert_eq!(bob.seen, Some(Seen { seq: 1, head: t.receipt(1).head }));
+    assert_eq!(bob.seen, Some(Seen { order: t.receipt(1).order() }));
     // A receipt does not verify for another message.
     let e = &t.relay.entries()[1];
     assert!(e.receipt.verify(&c.relay.public(), &id, &t.relay.entries()[2].message).is_err());
@@ -113,40 +119,54 @@ fn a_message_for_another_match_is_refused() {
 }
 
 #[test]
-fn numbering_gaps_replays_and_duplicates_are_refused() {
+fn numbering_allows_gaps_and_refuses_replays_and_reordering() {
     let c = cast();
     let mut t = Table::new(&c, chess(&c), 0);
     let (value, nonce) = common::CONTRIBUTIONS[ALICE];
     let id = t.agreed.match_id;
     let commitment =
         commitment::commit(PUBLIC_CONTRIBUTION, &id, &c.alice.public(), &value, &nonce);
-    let m0 = t.write(
-        ALICE,
+    // Alice's message 0 was refused (here: never sent); her message 1 is accepted, leaving a
+    // gap: a refusal does not block what its author writes after it.
+    let mut ahead = t.authors[ALICE].clone();
+    let m0 = ahead.write(Channel::Public, None, action(b"a"));
+    let m1 = ahead.write(
         Channel::Public,
         None,
         Payload::Commit { purpose: PUBLIC_CONTRIBUTION, commitment },
     );
-    let mut ahead = t.authors[ALICE].clone();
-    let _ = ahead.write(Channel::Public, None, action(b"a"));
-    let m1 = ahead.write(Channel::Public, None, action(b"b"));
+    assert_eq!(m1.verify().expect("signed").seq, 1);
+    t.submit(ALICE, &m1, 1).expect("alice's commitment after a gap");
+    // Her message 0 after her message 1: out of the order she signed them in.
     assert_eq!(
-        t.relay.accept(&m1.to_canonical(), 1).err(),
-        Some(RelayError::Chain(ChainError::OutOfOrder { seq: 1, expected: 0 }))
+        t.relay.accept(&m0.to_canonical(), 2).err(),
+        Some(RelayError::Chain(ChainError::OutOfOrder {
+            channel: Channel::Public,
+            seq: 0,
+            last: 1
+        }))
     );
-    t.submit(ALICE, &m0, 2).expect("alice's commitment");
     // The same bytes again, and another message with the same number.
     assert_eq!(
-        t.relay.accept(&m0.to_canonical(), 3).err(),
-        Some(RelayError::Chain(ChainError::Replayed { seq: 0, expected: 1 }))
+        t.relay.accept(&m1.to_canonical(), 3).err(),
+        Some(RelayError::Chain(ChainError::Replayed { channel: Channel::Public, seq: 1 }))
     );
     let body =
-        MessageBody { seq: 0, ..t.authors[ALICE].next_body(Channel::Public, None, action(b"c")) };
+        MessageBody { seq: 1, ..t.authors[ALICE].next_body(Channel::Public, None, action(b"c")) };
     let again = SignedMessage::sign(&body, &c.alice);
     assert_eq!(
         t.relay.accept(&again.to_canonical(), 3).err(),
-        Some(RelayError::Chain(ChainError::Replayed { seq: 0, expected: 1 }))
+        Some(RelayError::Chain(ChainError::Replayed { channel: Channel::Public, seq: 1 }))
     );
     assert_eq!(t.relay.entries().len(), 2);
+    // Numbers count per channel: the same number on another channel is no replay (refused
+    // here only by who may say what, not by numbering).
+    let private = MessageBody {
+        seq: 1,
+        ..t.authors[ALICE].next_body(Channel::WhiteUmpire, None, action(b"d"))
+    };
+    let other = SignedMessage::sign(&private, &c.alice);
+    assert!(matches!(t.relay.accept(&other.to_canonical(), 4), Err(RelayError::NotEntitled(_))));
 }
 
 #[test]
@@ -157,24 +177,20 @@ fn seen_must_name_an_entry_its_author_could_have_received() {
     t.send(UMPIRE, Channel::Public, None, Payload::Turn { next: Owed::Side(Side::White) }, 5)
         .expect("the umpire starts play");
     let len = t.relay.entries().len() as u64;
-    let head_of = |t: &Table, i: u64| t.receipt(i as usize).head;
-    // Beyond the log.
-    let m = with_seen(
-        &t,
-        BOB,
-        Some(Seen { seq: len, head: head_of(&t, len - 1) }),
-        resign(Side::Black),
-    );
+    let order_of = |t: &Table, i: u64| t.receipt(i as usize).order();
+    // An order head the log does not have: a channel head instead (a forked or invented view).
+    let last = t.receipt(len as usize - 1);
+    let m = with_seen(&t, BOB, Some(Seen { order: last.head }), resign(Side::Black));
     assert_eq!(
         t.relay.accept(&m.to_canonical(), 6).err(),
-        Some(RelayError::Chain(ChainError::SeenFuture { seen: len, len }))
+        Some(RelayError::Chain(ChainError::SeenUnknown { seen: last.head }))
     );
-    // A head the relay's log does not have at that position (a forked view).
-    let forked = Some(Seen { seq: len - 1, head: head_of(&t, len - 2) });
-    let m = with_seen(&t, BOB, forked, resign(Side::Black));
+    // The order head the next entry would have if it were another one (a forked view).
+    let forked = message::next_order(&last.order(), Channel::Public, &last.head);
+    let m = with_seen(&t, BOB, Some(Seen { order: forked }), resign(Side::Black));
     assert_eq!(
         t.relay.accept(&m.to_canonical(), 6).err(),
-        Some(RelayError::Chain(ChainError::SeenOtherHead { seen: len - 1 }))
+        Some(RelayError::Chain(ChainError::SeenUnknown { seen: forked }))
     );
     // White's sealed attempt, then Black claiming to have seen it.
     let attempt = t.write_sealed(ALICE, Channel::WhiteUmpire, None, &action(b"e2e4"));
@@ -182,13 +198,13 @@ fn seen_must_name_an_entry_its_author_could_have_received() {
     t.deliver(ALICE);
     t.deliver(UMPIRE);
     let at = t.relay.entries().len() as u64 - 1;
-    let m = with_seen(&t, BOB, Some(Seen { seq: at, head: head_of(&t, at) }), resign(Side::Black));
+    let m = with_seen(&t, BOB, Some(Seen { order: order_of(&t, at) }), resign(Side::Black));
     assert_eq!(
         t.relay.accept(&m.to_canonical(), 8).err(),
         Some(RelayError::Chain(ChainError::SeenInvisible { seen: at }))
     );
     // Going back from what the author's previous message had seen.
-    let back = Some(Seen { seq: 1, head: head_of(&t, 1) });
+    let back = Some(Seen { order: order_of(&t, 1) });
     let m = with_seen(&t, BOB, back, resign(Side::Black));
     assert!(matches!(
         t.relay.accept(&m.to_canonical(), 8),
@@ -756,7 +772,7 @@ fn the_relay_closes_a_complete_match_and_the_parties_countersign_its_final_head(
     }
     // Bob's countersignature must come after he saw the close.
     let before =
-        with_seen(&t, BOB, Some(Seen { seq: 5, head: t.receipt(5).head }), Payload::Countersign);
+        with_seen(&t, BOB, Some(Seen { order: t.receipt(5).order() }), Payload::Countersign);
     assert!(matches!(
         t.relay.accept(&before.to_canonical(), 64),
         Err(RelayError::NotEntitled(NotEntitled::NotNow { .. }))

@@ -8,7 +8,7 @@ mod common;
 
 use common::{cast, sign, terms};
 use protocol::codec::{Canonical, VERSION};
-use protocol::message::{Receipt, SignedMessage, SignedReceipt, genesis_head};
+use protocol::message::{Receipt, SignedMessage, SignedReceipt, genesis_head, genesis_order};
 use protocol::relay::{Entry, Relay};
 use protocol::roles::{Input, Output, Participant, Player, Umpire};
 use protocol::terms::Colours;
@@ -23,13 +23,17 @@ fn entry_signed_by(
     receipted: &SignedMessage,
     seq: u64,
 ) -> Entry {
+    let channel = protocol::message::MessageBody::from_canonical(&message.body)
+        .map_or(protocol::Channel::Public, |b| b.channel);
     let receipt = Receipt {
         version: VERSION,
         match_id: agreed.match_id,
-        seq,
+        channel,
+        position: seq,
         time_ms: seq,
         message: receipted.signed_hash(),
-        head: genesis_head(&agreed.match_id),
+        head: genesis_head(&agreed.match_id, channel),
+        after: genesis_order(&agreed.match_id),
     };
     Entry { message: message.clone(), receipt: SignedReceipt::sign(&receipt, signer) }
 }
@@ -42,7 +46,7 @@ fn forgeries(
     agreed: &protocol::terms::AgreedTerms,
     real: &Entry,
 ) -> Vec<(&'static str, Entry)> {
-    let seq = Receipt::from_canonical(&real.receipt.receipt).expect("the relay's receipt").seq;
+    let seq = Receipt::from_canonical(&real.receipt.receipt).expect("the relay's receipt").position;
     let mut forged = real.message.clone();
     forged.signature.s[0] ^= 1;
     let mut other = real.message.clone();

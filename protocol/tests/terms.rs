@@ -125,8 +125,8 @@ fn terms_name_a_known_game_with_options_it_has() {
     let t = terms(&c, Colours::Drawn, true, 1);
     let bytes = t.to_canonical();
     // `version`, then the variant as a postcard string.
-    assert_eq!(&bytes[..12], b"\x02\x0akriegspiel");
-    let mut unknown = vec![2, 4];
+    assert_eq!((bytes[0], &bytes[1..12]), (protocol::codec::VERSION, &b"\x0akriegspiel"[..]));
+    let mut unknown = vec![protocol::codec::VERSION, 4];
     unknown.extend(b"go!!");
     unknown.extend(&bytes[12..]);
     let e = protocol::terms::MatchTerms::from_canonical(&unknown).unwrap_err();

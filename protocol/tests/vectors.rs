@@ -183,8 +183,11 @@ fn message_and_receipt() {
 
     let r = &v["receipt"];
     let id = bytes(&v, &["terms", "match_id"]);
-    let genesis = h("fogproof/v2/log-head", &[("match-id", &id)]);
+    // Each channel's chain starts from its own genesis; the order chain from the match's.
+    let genesis = h("fogproof/v2/log-head", &[("match-id", &id), ("channel", &[0])]);
     assert_eq!(genesis.to_vec(), bytes(r, &["genesis_head"]));
+    let genesis_order = h("fogproof/v2/order-head", &[("match-id", &id)]);
+    assert_eq!(genesis_order.to_vec(), bytes(r, &["genesis_order"]));
     let time_ms = r["time_ms"].as_u64().expect("a number");
     let head = h(
         "fogproof/v2/log-head",
@@ -196,15 +199,51 @@ fn message_and_receipt() {
         ],
     );
     assert_eq!(head.to_vec(), bytes(r, &["head"]));
+    let order = h(
+        "fogproof/v2/order-head",
+        &[("prev", &genesis_order), ("channel", &[0]), ("head", &head)],
+    );
+    assert_eq!(order.to_vec(), bytes(r, &["order"]));
     let receipt = bytes(r, &["bytes"]);
     let relay = arr32(&v["identities"][2], &["public_key"]);
     verify_sig(&relay, "fogproof/v2/receipt", &receipt, &bytes(r, &["signature"]));
-    // version | match id | seq (varint 0) | time_ms (varint) | signed hash | head.
-    assert_eq!(receipt[0], 2);
+    // version | match id | channel (0: public) | position (varint 0) | time_ms (varint) |
+    // signed hash | channel head | order head before.
+    assert_eq!(receipt[0], 3);
     assert_eq!(&receipt[1..33], &id[..]);
-    assert_eq!(receipt[33], 0);
-    assert_eq!(&receipt[receipt.len() - 64..receipt.len() - 32], &signed_hash[..]);
-    assert_eq!(&receipt[receipt.len() - 32..], &head[..]);
+    assert_eq!((receipt[33], receipt[34]), (0, 0));
+    assert_eq!(&receipt[receipt.len() - 96..receipt.len() - 64], &signed_hash[..]);
+    assert_eq!(&receipt[receipt.len() - 64..receipt.len() - 32], &head[..]);
+    assert_eq!(&receipt[receipt.len() - 32..], &genesis_order[..]);
+
+    // The sealed message on White's channel: the first there (its author's number 0 on that
+    // channel, position 0), placed after the public entry by the order head.
+    let p = &v["private_receipt"];
+    assert_eq!(p["seq"].as_u64(), Some(0), "numbers count per author and channel");
+    let private_genesis = h("fogproof/v2/log-head", &[("match-id", &id), ("channel", &[1])]);
+    assert_eq!(private_genesis.to_vec(), bytes(p, &["genesis_head"]));
+    let private_signed = bytes(p, &["signed_hash"]);
+    let private_time = p["time_ms"].as_u64().expect("a number");
+    let private_head = h(
+        "fogproof/v2/log-head",
+        &[
+            ("prev", &private_genesis),
+            ("seq", &0u64.to_le_bytes()),
+            ("time", &private_time.to_le_bytes()),
+            ("message", &private_signed),
+        ],
+    );
+    assert_eq!(private_head.to_vec(), bytes(p, &["head"]));
+    let private_order = h(
+        "fogproof/v2/order-head",
+        &[("prev", &order), ("channel", &[1]), ("head", &private_head)],
+    );
+    assert_eq!(private_order.to_vec(), bytes(p, &["order"]));
+    let receipt = bytes(p, &["bytes"]);
+    verify_sig(&relay, "fogproof/v2/receipt", &receipt, &bytes(p, &["signature"]));
+    assert_eq!((receipt[33], receipt[34]), (1, 0), "White's channel, position 0");
+    assert_eq!(&receipt[receipt.len() - 64..receipt.len() - 32], &private_head[..]);
+    assert_eq!(&receipt[receipt.len() - 32..], &order[..]);
 }
 
 #[test]

@@ -451,17 +451,23 @@ impl MatchTask {
         if !party && !self.open_game {
             return Err(JoinError::Hidden);
         }
+        // `since` counts in the joiner's own view (the entries it may read), and so does
+        // `entries`: nothing here tells a participant how many entries another channel holds.
         let from = since.map_or(0, |s| usize::try_from(s).unwrap_or(usize::MAX).saturating_add(1));
         let entries = self.relay.entries();
-        let catch_up: Vec<Arc<Vec<u8>>> = (from..self.persisted)
+        let visible: Vec<usize> = (0..self.persisted)
             .filter(|&i| self.may_read(key.as_ref(), self.channels[i]))
-            .map(|i| Arc::new(ServerFrame::Entry(entries[i].clone()).to_canonical()))
+            .collect();
+        let catch_up: Vec<Arc<Vec<u8>>> = visible
+            .iter()
+            .skip(from)
+            .map(|&i| Arc::new(ServerFrame::Entry(entries[i].clone()).to_canonical()))
             .collect();
         let welcome = ServerFrame::Welcome {
             version: protocol::codec::VERSION,
             match_id: self.row.id,
             terms: self.signed.clone(),
-            entries: self.persisted as u64,
+            entries: visible.len() as u64,
             catch_up: catch_up.len() as u64,
         }
         .to_canonical();

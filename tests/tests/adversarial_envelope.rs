@@ -86,27 +86,33 @@ fn message_replayed_from_another_match() {
 #[test]
 fn reordered_messages() {
     // The relay logs player 0's reveal (its second message) before its commitment (its first).
+    // Version 3 allows gaps in an author's numbers (a refused message's number is not reused),
+    // so the reveal's number alone proves nothing there; but the reveal says what its author
+    // had seen, by the order head of the honest log, which the reordered log does not have:
+    // the relay is named at the first entry it moved. (The commitment after it, numbered below
+    // the reveal, would name it too: `OutOfOrder`, PROTOCOL.md 11.)
     let (h, mut all) = midgame("chess");
     all.swap(1, 3);
     let f = only_fault(
         &faults(&with_entries(&h, relog(&h, &all))),
-        FaultKind::BrokenChain,
+        FaultKind::Equivocation,
         Some(h.relay_id.public()),
         Role::Relay,
     );
     assert_eq!(f.entry, Some(1));
+    assert!(f.evidence.contains("which the log does not have"), "{f:?}");
 }
 
 #[test]
 fn dropped_message() {
     // The relay drops player 0's commitment from the record. Player 1 had seen it (its signed
-    // `seen` names position 1 with the head of the honest log): the relay's record is not the
+    // `seen` names the order head after it in the honest log): the relay's record is not the
     // history it showed.
     let (h, mut all) = midgame("chess");
     all.remove(1);
     let f = faults(&with_entries(&h, relog(&h, &all)));
     let f = only_fault(&f, FaultKind::Equivocation, Some(h.relay_id.public()), Role::Relay);
-    assert!(f.evidence.contains("seen position 1"), "{f:?}");
+    assert!(f.evidence.contains("which the log does not have"), "{f:?}");
     assert_eq!(f.entry, Some(1));
 }
 
@@ -183,8 +189,8 @@ fn relay_showing_the_two_players_different_histories() {
     assert_eq!(f.message, Some(b.hash()));
 
     // The relay shows Black White's move, Black answers it, and the relay leaves White's move
-    // out of the record: Black's signed `seen` names a position and head the record's log
-    // never had.
+    // out of the record: Black's signed `seen` names an order head the record's log never
+    // had.
     let mut h2 = Harness::new("chess", 1);
     h2.setup();
     let prefix = messages(&h2.record());
@@ -200,7 +206,7 @@ fn relay_showing_the_two_players_different_histories() {
         Role::Relay,
     );
     assert_eq!(f.message, Some(reply.hash()));
-    assert!(f.evidence.contains("seen position"), "{f:?}");
+    assert!(f.evidence.contains("which the log does not have"), "{f:?}");
 }
 
 /// Re-encodes the varint at `at` with one redundant byte (`0x80` continuation, then `0x00`).

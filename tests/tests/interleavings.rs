@@ -67,6 +67,17 @@ fn stale_messages(record: &protocol::record::MatchRecord) -> usize {
     let relay = protocol::codec::Canonical::from_canonical(&record.terms.terms)
         .map(|t: protocol::terms::MatchTerms| t.relay)
         .expect("terms");
+    // What a `seen` names, by its order head: the index of the entry whose receipt ends it.
+    let orders: std::collections::BTreeMap<protocol::LogHead, usize> = record
+        .entries
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            let r: protocol::message::Receipt =
+                protocol::codec::Canonical::from_canonical(&e.receipt.receipt).expect("receipt");
+            (r.order(), i)
+        })
+        .collect();
     record
         .entries
         .iter()
@@ -77,7 +88,7 @@ fn stale_messages(record: &protocol::record::MatchRecord) -> usize {
             let before = record.entries[i - 1].message.verify().expect("signed");
             before.channel == protocol::Channel::Public
                 && b.author != relay
-                && b.seen.is_none_or(|s| s.seq + 1 < *i as u64)
+                && b.seen.and_then(|s| orders.get(&s.order)).is_none_or(|s| s + 1 < *i)
         })
         .count()
 }

@@ -119,7 +119,7 @@ fn play(
 }
 
 /// Seeds per variant: enough games for both Kriegspiel answers, many SIC list lengths, 6x6 with
-/// and without items, a 6x6 tie-break (seed 32), and the three games that seal nothing.
+/// and without items, a 6x6 tie-break (seed 0), and the three games that seal nothing.
 #[test]
 fn every_sealed_payload_of_a_variant_and_direction_has_one_size() {
     let mut measured = BTreeMap::new();
@@ -127,7 +127,7 @@ fn every_sealed_payload_of_a_variant_and_direction_has_one_size() {
     let games: [(Variant, &[u64]); 6] = [
         (Variant::Kriegspiel, &[1, 4]),
         (Variant::Sic, &[4, 5]),
-        (Variant::SecretChess6, &[0, 1, 2, 32]),
+        (Variant::SecretChess6, &[0, 1, 2]),
         (Variant::Chess, &[0]),
         (Variant::Espionage, &[0]),
         (Variant::Intrigue, &[0]),

@@ -17,9 +17,9 @@
 //!    paired them: `Role::Record`); given that, whatever is wrong with the message is the relay's
 //!    fault, since it receipted it (`BadSignature`, `WrongMatch`), except a body its author
 //!    signed but did not encode canonically (`NonCanonical`, the author).
-//! 3. **Order.** The relay's receipts number the match's one sequence 0, 1, 2, ... over all
-//!    channels, in record order, with time never going back and each head chaining from the one
-//!    before (`Equivocation` otherwise). Then the relay's own rule books, replayed
+//! 3. **Order.** The relay's receipts number each channel 0, 1, 2, ... with each channel head
+//!    chaining from the one before, every entry follows the one before it in the record by the
+//!    order head, and time never goes back (`Equivocation` otherwise). Then the relay's own rule books, replayed
 //!    ([`coordinate`]): each author's numbering and `seen`, who may say what where and when,
 //!    every clock, deadline and timeout, the race rule, and every disclosure re-sealed to the
 //!    ciphertext its author signed (`BadDisclosure`, the author). Blame goes to whoever's

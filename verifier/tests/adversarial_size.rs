@@ -106,7 +106,7 @@ fn shares_and_reserve_keep_a_full_record_within_the_limit() {
     // The largest receipt the relay can sign (the longest varints), with the entry's frame
     // header and the receipt's own length prefix, fits the overhead charged per message.
     let m = &h.relay.entries()[0].message;
-    let receipt = h.receipt(m, u64::MAX, u64::MAX, &h.head_before(0));
+    let receipt = h.receipt(m, u64::MAX, u64::MAX, &h.head_before(0), &h.order_before(0));
     let entry = protocol::relay::Entry { message: m.clone(), receipt };
     let frame = protocol::record::MatchRecord::entry_frame(&entry).len() as u64;
     assert!(frame - m.encoded_len() as u64 <= ENTRY_OVERHEAD_BYTES, "{frame}");

@@ -160,7 +160,9 @@ fn a_relay_head_that_does_not_chain_is_equivocation() {
     let mut r = h.record();
     let m = r.entries[4].message.clone();
     // A receipt for the right message and position whose head chains from another history.
-    r.entries[4].receipt = h.receipt(&m, 4, 50, &protocol::LogHead([9; 32]));
+    let position = r.entries[4].receipt.open(&h.relay_id.public()).unwrap().position;
+    r.entries[4].receipt =
+        h.receipt(&m, position, 50, &protocol::LogHead([9; 32]), &h.order_before(4));
     let f = only_fault(
         &faults(&r.to_canonical()),
         FaultKind::Equivocation,
@@ -175,7 +177,8 @@ fn relay_receipts_going_back_in_time_are_the_relays_fault() {
     let h = Harness::honest("chess");
     let mut r = h.record();
     let m = r.entries[5].message.clone();
-    r.entries[5].receipt = h.receipt(&m, 5, 1, &h.head_before(5));
+    let position = r.entries[5].receipt.open(&h.relay_id.public()).unwrap().position;
+    r.entries[5].receipt = h.receipt(&m, position, 1, &h.head_before(5), &h.order_before(5));
     let f = only_fault(
         &faults(&r.to_canonical()),
         FaultKind::BadReceipt,
@@ -733,7 +736,7 @@ fn a_relay_closing_an_unfinished_match_is_named() {
         .max()
         .expect("the start notice");
     let n = all.len();
-    let seen = protocol::message::Seen { seq: n as u64 - 1, head: h.head_before(n) };
+    let seen = protocol::message::Seen { order: h.order_before(n) };
     let body = protocol::message::MessageBody {
         version: protocol::codec::VERSION,
         match_id: h.match_id(),
@@ -778,4 +781,77 @@ fn a_commitment_sealed_to_the_umpire_is_its_authors_fault() {
     let f = only_fault(&faults(&h.bytes()), FaultKind::NotAllowed, Some(h.key(white)), role);
     assert_eq!(f.message, Some(e.message.hash()));
     assert!(f.explanation.contains("public only"), "{f:?}");
+}
+
+/// Issue 13's red-team class: after any refusal of an honest party's message (a race, a cap its
+/// machine did not know, a full budget) its later messages were all refused as out of order, so
+/// it could never disclose and forfeited. In v3 a number is used once, refused or not, and the
+/// relay allows gaps: the author's later messages, on that channel and others, go through, and
+/// the record with the gaps checks without a fault.
+#[test]
+fn a_refused_message_does_not_block_its_authors_later_ones() {
+    let mut h = Harness::new("kriegspiel", 1);
+    h.setup();
+    h.play(2);
+    let white = h.side(Side::White);
+    let colours = h.relay.colours().expect("colours");
+    // A public message refused (a countersignature before the close: refused as not now, like
+    // a draw offer that lost a race).
+    let public = h.write(white, Channel::Public, Payload::Countersign);
+    assert!(matches!(
+        h.relay.accept(&public.to_canonical(), h.now + 1),
+        Err(RelayError::NotEntitled(NotEntitled::NotNow { .. }))
+    ));
+    // A sealed message refused on White's channel (here padded to another size than the
+    // variant's, refused before anything else is looked at).
+    let umpire_seal = h.terms.terms.umpire.as_ref().expect("umpire").seal_key;
+    let key = h.key(white);
+    let padded = h.padded_len(white) + 16;
+    let (refused, _) = h
+        .authors
+        .get_mut(&key)
+        .expect("white's author")
+        .write_sealed(
+            Channel::WhiteUmpire,
+            None,
+            &Payload::Action(b"try".to_vec()),
+            &umpire_seal,
+            &[0xee; 32],
+            padded,
+        )
+        .expect("seals");
+    assert!(matches!(
+        h.relay.accept(&refused.to_canonical(), h.now + 1),
+        Err(RelayError::NotEntitled(NotEntitled::SealedSize { .. }))
+    ));
+    let first = h.send_sealed(white, Side::White, Payload::Action(b"move 2".to_vec()));
+    h.last_action = Some(first.message.hash());
+    // The umpire answers White's move, then White resigns and everyone discloses: every later
+    // message of White's is accepted despite the two unused numbers.
+    h.turn(h.last_action, protocol::message::Owed::Side(Side::Black));
+    for s in Side::BOTH {
+        h.send_sealed(Who::Umpire, s, Payload::Observation(b"ok".to_vec()));
+    }
+    h.finish();
+    let c = checked(&h);
+    assert!(h.relay.coordinator().is_over());
+    // White's numbers on both channels have a gap where a refused message was.
+    let numbers = |channel: Channel| -> Vec<u64> {
+        c.entries
+            .iter()
+            .filter(|e| e.author() == colours.white && e.channel() == channel)
+            .map(|e| e.body.seq)
+            .collect()
+    };
+    for channel in [Channel::Public, Channel::WhiteUmpire] {
+        let n = numbers(channel);
+        assert!(n.windows(2).all(|w| w[0] < w[1]), "{channel}: {n:?}");
+        assert!(n.windows(2).any(|w| w[1] > w[0] + 1), "{channel}: no gap in {n:?}");
+    }
+    assert!(
+        c.entries
+            .iter()
+            .any(|e| e.author() == colours.white && matches!(e.payload, Payload::Disclose(_))),
+        "White disclosed after the refusals"
+    );
 }

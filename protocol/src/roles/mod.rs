@@ -152,6 +152,10 @@ pub(crate) struct Outbox {
     /// The signed hashes of the messages this machine wrote that have not come back in an
     /// entry yet, oldest first, at most [`WRITTEN_KEPT`] ([`open_entry`]).
     written: VecDeque<crate::SignedHash>,
+    /// The index among the entries delivered of the entry each order head ends: for a machine
+    /// that reads every channel (the umpire, a player of an open or owner game) the index in the
+    /// relay's log, which a `seen` names only by its order head.
+    orders: std::collections::BTreeMap<crate::LogHead, u64>,
 }
 
 /// How many of its own messages not yet delivered a machine remembers. An honest relay
@@ -178,6 +182,7 @@ impl Outbox {
             ended: false,
             padded_len,
             written: VecDeque::new(),
+            orders: std::collections::BTreeMap::new(),
         }
     }
 
@@ -213,6 +218,14 @@ impl Outbox {
     /// Takes in a delivered entry's receipt (the author's `seen` moves on).
     pub(crate) fn delivered(&mut self, receipt: &crate::message::Receipt) {
         self.author.saw(receipt);
+        let next = self.orders.len() as u64;
+        self.orders.entry(receipt.order()).or_insert(next);
+    }
+
+    /// The index of the entry `body` says it had seen, among those delivered to this machine
+    /// (for [`crate::coordinator::Coordinator::admit`]).
+    pub(crate) fn seen_index(&self, body: &crate::message::MessageBody) -> Option<u64> {
+        body.seen.and_then(|s| self.orders.get(&s.order).copied())
     }
 
     /// Whether `payload` goes out: an adversarial test's hook may change it or suppress it.
@@ -335,6 +348,12 @@ pub(crate) fn open_entry(
         .receipt
         .verify_signed_hash(&terms.terms.relay, &terms.match_id, signed)
         .map_err(|e| unreadable(format!("receipt: {e}")))?;
+    if receipt.channel != body.channel {
+        return Err(unreadable(format!(
+            "receipt names channel {}, the message is on {}",
+            receipt.channel, body.channel
+        )));
+    }
     if let Some(i) = own {
         out.written.remove(i);
     }

@@ -802,7 +802,7 @@ impl Participant for Player {
                     let admission = if body.author == relay {
                         Ok(crate::coordinator::Admission::Counts)
                     } else {
-                        c.admit(&body, &relay)
+                        c.admit(&body, self.out.seen_index(&body), &relay)
                     };
                     let Ok(admission) = admission else {
                         return Err(RoleError {

@@ -342,7 +342,7 @@ impl Participant for Umpire {
         let admission = if body.author == self.terms.terms.relay {
             Ok(Admission::Counts)
         } else {
-            self.coordinator.admit(&body, &self.terms.terms.relay)
+            self.coordinator.admit(&body, self.out.seen_index(&body), &self.terms.terms.relay)
         };
         let Ok(admission) = admission else {
             return Err(RoleError {

@@ -180,7 +180,7 @@ impl Table {
     ) -> Result<Accepted, RelayError> {
         let a = self.relay.accept(&m.to_canonical(), now)?;
         let mut next = self.authors[who].clone();
-        let _ = next.write(Channel::Public, None, Payload::Start);
+        let _ = next.write(a.body.channel, None, Payload::Start);
         self.authors[who] = next;
         Ok(a)
     }

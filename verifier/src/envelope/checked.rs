@@ -55,6 +55,8 @@ pub struct CheckedEntry {
     pub sealed: bool,
     /// A void race (docs/PROTOCOL.md, the race rule): recorded, ignored, nobody's fault.
     pub void: bool,
+    /// The index in `record.entries` of the entry its `seen` names (by its order head), if any.
+    pub seen: Option<usize>,
 }
 
 impl CheckedEntry {

@@ -39,8 +39,11 @@ pub(crate) fn check(
             (p, _) => (p.clone(), false),
         };
         let void = coordinated.void.get(e.index).copied().unwrap_or(false);
+        let seen =
+            coordinated.seen.get(e.index).copied().flatten().and_then(|s| usize::try_from(s).ok());
         checked_entries.push(CheckedEntry {
             void,
+            seen,
             index: e.index,
             hash: e.hash,
             body: e.body,

@@ -11,9 +11,11 @@
 //!   give (wrong party, too early, a wait that was not running), a deadline passed while the
 //!   relay went on accepting without a timeout, a `Start` notice not first: the relay, which
 //!   signed the receipts (`Timeout`, `NotAllowed`);
-//! - a message skipping its author's numbering, or naming as seen an entry the relay's log does
-//!   not have at that position (with that head, on a channel its author reads): the relay, which
-//!   refuses such messages and receipted it anyway (`BrokenChain`, `Equivocation`);
+//! - a message numbered below one its author used before on its channel (out of the order its
+//!   author signed them in), or naming as seen an order head the relay's log does not have (or
+//!   one of a channel its author does not read): the relay, which refuses such messages and
+//!   receipted it anyway (`BrokenChain`, `Equivocation`). Gaps in an author's numbers are
+//!   allowed: a number its message was refused under is not used again (PROTOCOL.md 11);
 //! - two messages an author signed with one number, or a `seen` going back: the author, whose
 //!   own signatures contradict each other (`BrokenChain`).
 //!
@@ -34,20 +36,27 @@ use std::collections::BTreeMap;
 pub(crate) struct Coordinated {
     /// Entry indices that are void races.
     pub void: Vec<bool>,
+    /// For each entry, the index of the entry its `seen` names (the relay's log maps the order
+    /// head to it).
+    pub seen: Vec<Option<u64>>,
     /// The timeouts the record holds, all confirmed: (entry, party, expectation, deadline).
     pub timeouts: Vec<(usize, Party, Expectation, u64)>,
 }
 
 /// Runs the sequence and the coordinator over the entries (in the relay's order, already
-/// numbered 0, 1, 2, ... by stage 3a).
+/// checked by stage 3a).
 pub(crate) fn check(terms: &AgreedTerms, entries: &[Auth]) -> Result<Coordinated, Box<Fault>> {
     let relay_key = terms.terms.relay;
     let relay = || Blame::relay(terms);
     let mut sequence = Sequence::new(&terms.match_id);
     let mut coordinator = Coordinator::new(terms.clone());
-    let mut out = Coordinated { void: Vec::with_capacity(entries.len()), timeouts: Vec::new() };
+    let mut out = Coordinated {
+        void: Vec::with_capacity(entries.len()),
+        seen: Vec::with_capacity(entries.len()),
+        timeouts: Vec::new(),
+    };
     let mut sent: BTreeMap<PublicKey, u32> = BTreeMap::new();
-    let mut numbered: BTreeMap<(PublicKey, u64), protocol::MessageHash> = BTreeMap::new();
+    let mut numbered: BTreeMap<(PublicKey, u8, u64), protocol::MessageHash> = BTreeMap::new();
     let max_messages = terms.terms.limits.max_messages_per_side;
     let mut budget = RecordBudget::new(terms);
     for e in entries {
@@ -79,6 +88,7 @@ pub(crate) fn check(terms: &AgreedTerms, entries: &[Auth]) -> Result<Coordinated
             if let Payload::Timeout { party, expectation, deadline_ms } = b.payload {
                 out.timeouts.push((e.index, party, expectation, deadline_ms));
             }
+            out.seen.push(b.seen.and_then(|s| sequence.position_of(&s.order)));
             sequence.push(b, &e.receipt.message, t);
             coordinator.apply(b, e.hash, Admission::Counts, t);
             out.void.push(false);
@@ -116,23 +126,26 @@ pub(crate) fn check(terms: &AgreedTerms, entries: &[Auth]) -> Result<Coordinated
                 ),
             )));
         }
-        if let Err(err) = sequence.check(b, |c| reads(terms, &colours, &b.author, c)) {
-            // The very same message again is the relay's acceptance of a replay, not two
-            // messages its author signed with one number.
-            let replay = matches!(err, ChainError::Replayed { .. })
-                && numbered.get(&(b.author, b.seq)) == Some(&e.hash);
-            if replay {
-                return Err(Box::new(relay().fault(
-                    FaultKind::BrokenChain,
-                    e.at(),
-                    format!("message {} accepted twice", e.hash),
-                    "The relay accepted the same message twice.".into(),
-                )));
+        let seen = match sequence.check(b, |c| reads(terms, &colours, &b.author, c)) {
+            Ok(seen) => seen,
+            Err(err) => {
+                // The very same message again is the relay's acceptance of a replay, not two
+                // messages its author signed with one number.
+                let replay = matches!(err, ChainError::Replayed { .. })
+                    && numbered.get(&(b.author, b.channel.byte(), b.seq)) == Some(&e.hash);
+                if replay {
+                    return Err(Box::new(relay().fault(
+                        FaultKind::BrokenChain,
+                        e.at(),
+                        format!("message {} accepted twice", e.hash),
+                        "The relay accepted the same message twice.".into(),
+                    )));
+                }
+                return Err(Box::new(chain_fault(terms, &signer, name, e, &err)));
             }
-            return Err(Box::new(chain_fault(terms, &signer, name, e, &err)));
-        }
-        numbered.insert((b.author, b.seq), e.hash);
-        let admission = match coordinator.admit(b, &relay_key) {
+        };
+        numbered.insert((b.author, b.channel.byte(), b.seq), e.hash);
+        let admission = match coordinator.admit(b, seen, &relay_key) {
             Ok(a) => a,
             Err(NotEntitled::TimedOut { party }) => {
                 return Err(Box::new(relay().fault(
@@ -247,6 +260,7 @@ pub(crate) fn check(terms: &AgreedTerms, entries: &[Auth]) -> Result<Coordinated
         sequence.push(b, &e.receipt.message, t);
         coordinator.apply(b, e.hash, admission, t);
         out.void.push(admission == Admission::Void);
+        out.seen.push(seen);
     }
     Ok(out)
 }
@@ -351,11 +365,11 @@ fn chain_fault(
             relay,
             FaultKind::BrokenChain,
             format!(
-                "The relay accepted a message of {lower} while an earlier one of its messages \
-                 was not in its log: a message was dropped or reordered."
+                "The relay accepted a message of {lower} numbered below one it had accepted \
+                 from {lower} on that channel before: it reordered {lower}'s messages."
             ),
         ),
-        ChainError::SeenFuture { .. } | ChainError::SeenOtherHead { .. } => (
+        ChainError::SeenUnknown { .. } => (
             relay,
             FaultKind::Equivocation,
             format!(
@@ -368,7 +382,7 @@ fn chain_fault(
             FaultKind::Equivocation,
             format!(
                 "{name} signed that it had seen an entry of a channel it does not read: the \
-                 relay showed it something else at that position."
+                 relay showed it something else there."
             ),
         ),
     };

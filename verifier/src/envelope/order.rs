@@ -1,24 +1,27 @@
-//! Stage 3a: the order of the match: receipts, the relay's one sequence, its log heads,
-//! equivocation. (Authors' numbering and what they had seen are stage 3b, [`super::coordinate`].)
+//! Stage 3a: the order of the match: receipts, each channel's positions and hash chain, the
+//! relay's total order (the order head), equivocation. (Authors' numbering and what they had
+//! seen are stage 3b, [`super::coordinate`].)
 //!
 //! Blame follows what the signatures alone prove:
-//! - two different relay receipts for one position of the match, or a receipt whose log head the
-//!   entries before it do not produce: the relay kept two logs (`Equivocation`, the relay);
+//! - a receipt naming another channel than its message's, two different relay receipts for one
+//!   place of a channel or two placed after one order head, a receipt whose channel head the
+//!   channel's entries before it do not produce, or an order that puts a channel's positions out
+//!   of sequence: the relay kept two logs (`BadReceipt`, `Equivocation`, the relay);
 //! - receipt times going back: `BadReceipt`, the relay;
-//! - a position missing from the receipts, an entry repeated, or entries not in the relay's
-//!   order: nobody signed the record's order, so the record (`TruncatedRecord`,
-//!   `MalformedRecord`).
+//! - a position missing from a channel, an entry the order says comes before one but that the
+//!   record lacks, an entry repeated, or entries not in the relay's order: nobody signed the
+//!   record's order, so the record (`TruncatedRecord`, `MalformedRecord`).
 //!
-//! Only the first fault of the sequence, or of each channel, is reported: what follows it is its
-//! consequence.
+//! Only the first fault is reported: what follows it is its consequence.
 
 use super::{Auth, Blame};
 use crate::{Fault, FaultKind};
-use protocol::message::{genesis_head, next_head};
+use protocol::message::{genesis_head, genesis_order, next_head};
 use protocol::terms::AgreedTerms;
+use protocol::{Channel, LogHead};
 use std::collections::BTreeMap;
 
-/// Checks the match's sequence; `Err` with the fault found.
+/// Checks the match's order; `Err` with the fault found.
 pub(crate) fn check(terms: &AgreedTerms, entries: &[Auth]) -> Result<(), Vec<Fault>> {
     match numbering(terms, entries) {
         Some(f) => Err(vec![f]),
@@ -26,24 +29,44 @@ pub(crate) fn check(terms: &AgreedTerms, entries: &[Auth]) -> Result<(), Vec<Fau
     }
 }
 
-/// The receipts number the match 0, 1, 2, ... once each, in record order, with time never
-/// going back and every head chaining from the one before (PROTOCOL.md 11).
+fn equivocation(terms: &AgreedTerms, e: &Auth, evidence: String, why: &str) -> Fault {
+    Blame::relay(terms).fault(FaultKind::Equivocation, e.at(), evidence, why.to_owned())
+}
+
+/// Each channel's receipts number it 0, 1, 2, ... once each, every receipt follows the one
+/// before it in the record by the order head, time never goes back and every channel head
+/// chains from the one before (PROTOCOL.md 11).
 fn numbering(terms: &AgreedTerms, log: &[Auth]) -> Option<Fault> {
-    let mut by_seq: BTreeMap<u64, &Auth> = BTreeMap::new();
     for e in log {
-        if let Some(first) = by_seq.insert(e.receipt.seq, e) {
-            if first.receipt != e.receipt {
-                return Some(Blame::relay(terms).fault(
-                    FaultKind::Equivocation,
-                    e.at(),
+        if e.receipt.channel != e.body.channel {
+            return Some(Blame::relay(terms).fault(
+                FaultKind::BadReceipt,
+                e.at(),
+                format!(
+                    "entry {}: receipt on the {} channel for a message on the {} channel",
+                    e.index, e.receipt.channel, e.body.channel
+                ),
+                "The relay signed a receipt that puts a message on another channel than its own."
+                    .to_owned(),
+            ));
+        }
+    }
+    let mut by_place: BTreeMap<(u8, u64), &Auth> = BTreeMap::new();
+    let mut by_after: BTreeMap<LogHead, &Auth> = BTreeMap::new();
+    for e in log {
+        let r = &e.receipt;
+        if let Some(first) = by_place.insert((r.channel.byte(), r.position), e) {
+            if first.receipt != *r {
+                return Some(equivocation(
+                    terms,
+                    e,
                     format!(
-                        "relay receipts for position {} of the match: message {} (entry {}) and \
-                         message {} (entry {})",
-                        e.receipt.seq, first.hash, first.index, e.hash, e.index
+                        "relay receipts for position {} of the {} channel: message {} (entry {}) \
+                         and message {} (entry {})",
+                        r.position, r.channel, first.hash, first.index, e.hash, e.index
                     ),
-                    "The relay signed two different receipts for the same position of the \
-                     match: it kept two different histories."
-                        .to_owned(),
+                    "The relay signed two different receipts for the same position of a \
+                     channel: it kept two different histories.",
                 ));
             }
             return Some(Blame::record().fault(
@@ -53,64 +76,113 @@ fn numbering(terms: &AgreedTerms, log: &[Auth]) -> Option<Fault> {
                 "The record repeats an entry.".to_owned(),
             ));
         }
-    }
-    for (expected, (seq, e)) in (0u64..).zip(&by_seq) {
-        if *seq != expected {
-            return Some(Blame::record().fault(
-                FaultKind::TruncatedRecord,
-                e.at(),
+        if let Some(first) = by_after.insert(r.after, e) {
+            return Some(equivocation(
+                terms,
+                e,
                 format!(
-                    "the match has receipts up to position {} but none for position {expected}",
-                    by_seq.keys().last().copied().unwrap_or(0)
+                    "entries {} and {} are both placed right after order head {}",
+                    first.index, e.index, r.after
                 ),
-                format!(
-                    "A message the relay receipted at position {expected} of the match is \
-                     missing from the record."
-                ),
+                "The relay signed two different entries as the next one after the same point of \
+                 the match: it kept two different histories.",
             ));
         }
     }
-    for (expected, e) in (0u64..).zip(log) {
-        if e.receipt.seq != expected {
-            return Some(Blame::record().fault(
-                FaultKind::MalformedRecord,
-                e.at(),
-                format!(
-                    "entry {} has position {} of the match where position {expected} belongs",
-                    e.index, e.receipt.seq
-                ),
-                "The record's entries are not in the relay's order.".to_owned(),
-            ));
+    for channel in Channel::ALL {
+        let places = by_place.range((channel.byte(), 0)..=(channel.byte(), u64::MAX));
+        for (expected, ((_, position), e)) in (0u64..).zip(places) {
+            if *position != expected {
+                return Some(Blame::record().fault(
+                    FaultKind::TruncatedRecord,
+                    e.at(),
+                    format!(
+                        "the {channel} channel has a receipt for position {position} but none for \
+                         position {expected}"
+                    ),
+                    format!(
+                        "A message the relay receipted at position {expected} of the {channel} \
+                         channel is missing from the record."
+                    ),
+                ));
+            }
         }
     }
-    let mut head = genesis_head(&terms.match_id);
+    // In record order: each entry follows the one before it (the record's fault if not), time
+    // never goes back, and the relay's order agrees with each channel's positions and heads (the
+    // relay's fault if not). The first fault in record order is the one reported.
+    let orders: BTreeMap<LogHead, usize> =
+        log.iter().map(|e| (e.receipt.order(), e.index)).collect();
+    let genesis = genesis_order(&terms.match_id);
+    let mut order = genesis;
+    let mut heads = Channel::ALL.map(|c| genesis_head(&terms.match_id, c));
+    let mut lengths = [0u64; 3];
     let mut last_time = 0;
     for e in log {
         let r = &e.receipt;
+        if r.after != order {
+            let (kind, evidence, why) = match orders.get(&r.after) {
+                Some(before) => (
+                    FaultKind::MalformedRecord,
+                    format!("entry {} follows entry {before} in the relay's order", e.index),
+                    "The record's entries are not in the relay's order.".to_owned(),
+                ),
+                None if r.after == genesis => (
+                    FaultKind::MalformedRecord,
+                    format!("entry {} is the first in the relay's order", e.index),
+                    "The record's entries are not in the relay's order.".to_owned(),
+                ),
+                None => (
+                    FaultKind::TruncatedRecord,
+                    format!(
+                        "entry {} follows order head {}, which no entry of the record ends",
+                        e.index, r.after
+                    ),
+                    "A message the relay receipted before this entry is missing from the record."
+                        .to_owned(),
+                ),
+            };
+            return Some(Blame::record().fault(kind, e.at(), evidence, why));
+        }
         if r.time_ms < last_time {
             return Some(Blame::relay(terms).fault(
                 FaultKind::BadReceipt,
                 e.at(),
-                format!("position {} at {} ms after a receipt at {last_time} ms", r.seq, r.time_ms),
+                format!("entry {} at {} ms after a receipt at {last_time} ms", e.index, r.time_ms),
                 "The relay's receipts go back in time.".to_owned(),
             ));
         }
-        head = next_head(&head, r.seq, r.time_ms, &r.message);
-        if r.head != head {
-            return Some(
-                Blame::relay(terms).fault(
-                    FaultKind::Equivocation,
-                    e.at(),
-                    format!(
-                        "receipt {} carries log head {}, its entries give {head}",
-                        r.seq, r.head
-                    ),
-                    "The relay signed a log head that the entries before it do not produce: the \
-                 history it committed to is not the one in the record."
-                        .to_owned(),
+        let c = usize::from(r.channel.byte());
+        if r.position != lengths[c] {
+            return Some(equivocation(
+                terms,
+                e,
+                format!(
+                    "the relay's order puts position {} of the {} channel where position {} \
+                     belongs",
+                    r.position, r.channel, lengths[c]
                 ),
-            );
+                "The relay's order and its channel's positions disagree: it kept two different \
+                 histories.",
+            ));
         }
+        let head = next_head(&heads[c], r.position, r.time_ms, &r.message);
+        if r.head != head {
+            return Some(equivocation(
+                terms,
+                e,
+                format!(
+                    "receipt for position {} of the {} channel carries head {}, its entries give \
+                     {head}",
+                    r.position, r.channel, r.head
+                ),
+                "The relay signed a channel head that the entries before it do not produce: the \
+                 history it committed to is not the one in the record.",
+            ));
+        }
+        heads[c] = head;
+        lengths[c] += 1;
+        order = r.order();
         last_time = r.time_ms;
     }
     None

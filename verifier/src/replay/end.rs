@@ -24,9 +24,7 @@ impl Replayer<'_> {
             // The game had ended by an entry whose effect the claimant had not yet seen (in an
             // umpired game the end of a move shows in the umpire's answer to it): a race, void,
             // nobody's fault; the result stands as the rules gave it.
-            if e.body.seen.is_none_or(|s| {
-                usize::try_from(s.seq).unwrap_or(usize::MAX) < self.end_shown_at(&over)
-            }) {
+            if e.seen.is_none_or(|s| s < self.end_shown_at(&over)) {
                 return Ok(());
             }
             return self.stop(

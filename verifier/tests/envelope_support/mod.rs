@@ -397,44 +397,64 @@ impl Harness {
         self.record().to_canonical()
     }
 
-    /// A cheating relay's receipt: any message, any position, any time, its head chained
-    /// from `prev` (the head of the receipt before it, or the genesis head).
+    /// A cheating relay's receipt: any message, any position of its channel, any time, its
+    /// channel head chained from `prev` (the head of the channel's receipt before it, or its
+    /// genesis head), placed after order head `after`.
     pub fn receipt(
         &self,
         m: &SignedMessage,
-        seq: u64,
+        position: u64,
         time_ms: u64,
         prev: &protocol::LogHead,
+        after: &protocol::LogHead,
     ) -> SignedReceipt {
         let message = m.signed_hash();
+        let channel = protocol::message::MessageBody::from_canonical(&m.body)
+            .map_or(Channel::Public, |b| b.channel);
         let r = Receipt {
             version: VERSION,
             match_id: self.match_id(),
-            seq,
+            channel,
+            position,
             time_ms,
             message,
-            head: protocol::message::next_head(prev, seq, time_ms, &message),
+            head: protocol::message::next_head(prev, position, time_ms, &message),
+            after: *after,
         };
         SignedReceipt::sign(&r, &self.relay_id)
     }
 
-    /// The head of receipt `index` of the harness's record (the genesis head for `None`).
+    /// The receipts of the harness's record.
+    fn receipts(&self) -> Vec<Receipt> {
+        let relay = self.relay_id.public();
+        self.relay.entries().iter().map(|e| e.receipt.open(&relay).expect("receipt")).collect()
+    }
+
+    /// The head of entry `index`'s channel before it (its genesis head if it is the first).
     pub fn head_before(&self, index: usize) -> protocol::LogHead {
+        let receipts = self.receipts();
+        let channel = receipts[index].channel;
+        receipts[..index]
+            .iter()
+            .rfind(|r| r.channel == channel)
+            .map_or_else(|| protocol::message::genesis_head(&self.match_id(), channel), |r| r.head)
+    }
+
+    /// The order head before entry `index` of the harness's record (after entry `index - 1`;
+    /// the genesis order head for 0).
+    pub fn order_before(&self, index: usize) -> protocol::LogHead {
         match index.checked_sub(1) {
-            None => protocol::message::genesis_head(&self.match_id()),
-            Some(i) => {
-                let e = &self.relay.entries()[i];
-                e.receipt.open(&self.relay_id.public()).expect("the relay's receipt").head
-            }
+            None => protocol::message::genesis_order(&self.match_id()),
+            Some(i) => self.receipts()[i].order(),
         }
     }
 }
 
-/// A cheating relay's log: the messages in the order it chooses, numbered 0, 1, 2, ... in that
-/// order with a consistent chain of heads, every receipt signed with the real relay key. A
-/// message the harness's relay accepted keeps its receipt time (so a log that keeps the honest
-/// order keeps the honest heads, which the authors' `seen` name); a new one comes 10 ms after
-/// the one before.
+/// A cheating relay's log: the messages in the order it chooses, each channel numbered 0, 1,
+/// 2, ... in that order with consistent chains of channel and order heads, every receipt signed
+/// with the real relay key. A message the harness's relay accepted keeps its receipt time (so a
+/// log that keeps the honest order keeps the honest heads, which the authors' `seen` name); a
+/// new one comes 10 ms after the one before.
 pub fn relog(h: &Harness, messages: &[SignedMessage]) -> Vec<Entry> {
     let relay = h.relay_id.public();
     let times: BTreeMap<protocol::SignedHash, u64> = h
@@ -443,16 +463,24 @@ pub fn relog(h: &Harness, messages: &[SignedMessage]) -> Vec<Entry> {
         .iter()
         .map(|e| (e.message.signed_hash(), e.receipt.open(&relay).expect("receipt").time_ms))
         .collect();
-    let mut head = protocol::message::genesis_head(&h.match_id());
+    let id = h.match_id();
+    let mut heads = Channel::ALL.map(|c| protocol::message::genesis_head(&id, c));
+    let mut lengths = [0u64; 3];
+    let mut order = protocol::message::genesis_order(&id);
     let mut last = 0;
     messages
         .iter()
-        .enumerate()
-        .map(|(i, m)| {
+        .map(|m| {
             let time = times.get(&m.signed_hash()).copied().unwrap_or(last + 10).max(last);
             last = time;
-            let receipt = h.receipt(m, i as u64, time, &head);
-            head = receipt.open(&relay).expect("just signed").head;
+            let channel = protocol::message::MessageBody::from_canonical(&m.body)
+                .map_or(Channel::Public, |b| b.channel);
+            let c = usize::from(channel.byte());
+            let receipt = h.receipt(m, lengths[c], time, &heads[c], &order);
+            let opened = receipt.open(&relay).expect("just signed");
+            heads[c] = opened.head;
+            lengths[c] += 1;
+            order = opened.order();
             Entry { message: m.clone(), receipt }
         })
         .collect()
