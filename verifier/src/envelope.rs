@@ -21,8 +21,9 @@
 //!    channels, in record order, with time never going back and each head chaining from the one
 //!    before (`Equivocation` otherwise). Then the relay's own rule books, replayed
 //!    ([`coordinate`]): each author's numbering and `seen`, who may say what where and when,
-//!    every clock, deadline and timeout, the race rule, and every disclosure re-sealed to the
-//!    ciphertext its author signed (`BadDisclosure`, the author). Blame goes to whoever's
+//!    every clock, deadline and timeout, the race rule, and every disclosure checked against the
+//!    sealing setup its author signed, every sealed message of its channel opened under the
+//!    disclosed key (`BadDisclosure`, the author). Blame goes to whoever's
 //!    signatures alone prove the fault.
 //! 4. **Content.** Commitments distinct (`DuplicateCommitment`), every opening against its
 //!    commitment (`BadOpening`), every commitment opened and every sealed message disclosed
