@@ -462,7 +462,9 @@ impl Coordinator {
                         ));
                     }
                     (Some(known), Some(s)) if known != s => {
-                        return Err(setup("another setup than the author's context on the channel"));
+                        return Err(setup(
+                            "another setup than the author's context on the channel",
+                        ));
                     }
                     _ => {}
                 }
@@ -666,11 +668,15 @@ impl Coordinator {
                     .map_err(|e| bad(format!("its sealed message {hash}: {e}")))?;
                 match Payload::from_canonical(&plaintext) {
                     Ok(Payload::Sealed(_)) => {
-                        return Err(bad(format!("its sealed message {hash} holds a sealed payload")));
+                        return Err(bad(format!(
+                            "its sealed message {hash} holds a sealed payload"
+                        )));
                     }
                     Ok(_) => {}
                     Err(e) => {
-                        return Err(bad(format!("its sealed message {hash} is not a payload: {e}")));
+                        return Err(bad(format!(
+                            "its sealed message {hash} is not a payload: {e}"
+                        )));
                     }
                 }
             }

@@ -788,10 +788,7 @@ mod tests {
         }
         assert_eq!(
             disclosures,
-            vec![
-                seal::SealDisclosure { channel: Channel::WhiteUmpire, seal_seed: [4; 32] };
-                2
-            ]
+            vec![seal::SealDisclosure { channel: Channel::WhiteUmpire, seal_seed: [4; 32] }; 2]
         );
         let Payload::Sealed(first) = &bodies[0].payload else { unreachable!() };
         let key = seal::check_disclosure(

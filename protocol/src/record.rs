@@ -204,7 +204,9 @@ impl MatchRecord {
     /// that opens under the key its author's disclosed seal seed gives on its channel
     /// ([`open_disclosed`]), with the index of the first `Disclose` entry of that channel.
     /// Nothing else is checked: the verifier's verdict says whether the disclosures are true.
-    pub fn disclosures(&self) -> std::collections::BTreeMap<crate::MessageHash, (usize, Disclosed)> {
+    pub fn disclosures(
+        &self,
+    ) -> std::collections::BTreeMap<crate::MessageHash, (usize, Disclosed)> {
         let Ok(agreed) = self.terms.verify() else { return Default::default() };
         let bodies: Vec<(usize, crate::MessageHash, crate::message::MessageBody)> = self
             .entries
@@ -376,7 +378,9 @@ pub fn open_disclosed<'a>(
         match &body.payload {
             Payload::Sealed(s) => {
                 if let Some(setup) = s.setup {
-                    setups.entry((body.author, body.channel)).or_insert((setup, seal_context(body)));
+                    setups
+                        .entry((body.author, body.channel))
+                        .or_insert((setup, seal_context(body)));
                 }
             }
             Payload::Disclose(items) => {

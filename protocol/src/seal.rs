@@ -1000,7 +1000,12 @@ mod tests {
 
     /// Encrypts `salted` as is (salt and whatever padding the caller chose) under the context
     /// of seed `[5; 32]`: a sender that does not pad as agreed.
-    fn seal_raw(recipient: &SealPublicKey, seq: u64, commitment: [u8; 32], salted: &[u8]) -> Sealed {
+    fn seal_raw(
+        recipient: &SealPublicKey,
+        seq: u64,
+        commitment: [u8; 32],
+        salted: &[u8],
+    ) -> Sealed {
         let key = ChannelKey::derive(recipient, &ctx(seq), &[5; 32]).unwrap();
         let nonce = XNonce::from(nonce(seq, &commitment));
         let aad = ctx(seq).aad();

@@ -570,9 +570,8 @@ fn a_setup_committing_to_another_key_than_its_enc_gives_convicts_its_author() {
     let padded = h.padded_len(white);
     let (honest, ctx) = white_sealer(&mut h, [1; 32]);
     let (mut other, _) = white_sealer(&mut h, [2; 32]);
-    let mut sealed = other
-        .seal(&ctx, &Payload::Action(b"e2e4".to_vec()).to_canonical(), padded, true)
-        .unwrap();
+    let mut sealed =
+        other.seal(&ctx, &Payload::Action(b"e2e4".to_vec()).to_canonical(), padded, true).unwrap();
     sealed.setup = Some(seal::SealSetup { enc: honest.setup().enc, ..other.setup() });
     let u = h.terms.terms.umpire.as_ref().unwrap();
     let mut inbox = seal::Inbox::new(seal::SealSecret::for_match(&h.umpire, &u.nonce));

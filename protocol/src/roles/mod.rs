@@ -180,7 +180,8 @@ impl Outbox {
     /// message), and from now on discloses each sealed message's channel right after it.
     pub(crate) fn disclose_all(&mut self) {
         self.ended = true;
-        let owed: Vec<SealDisclosure> = std::mem::take(&mut self.undisclosed).into_values().collect();
+        let owed: Vec<SealDisclosure> =
+            std::mem::take(&mut self.undisclosed).into_values().collect();
         if !owed.is_empty() {
             self.send_public(None, Payload::Disclose(owed));
         }

@@ -757,7 +757,9 @@ impl Player {
         }
         let Payload::Sealed(sealed) = &body.payload else { return Ok(()) };
         let padded = game::sealed_plaintext_bytes(self.variant, game::SealDirection::FromUmpire);
-        let plain = self.seal.open(&seal_context(body), sealed, padded)
+        let plain = self
+            .seal
+            .open(&seal_context(body), sealed, padded)
             .map_err(|e| fault(body, hash, e.to_string()))?;
         let payload = Payload::from_canonical(&plain)
             .map_err(|e| fault(body, hash, format!("sealed payload: {e}")))?;

@@ -245,7 +245,9 @@ impl Umpire {
         // (its seed reproduces the signed setup and the key opens these very bytes) proves the
         // complaint false; none, and the sender is timed out (PROTOCOL.md, complaints).
         let padded = game::sealed_plaintext_bytes(self.variant, game::SealDirection::ToUmpire);
-        let opened = self.seal.open(&seal_context(body), sealed, padded)
+        let opened = self
+            .seal
+            .open(&seal_context(body), sealed, padded)
             .map_err(|e| e.to_string())
             .and_then(|plain| {
                 Payload::from_canonical(&plain).map_err(|e| format!("sealed payload: {e}"))
