@@ -175,7 +175,10 @@ fn payload_json(variant: Variant, p: &Payload, start_view: bool) -> Value {
             } })
         }
         Payload::Sealed(s) => {
-            json!({ "undisclosed": { "enc": hex(&s.enc), "ciphertext_bytes": s.ciphertext.len() } })
+            json!({ "undisclosed": {
+                "enc": s.setup.map(|setup| hex(&setup.enc)),
+                "ciphertext_bytes": s.ciphertext.len(),
+            } })
         }
         Payload::Action(bytes) => json!({ "action": game(bytes, action_json) }),
         Payload::Observation(bytes) if start_view => {
@@ -204,8 +207,7 @@ fn payload_json(variant: Variant, p: &Payload, start_view: bool) -> Value {
         Payload::Close => json!("close"),
         Payload::Countersign => json!("countersign"),
         Payload::Disclose(items) => json!({ "disclose": items.iter().map(|d| json!({
-            "message": d.message.to_string(),
-            "plaintext_bytes": d.plaintext.len(),
+            "channel": d.channel.to_string(),
             "seal_seed": hex(&d.seal_seed),
         })).collect::<Vec<_>>() }),
     }

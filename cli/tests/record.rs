@@ -275,8 +275,7 @@ fn show_fields_are_the_records(json: &serde_json::Value, bytes: &[u8], record: &
                     .iter()
                     .map(|d| {
                         json!({
-                            "message": encode(&d.message.0),
-                            "plaintext_bytes": d.plaintext.len(),
+                            "channel": d.channel.to_string(),
                             "seal_seed": encode(&d.seal_seed),
                         })
                     })

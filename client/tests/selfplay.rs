@@ -62,8 +62,17 @@ fn replay(record: &MatchRecord) -> Replayed {
         let c = [contributions[&t.players[0].key], contributions[&t.players[1].key]];
         protocol::seed::draw_colours(t, &agreed.match_id, &c)
     });
-    // Every disclosure re-seals to its sealed message, for the recipient the terms name.
+    // Every disclosure reproduces the setup its author signed on the channel, for the recipient
+    // the terms name, and its key opens the sealed message to the disclosed plaintext.
     let umpire_key = t.umpire.as_ref().map(|u| u.key);
+    let mut setups = BTreeMap::new();
+    for (_, b) in &bodies {
+        if let Payload::Sealed(s) = &b.payload
+            && let Some(setup) = s.setup
+        {
+            setups.entry((b.author, b.channel)).or_insert(setup);
+        }
+    }
     let mut disclosed = BTreeMap::new();
     for (message, (_, d)) in record.disclosures() {
         let body = &bodies.iter().find(|(h, _)| *h == message).expect("a disclosed entry").1;
@@ -78,15 +87,11 @@ fn replay(record: &MatchRecord) -> Replayed {
         } else {
             protocol::game::SealDirection::ToUmpire
         };
-        protocol::seal::check_disclosure_deep(
-            &recipient,
-            &context,
-            sealed,
-            &d.plaintext,
-            &d.seal_seed,
-            protocol::game::sealed_plaintext_bytes(variant, direction),
-        )
-        .expect("the disclosure re-seals");
+        let setup = setups[&(body.author, body.channel)];
+        let key = protocol::seal::check_disclosure(&recipient, &context, &setup, &d.seal_seed)
+            .expect("the disclosure reproduces the signed setup");
+        let padded = protocol::game::sealed_plaintext_bytes(variant, direction);
+        assert_eq!(key.open(&context, sealed, padded).as_ref(), Ok(&d.plaintext));
         disclosed.insert(message, Payload::from_canonical(&d.plaintext).expect("a payload"));
     }
     let sealed = bodies.iter().filter(|(_, b)| matches!(b.payload, Payload::Sealed(_))).count();

@@ -119,17 +119,32 @@ pub fn generate() -> Value {
     let signed_private = SignedReceipt::sign(&private_receipt, &relay);
     let ctx: SealContext = seal_context(&body1);
     let Payload::Sealed(sealed) = &body1.payload else { unreachable!("write_sealed seals") };
-    debug_assert!(
-        seal::check_disclosure_deep(
-            &umpire_seal,
-            &ctx,
-            sealed,
-            &disclosure.plaintext,
-            &[0x66; 32],
-            padded_len
-        )
-        .is_ok()
-    );
+    let setup = sealed.setup.expect("the first sealed message on a channel sets its context up");
+    let key = seal::check_disclosure(&umpire_seal, &ctx, &setup, &disclosure.seal_seed)
+        .expect("the disclosure reproduces the setup");
+    let plaintext = key.open(&ctx, sealed, padded_len).expect("the vector opens");
+    // The exported AEAD key, through HPKE directly (the recipient's side).
+    let umpire_secret = {
+        let ikm = Transcript::new(tags::SEAL_KEY)
+            .append("ed25519-seed", &[0x55; 32])
+            .append("nonce", &UMPIRE_NONCE)
+            .finish();
+        <hpke::kem::X25519HkdfSha256 as hpke::Kem>::derive_keypair(&ikm).0
+    };
+    let exported = {
+        use hpke::Deserializable;
+        let enc = <hpke::kem::X25519HkdfSha256 as hpke::Kem>::EncappedKey::from_bytes(&setup.enc)
+            .expect("enc is an X25519 point");
+        let context = hpke::setup_receiver::<
+            hpke::aead::ExportOnlyAead,
+            hpke::kdf::HkdfSha256,
+            hpke::kem::X25519HkdfSha256,
+        >(&hpke::OpModeR::Base, &umpire_secret, &enc, &ctx.info())
+        .expect("the umpire decapsulates");
+        let mut k = [0u8; 32];
+        context.export(tags::SEAL_KEY_EXPORT.as_bytes(), &mut k).expect("32 bytes export");
+        k
+    };
 
     json!({
         "generated": "by `cargo run -p fogproof-protocol --example vectors > protocol/tests/vectors.json`; do not edit",
@@ -199,13 +214,17 @@ pub fn generate() -> Value {
         "seal": {
             "info": hex(&ctx.info()),
             "aad": hex(&ctx.aad()),
-            "plaintext": hex(&disclosure.plaintext),
+            "plaintext": hex(&plaintext),
             "padded_len": padded_len,
-            "padded": hex(&seal::pad(&disclosure.plaintext, padded_len).expect("the vector fits")),
+            "padded": hex(&seal::pad(&plaintext, padded_len).expect("the vector fits")),
             "seal_seed": hex(&disclosure.seal_seed),
-            "salt": hex(&seal::seal_salt(&disclosure.seal_seed)),
+            "enc": hex(&setup.enc),
+            "key": hex(&exported),
+            "key_commitment": hex(&setup.key_commitment),
+            "seq": ctx.seq,
+            "salt": hex(&seal::seal_salt(&disclosure.seal_seed, ctx.seq)),
             "commitment": hex(&sealed.commitment),
-            "enc": hex(&sealed.enc),
+            "nonce": hex(&seal::nonce(ctx.seq, &sealed.commitment)),
             "ciphertext": hex(&sealed.ciphertext),
             "message_body": hex(&m1.body),
         },

@@ -43,7 +43,7 @@ use crate::flow;
 use crate::game::{self, SealDirection};
 use crate::keys::{ByColour, PublicKey};
 use crate::message::{Expectation, MessageBody, Owed, Payload, seal_context};
-use crate::seal::{self, SealContext, SealDisclosure, SealPublicKey, Sealed};
+use crate::seal::{self, SealContext, SealDisclosure, SealPublicKey, SealSetup, Sealed};
 use crate::seed::draw_colours;
 use crate::terms::AgreedTerms;
 use crate::{Channel, MessageHash, Party, Side};
@@ -119,14 +119,27 @@ pub enum NotEntitled {
         /// The terms' `max_attempts_per_turn`.
         max: u32,
     },
-    /// A disclosure that does not disclose a sealed message its author sent and has not yet
-    /// disclosed, or whose plaintext and seed do not re-seal to the ciphertext it signed.
-    #[error("disclosure of message {message}: {why}")]
+    /// A disclosure of a channel on which its author owes none (no sealed message not yet
+    /// disclosed), or whose seal seed does not reproduce the setup its author signed, or under
+    /// which a sealed message of the channel does not open to its committed plaintext, or opens
+    /// to no payload (docs/PROTOCOL.md 14.2).
+    #[error("disclosure of the {channel} channel: {why}")]
     BadDisclosure {
-        /// The message it names.
-        message: MessageHash,
+        /// The channel it discloses.
+        channel: Channel,
         /// What is wrong.
         why: String,
+    },
+    /// A sealed message without its context's setup where it must carry one (its author's
+    /// first sealed message on the channel), or with another setup than its context's.
+    #[error("{who}'s sealed payload on the {channel} channel: {why}")]
+    SealSetup {
+        /// The author's role.
+        who: &'static str,
+        /// The channel.
+        channel: Channel,
+        /// What is wrong.
+        why: &'static str,
     },
     /// A sealed payload whose ciphertext is not the size every sealed payload of its variant
     /// and direction has (docs/PROTOCOL.md, padding): its size could tell what it says.
@@ -238,6 +251,9 @@ pub struct Coordinator {
     undisclosed: BTreeMap<MessageHash, Undisclosed>,
     /// How many of them each party owes.
     undisclosed_by: [usize; 3],
+    /// The setup of each author's sealing context on each private channel, from its first
+    /// sealed message there.
+    setups: BTreeMap<(PublicKey, Channel), SealSetup>,
     now_ms: u64,
 }
 
@@ -272,6 +288,7 @@ impl Coordinator {
             countersigned: BTreeSet::new(),
             undisclosed: BTreeMap::new(),
             undisclosed_by: [0; 3],
+            setups: BTreeMap::new(),
             now_ms: 0,
         }
     }
@@ -442,6 +459,22 @@ impl Coordinator {
                 let padded = game::sealed_plaintext_bytes(self.variant, direction);
                 seal::check_size(&seal_context(body), sealed, padded)
                     .map_err(|error| NotEntitled::SealedSize { who, channel, error })?;
+                // One sealing context per author and channel: its first sealed message sets it
+                // up, a later one may repeat that setup but never change it.
+                let setup = |why| NotEntitled::SealSetup { who, channel, why };
+                match (self.setups.get(&(author, channel)), &sealed.setup) {
+                    (None, None) => {
+                        return Err(setup(
+                            "the author's first sealed message on a channel carries its setup",
+                        ));
+                    }
+                    (Some(known), Some(s)) if known != s => {
+                        return Err(setup(
+                            "another setup than the author's context on the channel",
+                        ));
+                    }
+                    _ => {}
+                }
                 if self.colours.is_none() {
                     return Err(not_now("private channels open once colours are known"));
                 }
@@ -600,8 +633,11 @@ impl Coordinator {
         }
     }
 
-    /// Each disclosure names a sealed message of its author not yet disclosed (once per
-    /// message), and its plaintext and seed re-seal to the ciphertext the author signed.
+    /// Each disclosure names a private channel on which its author owes disclosures (once per
+    /// message), its seal seed reproduces the setup the author signed there, and every sealed
+    /// message of the author's on the channel not yet disclosed opens under the key it gives to
+    /// its committed plaintext, a payload that is not itself sealed (docs/PROTOCOL.md 14.2).
+    /// One key agreement per channel; symmetric work per message.
     fn admit_disclosures(
         &self,
         author: &PublicKey,
@@ -609,35 +645,47 @@ impl Coordinator {
     ) -> Result<Admission, NotEntitled> {
         let mut named = BTreeSet::new();
         for d in items {
-            let bad =
-                |why: &str| NotEntitled::BadDisclosure { message: d.message, why: why.into() };
-            let Some(u) = self.undisclosed.get(&d.message) else {
-                return Err(bad("no sealed message of its author awaits this disclosure"));
+            let channel = d.channel;
+            let bad = |why: String| NotEntitled::BadDisclosure { channel, why };
+            if !named.insert(channel) {
+                return Err(bad("disclosed twice in one message".into()));
+            }
+            let mut owed = self
+                .undisclosed
+                .iter()
+                .filter(|(_, u)| u.context.author == *author && u.context.channel == channel)
+                .peekable();
+            let Some((_, first)) = owed.peek() else {
+                return Err(bad("no sealed message of its author awaits a disclosure".into()));
             };
-            if u.context.author != *author {
-                return Err(bad("the message is another party's"));
-            }
-            if !named.insert(d.message) {
-                return Err(bad("disclosed twice in one message"));
-            }
-            let direction = if u.party == Party::Umpire {
+            let Some(setup) = self.setups.get(&(*author, channel)) else {
+                return Err(bad("the channel has no setup of its author".into()));
+            };
+            let key = seal::check_disclosure(&first.recipient, &first.context, setup, &d.seal_seed)
+                .map_err(|e| bad(e.to_string()))?;
+            let direction = if first.party == Party::Umpire {
                 SealDirection::FromUmpire
             } else {
                 SealDirection::ToUmpire
             };
-            seal::check_disclosure_deep(
-                &u.recipient,
-                &u.context,
-                &u.sealed,
-                &d.plaintext,
-                &d.seal_seed,
-                game::sealed_plaintext_bytes(self.variant, direction),
-            )
-            .map_err(|e| bad(&e.to_string()))?;
-            match Payload::from_canonical(&d.plaintext) {
-                Ok(Payload::Sealed(_)) => return Err(bad("a sealed payload inside a sealed one")),
-                Ok(_) => {}
-                Err(e) => return Err(bad(&format!("the plaintext is not a payload: {e}"))),
+            let padded = game::sealed_plaintext_bytes(self.variant, direction);
+            for (hash, u) in owed {
+                let plaintext = key
+                    .open(&u.context, &u.sealed, padded)
+                    .map_err(|e| bad(format!("its sealed message {hash}: {e}")))?;
+                match Payload::from_canonical(&plaintext) {
+                    Ok(Payload::Sealed(_)) => {
+                        return Err(bad(format!(
+                            "its sealed message {hash} holds a sealed payload"
+                        )));
+                    }
+                    Ok(_) => {}
+                    Err(e) => {
+                        return Err(bad(format!(
+                            "its sealed message {hash} is not a payload: {e}"
+                        )));
+                    }
+                }
             }
         }
         Ok(Admission::Counts)
@@ -921,11 +969,16 @@ impl Coordinator {
                 self.countersigned.insert(body.author);
             }
             Payload::Disclose(items) => {
-                for d in items {
-                    if let Some(u) = self.undisclosed.remove(&d.message) {
-                        self.undisclosed_by[u.party.index()] -= 1;
+                // A channel's disclosure covers every sealed message of its author on it so far.
+                let by = &mut self.undisclosed_by;
+                self.undisclosed.retain(|_, u| {
+                    let covered = u.context.author == body.author
+                        && items.iter().any(|d| d.channel == u.context.channel);
+                    if covered {
+                        by[u.party.index()] -= 1;
                     }
-                }
+                    !covered
+                });
                 self.progress(now);
             }
         }
@@ -946,6 +999,9 @@ impl Coordinator {
         };
         let Some(recipient) = recipient else { return };
         let context = seal_context(body);
+        if let Some(setup) = sealed.setup {
+            self.setups.entry((body.author, body.channel)).or_insert(setup);
+        }
         if self
             .undisclosed
             .insert(hash, Undisclosed { party, recipient, context, sealed })

@@ -11,9 +11,10 @@
 //! setup_seed    = H(fogproof/v2/setup-seed; ("private-seed", own), ("opponent-contribution",
 //!                   theirs), ("match-id", id), ("side", [side]))
 //! message_hash  = H(fogproof/v2/message-hash; ("body", body_bytes))
-//! seal salt     = H(fogproof/v2/seal-salt; ("seal-seed", seal_seed))
-//! sealed commit = H(fogproof/v2/seal-plaintext; ("salt", salt), ("plaintext", plaintext))
-//! sealed bytes  = HPKE.SealBase(pk, info, aad, salt || plaintext)   see [`seal`]
+//! seal context  = HPKE.SetupBaseS(pk, info(match, channel, author)), once per channel
+//! seal salt     = H(fogproof/v3/seal-salt; ("seal-seed", seal_seed), ("seq", u64_le(seq)))
+//! sealed commit = H(fogproof/v3/seal-plaintext; ("salt", salt), ("plaintext", plaintext))
+//! sealed bytes  = XChaCha20-Poly1305(exported key, nonce(seq), aad, salt || padded)   see [`seal`]
 //! signature     = ed25519(key, u64_le(len(tag)) || tag || bytes)   checked with verify_strict
 //! ```
 //!

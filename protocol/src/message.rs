@@ -21,7 +21,7 @@
 use crate::codec::{self, Canonical, DecodeError};
 use crate::commitment::Opening;
 use crate::keys::{Identity, PublicKey, Signature, SignatureError};
-use crate::seal::{self, SealContext, SealError, SealPublicKey, Sealed};
+use crate::seal::{self, SealContext, SealError, SealPublicKey, Sealed, Sealer};
 use crate::tags;
 use crate::transcript::Transcript;
 use crate::{Channel, Commitment, LogHead, MatchId, MessageHash, Party, Side, SignedHash};
@@ -197,9 +197,10 @@ pub enum Payload {
     },
     /// The relay's notice that the match has started: its receipt time starts the clocks.
     Start,
-    /// After the end, the author's disclosures of sealed messages it sent (plaintext and seal
-    /// seed), on the public channel: owed under the reveal deadline, checked by re-sealing
-    /// (PROTOCOL.md, disclosures).
+    /// After the end, the author's disclosures of the sealed messages it sent: the seal seed
+    /// of its context on each private channel it sealed on, on the public channel; owed under
+    /// the reveal deadline, checked against the signed setup and by opening every sealed message
+    /// of the channel (PROTOCOL.md, disclosures).
     Disclose(Vec<crate::seal::SealDisclosure>),
     /// The relay's notice that the match is complete: over, and nothing owed by anyone. Its
     /// receipt's head is the match's final head.
@@ -563,6 +564,7 @@ impl SignedReceipt {
 /// machines send through one of these. A number is used once, whether the relay accepts the
 /// message or refuses it: the next message on the channel takes the next number (the relay
 /// allows gaps), so a refusal never blocks what the author writes after it.
+/// It keeps one sealing context per private channel it seals on ([`Sealer`]).
 #[derive(Clone, Debug)]
 pub struct Author {
     identity: Identity,
@@ -572,12 +574,20 @@ pub struct Author {
     seen: Option<Seen>,
     /// The last position received on each channel (to ignore an entry delivered again).
     received: [Option<u64>; 3],
+    sealers: std::collections::BTreeMap<Channel, Sealer>,
 }
 
 impl Author {
     /// An author for one match.
     pub fn new(identity: Identity, match_id: MatchId) -> Author {
-        Author { identity, match_id, next_seq: [0; 3], seen: None, received: [None; 3] }
+        Author {
+            identity,
+            match_id,
+            next_seq: [0; 3],
+            seen: None,
+            received: [None; 3],
+            sealers: std::collections::BTreeMap::new(),
+        }
     }
 
     /// The author's key.
@@ -634,8 +644,12 @@ impl Author {
 
     /// Seals `inner` to `recipient`, padded to `padded_len` bytes
     /// ([`crate::game::sealed_plaintext_bytes`] of the variant and direction), and writes it on
-    /// a private `channel`. Returns the message and the disclosure that lets a record show what
-    /// it said. Nothing is written (and no sequence number used) if `inner` does not fit.
+    /// a private `channel`. The author's first sealed message on `channel` sets its sealing
+    /// context up from `seal_seed` (fresh random bytes) and carries the setup; later ones are
+    /// sealed in that context (their `seal_seed` is not used) and carry none. Returns the
+    /// message and the channel's disclosure (the same for every message of the channel), which
+    /// lets a record show what they said. Nothing is written (and no sequence number used) if
+    /// `inner` does not fit, or `recipient` is not the channel's.
     pub fn write_sealed(
         &mut self,
         channel: Channel,
@@ -655,10 +669,17 @@ impl Author {
             seq: self.next_seq[usize::from(channel.byte())],
         };
         let plaintext = inner.to_canonical();
-        let sealed = seal::seal(recipient, &context, &plaintext, seal_seed, padded_len)?;
+        let (mut sealer, first) = match self.sealers.get(&channel) {
+            Some(s) if s.recipient() != *recipient => {
+                return Err(SealError::OtherRecipient { channel });
+            }
+            Some(s) => (s.clone(), false),
+            None => (Sealer::new(recipient, &context, seal_seed)?, true),
+        };
+        let sealed = sealer.seal(&context, &plaintext, padded_len, first)?;
+        let disclosure = sealer.disclosure();
+        self.sealers.insert(channel, sealer);
         let message = self.write(channel, re, Payload::Sealed(sealed));
-        let disclosure =
-            seal::SealDisclosure { message: message.hash(), plaintext, seal_seed: *seal_seed };
         Ok((message, disclosure))
     }
 }
@@ -818,27 +839,49 @@ mod tests {
     fn sealed_write_opens_for_the_recipient_and_discloses() {
         let umpire = seal::SealSecret::for_match(&Identity::from_seed(&[3; 32]), &[0; 32]);
         let mut a = author();
-        let inner = Payload::Action(b"e2e4".to_vec());
-        let (m, d) = a
-            .write_sealed(Channel::WhiteUmpire, None, &inner, &umpire.public(), &[4; 32], 32)
-            .unwrap();
-        let body = m.verify().unwrap();
-        let Payload::Sealed(sealed) = &body.payload else { panic!("not sealed: {body:?}") };
-        let plain = seal::open(&umpire, &seal_context(&body), sealed, 32).unwrap();
-        assert_eq!(Payload::from_canonical(&plain), Ok(inner));
-        assert_eq!(d.message, m.hash());
-        let ctx = seal_context(&body);
+        let mut inbox = seal::Inbox::new(umpire.clone());
+        let mut disclosures = Vec::new();
+        let mut bodies = Vec::new();
+        for (i, inner) in [b"e2e4", b"d2d4"].map(|m| Payload::Action(m.to_vec())).iter().enumerate()
+        {
+            // The second seed is not used: the channel's context is set up already.
+            let seed = [4 + i as u8; 32];
+            let (m, d) = a
+                .write_sealed(Channel::WhiteUmpire, None, inner, &umpire.public(), &seed, 32)
+                .unwrap();
+            let body = m.verify().unwrap();
+            let Payload::Sealed(sealed) = &body.payload else { panic!("not sealed: {body:?}") };
+            assert_eq!(sealed.setup.is_some(), i == 0, "only the first carries the setup");
+            let plain = inbox.open(&seal_context(&body), sealed, 32).unwrap();
+            assert_eq!(Payload::from_canonical(&plain).as_ref(), Ok(inner));
+            disclosures.push(d);
+            bodies.push(body);
+        }
         assert_eq!(
-            seal::check_disclosure_deep(
-                &umpire.public(),
-                &ctx,
-                sealed,
-                &d.plaintext,
-                &d.seal_seed,
-                32
-            ),
-            Ok(())
+            disclosures,
+            vec![seal::SealDisclosure { channel: Channel::WhiteUmpire, seal_seed: [4; 32] }; 2]
         );
+        let Payload::Sealed(first) = &bodies[0].payload else { unreachable!() };
+        let key = seal::check_disclosure(
+            &umpire.public(),
+            &seal_context(&bodies[0]),
+            &first.setup.unwrap(),
+            &[4; 32],
+        )
+        .unwrap();
+        for body in &bodies {
+            let Payload::Sealed(sealed) = &body.payload else { unreachable!() };
+            assert!(key.open(&seal_context(body), sealed, 32).is_ok());
+        }
+        // A second recipient on the same channel is refused, and nothing is written.
+        let other = seal::SealSecret::for_match(&Identity::from_seed(&[4; 32]), &[0; 32]);
+        let inner = Payload::Action(b"e7e5".to_vec());
+        assert_eq!(
+            a.write_sealed(Channel::WhiteUmpire, None, &inner, &other.public(), &[9; 32], 32)
+                .map(|_| ()),
+            Err(SealError::OtherRecipient { channel: Channel::WhiteUmpire })
+        );
+        assert_eq!(a.write(Channel::Public, None, Payload::Start).verify().unwrap().seq, 2);
     }
 
     #[test]

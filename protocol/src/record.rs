@@ -22,7 +22,7 @@ use crate::message::{
     next_head,
 };
 use crate::relay::Entry;
-use crate::seal::{SealDisclosure, SealPublicKey};
+use crate::seal::SealPublicKey;
 use crate::terms::{AgreedTerms, SignedTerms, TermsError};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
@@ -202,22 +202,21 @@ impl MatchRecord {
         Some(record)
     }
 
-    /// Every disclosure the record's `Disclose` messages carry, by the message it discloses,
-    /// with the index of the entry that carries it (the first, if repeated). Nothing is
-    /// checked: the verifier's verdict says whether they are true.
+    /// What the record's `Disclose` messages disclose, by sealed message: each sealed message
+    /// that opens under the key its author's disclosed seal seed gives on its channel
+    /// ([`open_disclosed`]), with the index of the first `Disclose` entry of that channel.
+    /// Nothing else is checked: the verifier's verdict says whether the disclosures are true.
     pub fn disclosures(
         &self,
-    ) -> std::collections::BTreeMap<crate::MessageHash, (usize, SealDisclosure)> {
-        let mut out = std::collections::BTreeMap::new();
-        for (i, e) in self.entries.iter().enumerate() {
-            let Ok(body) = e.message.verify() else { continue };
-            if let crate::message::Payload::Disclose(items) = body.payload {
-                for d in items {
-                    out.entry(d.message).or_insert((i, d));
-                }
-            }
-        }
-        out
+    ) -> std::collections::BTreeMap<crate::MessageHash, (usize, Disclosed)> {
+        let Ok(agreed) = self.terms.verify() else { return Default::default() };
+        let bodies: Vec<(usize, crate::MessageHash, crate::message::MessageBody)> = self
+            .entries
+            .iter()
+            .enumerate()
+            .filter_map(|(i, e)| Some((i, e.message.hash(), e.message.verify().ok()?)))
+            .collect();
+        open_disclosed(&agreed, None, bodies.iter().map(|(i, h, b)| (*i, *h, b)))
     }
 
     /// One entry as the frame appended to a record file.
@@ -368,6 +367,91 @@ impl MatchRecord {
         }
         Ok((agreed, order))
     }
+}
+
+/// A sealed message as its author's disclosure shows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Disclosed {
+    /// The plaintext (canonical [`crate::message::Payload`] bytes), opened with the disclosed key.
+    pub plaintext: Vec<u8>,
+    /// The seal seed of the author's context on the message's channel.
+    pub seal_seed: [u8; 32],
+}
+
+/// Opens every sealed message among `bodies` (index, hash, verified body, in the relay's order)
+/// whose author disclosed its context on the channel: per (author, channel), the first
+/// disclosure that reproduces the first setup there ([`crate::seal::check_disclosure`], one
+/// key agreement), then one AEAD decryption per message. The recipient is the one `colours`
+/// names, or without colours each candidate the terms allow (the umpire's key for a player; a
+/// player's for the umpire), the one whose key reproduces the signed key commitment. Returns,
+/// by sealed message, the index of the `Disclose` entry and what it shows.
+pub fn open_disclosed<'a>(
+    agreed: &AgreedTerms,
+    colours: Option<&ByColour>,
+    bodies: impl Iterator<Item = (usize, crate::MessageHash, &'a crate::message::MessageBody)> + Clone,
+) -> std::collections::BTreeMap<crate::MessageHash, (usize, Disclosed)> {
+    use crate::message::{Payload, seal_context};
+    use std::collections::BTreeMap;
+    type At = (crate::PublicKey, crate::Channel);
+    let mut setups: BTreeMap<At, (crate::seal::SealSetup, crate::seal::SealContext)> =
+        BTreeMap::new();
+    let mut seeds: BTreeMap<At, Vec<(usize, [u8; 32])>> = BTreeMap::new();
+    for (i, _, body) in bodies.clone() {
+        match &body.payload {
+            Payload::Sealed(s) => {
+                if let Some(setup) = s.setup {
+                    setups
+                        .entry((body.author, body.channel))
+                        .or_insert((setup, seal_context(body)));
+                }
+            }
+            Payload::Disclose(items) => {
+                for d in items {
+                    seeds.entry((body.author, d.channel)).or_default().push((i, d.seal_seed));
+                }
+            }
+            _ => {}
+        }
+    }
+    let t = &agreed.terms;
+    let umpire = t.umpire.as_ref();
+    let mut keys: BTreeMap<At, (usize, [u8; 32], crate::seal::ChannelKey)> = BTreeMap::new();
+    for (at, disclosed) in seeds {
+        let Some((setup, context)) = setups.get(&at) else { continue };
+        let Some(side) = at.1.side() else { continue };
+        let recipients: Vec<SealPublicKey> = match colours {
+            Some(c) => recipient_seal_key(agreed, c, side, &at.0).into_iter().collect(),
+            None if umpire.is_some_and(|u| u.key == at.0) => {
+                t.players.iter().map(|p| p.seal_key).collect()
+            }
+            None => umpire.map(|u| u.seal_key).into_iter().collect(),
+        };
+        let found = disclosed.iter().find_map(|(i, seed)| {
+            recipients.iter().find_map(|r| {
+                crate::seal::check_disclosure(r, context, setup, seed).ok().map(|k| (*i, *seed, k))
+            })
+        });
+        if let Some(found) = found {
+            keys.insert(at, found);
+        }
+    }
+    let mut out = BTreeMap::new();
+    for (_, hash, body) in bodies {
+        let Payload::Sealed(sealed) = &body.payload else { continue };
+        let Some((entry, seal_seed, key)) = keys.get(&(body.author, body.channel)) else {
+            continue;
+        };
+        let direction = if umpire.is_some_and(|u| u.key == body.author) {
+            crate::game::SealDirection::FromUmpire
+        } else {
+            crate::game::SealDirection::ToUmpire
+        };
+        let padded = crate::game::sealed_plaintext_bytes(t.variant, direction);
+        if let Ok(plaintext) = key.open(&seal_context(body), sealed, padded) {
+            out.insert(hash, (*entry, Disclosed { plaintext, seal_seed: *seal_seed }));
+        }
+    }
+    out
 }
 
 /// Whom a message on `side`'s private channel is sealed to: the umpire if the author is that

@@ -1,17 +1,49 @@
-//! Private channels: HPKE (RFC 9180) base mode, DHKEM(X25519, HKDF-SHA256), HKDF-SHA256,
-//! ChaCha20-Poly1305, to the recipient's X25519 key.
+//! Private channels (protocol version 3): one HPKE (RFC 9180) context per (match, channel,
+//! author), DHKEM(X25519, HKDF-SHA256), HKDF-SHA256, export-only, to the recipient's X25519 key;
+//! every message of the context sealed with XChaCha20-Poly1305 under a key the context exports.
 //!
 //! ```text
-//! salt       = H(fogproof/v1/seal-salt; ("seal-seed", seal_seed))
-//! commitment = H(fogproof/v1/seal-plaintext; ("salt", salt), ("plaintext", plaintext))
-//! info = frame(fogproof/v1/seal-info; ("match-id", id), ("channel", [channel]))
-//! aad  = frame(fogproof/v1/seal-aad;  ("author", author ed25519 key), ("seq", u64_le(seq)))
-//! padded = plaintext || 0x80 || 0x00 ... up to padded_len bytes   (ISO/IEC 7816-4)
-//! (enc, ciphertext) = HPKE.SealBase(pk_recipient, info, aad, salt || padded)
-//!     with the encapsulation randomness drawn from ChaCha20Rng(H(fogproof/v1/seal-rng;
-//!     ("seal-seed", seal_seed)))
-//! Sealed = (enc, commitment, ciphertext), inside the signed message
+//! info   = frame(fogproof/v3/seal-info; ("match-id", id), ("channel", [channel]), ("author", author key))
+//! rng    = ChaCha20Rng(H(fogproof/v3/seal-rng; ("seal-seed", seal_seed)))   one seal seed per context
+//! (enc, ctx) = HPKE.SetupBaseS(pk_recipient, info), encapsulation randomness from rng, AEAD 0xFFFF
+//! key    = ctx.Export("fogproof/v3/seal-key-export", 32)                   XChaCha20-Poly1305 key
+//! key_commitment = H(fogproof/v3/seal-key-commitment; ("key", key))
+//! setup  = (enc, key_commitment)        in the author's first sealed message on the channel
+//!
+//! per message at the author's `seq`:
+//! salt       = H(fogproof/v3/seal-salt; ("seal-seed", seal_seed), ("seq", u64_le(seq)))
+//! commitment = H(fogproof/v3/seal-plaintext; ("salt", salt), ("plaintext", plaintext))
+//! nonce      = H(fogproof/v3/seal-nonce; ("seq", u64_le(seq)), ("commitment", commitment))[0..24]
+//! aad        = frame(fogproof/v3/seal-aad; ("author", author key), ("seq", u64_le(seq)))
+//! padded     = plaintext || 0x80 || 0x00 ... up to padded_len bytes   (ISO/IEC 7816-4)
+//! ciphertext = XChaCha20-Poly1305(key).Encrypt(nonce, aad, salt || padded)
+//! Sealed     = (setup or nothing, commitment, ciphertext), inside the signed message
 //! ```
+//!
+//! **One key agreement per channel.** The author's first sealed message on a channel carries
+//! the context's `enc` and its key commitment (a [`SealSetup`]); every later one carries neither
+//! and is sealed under the same exported key with its own nonce. So the recipient decapsulates
+//! once per context ([`Inbox`]), and at the end the author discloses the context's seal seed
+//! once ([`SealDisclosure`]): a verifier re-derives the context from it (one X25519 key pair and
+//! one Diffie-Hellman per channel, [`check_disclosure`]), checks that it reproduces the signed
+//! setup, and then opens every sealed message of the channel with symmetric work only (an AEAD
+//! decryption and two hashes each). The plaintexts need not travel again: the ciphertexts
+//! carry them.
+//!
+//! **Key commitment.** XChaCha20-Poly1305 is not key-committing: whoever knows two keys can
+//! build a ciphertext that opens under both. So the signed setup commits to the key itself,
+//! the recipient checks the commitment against the key it decapsulated
+//! ([`SealError::KeyCommitmentMismatch`], which gets its complaint) and the verifier checks the
+//! key it derives from the disclosed seed against it too. The key is therefore fixed by what the
+//! author signed, and each ciphertext opens at most one way. (The key is also fixed by `enc`, the
+//! recipient's key and `info`, which the verifier checks by re-deriving `enc` from the seed: the
+//! commitment lets the recipient refuse a setup whose `enc` and commitment disagree at once,
+//! naming its author, instead of at the end.)
+//!
+//! **Nonces.** The nonce is bound to the author's sequence number `seq` (as is the `aad`), so a
+//! ciphertext moved to another position, channel, author or match does not open. It also
+//! depends on the plaintext commitment, so even a machine that sealed twice at one `seq` (it
+//! never does: [`Sealer`] refuses to) would not reuse a nonce for two different plaintexts.
 //!
 //! **Padding.** Every plaintext is padded to `padded_len` bytes, a size fixed per variant and
 //! direction by [`crate::game::sealed_plaintext_bytes`], so every ciphertext of a match in one
@@ -20,27 +52,16 @@
 //! pattern of messages still tell is in docs/PROTOCOL.md 19). A plaintext that does
 //! not fit (at most `padded_len - 1` bytes: the marker needs one) is refused
 //! ([`SealError::Padding`]), never sent in a longer message. The commitment is over the
-//! *unpadded* plaintext: it is a fixed-size hash, so it leaks nothing, and a disclosure carries
-//! the plaintext alone. On opening, a ciphertext of another size or a malformed pad is refused;
-//! since the AEAD has authenticated the bytes first, a pad check failing is no oracle.
+//! *unpadded* plaintext: it is a fixed-size hash, so it leaks nothing. On opening, a ciphertext
+//! of another size or a malformed pad is refused; since the AEAD has authenticated the bytes
+//! first, a pad check failing is no oracle.
 //!
-//! The sender picks a fresh 32-byte seal seed per message and keeps it. Sealing is then a
-//! deterministic function of (recipient key, info, aad, plaintext, padded size, seal seed), so
-//! a record can carry the plaintext and the seal seed (a [`SealDisclosure`]) and anyone can
-//! check it.
-//!
-//! Two checks of a disclosure exist. The cheap one ([`check_disclosure_commitment`]) recomputes
-//! the salt from the disclosed seed and compares the commitment the author signed: two hashes.
-//! The deep one ([`check_disclosure_deep`]) re-seals and compares the ciphertext too (an X25519
-//! ladder per message). The recipient closes the gap between them live: the salt travels as the
-//! first 32 bytes of the HPKE plaintext, so [`open`] checks the signed commitment against what
-//! actually decrypted and refuses a mismatch, naming the sender. A ciphertext that does not carry
-//! its committed plaintext is therefore refused when it is received, and the record (the signed
-//! message plus the sender's disclosed seed) lets the deep check prove it afterwards.
-//!
-//! The salt is secret until disclosure (only the sender and the recipient know it), so the relay,
-//! which sees the commitment, cannot test guesses of a low-entropy plaintext (a Kriegspiel
-//! "illegal") against it; once disclosed, the salt reveals nothing the plaintext does not.
+//! **The salt.** The salt travels as the first 32 bytes of the encrypted plaintext, and the
+//! opener checks the signed commitment against what actually decrypted and refuses a mismatch,
+//! naming the sender. The salt is secret until disclosure (only the sender and the recipient
+//! know it), so the relay, which sees the commitment, cannot test guesses of a low-entropy
+//! plaintext (a Kriegspiel "illegal") against it; once disclosed, it reveals nothing the
+//! plaintext does not.
 //!
 //! An identity's X25519 key is derived from its ed25519 seed:
 //! `sk, pk = DHKEM.DeriveKeyPair(H(fogproof/v2/seal-key; ("ed25519-seed", seed), ("nonce",
@@ -49,16 +70,21 @@
 use crate::keys::{Identity, PublicKey};
 use crate::tags;
 use crate::transcript::{Frame, Transcript};
-use crate::{Channel, MatchId, MessageHash, hex};
+use crate::{Channel, MatchId, hex};
+use chacha20poly1305::aead::{Aead as _, Payload as AeadPayload};
+use chacha20poly1305::{KeyInit, XChaCha20Poly1305, XNonce};
 use hpke::{Deserializable, Kem as _, OpModeR, OpModeS, Serializable};
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::collections::btree_map::Entry;
 use thiserror::Error;
 
 type Kem = hpke::kem::X25519HkdfSha256;
 type Kdf = hpke::kdf::HkdfSha256;
-type Aead = hpke::aead::ChaCha20Poly1305;
+/// HPKE in export-only mode (RFC 9180 7.3): the context only exports the channel's AEAD key.
+type ExportOnly = hpke::aead::ExportOnlyAead;
 
 /// An X25519 public key for sealing to its owner.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -110,7 +136,8 @@ impl SealSecret {
     }
 }
 
-/// Where a sealed payload belongs: bound into HPKE's `info` and `aad`.
+/// Where a sealed payload belongs. The match, channel and author name its sealing context (HPKE
+/// `info`); the author's `seq` is the message's position in it (nonce and `aad`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SealContext {
     /// The match.
@@ -124,15 +151,16 @@ pub struct SealContext {
 }
 
 impl SealContext {
-    /// HPKE `info`.
+    /// HPKE `info` of the context (match, channel, author; not `seq`).
     pub fn info(&self) -> Vec<u8> {
         Frame::new(tags::SEAL_INFO)
             .append("match-id", &self.match_id.0)
             .append("channel", &[self.channel.byte()])
+            .append("author", &self.author.0)
             .into_bytes()
     }
 
-    /// HPKE `aad`.
+    /// AEAD `aad` of the message.
     pub fn aad(&self) -> Vec<u8> {
         Frame::new(tags::SEAL_AAD)
             .append("author", &self.author.0)
@@ -144,7 +172,7 @@ impl SealContext {
 /// Bytes of the salt that precedes the padded plaintext inside the HPKE plaintext.
 pub const SALT_BYTES: usize = 32;
 
-/// Bytes of the AEAD tag (ChaCha20-Poly1305) that follows the encrypted bytes.
+/// Bytes of the AEAD tag (XChaCha20-Poly1305) that follows the encrypted bytes.
 pub const TAG_BYTES: usize = 16;
 
 /// The one byte that ends a plaintext inside its padding (ISO/IEC 7816-4).
@@ -215,13 +243,36 @@ pub fn unpad(padded: &[u8], padded_len: usize) -> Result<&[u8], PadError> {
     }
 }
 
-/// A sealed payload: the HPKE encapsulated key, the salted commitment to the plaintext and the
-/// ciphertext (with its 16-byte tag).
-#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Sealed {
+/// What the author's first sealed message on a channel carries to set its context up: the
+/// HPKE encapsulated key and the commitment to the key the context exports.
+#[derive(Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SealSetup {
     /// HPKE `enc` (the ephemeral X25519 public key).
     pub enc: [u8; 32],
-    /// [`plaintext_commitment`] of the sealed plaintext under the seal seed's salt.
+    /// [`key_commitment`] of the context's AEAD key.
+    pub key_commitment: [u8; 32],
+}
+
+impl std::fmt::Debug for SealSetup {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "SealSetup(enc {}, key commitment {})",
+            hex::encode(&self.enc),
+            hex::encode(&self.key_commitment)
+        )
+    }
+}
+
+/// A sealed payload: the setup of its context (in the author's first sealed message on the
+/// channel only), the salted commitment to the plaintext and the ciphertext (with its 16-byte
+/// tag).
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Sealed {
+    /// The context's setup: in the author's first sealed message on the channel, and nowhere
+    /// else (docs/PROTOCOL.md 12).
+    pub setup: Option<SealSetup>,
+    /// [`plaintext_commitment`] of the sealed plaintext under its salt.
     pub commitment: [u8; 32],
     /// AEAD ciphertext and tag.
     pub ciphertext: Vec<u8>,
@@ -229,18 +280,18 @@ pub struct Sealed {
 
 impl std::fmt::Debug for Sealed {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Sealed({} ciphertext bytes)", self.ciphertext.len())
+        let setup = if self.setup.is_some() { ", with its setup" } else { "" };
+        write!(f, "Sealed({} ciphertext bytes{setup})", self.ciphertext.len())
     }
 }
 
-/// What a record carries to show what a sealed message said.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// What an author discloses after the end to show what it sealed on a channel: the context's
+/// seal seed, once per channel (its `Disclose` message names the author).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SealDisclosure {
-    /// The message whose payload was sealed.
-    pub message: MessageHash,
-    /// The plaintext (canonical [`crate::message::Payload`] bytes).
-    pub plaintext: Vec<u8>,
-    /// The sender's seal seed.
+    /// The private channel.
+    pub channel: Channel,
+    /// The seal seed of the author's context on it.
     pub seal_seed: [u8; 32],
 }
 
@@ -253,7 +304,8 @@ pub enum SealError {
         /// The key.
         recipient: SealPublicKey,
     },
-    /// HPKE refused to open: wrong key, wrong context (match, channel, author, seq) or altered.
+    /// The ciphertext does not open under its context's key: wrong key, wrong position (match,
+    /// channel, author, seq) or altered; or the setup's `enc` does not decapsulate.
     #[error("sealed payload of seq {seq} on {channel} does not open with this key and context")]
     OpenFailed {
         /// The channel in the context.
@@ -264,13 +316,53 @@ pub enum SealError {
     /// A sealed payload inside a sealed payload.
     #[error("a sealed payload cannot itself be sealed")]
     Nested,
-    /// The opened plaintext, or a disclosed one, is not what the signed commitment commits to.
+    /// The opened plaintext is not what the signed commitment commits to.
     #[error("plaintext of seq {seq} on {channel} does not match the signed commitment")]
     CommitmentMismatch {
         /// The channel in the context.
         channel: Channel,
         /// The sequence number in the context.
         seq: u64,
+    },
+    /// The setup's key commitment is not the commitment to the key its `enc` gives.
+    #[error("the setup of seq {seq} on {channel} commits to another key than its enc gives")]
+    KeyCommitmentMismatch {
+        /// The channel in the context.
+        channel: Channel,
+        /// The sequence number in the context.
+        seq: u64,
+    },
+    /// A sealed payload without a setup, and no context of its author on its channel to open
+    /// it in (its first sealed message there carried none).
+    #[error("sealed payload of seq {seq} on {channel}: no setup, and none before it")]
+    SetupMissing {
+        /// The channel in the context.
+        channel: Channel,
+        /// The sequence number in the context.
+        seq: u64,
+    },
+    /// A setup other than the one that set its author's context on the channel up.
+    #[error("sealed payload of seq {seq} on {channel} carries another setup than its context's")]
+    SetupChanged {
+        /// The channel in the context.
+        channel: Channel,
+        /// The sequence number in the context.
+        seq: u64,
+    },
+    /// Sealing again at a position already sealed at (or before the last one): never done, so
+    /// no nonce is ever reused.
+    #[error("seq {seq} on {channel} is not after the last sealed position")]
+    SeqReused {
+        /// The channel.
+        channel: Channel,
+        /// The sequence number.
+        seq: u64,
+    },
+    /// Sealing on a channel whose context has another recipient.
+    #[error("the context on {channel} seals to another recipient")]
+    OtherRecipient {
+        /// The channel.
+        channel: Channel,
     },
     /// The plaintext does not fit the agreed padded size (sealing), or the opened bytes are not
     /// a well-formed pad of it (opening).
@@ -297,19 +389,18 @@ pub enum SealError {
         /// [`ciphertext_bytes`] of the agreed padded size.
         expected: usize,
     },
-    /// Re-sealing the disclosed plaintext with the disclosed seed gives other bytes.
-    #[error("disclosure of seq {seq} on {channel} does not reproduce the sealed bytes")]
+    /// The disclosed seal seed does not reproduce the signed setup (its `enc`, or the
+    /// commitment to the key it gives).
+    #[error("the disclosed seal seed on {channel} does not reproduce the signed setup")]
     DisclosureMismatch {
-        /// The channel in the context.
+        /// The channel.
         channel: Channel,
-        /// The sequence number in the context.
-        seq: u64,
     },
 }
 
-/// The commitment salt of a seal seed (formula in the module docs).
-pub fn seal_salt(seal_seed: &[u8; 32]) -> [u8; 32] {
-    Transcript::new(tags::SEAL_SALT).append("seal-seed", seal_seed).finish()
+/// The commitment salt of the message at `seq` in the context of `seal_seed`.
+pub fn seal_salt(seal_seed: &[u8; 32], seq: u64) -> [u8; 32] {
+    Transcript::new(tags::SEAL_SALT).append("seal-seed", seal_seed).append_u64("seq", seq).finish()
 }
 
 /// The salted commitment to a sealed plaintext (formula in the module docs).
@@ -318,6 +409,22 @@ pub fn plaintext_commitment(salt: &[u8; 32], plaintext: &[u8]) -> [u8; 32] {
         .append("salt", salt)
         .append("plaintext", plaintext)
         .finish()
+}
+
+/// The commitment to a context's AEAD key (formula in the module docs).
+pub fn key_commitment(key: &[u8; 32]) -> [u8; 32] {
+    Transcript::new(tags::SEAL_KEY_COMMITMENT).append("key", key).finish()
+}
+
+/// The AEAD nonce of the message at `seq` with plaintext commitment `commitment`.
+pub fn nonce(seq: u64, commitment: &[u8; 32]) -> [u8; 24] {
+    let h = Transcript::new(tags::SEAL_NONCE)
+        .append_u64("seq", seq)
+        .append("commitment", commitment)
+        .finish();
+    let mut out = [0u8; 24];
+    out.copy_from_slice(&h[..24]);
+    out
 }
 
 /// Checks the one public property of a sealed payload's bytes: its ciphertext has the size
@@ -340,9 +447,221 @@ pub fn check_size(
     }
 }
 
-/// Seals `plaintext` to `recipient` in `context`, padded to `padded_len` bytes,
-/// deterministically from `seal_seed`. A plaintext of `padded_len` bytes or more is refused
-/// ([`SealError::Padding`]).
+/// The AEAD key of one sealing context, with its setup: held by the author, by the recipient
+/// once it decapsulated the setup, and by anyone once the author disclosed its seal seed.
+#[derive(Clone)]
+pub struct ChannelKey {
+    setup: SealSetup,
+    cipher: XChaCha20Poly1305,
+}
+
+impl std::fmt::Debug for ChannelKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ChannelKey({:?})", self.setup)
+    }
+}
+
+/// The exported AEAD key of an HPKE context.
+fn export_key<S>(export: impl FnOnce(&[u8], &mut [u8]) -> Result<(), S>) -> Option<[u8; 32]> {
+    let mut key = [0u8; 32];
+    export(tags::SEAL_KEY_EXPORT.as_bytes(), &mut key).ok()?;
+    Some(key)
+}
+
+impl ChannelKey {
+    fn new(enc: [u8; 32], key: [u8; 32]) -> ChannelKey {
+        ChannelKey {
+            setup: SealSetup { enc, key_commitment: key_commitment(&key) },
+            cipher: XChaCha20Poly1305::new(&key.into()),
+        }
+    }
+
+    /// The author's side (and a verifier's, from a disclosed seed): sets the context of
+    /// `context`'s match, channel and author up to `recipient`, deterministically from
+    /// `seal_seed`. One X25519 key pair and one Diffie-Hellman.
+    pub fn derive(
+        recipient: &SealPublicKey,
+        context: &SealContext,
+        seal_seed: &[u8; 32],
+    ) -> Result<ChannelKey, SealError> {
+        let bad = || SealError::BadRecipient { recipient: *recipient };
+        let pk = <Kem as hpke::Kem>::PublicKey::from_bytes(&recipient.0).map_err(|_| bad())?;
+        let rng_seed = Transcript::new(tags::SEAL_RNG).append("seal-seed", seal_seed).finish();
+        let mut rng = ChaCha20Rng::from_seed(rng_seed);
+        let (enc, ctx) = hpke::setup_sender_with_rng::<ExportOnly, Kdf, Kem>(
+            &OpModeS::Base,
+            &pk,
+            &context.info(),
+            &mut rng,
+        )
+        .map_err(|_| bad())?;
+        let key = export_key(|c, out| ctx.export(c, out)).ok_or_else(bad)?;
+        let mut enc_bytes = [0u8; 32];
+        enc_bytes.copy_from_slice(&enc.to_bytes());
+        Ok(ChannelKey::new(enc_bytes, key))
+    }
+
+    /// The recipient's side: decapsulates `setup` with its secret and checks the key
+    /// commitment ([`SealError::KeyCommitmentMismatch`]). One Diffie-Hellman.
+    pub fn decapsulate(
+        secret: &SealSecret,
+        context: &SealContext,
+        setup: &SealSetup,
+    ) -> Result<ChannelKey, SealError> {
+        let fail = || SealError::OpenFailed { channel: context.channel, seq: context.seq };
+        let enc = <Kem as hpke::Kem>::EncappedKey::from_bytes(&setup.enc).map_err(|_| fail())?;
+        let ctx = hpke::setup_receiver::<ExportOnly, Kdf, Kem>(
+            &OpModeR::Base,
+            &secret.secret,
+            &enc,
+            &context.info(),
+        )
+        .map_err(|_| fail())?;
+        let key = export_key(|c, out| ctx.export(c, out)).ok_or_else(fail)?;
+        let derived = ChannelKey::new(setup.enc, key);
+        if derived.setup == *setup {
+            Ok(derived)
+        } else {
+            Err(SealError::KeyCommitmentMismatch { channel: context.channel, seq: context.seq })
+        }
+    }
+
+    /// The context's setup (`enc` and key commitment).
+    pub fn setup(&self) -> SealSetup {
+        self.setup
+    }
+
+    /// Encrypts `salt || pad(plaintext)` at `context`'s position: the commitment and the
+    /// ciphertext.
+    fn encrypt(
+        &self,
+        context: &SealContext,
+        salt: &[u8; 32],
+        plaintext: &[u8],
+        padded_len: usize,
+    ) -> Result<([u8; 32], Vec<u8>), SealError> {
+        let padded = pad(plaintext, padded_len).map_err(|error| SealError::Padding {
+            channel: context.channel,
+            seq: context.seq,
+            error,
+        })?;
+        let mut salted = Vec::with_capacity(SALT_BYTES + padded_len);
+        salted.extend_from_slice(salt);
+        salted.extend_from_slice(&padded);
+        let commitment = plaintext_commitment(salt, plaintext);
+        let nonce = XNonce::from(nonce(context.seq, &commitment));
+        let aad = context.aad();
+        let ciphertext = self
+            .cipher
+            .encrypt(&nonce, AeadPayload { msg: &salted, aad: &aad })
+            .map_err(|_| SealError::OpenFailed { channel: context.channel, seq: context.seq })?;
+        Ok((commitment, ciphertext))
+    }
+
+    /// Opens a sealed payload of this context (its setup, if any, is the caller's to check)
+    /// and returns the plaintext, after checking its size (padded to `padded_len`), its pad,
+    /// and the plaintext against the signed commitment with the salt that came with it. A
+    /// mismatch ([`SealError::CommitmentMismatch`]) means the sender signed a commitment to
+    /// something other than what it sent, a wrong size or pad that it did not seal as agreed:
+    /// either way the message is its sender's fault.
+    pub fn open(
+        &self,
+        context: &SealContext,
+        sealed: &Sealed,
+        padded_len: usize,
+    ) -> Result<Vec<u8>, SealError> {
+        check_size(context, sealed, padded_len)?;
+        let nonce = XNonce::from(nonce(context.seq, &sealed.commitment));
+        let aad = context.aad();
+        let salted = self
+            .cipher
+            .decrypt(&nonce, AeadPayload { msg: &sealed.ciphertext, aad: &aad })
+            .map_err(|_| SealError::OpenFailed { channel: context.channel, seq: context.seq })?;
+        let mismatch = SealError::CommitmentMismatch { channel: context.channel, seq: context.seq };
+        let Some((salt, padded)) = salted.split_first_chunk::<SALT_BYTES>() else {
+            return Err(mismatch);
+        };
+        let plaintext = unpad(padded, padded_len).map_err(|error| SealError::Padding {
+            channel: context.channel,
+            seq: context.seq,
+            error,
+        })?;
+        if plaintext_commitment(salt, plaintext) == sealed.commitment {
+            Ok(plaintext.to_vec())
+        } else {
+            Err(mismatch)
+        }
+    }
+}
+
+/// The author's side of one sealing context: the key, the seal seed it came from (for the
+/// salts and the disclosure) and the last position sealed at.
+#[derive(Clone, Debug)]
+pub struct Sealer {
+    key: ChannelKey,
+    seal_seed: [u8; 32],
+    recipient: SealPublicKey,
+    channel: Channel,
+    last_seq: Option<u64>,
+}
+
+impl Sealer {
+    /// Sets `context`'s sealing context up to `recipient` from `seal_seed` (fresh: 32 random
+    /// bytes, one seed per context).
+    pub fn new(
+        recipient: &SealPublicKey,
+        context: &SealContext,
+        seal_seed: &[u8; 32],
+    ) -> Result<Sealer, SealError> {
+        Ok(Sealer {
+            key: ChannelKey::derive(recipient, context, seal_seed)?,
+            seal_seed: *seal_seed,
+            recipient: *recipient,
+            channel: context.channel,
+            last_seq: None,
+        })
+    }
+
+    /// The recipient.
+    pub fn recipient(&self) -> SealPublicKey {
+        self.recipient
+    }
+
+    /// The context's setup.
+    pub fn setup(&self) -> SealSetup {
+        self.key.setup
+    }
+
+    /// The disclosure of every message sealed in this context.
+    pub fn disclosure(&self) -> SealDisclosure {
+        SealDisclosure { channel: self.channel, seal_seed: self.seal_seed }
+    }
+
+    /// Seals `plaintext` at `context`'s position, padded to `padded_len` bytes, carrying the
+    /// setup if `with_setup` (the author's first sealed message on the channel). A position not
+    /// after the last one sealed at is refused ([`SealError::SeqReused`]), and so is a
+    /// plaintext of `padded_len` bytes or more ([`SealError::Padding`]); neither counts as
+    /// sealed.
+    pub fn seal(
+        &mut self,
+        context: &SealContext,
+        plaintext: &[u8],
+        padded_len: usize,
+        with_setup: bool,
+    ) -> Result<Sealed, SealError> {
+        if self.last_seq.is_some_and(|last| context.seq <= last) {
+            return Err(SealError::SeqReused { channel: context.channel, seq: context.seq });
+        }
+        let salt = seal_salt(&self.seal_seed, context.seq);
+        let (commitment, ciphertext) = self.key.encrypt(context, &salt, plaintext, padded_len)?;
+        self.last_seq = Some(context.seq);
+        Ok(Sealed { setup: with_setup.then_some(self.key.setup), commitment, ciphertext })
+    }
+}
+
+/// Seals `plaintext` to `recipient` as the first message of a fresh context (setup included),
+/// padded to `padded_len` bytes, deterministically from `seal_seed`. A plaintext of
+/// `padded_len` bytes or more is refused ([`SealError::Padding`]).
 pub fn seal(
     recipient: &SealPublicKey,
     context: &SealContext,
@@ -350,105 +669,94 @@ pub fn seal(
     seal_seed: &[u8; 32],
     padded_len: usize,
 ) -> Result<Sealed, SealError> {
-    let bad = || SealError::BadRecipient { recipient: *recipient };
-    let padded = pad(plaintext, padded_len).map_err(|error| SealError::Padding {
-        channel: context.channel,
-        seq: context.seq,
-        error,
-    })?;
-    let pk = <Kem as hpke::Kem>::PublicKey::from_bytes(&recipient.0).map_err(|_| bad())?;
-    let rng_seed = Transcript::new(tags::SEAL_RNG).append("seal-seed", seal_seed).finish();
-    let mut rng = ChaCha20Rng::from_seed(rng_seed);
-    let salt = seal_salt(seal_seed);
-    let mut salted = Vec::with_capacity(SALT_BYTES + padded_len);
-    salted.extend_from_slice(&salt);
-    salted.extend_from_slice(&padded);
-    let (enc, ciphertext) = hpke::single_shot_seal_with_rng::<Aead, Kdf, Kem>(
-        &OpModeS::Base,
-        &pk,
-        &context.info(),
-        &salted,
-        &context.aad(),
-        &mut rng,
-    )
-    .map_err(|_| bad())?;
-    let mut enc_bytes = [0u8; 32];
-    enc_bytes.copy_from_slice(&enc.to_bytes());
-    Ok(Sealed { enc: enc_bytes, commitment: plaintext_commitment(&salt, plaintext), ciphertext })
+    Sealer::new(recipient, context, seal_seed)?.seal(context, plaintext, padded_len, true)
 }
 
-/// Opens a sealed payload with the recipient's secret and returns the plaintext, after checking
-/// its size (padded to `padded_len`), its pad, and the plaintext against the signed commitment
-/// with the salt that came with it. A mismatch ([`SealError::CommitmentMismatch`]) means the
-/// sender signed a commitment to something other than what it sent, a wrong size or pad that
-/// it did not seal as agreed: either way the recipient must refuse the message.
-pub fn open(
-    secret: &SealSecret,
-    context: &SealContext,
-    sealed: &Sealed,
-    padded_len: usize,
-) -> Result<Vec<u8>, SealError> {
-    check_size(context, sealed, padded_len)?;
-    let fail = || SealError::OpenFailed { channel: context.channel, seq: context.seq };
-    let enc = <Kem as hpke::Kem>::EncappedKey::from_bytes(&sealed.enc).map_err(|_| fail())?;
-    let salted = hpke::single_shot_open::<Aead, Kdf, Kem>(
-        &OpModeR::Base,
-        &secret.secret,
-        &enc,
-        &context.info(),
-        &sealed.ciphertext,
-        &context.aad(),
-    )
-    .map_err(|_| fail())?;
-    let mismatch = SealError::CommitmentMismatch { channel: context.channel, seq: context.seq };
-    let Some((salt, padded)) = salted.split_first_chunk::<SALT_BYTES>() else {
-        return Err(mismatch);
-    };
-    let plaintext = unpad(padded, padded_len).map_err(|error| SealError::Padding {
-        channel: context.channel,
-        seq: context.seq,
-        error,
-    })?;
-    if plaintext_commitment(salt, plaintext) == sealed.commitment {
-        Ok(plaintext.to_vec())
-    } else {
-        Err(mismatch)
+/// The recipient's side: its secret and the context of every author and channel it has
+/// opened a setup of. One Diffie-Hellman per context, then symmetric work per message.
+#[derive(Clone, Debug)]
+pub struct Inbox {
+    secret: SealSecret,
+    keys: BTreeMap<(PublicKey, Channel), ChannelKey>,
+}
+
+impl Inbox {
+    /// An inbox with no context yet.
+    pub fn new(secret: SealSecret) -> Inbox {
+        Inbox { secret, keys: BTreeMap::new() }
+    }
+
+    /// The recipient's public key.
+    pub fn public(&self) -> SealPublicKey {
+        self.secret.public()
+    }
+
+    /// Takes in the setup of a sealed message this recipient does not open (a void race it
+    /// ignores), so that later messages of the context, which carry none, still open. A setup
+    /// that does not decapsulate, or a context already set up, changes nothing.
+    pub fn learn(&mut self, context: &SealContext, sealed: &Sealed) {
+        if let Some(setup) = &sealed.setup
+            && let Entry::Vacant(new) = self.keys.entry((context.author, context.channel))
+            && let Ok(key) = ChannelKey::decapsulate(&self.secret, context, setup)
+        {
+            new.insert(key);
+        }
+    }
+
+    /// Opens a sealed payload sent to this recipient ([`ChannelKey::open`]). A setup is
+    /// decapsulated and its key commitment checked the first time its author's context on the
+    /// channel is met ([`SealError::KeyCommitmentMismatch`]); a later message may repeat the
+    /// very same setup, never another ([`SealError::SetupChanged`]); a message without one
+    /// needs a context already set up ([`SealError::SetupMissing`]). A setup that fails sets
+    /// nothing up.
+    pub fn open(
+        &mut self,
+        context: &SealContext,
+        sealed: &Sealed,
+        padded_len: usize,
+    ) -> Result<Vec<u8>, SealError> {
+        check_size(context, sealed, padded_len)?;
+        let key = match self.keys.entry((context.author, context.channel)) {
+            Entry::Occupied(known) => {
+                if sealed.setup.is_some_and(|setup| setup != known.get().setup) {
+                    return Err(SealError::SetupChanged {
+                        channel: context.channel,
+                        seq: context.seq,
+                    });
+                }
+                known.into_mut()
+            }
+            Entry::Vacant(new) => {
+                let Some(setup) = &sealed.setup else {
+                    return Err(SealError::SetupMissing {
+                        channel: context.channel,
+                        seq: context.seq,
+                    });
+                };
+                new.insert(ChannelKey::decapsulate(&self.secret, context, setup)?)
+            }
+        };
+        key.open(context, sealed, padded_len)
     }
 }
 
-/// The cheap check of a disclosure: the disclosed plaintext, under the salt of the disclosed seed,
-/// is what the signed commitment commits to. Two hashes; says nothing about the ciphertext (the
-/// recipient checked that when it opened it; [`check_disclosure_deep`] checks it again).
-pub fn check_disclosure_commitment(
-    context: &SealContext,
-    sealed: &Sealed,
-    plaintext: &[u8],
-    seal_seed: &[u8; 32],
-) -> Result<(), SealError> {
-    if plaintext_commitment(&seal_salt(seal_seed), plaintext) == sealed.commitment {
-        Ok(())
-    } else {
-        Err(SealError::CommitmentMismatch { channel: context.channel, seq: context.seq })
-    }
-}
-
-/// The deep check of a disclosure: re-seals its plaintext with its seed, padded to
-/// `padded_len`, and compares every byte (`enc`, commitment and ciphertext) with `sealed`. A
-/// plaintext too long for `padded_len` fails ([`SealError::Padding`]): it cannot have been
-/// sealed as agreed.
-pub fn check_disclosure_deep(
+/// Checks a disclosure against the setup its author signed: re-derives the context from the
+/// disclosed seed for `recipient` (one X25519 key pair and one Diffie-Hellman) and requires
+/// the very same `enc` and key commitment ([`SealError::DisclosureMismatch`]). The key returned
+/// then opens every sealed message of the context ([`ChannelKey::open`]); one that does not
+/// open, or opens to another plaintext than its commitment, is its author's fault.
+pub fn check_disclosure(
     recipient: &SealPublicKey,
     context: &SealContext,
-    sealed: &Sealed,
-    plaintext: &[u8],
+    setup: &SealSetup,
     seal_seed: &[u8; 32],
-    padded_len: usize,
-) -> Result<(), SealError> {
-    let again = seal(recipient, context, plaintext, seal_seed, padded_len)?;
-    if again == *sealed {
-        Ok(())
+) -> Result<ChannelKey, SealError> {
+    let key = ChannelKey::derive(recipient, context, seal_seed)
+        .map_err(|_| SealError::DisclosureMismatch { channel: context.channel })?;
+    if key.setup == *setup {
+        Ok(key)
     } else {
-        Err(SealError::DisclosureMismatch { channel: context.channel, seq: context.seq })
+        Err(SealError::DisclosureMismatch { channel: context.channel })
     }
 }
 
@@ -468,65 +776,166 @@ mod tests {
         }
     }
 
+    fn umpire() -> SealSecret {
+        SealSecret::for_match(&Identity::from_seed(&[3; 32]), &[0; 32])
+    }
+
     #[test]
     fn seal_open_round_trip_and_determinism() {
-        let umpire = SealSecret::for_match(&Identity::from_seed(&[3; 32]), &[0; 32]);
+        let umpire = umpire();
         let s = seal(&umpire.public(), &ctx(4), b"e2e4", &[5; 32], PAD).unwrap();
         assert_eq!(s.ciphertext.len(), 32 + PAD + 16, "salt, padded plaintext, tag");
-        assert_eq!(s.commitment, plaintext_commitment(&seal_salt(&[5; 32]), b"e2e4"));
-        assert_eq!(open(&umpire, &ctx(4), &s, PAD), Ok(b"e2e4".to_vec()));
+        assert_eq!(s.commitment, plaintext_commitment(&seal_salt(&[5; 32], 4), b"e2e4"));
+        assert!(s.setup.is_some(), "a context's first message carries its setup");
+        assert_eq!(Inbox::new(umpire.clone()).open(&ctx(4), &s, PAD), Ok(b"e2e4".to_vec()));
         assert_eq!(seal(&umpire.public(), &ctx(4), b"e2e4", &[5; 32], PAD), Ok(s.clone()));
         assert_ne!(seal(&umpire.public(), &ctx(4), b"e2e4", &[6; 32], PAD), Ok(s));
     }
 
     #[test]
+    fn one_setup_per_channel_then_symmetric_messages() {
+        let umpire = umpire();
+        let mut sealer = Sealer::new(&umpire.public(), &ctx(0), &[5; 32]).unwrap();
+        let first = sealer.seal(&ctx(0), b"e2e4", PAD, true).unwrap();
+        let second = sealer.seal(&ctx(3), b"d2d4", PAD, false).unwrap();
+        assert_eq!(first.setup, Some(sealer.setup()));
+        assert_eq!(second.setup, None);
+        let mut inbox = Inbox::new(umpire);
+        // Without its context set up, a message without a setup cannot be opened.
+        assert_eq!(
+            inbox.open(&ctx(3), &second, PAD),
+            Err(SealError::SetupMissing { channel: Channel::WhiteUmpire, seq: 3 })
+        );
+        assert_eq!(inbox.open(&ctx(0), &first, PAD), Ok(b"e2e4".to_vec()));
+        assert_eq!(inbox.open(&ctx(3), &second, PAD), Ok(b"d2d4".to_vec()));
+        // The same setup again is fine; another one is refused.
+        let repeated = Sealed { setup: first.setup, ..second.clone() };
+        assert_eq!(inbox.open(&ctx(3), &repeated, PAD), Ok(b"d2d4".to_vec()));
+        let other = seal(&inbox.public(), &ctx(5), b"x", &[9; 32], PAD).unwrap();
+        assert_eq!(
+            inbox.open(&ctx(5), &other, PAD),
+            Err(SealError::SetupChanged { channel: Channel::WhiteUmpire, seq: 5 })
+        );
+    }
+
+    #[test]
+    fn a_sealer_never_seals_twice_at_one_position() {
+        let mut sealer = Sealer::new(&umpire().public(), &ctx(0), &[5; 32]).unwrap();
+        sealer.seal(&ctx(2), b"e2e4", PAD, true).unwrap();
+        for seq in [2, 1] {
+            assert_eq!(
+                sealer.seal(&ctx(seq), b"d2d4", PAD, false),
+                Err(SealError::SeqReused { channel: Channel::WhiteUmpire, seq })
+            );
+        }
+        // A refused plaintext does not count as sealed: its position is still free.
+        assert!(matches!(
+            sealer.seal(&ctx(3), &[0; PAD], PAD, false),
+            Err(SealError::Padding { .. })
+        ));
+        assert!(sealer.seal(&ctx(3), b"d2d4", PAD, false).is_ok());
+    }
+
+    #[test]
     fn wrong_key_or_context_does_not_open() {
-        let umpire = SealSecret::for_match(&Identity::from_seed(&[3; 32]), &[0; 32]);
+        let umpire = umpire();
         let relay = SealSecret::for_match(&Identity::from_seed(&[4; 32]), &[0; 32]);
         let s = seal(&umpire.public(), &ctx(4), b"e2e4", &[5; 32], PAD).unwrap();
-        assert!(open(&relay, &ctx(4), &s, PAD).is_err());
+        assert!(Inbox::new(relay).open(&ctx(4), &s, PAD).is_err());
         assert_eq!(
-            open(&umpire, &ctx(5), &s, PAD),
+            Inbox::new(umpire.clone()).open(&ctx(5), &s, PAD),
             Err(SealError::OpenFailed { channel: Channel::WhiteUmpire, seq: 5 })
         );
         let other_channel = SealContext { channel: Channel::BlackUmpire, ..ctx(4) };
-        assert!(open(&umpire, &other_channel, &s, PAD).is_err());
+        assert!(Inbox::new(umpire.clone()).open(&other_channel, &s, PAD).is_err());
+        let other_match = SealContext { match_id: MatchId([8; 32]), ..ctx(4) };
+        assert!(Inbox::new(umpire.clone()).open(&other_match, &s, PAD).is_err());
+        let other_author = SealContext { author: Identity::from_seed(&[2; 32]).public(), ..ctx(4) };
+        assert!(Inbox::new(umpire.clone()).open(&other_author, &s, PAD).is_err());
         let mut altered = s.clone();
         altered.ciphertext[0] ^= 1;
-        assert!(open(&umpire, &ctx(4), &altered, PAD).is_err());
+        assert!(Inbox::new(umpire).open(&ctx(4), &altered, PAD).is_err());
     }
 
     #[test]
-    fn disclosures_are_checked_against_the_ciphertext() {
-        let umpire = SealSecret::for_match(&Identity::from_seed(&[3; 32]), &[0; 32]);
-        let s = seal(&umpire.public(), &ctx(4), b"e2e4", &[5; 32], PAD).unwrap();
+    fn a_ciphertext_moved_to_another_position_of_its_context_does_not_open() {
+        // Same key, other seq: the nonce and the aad differ.
+        let umpire = umpire();
+        let mut sealer = Sealer::new(&umpire.public(), &ctx(0), &[5; 32]).unwrap();
+        let first = sealer.seal(&ctx(0), b"e2e4", PAD, true).unwrap();
+        let later = sealer.seal(&ctx(7), b"d2d4", PAD, false).unwrap();
+        let mut inbox = Inbox::new(umpire);
+        inbox.open(&ctx(0), &first, PAD).unwrap();
+        assert_eq!(
+            inbox.open(&ctx(8), &later, PAD),
+            Err(SealError::OpenFailed { channel: Channel::WhiteUmpire, seq: 8 })
+        );
+        // Its ciphertext under another message's commitment (so another nonce): refused too.
+        let spliced = Sealed { commitment: first.commitment, ..later.clone() };
+        assert!(inbox.open(&ctx(7), &spliced, PAD).is_err());
+    }
+
+    #[test]
+    fn disclosures_are_checked_against_the_signed_setup() {
+        let umpire = umpire();
+        let mut sealer = Sealer::new(&umpire.public(), &ctx(0), &[5; 32]).unwrap();
+        let first = sealer.seal(&ctx(0), b"e2e4", PAD, true).unwrap();
+        let later = sealer.seal(&ctx(2), b"d2d4", PAD, false).unwrap();
+        let setup = first.setup.unwrap();
         let pk = umpire.public();
-        assert_eq!(check_disclosure_deep(&pk, &ctx(4), &s, b"e2e4", &[5; 32], PAD), Ok(()));
-        assert!(check_disclosure_deep(&pk, &ctx(4), &s, b"d2d4", &[5; 32], PAD).is_err());
-        assert!(check_disclosure_deep(&pk, &ctx(4), &s, b"e2e4", &[6; 32], PAD).is_err());
-        assert_eq!(check_disclosure_commitment(&ctx(4), &s, b"e2e4", &[5; 32]), Ok(()));
-        let mismatch = Err(SealError::CommitmentMismatch { channel: Channel::WhiteUmpire, seq: 4 });
-        assert_eq!(check_disclosure_commitment(&ctx(4), &s, b"d2d4", &[5; 32]), mismatch);
-        assert_eq!(check_disclosure_commitment(&ctx(4), &s, b"e2e4", &[6; 32]), mismatch);
+        let key = check_disclosure(&pk, &ctx(0), &setup, &[5; 32]).unwrap();
+        assert_eq!(key.open(&ctx(0), &first, PAD), Ok(b"e2e4".to_vec()));
+        assert_eq!(key.open(&ctx(2), &later, PAD), Ok(b"d2d4".to_vec()));
+        let mismatch = Err(SealError::DisclosureMismatch { channel: Channel::WhiteUmpire });
+        // A wrong seed, the right seed for another recipient or another channel: refused.
+        assert_eq!(check_disclosure(&pk, &ctx(0), &setup, &[6; 32]).map(|_| ()), mismatch);
+        let relay = SealSecret::for_match(&Identity::from_seed(&[4; 32]), &[0; 32]).public();
+        assert_eq!(check_disclosure(&relay, &ctx(0), &setup, &[5; 32]).map(|_| ()), mismatch);
+        let black = SealContext { channel: Channel::BlackUmpire, ..ctx(0) };
+        assert_eq!(
+            check_disclosure(&pk, &black, &setup, &[5; 32]).map(|_| ()),
+            Err(SealError::DisclosureMismatch { channel: Channel::BlackUmpire })
+        );
     }
 
     #[test]
-    fn a_commitment_to_other_bytes_is_refused_on_open_and_by_the_deep_check() {
+    fn a_setup_committing_to_another_key_is_refused_live_and_cannot_be_disclosed() {
+        // The author signs a setup whose key commitment is not the key its enc gives (here: a
+        // key of its own choosing, under which it could make the ciphertext say something
+        // else): the recipient refuses it when it decapsulates, and no seed reproduces it.
+        let umpire = umpire();
+        let mut s = seal(&umpire.public(), &ctx(0), b"e2e4", &[5; 32], PAD).unwrap();
+        let honest = s.setup.unwrap();
+        let forged = SealSetup { key_commitment: key_commitment(&[1; 32]), ..honest };
+        s.setup = Some(forged);
+        assert_eq!(
+            Inbox::new(umpire.clone()).open(&ctx(0), &s, PAD),
+            Err(SealError::KeyCommitmentMismatch { channel: Channel::WhiteUmpire, seq: 0 })
+        );
+        assert_eq!(
+            check_disclosure(&umpire.public(), &ctx(0), &forged, &[5; 32]).map(|_| ()),
+            Err(SealError::DisclosureMismatch { channel: Channel::WhiteUmpire })
+        );
+        // Another enc with the honest commitment: the same for both.
+        let other_enc = seal(&umpire.public(), &ctx(0), b"x", &[6; 32], PAD).unwrap().setup;
+        s.setup = Some(SealSetup { enc: other_enc.unwrap().enc, ..honest });
+        assert_eq!(
+            Inbox::new(umpire.clone()).open(&ctx(0), &s, PAD),
+            Err(SealError::KeyCommitmentMismatch { channel: Channel::WhiteUmpire, seq: 0 })
+        );
+        assert!(check_disclosure(&umpire.public(), &ctx(0), &s.setup.unwrap(), &[5; 32]).is_err());
+    }
+
+    #[test]
+    fn a_commitment_to_other_bytes_is_refused_on_open_and_after_disclosure() {
         // The sender seals "e2e4" but signs a commitment to "d2d4" (same salt): the recipient
-        // refuses on opening; the cheap check accepts a "d2d4" disclosure (it is what was
-        // signed), and only the deep check sees that the ciphertext says otherwise.
-        let umpire = SealSecret::for_match(&Identity::from_seed(&[3; 32]), &[0; 32]);
+        // refuses on opening, and so does anyone with the disclosed key.
+        let umpire = umpire();
         let mut s = seal(&umpire.public(), &ctx(4), b"e2e4", &[5; 32], PAD).unwrap();
-        s.commitment = plaintext_commitment(&seal_salt(&[5; 32]), b"d2d4");
-        assert_eq!(
-            open(&umpire, &ctx(4), &s, PAD),
-            Err(SealError::CommitmentMismatch { channel: Channel::WhiteUmpire, seq: 4 })
-        );
-        assert_eq!(check_disclosure_commitment(&ctx(4), &s, b"d2d4", &[5; 32]), Ok(()));
-        assert_eq!(
-            check_disclosure_deep(&umpire.public(), &ctx(4), &s, b"d2d4", &[5; 32], PAD),
-            Err(SealError::DisclosureMismatch { channel: Channel::WhiteUmpire, seq: 4 })
-        );
+        s.commitment = plaintext_commitment(&seal_salt(&[5; 32], 4), b"d2d4");
+        assert!(Inbox::new(umpire.clone()).open(&ctx(4), &s, PAD).is_err());
+        let key = check_disclosure(&umpire.public(), &ctx(4), &s.setup.unwrap(), &[5; 32]).unwrap();
+        assert!(key.open(&ctx(4), &s, PAD).is_err());
     }
 
     #[test]
@@ -573,7 +982,7 @@ mod tests {
 
     #[test]
     fn every_plaintext_seals_to_the_same_size() {
-        let umpire = SealSecret::for_match(&Identity::from_seed(&[3; 32]), &[0; 32]);
+        let umpire = umpire();
         let sizes: Vec<usize> = [&b""[..], b"x", b"e2e4", &[7; PAD - 1]]
             .iter()
             .map(|p| seal(&umpire.public(), &ctx(1), p, &[5; 32], PAD).unwrap().ciphertext.len())
@@ -589,35 +998,29 @@ mod tests {
         );
     }
 
-    /// HPKE-seals `salted` as is (salt and whatever padding the caller chose): a sender that
-    /// does not pad as agreed.
+    /// Encrypts `salted` as is (salt and whatever padding the caller chose) under the context
+    /// of seed `[5; 32]`: a sender that does not pad as agreed.
     fn seal_raw(
         recipient: &SealPublicKey,
-        context: &SealContext,
+        seq: u64,
         commitment: [u8; 32],
         salted: &[u8],
     ) -> Sealed {
-        let pk = <Kem as hpke::Kem>::PublicKey::from_bytes(&recipient.0).unwrap();
-        let mut rng = ChaCha20Rng::from_seed([9; 32]);
-        let (enc, ciphertext) = hpke::single_shot_seal_with_rng::<Aead, Kdf, Kem>(
-            &OpModeS::Base,
-            &pk,
-            &context.info(),
-            salted,
-            &context.aad(),
-            &mut rng,
-        )
-        .unwrap();
-        Sealed { enc: enc.to_bytes().into(), commitment, ciphertext }
+        let key = ChannelKey::derive(recipient, &ctx(seq), &[5; 32]).unwrap();
+        let nonce = XNonce::from(nonce(seq, &commitment));
+        let aad = ctx(seq).aad();
+        let ciphertext =
+            key.cipher.encrypt(&nonce, AeadPayload { msg: salted, aad: &aad }).unwrap();
+        Sealed { setup: Some(key.setup), commitment, ciphertext }
     }
 
     #[test]
     fn open_refuses_a_wrong_size_or_a_malformed_pad() {
-        let umpire = SealSecret::for_match(&Identity::from_seed(&[3; 32]), &[0; 32]);
+        let umpire = umpire();
         let good = seal(&umpire.public(), &ctx(4), b"e2e4", &[5; 32], PAD).unwrap();
         // Opened with another agreed size: refused on the size alone, before decrypting.
         assert_eq!(
-            open(&umpire, &ctx(4), &good, PAD + 1),
+            Inbox::new(umpire.clone()).open(&ctx(4), &good, PAD + 1),
             Err(SealError::WrongSize {
                 channel: Channel::WhiteUmpire,
                 seq: 4,
@@ -627,7 +1030,7 @@ mod tests {
         );
         assert_eq!(check_size(&ctx(4), &good, PAD), Ok(()));
         // A sender that encrypts a malformed pad of the right size (so the AEAD opens it).
-        let salt = seal_salt(&[5; 32]);
+        let salt = seal_salt(&[5; 32], 4);
         let mut bad_pad = pad(b"e2e4", PAD).unwrap();
         bad_pad[PAD - 1] = 1;
         let mut no_marker = b"e2e4".to_vec();
@@ -639,29 +1042,19 @@ mod tests {
         ] {
             let mut salted = salt.to_vec();
             salted.extend_from_slice(&padded);
-            let sealed = seal_raw(&umpire.public(), &ctx(4), good.commitment, &salted);
+            let sealed = seal_raw(&umpire.public(), 4, good.commitment, &salted);
             assert_eq!(
-                open(&umpire, &ctx(4), &sealed, PAD),
+                Inbox::new(umpire.clone()).open(&ctx(4), &sealed, PAD),
                 Err(SealError::Padding { channel: Channel::WhiteUmpire, seq: 4, error })
             );
         }
         // An unpadded plaintext (the old format) is the wrong size.
         let mut salted = salt.to_vec();
         salted.extend_from_slice(b"e2e4");
-        let sealed = seal_raw(&umpire.public(), &ctx(4), good.commitment, &salted);
-        assert!(matches!(open(&umpire, &ctx(4), &sealed, PAD), Err(SealError::WrongSize { .. })));
-    }
-
-    #[test]
-    fn the_deep_check_refuses_a_plaintext_too_long_to_have_been_sealed() {
-        let umpire = SealSecret::for_match(&Identity::from_seed(&[3; 32]), &[0; 32]);
-        let long = [1u8; PAD];
-        let mut s = seal(&umpire.public(), &ctx(4), b"e2e4", &[5; 32], PAD).unwrap();
-        s.commitment = plaintext_commitment(&seal_salt(&[5; 32]), &long);
-        assert_eq!(check_disclosure_commitment(&ctx(4), &s, &long, &[5; 32]), Ok(()));
+        let sealed = seal_raw(&umpire.public(), 4, good.commitment, &salted);
         assert!(matches!(
-            check_disclosure_deep(&umpire.public(), &ctx(4), &s, &long, &[5; 32], PAD),
-            Err(SealError::Padding { error: PadError::TooLong { .. }, .. })
+            Inbox::new(umpire).open(&ctx(4), &sealed, PAD),
+            Err(SealError::WrongSize { .. })
         ));
     }
 

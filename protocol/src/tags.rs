@@ -41,18 +41,24 @@ pub const MESSAGE: Tag = Tag("fogproof/v2/message");
 pub const MESSAGE_HASH: Tag = Tag("fogproof/v2/message-hash");
 /// Signatures of relay receipts.
 pub const RECEIPT: Tag = Tag("fogproof/v2/receipt");
-/// HPKE `info` of a sealed payload.
-pub const SEAL_INFO: Tag = Tag("fogproof/v2/seal-info");
-/// HPKE `aad` of a sealed payload.
-pub const SEAL_AAD: Tag = Tag("fogproof/v2/seal-aad");
+/// HPKE `info` of a sealing context (one per match, channel and author).
+pub const SEAL_INFO: Tag = Tag("fogproof/v3/seal-info");
+/// AEAD `aad` of a sealed payload.
+pub const SEAL_AAD: Tag = Tag("fogproof/v3/seal-aad");
 /// Derivation of an identity's X25519 sealing key from its ed25519 secret.
 pub const SEAL_KEY: Tag = Tag("fogproof/v2/seal-key");
-/// Derivation of the HPKE encapsulation randomness from a seal seed.
-pub const SEAL_RNG: Tag = Tag("fogproof/v2/seal-rng");
-/// Derivation of a sealed payload's commitment salt from its seal seed.
-pub const SEAL_SALT: Tag = Tag("fogproof/v2/seal-salt");
+/// Derivation of a sealing context's HPKE encapsulation randomness from its seal seed.
+pub const SEAL_RNG: Tag = Tag("fogproof/v3/seal-rng");
+/// Derivation of a sealed payload's commitment salt from its context's seal seed and its seq.
+pub const SEAL_SALT: Tag = Tag("fogproof/v3/seal-salt");
 /// The salted commitment to a sealed payload's plaintext, carried in the signed message.
-pub const SEAL_PLAINTEXT: Tag = Tag("fogproof/v2/seal-plaintext");
+pub const SEAL_PLAINTEXT: Tag = Tag("fogproof/v3/seal-plaintext");
+/// The HPKE exporter context of a sealing context's AEAD key.
+pub const SEAL_KEY_EXPORT: Tag = Tag("fogproof/v3/seal-key-export");
+/// The commitment to a sealing context's AEAD key, signed in the context's first message.
+pub const SEAL_KEY_COMMITMENT: Tag = Tag("fogproof/v3/seal-key-commitment");
+/// Derivation of a sealed payload's AEAD nonce from its seq and plaintext commitment.
+pub const SEAL_NONCE: Tag = Tag("fogproof/v3/seal-nonce");
 /// Reserved: the fingerprint of a public key was once a hash under this tag; it is now a prefix
 /// of the key itself (`PublicKey::fingerprint`), so this tag is no longer used.
 pub const FINGERPRINT: Tag = Tag("fogproof/v2/fingerprint");
@@ -72,7 +78,7 @@ pub const SIGN_IN: Tag = Tag("fogproof/v2/sign-in");
 pub const INCLUSION_PROMISE: Tag = Tag("fogproof/v2/inclusion-promise");
 
 /// Every tag, for tests that check they are distinct.
-pub const ALL: [Tag; 21] = [
+pub const ALL: [Tag; 24] = [
     MATCH_ID,
     TERMS,
     COMMITMENT,
@@ -87,6 +93,9 @@ pub const ALL: [Tag; 21] = [
     SEAL_RNG,
     SEAL_SALT,
     SEAL_PLAINTEXT,
+    SEAL_KEY_EXPORT,
+    SEAL_KEY_COMMITMENT,
+    SEAL_NONCE,
     FINGERPRINT,
     SIGNED_MESSAGE,
     LOG_HEAD,
@@ -101,7 +110,13 @@ mod tests {
     #[test]
     fn tags_are_distinct_versioned_and_free_of_nul() {
         for (i, a) in super::ALL.iter().enumerate() {
-            assert!(a.as_str().starts_with("fogproof/v2/"), "{a}");
+            // Version 3 changed sealing (docs/PROTOCOL.md 12): its tags say so.
+            let version = if a.as_str().contains("/seal-") && *a != super::SEAL_KEY {
+                "fogproof/v3/"
+            } else {
+                "fogproof/v2/"
+            };
+            assert!(a.as_str().starts_with(version), "{a}");
             assert!(a.as_str().is_ascii() && !a.as_str().contains('\0'), "{a}");
             for b in &super::ALL[i + 1..] {
                 assert_ne!(a, b);

@@ -69,8 +69,7 @@ fn samples() -> Vec<Vec<u8>> {
         Channel::Public,
         None,
         Payload::Disclose(vec![protocol::seal::SealDisclosure {
-            message: m.hash(),
-            plaintext: Payload::Action(b"e2e4".to_vec()).to_canonical(),
+            channel: Channel::WhiteUmpire,
             seal_seed: [9; 32],
         }]),
     );

@@ -338,13 +338,9 @@ fn commit_reveal_draws_colours_and_the_umpire_opens_sealed_setups() {
     let a = t.send_sealed(white, Channel::WhiteUmpire, None, &inner, 5).expect("sealed setup");
     let Payload::Sealed(sealed) = &a.body.payload else { panic!("sealed payload expected") };
     let padded = t.padded_len(white);
-    let plain = seal::open(
-        &SealSecret::for_match(&c.umpire, &common::UMPIRE_NONCE),
-        &seal_context(&a.body),
-        sealed,
-        padded,
-    )
-    .expect("the umpire opens it");
+    let plain = seal::Inbox::new(SealSecret::for_match(&c.umpire, &common::UMPIRE_NONCE))
+        .open(&seal_context(&a.body), sealed, padded)
+        .expect("the umpire opens it");
     assert_eq!(Payload::from_canonical(&plain), Ok(inner));
     // A second sealed setup from the same side is not owed.
     let m = t.write_sealed(white, Channel::WhiteUmpire, None, &action(b"again"));

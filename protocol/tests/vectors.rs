@@ -248,27 +248,33 @@ fn message_and_receipt() {
 
 #[test]
 fn sealed_payload_opens_for_the_umpire_and_matches_its_disclosure() {
+    use chacha20poly1305::aead::{Aead, Payload as AeadPayload};
+    use chacha20poly1305::{KeyInit, XChaCha20Poly1305};
     let v = vectors();
     let s = &v["seal"];
     let body = MessageBody::from_canonical(&bytes(s, &["message_body"])).expect("canonical body");
     let ctx = seal_context(&body);
-    // info and aad, framed by hand.
+    assert_eq!(Some(body.seq), s["seq"].as_u64());
+    // info (match, channel, author) and aad (author, seq), framed by hand.
     let mut info = Vec::new();
-    lp(&mut info, b"fogproof/v2/seal-info");
+    lp(&mut info, b"fogproof/v3/seal-info");
     lp(&mut info, b"match-id");
     lp(&mut info, &body.match_id.0);
     lp(&mut info, b"channel");
     lp(&mut info, &[1]);
+    lp(&mut info, b"author");
+    lp(&mut info, &body.author.0);
     assert_eq!(info, bytes(s, &["info"]));
     let mut aad = Vec::new();
-    lp(&mut aad, b"fogproof/v2/seal-aad");
+    lp(&mut aad, b"fogproof/v3/seal-aad");
     lp(&mut aad, b"author");
     lp(&mut aad, &body.author.0);
     lp(&mut aad, b"seq");
     lp(&mut aad, &body.seq.to_le_bytes());
     assert_eq!(aad, bytes(s, &["aad"]));
     let Payload::Sealed(sealed) = &body.payload else { panic!("the vector is sealed") };
-    assert_eq!(sealed.enc.to_vec(), bytes(s, &["enc"]));
+    let setup = sealed.setup.expect("the first sealed message on a channel carries its setup");
+    assert_eq!(setup.enc.to_vec(), bytes(s, &["enc"]));
     let umpire = SealSecret::for_match(&Identity::from_seed(&[0x55; 32]), &generator::UMPIRE_NONCE);
     let padded_len = s["padded_len"].as_u64().expect("padded_len") as usize;
     assert_eq!(
@@ -276,43 +282,59 @@ fn sealed_payload_opens_for_the_umpire_and_matches_its_disclosure() {
         protocol::game::sealed_plaintext_bytes(rules::Variant::Sic, SealDirection::ToUmpire),
         "the vector's terms are SIC's; a player seals to the umpire"
     );
-    let plain = seal::open(&umpire, &ctx, sealed, padded_len).expect("the umpire opens it");
+    let plain = seal::Inbox::new(umpire.clone())
+        .open(&ctx, sealed, padded_len)
+        .expect("the umpire opens it");
     assert_eq!(plain, bytes(s, &["plaintext"]));
     assert_eq!(Payload::from_canonical(&plain), Ok(Payload::Action(b"g1f3".to_vec())));
     let seed = arr32(s, &["seal_seed"]);
-    // The salted plaintext commitment, recomputed by hand.
-    let salt = h("fogproof/v2/seal-salt", &[("seal-seed", &seed)]);
+    // The context's key, through HPKE directly (export-only mode) under the umpire's X25519
+    // key derived by hand, and its commitment.
+    let ikm = h(
+        "fogproof/v2/seal-key",
+        &[("ed25519-seed", &[0x55; 32]), ("nonce", &generator::UMPIRE_NONCE)],
+    );
+    let (sk, _) = <hpke::kem::X25519HkdfSha256 as hpke::Kem>::derive_keypair(&ikm);
+    let enc = <<hpke::kem::X25519HkdfSha256 as hpke::Kem>::EncappedKey as hpke::Deserializable>::from_bytes(&setup.enc)
+        .expect("enc is an X25519 point");
+    let context = hpke::setup_receiver::<
+        hpke::aead::ExportOnlyAead,
+        hpke::kdf::HkdfSha256,
+        hpke::kem::X25519HkdfSha256,
+    >(&hpke::OpModeR::Base, &sk, &enc, &info)
+    .expect("HPKE decapsulates the vector");
+    let mut key = [0u8; 32];
+    context.export(b"fogproof/v3/seal-key-export", &mut key).expect("exports 32 bytes");
+    assert_eq!(key.to_vec(), bytes(s, &["key"]));
+    let key_commitment = h("fogproof/v3/seal-key-commitment", &[("key", &key)]);
+    assert_eq!(key_commitment.to_vec(), bytes(s, &["key_commitment"]));
+    assert_eq!(setup.key_commitment, key_commitment);
+    // The salted plaintext commitment and the nonce, recomputed by hand.
+    let seq = body.seq.to_le_bytes();
+    let salt = h("fogproof/v3/seal-salt", &[("seal-seed", &seed), ("seq", &seq)]);
     assert_eq!(salt.to_vec(), bytes(s, &["salt"]));
-    let commitment = h("fogproof/v2/seal-plaintext", &[("salt", &salt), ("plaintext", &plain)]);
+    let commitment = h("fogproof/v3/seal-plaintext", &[("salt", &salt), ("plaintext", &plain)]);
     assert_eq!(commitment.to_vec(), bytes(s, &["commitment"]));
     assert_eq!(sealed.commitment, commitment);
+    let nonce = h("fogproof/v3/seal-nonce", &[("seq", &seq), ("commitment", &commitment)]);
+    assert_eq!(nonce[..24].to_vec(), bytes(s, &["nonce"]));
     // The padded plaintext, by hand (ISO/IEC 7816-4): the plaintext, 0x80, zeros to padded_len.
     let mut padded = plain.clone();
     padded.push(0x80);
     padded.resize(padded_len, 0);
     assert_eq!(padded, bytes(s, &["padded"]));
     // The ciphertext carries salt || padded: 32 + padded_len + 16-byte tag, whatever the
-    // plaintext's length.
+    // plaintext's length. Decrypted with XChaCha20-Poly1305 directly.
     assert_eq!(sealed.ciphertext.len(), 32 + padded_len + 16);
-    // Decrypted with HPKE directly, under the umpire's X25519 key derived by hand.
-    let ikm = h(
-        "fogproof/v2/seal-key",
-        &[("ed25519-seed", &[0x55; 32]), ("nonce", &generator::UMPIRE_NONCE)],
-    );
-    let (sk, _) = <hpke::kem::X25519HkdfSha256 as hpke::Kem>::derive_keypair(&ikm);
-    let enc = <<hpke::kem::X25519HkdfSha256 as hpke::Kem>::EncappedKey as hpke::Deserializable>::from_bytes(&sealed.enc)
-        .expect("enc is an X25519 point");
-    let salted = hpke::single_shot_open::<
-        hpke::aead::ChaCha20Poly1305,
-        hpke::kdf::HkdfSha256,
-        hpke::kem::X25519HkdfSha256,
-    >(&hpke::OpModeR::Base, &sk, &enc, &info, &sealed.ciphertext, &aad)
-    .expect("HPKE opens the vector");
+    let xnonce: [u8; 24] = nonce[..24].try_into().expect("24 bytes");
+    let salted = XChaCha20Poly1305::new(&key.into())
+        .decrypt(&xnonce.into(), AeadPayload { msg: &sealed.ciphertext, aad: &aad })
+        .expect("XChaCha20-Poly1305 opens the vector");
     assert_eq!(&salted[..32], &salt[..]);
     assert_eq!(&salted[32..], &padded[..]);
-    assert_eq!(seal::check_disclosure_commitment(&ctx, sealed, &plain, &seed), Ok(()));
-    assert_eq!(
-        seal::check_disclosure_deep(&umpire.public(), &ctx, sealed, &plain, &seed, padded_len),
-        Ok(())
-    );
+    // The disclosure (the seal seed) reproduces the setup and gives the same key.
+    let disclosed = seal::check_disclosure(&umpire.public(), &ctx, &setup, &seed)
+        .expect("the disclosure reproduces the signed setup");
+    assert_eq!(disclosed.open(&ctx, sealed, padded_len), Ok(plain));
+    assert!(seal::check_disclosure(&umpire.public(), &ctx, &setup, &[0; 32]).is_err());
 }

@@ -448,16 +448,18 @@ fn selfplay_player_gone_for_good_loses_on_time_and_is_named_for_what_it_never_di
 
 #[test]
 fn selfplay_player_sealing_garbage_gets_a_complaint_and_forfeits() {
-    // Kriegspiel: player 1 sends, as its first attempt, bytes nobody can open. The umpire
-    // cannot answer it, so it complains (a forfeit claim naming the message). Player 1 owes the
-    // message's disclosure like any other and cannot give one that re-seals: the relay times
-    // it out and the verifier names it, never the umpire that waited for a readable attempt.
+    // Kriegspiel: player 1 sends, as its first attempt, bytes nobody can open: a setup whose
+    // key commitment is not the key its enc gives (the umpire's live check of the commitment
+    // fails) and garbage. The umpire cannot answer it, so it complains (a forfeit claim naming
+    // the message). Player 1 owes its channel's disclosure like any other and has no seed that
+    // reproduces that setup: the relay times it out and the verifier names it, never the
+    // umpire that waited for a readable attempt.
     let mut sent = false;
     let hook: protocol::roles::Hook = Box::new(move |channel, p| {
         if channel != Channel::Public && matches!(p, Payload::Action(_)) && !sent {
             sent = true;
             *p = Payload::Sealed(protocol::seal::Sealed {
-                enc: [9; 32],
+                setup: Some(protocol::seal::SealSetup { enc: [9; 32], key_commitment: [8; 32] }),
                 commitment: [7; 32],
                 // The agreed size (the relay refuses any other, PROTOCOL.md 19), but garbage.
                 ciphertext: vec![

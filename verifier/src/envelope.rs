@@ -21,8 +21,9 @@
 //!    chaining from the one before, every entry follows the one before it in the record by the
 //!    order head, and time never goes back (`Equivocation` otherwise). Then the relay's own rule books, replayed
 //!    ([`coordinate`]): each author's numbering and `seen`, who may say what where and when,
-//!    every clock, deadline and timeout, the race rule, and every disclosure re-sealed to the
-//!    ciphertext its author signed (`BadDisclosure`, the author). Blame goes to whoever's
+//!    every clock, deadline and timeout, the race rule, and every disclosure checked against the
+//!    sealing setup its author signed, every sealed message of its channel opened under the
+//!    disclosed key (`BadDisclosure`, the author). Blame goes to whoever's
 //!    signatures alone prove the fault.
 //! 4. **Content.** Commitments distinct (`DuplicateCommitment`), every opening against its
 //!    commitment (`BadOpening`), every commitment opened and every sealed message disclosed

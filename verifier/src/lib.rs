@@ -3,7 +3,8 @@
 //! `verify` is a pure function of the record's bytes. It runs in two layers:
 //! 1. [`envelope`]: the record decodes canonically; the terms, every signature (batch-verified),
 //!    every hash chain and every receipt check out; the relay's rules (who may say what, clocks,
-//!    deadlines, races) hold; every disclosure re-seals to the ciphertext its author signed;
+//!    deadlines, races) hold; every disclosure reproduces the sealing setup its author signed
+//!    and opens every sealed message of its channel to its committed plaintext;
 //!    commitments match their openings.
 //! 2. [`replay`]: the game itself, through the `rules` crate: every seed derivation and random
 //!    setup, every action against the rules, every announcement, view, legal-move list, red

@@ -237,7 +237,7 @@ fn unsealed_private_payload_and_sealed_public_payload_are_their_authors_fault() 
     h.setup();
     let black = h.side(Side::Black);
     let sealed = Payload::Sealed(protocol::seal::Sealed {
-        enc: [9; 32],
+        setup: Some(seal::SealSetup { enc: [9; 32], key_commitment: [7; 32] }),
         commitment: [8; 32],
         ciphertext: vec![1; 20],
     });
@@ -371,25 +371,41 @@ fn an_honest_record_discloses_every_sealed_message_in_signed_messages() {
 #[test]
 fn a_false_disclosure_is_its_signers_fault() {
     let white = |h: &Harness| h.side(Side::White);
-    // Another plaintext, under the author's own signature.
-    let (h, bytes, m) = with_changed_disclosure(Who::P0, |_, items| {
-        items[0].plaintext = Payload::Action(b"other".to_vec()).to_canonical();
-    });
+    // A seed that is not the one it set its context up with, under its own signature.
+    let (h, bytes, m) = with_changed_disclosure(Who::P0, |_, items| items[0].seal_seed[0] ^= 1);
     let key = h.key(Who::P0);
     let role = if white(&h) == Who::P0 { Role::White } else { Role::Black };
     let f = only_fault(&faults(&bytes), FaultKind::BadDisclosure, Some(key), role);
     assert_eq!(f.message, Some(m));
-    // A seed that is not the one it sealed with.
-    let (_, bytes, _) = with_changed_disclosure(Who::P0, |_, items| items[1].seal_seed[0] ^= 1);
-    only_fault(&faults(&bytes), FaultKind::BadDisclosure, Some(key), role);
-    // The umpire disclosing a player's message (which it can read, but did not seal).
+    assert!(f.evidence.contains("does not reproduce the signed setup"), "{f:?}");
+    // The umpire disclosing, for a player's channel, that player's seed (it can read the
+    // player's messages there, but sealed its own with another context).
     let (h, bytes, _) = with_changed_disclosure(Who::Umpire, |h, items| {
-        let theirs = h.record().disclosures().into_values().find(|(e, _)| {
-            h.record().entries[*e].message.verify().unwrap().author == h.key(Who::P0)
-        });
-        items.push(theirs.expect("a player disclosure").1);
+        let p0 = h.key(Who::P0);
+        let theirs = h
+            .record()
+            .entries
+            .iter()
+            .map(|e| e.message.verify().unwrap())
+            .find_map(|b| match b.payload {
+                Payload::Disclose(d) if b.author == p0 => Some(d[0]),
+                _ => None,
+            })
+            .expect("the player's disclosure");
+        let mine = items.iter_mut().find(|d| d.channel == theirs.channel).expect("the channel");
+        mine.seal_seed = theirs.seal_seed;
     });
     only_fault(&faults(&bytes), FaultKind::BadDisclosure, Some(h.key(Who::Umpire)), Role::Umpire);
+    // A player disclosing the other player's channel, on which it sealed nothing.
+    let (h, bytes, _) = with_changed_disclosure(Who::P0, |_, items| {
+        let other = Channel::private(items[0].channel.side().unwrap().other());
+        items.push(seal::SealDisclosure { channel: other, seal_seed: items[0].seal_seed });
+    });
+    let f = only_fault(&faults(&bytes), FaultKind::BadDisclosure, Some(h.key(Who::P0)), role);
+    assert!(f.evidence.contains("awaits"), "{f:?}");
+    // The same channel twice in one message.
+    let (_, bytes, _) = with_changed_disclosure(Who::P0, |_, items| items.push(items[0]));
+    only_fault(&faults(&bytes), FaultKind::BadDisclosure, Some(key), role);
 }
 
 #[test]
@@ -403,7 +419,8 @@ fn the_relay_refuses_a_false_disclosure() {
     });
     h.send(h.side(Side::White), Channel::Public, claim);
     let mut items = h.disclosures[&h.key(Who::Umpire)].clone();
-    items[0].plaintext = Payload::Action(b"other".to_vec()).to_canonical();
+    assert_eq!(items.len(), 2, "one disclosure per channel, however many messages");
+    items[0].seal_seed[0] ^= 1;
     let m = h.write(Who::Umpire, Channel::Public, Payload::Disclose(items));
     assert!(matches!(
         h.relay.accept(&m.to_canonical(), h.now),
@@ -421,14 +438,8 @@ fn the_relay_refuses_a_false_disclosure() {
     ));
 }
 
-/// White seals `sealed_bytes` but signs a commitment to (and will disclose) `claimed`; then
-/// Black resigns and every other disclosure goes in.
-fn white_seals_one_thing_and_commits_to_another(
-    sealed_bytes: &[u8],
-    claimed: Vec<u8>,
-) -> (Harness, SignedMessage, seal::SealDisclosure) {
-    let mut h = Harness::new("kriegspiel", 1);
-    h.setup();
+/// White's context on its channel, to the umpire, for its next message, from `seed`.
+fn white_sealer(h: &mut Harness, seed: [u8; 32]) -> (seal::Sealer, seal::SealContext) {
     let white = h.side(Side::White);
     let recipient = h.terms.terms.umpire.as_ref().unwrap().seal_key;
     let key = h.key(white);
@@ -437,13 +448,24 @@ fn white_seals_one_thing_and_commits_to_another(
     let seq = author.next_body(Channel::WhiteUmpire, None, Payload::Action(vec![])).seq;
     let ctx =
         protocol::seal::SealContext { match_id, channel: Channel::WhiteUmpire, author: key, seq };
+    (seal::Sealer::new(&recipient, &ctx, &seed).unwrap(), ctx)
+}
+
+/// White seals `sealed_bytes` (its first sealed message, with its setup) but signs a
+/// commitment to `claimed`; then Black resigns and every other disclosure goes in.
+fn white_seals_one_thing_and_commits_to_another(
+    sealed_bytes: &[u8],
+    claimed: Vec<u8>,
+) -> (Harness, SignedMessage, seal::SealDisclosure) {
+    let mut h = Harness::new("kriegspiel", 1);
+    h.setup();
+    let white = h.side(Side::White);
     let seed = [3; 32];
     let padded_len = h.padded_len(white);
-    let author = h.authors.get_mut(&key).unwrap();
-    let mut sealed =
-        protocol::seal::seal(&recipient, &ctx, sealed_bytes, &seed, padded_len).unwrap();
-    sealed.commitment = seal::plaintext_commitment(&seal::seal_salt(&seed), &claimed);
-    let m = author.write(Channel::WhiteUmpire, None, Payload::Sealed(sealed));
+    let (mut sealer, ctx) = white_sealer(&mut h, seed);
+    let mut sealed = sealer.seal(&ctx, sealed_bytes, padded_len, true).unwrap();
+    sealed.commitment = seal::plaintext_commitment(&seal::seal_salt(&seed, ctx.seq), &claimed);
+    let m = h.write(white, Channel::WhiteUmpire, Payload::Sealed(sealed));
     h.submit(&m);
     let claim = Payload::Claim(protocol::message::Claim {
         outcome: protocol::message::Outcome::WhiteWins,
@@ -455,19 +477,20 @@ fn white_seals_one_thing_and_commits_to_another(
             h.disclose(who);
         }
     }
-    let d = seal::SealDisclosure { message: m.hash(), plaintext: claimed, seal_seed: seed };
+    let d = seal::SealDisclosure { channel: Channel::WhiteUmpire, seal_seed: seed };
     (h, m, d)
 }
 
 #[test]
 fn a_ciphertext_that_does_not_carry_its_committed_plaintext_cannot_be_disclosed_and_forfeits() {
-    // White seals garbage but signs a commitment to a plain action. Its disclosure re-seals to
-    // other bytes: the relay refuses it, White times out owing it, and forfeits the game even
-    // though Black had resigned.
+    // White seals garbage but signs a commitment to a plain action (so the nonce, which the
+    // commitment feeds, is another one too). Under its true, disclosed key the message does
+    // not open: the relay refuses the disclosure, White times out owing it, and forfeits the
+    // game even though Black had resigned.
     let claimed = Payload::Action(b"anything".to_vec()).to_canonical();
     let (mut h, m, d) = white_seals_one_thing_and_commits_to_another(&[0xff, 0xff], claimed);
     let white = h.side(Side::White);
-    let lie = h.write(white, Channel::Public, Payload::Disclose(vec![d.clone()]));
+    let lie = h.write(white, Channel::Public, Payload::Disclose(vec![d]));
     let refused = h.relay.accept(&lie.to_canonical(), h.now);
     assert!(
         matches!(refused, Err(RelayError::NotEntitled(NotEntitled::BadDisclosure { .. }))),
@@ -495,7 +518,170 @@ fn a_ciphertext_that_does_not_carry_its_committed_plaintext_cannot_be_disclosed_
         Some(h.key(white)),
         Role::White,
     );
-    assert!(f.evidence.contains("does not reproduce"), "{f:?}");
+    assert!(f.evidence.contains(&m.hash().to_string()), "{f:?}");
+    assert!(f.evidence.contains("does not open"), "{f:?}");
+}
+
+#[test]
+fn a_sealed_message_without_its_contexts_setup_or_with_another_is_its_authors_fault() {
+    // White's first sealed message on its channel carries no setup (nothing to decapsulate:
+    // nobody could open it), then, in another match, a later one carries another setup than
+    // its first did (a second key on one channel). The relay refuses both; logged anyway, each
+    // is White's fault.
+    let e2e4 = Payload::Action(b"e2e4".to_vec()).to_canonical();
+    for case in ["missing", "changed"] {
+        let mut h = Harness::new("kriegspiel", 1);
+        h.setup();
+        if case == "changed" {
+            h.play(2);
+        }
+        let white = h.side(Side::White);
+        let padded = h.padded_len(white);
+        let (mut sealer, ctx) = white_sealer(&mut h, [0x5e; 32]);
+        let sealed = sealer.seal(&ctx, &e2e4, padded, case == "changed").unwrap();
+        let m = h.write(white, Channel::WhiteUmpire, Payload::Sealed(sealed));
+        let refused = h.relay.accept(&m.to_canonical(), h.now);
+        assert!(
+            matches!(refused, Err(RelayError::NotEntitled(NotEntitled::SealSetup { .. }))),
+            "{case}: {refused:?}"
+        );
+        let mut all = messages(&h.record());
+        all.push(m.clone());
+        let f = only_fault(
+            &faults(&with_entries(&h, relog(&h, &all))),
+            FaultKind::NotAllowed,
+            Some(h.key(white)),
+            Role::White,
+        );
+        assert_eq!(f.message, Some(m.hash()), "{case}");
+        let why = if case == "missing" { "carries its setup" } else { "another setup" };
+        assert!(f.evidence.contains(why), "{case}: {f:?}");
+    }
+}
+
+#[test]
+fn a_setup_committing_to_another_key_than_its_enc_gives_convicts_its_author() {
+    // White wants its first attempt to say one thing to the umpire and another to the
+    // verifier: its setup carries the enc of one context and the key commitment of another,
+    // under whose key it sealed the ciphertext. The umpire's check of the commitment against
+    // the key it decapsulates fails at once, so it complains (a forfeit claim naming the
+    // message); no seed reproduces that setup, so White cannot disclose and forfeits; a
+    // relay that logs either of White's seeds as its disclosure has logged White's fault.
+    let mut h = Harness::new("kriegspiel", 1);
+    h.setup();
+    let white = h.side(Side::White);
+    let padded = h.padded_len(white);
+    let (honest, ctx) = white_sealer(&mut h, [1; 32]);
+    let (mut other, _) = white_sealer(&mut h, [2; 32]);
+    let mut sealed =
+        other.seal(&ctx, &Payload::Action(b"e2e4".to_vec()).to_canonical(), padded, true).unwrap();
+    sealed.setup = Some(seal::SealSetup { enc: honest.setup().enc, ..other.setup() });
+    let u = h.terms.terms.umpire.as_ref().unwrap();
+    let mut inbox = seal::Inbox::new(seal::SealSecret::for_match(&h.umpire, &u.nonce));
+    assert_eq!(
+        inbox.open(&ctx, &sealed, padded),
+        Err(seal::SealError::KeyCommitmentMismatch { channel: Channel::WhiteUmpire, seq: ctx.seq })
+    );
+    let m = h.write(white, Channel::WhiteUmpire, Payload::Sealed(sealed));
+    h.submit(&m);
+    let complaint = Payload::Claim(protocol::flow::loss_of(Side::White, protocol::flow::FORFEIT));
+    let c = h.write_re(Who::Umpire, Channel::Public, Some(m.hash()), complaint);
+    h.submit(&c);
+    for who in [Who::P0, Who::P1, Who::Umpire] {
+        if who != white {
+            h.disclose(who);
+        }
+    }
+    let mut lies = Vec::new();
+    for seed in [[1; 32], [2; 32]] {
+        let d = seal::SealDisclosure { channel: Channel::WhiteUmpire, seal_seed: seed };
+        let lie = h.authors[&h.key(white)].clone().write(
+            Channel::Public,
+            None,
+            Payload::Disclose(vec![d]),
+        );
+        let refused = h.relay.accept(&lie.to_canonical(), h.now);
+        assert!(
+            matches!(refused, Err(RelayError::NotEntitled(NotEntitled::BadDisclosure { .. }))),
+            "{refused:?}"
+        );
+        lies.push(lie);
+    }
+    let notice = h.next_timeout();
+    assert!(matches!(
+        notice.message.verify().unwrap().payload,
+        Payload::Timeout { party: protocol::Party::White, expectation: Expectation::Reveal, .. }
+    ));
+    only_fault(&faults(&h.bytes()), FaultKind::MissingReveal, Some(h.key(white)), Role::White);
+    assert_eq!(
+        verifier::verify(&h.bytes()).sanctioned_result(),
+        Some(rules::GameResult::win(rules::Color::Black, rules::EndReason::Forfeit))
+    );
+    for lie in lies {
+        let mut all = messages(&h.record());
+        all.truncate(all.len() - 1);
+        all.push(lie);
+        let f = only_fault(
+            &faults(&with_entries(&h, relog(&h, &all))),
+            FaultKind::BadDisclosure,
+            Some(h.key(white)),
+            Role::White,
+        );
+        assert!(f.evidence.contains("does not reproduce the signed setup"), "{f:?}");
+    }
+}
+
+#[test]
+fn a_ciphertext_moved_to_another_channel_or_position_convicts_its_author() {
+    // The umpire re-signs one of its sealed answers to White on Black's channel, or on
+    // White's again at a later position (a replayed nonce). The relay cannot tell; neither
+    // opens under the key of the context it now sits in, so the umpire's true disclosure is
+    // refused, and a relay that logs it anyway has logged the umpire's fault.
+    for channel in [Channel::BlackUmpire, Channel::WhiteUmpire] {
+        let mut h = Harness::new("kriegspiel", 1);
+        h.setup();
+        h.play(2);
+        let umpire = h.key(Who::Umpire);
+        let to_white = h
+            .record()
+            .entries
+            .iter()
+            .rev()
+            .map(|e| e.message.verify().unwrap())
+            .find_map(|b| match b.payload {
+                Payload::Sealed(s) if b.author == umpire && b.channel == Channel::WhiteUmpire => {
+                    Some(s)
+                }
+                _ => None,
+            })
+            .expect("an answer to White");
+        let moved = h.write(Who::Umpire, channel, Payload::Sealed(to_white));
+        h.submit(&moved);
+        let claim = Payload::Claim(protocol::message::Claim {
+            outcome: protocol::message::Outcome::WhiteWins,
+            reason: rules::EndReason::Resignation.into(),
+        });
+        h.send(h.side(Side::Black), Channel::Public, claim);
+        h.disclose(Who::P0);
+        h.disclose(Who::P1);
+        let items = h.disclosures.remove(&umpire).expect("the umpire's disclosures");
+        let d = h.write(Who::Umpire, Channel::Public, Payload::Disclose(items));
+        let refused = h.relay.accept(&d.to_canonical(), h.now);
+        assert!(
+            matches!(refused, Err(RelayError::NotEntitled(NotEntitled::BadDisclosure { .. }))),
+            "{channel}: {refused:?}"
+        );
+        let mut all = messages(&h.record());
+        all.push(d);
+        let f = only_fault(
+            &faults(&with_entries(&h, relog(&h, &all))),
+            FaultKind::BadDisclosure,
+            Some(umpire),
+            Role::Umpire,
+        );
+        assert!(f.evidence.contains(&moved.hash().to_string()), "{channel}: {f:?}");
+        assert!(f.evidence.contains("does not open"), "{channel}: {f:?}");
+    }
 }
 
 #[test]
@@ -537,8 +723,9 @@ fn a_sealed_payload_of_another_size_than_agreed_is_its_authors_fault() {
 
 #[test]
 fn sealing_bytes_that_are_no_payload_is_the_authors_fault() {
-    // The author sealed garbage and committed to it: its disclosure re-seals exactly, but the
-    // plaintext is no payload. The relay refuses it; logged anyway, it is White's fault.
+    // The author sealed garbage and committed to it: its disclosure reproduces its setup and
+    // the message opens, but the plaintext is no payload. The relay refuses it; logged anyway,
+    // it is White's fault.
     let garbage = vec![0xff, 0xff, 0xff];
     let (mut h, m, d) = white_seals_one_thing_and_commits_to_another(&garbage, garbage.clone());
     let white = h.side(Side::White);

@@ -1,8 +1,9 @@
 //! The player and umpire state machines, sans-IO like the relay: the driver (server, client,
 //! self-play, test) feeds them delivered entries and the time, and drains their outputs. A
 //! machine writes through a [`crate::message::Author`], which numbers and chains its messages
-//! and seals private-channel payloads, keeping the [`SealDisclosure`]s it owes once the game is
-//! over (it sends them then, in public `Disclose` messages).
+//! and seals private-channel payloads (one sealing context per channel), keeping the
+//! [`SealDisclosure`] of each channel it sealed on, owed once the game is over (it sends them
+//! then, in a public `Disclose` message).
 //!
 //! They follow the match flow of docs/PROTOCOL.md section 18 ([`crate::flow`]):
 //! - [`Player`]: one player in any mode; holds its identity, secrets, nonces and seal seeds (all
@@ -142,8 +143,9 @@ pub(crate) struct Outbox {
     #[cfg(feature = "adversary")]
     pub(crate) hook: Option<Hook>,
     pub(crate) outputs: VecDeque<Output>,
-    /// Disclosures of the sealed messages sent, owed once the game is over.
-    undisclosed: Vec<SealDisclosure>,
+    /// The disclosure of each channel with sealed messages not yet disclosed, owed once the
+    /// game is over.
+    undisclosed: std::collections::BTreeMap<Channel, SealDisclosure>,
     /// Whether the game is over for this machine: disclosures then go out at once.
     ended: bool,
     /// The size its sealed plaintexts are padded to ([`crate::game::sealed_plaintext_bytes`]
@@ -163,13 +165,6 @@ pub(crate) struct Outbox {
 /// its copy would just be verified like anyone's.
 const WRITTEN_KEPT: usize = 64;
 
-/// The most bytes of disclosures one `Disclose` message carries (half the 64 KiB message limit,
-/// leaving room for the message's own fields and signature).
-const DISCLOSE_BATCH_BYTES: usize = 32 * 1024;
-
-/// A disclosure's bytes beyond its plaintext: the message hash, the seed and length prefixes.
-const DISCLOSURE_OVERHEAD_BYTES: usize = 32 + 32 + 8;
-
 impl Outbox {
     /// An outbox writing through `author`, padding what it seals to `padded_len` bytes.
     pub(crate) fn new(author: Author, padded_len: usize) -> Outbox {
@@ -178,7 +173,7 @@ impl Outbox {
             #[cfg(feature = "adversary")]
             hook: None,
             outputs: VecDeque::new(),
-            undisclosed: Vec::new(),
+            undisclosed: std::collections::BTreeMap::new(),
             ended: false,
             padded_len,
             written: VecDeque::new(),
@@ -186,24 +181,14 @@ impl Outbox {
         }
     }
 
-    /// The game is over: sends every disclosure owed, in messages of at most
-    /// [`DISCLOSE_BATCH_BYTES`] of plaintext, and from now on discloses each sealed message
-    /// right after it.
+    /// The game is over: sends every disclosure owed (one seal seed per channel, so one small
+    /// message), and from now on discloses each sealed message's channel right after it.
     pub(crate) fn disclose_all(&mut self) {
         self.ended = true;
-        let mut batch: Vec<SealDisclosure> = Vec::new();
-        let mut bytes = 0;
-        for d in std::mem::take(&mut self.undisclosed) {
-            let size = d.plaintext.len() + DISCLOSURE_OVERHEAD_BYTES;
-            if !batch.is_empty() && bytes + size > DISCLOSE_BATCH_BYTES {
-                self.send_public(None, Payload::Disclose(std::mem::take(&mut batch)));
-                bytes = 0;
-            }
-            bytes += size;
-            batch.push(d);
-        }
-        if !batch.is_empty() {
-            self.send_public(None, Payload::Disclose(batch));
+        let owed: Vec<SealDisclosure> =
+            std::mem::take(&mut self.undisclosed).into_values().collect();
+        if !owed.is_empty() {
+            self.send_public(None, Payload::Disclose(owed));
         }
     }
 
@@ -250,8 +235,8 @@ impl Outbox {
     }
 
     /// Seals `payload` to `key` on the private `channel` (after the hook), answering `re`, with
-    /// a seal seed drawn from `rng` only once the hook has let it through, and queues its
-    /// disclosure.
+    /// a seal seed drawn from `rng` only once the hook has let it through (used if the message
+    /// sets the channel's context up), and owes the channel's disclosure.
     pub(crate) fn send_sealed(
         &mut self,
         channel: Channel,
@@ -268,7 +253,7 @@ impl Outbox {
         match self.author.write_sealed(channel, re, &payload, key, &seed, self.padded_len) {
             Ok((m, d)) => {
                 self.wrote(m);
-                self.undisclosed.push(d);
+                self.undisclosed.insert(channel, d);
                 if self.ended {
                     self.disclose_all();
                 }

@@ -10,7 +10,7 @@ use crate::flow::{self, FORFEIT, Mode, PRIVATE_SEED, PUBLIC_CONTRIBUTION, TIMEOU
 use crate::game::{self, GameError, claim_of};
 use crate::keys::Identity;
 use crate::message::{Author, Claim, Expectation, MessageBody, Owed, Payload, seal_context};
-use crate::seal::{self, SealSecret};
+use crate::seal::Inbox;
 use crate::terms::AgreedTerms;
 use crate::{Channel, MessageHash, Side};
 use rand_chacha::ChaCha20Rng;
@@ -41,7 +41,8 @@ pub struct Player {
     mode: Mode,
     /// Signing, sealing, the hook and the output queue.
     out: Outbox,
-    seal: SealSecret,
+    /// Opens what is sealed to this machine (one context per sender and channel).
+    seal: Inbox,
     rng: ChaCha20Rng,
     /// Decides at once; without one, the player asks its driver ([`Output::Decide`]).
     policy: Option<Box<dyn Policy>>,
@@ -145,7 +146,7 @@ impl Player {
                 Author::new(identity.clone(), terms.match_id),
                 game::sealed_plaintext_bytes(variant, game::SealDirection::ToUmpire),
             ),
-            seal,
+            seal: Inbox::new(seal),
             rng: super::match_rng(&secret, &terms.match_id),
             policy,
             pending: None,
@@ -756,7 +757,9 @@ impl Player {
         }
         let Payload::Sealed(sealed) = &body.payload else { return Ok(()) };
         let padded = game::sealed_plaintext_bytes(self.variant, game::SealDirection::FromUmpire);
-        let plain = seal::open(&self.seal, &seal_context(body), sealed, padded)
+        let plain = self
+            .seal
+            .open(&seal_context(body), sealed, padded)
             .map_err(|e| fault(body, hash, e.to_string()))?;
         let payload = Payload::from_canonical(&plain)
             .map_err(|e| fault(body, hash, format!("sealed payload: {e}")))?;
@@ -813,6 +816,10 @@ impl Participant for Player {
                     };
                     c.apply(&body, hash, admission, receipt.time_ms);
                     if admission == crate::coordinator::Admission::Void {
+                        // A void sealed message may still set its channel's context up.
+                        if let Payload::Sealed(sealed) = &body.payload {
+                            self.seal.learn(&seal_context(&body), sealed);
+                        }
                         return Ok(());
                     }
                 }

@@ -11,7 +11,7 @@ use crate::flow::{self, FORFEIT, PRIVATE_SEED, TIMEOUT};
 use crate::game::{self, GameError, claim_of};
 use crate::keys::Identity;
 use crate::message::{Author, Claim, Expectation, MessageBody, Owed, Payload, seal_context};
-use crate::seal::{self, SealSecret};
+use crate::seal::Inbox;
 use crate::seed::setup_seed;
 use crate::terms::AgreedTerms;
 use crate::{Channel, MessageHash, Party, Side};
@@ -31,7 +31,8 @@ pub struct Umpire {
     variant: Variant,
     /// Signing, sealing, the hook and the output queue.
     out: Outbox,
-    seal: SealSecret,
+    /// Opens what is sealed to this machine (one context per sender and channel).
+    seal: Inbox,
     rng: ChaCha20Rng,
     /// The lie of an adversarial test (feature `adversary`).
     #[cfg(feature = "adversary")]
@@ -82,7 +83,7 @@ impl Umpire {
                 Author::new(identity.clone(), terms.match_id),
                 game::sealed_plaintext_bytes(variant, game::SealDirection::FromUmpire),
             ),
-            seal,
+            seal: Inbox::new(seal),
             rng: super::match_rng(&secret, &terms.match_id),
             #[cfg(feature = "adversary")]
             lie: None,
@@ -237,13 +238,16 @@ impl Umpire {
     ) -> Result<(), RoleError> {
         let fault = |problem: String| RoleError { author: body.author, message: hash, problem };
         let Payload::Sealed(sealed) = &body.payload else { return Ok(()) };
-        // A message the umpire cannot open, or that opens to no payload, gets the umpire's
-        // signed complaint: a forfeit claim naming it (`re`). The sender then owes its
-        // disclosure like every sealed message: a true one (re-sealing to these very bytes)
-        // proves the complaint false; none, and the sender is timed out (PROTOCOL.md,
-        // complaints).
+        // A message the umpire cannot open (a setup whose key commitment is not the key its
+        // enc gives, a ciphertext that does not open, a wrong commitment or pad), or that opens
+        // to no payload, gets the umpire's signed complaint: a forfeit claim naming it (`re`).
+        // The sender then owes its channel's disclosure like every sealed message: a true one
+        // (its seed reproduces the signed setup and the key opens these very bytes) proves the
+        // complaint false; none, and the sender is timed out (PROTOCOL.md, complaints).
         let padded = game::sealed_plaintext_bytes(self.variant, game::SealDirection::ToUmpire);
-        let opened = seal::open(&self.seal, &seal_context(body), sealed, padded)
+        let opened = self
+            .seal
+            .open(&seal_context(body), sealed, padded)
             .map_err(|e| e.to_string())
             .and_then(|plain| {
                 Payload::from_canonical(&plain).map_err(|e| format!("sealed payload: {e}"))
@@ -358,6 +362,10 @@ impl Participant for Umpire {
             return Ok(());
         }
         if self.done || admission == Admission::Void {
+            // A sealed message not opened may still set its channel's context up.
+            if let Payload::Sealed(sealed) = &body.payload {
+                self.seal.learn(&seal_context(&body), sealed);
+            }
             return Ok(());
         }
         match body.channel {

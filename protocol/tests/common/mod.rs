@@ -111,7 +111,9 @@ pub struct Table {
     pub authors: [Author; 3],
     pub delivered: [usize; 3],
     pub seals: [SealPublicKey; 3],
-    seal_count: u32,
+    /// The author of the last sealed message written, as it is once that message is sent
+    /// (its sealing context set up): taken by [`Table::submit`] if that message is accepted.
+    sealed_by: Option<(usize, protocol::SignedHash, Author)>,
 }
 
 /// Alice's and bob's public contributions and their commitment nonces.
@@ -142,7 +144,7 @@ impl Table {
                 terms.players[1].seal_key,
                 terms.umpire.as_ref().map_or(terms.players[0].seal_key, |u| u.seal_key),
             ],
-            seal_count: 0,
+            sealed_by: None,
         };
         t.deliver_all();
         t
@@ -179,9 +181,16 @@ impl Table {
         now: u64,
     ) -> Result<Accepted, RelayError> {
         let a = self.relay.accept(&m.to_canonical(), now)?;
-        let mut next = self.authors[who].clone();
-        let _ = next.write(a.body.channel, None, Payload::Start);
-        self.authors[who] = next;
+        match self.sealed_by.take() {
+            Some((by, hash, author)) if by == who && hash == m.signed_hash() => {
+                self.authors[who] = author;
+            }
+            _ => {
+                let mut next = self.authors[who].clone();
+                let _ = next.write(a.body.channel, None, Payload::Start);
+                self.authors[who] = next;
+            }
+        }
         Ok(a)
     }
 
@@ -215,17 +224,14 @@ impl Table {
         } else {
             self.seals[UMPIRE]
         };
-        self.seal_count += 1;
-        // A fresh seal seed per message: its count in every byte, and past 255 (a test that
-        // plays hundreds of attempts) the whole count in the first four.
-        let mut seed = [self.seal_count.to_le_bytes()[0]; 32];
-        if self.seal_count > 255 {
-            seed[..4].copy_from_slice(&self.seal_count.to_le_bytes());
-        }
-        let (m, _) = self.authors[who]
-            .clone()
+        // One seal seed per author and channel (one sealing context each): a message written
+        // again, or by a copy of the author, carries the very same setup.
+        let seed = [0x40 + 4 * who as u8 + channel.byte(); 32];
+        let mut author = self.authors[who].clone();
+        let (m, _) = author
             .write_sealed(channel, re, inner, &recipient, &seed, self.padded_len(who))
             .expect("seals");
+        self.sealed_by = Some((who, m.signed_hash(), author));
         m
     }
 

@@ -13,7 +13,8 @@ use rules::Variant;
 /// A record whose envelope checked out, ready for replay.
 ///
 /// Everything in it is authenticated: the terms by both players, every entry by its author and
-/// the relay, every disclosed plaintext by re-sealing, every opening against its commitment.
+/// the relay, every disclosed plaintext by opening it under its disclosed, committed key, every
+/// opening against its commitment.
 #[derive(Clone, Debug)]
 pub struct Checked {
     /// The decoded record, as stored.

@@ -25,7 +25,7 @@ pub(crate) fn check(
     coordinated: Coordinated,
 ) -> Result<Checked, Vec<Fault>> {
     let mut faults = Vec::new();
-    let disclosed = disclosures(&entries);
+    let disclosed = disclosures(&terms, &colours, &entries);
     let mut checked_entries = Vec::with_capacity(entries.len());
     let mut undisclosed = Vec::new();
     for e in entries {
@@ -89,20 +89,21 @@ pub(crate) fn check(
     })
 }
 
-/// The payloads the record's `Disclose` messages disclose, by sealed message. Stage 3b (the
-/// coordinator) has already checked each one by re-sealing it and refused repeats, so what is
-/// here is what the sealed messages said.
-fn disclosures(entries: &[Auth]) -> BTreeMap<MessageHash, Payload> {
-    let mut out = BTreeMap::new();
-    for e in entries {
-        let Payload::Disclose(items) = &e.body.payload else { continue };
-        for d in items {
-            if let Ok(p) = Payload::from_canonical(&d.plaintext) {
-                out.entry(d.message).or_insert(p);
-            }
-        }
-    }
-    out
+/// The payloads the record's `Disclose` messages disclose, by sealed message: each opened with
+/// the key its author's disclosed seal seed gives on its channel (one key agreement per
+/// channel, then symmetric work per message). Stage 3b (the coordinator) has already checked
+/// every disclosure against its signed setup and every sealed message it covers by opening it,
+/// so what is here is what the sealed messages said.
+fn disclosures(
+    terms: &AgreedTerms,
+    colours: &ByColour,
+    entries: &[Auth],
+) -> BTreeMap<MessageHash, Payload> {
+    let bodies = entries.iter().map(|e| (e.index, e.hash, &e.body));
+    protocol::record::open_disclosed(terms, Some(colours), bodies)
+        .into_iter()
+        .filter_map(|(hash, (_, d))| Some((hash, Payload::from_canonical(&d.plaintext).ok()?)))
+        .collect()
 }
 
 /// Every commitment (public only: one sealed to the umpire would escape the relay's deadlines

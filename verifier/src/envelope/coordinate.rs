@@ -215,8 +215,10 @@ pub(crate) fn check(terms: &AgreedTerms, entries: &[Auth]) -> Result<Coordinated
                     e.at(),
                     err.to_string(),
                     format!(
-                        "{name} disclosed a sealed message falsely: its plaintext and seed do not \
-                         re-seal to the ciphertext it signed, or the message is not one it owes."
+                        "{name} disclosed a channel falsely: its seal seed does not reproduce \
+                         the setup it signed, or a sealed message it signed there does not open \
+                         under that key to its committed plaintext, or it owes no disclosure \
+                         there."
                     ),
                 )));
             }
