@@ -161,10 +161,10 @@ const WRITTEN_KEPT: usize = 64;
 
 /// The most bytes of disclosures one `Disclose` message carries (half the 64 KiB message limit,
 /// leaving room for the message's own fields and signature).
-const DISCLOSE_BATCH_BYTES: usize = 32 * 1024;
+const DISCLOSE_BATCH_BYTES: usize = crate::record::DISCLOSE_BATCH_BYTES as usize;
 
 /// A disclosure's bytes beyond its plaintext: the message hash, the seed and length prefixes.
-const DISCLOSURE_OVERHEAD_BYTES: usize = 32 + 32 + 8;
+const DISCLOSURE_OVERHEAD_BYTES: usize = crate::record::DISCLOSURE_ITEM_OVERHEAD_BYTES as usize;
 
 impl Outbox {
     /// An outbox writing through `author`, padding what it seals to `padded_len` bytes.
