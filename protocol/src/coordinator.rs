@@ -249,6 +249,10 @@ pub struct Coordinator {
     announce: [Option<Option<MessageHash>>; 2],
     /// The side entitled to move whose clock waits for its announcement.
     clock_pending: Option<Side>,
+    /// An umpired game ended by two draw offers, and the position of the umpire's claim that
+    /// told the players so.
+    agreed_end: bool,
+    end_told_at: Option<u64>,
     /// Every player sealed message that counted: what an umpire's claim or sealed answer may
     /// name (bounded by `max_messages_per_side`).
     player_sealed: BTreeSet<MessageHash>,
@@ -299,6 +303,8 @@ impl Coordinator {
             announce: [None; 2],
             clock_pending: None,
             player_sealed: BTreeSet::new(),
+            agreed_end: false,
+            end_told_at: None,
             both: false,
             draw_offer: None,
             attempts: 0,
@@ -559,7 +565,7 @@ impl Coordinator {
                 }
                 // A claim (a resignation, a draw offer) written before its author saw the end
                 // of the game (the rules' end, another claim, a timeout): a race, void.
-                if self.ended_before(body) {
+                if self.ended_before(body) || self.agreement_unseen(body, party) {
                     return Ok(Admission::Void);
                 }
                 // A draw offer stands only in play (PROTOCOL.md 14.1): before it there is no
@@ -568,7 +574,10 @@ impl Coordinator {
                 // too late.
                 let offer = c.outcome == crate::message::Outcome::Draw
                     && c.reason == rules::EndReason::Agreement.into();
-                if offer && party != Party::Umpire && self.phase != Phase::Play {
+                if offer
+                    && party != Party::Umpire
+                    && matches!(self.phase, Phase::Commit | Phase::Reveal | Phase::Setup)
+                {
                     return Err(not_now("a draw offer stands only in play"));
                 }
                 Ok(Admission::Counts)
@@ -611,8 +620,12 @@ impl Coordinator {
                     }
                     Phase::Play => self.admit_action(body, s),
                     // Written before its author saw the end (a resignation or a claim in
-                    // flight): a race, void; its disclosure is owed like any sealed message's.
-                    Phase::End if self.ended_before(body) => Ok(Admission::Void),
+                    // flight), or before it could tell that crossing draw offers had ended an
+                    // umpired game: a race, void; its disclosure is owed like any sealed
+                    // message's.
+                    Phase::End if self.ended_before(body) || self.agreement_unseen(body, party) => {
+                        Ok(Admission::Void)
+                    }
                     _ => Err(not_now("no sealed message is owed now")),
                 }
             }
@@ -821,6 +834,16 @@ impl Coordinator {
         }
     }
 
+    /// In an umpired game two draw offers end the game, but a player cannot tell from what it
+    /// reads (an opponent's sealed attempt, which it does not see, withdraws that opponent's
+    /// offer): it learns of the end from the umpire's claim. A player's message written before
+    /// it saw that claim is a race.
+    fn agreement_unseen(&self, body: &MessageBody, party: Party) -> bool {
+        self.agreed_end
+            && party != Party::Umpire
+            && body.seen.is_none_or(|s| self.end_told_at.is_none_or(|told| s.seq < told))
+    }
+
     /// Whether the game ended at an entry its author had not yet seen when it wrote `body`.
     fn ended_before(&self, body: &MessageBody) -> bool {
         self.ended_at.is_some_and(|end| body.seen.is_none_or(|s| s.seq < end))
@@ -917,12 +940,21 @@ impl Coordinator {
                     // reply (as on lichess); the opponent's own offer is the acceptance.
                     (true, Some(side)) if self.phase == Phase::Play => {
                         if self.draw_offer == Some(side.other()) {
+                            self.agreed_end = self.mode == Mode::Umpire;
                             self.end(now);
                         } else {
                             self.draw_offer = Some(side);
                         }
                     }
-                    _ => self.end(now),
+                    _ => {
+                        if party == Some(Party::Umpire)
+                            && self.agreed_end
+                            && self.end_told_at.is_none()
+                        {
+                            self.end_told_at = Some(self.entitled.len() as u64);
+                        }
+                        self.end(now);
+                    }
                 }
             }
             Payload::Action(_) => {

@@ -50,7 +50,10 @@ impl Replayer<'_> {
             // An answer to an action that handed the turn over, sent before the Turn naming
             // that action: the coordinator restarts the actor's clock at such an answer, so
             // the actor would be timed out for the umpire's silence (PROTOCOL.md 13.4).
-            if owed.turn_first && owed.actor == Some(c) && self.last_turn_re != want {
+            // (Once a claim or agreement ended the game, no Turn is owed and no clock runs.)
+            let ended_since = self.over.is_some_and(|o| Some(o.at) != owed.action_entry);
+            if owed.turn_first && !ended_since && owed.actor == Some(c) && self.last_turn_re != want
+            {
                 return self.stop(
                     FaultKind::FalseAnnouncement,
                     umpire,
