@@ -7,7 +7,6 @@
 use client::selfplay::{Fate, Who};
 use client::{Selfplay, SelfplayConfig};
 use protocol::codec::Canonical;
-use protocol::commitment::PUBLIC_CONTRIBUTION;
 use protocol::message::{Claim, MessageBody, Outcome, Owed, Payload, SignedMessage};
 use protocol::relay::RelayError;
 use protocol::terms::Colours;
@@ -109,15 +108,14 @@ fn sealed_junk(variant: Variant, junk: fn() -> Payload) -> Selfplay {
 }
 
 #[test]
-fn a_sealed_claim_commit_or_ack_names_the_player_never_the_umpire() {
+fn a_sealed_claim_observation_or_ack_names_the_player_never_the_umpire() {
     let junks: [(&str, fn() -> Payload); 3] = [
         ("claim", || Payload::Claim(draw_offer())),
-        ("commit", || Payload::Commit { purpose: PUBLIC_CONTRIBUTION, commitment: protocol::Commitment([7; 32]) }),
+        ("observation", || Payload::Observation(vec![1, 2, 3])),
         ("ack", || Payload::Ack { message: protocol::MessageHash([9; 32]) }),
     ];
     for variant in [Variant::Kriegspiel, Variant::Sic, Variant::SecretChess6] {
         for (name, junk) in junks {
-            eprintln!("{variant} {name}");
             let played = sealed_junk(variant, junk);
             let cheat = role_of_player(&played, 0);
             let honest = [Role::Umpire, Role::Relay, if cheat == Role::White { Role::Black } else { Role::White }];
@@ -515,17 +513,4 @@ fn a_flood_exhausts_only_the_flooder() {
         Role::White,
         &[Role::Umpire, Role::Black],
     );
-}
-
-#[test]
-#[ignore = "debug"]
-fn dump() {
-    let played = sealed_junk(Variant::Kriegspiel, || Payload::Claim(draw_offer()));
-    let d = played.record.disclosures();
-    for (i, e) in played.record.entries.iter().enumerate() {
-        let b = e.message.verify().unwrap();
-        let inner = d.get(&e.message.hash()).map(|(_, x)| Payload::from_canonical(&x.plaintext).map(|p| p.kind()));
-        eprintln!("{i} {:?} {:?} {} {:?} re={:?}", b.author == played.cast.umpire.public(), b.channel, b.payload.kind(), inner, b.re.map(|h| h.0[0]));
-    }
-    eprintln!("refused {:?}\nfaults {:?}", played.refused, played.faults);
 }
