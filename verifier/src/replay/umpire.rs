@@ -51,7 +51,14 @@ impl Replayer<'_> {
             // that action: the coordinator restarts the actor's clock at such an answer, so
             // the actor would be timed out for the umpire's silence (PROTOCOL.md 13.4).
             // (Once a claim or agreement ended the game, no Turn is owed and no clock runs.)
-            let ended_since = self.over.is_some_and(|o| Some(o.at) != owed.action_entry);
+            let ended_since = self.over.is_some_and(|o| Some(o.at) != owed.action_entry)
+                || owed.action_entry.is_some_and(|a| {
+                    self.c.entries.get(a + 1..e.index).is_some_and(|between| {
+                        between.iter().any(|n| {
+                            !n.void && matches!(n.payload, Payload::Claim(_) | Payload::Timeout { .. })
+                        })
+                    })
+                });
             if owed.turn_first && !ended_since && owed.actor == Some(c) && self.last_turn_re != want
             {
                 return self.stop(
