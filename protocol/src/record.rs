@@ -163,7 +163,8 @@ impl RecordBudget {
     fn umpire_fixed_bytes(variant: rules::Variant) -> u64 {
         let padded =
             crate::game::sealed_plaintext_bytes(variant, crate::game::SealDirection::FromUmpire);
-        let sealed = sealed_message_bytes(padded) + ENTRY_OVERHEAD_BYTES + disclosure_reserve(padded);
+        let sealed =
+            sealed_message_bytes(padded) + ENTRY_OVERHEAD_BYTES + disclosure_reserve(padded);
         let small = MESSAGE_FRAME_BYTES + ENTRY_OVERHEAD_BYTES;
         4 * sealed + 4 * small
     }
@@ -173,7 +174,8 @@ impl RecordBudget {
     /// disclosures; a complaint is smaller than the Turn.
     pub fn worst_answer_bytes(&self) -> u64 {
         let padded = self.padded(crate::game::SealDirection::FromUmpire);
-        let sealed = sealed_message_bytes(padded) + ENTRY_OVERHEAD_BYTES + disclosure_reserve(padded);
+        let sealed =
+            sealed_message_bytes(padded) + ENTRY_OVERHEAD_BYTES + disclosure_reserve(padded);
         MESSAGE_FRAME_BYTES + ENTRY_OVERHEAD_BYTES + 2 * sealed
     }
 

@@ -42,8 +42,14 @@ fn the_side_a_turn_names_has_no_clock_until_its_announcement() {
     let c = cast();
     let mut t = kriegspiel(&c);
     let a = t.send_sealed(ALICE, Channel::WhiteUmpire, None, &action(b"e2e4"), 110).expect("e2e4");
-    t.send(UMPIRE, Channel::Public, Some(a.hash), Payload::Turn { next: Owed::Side(Side::Black) }, 200)
-        .expect("black to move");
+    t.send(
+        UMPIRE,
+        Channel::Public,
+        Some(a.hash),
+        Payload::Turn { next: Owed::Side(Side::Black) },
+        200,
+    )
+    .expect("black to move");
     // The umpire owes Black its announcement by 700; Black's clock does not run meanwhile.
     assert_eq!(t.relay.poll_timeout(), Some(700));
     assert_eq!(t.expire(5000), vec![(Party::Umpire, Expectation::Answer, 700, 5000)]);
@@ -52,11 +58,21 @@ fn the_side_a_turn_names_has_no_clock_until_its_announcement() {
     // Announced at 300: Black's clock runs from then.
     let mut t = kriegspiel(&c);
     let a = t.send_sealed(ALICE, Channel::WhiteUmpire, None, &action(b"e2e4"), 110).expect("e2e4");
-    t.send(UMPIRE, Channel::Public, Some(a.hash), Payload::Turn { next: Owed::Side(Side::Black) }, 200)
-        .expect("black to move");
+    t.send(
+        UMPIRE,
+        Channel::Public,
+        Some(a.hash),
+        Payload::Turn { next: Owed::Side(Side::Black) },
+        200,
+    )
+    .expect("black to move");
     t.send_sealed(UMPIRE, Channel::WhiteUmpire, Some(a.hash), &observation(b"legal"), 250)
         .expect("white's answer");
-    assert_eq!(t.relay.poll_timeout(), Some(700), "the answer to White is not Black's announcement");
+    assert_eq!(
+        t.relay.poll_timeout(),
+        Some(700),
+        "the answer to White is not Black's announcement"
+    );
     t.send_sealed(UMPIRE, Channel::BlackUmpire, Some(a.hash), &observation(b"legal"), 300)
         .expect("black's announcement");
     assert_eq!(t.relay.poll_timeout(), Some(1300));
@@ -69,8 +85,14 @@ fn the_side_named_may_move_before_its_announcement() {
     let c = cast();
     let mut t = kriegspiel(&c);
     let a = t.send_sealed(ALICE, Channel::WhiteUmpire, None, &action(b"e2e4"), 110).expect("e2e4");
-    t.send(UMPIRE, Channel::Public, Some(a.hash), Payload::Turn { next: Owed::Side(Side::Black) }, 200)
-        .expect("black to move");
+    t.send(
+        UMPIRE,
+        Channel::Public,
+        Some(a.hash),
+        Payload::Turn { next: Owed::Side(Side::Black) },
+        200,
+    )
+    .expect("black to move");
     t.send_sealed(BOB, Channel::BlackUmpire, None, &action(b"e7e5"), 220).expect("black moves");
     assert_eq!(t.relay.remaining_ms(Side::Black), 1000);
     assert_eq!(t.relay.poll_timeout(), Some(720), "the umpire owes Black's answer");
@@ -105,10 +127,12 @@ fn every_other_re_is_fixed() {
     let m = t.write_sealed(UMPIRE, Channel::WhiteUmpire, stray, &observation(b"illegal"));
     assert!(bad_reference(t.submit(UMPIRE, &m, 120)));
     // A player's sealed action or claim naming anything.
-    let m = t.write(BOB, Channel::Public, stray, Payload::Claim(protocol::flow::loss_of(
-        Side::Black,
-        rules::EndReason::Resignation.into(),
-    )));
+    let m = t.write(
+        BOB,
+        Channel::Public,
+        stray,
+        Payload::Claim(protocol::flow::loss_of(Side::Black, rules::EndReason::Resignation.into())),
+    );
     assert!(bad_reference(t.submit(BOB, &m, 120)));
     // The umpire's complaint names the player's sealed message: accepted.
     let complaint = Payload::Claim(protocol::flow::loss_of(Side::White, protocol::flow::FORFEIT));
@@ -124,7 +148,10 @@ fn a_draw_offer_stands_only_in_play() {
     t.commit(BOB, 2);
     t.send(ALICE, Channel::Public, None, Table::reveal_payload(ALICE), 3).expect("reveal");
     let m = t.write(BOB, Channel::Public, None, draw_offer());
-    assert!(matches!(t.submit(BOB, &m, 4), Err(RelayError::NotEntitled(NotEntitled::NotNow { .. }))));
+    assert!(matches!(
+        t.submit(BOB, &m, 4),
+        Err(RelayError::NotEntitled(NotEntitled::NotNow { .. }))
+    ));
     // It still owes its reveal, and is timed out for it.
     let out = t.expire(100_000);
     assert_eq!(out.first().map(|o| (o.0, o.1)), Some((Party::Black, Expectation::Reveal)));

@@ -72,8 +72,7 @@ pub(crate) fn check(
                 .timeouts
                 .iter()
                 .filter(|t| {
-                    t.1 != protocol::Party::Umpire
-                        && t.2 == protocol::message::Expectation::Reveal
+                    t.1 != protocol::Party::Umpire && t.2 == protocol::message::Expectation::Reveal
                 })
                 .collect();
         let one = match silent.as_slice() {

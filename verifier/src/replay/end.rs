@@ -146,9 +146,7 @@ impl Replayer<'_> {
                     self.record_fault(
                         FaultKind::Timeout,
                         Some(e),
-                        format!(
-                            "relay timeouts: neither player committed by {deadline_ms} ms"
-                        ),
+                        format!("relay timeouts: neither player committed by {deadline_ms} ms"),
                         "Neither player made its commitments in time: the match never began, \
                          and there is no result."
                             .into(),

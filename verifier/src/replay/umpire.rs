@@ -55,7 +55,8 @@ impl Replayer<'_> {
                 || owed.action_entry.is_some_and(|a| {
                     self.c.entries.get(a + 1..e.index).is_some_and(|between| {
                         between.iter().any(|n| {
-                            !n.void && matches!(n.payload, Payload::Claim(_) | Payload::Timeout { .. })
+                            !n.void
+                                && matches!(n.payload, Payload::Claim(_) | Payload::Timeout { .. })
                         })
                     })
                 });
@@ -205,7 +206,8 @@ impl Replayer<'_> {
                 matches!(e.payload, Payload::Action(_)) != is_umpire
             }
             (Payload::Open { purpose, .. }, false) => {
-                let seed = variant == Variant::Sic && *purpose == protocol::commitment::PRIVATE_SEED;
+                let seed =
+                    variant == Variant::Sic && *purpose == protocol::commitment::PRIVATE_SEED;
                 if seed {
                     self.seed_messages.insert(e.hash, e.channel());
                 }
