@@ -139,21 +139,22 @@ impl Replayer<'_> {
                     party, expectation: Expectation::Reveal, ..
                 } if party == Party::of(side.other()))
         });
-        if expectation == Expectation::Reveal && !committed(key) && !committed(other) {
-            if other_timed_out {
-                if !self.faults.iter().any(|f| f.kind == FaultKind::Timeout && f.culprit.is_none())
-                {
-                    self.record_fault(
-                        FaultKind::Timeout,
-                        Some(e),
-                        format!("relay timeouts: neither player committed by {deadline_ms} ms"),
-                        "Neither player made its commitments in time: the match never began, \
-                         and there is no result."
-                            .into(),
-                    );
-                }
-                return;
+        if expectation == Expectation::Reveal
+            && !committed(key)
+            && !committed(other)
+            && other_timed_out
+        {
+            if !self.faults.iter().any(|f| f.kind == FaultKind::Timeout && f.culprit.is_none()) {
+                self.record_fault(
+                    FaultKind::Timeout,
+                    Some(e),
+                    format!("relay timeouts: neither player committed by {deadline_ms} ms"),
+                    "Neither player made its commitments in time: the match never began, and \
+                     there is no result."
+                        .into(),
+                );
             }
+            return;
         }
         match expectation {
             Expectation::Move => {
