@@ -88,6 +88,9 @@ fn counter() -> (Arc<AtomicU32>, Arc<AtomicU32>) {
     (c.clone(), c)
 }
 
+/// A payload kind a cheat puts where another goes, by name.
+type Junk = (&'static str, fn() -> Payload);
+
 fn draw_offer() -> Claim {
     Claim { outcome: Outcome::Draw, reason: rules::EndReason::Agreement.into() }
 }
@@ -114,7 +117,7 @@ fn sealed_junk(variant: Variant, junk: fn() -> Payload) -> Selfplay {
 
 #[test]
 fn a_sealed_claim_names_the_player_never_the_umpire() {
-    let junks: [(&str, fn() -> Payload); 1] = [("claim", || Payload::Claim(draw_offer()))];
+    let junks: [Junk; 1] = [("claim", || Payload::Claim(draw_offer()))];
     for variant in [Variant::Kriegspiel] {
         for (name, junk) in junks {
             let played = sealed_junk(variant, junk);
