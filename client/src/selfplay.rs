@@ -151,6 +151,11 @@ pub struct SelfplayConfig {
     /// reaches each participant after a random number of other steps (each participant's in
     /// order). `None`: everything arrives at once, in order.
     pub interleave: Option<u64>,
+    /// The terms' limits (default [`Limits::DEFAULT`]).
+    pub limits: Limits,
+    /// Once this many player actions are in, both players offer a draw in the same step, each
+    /// before it sees the other's offer (crossing offers).
+    pub offer_draws_at: Option<u32>,
 }
 
 impl SelfplayConfig {
@@ -173,6 +178,8 @@ impl SelfplayConfig {
             wire: None,
             deliver: None,
             interleave: None,
+            limits: Limits::DEFAULT,
+            offer_draws_at: None,
         }
     }
 }
@@ -292,7 +299,7 @@ fn agreed_terms(
             reveal_ms: 60_000,
             answer_ms: 60_000,
         },
-        limits: Limits::DEFAULT,
+        limits: config.limits,
     };
     let signed = SignedTerms::sign_all(
         &terms,
@@ -554,6 +561,18 @@ impl Driver<'_> {
                     self.machines.iter_mut().find(|(w, _)| *w == Who::Player(0))
                 {
                     p.resign();
+                }
+                continue;
+            }
+            if let Some(n) = self.config.offer_draws_at
+                && self.actions() >= n
+            {
+                // Both offer before either offer is delivered: the offers cross.
+                self.config.offer_draws_at = None;
+                for (_, m) in &mut self.machines {
+                    if let Machine::Player(p) = m {
+                        p.offer_draw();
+                    }
                 }
                 continue;
             }

@@ -52,6 +52,10 @@ use rules::Variant;
 use std::collections::{BTreeMap, BTreeSet};
 use thiserror::Error;
 
+fn name_of(re: Option<MessageHash>) -> String {
+    re.map_or_else(|| "nothing".to_owned(), |h| format!("message {h}"))
+}
+
 /// Why a message is outside what its author may say at this point of the match.
 #[derive(Debug, Error, PartialEq, Eq)]
 pub enum NotEntitled {
@@ -152,6 +156,19 @@ pub enum NotEntitled {
         /// The size found and the size agreed.
         error: seal::SealError,
     },
+    /// A `re` other than the one the rules fix: a Turn names exactly the action (or the
+    /// completed setup or tie-break) it adjudicates; an umpire's claim or sealed answer names a
+    /// player's sealed message or nothing; a disclosure or countersignature names nothing. Any
+    /// other value would be 32 free bytes, a channel the umpire could publish a secret through.
+    #[error("{who}'s {kind} names the wrong message: {why}")]
+    BadReference {
+        /// The author's role.
+        who: &'static str,
+        /// The payload kind.
+        kind: &'static str,
+        /// What it should name.
+        why: String,
+    },
     /// The party has timed out and may not act any more.
     #[error("{party} has timed out and may not act")]
     TimedOut {
@@ -231,8 +248,27 @@ pub struct Coordinator {
     remaining_ms: [u64; 2],
     /// Other obligations, by party index.
     owe: [Option<Owe>; 3],
-    /// The player action the umpire owes an answer to, its author and the action's time.
+    /// The player action the umpire owes an answer to, and its author.
     answer_to: Option<(MessageHash, Side)>,
+    /// The umpire owes a Turn for a completed setup or tie-break (`answer_to` covers actions).
+    turn_due: bool,
+    /// The last player sealed message that counted in a setup or tie-break: the one a Turn
+    /// answering the completed setup or tie-break names.
+    last_sealed: Option<MessageHash>,
+    /// After a Turn: the announcement the umpire still owes each side on its channel, by the
+    /// `re` it must carry (the Turn's). The side to move is entitled from the Turn, but its
+    /// clock starts only with its announcement (PROTOCOL.md 13.2), so an umpire that withholds
+    /// it is timed out, never the player.
+    announce: [Option<Option<MessageHash>>; 2],
+    /// The side entitled to move whose clock waits for its announcement.
+    clock_pending: Option<Side>,
+    /// An umpired game ended by two draw offers, and the position of the umpire's claim that
+    /// told the players so.
+    agreed_end: bool,
+    end_told_at: Option<u64>,
+    /// Every player sealed message that counted: what an umpire's claim or sealed answer may
+    /// name (bounded by `max_messages_per_side`).
+    player_sealed: BTreeSet<MessageHash>,
     /// Both sides act at once (6x6 tie-break).
     both: bool,
     /// A standing draw offer (a `Claim` of a draw by agreement) and who made it.
@@ -278,6 +314,13 @@ impl Coordinator {
             remaining_ms: [initial; 2],
             owe: [None; 3],
             answer_to: None,
+            turn_due: false,
+            last_sealed: None,
+            announce: [None; 2],
+            clock_pending: None,
+            player_sealed: BTreeSet::new(),
+            agreed_end: false,
+            end_told_at: None,
             both: false,
             draw_offer: None,
             attempts: 0,
@@ -409,7 +452,7 @@ impl Coordinator {
         if self.both {
             return !self.sealed_in[side.index()];
         }
-        self.clock.is_some_and(|(s, _)| s == side)
+        self.clock.is_some_and(|(s, _)| s == side) || self.clock_pending == Some(side)
     }
 
     /// Decides whether `body` is one its author may send now, by the table of docs/PROTOCOL.md,
@@ -484,6 +527,7 @@ impl Coordinator {
             return Err(not_now("the match has not started"));
         }
         let side = party.side();
+        self.check_reference(body, party)?;
         match (&body.payload, party) {
             (Payload::Timeout { .. } | Payload::Start | Payload::Close, _) => Err(never()),
             (Payload::Countersign, _) => {
@@ -553,7 +597,7 @@ impl Coordinator {
                 self.check_opening(&author, *purpose, opening)?;
                 Ok(Admission::Counts)
             }
-            (Payload::Claim(_), _) => {
+            (Payload::Claim(c), _) => {
                 if self.phase == Phase::Created
                     || self.phase == Phase::Commit && party == Party::Umpire
                 {
@@ -561,8 +605,20 @@ impl Coordinator {
                 }
                 // A claim (a resignation, a draw offer) written before its author saw the end
                 // of the game (the rules' end, another claim, a timeout): a race, void.
-                if self.ended_before(seen) {
+                if self.ended_before(seen) || self.agreement_unseen(seen, party) {
                     return Ok(Admission::Void);
+                }
+                // A draw offer stands only in play (PROTOCOL.md 14.1): before it there is no
+                // game to agree on (a last revealer who dislikes its colours or its SIC army
+                // must not end the match with one and escape the forfeit), after the end it is
+                // too late.
+                let offer = c.outcome == crate::message::Outcome::Draw
+                    && c.reason == rules::EndReason::Agreement.into();
+                if offer
+                    && party != Party::Umpire
+                    && matches!(self.phase, Phase::Commit | Phase::Reveal | Phase::Setup)
+                {
+                    return Err(not_now("a draw offer stands only in play"));
                 }
                 Ok(Admission::Counts)
             }
@@ -604,8 +660,12 @@ impl Coordinator {
                     }
                     Phase::Play => self.admit_action(body, seen, s),
                     // Written before its author saw the end (a resignation or a claim in
-                    // flight): a race, void; its disclosure is owed like any sealed message's.
-                    Phase::End if self.ended_before(seen) => Ok(Admission::Void),
+                    // flight), or before it could tell that crossing draw offers had ended an
+                    // umpired game: a race, void; its disclosure is owed like any sealed
+                    // message's.
+                    Phase::End if self.ended_before(seen) || self.agreement_unseen(seen, party) => {
+                        Ok(Admission::Void)
+                    }
                     _ => Err(not_now("no sealed message is owed now")),
                 }
             }
@@ -619,8 +679,20 @@ impl Coordinator {
             }
             (Payload::Turn { .. }, Party::Umpire) => {
                 // A Turn is the umpire's answer: to a player's action, to the completed setup,
-                // to both tie-breaks.
-                if self.owe_is_party(Party::Umpire, Expectation::Answer) {
+                // to both tie-breaks; it names exactly what it answers (`re`).
+                if self.answer_to.is_some() || self.turn_due {
+                    let want = self.turn_re();
+                    if body.re != want {
+                        return Err(NotEntitled::BadReference {
+                            who,
+                            kind,
+                            why: format!(
+                                "a Turn names {} (what it adjudicates), not {}",
+                                name_of(want),
+                                name_of(body.re)
+                            ),
+                        });
+                    }
                     Ok(Admission::Counts)
                 } else if self.ended_before(seen) {
                     // Written before the umpire saw the end (a resignation in flight): a race.
@@ -785,6 +857,53 @@ impl Coordinator {
         }
     }
 
+    /// What a Turn must name now: the action it answers, else (6x6) the sealed message that
+    /// completed the setup or the tie-break, else nothing (the start of Kriegspiel and SIC).
+    fn turn_re(&self) -> Option<MessageHash> {
+        match self.answer_to {
+            Some((action, _)) => Some(action),
+            None if self.variant == Variant::SecretChess6 => self.last_sealed,
+            None => None,
+        }
+    }
+
+    /// Every `re` is fixed by the rules (see [`NotEntitled::BadReference`]): a Turn's is checked
+    /// where it is admitted; an umpire's claim or sealed answer names nothing or a player's
+    /// sealed message; an Intrigue owner's answer and informer opening name a message; every
+    /// other message names nothing.
+    fn check_reference(&self, body: &MessageBody, party: Party) -> Result<(), NotEntitled> {
+        let Some(re) = body.re else { return Ok(()) };
+        let kind = body.payload.kind();
+        let who = Self::who(Some(party));
+        let bad = |why: &str| NotEntitled::BadReference { who, kind, why: why.to_owned() };
+        match (&body.payload, party) {
+            (Payload::Turn { .. }, Party::Umpire) => Ok(()),
+            (Payload::Claim(_) | Payload::Sealed(_), Party::Umpire) => {
+                if self.player_sealed.contains(&re) {
+                    Ok(())
+                } else {
+                    Err(bad("an umpire's answer or complaint names a player's sealed message"))
+                }
+            }
+            (Payload::Observation(_) | Payload::Open { .. }, Party::White | Party::Black)
+                if self.mode == Mode::Owner =>
+            {
+                Ok(())
+            }
+            _ => Err(bad("this message answers nothing: its re must be empty")),
+        }
+    }
+
+    /// In an umpired game two draw offers end the game, but a player cannot tell from what it
+    /// reads (an opponent's sealed attempt, which it does not see, withdraws that opponent's
+    /// offer): it learns of the end from the umpire's claim. A player's message written before
+    /// it saw that claim is a race.
+    fn agreement_unseen(&self, seen: Option<u64>, party: Party) -> bool {
+        self.agreed_end
+            && party != Party::Umpire
+            && seen.is_none_or(|s| self.end_told_at.is_none_or(|told| s < told))
+    }
+
     /// Whether the game ended at an entry its author had not yet seen (it had seen up to
     /// entry `seen`).
     fn ended_before(&self, seen: Option<u64>) -> bool {
@@ -882,12 +1001,21 @@ impl Coordinator {
                     // reply (as on lichess); the opponent's own offer is the acceptance.
                     (true, Some(side)) if self.phase == Phase::Play => {
                         if self.draw_offer == Some(side.other()) {
+                            self.agreed_end = self.mode == Mode::Umpire;
                             self.end(now);
                         } else {
                             self.draw_offer = Some(side);
                         }
                     }
-                    _ => self.end(now),
+                    _ => {
+                        if party == Some(Party::Umpire)
+                            && self.agreed_end
+                            && self.end_told_at.is_none()
+                        {
+                            self.end_told_at = Some(self.entitled.len() as u64);
+                        }
+                        self.end(now);
+                    }
                 }
             }
             Payload::Action(_) => {
@@ -907,24 +1035,53 @@ impl Coordinator {
             }
             Payload::Sealed(_) => match party {
                 Some(Party::Umpire) => {
+                    let channel_side = body.channel.side();
                     if let Some((action, actor)) = self.answer_to
                         && body.re == Some(action)
                     {
                         // A sealed answer to the actor that is not a Turn: the actor acts again
-                        // (a Kriegspiel "illegal", a 6x6 move before its end of turn).
+                        // (a Kriegspiel "illegal", a 6x6 move before its end of turn). Should
+                        // the answer say the move was played (its Turn withheld), the verifier
+                        // names the umpire at this answer (PROTOCOL.md 13.4).
                         self.answer_to = None;
                         self.owe[Party::Umpire.index()] = None;
                         self.clock = Some((actor, now));
+                    } else if let Some(side) = channel_side
+                        && self.announce[side.index()] == Some(body.re)
+                    {
+                        // The announcement a Turn owed this side: its clock starts now (or, in
+                        // a tie-break, its reveal deadline).
+                        self.announce[side.index()] = None;
+                        if self.clock_pending == Some(side) {
+                            self.clock_pending = None;
+                            self.clock = Some((side, now));
+                        }
+                        if self.both {
+                            self.owe_reveal(Party::of(side), now);
+                        }
+                        self.settle_umpire();
                     }
                 }
                 Some(p @ (Party::White | Party::Black)) => {
                     let side = p.side().unwrap_or(Side::White);
+                    self.player_sealed.insert(hash);
                     if self.phase == Phase::Setup || self.both {
                         self.sealed_in[side.index()] = true;
+                        self.last_sealed = Some(hash);
+                        if self.both && self.announce[side.index()].take().is_some() {
+                            // It acted without waiting for its announcement: what it owes
+                            // runs from now, and the umpire owes it no announcement more.
+                            self.owe_reveal(Party::of(side), now);
+                            self.settle_umpire();
+                        }
                         self.progress(now);
                     } else if self.phase == Phase::Play {
                         self.draw_offer = None;
                         self.stop_clock(side, now, false);
+                        if self.clock_pending == Some(side) {
+                            self.clock_pending = None;
+                        }
+                        self.announce[side.index()] = None;
                         self.attempts += 1;
                         self.answer_to = Some((hash, side));
                         self.owe_answer(now);
@@ -934,6 +1091,7 @@ impl Coordinator {
             },
             Payload::Turn { next } => {
                 let actor = self.answer_to.take().map(|(_, s)| s);
+                self.turn_due = false;
                 self.owe[Party::Umpire.index()] = None;
                 if let Some(a) = actor
                     && *next != Owed::Side(a)
@@ -943,17 +1101,35 @@ impl Coordinator {
                 self.attempts = 0;
                 self.both = false;
                 self.sealed_in = [false; 2];
+                self.clock_pending = None;
+                self.announce = [None; 2];
+                // Every Turn but Kriegspiel's first (which starts a game nobody is told
+                // anything about) owes the side(s) it names an announcement naming what the
+                // Turn names (PROTOCOL.md 13.2); the clock waits for it.
+                let announced = self.variant != Variant::Kriegspiel || body.re.is_some();
                 match next {
                     Owed::Side(s) => {
                         self.phase = Phase::Play;
-                        self.clock = Some((*s, now));
+                        if announced {
+                            self.clock = None;
+                            self.clock_pending = Some(*s);
+                            self.announce[s.index()] = Some(body.re);
+                            self.owe_answer(now);
+                        } else {
+                            self.clock = Some((*s, now));
+                        }
                     }
                     Owed::Both => {
                         self.phase = Phase::Play;
                         self.clock = None;
                         self.both = true;
-                        for side in Side::BOTH {
-                            self.owe_reveal(Party::of(side), now);
+                        if announced {
+                            self.announce = [Some(body.re); 2];
+                            self.owe_answer(now);
+                        } else {
+                            for side in Side::BOTH {
+                                self.owe_reveal(Party::of(side), now);
+                            }
                         }
                     }
                     Owed::Nobody => self.end(now),
@@ -1029,6 +1205,13 @@ impl Coordinator {
         self.owe[Party::Umpire.index()] = Some(Owe { expectation: Expectation::Answer, due_ms });
     }
 
+    /// The umpire owes nothing more once every answer, Turn and announcement is in.
+    fn settle_umpire(&mut self) {
+        if self.answer_to.is_none() && !self.turn_due && self.announce == [None; 2] {
+            self.owe[Party::Umpire.index()] = None;
+        }
+    }
+
     fn credit_increment(&mut self, side: Side) {
         let i = side.index();
         self.remaining_ms[i] =
@@ -1073,6 +1256,9 @@ impl Coordinator {
         self.clock = None;
         self.both = false;
         self.answer_to = None;
+        self.turn_due = false;
+        self.announce = [None; 2];
+        self.clock_pending = None;
         self.owe = [None; 3];
         for party in Party::ALL {
             if self.owes_at_end(party) {
@@ -1155,6 +1341,7 @@ impl Coordinator {
                         {
                             self.owe_answer(now);
                             self.answer_to = None;
+                            self.turn_due = true;
                         }
                     }
                 }
@@ -1219,6 +1406,7 @@ impl Coordinator {
                     }
                 } else {
                     self.owe_answer(now);
+                    self.turn_due = true;
                 }
             }
         }
@@ -1264,8 +1452,12 @@ impl Coordinator {
                         self.owe[i] = None;
                     }
                 }
-                if self.setup_complete() && self.owe[Party::Umpire.index()].is_none() {
+                if self.setup_complete()
+                    && self.owe[Party::Umpire.index()].is_none()
+                    && !self.turn_due
+                {
                     self.owe_answer(now);
+                    self.turn_due = true;
                 }
             }
         }
@@ -1279,6 +1471,18 @@ impl Coordinator {
                 self.remaining_ms[side.index()] = 0;
                 self.clock = None;
                 self.end(now);
+            }
+            // Neither player committed in the commit phase: both deadlines ran out at once,
+            // and both are timed out before the match ends, so the record shows that nobody
+            // began it (no result) rather than naming whichever the relay wrote first
+            // (PROTOCOL.md 13.3).
+            (Some(side), Expectation::Reveal)
+                if self.phase == Phase::Commit
+                    && !self.early_committed(side.other())
+                    && !self.timed_out[side.other().index()]
+                    && self.owe_is(side.other(), Expectation::Reveal) =>
+            {
+                self.owe[party.index()] = None;
             }
             // A missed reveal, opening or disclosure, or a missed answer: the party is at fault
             // and owes nothing more (what it still owes stays missing, in its name).

@@ -38,20 +38,60 @@ pub const ENTRY_OVERHEAD_BYTES: u64 = SignedReceipt::MAX_BYTES as u64 + 16;
 /// most one start, one close and one timeout per party, each far below 1 KiB.
 pub const RELAY_RESERVE_BYTES: u64 = 16 * 1024;
 
-/// Each party's share of the terms' `max_record_bytes`, and what each has used (PROTOCOL.md,
-/// limits). The record's header and the relay's reserve come off the top; the rest is split
-/// evenly between the players and the umpire. Every message is charged its signed bytes plus
-/// [`ENTRY_OVERHEAD_BYTES`], so the parties' shares and the reserve together keep the whole
-/// record within `max_record_bytes`. Sizes are of bytes the author signed, so an author always
-/// knows what it has used: one that signs beyond its share is at fault, as for
-/// `max_messages_per_side`. The relay refuses such a message; the verifier names its author if
-/// a relay accepted it anyway. A flood therefore exhausts only the flooder's share, never the
-/// opponent's.
+/// A bound on a signed message's bytes beyond the variable bytes of its payload (header
+/// fields, `seen`, `re`, the payload's fixed fields, the signature and length prefixes): what a
+/// Turn, a claim or a countersignature takes at most, and the envelope of a sealed message or a
+/// disclosure (checked against real messages in the tests).
+pub const MESSAGE_FRAME_BYTES: u64 = 400;
+
+/// What each player keeps back from its actions for the end (claim, openings, countersignature,
+/// the last partly filled disclosure messages): a sealed action that would leave less is
+/// refused (docs/PROTOCOL.md 13.6).
+pub const END_RESERVE_BYTES: u64 = 8 * 1024;
+
+/// Plaintext bytes per disclosure message the machines fill before starting another
+/// (`roles`: the batches of their `Disclose` messages).
+pub const DISCLOSE_BATCH_BYTES: u64 = 32 * 1024;
+
+/// A disclosure item's bytes beyond its plaintext (message hash, seal seed, length prefix), as
+/// the machines count it when they fill a batch.
+pub const DISCLOSURE_ITEM_OVERHEAD_BYTES: u64 = 32 + 32 + 8;
+
+/// The record budget (docs/PROTOCOL.md 13.6): who pays for which bytes of the terms'
+/// `max_record_bytes`. The record's header and the relay's reserve come off the top.
+///
+/// - Open and owner games: the rest is split evenly between the players.
+/// - Umpired games: the umpire has a fixed share (its start views, SIC's acknowledgements,
+///   its claim, countersignature and the envelopes of its disclosures), and the rest is split
+///   evenly between the players. **A player pays for what it makes the umpire say**: every
+///   umpire message that names a player's sealed message (`re`: an answer, a Turn, an
+///   announcement to the opponent, a complaint) is charged to that player's share, together
+///   with the future disclosure of each sealed answer. A player's sealed message is accepted
+///   only if its share still has room, beyond the message, for the worst answer the umpire can
+///   owe it (a Turn and two sealed answers, with their disclosures) and for the player's own
+///   end ([`END_RESERVE_BYTES`]); and each sealed message pays for its own future
+///   disclosure when it is sent. So an honest umpire always has the room its answers need, an
+///   honest player always has the room its disclosures need, and a flood spends only the
+///   flooder's share: the flooder, refused, can only stop and be timed out.
+///
+/// Every message is charged its signed bytes plus [`ENTRY_OVERHEAD_BYTES`], so the shares and
+/// the reserve together keep any record within `max_record_bytes`. Sizes are of bytes the
+/// author signed, so an author always knows what it has used: one that signs beyond what it
+/// may is at fault (for the umpire: an answer that does not fit the share it is charged to,
+/// which only more than the worst answer can do). The relay refuses such a message; the
+/// verifier names its author if a relay accepted it anyway. Deterministic (ordered maps).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RecordBudget {
     relay: crate::PublicKey,
+    umpire: Option<crate::PublicKey>,
+    variant: rules::Variant,
     share_bytes: u64,
+    umpire_bytes: u64,
     used_bytes: std::collections::BTreeMap<crate::PublicKey, u64>,
+    /// Prepaid disclosure bytes not yet spent, by author.
+    disclosure_credit: std::collections::BTreeMap<crate::PublicKey, u64>,
+    /// The players' sealed messages, by hash: who pays for the umpire's answers to each.
+    sealed_by: std::collections::BTreeMap<crate::MessageHash, crate::PublicKey>,
 }
 
 /// A message that would take its author beyond its share of the record.
@@ -63,10 +103,24 @@ pub struct RecordBudget {
 pub struct OverBudget {
     /// The author.
     pub author: crate::PublicKey,
-    /// What the author's messages would take with this one (overhead included).
+    /// What the share it is charged to would hold with this one (overhead and whatever it must
+    /// keep free included).
     pub would_use_bytes: u64,
-    /// The author's share.
+    /// That share.
     pub share_bytes: u64,
+}
+
+/// The bytes of one signed sealed message of padded size `padded` (a bound).
+fn sealed_message_bytes(padded: usize) -> u64 {
+    MESSAGE_FRAME_BYTES + crate::seal::ciphertext_bytes(padded) as u64
+}
+
+/// What one sealed message of padded size `padded` prepays for its disclosure: its item and
+/// its part of a disclosure message's envelope (a batch holds at least `k` such items).
+fn disclosure_reserve(padded: usize) -> u64 {
+    let item = padded as u64 + DISCLOSURE_ITEM_OVERHEAD_BYTES;
+    let k = (DISCLOSE_BATCH_BYTES / item).max(1);
+    item + (MESSAGE_FRAME_BYTES + ENTRY_OVERHEAD_BYTES).div_ceil(k)
 }
 
 impl RecordBudget {
@@ -78,47 +132,148 @@ impl RecordBudget {
             signatures: vec![crate::keys::Signature { r: [0; 32], s: [0; 32] }; signers],
         };
         let header = MatchRecord::header_bytes(&signed).len() as u64;
-        // Everyone but the relay shares the rest.
-        let parties = (signers - 1) as u64;
+        let variant = terms.terms.variant;
+        let umpire = terms.terms.umpire.as_ref().map(|u| u.key);
+        let umpire_bytes = if umpire.is_some() { Self::umpire_fixed_bytes(variant) } else { 0 };
         let share_bytes = terms
             .terms
             .limits
             .max_record_bytes
             .saturating_sub(header)
             .saturating_sub(RELAY_RESERVE_BYTES)
-            / parties;
+            .saturating_sub(umpire_bytes)
+            / 2;
         RecordBudget {
             relay: terms.terms.relay,
+            umpire,
+            variant,
             share_bytes,
+            umpire_bytes,
             used_bytes: std::collections::BTreeMap::new(),
+            disclosure_credit: std::collections::BTreeMap::new(),
+            sealed_by: std::collections::BTreeMap::new(),
         }
     }
 
-    /// The share of `author`, in bytes: [`RELAY_RESERVE_BYTES`] for the relay's notices, an
-    /// even part of the rest for everyone else.
+    fn padded(&self, direction: crate::game::SealDirection) -> usize {
+        crate::game::sealed_plaintext_bytes(self.variant, direction)
+    }
+
+    /// The umpire's own share: two start views and two acknowledgements (SIC), each with its
+    /// disclosure; a claim; a countersignature; and two disclosure envelopes beyond those its
+    /// answers prepaid.
+    fn umpire_fixed_bytes(variant: rules::Variant) -> u64 {
+        let padded =
+            crate::game::sealed_plaintext_bytes(variant, crate::game::SealDirection::FromUmpire);
+        let sealed =
+            sealed_message_bytes(padded) + ENTRY_OVERHEAD_BYTES + disclosure_reserve(padded);
+        let small = MESSAGE_FRAME_BYTES + ENTRY_OVERHEAD_BYTES;
+        4 * sealed + 4 * small
+    }
+
+    /// The worst the umpire can owe a player for one sealed message: a Turn and two sealed
+    /// answers (the actor's and the announcement to the side now to move), with their
+    /// disclosures; a complaint is smaller than the Turn.
+    pub fn worst_answer_bytes(&self) -> u64 {
+        let padded = self.padded(crate::game::SealDirection::FromUmpire);
+        let sealed =
+            sealed_message_bytes(padded) + ENTRY_OVERHEAD_BYTES + disclosure_reserve(padded);
+        MESSAGE_FRAME_BYTES + ENTRY_OVERHEAD_BYTES + 2 * sealed
+    }
+
+    /// The share of `author`, in bytes: [`RELAY_RESERVE_BYTES`] for the relay's notices, the
+    /// umpire's fixed share, half the rest for each player.
     pub fn share_bytes(&self, author: &crate::PublicKey) -> u64 {
-        if *author == self.relay { RELAY_RESERVE_BYTES } else { self.share_bytes }
+        if *author == self.relay {
+            RELAY_RESERVE_BYTES
+        } else if Some(*author) == self.umpire {
+            self.umpire_bytes
+        } else {
+            self.share_bytes
+        }
     }
 
-    /// What `author` has used so far, in bytes.
-    pub fn used_bytes(&self, author: &crate::PublicKey) -> u64 {
-        self.used_bytes.get(author).copied().unwrap_or(0)
+    /// What has been charged to `party`'s share so far, in bytes (for a player: its own
+    /// messages and the umpire's answers to them).
+    pub fn used_bytes(&self, party: &crate::PublicKey) -> u64 {
+        self.used_bytes.get(party).copied().unwrap_or(0)
     }
 
-    /// Charges a message of `message_bytes` ([`SignedMessage::encoded_len`]) to `author`, or
-    /// says it does not fit (and charges nothing).
+    /// Charges a message of `message_bytes` ([`SignedMessage::encoded_len`]) that carries no
+    /// sealed payload and names nothing (`re`) to `author`, or says it does not fit (and
+    /// charges nothing). The relay's notices come here.
     pub fn charge(
         &mut self,
         author: &crate::PublicKey,
         message_bytes: usize,
     ) -> Result<(), OverBudget> {
-        let used = self.used_bytes(author);
-        let would_use_bytes = used + message_bytes as u64 + ENTRY_OVERHEAD_BYTES;
-        let share_bytes = self.share_bytes(author);
-        if would_use_bytes > share_bytes {
-            return Err(OverBudget { author: *author, would_use_bytes, share_bytes });
+        self.charge_to(author, author, message_bytes as u64 + ENTRY_OVERHEAD_BYTES, 0)
+    }
+
+    /// Charges the message `body` (hash `hash`, `message_bytes` signed bytes) to whoever pays
+    /// for it (see the type's docs), or says it does not fit (and charges nothing).
+    pub fn charge_message(
+        &mut self,
+        body: &crate::message::MessageBody,
+        hash: crate::MessageHash,
+        message_bytes: usize,
+    ) -> Result<(), OverBudget> {
+        use crate::game::SealDirection;
+        use crate::message::Payload;
+        let author = body.author;
+        let mut cost = message_bytes as u64 + ENTRY_OVERHEAD_BYTES;
+        let sealed = matches!(body.payload, Payload::Sealed(_));
+        let is_umpire = Some(author) == self.umpire;
+        let is_player = author != self.relay && !is_umpire;
+        if let Payload::Disclose(_) = body.payload {
+            // What its sealed messages prepaid first.
+            let credit = self.disclosure_credit.get(&author).copied().unwrap_or(0);
+            let paid = credit.min(cost);
+            self.charge_to(&author, &author, cost - paid, 0)?;
+            self.disclosure_credit.insert(author, credit - paid);
+            return Ok(());
         }
-        self.used_bytes.insert(*author, would_use_bytes);
+        if is_player && sealed {
+            let prepaid = disclosure_reserve(self.padded(SealDirection::ToUmpire));
+            cost += prepaid;
+            let keep = self.worst_answer_bytes() + END_RESERVE_BYTES;
+            self.charge_to(&author, &author, cost, keep)?;
+            *self.disclosure_credit.entry(author).or_insert(0) += prepaid;
+            self.sealed_by.insert(hash, author);
+            return Ok(());
+        }
+        if is_umpire {
+            let prepaid =
+                if sealed { disclosure_reserve(self.padded(SealDirection::FromUmpire)) } else { 0 };
+            cost += prepaid;
+            let payer = body.re.and_then(|re| self.sealed_by.get(&re).copied()).unwrap_or(author);
+            self.charge_to(&author, &payer, cost, 0)?;
+            *self.disclosure_credit.entry(author).or_insert(0) += prepaid;
+            return Ok(());
+        }
+        self.charge_to(&author, &author, cost, 0)
+    }
+
+    /// Charges `cost` bytes of `author`'s message to `payer`'s share, which must keep `keep`
+    /// bytes free after it.
+    fn charge_to(
+        &mut self,
+        author: &crate::PublicKey,
+        payer: &crate::PublicKey,
+        cost: u64,
+        keep: u64,
+    ) -> Result<(), OverBudget> {
+        let used = self.used_bytes(payer);
+        let would_use_bytes = used.saturating_add(cost);
+        let share_bytes = self.share_bytes(payer);
+        if would_use_bytes.saturating_add(keep) > share_bytes {
+            return Err(OverBudget {
+                author: *author,
+                would_use_bytes: would_use_bytes.saturating_add(keep),
+                share_bytes,
+            });
+        }
+        self.used_bytes.insert(*payer, would_use_bytes);
         Ok(())
     }
 }

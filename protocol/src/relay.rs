@@ -523,7 +523,7 @@ impl Relay {
             return Err(RelayError::TooManyMessages { author: body.author, max });
         }
         // The last check: it charges the author's share when the message fits.
-        self.budget.charge(&body.author, message.encoded_len())?;
+        self.budget.charge_message(&body, message.hash(), message.encoded_len())?;
         if let Some(i) = player {
             self.sent[i] += 1;
         }

@@ -540,7 +540,11 @@ fn a_silent_umpire_is_timed_out_and_no_player_clock_runs_meanwhile() {
     )
     .expect("umpire hands the turn to black");
     assert_eq!(t.relay.remaining_ms(Side::White), 1000);
-    assert_eq!(t.relay.poll_timeout(), Some(1200));
+    // v3: Black's clock waits for its announcement, which the umpire owes under answer_ms.
+    assert_eq!(t.relay.poll_timeout(), Some(700));
+    t.send_sealed(UMPIRE, Channel::BlackUmpire, Some(a2.hash), &action(b"announce"), 250)
+        .expect("black's announcement");
+    assert_eq!(t.relay.poll_timeout(), Some(1250));
 }
 
 #[test]

@@ -135,6 +135,10 @@ struct Owed {
     action_entry: Option<usize>,
     actor: Option<Color>,
     action: Vec<u8>,
+    /// The honest umpire sends its public Turn naming the action before this answer (the
+    /// action handed the turn over or ended the game): an answer without it would restart the
+    /// actor's clock (PROTOCOL.md 13.4).
+    turn_first: bool,
 }
 
 /// An informer answer the owner owes (R-I2).
@@ -173,6 +177,17 @@ struct Replayer<'a> {
     /// The position in `entries` of the entry being replayed.
     at: usize,
     agreed_draw: ByColor<bool>,
+    /// The umpire's last public Turn and what it named (`re`).
+    last_turn: Option<protocol::message::Owed>,
+    last_turn_re: Option<protocol::MessageHash>,
+    /// 6x6 setups accepted (the umpire's first Turn answers the second).
+    setups: u8,
+    /// Whether the action being accepted owes its Turn before its answers.
+    turn_first: bool,
+    /// SIC: the players' sealed private seeds, by message, with their channel; and those the
+    /// umpire acknowledged.
+    seed_messages: BTreeMap<protocol::MessageHash, protocol::Channel>,
+    acked: std::collections::BTreeSet<protocol::MessageHash>,
     over: Option<Over>,
     faults: Vec<Fault>,
     log: GameLog,
@@ -216,6 +231,12 @@ impl<'a> Replayer<'a> {
             sealed_tiebreak: ByColor::default(),
             at: 0,
             agreed_draw: ByColor::default(),
+            last_turn: None,
+            last_turn_re: None,
+            setups: 0,
+            turn_first: false,
+            seed_messages: BTreeMap::new(),
+            acked: std::collections::BTreeSet::new(),
             over: None,
             faults: Vec::new(),
             log: GameLog::default(),
@@ -324,6 +345,9 @@ impl<'a> Replayer<'a> {
     // ---------------------------------------------------------------- the loop
 
     fn step(&mut self, e: &'a CheckedEntry) -> Flow {
+        if e.sealed {
+            self.sealed_kind(e)?;
+        }
         match &e.payload {
             Payload::Open { purpose, opening } if e.sealed && *purpose == PRIVATE_SEED => {
                 self.sic_seed(e, opening)

@@ -266,6 +266,9 @@ impl Umpire {
             }
             Payload::Action(bytes) => {
                 let Some(g) = &self.game else {
+                    // Nothing it could answer: a sealed message that is not what the setup
+                    // asks for gets the complaint every unanswerable message gets.
+                    self.complain(side, hash);
                     return Err(fault("an action before the game started".into()));
                 };
                 if self.end.is_some() {
@@ -303,7 +306,15 @@ impl Umpire {
                     }
                 }
             }
-            _ => {}
+            other => {
+                // A player seals only actions (and SIC's private seed): anything else is owed no
+                // answer the rules could give, so the umpire refuses it in public, with the
+                // complaint (a forfeit claim naming it). The sender's disclosure then shows
+                // the verifier what it sealed, which is its own fault (PROTOCOL.md 14.3);
+                // silence here would have the umpire timed out for the player's junk.
+                self.complain(side, hash);
+                return Err(fault(format!("a sealed {} where only actions go", other.kind())));
+            }
         }
         Ok(())
     }

@@ -67,12 +67,53 @@ pub(crate) fn check(
         &mut faults,
     );
     if faults.is_empty() && terms.terms.colours == Colours::Drawn && contributions.is_none() {
-        faults.push(Blame::record().fault(
-            FaultKind::TruncatedRecord,
-            None,
-            "no two public contributions committed and revealed".to_owned(),
-            "The record ends before colours were drawn.".to_owned(),
-        ));
+        // Colours never drawn. A player the relay timed out for its commitments or its reveal
+        // (and the other not) forfeits: the match did not begin because of it (PROTOCOL.md
+        // 13.3). Both timed out, or neither: nobody can be sanctioned.
+        let silent: Vec<&(usize, protocol::Party, protocol::message::Expectation, u64)> =
+            coordinated
+                .timeouts
+                .iter()
+                .filter(|t| {
+                    t.1 != protocol::Party::Umpire && t.2 == protocol::message::Expectation::Reveal
+                })
+                .collect();
+        let one = match silent.as_slice() {
+            [t] => Some(t),
+            [a, b] if a.1 == b.1 => Some(a),
+            _ => None,
+        };
+        match one {
+            Some(&&(at, party, _, deadline_ms)) => {
+                let i = usize::from(party == protocol::Party::Black);
+                let key = terms.terms.players[i].key;
+                let role = roles(&terms, &colours, &key).unwrap_or(Role::Record);
+                let hash = checked_entries.get(at).map(|e| e.hash);
+                faults.push(Blame { key: Some(key), role }.fault(
+                    FaultKind::Timeout,
+                    hash.map(|h| (at, h)),
+                    format!(
+                        "relay timeout: players[{i}] did not commit or reveal by {deadline_ms} ms"
+                    ),
+                    format!(
+                        "players[{i}] did not make or open its commitments in time, so colours \
+                         were never drawn; the relay's signed timeout proves it, and it forfeits."
+                    ),
+                ));
+            }
+            None => faults.push(Blame::record().fault(
+                if silent.is_empty() { FaultKind::TruncatedRecord } else { FaultKind::Timeout },
+                None,
+                "no two public contributions committed and revealed".to_owned(),
+                if silent.is_empty() {
+                    "The record ends before colours were drawn.".to_owned()
+                } else {
+                    "Neither player committed and revealed in time: the match never began, and \
+                     there is no result."
+                        .to_owned()
+                },
+            )),
+        }
     }
     if !faults.is_empty() {
         return Err(faults);

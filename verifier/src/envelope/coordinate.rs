@@ -248,7 +248,7 @@ pub(crate) fn check(terms: &AgreedTerms, entries: &[Auth]) -> Result<Coordinated
                 )));
             }
         }
-        if let Err(over) = budget.charge(&b.author, e.len) {
+        if let Err(over) = budget.charge_message(b, e.hash, e.len) {
             return Err(Box::new(signer.fault(
                 FaultKind::NotAllowed,
                 e.at(),

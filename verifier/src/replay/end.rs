@@ -127,6 +127,33 @@ impl Replayer<'_> {
         };
         let key = self.c.colours.key(side);
         let c = game::color(side);
+        // Neither player committed: the relay timed both out in the commit phase (PROTOCOL.md
+        // 13.3), nobody began the match, and there is no result to sanction.
+        let committed = |k: protocol::PublicKey| self.c.commitments.iter().any(|m| m.author == k);
+        let other = self.c.colours.key(side.other());
+        let other_timed_out = self.entries.iter().any(|n| {
+            n.author() == self.c.terms.terms.relay
+                && matches!(n.payload, protocol::message::Payload::Timeout {
+                    party, expectation: Expectation::Reveal, ..
+                } if party == Party::of(side.other()))
+        });
+        if expectation == Expectation::Reveal
+            && !committed(key)
+            && !committed(other)
+            && other_timed_out
+        {
+            if !self.faults.iter().any(|f| f.kind == FaultKind::Timeout && f.culprit.is_none()) {
+                self.record_fault(
+                    FaultKind::Timeout,
+                    Some(e),
+                    format!("relay timeouts: neither player committed by {deadline_ms} ms"),
+                    "Neither player made its commitments in time: the match never began, and \
+                     there is no result."
+                        .into(),
+                );
+            }
+            return;
+        }
         match expectation {
             Expectation::Move => {
                 if self.over.is_some() {

@@ -67,6 +67,7 @@ impl<'a> Replayer<'a> {
         match game::decode_action(variant, bytes) {
             Ok(AnyAction::SecretChess6(rules::secretchess6::Action::Setup { .. })) => {
                 self.sealed_setup[actor].get_or_insert((bytes.to_vec(), e));
+                self.setups = self.setups.saturating_add(1);
             }
             Ok(AnyAction::SecretChess6(rules::secretchess6::Action::TieBreak { .. })) => {
                 self.sealed_tiebreak[actor].get_or_insert((bytes.to_vec(), e));
@@ -81,6 +82,15 @@ impl<'a> Replayer<'a> {
         let applied = game::apply(game, actor, bytes).map_err(|err| (err, game.fen()));
         match applied {
             Ok((next, told)) => {
+                // Whether the honest umpire sends its Turn before these answers: exactly when
+                // its own rule does (`roles::Umpire`): the turn changed hands (or the game
+                // ended), except before both 6x6 setups and within a tie-break.
+                let after = game::turn_of(&next);
+                self.turn_first = self.mode == Mode::Umpire
+                    && !(variant == rules::Variant::SecretChess6 && self.setups < 2)
+                    && !(self.last_turn == Some(protocol::message::Owed::Both)
+                        && matches!(after, protocol::message::Owed::Side(_)))
+                    && self.last_turn != Some(after);
                 self.accepted(e, actor, bytes, &told, next.fen());
                 if let Some(result) = next.result() {
                     self.over = Some(Over { result, at: e.index });
@@ -130,6 +140,7 @@ impl<'a> Replayer<'a> {
                             action_entry: Some(e.index),
                             actor: Some(actor),
                             action: bytes.to_vec(),
+                            turn_first: self.turn_first,
                         });
                     }
                 }

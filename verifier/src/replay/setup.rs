@@ -135,6 +135,7 @@ impl Replayer<'_> {
                             action_entry: None,
                             actor: None,
                             action: Vec::new(),
+                            turn_first: false,
                         });
                     }
                 }

@@ -28,6 +28,54 @@ impl Replayer<'_> {
             );
         };
         if owed.bytes == bytes {
+            // Its `re` is fixed: the action it answers (nothing for a start view); any other
+            // value would be 32 free bytes.
+            let want = owed.action_entry.and_then(|i| self.c.entries.get(i)).map(|a| a.hash);
+            if e.body.re != want {
+                let name = |r: Option<protocol::MessageHash>| {
+                    r.map_or_else(|| "nothing".to_owned(), |h| format!("message {h}"))
+                };
+                return self.stop(
+                    FaultKind::NotAllowed,
+                    umpire,
+                    e,
+                    format!(
+                        "the umpire's answer to {c} names {} (re); it answers {}",
+                        name(e.body.re),
+                        name(want)
+                    ),
+                    "The umpire's answer names another message than the one it answers.".into(),
+                );
+            }
+            // An answer to an action that handed the turn over, sent before the Turn naming
+            // that action: the coordinator restarts the actor's clock at such an answer, so
+            // the actor would be timed out for the umpire's silence (PROTOCOL.md 13.4).
+            // (Once a claim or agreement ended the game, no Turn is owed and no clock runs.)
+            let ended_since = self.over.is_some_and(|o| Some(o.at) != owed.action_entry)
+                || owed.action_entry.is_some_and(|a| {
+                    self.c.entries.get(a + 1..e.index).is_some_and(|between| {
+                        between.iter().any(|n| {
+                            !n.void
+                                && matches!(n.payload, Payload::Claim(_) | Payload::Timeout { .. })
+                        })
+                    })
+                });
+            if owed.turn_first && !ended_since && owed.actor == Some(c) && self.last_turn_re != want
+            {
+                return self.stop(
+                    FaultKind::FalseAnnouncement,
+                    umpire,
+                    e,
+                    format!(
+                        "the umpire answered {c}'s action {} (entry {}) without its public Turn",
+                        text::action_text(variant, &owed.action),
+                        owed.action_entry.unwrap_or_default()
+                    ),
+                    "The umpire answered a move that handed the turn over without announcing \
+                     the Turn first, which would have run the mover's clock."
+                        .into(),
+                );
+            }
             return Ok(());
         }
         let rules_json = text::observation_json(variant, &owed.bytes);
@@ -127,6 +175,8 @@ impl Replayer<'_> {
             }
         };
         if due == next {
+            self.last_turn = Some(next);
+            self.last_turn_re = e.body.re;
             return Ok(());
         }
         self.stop(
@@ -137,6 +187,62 @@ impl Replayer<'_> {
             "The umpire said it was another side's turn than the rules give, which would run \
              the wrong clock."
                 .into(),
+        )
+    }
+}
+
+impl Replayer<'_> {
+    /// What a sealed payload may be (PROTOCOL.md 13.1): a player seals only actions (and SIC's
+    /// private seed opening); the umpire seals only observations (checked against the rules)
+    /// and SIC's acknowledgements of a seed (naming exactly that seed, on its sender's
+    /// channel, once). Anything else is outside the table, its signer's fault: a player's
+    /// junk the honest umpire can only refuse, or hidden information the umpire sealed in a
+    /// kind nobody checks.
+    pub(super) fn sealed_kind(&mut self, e: &CheckedEntry) -> Flow {
+        let variant = self.variant();
+        let is_umpire = Some(e.author()) == self.umpire;
+        let ok = match (&e.payload, is_umpire) {
+            (Payload::Action(_) | Payload::Observation(_), _) => {
+                matches!(e.payload, Payload::Action(_)) != is_umpire
+            }
+            (Payload::Open { purpose, .. }, false) => {
+                let seed =
+                    variant == Variant::Sic && *purpose == protocol::commitment::PRIVATE_SEED;
+                if seed {
+                    self.seed_messages.insert(e.hash, e.channel());
+                }
+                seed
+            }
+            (Payload::Ack { message }, true) => {
+                variant == Variant::Sic
+                    && e.body.re == Some(*message)
+                    && self.seed_messages.get(message) == Some(&e.channel())
+                    && self.acked.insert(*message)
+            }
+            _ => false,
+        };
+        if ok {
+            return Ok(());
+        }
+        let who = self.who(&e.author());
+        let kind = e.payload.kind();
+        let explanation = if is_umpire {
+            format!(
+                "The umpire sealed a {kind} to a player: it seals only the rules' observations \
+                 (and SIC's seed acknowledgements), so nothing else can carry what the rules hide."
+            )
+        } else {
+            format!(
+                "{who} sealed a {kind} to the umpire, where only actions go: there is nothing the \
+                 umpire could answer, and it is {who}'s fault."
+            )
+        };
+        self.stop(
+            FaultKind::NotAllowed,
+            e.author(),
+            e,
+            format!("{who} sealed a {kind} on the {} channel (entry {})", e.channel(), e.index),
+            explanation,
         )
     }
 }

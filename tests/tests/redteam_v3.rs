@@ -1,0 +1,550 @@
+//! Protocol v3, issue 13: the red team's classes in the coordinator and the umpire's deadlines
+//! (docs/PROTOCOL.md 13, 14, 17). Every test runs the real player, umpire and relay machines
+//! (through `client::selfplay`) with one participant cheating in one way, and asserts the
+//! verifier's verdict: the fault kind, the culprit's key and role, and that no honest party is
+//! ever named.
+
+use client::selfplay::{Fate, Who};
+use client::{Selfplay, SelfplayConfig};
+use protocol::codec::Canonical;
+use protocol::message::{Claim, MessageBody, Outcome, Owed, Payload, SignedMessage};
+use protocol::relay::RelayError;
+use protocol::terms::Colours;
+use protocol::{Channel, PublicKey, Side};
+use rules::Variant;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
+use verifier::{FaultKind, Role, Verdict};
+
+fn config(variant: Variant, seed: u64) -> SelfplayConfig {
+    let mut c = SelfplayConfig::new(variant, seed);
+    if variant != Variant::Sic {
+        c.colours = Colours::FirstIsWhite;
+    }
+    c
+}
+
+fn play(config: SelfplayConfig) -> Selfplay {
+    let (v, s) = (config.variant, config.seed);
+    client::selfplay_with(config).unwrap_or_else(|e| panic!("{v} seed {s}: {e:?}"))
+}
+
+fn key(played: &Selfplay, role: Role) -> PublicKey {
+    match role {
+        Role::White | Role::Black => {
+            let colours = played.colours.unwrap_or(protocol::keys::ByColour {
+                white: played.cast.players[0].public(),
+                black: played.cast.players[1].public(),
+            });
+            if role == Role::White { colours.white } else { colours.black }
+        }
+        Role::Umpire => played.cast.umpire.public(),
+        Role::Relay | Role::Record => played.cast.relay.public(),
+    }
+}
+
+/// The role `players[i]` played (the players' order when colours were never drawn).
+fn role_of_player(played: &Selfplay, i: usize) -> Role {
+    let white = played.colours.map_or(played.cast.players[0].public(), |c| c.white);
+    if white == played.cast.players[i].public() { Role::White } else { Role::Black }
+}
+
+/// The verdict's first fault is exactly `kind`, signed by `role`'s key; no fault names the
+/// honest `others`.
+fn assert_fault(
+    played: &Selfplay,
+    kind: FaultKind,
+    role: Role,
+    honest: &[Role],
+) -> verifier::Fault {
+    assert_fault_of(played, &[kind], role, honest)
+}
+
+/// [`assert_fault`] where the first fault may be any of `kinds` (a party that stops owes its
+/// disclosures too: the verifier may name it for those first).
+fn assert_fault_of(
+    played: &Selfplay,
+    kinds: &[FaultKind],
+    role: Role,
+    honest: &[Role],
+) -> verifier::Fault {
+    let verdict = verifier::verify(&played.bytes);
+    let Verdict::Faults(faults) = &verdict else { panic!("expected {kinds:?}, got {verdict:?}") };
+    let first = faults.first().unwrap_or_else(|| panic!("no fault in {verdict:?}")).clone();
+    assert!(kinds.contains(&first.kind) && first.role == role, "{kinds:?} by {role:?}: {first:#?}");
+    let kind = first.kind;
+    assert_eq!(first.culprit, Some(key(played, role)), "{first:#?}");
+    for f in faults {
+        assert!(!honest.contains(&f.role), "an honest party named: {f:#?}");
+    }
+    if std::env::var_os("FOGPROOF_SHOW_FAULTS").is_some() {
+        eprintln!("{kind:?} by {role:?}\n  evidence: {}\n  {}", first.evidence, first.explanation);
+    }
+    first
+}
+
+fn counter() -> (Arc<AtomicU32>, Arc<AtomicU32>) {
+    let c = Arc::new(AtomicU32::new(0));
+    (c.clone(), c)
+}
+
+/// A payload kind a cheat puts where another goes, by name.
+type Junk = (&'static str, fn() -> Payload);
+
+fn draw_offer() -> Claim {
+    Claim { outcome: Outcome::Draw, reason: rules::EndReason::Agreement.into() }
+}
+
+// ------------------------------------------------------------------ 1. sealed non-actions
+
+/// White (players[0]) seals `junk` on its private channel where its first action would go.
+fn sealed_junk(variant: Variant, junk: fn() -> Payload) -> Selfplay {
+    let (fired, hook) = counter();
+    let mut c = config(variant, 1);
+    c.player_hooks[0] = Some(Box::new(move |channel: Channel, p: &mut Payload| {
+        if channel != Channel::Public
+            && matches!(p, Payload::Action(_) | Payload::Open { .. })
+            && hook.fetch_add(1, Ordering::SeqCst) == 0
+        {
+            *p = junk();
+        }
+        true
+    }));
+    let played = play(c);
+    assert!(fired.load(Ordering::SeqCst) > 0, "{variant}: the player never sealed");
+    played
+}
+
+#[test]
+fn a_sealed_claim_names_the_player_never_the_umpire() {
+    let junks: [Junk; 1] = [("claim", || Payload::Claim(draw_offer()))];
+    for variant in [Variant::Kriegspiel] {
+        for (name, junk) in junks {
+            let played = sealed_junk(variant, junk);
+            let cheat = role_of_player(&played, 0);
+            let honest = [
+                Role::Umpire,
+                Role::Relay,
+                if cheat == Role::White { Role::Black } else { Role::White },
+            ];
+            let f = assert_fault(&played, FaultKind::NotAllowed, cheat, &honest);
+            assert!(f.evidence.contains(name), "{variant} {name}: {}", f.evidence);
+            // The umpire refused it in public at once: its complaint, naming the message.
+            let complained = played.record.entries.iter().any(|e| {
+                e.message.verify().is_ok_and(|b| {
+                    b.author == played.cast.umpire.public()
+                        && matches!(b.payload, Payload::Claim(_))
+                        && b.re.is_some()
+                })
+            });
+            assert!(complained, "{variant} {name}: no complaint");
+            assert!(
+                !played.refused.iter().any(|(w, _)| *w == Who::Umpire),
+                "{variant} {name}: {:?}",
+                played.refused
+            );
+        }
+    }
+}
+
+// ------------------------------------------------------------------ 2. the umpire's duties
+
+/// The umpire drops the `n`-th sealed message it would send on `channel`.
+fn umpire_drops(
+    variant: Variant,
+    pick: impl Fn(Channel, &Payload) -> bool + Send + 'static,
+) -> Selfplay {
+    let (fired, hook) = counter();
+    let mut c = config(variant, 1);
+    c.max_actions = 400;
+    c.umpire_hook = Some(Box::new(move |channel: Channel, p: &mut Payload| {
+        if pick(channel, p) && hook.fetch_add(1, Ordering::SeqCst) == 0 {
+            return false;
+        }
+        true
+    }));
+    let played = play(c);
+    assert!(fired.load(Ordering::SeqCst) > 0, "{variant}: the umpire never had the chance");
+    played
+}
+
+#[test]
+fn an_umpire_withholding_the_announcement_after_its_turn_is_timed_out() {
+    // The umpire sends the public Turn naming Black but keeps Black's announcement (the
+    // answer to White's move): Black cannot move; before v3 Black's clock ran from the Turn
+    // and Black lost on time. Now Black's clock waits for its announcement, which the umpire
+    // owes under answer_ms.
+    for variant in [Variant::Kriegspiel, Variant::Sic, Variant::SecretChess6] {
+        let played = umpire_drops(variant, |channel, p| {
+            channel == Channel::BlackUmpire && matches!(p, Payload::Observation(_))
+        });
+        // Withheld for good: timed out (and then its disclosures missing). In SIC the first
+        // message to Black is its start view, and the umpire's next one shows the gap.
+        assert_fault_of(
+            &played,
+            &[
+                FaultKind::Timeout,
+                FaultKind::MissingReveal,
+                FaultKind::BadSetup,
+                FaultKind::FalseAnnouncement,
+            ],
+            Role::Umpire,
+            &[Role::White, Role::Black],
+        );
+        assert_eq!(verifier::verify(&played.bytes).sanctioned_result(), None, "{variant}: void");
+    }
+}
+
+#[test]
+fn an_umpire_answering_a_move_without_its_turn_is_named() {
+    // The umpire withholds the Turn that hands the move over, and answers the mover as if
+    // its move had been refused would (a sealed answer naming it): the coordinator restarts
+    // the mover's clock, and the mover, told its move was played, waits. The verifier names
+    // the umpire at that answer, before the mover's timeout.
+    for variant in [Variant::Kriegspiel, Variant::Sic] {
+        let played = umpire_drops(variant, |_, p| {
+            matches!(p, Payload::Turn { next: Owed::Side(Side::Black) })
+        });
+        let f = assert_fault(
+            &played,
+            FaultKind::FalseAnnouncement,
+            Role::Umpire,
+            &[Role::White, Role::Black],
+        );
+        assert!(f.evidence.contains("without its public Turn"), "{variant}: {}", f.evidence);
+    }
+}
+
+/// Re-signs a message from the umpire with another `re`.
+fn with_re(
+    bytes: &[u8],
+    cast: &client::selfplay::Cast,
+    re: Option<protocol::MessageHash>,
+) -> Vec<u8> {
+    let m = SignedMessage::from_canonical(bytes).expect("a message");
+    let mut body: MessageBody = m.verify().expect("signed");
+    body.re = re;
+    SignedMessage::sign(&body, &cast.umpire).to_canonical()
+}
+
+#[test]
+fn a_turn_naming_anything_but_its_action_is_refused_and_the_umpire_named() {
+    // A Turn's `re` is fixed (the action it adjudicates): 32 free bytes there would be a
+    // public channel for the umpire to publish a secret move. The relay refuses it; the
+    // umpire, carrying on, answers the mover without its Turn and is named.
+    let (fired, hook) = counter();
+    let mut c = config(Variant::Kriegspiel, 1);
+    c.max_actions = 400;
+    c.wire = Some(Box::new(move |w: &mut client::selfplay::Wire| {
+        if w.from == Who::Umpire
+            && let Some(m) = w.message()
+            && let Ok(b) = m.verify()
+            && matches!(b.payload, Payload::Turn { next: Owed::Side(Side::Black) })
+            && hook.fetch_add(1, Ordering::SeqCst) == 0
+        {
+            w.bytes = with_re(&w.bytes, w.cast, Some(protocol::MessageHash([0x5e; 32])));
+        }
+        Fate::Send
+    }));
+    let played = play(c);
+    assert!(fired.load(Ordering::SeqCst) > 0);
+    assert!(
+        played.refused.iter().any(|(w, e)| *w == Who::Umpire
+            && matches!(
+                e,
+                RelayError::NotEntitled(protocol::coordinator::NotEntitled::BadReference { .. })
+            )),
+        "{:?}",
+        played.refused
+    );
+    // What follows the refusal (its answers without the Turn, or its silence) is the umpire's.
+    let verdict = verifier::verify(&played.bytes);
+    let first = verdict.faults().first().expect("a fault").clone();
+    assert_eq!(first.role, Role::Umpire, "{first:#?}");
+    assert!(verdict.faults().iter().all(|f| f.role == Role::Umpire), "{verdict:#?}");
+}
+
+#[test]
+fn an_umpire_answer_naming_another_message_is_refused() {
+    // The umpire's sealed answers name a player's sealed message (the one they answer):
+    // anything else is refused by the relay; the umpire is then timed out, never a player.
+    let (fired, hook) = counter();
+    let mut c = config(Variant::Kriegspiel, 1);
+    c.max_actions = 400;
+    c.wire = Some(Box::new(move |w: &mut client::selfplay::Wire| {
+        if w.from == Who::Umpire
+            && let Some(m) = w.message()
+            && let Ok(b) = m.verify()
+            && matches!(b.payload, Payload::Sealed(_))
+            && hook.fetch_add(1, Ordering::SeqCst) == 3
+        {
+            w.bytes = with_re(&w.bytes, w.cast, Some(protocol::MessageHash([0x5e; 32])));
+        }
+        Fate::Send
+    }));
+    let played = play(c);
+    assert!(fired.load(Ordering::SeqCst) > 3);
+    assert!(
+        played.refused.iter().any(|(w, e)| *w == Who::Umpire
+            && matches!(
+                e,
+                RelayError::NotEntitled(protocol::coordinator::NotEntitled::BadReference { .. })
+            )),
+        "{:?}",
+        played.refused
+    );
+    let verdict = verifier::verify(&played.bytes);
+    let first = verdict.faults().first().expect("a fault").clone();
+    assert_eq!(first.role, Role::Umpire, "{first:#?}");
+}
+
+#[test]
+fn hidden_information_sealed_in_another_kind_convicts_the_umpire() {
+    // The umpire seals to Black, in a payload kind that is not an observation, White's
+    // move: nothing checks such a kind against the rules, so it is outside the table.
+    for (name, kind) in [
+        ("action", (|| Payload::Action(vec![12, 28])) as fn() -> Payload),
+        ("claim", || Payload::Claim(draw_offer())),
+        ("ack", || Payload::Ack { message: protocol::MessageHash([1; 32]) }),
+    ] {
+        let (fired, hook) = counter();
+        let mut c = config(Variant::Kriegspiel, 1);
+        c.max_actions = 400;
+        c.umpire_hook = Some(Box::new(move |channel: Channel, p: &mut Payload| {
+            if channel == Channel::BlackUmpire
+                && matches!(p, Payload::Observation(_))
+                && hook.fetch_add(1, Ordering::SeqCst) == 0
+            {
+                *p = kind();
+            }
+            true
+        }));
+        let played = play(c);
+        assert!(fired.load(Ordering::SeqCst) > 0);
+        // Its sealed answer is judged on its disclosure; an umpire that stops instead is named
+        // for the disclosures it owes.
+        let f = assert_fault_of(
+            &played,
+            &[FaultKind::NotAllowed, FaultKind::MissingReveal],
+            Role::Umpire,
+            &[Role::White, Role::Black],
+        );
+        if f.kind == FaultKind::NotAllowed {
+            assert!(f.evidence.contains(name), "{name}: {}", f.evidence);
+        }
+    }
+}
+
+// ------------------------------------------------------------------ 3. draw offers
+
+#[test]
+fn crossing_draw_offers_are_an_agreed_draw() {
+    // Both players offer a draw in the same step, neither having seen the other's: the
+    // second offer to reach the relay accepts the first (PROTOCOL.md 14.1). Nobody is named,
+    // nothing honest is refused.
+    for variant in [Variant::Kriegspiel, Variant::Sic, Variant::SecretChess6, Variant::Chess] {
+        for (seed, at) in [(1, 6), (2, 11), (3, 3)] {
+            let mut c = config(variant, seed);
+            c.offer_draws_at = Some(at);
+            let played = play(c);
+            let verdict = verifier::verify(&played.bytes);
+            let context =
+                format!("{variant} seed {seed}: {verdict:?} refused {:?}", played.refused);
+            let Verdict::Valid { result } = verdict else { panic!("{context}") };
+            assert!(played.refused.is_empty(), "{context}");
+            if result.reason == rules::EndReason::Agreement {
+                assert_eq!(result.winner, None, "{context}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_draw_offer_outside_play_is_refused() {
+    // The last revealer, having seen from the other contribution which colour it would get,
+    // offers a draw instead of revealing: the offer is refused (there is no game to agree on
+    // yet), so it still owes its reveal, is timed out and forfeits.
+    let mut c = SelfplayConfig::new(Variant::Kriegspiel, 1);
+    let (fired, hook) = counter();
+    c.player_hooks[1] = Some(Box::new(move |_channel: Channel, p: &mut Payload| {
+        if matches!(p, Payload::Reveal { .. }) && hook.fetch_add(1, Ordering::SeqCst) == 0 {
+            *p = Payload::Claim(draw_offer());
+        }
+        true
+    }));
+    let played = play(c);
+    assert!(fired.load(Ordering::SeqCst) > 0);
+    assert!(
+        played.refused.iter().any(|(w, e)| *w == Who::Player(1)
+            && e.to_string().contains("a draw offer stands only in play")),
+        "{:?}",
+        played.refused
+    );
+    let cheat = role_of_player(&played, 1);
+    assert_fault_of(
+        &played,
+        &[FaultKind::Timeout, FaultKind::MissingReveal],
+        cheat,
+        &[Role::Umpire, Role::Relay],
+    );
+    let winner = if cheat == Role::White { rules::Color::Black } else { rules::Color::White };
+    assert_eq!(
+        verifier::verify(&played.bytes).sanctioned_result().and_then(|r| r.winner),
+        Some(winner)
+    );
+}
+
+// ------------------------------------------------------------------ 4. never committing
+
+fn silent_committer(variant: Variant, silent: &'static [usize]) -> Selfplay {
+    let mut c = SelfplayConfig::new(variant, 1);
+    // The commitments are written when a player machine starts, before any hook: drop them on
+    // the wire.
+    c.wire = Some(Box::new(move |w: &mut client::selfplay::Wire| {
+        let commit = w
+            .message()
+            .and_then(|m| m.verify().ok())
+            .is_some_and(|b| matches!(b.payload, Payload::Commit { .. }));
+        match w.from {
+            Who::Player(i) if commit && silent.contains(&i) => Fate::Drop,
+            _ => Fate::Send,
+        }
+    }));
+    play(c)
+}
+
+#[test]
+fn a_player_who_never_commits_forfeits() {
+    for variant in [Variant::Chess, Variant::Kriegspiel, Variant::Sic] {
+        let played = silent_committer(variant, &[1]);
+        let cheat = role_of_player(&played, 1);
+        let other = if cheat == Role::White { Role::Black } else { Role::White };
+        assert_fault(&played, FaultKind::Timeout, cheat, &[Role::Umpire, Role::Relay, other]);
+        let result = verifier::verify(&played.bytes).sanctioned_result().expect("a result");
+        let winner = if cheat == Role::White { rules::Color::Black } else { rules::Color::White };
+        assert_eq!(result.winner, Some(winner), "{variant}");
+    }
+}
+
+#[test]
+fn both_players_never_committing_is_no_result() {
+    for variant in [Variant::Chess, Variant::Kriegspiel] {
+        let played = silent_committer(variant, &[0, 1]);
+        let verdict = verifier::verify(&played.bytes);
+        let first = verdict.faults().first().expect("a fault").clone();
+        assert_eq!(
+            (first.kind, first.role, first.culprit),
+            (FaultKind::Timeout, Role::Record, None)
+        );
+        assert_eq!(verdict.sanctioned_result(), None, "{variant}");
+        // The relay timed both out.
+        let timeouts = played
+            .record
+            .entries
+            .iter()
+            .filter(|e| {
+                e.message.verify().is_ok_and(|b| matches!(b.payload, Payload::Timeout { .. }))
+            })
+            .count();
+        assert_eq!(timeouts, 2, "{variant}");
+    }
+}
+
+// ------------------------------------------------------------------ 5. the record budget
+
+const MIB: u64 = 1024 * 1024;
+
+#[test]
+fn an_honest_umpired_match_under_one_mib_terms_verifies() {
+    // Under equal thirds, the umpire's third of 1 MiB did not hold its answers in an honest
+    // Kriegspiel game that fits 1 MiB: the honest umpire was convicted with no cheat at all.
+    // Every honest game whose record fits in 1 MiB (with room for the reserves) verifies under
+    // 1 MiB terms.
+    let mut checked = 0;
+    for seed in 1..=6 {
+        let full = play(SelfplayConfig::new(Variant::Kriegspiel, seed));
+        if full.bytes.len() as u64 > MIB * 7 / 8 {
+            continue;
+        }
+        let mut c = SelfplayConfig::new(Variant::Kriegspiel, seed);
+        c.limits.max_record_bytes = MIB;
+        let played = play(c);
+        let verdict = verifier::verify(&played.bytes);
+        assert!(played.refused.is_empty(), "seed {seed}: {:?}", played.refused);
+        assert!(matches!(verdict, Verdict::Valid { .. }), "seed {seed}: {verdict:?}");
+        // The umpire said more than a third of the terms' size: the old split refused it.
+        let umpire_bytes: usize = played
+            .record
+            .entries
+            .iter()
+            .filter(|e| e.message.verify().is_ok_and(|b| b.author == played.cast.umpire.public()))
+            .map(|e| {
+                e.message.to_canonical().len() + protocol::record::ENTRY_OVERHEAD_BYTES as usize
+            })
+            .sum();
+        if umpire_bytes as u64 > MIB / 3 {
+            checked += 1;
+        }
+    }
+    assert!(checked > 0, "no game made the umpire say more than a third of 1 MiB");
+}
+
+/// A Kriegspiel player that tries the impossible a1a1 `floods` times before playing on.
+struct Flooder {
+    bot: client::RandomBot,
+    floods: u32,
+}
+
+impl protocol::roles::Policy for Flooder {
+    fn decide(&mut self, v: Variant, side: rules::Color, ask: &protocol::roles::Ask) -> Vec<u8> {
+        if self.floods > 0 && matches!(ask, protocol::roles::Ask::Choose(_)) {
+            self.floods -= 1;
+            let a1 = rules::Square::from_index(0).expect("a1");
+            return rules::Move::new(a1, a1).to_canonical();
+        }
+        self.bot.decide(v, side, ask)
+    }
+}
+
+fn flood(floods: u32) -> Selfplay {
+    let mut c = config(Variant::Kriegspiel, 1);
+    c.limits.max_record_bytes = MIB;
+    c.limits.max_attempts_per_turn = 65_536;
+    c.max_actions = 20_000;
+    c.policies[0] = Some(Box::new(Flooder { bot: client::RandomBot::new([3; 32]), floods }));
+    play(c)
+}
+
+#[test]
+fn seven_hundred_illegal_attempts_never_exhaust_the_umpire() {
+    // Within the limits, 700 illegal attempts: under equal thirds they used up the umpire's
+    // share and the honest umpire was convicted. Now each attempt pays for its answer.
+    let played = flood(700);
+    assert!(!played.refused.iter().any(|(w, _)| *w == Who::Umpire), "{:?}", played.refused);
+    for f in verifier::verify(&played.bytes).faults() {
+        assert_ne!(f.role, Role::Umpire, "{f:#?}");
+        assert_ne!(f.role, Role::Black, "{f:#?}");
+    }
+}
+
+#[test]
+fn a_flood_exhausts_only_the_flooder() {
+    // Without end: the flooder's share runs out, its next attempt is refused, it can only
+    // stop, and it is timed out; the umpire and the opponent are never short.
+    let played = flood(u32::MAX);
+    assert!(
+        played
+            .refused
+            .iter()
+            .any(|(w, e)| *w == Who::Player(0) && matches!(e, RelayError::RecordFull(_))),
+        "{:?}",
+        played.refused
+    );
+    assert!(!played.refused.iter().any(|(w, _)| *w != Who::Player(0)), "{:?}", played.refused);
+    assert_fault_of(
+        &played,
+        &[FaultKind::Timeout, FaultKind::MissingReveal],
+        Role::White,
+        &[Role::Umpire, Role::Black],
+    );
+}
