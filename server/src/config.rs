@@ -268,6 +268,28 @@ pub struct Config {
     pub trust_forwarded_for: bool,
     /// The ledger every finished match is appended to; none: no ledger (and no tournaments).
     pub ledger: Option<LedgerConfig>,
+    /// The origins (`scheme://host[:port]`, [`protocol::wire::origin`] form) players reach
+    /// this server at (`serve --public-url`): a sign-in must name one of them. The listening
+    /// address's own ([`default_origins`]) are added at start.
+    pub public_origins: Vec<String>,
+}
+
+/// The origins of the listening address `addr`, which a server always accepts: `http://ADDR`,
+/// and for a loopback or unspecified address (`0.0.0.0`, `::`) the loopback names
+/// `http://127.0.0.1:PORT`, `http://localhost:PORT`, `http://[::1]:PORT`. A server reached
+/// under any other name (a host name, a reverse proxy) needs `--public-url`.
+pub fn default_origins(addr: std::net::SocketAddr) -> Vec<String> {
+    let port = addr.port();
+    let mut out = Vec::new();
+    out.extend(protocol::wire::origin(&format!("http://{addr}")));
+    if addr.ip().is_loopback() || addr.ip().is_unspecified() {
+        for host in ["127.0.0.1", "localhost", "[::1]"] {
+            out.extend(protocol::wire::origin(&format!("http://{host}:{port}")));
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
 }
 
 impl Config {
@@ -289,6 +311,7 @@ impl Config {
             deadlines: Deadlines::DEFAULT,
             trust_forwarded_for: false,
             ledger: None,
+            public_origins: Vec::new(),
         }
     }
 }
