@@ -328,7 +328,12 @@ fn run_browser(args: PlayArgs, out: &mut impl Write) -> Result<()> {
             && let Some(target) = &args.vs
         {
             let c = hub.challenge(target, &body).await?;
-            writeln!(out, "Challenge {} sent ({}).", c["id"].as_str().unwrap_or(""), rated_text(&c))?;
+            writeln!(
+                out,
+                "Challenge {} sent ({}).",
+                c["id"].as_str().unwrap_or(""),
+                rated_text(&c)
+            )?;
         } else if let Some(id) = &args.accept {
             let c = hub.accept(id).await?;
             writeln!(out, "Accepted challenge {id} ({}).", rated_text(&c))?;

@@ -170,7 +170,11 @@ fn system_ms() -> u64 {
 impl Ledger {
     /// Creates an empty ledger in `dir`, signed by `key` (its name is the log's origin).
     pub fn create(dir: &Path, key: SignerKey) -> Result<Ledger, LedgerError> {
-        Ok(Ledger { log: LogWriter::create(dir, key)?, history: History::new(), clock: Box::new(system_ms) })
+        Ok(Ledger {
+            log: LogWriter::create(dir, key)?,
+            history: History::new(),
+            clock: Box::new(system_ms),
+        })
     }
 
     /// Opens the ledger in `dir` and replays every entry its checkpoint covers.

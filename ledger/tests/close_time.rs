@@ -305,7 +305,11 @@ fn a_match_resumed_after_a_long_outage_is_logged_by_its_wall_close_time() {
         let e = LedgerEntry::from_bytes(&ledger.entry_bytes(leaf).unwrap()).unwrap();
         e.as_match().unwrap().context.finished_at_ms
     };
-    assert_eq!((close(0), close(1)), (a_wall, b_wall), "the close times are the Close's wall times");
+    assert_eq!(
+        (close(0), close(1)),
+        (a_wall, b_wall),
+        "the close times are the Close's wall times"
+    );
     // Had B's close time been its relay time (before this fix), the log would refuse it.
     let EntryBody::Match(mut by_receipt) = entry(9, 1, 2, None, b_receipt).body else {
         unreachable!()

@@ -242,7 +242,9 @@ mod tests {
         let sig = sign_in(&me, &server, at, &[5; 32]);
         assert!(check_sign_in(&me.public(), &server, at, &[5; 32], &sig).is_ok());
         assert!(check_sign_in(&me.public(), &other, at, &[5; 32], &sig).is_err());
-        assert!(check_sign_in(&me.public(), &server, "https://evil.example", &[5; 32], &sig).is_err());
+        assert!(
+            check_sign_in(&me.public(), &server, "https://evil.example", &[5; 32], &sig).is_err()
+        );
         assert!(check_sign_in(&me.public(), &server, at, &[6; 32], &sig).is_err());
         assert!(check_sign_in(&other, &server, at, &[5; 32], &sig).is_err());
         // Not a message signature either: the tag differs.
@@ -252,13 +254,21 @@ mod tests {
 
     #[test]
     fn origins_have_one_form() {
-        assert_eq!(origin("HTTP://Play.Example:80/api/x?y#z").as_deref(), Some("http://play.example"));
+        assert_eq!(
+            origin("HTTP://Play.Example:80/api/x?y#z").as_deref(),
+            Some("http://play.example")
+        );
         assert_eq!(origin("https://play.example:443").as_deref(), Some("https://play.example"));
-        assert_eq!(origin("https://play.example:8443/").as_deref(), Some("https://play.example:8443"));
+        assert_eq!(
+            origin("https://play.example:8443/").as_deref(),
+            Some("https://play.example:8443")
+        );
         assert_eq!(origin("http://127.0.0.1:8080").as_deref(), Some("http://127.0.0.1:8080"));
         assert_eq!(origin("http://[::1]:8080/x").as_deref(), Some("http://[::1]:8080"));
         assert_eq!(origin("http://[::1]").as_deref(), Some("http://[::1]"));
-        for bad in ["ftp://x", "http://", "http://u@x", "http://x:", "http://x:99999", "x", "http://x:8a"] {
+        for bad in
+            ["ftp://x", "http://", "http://u@x", "http://x:", "http://x:99999", "x", "http://x:8a"]
+        {
             assert_eq!(origin(bad), None, "{bad}");
         }
     }

@@ -734,7 +734,10 @@ fn the_relay_closes_a_complete_match_and_the_parties_countersign_its_final_head(
     let racing = t.write(ALICE, Channel::Public, None, action(b"d2d4"));
     t.send(BOB, Channel::Public, None, resign(Side::Black), 60).expect("black resigns");
     let n = t.relay.entries().len();
-    assert!(matches!(t.body(n - 1).payload, Payload::Close { .. }), "nothing is owed: the relay closes");
+    assert!(
+        matches!(t.body(n - 1).payload, Payload::Close { .. }),
+        "nothing is owed: the relay closes"
+    );
     assert!(t.relay.coordinator().is_closed());
     let mut closed = false;
     while let Some(e) = t.relay.poll_event() {

@@ -192,7 +192,10 @@ mod tests {
         let proxy = "https://play-example.evil";
         let sig = protocol::wire::sign_in(&me, &server, proxy, &c);
         let err = a.sign_in(&server, &origins(), proxy, &me.public(), &c, &sig, 1, 5000);
-        assert!(matches!(&err, Err(SignInError::Origin { origin, .. }) if origin == proxy), "{err:?}");
+        assert!(
+            matches!(&err, Err(SignInError::Origin { origin, .. }) if origin == proxy),
+            "{err:?}"
+        );
         // Nor can the proxy claim this server's origin for that signature.
         let c = a.challenge(0, 1000, 10, None, 10).unwrap();
         let sig = protocol::wire::sign_in(&me, &server, proxy, &c);

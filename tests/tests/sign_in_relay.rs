@@ -152,10 +152,11 @@ async fn the_agent_pins_the_relay_key_and_refuses_a_changed_one() {
     Agent::connect(agent_config(&base, &player, &home, Some(relay_b.public())))
         .await
         .expect("the given key");
-    let err = Agent::connect(agent_config(&base, &player, &dir.join("fresh"), Some(relay_a.public())))
-        .await
-        .err()
-        .expect("not the given key");
+    let err =
+        Agent::connect(agent_config(&base, &player, &dir.join("fresh"), Some(relay_a.public())))
+            .await
+            .err()
+            .expect("not the given key");
     assert!(err.to_string().contains("not the one this agent was given"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
