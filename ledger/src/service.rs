@@ -144,8 +144,8 @@ pub struct Ledger {
     log: LogWriter,
     history: History,
     /// The log's own clock, ms since the Unix epoch ([`Ledger::set_clock`]): a record whose
-    /// close time is more than the tolerance after it is refused at append.
-    clock: LogClock,
+    /// close time is more than the tolerance after it is refused at append. None: no bound.
+    clock: Option<LogClock>,
 }
 
 /// The log's own clock ([`Ledger::set_clock`]).
@@ -160,21 +160,10 @@ impl std::fmt::Debug for Ledger {
     }
 }
 
-/// The system's wall clock, ms since the Unix epoch (0 before 1970).
-fn system_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-}
-
 impl Ledger {
     /// Creates an empty ledger in `dir`, signed by `key` (its name is the log's origin).
     pub fn create(dir: &Path, key: SignerKey) -> Result<Ledger, LedgerError> {
-        Ok(Ledger {
-            log: LogWriter::create(dir, key)?,
-            history: History::new(),
-            clock: Box::new(system_ms),
-        })
+        Ok(Ledger { log: LogWriter::create(dir, key)?, history: History::new(), clock: None })
     }
 
     /// Opens the ledger in `dir` and replays every entry its checkpoint covers.
@@ -199,16 +188,17 @@ impl Ledger {
                     .map_err(|source| LedgerError::History { index, source })?;
             }
         }
-        Ok(Ledger { log, history, clock: Box::new(system_ms) })
+        Ok(Ledger { log, history, clock: None })
     }
 
-    /// Sets the log's own clock (default: the system's wall clock). It bounds close times from
-    /// above only: an append refuses a record that closes more than
+    /// Sets the log's own clock (this crate reads no clock of its own: the server gives it its
+    /// clock, `fogproof ledger append` the system's; without one no bound is checked). It
+    /// bounds close times from above only: an append refuses a record that closes more than
     /// [`crate::history::CLOSE_TIME_TOLERANCE_MS`] after this clock (a relay clock far ahead
     /// would hold every later match back as "too early"). An auditor replaying the log does
     /// not use it (it is the appender's check, not part of what an entry is).
     pub fn set_clock(&mut self, clock: LogClock) {
-        self.clock = clock;
+        self.clock = Some(clock);
     }
 
     /// The latest checkpoint (with whatever cosignatures were added to it).
@@ -249,7 +239,7 @@ impl Ledger {
     /// Verifies and appends a batch as one checkpoint. Records are verified (on every core)
     /// before anything is written; the whole batch goes in or nothing does.
     pub fn append(&mut self, batch: &[Submission]) -> Result<&SignedCheckpoint, AppendError> {
-        let log_ms = (self.clock)();
+        let log_ms = self.clock.as_ref().map(|c| c());
         let tolerance_ms = crate::history::CLOSE_TIME_TOLERANCE_MS;
         let entries: Vec<Result<(LedgerEntry, &[u8]), AppendError>> = batch
             .par_iter()
@@ -260,7 +250,9 @@ impl Ledger {
                     Submission::Match { record, tournament } => {
                         let m = MatchEntry::from_record_in(record, *tournament).map_err(refused)?;
                         let close_ms = m.context.finished_at_ms;
-                        if close_ms > log_ms.saturating_add(tolerance_ms) {
+                        if let Some(log_ms) = log_ms
+                            && close_ms > log_ms.saturating_add(tolerance_ms)
+                        {
                             return Err(refused(EntryError::CloseInFuture {
                                 close_ms,
                                 log_ms,
