@@ -44,6 +44,12 @@ pub struct AgentCmdArgs {
     /// The display name.
     #[arg(long)]
     name: Option<String>,
+    /// The server's relay key (`ed25519:…`, as `fogproof serve` prints it): the agent signs in
+    /// only to a server presenting it. Without it the agent pins the key it first sees for the
+    /// server's origin (`server-keys` in its directory) and refuses, with a warning, a server
+    /// that later presents another.
+    #[arg(long)]
+    server_key: Option<protocol::PublicKey>,
     /// Challenges the agent accepts without asking the bot.
     #[arg(long, value_enum, default_value = "none")]
     accept: AcceptArg,
@@ -77,6 +83,7 @@ pub fn run(args: AgentCmdArgs, out: &mut impl Write) -> Result<()> {
     let hub = Hub::new(dir.clone());
     let config = AgentConfig {
         server: args.server,
+        server_key: args.server_key,
         identity,
         name: args.name,
         dir,

@@ -508,6 +508,8 @@ fn describe(out: &mut impl Write, body: &EntryBody) -> Result<()> {
 
 fn append(args: AppendArgs, out: &mut impl Write) -> Result<()> {
     let mut ledger = Ledger::open(&args.dir, read_secret_key(&args.key)?)?;
+    // The log's own clock bounds the close times it takes (no relay clock far ahead).
+    ledger.set_clock(Box::new(now_ms));
     if let Some(def) = &args.definition {
         let definition =
             std::fs::read(def).with_context(|| format!("cannot read {}", def.display()))?;

@@ -74,6 +74,11 @@ pub struct ServeArgs {
     /// header is ignored.
     #[arg(long)]
     trust_forwarded_for: bool,
+    /// A URL players reach this server at (`https://play.example`; repeatable): sign-ins name
+    /// the origin the player's agent connected to, and the server accepts only these and its
+    /// listening address's own. Behind a reverse proxy, set it to the proxy's public URL.
+    #[arg(long = "public-url", value_name = "URL")]
+    public_urls: Vec<String>,
     /// Open TCP connections in total (`max_tcp_connections`; the open-file limit, raised to
     /// its hard limit at start, may lower it: docs/SERVER.md, limits).
     #[arg(long, default_value_t = server::Limits::DEFAULT.max_tcp_connections)]
@@ -123,6 +128,12 @@ pub struct AgentArgs {
     /// The display name.
     #[arg(long)]
     name: Option<String>,
+    /// The server's relay key (`ed25519:…`, as `fogproof serve` prints it): the agent signs in
+    /// only to a server presenting it. Without it the agent pins the key it first sees for the
+    /// server's origin (`server-keys` in its directory) and refuses, with a warning, a server
+    /// that later presents another.
+    #[arg(long)]
+    server_key: Option<protocol::PublicKey>,
     /// Join this tournament (64 hex digits) and play every game the server pairs this key in
     /// (repeatable; `fogproof bot` only).
     #[arg(long)]
@@ -217,9 +228,11 @@ fn agent_config(
     dir: PathBuf,
     name: Option<String>,
     umpire: bool,
+    server_key: Option<protocol::PublicKey>,
 ) -> AgentConfig {
     AgentConfig {
         server,
+        server_key,
         identity,
         name,
         dir,
@@ -264,6 +277,12 @@ pub fn serve(args: ServeArgs, out: &mut impl Write) -> Result<()> {
         let mut config = server::Config::new(args.data.join("server"), relay.clone());
         config.limits.max_tournament_show_wait_ms = args.tournament_show_ms;
         config.trust_forwarded_for = args.trust_forwarded_for;
+        for url in &args.public_urls {
+            let Some(origin) = protocol::wire::origin(url) else {
+                bail!("--public-url {url}: expected http://host[:port] or https://host[:port]");
+            };
+            config.public_origins.push(origin);
+        }
         config.limits.max_tcp_connections = args.max_tcp_connections;
         config.limits.max_tcp_connections_per_address = args.max_connections_per_address;
         config.limits.spare_loopback_per_address = !args.cap_loopback;
@@ -340,6 +359,7 @@ pub fn serve(args: ServeArgs, out: &mut impl Write) -> Result<()> {
                 args.data.join(dir),
                 Some(name.into()),
                 is_umpire,
+                Some(relay.public()),
             );
             tokio::spawn(async move {
                 match Agent::connect(config).await {
@@ -428,7 +448,8 @@ pub fn agent(args: AgentArgs, umpire: bool) -> Result<()> {
     check_server(&args.server)?;
     args.trust.check()?;
     trust_ca(&args.ca)?;
-    let mut config = agent_config(args.server, identity, dir, args.name, umpire);
+    let mut config =
+        agent_config(args.server, identity, dir, args.name, umpire, args.server_key);
     if let Some(path) = &args.engine {
         if umpire {
             bail!("--engine: only `fogproof bot` plays");

@@ -48,6 +48,12 @@ pub struct PlayArgs {
     /// The display name.
     #[arg(long)]
     name: Option<String>,
+    /// The server's relay key (`ed25519:…`, as `fogproof serve` prints it): the agent signs in
+    /// only to a server presenting it. Without it the agent pins the key it first sees for the
+    /// server's origin (`server-keys` in its directory) and refuses, with a warning, a server
+    /// that later presents another.
+    #[arg(long)]
+    server_key: Option<protocol::PublicKey>,
     /// The game to challenge with: chess, kriegspiel, sic, intrigue, secretchess6, espionage.
     #[arg(long)]
     variant: Option<String>,
@@ -63,6 +69,10 @@ pub struct PlayArgs {
     /// Your colour: white, black or random.
     #[arg(long)]
     color: Option<String>,
+    /// A rated game (default: casual, as lichess's challenges; the agent checks that the
+    /// terms it signs say the same).
+    #[arg(long)]
+    rated: bool,
     /// Accept the challenge with this id instead.
     #[arg(long, conflicts_with = "vs")]
     accept: Option<String>,
@@ -78,6 +88,11 @@ pub struct PlayArgs {
     /// Browser mode: where the pages and the local API listen (loopback; port 0 picks one).
     #[arg(long, default_value = "127.0.0.1:0")]
     listen: String,
+}
+
+/// `rated` or `casual`, as a challenge's JSON says.
+fn rated_text(c: &Value) -> &'static str {
+    if c["rated"].as_bool() == Some(true) { "rated" } else { "casual" }
 }
 
 /// Reads `M+S` (minutes, increment seconds).
@@ -114,6 +129,7 @@ fn hub_and_config(
     let hub = Hub::new(dir.clone());
     let config = AgentConfig {
         server: args.server.clone(),
+        server_key: args.server_key,
         identity,
         name: args.name.clone(),
         dir,
@@ -158,7 +174,7 @@ pub fn run(args: PlayArgs, out: &mut impl Write) -> Result<()> {
             }
             Some(json!({
                 "variant": v, "clock_limit": limit, "clock_increment": increment,
-                "options": options, "color": args.color,
+                "options": options, "color": args.color, "rated": args.rated,
             }))
         }
         (None, _) => None,
@@ -208,9 +224,10 @@ pub fn run(args: PlayArgs, out: &mut impl Write) -> Result<()> {
             let id = c["id"].as_str().unwrap_or_default().to_owned();
             writeln!(
                 out,
-                "Challenge {id} sent ({} {}, {}, umpire {}); waiting for it to be accepted.",
+                "Challenge {id} sent ({} {}, {}, {}, umpire {}); waiting for it to be accepted.",
                 c["variant"]["key"].as_str().unwrap_or(""),
                 c["timeControl"]["show"].as_str().unwrap_or(""),
+                rated_text(&c),
                 if target == "open" { "open to anyone" } else { target.as_str() },
                 c["umpire"].as_str().unwrap_or("none"),
             )?;
@@ -220,7 +237,8 @@ pub fn run(args: PlayArgs, out: &mut impl Write) -> Result<()> {
             let c = hub.accept(&target).await?;
             writeln!(
                 out,
-                "Accepted challenge {target} (umpire {}); waiting for the game to start.",
+                "Accepted challenge {target} ({}, umpire {}); waiting for the game to start.",
+                rated_text(&c),
                 c["umpire"].as_str().unwrap_or("none")
             )?;
             target.clone()
@@ -265,7 +283,7 @@ fn challenge_body(args: &PlayArgs) -> Result<Value> {
     }
     Ok(json!({
         "variant": v, "clock_limit": limit, "clock_increment": increment,
-        "options": options, "color": args.color,
+        "options": options, "color": args.color, "rated": args.rated,
     }))
 }
 
@@ -317,10 +335,15 @@ fn run_browser(args: PlayArgs, out: &mut impl Write) -> Result<()> {
             && let Some(target) = &args.vs
         {
             let c = hub.challenge(target, &body).await?;
-            writeln!(out, "Challenge {} sent.", c["id"].as_str().unwrap_or(""))?;
+            writeln!(
+                out,
+                "Challenge {} sent ({}).",
+                c["id"].as_str().unwrap_or(""),
+                rated_text(&c)
+            )?;
         } else if let Some(id) = &args.accept {
-            hub.accept(id).await?;
-            writeln!(out, "Accepted challenge {id}.")?;
+            let c = hub.accept(id).await?;
+            writeln!(out, "Accepted challenge {id} ({}).", rated_text(&c))?;
         }
         if !args.no_open && !open_browser(&url) {
             writeln!(out, "(no browser found: open the address above)")?;

@@ -204,7 +204,7 @@ fn payload_json(variant: Variant, p: &Payload, start_view: bool) -> Value {
             protocol::message::Owed::Nobody => "nobody".to_owned(),
         } }),
         Payload::Start => json!("start"),
-        Payload::Close => json!("close"),
+        Payload::Close { .. } => json!("close"),
         Payload::Countersign => json!("countersign"),
         Payload::Disclose(items) => json!({ "disclose": items.iter().map(|d| json!({
             "channel": d.channel.to_string(),

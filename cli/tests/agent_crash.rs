@@ -42,6 +42,7 @@ async fn a_bot_killed_mid_match_resumes_from_its_journal() {
         .expect("server");
     let base = format!("http://{}", running.addr);
     let agent = |identity: Identity, name: &str, umpire: bool| AgentConfig {
+        server_key: None,
         server: base.clone(),
         identity,
         name: Some(name.into()),

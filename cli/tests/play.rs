@@ -41,6 +41,7 @@ async fn network(name: &str) -> Network {
     let base = format!("http://{}", running.addr);
     for (identity, umpire, name) in [(umpire, true, "umpire"), (bot, false, "bot")] {
         let agent = Agent::connect(AgentConfig {
+            server_key: None,
             server: base.clone(),
             identity,
             name: Some(name.into()),

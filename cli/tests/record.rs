@@ -283,7 +283,7 @@ fn show_fields_are_the_records(json: &serde_json::Value, bytes: &[u8], record: &
                 assert_eq!(e["payload"], json!({ "disclose": want }), "entry {i}");
             }
             Payload::Start => assert_eq!(e["payload"], "start"),
-            Payload::Close => assert_eq!(e["payload"], "close"),
+            Payload::Close { .. } => assert_eq!(e["payload"], "close"),
             Payload::Countersign => assert_eq!(e["payload"], "countersign"),
             _ => {}
         }

@@ -42,6 +42,10 @@ pub type DeciderFactory =
 pub struct AgentConfig {
     /// The server, `http://host:port`.
     pub server: String,
+    /// The server's relay key, if the player was given it (`--server-key`): the agent signs in
+    /// only to a server presenting it. `None`: the agent pins the key it first sees for the
+    /// server's origin ([`check_server_key`]).
+    pub server_key: Option<PublicKey>,
     /// The key.
     pub identity: Identity,
     /// The display name to set at sign-in.
@@ -174,11 +178,24 @@ pub fn check_terms(
 /// it, [`Agent::challenge`]'s answer or a `challenge` event): the variant, the options, the
 /// clock (seconds, to the millisecond), the colours (`white`/`black`: the challenger's,
 /// `random`: drawn, the challenger first, as the server writes them), the opponent a challenge
-/// names, and the umpire (none where it names none).
+/// names, the umpire (none where it names none), and rated or casual (`rated`, which a
+/// challenge must state).
 pub fn check_against_challenge(terms: &MatchTerms, c: &Value) -> Result<(), String> {
     let text = |path: &str| c.pointer(path).and_then(Value::as_str);
     if text("/variant/key") != Some(terms.variant.id()) {
         return Err(format!("variant {} is not the challenge's", terms.variant.id()));
+    }
+    match c.get("rated").and_then(Value::as_bool) {
+        Some(rated) if rated == terms.rated => {}
+        Some(rated) => {
+            let says = |r: bool| if r { "rated" } else { "casual" };
+            return Err(format!(
+                "the terms say {}, the challenge {}",
+                says(terms.rated),
+                says(rated)
+            ));
+        }
+        None => return Err("the challenge says neither rated nor casual".into()),
     }
     if c.get("options").unwrap_or(&Value::Null) != &json!(terms.options) {
         return Err("options are not the challenge's".into());
@@ -226,6 +243,67 @@ pub fn check_against_challenge(terms: &MatchTerms, c: &Value) -> Result<(), Stri
     Ok(())
 }
 
+/// The file, in the agent's directory, where it pins each server's relay key at first use:
+/// one line per origin, `origin key`.
+pub const SERVER_KEYS_FILE: &str = "server-keys";
+
+/// Whether the server at `config.server` may be signed in to, presenting relay key `relay`:
+/// the key configured (`config.server_key`), or else the key pinned for the server's origin in
+/// [`SERVER_KEYS_FILE`] (pinned now, with a warning in the log, if none is). A server presenting
+/// another key is refused with a warning that names both keys: a proxy or an impostor at that
+/// address, or an operator who changed the key (then the player removes the line, or passes
+/// `--server-key`).
+pub fn check_server_key(config: &AgentConfig, relay: &PublicKey) -> Result<(), String> {
+    let origin = protocol::wire::origin(&config.server)
+        .ok_or_else(|| format!("{} is not an http(s)://host[:port] address", config.server))?;
+    if let Some(key) = config.server_key {
+        if key != *relay {
+            return Err(format!(
+                "WARNING: the server at {origin} presents relay key {relay}, not the one this \
+                 agent was given ({key}): refusing to sign in (a proxy or an impostor at that \
+                 address?)"
+            ));
+        }
+        return Ok(());
+    }
+    let path = config.dir.join(SERVER_KEYS_FILE);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => return Err(format!("reading {}: {e}", path.display())),
+    };
+    let pinned = text.lines().find_map(|l| {
+        let (o, k) = l.trim().split_once(' ')?;
+        (o == origin).then(|| k.trim().to_owned())
+    });
+    match pinned {
+        Some(k) if k == relay.to_string() => Ok(()),
+        Some(k) => Err(format!(
+            "WARNING: the server at {origin} presents relay key {relay}, but this agent pinned \
+             {k} for it at first use: refusing to sign in (a proxy or an impostor at that \
+             address?). If its operator really changed the key, remove the line for {origin} \
+             from {} or pass --server-key.",
+            path.display()
+        )),
+        None => {
+            std::fs::create_dir_all(&config.dir)
+                .map_err(|e| format!("creating {}: {e}", config.dir.display()))?;
+            let mut f = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&path)
+                .map_err(|e| format!("writing {}: {e}", path.display()))?;
+            std::io::Write::write_all(&mut f, format!("{origin} {relay}\n").as_bytes())
+                .map_err(|e| format!("writing {}: {e}", path.display()))?;
+            tracing::warn!(
+                %origin, %relay, file = %path.display(),
+                "pinned the server's relay key at first use: check it against the operator's"
+            );
+            Ok(())
+        }
+    }
+}
+
 /// The umpire a challenge shows (`umpire`), if it names one.
 pub fn challenge_umpire(c: &Value) -> Option<PublicKey> {
     c.get("umpire").and_then(Value::as_str).and_then(|k| k.parse().ok())
@@ -235,8 +313,19 @@ impl Agent {
     /// Signs in (retrying while the server is unreachable) and returns the agent.
     pub async fn connect(config: AgentConfig) -> Result<Agent, AgentError> {
         let mut backoff = 100;
+        let check = {
+            let config = config.clone();
+            move |info: &crate::net::ServerInfo| check_server_key(&config, &info.relay)
+        };
         let session = loop {
-            match Session::sign_in(&config.server, &config.identity, config.name.as_deref()).await {
+            match Session::sign_in_checked(
+                &config.server,
+                &config.identity,
+                config.name.as_deref(),
+                &check,
+            )
+            .await
+            {
                 Ok(s) => break s,
                 Err(e) if e.is_transient() => {
                     tokio::time::sleep(Duration::from_millis(backoff)).await;
@@ -362,6 +451,16 @@ impl Agent {
             json!({ "seal_key": seal.to_string(), "nonce": protocol::hex::encode(&nonce) });
         let v = self.session.post("/api/challenge", &request).await?;
         let c = v.get("challenge").cloned().unwrap_or(Value::Null);
+        // The terms are checked against the challenge as the server shows it: it must show
+        // what was asked for, rated or casual (the server's default: casual).
+        let asked = request.get("rated").and_then(Value::as_bool).unwrap_or(false);
+        if c.get("rated").and_then(Value::as_bool) != Some(asked) {
+            return Err(AgentError::Terms(format!(
+                "asked for a {} game, the server's challenge says {}",
+                if asked { "rated" } else { "casual" },
+                c.get("rated").unwrap_or(&Value::Null)
+            )));
+        }
         if let Some(id) = c.get("id").and_then(Value::as_str) {
             lock(&self.expected).insert(id.to_owned(), c.clone());
         }

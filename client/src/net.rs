@@ -148,6 +148,30 @@ impl Session {
         Session::sign_in_from(base, identity, name, None).await
     }
 
+    /// [`Session::sign_in`], but first `check` judges the server's `/api/info` (its relay key:
+    /// the agent's configured or pinned key); nothing is signed for a server it refuses.
+    /// (issue13-rated: added for the sign-in that names its server.)
+    pub async fn sign_in_checked(
+        base: &str,
+        identity: &Identity,
+        name: Option<&str>,
+        check: &(dyn Fn(&ServerInfo) -> Result<(), String> + Send + Sync),
+    ) -> Result<Session, NetError> {
+        let base = base.trim_end_matches('/');
+        let http = reqwest::Client::builder()
+            .connect_timeout(Duration::from_secs(10))
+            .build()
+            .map_err(|e| NetError::Connect { url: base.to_owned(), why: e.to_string() })?;
+        let info = Session::server_info(&http, base).await?;
+        check(&info).map_err(|why| NetError::Protocol { url: format!("{base}/api/info"), why })?;
+        let session = Session::sign_in(base, identity, name).await?;
+        if session.info.relay != info.relay {
+            let why = check(&session.info).err().unwrap_or_else(|| "its relay key changed".into());
+            return Err(NetError::Protocol { url: format!("{base}/api/info"), why });
+        }
+        Ok(session)
+    }
+
     /// [`Session::sign_in`] with every connection of the session (requests and sockets)
     /// starting from the local address `local`: a load generator on one machine spreads its
     /// simulated players over the loopback range as real players come from many addresses.
@@ -191,12 +215,20 @@ impl Session {
             .and_then(Value::as_str)
             .and_then(protocol::hex::decode_array::<32>)
             .ok_or_else(|| NetError::Protocol { url: url.clone(), why: "no challenge".into() })?;
-        let signature = protocol::wire::sign_in(&self.identity, &self.info.relay, &challenge);
+        // The sign-in names the server: its relay key and the origin this client connected to
+        // (a proxy relaying another server's challenge gets a signature naming itself).
+        let origin = protocol::wire::origin(base).ok_or_else(|| NetError::Protocol {
+            url: base.clone(),
+            why: "not an http(s)://host[:port] address".into(),
+        })?;
+        let signature =
+            protocol::wire::sign_in(&self.identity, &self.info.relay, &origin, &challenge);
         let url = format!("{base}/api/auth/login");
         let mut body = json!({
             "key": self.key.to_string(),
             "challenge": protocol::hex::encode(&challenge),
             "signature": signature_hex(&signature),
+            "origin": origin,
         });
         if let Some(n) = &self.name {
             body["name"] = json!(n);

@@ -120,6 +120,8 @@ pub struct SelfplayConfig {
     pub seed: u64,
     /// Colours: drawn from the contributions (default) or `players[0]` is White.
     pub colours: Colours,
+    /// Whether the terms say rated (default: rated).
+    pub rated: bool,
     /// The terms' options.
     pub options: BTreeMap<String, String>,
     /// Stop after this many player actions in all (moves, attempts, setups): a safety cap,
@@ -165,6 +167,7 @@ impl SelfplayConfig {
             variant,
             seed,
             colours: Colours::Drawn,
+            rated: true,
             options: BTreeMap::new(),
             max_actions: 20_000,
             policies: [None, None],
@@ -287,6 +290,7 @@ fn agreed_terms(
         options: config.options.clone(),
         players: [player(0), player(1)],
         colours: config.colours,
+        rated: config.rated,
         relay: cast.relay.public(),
         umpire: umpired.then(|| UmpireTerms {
             key: cast.umpire.public(),

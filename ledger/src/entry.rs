@@ -10,8 +10,9 @@
 //! most [`MAX_ENTRY_BYTES`] (the tlog-tiles entry bundle's 16-bit length prefix).
 //!
 //! A **match entry** is a pure function of the record's bytes (through `verifier::verify_match`)
-//! and of the tournament round the appender states: its close time is the relay's signed time
-//! of the record's last receipt ([`close_time_ms`]), not the appender's clock. An auditor
+//! and of the tournament round the appender states: its close time is the relay's signed wall
+//! time in the record's `Close` notice ([`close_time_ms`]), not the appender's clock, and
+//! whether it is rated is the terms' `rated` and how the game ended ([`is_rated`]). An auditor
 //! recomputes the entry from the record and compares the bytes. A **tournament entry**
 //! names the SHA-256 of an organiser-signed [`SignedDefinition`] stored beside the log; that
 //! hash is the tournament's id.
@@ -25,8 +26,8 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use verifier::{FaultKind, Role, VerifiedMatch};
 
-/// The version every entry carries.
-pub const ENTRY_VERSION: u8 = 1;
+/// The version every entry carries (2: match entries say whether they are rated).
+pub const ENTRY_VERSION: u8 = 2;
 /// The domain prefix of every entry's bytes.
 pub const ENTRY_PREFIX: &[u8] = b"fogproof/v1/ledger-entry\n";
 /// The largest entry, prefix included (an entry bundle's length prefix is 16 bits).
@@ -128,10 +129,11 @@ pub struct TournamentRound {
 pub struct MatchContext {
     /// The tournament round the match was played in, if any.
     pub tournament: Option<TournamentRound>,
-    /// The match's close time, in milliseconds since the Unix epoch: the `time_ms` the relay
-    /// signed in the record's last receipt ([`close_time_ms`]). The ledger fills it from the
-    /// record and refuses an entry that states another; ratings are computed in
-    /// (close time, match id) order.
+    /// The match's close time, in milliseconds since the Unix epoch: the wall time the relay
+    /// signed in the record's `Close` notice (`Close { wall_ms }`), or, in a record its relay
+    /// never closed, the `time_ms` of its last relay-signed receipt ([`close_time_ms`]). The
+    /// ledger fills it from the record and refuses an entry that states another; ratings are
+    /// computed in (close time, match id) order.
     pub finished_at_ms: u64,
 }
 
@@ -185,6 +187,9 @@ pub struct MatchEntry {
     pub verdict: EntryVerdict,
     /// The result the verdict gives (the game's, or a forfeit); `None`: void.
     pub result: Option<rules::GameResult>,
+    /// Whether the game counts in ratings ([`is_rated`]): the signed terms say rated, it has a
+    /// result, and both players moved or the end came after the coin toss or the army was seen.
+    pub rated: bool,
     /// Tournament round and finish time.
     pub context: MatchContext,
     /// The version of the verifier that judged the record.
@@ -244,9 +249,23 @@ pub enum EntryError {
     /// No receipt of the record verifies under its relay's key: it has no signed close time.
     #[error("no receipt of the record is signed by its relay: it has no close time to log")]
     NoCloseTime,
+    /// The record's close time is later than the log's own clock allows: a relay's clock far
+    /// ahead would otherwise hold every later entry of the log back as "too early".
+    #[error(
+        "the record closes at {close_ms} ms, more than {tolerance_ms} ms after the log's clock \
+         ({log_ms} ms): a relay clock this far ahead is refused"
+    )]
+    CloseInFuture {
+        /// The record's close time.
+        close_ms: u64,
+        /// The log's clock when it was appended.
+        log_ms: u64,
+        /// The tolerance ([`crate::history::CLOSE_TIME_TOLERANCE_MS`]).
+        tolerance_ms: u64,
+    },
     /// The entry states another close time than the relay signed in the record.
     #[error(
-        "the entry states close time {stated} ms, its record's last relay-signed receipt says \
+        "the entry states close time {stated} ms, its record's relay-signed close time says \
          {signed} ms (the entry is {} ms {})",
         stated.abs_diff(*signed),
         if stated > signed { "later" } else { "earlier" }
@@ -304,25 +323,103 @@ impl LedgerEntry {
     }
 }
 
-/// A record's close time: the `time_ms` of its last entry whose receipt verifies as its
-/// relay's (the terms' relay key signed it, for this match and for exactly that entry's signed
-/// message). In a record whose envelope verifies receipt times never go back, so this is the
-/// last receipt's time, the relay's time of accepting the last message. The relay signed it;
-/// in a closed valid record the players' countersignatures bind the log head, which chains every
-/// receipt's time. Refused when no receipt verifies (a record with no entry, or with none its
-/// relay signed). `v` is the record's verification (for its match id and relay key).
-pub fn close_time_ms(record: &[u8], v: &VerifiedMatch) -> Result<u64, EntryError> {
+/// What [`relay_signed`] reads of one entry: its receipt time, its message's hash and body.
+type SignedItem = (u64, protocol::MessageHash, Option<protocol::message::MessageBody>);
+
+/// The record's entries whose receipts verify as its relay's (the terms' relay key signed
+/// them, for this match and for exactly that entry's signed message), each with its receipt
+/// time, its message's hash and body (`None` where the message does not verify), in order.
+fn relay_signed(record: &[u8], v: &VerifiedMatch) -> Result<Vec<SignedItem>, EntryError> {
     let match_id = v.match_id.ok_or(EntryError::Unreadable("no match id"))?;
     let relay = v.relay.ok_or(EntryError::Unreadable("no relay"))?;
     let parsed = protocol::record::MatchRecord::read_prefix(record)
         .ok_or(EntryError::Unreadable("no terms"))?;
-    parsed
+    Ok(parsed
         .entries
         .iter()
-        .rev()
-        .find_map(|e| e.receipt.verify(&relay, &match_id, &e.message).ok())
-        .map(|r| r.time_ms)
-        .ok_or(EntryError::NoCloseTime)
+        .filter_map(|e| {
+            let receipt = e.receipt.verify(&relay, &match_id, &e.message).ok()?;
+            Some((receipt.time_ms, e.message.hash(), e.message.verify_for(&match_id).ok()))
+        })
+        .collect())
+}
+
+/// A record's close time. If its relay closed it (a `Close` notice by the relay, with a
+/// receipt that verifies as the relay's), the wall-clock time that notice carries
+/// (`Close { wall_ms }`): the relay's calendar time when the match was complete, which an
+/// outage of the server does not hold back (receipt times are the relay's match time, which
+/// stands still while the server is down). Otherwise the `time_ms` of its last entry whose
+/// receipt verifies as its relay's (receipt times never go back in a record whose envelope
+/// verifies). The relay signed either; in a closed valid record the players' countersignatures
+/// of the close bind the log head, which chains the `Close` and every receipt. Refused when no
+/// receipt verifies (a record with no entry, or with none its relay signed). `v` is the
+/// record's verification (for its match id and relay key).
+pub fn close_time_ms(record: &[u8], v: &VerifiedMatch) -> Result<u64, EntryError> {
+    let relay = v.relay.ok_or(EntryError::Unreadable("no relay"))?;
+    let signed = relay_signed(record, v)?;
+    let close = signed.iter().rev().find_map(|(_, _, body)| match body {
+        Some(b) if b.author == relay => match b.payload {
+            protocol::message::Payload::Close { wall_ms } => Some(wall_ms),
+            _ => None,
+        },
+        _ => None,
+    });
+    close.or_else(|| signed.last().map(|(time, _, _)| *time)).ok_or(EntryError::NoCloseTime)
+}
+
+/// Whether a record's game is rated (docs/LEDGER.md, "How each end is rated"): its signed
+/// terms say `rated`, `result` (the verdict's) is a result, not a void, and either both players
+/// moved (a player's `Action` in an open or owner game; in an umpired game an umpire's `Turn`
+/// answering one of the player's messages, i.e. a legal action) or the end came after a player
+/// saw what it might quit over: a public contribution revealed, when colours are drawn (the
+/// coin toss) or the variant's army depends on it (SIC). So a game in which a player never
+/// moved is not rated (as lichess aborts), but a last revealer who dislikes its colours or its
+/// army and quits forfeits a rated game, even though the colours are never known. Only
+/// entries whose receipts verify as the relay's are read.
+pub fn is_rated(
+    record: &[u8],
+    v: &VerifiedMatch,
+    result: Option<rules::GameResult>,
+) -> Result<bool, EntryError> {
+    use protocol::message::Payload;
+    let parsed = protocol::record::MatchRecord::read_prefix(record)
+        .ok_or(EntryError::Unreadable("no terms"))?;
+    let terms = protocol::terms::MatchTerms::from_canonical(&parsed.terms.terms)
+        .map_err(|_| EntryError::Unreadable("no terms"))?;
+    if !terms.rated || result.is_none() {
+        return Ok(false);
+    }
+    let players = [terms.players[0].key, terms.players[1].key];
+    let umpire = terms.umpire.as_ref().map(|u| u.key);
+    let signed = relay_signed(record, v)?;
+    let author_of: std::collections::BTreeMap<protocol::MessageHash, PublicKey> = signed
+        .iter()
+        .filter_map(|(_, hash, body)| body.as_ref().map(|b| (*hash, b.author)))
+        .collect();
+    let mut moved = [false; 2];
+    let mut revealed = false;
+    for body in signed.iter().filter_map(|(_, _, b)| b.as_ref()) {
+        let mover = match (&body.payload, body.re) {
+            (Payload::Action(_), _) => Some(body.author),
+            (Payload::Turn { .. }, Some(re)) if Some(body.author) == umpire => {
+                author_of.get(&re).copied()
+            }
+            (Payload::Reveal { purpose, .. }, _)
+                if *purpose == protocol::commitment::PUBLIC_CONTRIBUTION
+                    && players.contains(&body.author) =>
+            {
+                revealed = true;
+                None
+            }
+            _ => None,
+        };
+        for (i, p) in players.iter().enumerate() {
+            moved[i] |= mover == Some(*p);
+        }
+    }
+    let informative =
+        terms.colours == protocol::terms::Colours::Drawn || terms.variant == rules::Variant::Sic;
+    Ok(moved == [true, true] || (informative && revealed))
 }
 
 /// SHA-256 of some bytes.
@@ -364,6 +461,7 @@ impl MatchEntry {
             relay,
             verdict,
             result: v.result,
+            rated: false,
             context,
             verifier_version: v.verifier_version.to_string(),
         })
@@ -377,7 +475,9 @@ impl MatchEntry {
     ) -> Result<MatchEntry, EntryError> {
         let v = verifier::verify_match(record);
         let finished_at_ms = close_time_ms(record, &v)?;
-        MatchEntry::from_verified(&v, MatchContext { tournament, finished_at_ms })
+        let mut entry = MatchEntry::from_verified(&v, MatchContext { tournament, finished_at_ms })?;
+        entry.rated = is_rated(record, &v, entry.result)?;
+        Ok(entry)
     }
 
     /// Verifies `record` and builds its entry in `context` (what an auditor does with an
@@ -453,10 +553,10 @@ mod tests {
             Err(EntryError::Decode(DecodeError::TrailingBytes { .. }))
         ));
         let mut other_version = bytes.clone();
-        other_version[ENTRY_PREFIX.len()] = 2;
+        other_version[ENTRY_PREFIX.len()] = 1;
         assert!(matches!(
             LedgerEntry::from_bytes(&other_version),
-            Err(EntryError::Decode(DecodeError::UnsupportedVersion { found: 2, .. }))
+            Err(EntryError::Decode(DecodeError::UnsupportedVersion { found: 1, .. }))
         ));
     }
 }

@@ -18,8 +18,9 @@
 //! umpire at fault) as a double forfeit. In a round-robin an absent player's scheduled game is a
 //! forfeit.
 //!
-//! Ratings: every match entry with a result and known colours, tournament or not, in
-//! (close time, match id) order, not in log order ([`crate::rating`]); void games are not rated.
+//! Ratings: every match entry that says `rated` and has a result, tournament or not
+//! ([`rated_game`]; docs/LEDGER.md, "How each end is rated"), in (close time, match id) order,
+//! not in log order ([`crate::rating`]).
 //! The order is one anyone recomputes from the entries alone, whatever order the appender
 //! wrote them in. Since no entry may close more than [`CLOSE_TIME_TOLERANCE_MS`] before the
 //! latest one, games closed earlier than that are settled: a later entry can never come before
@@ -549,12 +550,15 @@ pub fn tournament_result(m: &MatchEntry) -> GameResult {
     }
 }
 
-/// The rated game a match entry is, if any: it has a result, known colours and a known variant.
+/// The rated game a match entry is, if any: the entry says `rated` (its terms said rated and
+/// the game counts, [`crate::entry::is_rated`]), it has a result and a known variant. Colours
+/// need not be known: a forfeit before the colours were drawn names `players[0]` as `white`
+/// and its winner by that same order, so the right key wins (ratings do not depend on colour).
 pub fn rated_game(m: &MatchEntry) -> Option<RatedGame> {
-    let result = m.result?;
-    if !m.colours_known {
+    if !m.rated {
         return None;
     }
+    let result = m.result?;
     let variant: Variant = m.variant.parse().ok()?;
     let score = match result.winner {
         None => Score::Draw,

@@ -140,16 +140,30 @@ pub enum CosignError {
 }
 
 /// The ledger: the log writer and the tables recomputed from its entries.
-#[derive(Debug)]
 pub struct Ledger {
     log: LogWriter,
     history: History,
+    /// The log's own clock, ms since the Unix epoch ([`Ledger::set_clock`]): a record whose
+    /// close time is more than the tolerance after it is refused at append. None: no bound.
+    clock: Option<LogClock>,
+}
+
+/// The log's own clock ([`Ledger::set_clock`]).
+pub type LogClock = Box<dyn Fn() -> u64 + Send + Sync>;
+
+impl std::fmt::Debug for Ledger {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Ledger")
+            .field("log", &self.log)
+            .field("history", &self.history)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Ledger {
     /// Creates an empty ledger in `dir`, signed by `key` (its name is the log's origin).
     pub fn create(dir: &Path, key: SignerKey) -> Result<Ledger, LedgerError> {
-        Ok(Ledger { log: LogWriter::create(dir, key)?, history: History::new() })
+        Ok(Ledger { log: LogWriter::create(dir, key)?, history: History::new(), clock: None })
     }
 
     /// Opens the ledger in `dir` and replays every entry its checkpoint covers.
@@ -174,7 +188,17 @@ impl Ledger {
                     .map_err(|source| LedgerError::History { index, source })?;
             }
         }
-        Ok(Ledger { log, history })
+        Ok(Ledger { log, history, clock: None })
+    }
+
+    /// Sets the log's own clock (this crate reads no clock of its own: the server gives it its
+    /// clock, `fogproof ledger append` the system's; without one no bound is checked). It
+    /// bounds close times from above only: an append refuses a record that closes more than
+    /// [`crate::history::CLOSE_TIME_TOLERANCE_MS`] after this clock (a relay clock far ahead
+    /// would hold every later match back as "too early"). An auditor replaying the log does
+    /// not use it (it is the appender's check, not part of what an entry is).
+    pub fn set_clock(&mut self, clock: LogClock) {
+        self.clock = Some(clock);
     }
 
     /// The latest checkpoint (with whatever cosignatures were added to it).
@@ -215,18 +239,28 @@ impl Ledger {
     /// Verifies and appends a batch as one checkpoint. Records are verified (on every core)
     /// before anything is written; the whole batch goes in or nothing does.
     pub fn append(&mut self, batch: &[Submission]) -> Result<&SignedCheckpoint, AppendError> {
+        let log_ms = self.clock.as_ref().map(|c| c());
+        let tolerance_ms = crate::history::CLOSE_TIME_TOLERANCE_MS;
         let entries: Vec<Result<(LedgerEntry, &[u8]), AppendError>> = batch
             .par_iter()
             .enumerate()
             .map(|(index, s)| {
                 let refused = |source| AppendError::Refused { index, source };
                 let (body, file): (EntryBody, &[u8]) = match s {
-                    Submission::Match { record, tournament } => (
-                        EntryBody::Match(
-                            MatchEntry::from_record_in(record, *tournament).map_err(refused)?,
-                        ),
-                        record,
-                    ),
+                    Submission::Match { record, tournament } => {
+                        let m = MatchEntry::from_record_in(record, *tournament).map_err(refused)?;
+                        let close_ms = m.context.finished_at_ms;
+                        if let Some(log_ms) = log_ms
+                            && close_ms > log_ms.saturating_add(tolerance_ms)
+                        {
+                            return Err(refused(EntryError::CloseInFuture {
+                                close_ms,
+                                log_ms,
+                                tolerance_ms,
+                            }));
+                        }
+                        (EntryBody::Match(m), record)
+                    }
                     Submission::Tournament { definition, published_at_ms } => (
                         EntryBody::Tournament(
                             TournamentEntry::from_definition_file(definition, *published_at_ms)

@@ -1,6 +1,8 @@
 //! Close times that are not the operator's alone: a match entry's close time is its record's
-//! relay-signed time, the log refuses one too far before its latest, and ratings follow
-//! (close time, match id), whatever order the entries were appended in.
+//! relay-signed wall time (the `Close` notice's `wall_ms`), the log refuses one too far before
+//! its latest or too far after its own clock, and ratings follow (close time, match id),
+//! whatever order the entries were appended in. A match resumed after an outage longer than
+//! the tolerance is logged (issue 15: its receipt times stood still while the server was down).
 
 use ledger::entry::{
     ENTRY_VERSION, EntryBody, EntryError, EntryVerdict, LedgerEntry, MatchContext, MatchEntry,
@@ -11,6 +13,9 @@ use ledger::rating::{Params, Ratings};
 use ledger::{AppendError, Ledger, Submission};
 use protocol::PublicKey;
 use protocol::codec::Canonical;
+use protocol::message::Payload;
+use protocol::record::MatchRecord;
+use protocol::relay::Relay;
 use rules::{Color, EndReason, Variant};
 
 /// A rated chess game between two of six players, closing at `close_ms`.
@@ -32,6 +37,7 @@ fn entry(id: u8, white: u8, black: u8, winner: Option<Color>, close_ms: u64) -> 
                 winner,
                 reason: if winner.is_some() { EndReason::Checkmate } else { EndReason::Agreement },
             }),
+            rated: true,
             context: MatchContext { tournament: None, finished_at_ms: close_ms },
             verifier_version: "test".into(),
         }),
@@ -163,11 +169,23 @@ fn log_key() -> SignerKey {
     SignerKey::from_seed("ledger.fogproof.example/close", KeyKind::Ed25519, [31; 32]).unwrap()
 }
 
-/// The time of the record's last receipt, read with the protocol crate alone.
-fn last_receipt_time(record: &[u8]) -> u64 {
+/// The wall time of the record's `Close` and its receipt's time, read with the protocol crate
+/// alone.
+fn close_of(record: &[u8]) -> (u64, u64) {
     let r = protocol::record::MatchRecord::from_canonical(record).unwrap();
     let relay = r.terms.verify().unwrap().terms.relay;
-    r.entries.last().unwrap().receipt.open(&relay).unwrap().time_ms
+    r.entries
+        .iter()
+        .find_map(|e| match e.message.verify().unwrap().payload {
+            Payload::Close { wall_ms } => Some((wall_ms, e.receipt.open(&relay).unwrap().time_ms)),
+            _ => None,
+        })
+        .expect("a closed record")
+}
+
+/// The record's close time as the ledger takes it: its `Close`'s wall time.
+fn last_receipt_time(record: &[u8]) -> u64 {
+    close_of(record).0
 }
 
 #[test]
@@ -190,8 +208,8 @@ fn the_ledger_takes_the_close_time_from_the_record_and_rates_in_its_order() {
         (ledger.ratings(Variant::Chess), closes)
     };
     let (forward, closes) = append(&[0, 1, 2, 3, 4, 5]);
-    // Each entry's close time is its record's last relay-signed time (selfplay's simulated
-    // relay clock), not the appender's.
+    // Each entry's close time is its record's relay-signed close time (selfplay's simulated
+    // relay clock, which it runs as wall time), not the appender's.
     for (i, close) in closes.iter().enumerate() {
         assert_eq!(*close, last_receipt_time(&records[i]));
         let vm = verifier::verify_match(&records[i]);
@@ -238,4 +256,96 @@ fn a_stated_close_time_other_than_the_records_is_refused() {
         matches!(refused, AppendError::Refused { index: 0, source: EntryError::NoCloseTime }),
         "{refused}"
     );
+}
+
+/// `game` as a server would have written it had it gone down just before the message that
+/// completed the match and come back `outage_ms` later: its stored entries replayed into a
+/// resumed relay, whose time stands still across the outage (nobody is charged the downtime),
+/// then that message accepted at its old relay time while the wall clock reads `outage_ms`
+/// later. The record ends at the relay's `Close` (the countersignatures are not replayed).
+fn resumed_after(game: &client::selfplay::Selfplay, outage_ms: u64) -> Vec<u8> {
+    let r = &game.record;
+    let agreed = r.terms.verify().unwrap();
+    let relay_key = agreed.terms.relay;
+    let close = r
+        .entries
+        .iter()
+        .position(|e| matches!(e.message.verify().unwrap().payload, Payload::Close { .. }))
+        .expect("a closed record");
+    let last = &r.entries[close - 1];
+    assert_ne!(last.message.verify().unwrap().author, relay_key, "a party's message closed it");
+    let at = last.receipt.open(&relay_key).unwrap().time_ms;
+    let mut relay = Relay::resume(game.cast.relay.clone(), agreed, &r.entries[..close - 1])
+        .expect("the stored entries replay");
+    relay.set_wall_ms(at + outage_ms);
+    relay.accept(&last.message.to_canonical(), at).expect("the message is accepted again");
+    MatchRecord { version: r.version, terms: r.terms.clone(), entries: relay.entries().to_vec() }
+        .to_canonical()
+}
+
+#[test]
+fn a_match_resumed_after_a_long_outage_is_logged_by_its_wall_close_time() {
+    let hour = 3_600_000;
+    let play = |seed| client::selfplay_with(client::SelfplayConfig::new(Variant::Chess, seed));
+    let (a, b) = (play(1).unwrap(), play(2).unwrap());
+    // Match A closed two hours of wall time after the outage began; match B, resumed after the
+    // same outage, closes a minute later. B's receipts (its relay time) stood still.
+    let a = resumed_after(&a, 2 * hour);
+    let b = resumed_after(&b, 2 * hour + 60_000);
+    let (a_wall, _) = close_of(&a);
+    let (b_wall, b_receipt) = close_of(&b);
+    assert!(b_wall > a_wall);
+    assert!(b_receipt + CLOSE_TIME_TOLERANCE_MS < a_wall, "B's relay time lags the calendar");
+    let dir = tempfile::tempdir().unwrap();
+    let mut ledger = Ledger::create(dir.path(), log_key()).unwrap();
+    ledger.set_clock(Box::new(move || b_wall + 1_000));
+    ledger.append(&[Submission::Match { record: a.clone(), tournament: None }]).unwrap();
+    ledger.append(&[Submission::Match { record: b.clone(), tournament: None }]).unwrap();
+    let close = |leaf| {
+        let e = LedgerEntry::from_bytes(&ledger.entry_bytes(leaf).unwrap()).unwrap();
+        e.as_match().unwrap().context.finished_at_ms
+    };
+    assert_eq!(
+        (close(0), close(1)),
+        (a_wall, b_wall),
+        "the close times are the Close's wall times"
+    );
+    // Had B's close time been its relay time (before this fix), the log would refuse it.
+    let EntryBody::Match(mut by_receipt) = entry(9, 1, 2, None, b_receipt).body else {
+        unreachable!()
+    };
+    by_receipt.match_id = [9; 32];
+    let mut h = History::new();
+    h.apply(&entry(8, 3, 4, None, a_wall), None).unwrap();
+    let stale = LedgerEntry { version: ENTRY_VERSION, body: EntryBody::Match(by_receipt) };
+    assert!(matches!(h.apply(&stale, None), Err(HistoryError::CloseTimeBackwards { .. })));
+}
+
+#[test]
+fn a_close_time_far_ahead_of_the_logs_clock_is_refused() {
+    let game = client::selfplay_with(client::SelfplayConfig::new(Variant::Chess, 3)).unwrap();
+    // A relay whose wall clock is a day ahead of the log's.
+    let day = 86_400_000;
+    let record = resumed_after(&game, day);
+    let (wall, _) = close_of(&record);
+    let dir = tempfile::tempdir().unwrap();
+    let mut ledger = Ledger::create(dir.path(), log_key()).unwrap();
+    ledger.set_clock(Box::new(move || wall - day));
+    let err = ledger
+        .append(&[Submission::Match { record: record.clone(), tournament: None }])
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            AppendError::Refused {
+                index: 0,
+                source: EntryError::CloseInFuture { close_ms, log_ms, tolerance_ms }
+            } if close_ms == wall && log_ms == wall - day && tolerance_ms == CLOSE_TIME_TOLERANCE_MS
+        ),
+        "{err}"
+    );
+    assert_eq!(ledger.checkpoint().checkpoint.size, 0, "nothing appended");
+    // Within the tolerance of the log's clock: appended.
+    ledger.set_clock(Box::new(move || wall - CLOSE_TIME_TOLERANCE_MS));
+    ledger.append(&[Submission::Match { record, tournament: None }]).unwrap();
 }

@@ -187,6 +187,7 @@ fn the_entry_vectors_are_the_documented_ones() {
                 winner: Some(Color::White),
                 reason: EndReason::Forfeit,
             }),
+            rated: true,
             context: MatchContext {
                 tournament: Some(TournamentRound { tournament: id, round: 1 }),
                 finished_at_ms: 1_700_000_120_000,

@@ -71,6 +71,7 @@ fn game(
                 winner,
                 reason: if winner.is_some() { EndReason::Checkmate } else { EndReason::Agreement },
             }),
+            rated: true,
             context: MatchContext {
                 tournament: Some(TournamentRound { tournament, round }),
                 finished_at_ms: u64::from(id),

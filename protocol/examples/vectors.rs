@@ -48,6 +48,7 @@ pub fn generate() -> Value {
         options: BTreeMap::from([("colours".into(), "drawn".into())]),
         players: [player(&alice, 0x01), player(&bob, 0x02)],
         colours: Colours::Drawn,
+        rated: true,
         relay: relay.public(),
         umpire: Some(UmpireTerms {
             key: umpire.public(),

@@ -529,7 +529,7 @@ impl Coordinator {
         let side = party.side();
         self.check_reference(body, party)?;
         match (&body.payload, party) {
-            (Payload::Timeout { .. } | Payload::Start | Payload::Close, _) => Err(never()),
+            (Payload::Timeout { .. } | Payload::Start | Payload::Close { .. }, _) => Err(never()),
             (Payload::Countersign, _) => {
                 let Some(close) = self.closed_at else {
                     return Err(not_now("the match is not closed"));
@@ -1136,7 +1136,7 @@ impl Coordinator {
                 }
             }
             Payload::Ack { .. } => {}
-            Payload::Close => {
+            Payload::Close { .. } => {
                 self.phase = Phase::Closed;
                 // `apply` records each entry's flags after applying it: this entry's position.
                 self.closed_at = Some(self.entitled.len() as u64);

@@ -204,7 +204,13 @@ pub enum Payload {
     Disclose(Vec<crate::seal::SealDisclosure>),
     /// The relay's notice that the match is complete: over, and nothing owed by anyone. Its
     /// receipt's head is the match's final head.
-    Close,
+    Close {
+        /// The relay's wall-clock time when it closed, milliseconds since the Unix epoch: the
+        /// match's close time in the ledger (docs/LEDGER.md). Receipt times are the relay's
+        /// match time, which stands still while the server is down, so they can be far behind
+        /// the calendar after an outage; this one is not.
+        wall_ms: u64,
+    },
     /// A party's countersignature of the final head: its `seen` names the `Close` entry (or a
     /// later one), whose head chains through every entry before, so this signature binds the
     /// party to the whole log as the relay closed it.
@@ -232,7 +238,7 @@ impl Payload {
             Payload::Turn { .. } => "turn",
             Payload::Start => "start",
             Payload::Disclose(_) => "disclose",
-            Payload::Close => "close",
+            Payload::Close { .. } => "close",
             Payload::Countersign => "countersign",
         }
     }

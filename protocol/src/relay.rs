@@ -348,6 +348,9 @@ pub struct Relay {
     /// Each party's share of the record and what it has used.
     budget: crate::record::RecordBudget,
     now_ms: u64,
+    /// The driver's wall clock ([`Relay::set_wall_ms`]), for the `Close` notice's `wall_ms`;
+    /// `None`: relay time is wall time (the driver never set it).
+    wall_ms: Option<u64>,
     entries: Vec<Entry>,
     events: VecDeque<RelayEvent>,
     /// Replaying stored entries ([`Relay::resume`]): the relay's own notices come from the
@@ -383,6 +386,7 @@ impl Relay {
             sent: [0; 2],
             budget,
             now_ms: 0,
+            wall_ms: None,
             entries: Vec::new(),
             events: VecDeque::new(),
             resuming: false,
@@ -465,6 +469,15 @@ impl Relay {
         self.coordinator.has_timed_out(party)
     }
 
+    /// Tells the relay the wall-clock time (ms since the Unix epoch) before a call to
+    /// [`Relay::accept`] or [`Relay::handle_timeout`]. Relay time (receipts, clocks) is the
+    /// driver's match time, which may stand still while the server is down; the `Close`
+    /// notice carries this wall time (`Close { wall_ms }`), the ledger's close time. A driver
+    /// that never sets it runs relay time as wall time, and `Close` carries relay time.
+    pub fn set_wall_ms(&mut self, wall_ms: u64) {
+        self.wall_ms = Some(wall_ms);
+    }
+
     /// The next event, if any.
     pub fn poll_event(&mut self) -> Option<RelayEvent> {
         self.events.pop_front()
@@ -498,7 +511,8 @@ impl Relay {
     fn maybe_close(&mut self) {
         if !self.resuming && self.coordinator.ready_to_close() {
             let now = self.now_ms;
-            let notice = self.write_own(Payload::Close, now);
+            let wall_ms = self.wall_ms.unwrap_or(now);
+            let notice = self.write_own(Payload::Close { wall_ms }, now);
             self.events.push_back(RelayEvent::Closed { notice });
         }
     }

@@ -196,6 +196,10 @@ pub struct MatchTerms {
     pub players: [PlayerTerms; 2],
     /// How colours are assigned.
     pub colours: Colours,
+    /// Whether the game is rated: signed by every party, so nobody can turn a casual game
+    /// into a rated one (or back) after the challenge. Only rated games count in ratings, and
+    /// even then not a game a player never moved in (docs/LEDGER.md, "How each end is rated").
+    pub rated: bool,
     /// The relay's signing key (it signs receipts and timeouts).
     pub relay: PublicKey,
     /// The umpire, for umpired games.

@@ -132,27 +132,73 @@ impl ServerFrame {
     }
 }
 
-/// The bytes a key signs to sign in to the server whose relay key is `server`.
-pub fn sign_in_bytes(server: &PublicKey, challenge: &[u8; 32]) -> Vec<u8> {
+/// The bytes a key signs to sign in to a server: the server's relay key (`server`) and the
+/// origin the client connected to (`origin`, as [`origin`] writes it), as WebAuthn binds the
+/// origin. The server refuses a sign-in that names another relay key or an origin that is not
+/// one of its public URLs, so a proxy that relays a server's challenge to a client gets a
+/// signature naming the proxy's origin, which the real server refuses.
+pub fn sign_in_bytes(server: &PublicKey, origin: &str, challenge: &[u8; 32]) -> Vec<u8> {
     Frame::new(tags::SIGN_IN)
         .append("server", &server.0)
+        .append("origin", origin.as_bytes())
         .append("challenge", challenge)
         .into_bytes()
 }
 
-/// Signs in to `server` with `challenge`.
-pub fn sign_in(identity: &Identity, server: &PublicKey, challenge: &[u8; 32]) -> Signature {
-    identity.sign(tags::SIGN_IN, &sign_in_bytes(server, challenge))
+/// Signs in to `server` (its relay key), reached at `origin`, with `challenge`.
+pub fn sign_in(
+    identity: &Identity,
+    server: &PublicKey,
+    origin: &str,
+    challenge: &[u8; 32],
+) -> Signature {
+    identity.sign(tags::SIGN_IN, &sign_in_bytes(server, origin, challenge))
 }
 
 /// Checks a sign-in signature.
 pub fn check_sign_in(
     key: &PublicKey,
     server: &PublicKey,
+    origin: &str,
     challenge: &[u8; 32],
     signature: &Signature,
 ) -> Result<(), SignatureError> {
-    key.verify(tags::SIGN_IN, &sign_in_bytes(server, challenge), signature)
+    key.verify(tags::SIGN_IN, &sign_in_bytes(server, origin, challenge), signature)
+}
+
+/// The origin of a URL, in the one form both sides compare and sign: `scheme://host[:port]`,
+/// lower case, the scheme `http` or `https`, without a path, query or fragment, and without the
+/// scheme's default port (80, 443). `None` for anything else (another scheme, no host, user
+/// information, a port that is not a number).
+pub fn origin(url: &str) -> Option<String> {
+    let url = url.trim().to_ascii_lowercase();
+    let (scheme, rest) = url.split_once("://")?;
+    let default_port = match scheme {
+        "http" => "80",
+        "https" => "443",
+        _ => return None,
+    };
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    if authority.contains('@') {
+        return None;
+    }
+    // The port is after the last ':' outside an IPv6 literal's brackets.
+    let (host, port) = match authority.rfind(':') {
+        Some(i) if !authority[i..].contains(']') => (&authority[..i], Some(&authority[i + 1..])),
+        _ => (authority, None),
+    };
+    if host.is_empty() || host == "[]" {
+        return None;
+    }
+    match port {
+        Some(p) if p.is_empty() || !p.bytes().all(|b| b.is_ascii_digit()) => None,
+        Some(p) if p.trim_start_matches('0') == default_port => Some(format!("{scheme}://{host}")),
+        Some(p) => {
+            let n: u16 = p.parse().ok()?;
+            Some(format!("{scheme}://{host}:{n}"))
+        }
+        None => Some(format!("{scheme}://{host}")),
+    }
 }
 
 #[cfg(test)]
@@ -193,17 +239,42 @@ mod tests {
     }
 
     #[test]
-    fn a_sign_in_is_bound_to_its_server_and_challenge() {
+    fn a_sign_in_is_bound_to_its_server_origin_and_challenge() {
         let me = Identity::from_seed(&[1; 32]);
         let server = Identity::from_seed(&[2; 32]).public();
         let other = Identity::from_seed(&[3; 32]).public();
-        let sig = sign_in(&me, &server, &[5; 32]);
-        assert!(check_sign_in(&me.public(), &server, &[5; 32], &sig).is_ok());
-        assert!(check_sign_in(&me.public(), &other, &[5; 32], &sig).is_err());
-        assert!(check_sign_in(&me.public(), &server, &[6; 32], &sig).is_err());
-        assert!(check_sign_in(&other, &server, &[5; 32], &sig).is_err());
+        let at = "https://play.example";
+        let sig = sign_in(&me, &server, at, &[5; 32]);
+        assert!(check_sign_in(&me.public(), &server, at, &[5; 32], &sig).is_ok());
+        assert!(check_sign_in(&me.public(), &other, at, &[5; 32], &sig).is_err());
+        assert!(
+            check_sign_in(&me.public(), &server, "https://evil.example", &[5; 32], &sig).is_err()
+        );
+        assert!(check_sign_in(&me.public(), &server, at, &[6; 32], &sig).is_err());
+        assert!(check_sign_in(&other, &server, at, &[5; 32], &sig).is_err());
         // Not a message signature either: the tag differs.
-        let bytes = sign_in_bytes(&server, &[5; 32]);
+        let bytes = sign_in_bytes(&server, at, &[5; 32]);
         assert!(me.public().verify(tags::MESSAGE, &bytes, &sig).is_err());
+    }
+
+    #[test]
+    fn origins_have_one_form() {
+        assert_eq!(
+            origin("HTTP://Play.Example:80/api/x?y#z").as_deref(),
+            Some("http://play.example")
+        );
+        assert_eq!(origin("https://play.example:443").as_deref(), Some("https://play.example"));
+        assert_eq!(
+            origin("https://play.example:8443/").as_deref(),
+            Some("https://play.example:8443")
+        );
+        assert_eq!(origin("http://127.0.0.1:8080").as_deref(), Some("http://127.0.0.1:8080"));
+        assert_eq!(origin("http://[::1]:8080/x").as_deref(), Some("http://[::1]:8080"));
+        assert_eq!(origin("http://[::1]").as_deref(), Some("http://[::1]"));
+        for bad in
+            ["ftp://x", "http://", "http://u@x", "http://x:", "http://x:99999", "x", "http://x:8a"]
+        {
+            assert_eq!(origin(bad), None, "{bad}");
+        }
     }
 }

@@ -446,7 +446,7 @@ fn a_missed_move_is_timed_out_signed_and_ends_that_sides_play() {
     assert_eq!(out, vec![(Party::Black, Expectation::Move, 1100, 1101)]);
     // The timeout ends the game with nothing owed: the relay's close follows its notice.
     let n = t.relay.entries().len();
-    assert_eq!(t.body(n - 1).payload, Payload::Close);
+    assert!(matches!(t.body(n - 1).payload, Payload::Close { .. }));
     let notice = t.body(n - 2);
     assert_eq!(notice.author, c.relay.public());
     assert_eq!(
@@ -750,7 +750,10 @@ fn the_relay_closes_a_complete_match_and_the_parties_countersign_its_final_head(
     let racing = t.write(ALICE, Channel::Public, None, action(b"d2d4"));
     t.send(BOB, Channel::Public, None, resign(Side::Black), 60).expect("black resigns");
     let n = t.relay.entries().len();
-    assert_eq!(t.body(n - 1).payload, Payload::Close, "nothing is owed: the relay closes");
+    assert!(
+        matches!(t.body(n - 1).payload, Payload::Close { .. }),
+        "nothing is owed: the relay closes"
+    );
     assert!(t.relay.coordinator().is_closed());
     let mut closed = false;
     while let Some(e) = t.relay.poll_event() {
@@ -782,7 +785,7 @@ fn the_relay_closes_a_complete_match_and_the_parties_countersign_its_final_head(
     assert!(t.submit(BOB, &sign_off, 64).is_ok());
     assert_eq!(t.relay.coordinator().countersigned().len(), 2);
     // Nobody but the relay closes.
-    let m = t.write(BOB, Channel::Public, None, Payload::Close);
+    let m = t.write(BOB, Channel::Public, None, Payload::Close { wall_ms: 0 });
     assert!(matches!(
         t.relay.accept(&m.to_canonical(), 65),
         Err(RelayError::NotEntitled(NotEntitled::Never { .. }))
@@ -804,7 +807,7 @@ fn no_close_while_something_is_owed() {
     let black = t.of(Side::Black);
     t.send(black, Channel::Public, None, resign(Side::Black), 5).expect("resigns");
     let last = t.body(t.relay.entries().len() - 1);
-    assert_ne!(last.payload, Payload::Close);
+    assert!(!matches!(last.payload, Payload::Close { .. }));
     let white = t.of(Side::White);
     for who in [white, black] {
         let (value, nonce) = common::PRIVATE_SEEDS[who];
@@ -814,7 +817,7 @@ fn no_close_while_something_is_owed() {
         };
         t.send(who, Channel::Public, None, open, 6).expect("opens");
     }
-    assert_eq!(t.body(t.relay.entries().len() - 1).payload, Payload::Close);
+    assert!(matches!(t.body(t.relay.entries().len() - 1).payload, Payload::Close { .. }));
 }
 
 #[test]

@@ -336,6 +336,9 @@ struct SignIn {
     key: String,
     challenge: String,
     signature: String,
+    /// The origin the client connected to, as it signed it (`protocol::wire::origin`).
+    #[serde(default)]
+    origin: Option<String>,
     #[serde(default)]
     name: Option<String>,
 }
@@ -368,11 +371,19 @@ async fn sign_in(
     let challenge = protocol::hex::decode_array::<32>(&req.challenge)
         .ok_or_else(|| AppError::bad("challenge: expected 64 hex digits"))?;
     let signature = parse_signature(&req.signature)?;
+    let origin = req.origin.as_deref().ok_or_else(|| {
+        AppError::bad(
+            "origin: the URL this client connected to (scheme://host[:port]), signed with the \
+             challenge: a sign-in names the server it was meant for",
+        )
+    })?;
     let name = req.name.as_deref().map(|n| check_name(&shared, n)).transpose()?;
     let now = shared.clock.now_ms();
     let token = lock(&shared.auth)
         .sign_in(
             &shared.config.relay.public(),
+            &shared.config.public_origins,
+            origin,
             &key,
             &challenge,
             &signature,

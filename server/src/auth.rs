@@ -1,6 +1,9 @@
 //! Sign-in without passwords: the server hands out a fresh 32-byte challenge, the client signs
-//! it with its key ([`protocol::wire::sign_in`], bound to the server's relay key), and gets a
-//! bearer token for its requests and sockets. An account is its key and a display name.
+//! it with its key ([`protocol::wire::sign_in`], bound to the server's relay key and to the
+//! origin the client connected to, as WebAuthn binds the origin), and gets a bearer token for
+//! its requests and sockets. The server accepts only its own public origins
+//! (`serve --public-url`), so a sign-in relayed by a proxy at another origin gets no token. An
+//! account is its key and a display name.
 //!
 //! Challenges are single-use and expire; tokens expire. Both live in memory: after a restart a
 //! client simply signs in again.
@@ -39,6 +42,20 @@ pub enum SignInError {
     /// The signature does not verify.
     #[error("the signature does not sign this challenge for this server with that key: {0}")]
     Signature(String),
+    /// The sign-in names an origin that is not one of this server's public URLs: the client
+    /// reached this server through another address (a proxy), or the operator has not set the
+    /// server's public URL (`serve --public-url`).
+    #[error(
+        "the sign-in names the origin {origin}, this server is {}: a sign-in relayed from \
+         another address is refused (behind a proxy, start the server with --public-url)",
+        accepted.join(", ")
+    )]
+    Origin {
+        /// The origin the sign-in names.
+        origin: String,
+        /// This server's origins.
+        accepted: Vec<String>,
+    },
 }
 
 /// The address a per-address limit counts by: an IPv4 address itself, an IPv6 address by its
@@ -112,10 +129,16 @@ impl Auth {
         Ok(c)
     }
 
-    /// Checks a signed challenge (using it up) and returns a token valid for `valid_ms`.
+    /// Checks a signed challenge (using it up) and returns a token valid for `valid_ms`. The
+    /// sign-in names `origin` (what the client connected to); it must be one of `origins`
+    /// (this server's public URLs, [`protocol::wire::origin`] form) and is signed with the
+    /// relay key `server`.
+    #[allow(clippy::too_many_arguments, reason = "each is one checked part of the sign-in")]
     pub fn sign_in(
         &mut self,
         server: &PublicKey,
+        origins: &[String],
+        origin: &str,
         key: &PublicKey,
         challenge: &[u8; 32],
         signature: &Signature,
@@ -126,7 +149,13 @@ impl Auth {
         if !self.forget(challenge) {
             return Err(SignInError::Challenge);
         }
-        protocol::wire::check_sign_in(key, server, challenge, signature)
+        if !origins.iter().any(|o| o == origin) {
+            return Err(SignInError::Origin {
+                origin: origin.to_owned(),
+                accepted: origins.to_vec(),
+            });
+        }
+        protocol::wire::check_sign_in(key, server, origin, challenge, signature)
             .map_err(|e| SignInError::Signature(e.to_string()))?;
         let token = protocol::keys::random_32()
             .map(|b| protocol::hex::encode(&b))
@@ -146,34 +175,66 @@ mod tests {
     use super::*;
     use protocol::Identity;
 
+    const AT: &str = "https://play.example";
+
+    fn origins() -> Vec<String> {
+        vec!["http://127.0.0.1:8080".into(), AT.into()]
+    }
+
+    #[test]
+    fn a_sign_in_naming_another_origin_is_refused() {
+        let server = Identity::from_seed(&[9; 32]).public();
+        let me = Identity::from_seed(&[1; 32]);
+        let mut a = Auth::default();
+        // A proxy at another origin relayed this server's challenge: the player's agent signed
+        // the origin it connected to, the proxy's.
+        let c = a.challenge(0, 1000, 10, None, 10).unwrap();
+        let proxy = "https://play-example.evil";
+        let sig = protocol::wire::sign_in(&me, &server, proxy, &c);
+        let err = a.sign_in(&server, &origins(), proxy, &me.public(), &c, &sig, 1, 5000);
+        assert!(
+            matches!(&err, Err(SignInError::Origin { origin, .. }) if origin == proxy),
+            "{err:?}"
+        );
+        // Nor can the proxy claim this server's origin for that signature.
+        let c = a.challenge(0, 1000, 10, None, 10).unwrap();
+        let sig = protocol::wire::sign_in(&me, &server, proxy, &c);
+        let err = a.sign_in(&server, &origins(), AT, &me.public(), &c, &sig, 1, 5000);
+        assert!(matches!(err, Err(SignInError::Signature(_))), "{err:?}");
+        // Signed for this server's origin: a token.
+        let c = a.challenge(0, 1000, 10, None, 10).unwrap();
+        let sig = protocol::wire::sign_in(&me, &server, AT, &c);
+        assert!(a.sign_in(&server, &origins(), AT, &me.public(), &c, &sig, 1, 5000).is_ok());
+    }
+
     #[test]
     fn a_challenge_signs_in_once_and_expires() {
         let server = Identity::from_seed(&[9; 32]).public();
         let me = Identity::from_seed(&[1; 32]);
         let mut a = Auth::default();
         let c = a.challenge(0, 1000, 10, None, 10).unwrap();
-        let sig = protocol::wire::sign_in(&me, &server, &c);
-        let token = a.sign_in(&server, &me.public(), &c, &sig, 10, 5000).unwrap();
+        let sig = protocol::wire::sign_in(&me, &server, AT, &c);
+        let token = a.sign_in(&server, &origins(), AT, &me.public(), &c, &sig, 10, 5000).unwrap();
         assert_eq!(a.key_of(&token, 20), Some(me.public()));
         assert_eq!(a.key_of(&token, 5010), None, "expired");
         // Used up: the same signature does not sign in twice.
         assert_eq!(
-            a.sign_in(&server, &me.public(), &c, &sig, 10, 5000),
+            a.sign_in(&server, &origins(), AT, &me.public(), &c, &sig, 10, 5000),
             Err(SignInError::Challenge)
         );
         // Expired challenge.
         let c2 = a.challenge(0, 1000, 10, None, 10).unwrap();
-        let sig2 = protocol::wire::sign_in(&me, &server, &c2);
+        let sig2 = protocol::wire::sign_in(&me, &server, AT, &c2);
         assert_eq!(
-            a.sign_in(&server, &me.public(), &c2, &sig2, 1000, 5000),
+            a.sign_in(&server, &origins(), AT, &me.public(), &c2, &sig2, 1000, 5000),
             Err(SignInError::Challenge)
         );
         // Another key's claim on my signature.
         let c3 = a.challenge(0, 1000, 10, None, 10).unwrap();
-        let sig3 = protocol::wire::sign_in(&me, &server, &c3);
+        let sig3 = protocol::wire::sign_in(&me, &server, AT, &c3);
         let other = Identity::from_seed(&[2; 32]).public();
         assert!(matches!(
-            a.sign_in(&server, &other, &c3, &sig3, 1, 5000),
+            a.sign_in(&server, &origins(), AT, &other, &c3, &sig3, 1, 5000),
             Err(SignInError::Signature(_))
         ));
     }
@@ -208,8 +269,8 @@ mod tests {
         // Another address still signs in, the pool being far from full.
         assert!(a.challenge(0, 1000, 100, Some(other), 2).is_ok());
         // A challenge used up frees its address's place.
-        let sig = protocol::wire::sign_in(&me, &server, &first);
-        a.sign_in(&server, &me.public(), &first, &sig, 1, 5000).unwrap();
+        let sig = protocol::wire::sign_in(&me, &server, AT, &first);
+        a.sign_in(&server, &origins(), AT, &me.public(), &first, &sig, 1, 5000).unwrap();
         assert!(a.challenge(1, 1000, 100, Some(greedy), 2).is_ok());
         assert!(a.challenge(1, 1000, 100, Some(greedy), 2).is_err());
         // Expired ones too.

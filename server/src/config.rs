@@ -272,6 +272,31 @@ pub struct Config {
     /// Terminate TLS with this configuration (`serve --tls-cert/--tls-key`,
     /// [`crate::conn::tls_config`]); none: plain HTTP (behind a proxy, or on loopback).
     pub tls: Option<Arc<rustls::ServerConfig>>,
+    /// The origins (`scheme://host[:port]`, [`protocol::wire::origin`] form) players reach
+    /// this server at (`serve --public-url`): a sign-in must name one of them. The listening
+    /// address's own ([`default_origins`]) are added at start.
+    pub public_origins: Vec<String>,
+}
+
+/// The origins of the listening address `addr`, which a server always accepts: `http://ADDR`,
+/// and for a loopback or unspecified address (`0.0.0.0`, `::`) the loopback names
+/// `http://127.0.0.1:PORT`, `http://localhost:PORT`, `http://[::1]:PORT`. A server reached
+/// under any other name (a host name, a reverse proxy) needs `--public-url`.
+pub fn default_origins(addr: std::net::SocketAddr) -> Vec<String> {
+    let port = addr.port();
+    let mut out = Vec::new();
+    // Both schemes: the same listener may terminate TLS itself (`--tls-cert`).
+    for scheme in ["http", "https"] {
+        out.extend(protocol::wire::origin(&format!("{scheme}://{addr}")));
+        if addr.ip().is_loopback() || addr.ip().is_unspecified() {
+            for host in ["127.0.0.1", "localhost", "[::1]"] {
+                out.extend(protocol::wire::origin(&format!("{scheme}://{host}:{port}")));
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
 }
 
 impl Config {
@@ -294,6 +319,7 @@ impl Config {
             trust_forwarded_for: false,
             ledger: None,
             tls: None,
+            public_origins: Vec::new(),
         }
     }
 }

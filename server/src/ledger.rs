@@ -90,6 +90,12 @@ impl ServerLedger {
         .map_err(|e| LedgerStartError::Task(e.to_string()))?
     }
 
+    /// Makes the server's clock the log's own clock (what a record's close time may not run
+    /// ahead of by more than the tolerance: [`Ledger::set_clock`]).
+    pub fn set_clock(&self, clock: Arc<dyn crate::clock::Clock>) {
+        lock(&self.ledger).set_clock(Box::new(move || clock.now_ms()));
+    }
+
     /// Runs `f` on the ledger in a blocking task (every call may read files; appends verify
     /// records and fsync).
     pub async fn with<T: Send + 'static>(
@@ -476,6 +482,7 @@ pub async fn proof(
             "relay": m.relay.to_string(),
             "valid": m.verdict == ledger::entry::EntryVerdict::Valid,
             "result": m.result.map(|r| r.score()),
+            "rated": m.rated,
             "tournament": m.context.tournament.map(|t| json!({
                 "id": protocol::hex::encode(&t.tournament), "round": t.round })),
             "finished_at_ms": m.context.finished_at_ms,

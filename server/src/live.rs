@@ -415,6 +415,7 @@ impl MatchTask {
             }
         }
         let now = self.relay_now();
+        self.relay.set_wall_ms(self.shared.clock.now_ms());
         self.relay.handle_timeout(now);
         self.after_relay().await?;
         if self.close_at_ms.is_some_and(|at| self.shared.clock.now_ms() >= at) {
@@ -532,6 +533,8 @@ impl MatchTask {
         let waited = u64::try_from(arrived.elapsed().as_millis()).unwrap_or(u64::MAX);
         let now = self.relay_now().saturating_sub(waited);
         let before = self.relay.entries().len();
+        // The close notice carries wall time, which an outage does not hold back.
+        self.relay.set_wall_ms(self.shared.clock.now_ms());
         let refused = match self.relay.accept(&bytes, now) {
             Ok(accepted) => {
                 metrics::counter!(crate::metrics::MESSAGES_ACCEPTED).increment(1);

@@ -569,6 +569,7 @@ pub(crate) fn write_terms(
         options: c.options.clone(),
         players,
         colours,
+        rated: c.rated,
         relay: shared.config.relay.public(),
         umpire,
         time_control: TimeControl {

@@ -93,11 +93,17 @@ impl Running {
 
 /// Starts a server on `listener` with the SQLite store under `config.data_dir`.
 pub async fn start(
-    config: Config,
+    mut config: Config,
     listener: TcpListener,
     clock: Arc<dyn Clock>,
 ) -> Result<Running, StartError> {
     let relay = config.relay.public();
+    // Sign-ins name the origin they were made at: the operator's public URLs, and always the
+    // listening address's own (its loopback agents, the umpire service and the house bot).
+    let listening = listener.local_addr().map_err(StartError::Listener)?;
+    config.public_origins.extend(crate::config::default_origins(listening));
+    config.public_origins.sort();
+    config.public_origins.dedup();
     if config.default_umpire == Some(relay) {
         return Err(StartError::SharedKey("umpire"));
     }
@@ -110,7 +116,11 @@ pub async fn start(
     }
     let store: Arc<dyn Store> = Arc::new(SqliteStore::open(&config.data_dir).await?);
     let ledger = match &config.ledger {
-        Some(l) => Some(Arc::new(crate::ledger::ServerLedger::open(l).await?)),
+        Some(l) => {
+            let ledger = crate::ledger::ServerLedger::open(l).await?;
+            ledger.set_clock(clock.clone());
+            Some(Arc::new(ledger))
+        }
         None => None,
     };
     let ledger_settings = config.ledger.clone();

@@ -96,7 +96,7 @@ async fn a_finished_match_is_served_in_the_log_and_its_inclusion_verifies() {
     let alice = net.agent("alice", bot(20), Accept::Nothing).await;
     alice
         .challenge(json!({
-            "variant": "chess", "clock_limit": 600, "clock_increment": 0,
+            "variant": "chess", "clock_limit": 600, "clock_increment": 0, "rated": true,
             "opponent": bob.session().key.to_string(),
         }))
         .await
@@ -170,10 +170,12 @@ async fn a_finished_match_is_served_in_the_log_and_its_inclusion_verifies() {
     })
     .await;
     assert!(head.contains("immutable"), "records are immutable: {head}");
-    // Ratings from the log: both players, one game each (if the game had a result).
+    // Ratings from the log: both players, one game each (if the game is rated: a rated
+    // challenge, a result, and both players moved).
     let ratings = net.get_json("/api/ratings/chess").await;
     let list = ratings["ratings"].as_array().expect("a list");
-    if verifier::verify_match(&record).result.is_some() {
+    assert_eq!(proof["entry"]["rated"], json!(entry.as_match().expect("a match").rated));
+    if entry.as_match().expect("a match").rated {
         assert_eq!(list.len(), 2, "{ratings}");
         for r in list {
             assert_eq!(r["games"], json!(1));

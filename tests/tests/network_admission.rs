@@ -87,7 +87,8 @@ async fn token_of(net: &Net, who: &Identity) -> String {
     let c: Value = serde_json::from_str(&body).unwrap();
     let challenge: [u8; 32] =
         protocol::hex::decode_array(c["challenge"].as_str().unwrap()).expect("challenge");
-    let sig = protocol::wire::sign_in(who, &relay, &challenge);
+    let origin = protocol::wire::origin(&net.base).expect("origin");
+    let sig = protocol::wire::sign_in(who, &relay, &origin, &challenge);
     let (status, body) = net
         .post_raw(
             "/api/auth/login",
@@ -95,6 +96,7 @@ async fn token_of(net: &Net, who: &Identity) -> String {
                 "key": who.public().to_string(),
                 "challenge": protocol::hex::encode(&challenge),
                 "signature": client::net::signature_hex(&sig),
+                "origin": origin,
             }),
         )
         .await;

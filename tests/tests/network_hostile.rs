@@ -168,11 +168,13 @@ async fn hostile_clients_are_refused_and_honest_matches_go_on() {
     let (_, c) = net.post_raw("/api/auth/challenge", &json!({})).await;
     let c: serde_json::Value = serde_json::from_str(&c).expect("json");
     let relay: protocol::PublicKey = c["server"].as_str().expect("server").parse().expect("key");
-    let signature = protocol::wire::sign_in(&identity("eve"), &relay, &[0; 32]);
+    let origin = protocol::wire::origin(&net.base).expect("origin");
+    let signature = protocol::wire::sign_in(&identity("eve"), &relay, &origin, &[0; 32]);
     let login = json!({
         "key": identity("eve").public().to_string(),
         "challenge": c["challenge"],
         "signature": client::net::signature_hex(&signature),
+        "origin": origin,
     });
     let (status, body) = net.post_raw("/api/auth/login", &login).await;
     assert_eq!(status, 401, "{body}");

@@ -24,6 +24,7 @@ async fn hub_agent(net: &Net, name: &str) -> (Agent, Arc<Hub>) {
     let dir = net.dir.join(name);
     let hub = Hub::new(dir.clone());
     let agent = Agent::connect(AgentConfig {
+        server_key: None,
         server: net.base.clone(),
         identity: identity(name),
         name: Some(name.into()),

@@ -11,7 +11,7 @@
 //!   the relay will not start, and a record carrying such terms is `BadTerms`, nobody's
 //!   gameplay;
 //! - the agent refuses terms that differ from the challenge it made or accepted (colours,
-//!   umpire, clock, options, opponent, variant), terms whose caps are out of range, and an
+//!   umpire, clock, options, opponent, variant, rated), terms whose caps are out of range, and an
 //!   umpire its player does not trust, both at the terms and before it accepts a challenge.
 
 mod network;
@@ -79,6 +79,7 @@ fn server_terms(c: &Cast, variant: Variant) -> MatchTerms {
         options: BTreeMap::new(),
         players: [player(&c.alice, 1), player(&c.bob, 2)],
         colours: Colours::FirstIsWhite,
+        rated: false,
         relay: c.relay.public(),
         umpire: (variant.mode() == Mode::Umpire).then(|| umpire_terms(&c.umpire)),
         time_control: TimeControl {
@@ -438,6 +439,24 @@ fn the_agent_refuses_terms_that_are_not_its_challenges() {
     assert!(bob_checks(&c, &good, &challenge(&c, k, "black")).unwrap_err().contains("colours"));
     assert_eq!(bob_checks(&c, &drawn, &challenge(&c, k, "random")), Ok(()));
     assert!(bob_checks(&c, &good, &challenge(&c, k, "random")).unwrap_err().contains("colours"));
+    // Rated or casual (issue 13 point 5): part of the signed terms, so flipping it gives
+    // another match id, and the agent refuses terms that say other than its challenge.
+    let rated = MatchTerms { rated: true, ..good.clone() };
+    assert_ne!(
+        protocol::terms::match_id(&rated.to_canonical()),
+        protocol::terms::match_id(&good.to_canonical())
+    );
+    let e = bob_checks(&c, &rated, &white).unwrap_err();
+    assert!(e.contains("say rated") && e.contains("casual"), "{e}");
+    let mut rated_challenge = white.clone();
+    rated_challenge["rated"] = json!(true);
+    assert_eq!(bob_checks(&c, &rated, &rated_challenge), Ok(()));
+    let e = bob_checks(&c, &good, &rated_challenge).unwrap_err();
+    assert!(e.contains("say casual") && e.contains("rated"), "{e}");
+    let mut silent = white.clone();
+    silent.as_object_mut().expect("an object").remove("rated");
+    let e = bob_checks(&c, &good, &silent).unwrap_err();
+    assert!(e.contains("neither rated nor casual"), "{e}");
     // The clock, to the millisecond (600 s is 600,000 ms, not 600,999).
     for tc in [
         TimeControl { initial_ms: 600_999, ..good.time_control },

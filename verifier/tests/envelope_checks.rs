@@ -932,7 +932,7 @@ fn a_relay_closing_an_unfinished_match_is_named() {
         seq: last_relay_seq + 1,
         seen: Some(seen),
         re: None,
-        payload: Payload::Close,
+        payload: Payload::Close { wall_ms: 0 },
     };
     all.push(SignedMessage::sign(&body, &relay));
     let f = only_fault(
@@ -948,7 +948,7 @@ fn a_relay_closing_an_unfinished_match_is_named() {
     let closes = r
         .entries
         .iter()
-        .filter(|e| e.message.verify().is_ok_and(|b| b.payload == Payload::Close))
+        .filter(|e| e.message.verify().is_ok_and(|b| matches!(b.payload, Payload::Close { .. })))
         .count();
     assert_eq!(closes, 1);
     assert!(envelope::check(&h.bytes()).is_ok());

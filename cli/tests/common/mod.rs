@@ -43,6 +43,7 @@ pub async fn up(port: u16) {
 /// moves, its files under `dir/name`.
 pub async fn agent(base: &str, dir: &Path, name: &str, seed: u64, accept: Accept) -> Agent {
     let a = Agent::connect(AgentConfig {
+        server_key: None,
         server: base.to_owned(),
         identity: Identity::from_seed(&client::selfplay::derive(seed, name)),
         name: Some(name.into()),

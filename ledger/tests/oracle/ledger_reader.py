@@ -403,6 +403,7 @@ def _dec_body(d):
         e["relay"] = d.bytes32()
         e["verdict"] = _dec_verdict(d)
         e["result"] = d.option(lambda: _dec_result(d))
+        e["rated"] = d.boolean()
         tr = d.option(lambda: {"tournament": d.bytes32(), "round": d.u32()})
         e["context"] = {"tournament": tr, "finished_at_ms": d.u64()}
         e["verifier_version"] = d.string()
@@ -423,7 +424,7 @@ def _dec_body(d):
 def encode_entry(e):
     w = Enc()
     w.raw(ENTRY_PREFIX)
-    w.u8(1)
+    w.u8(2)
     w.enum(ENUMS["EntryBody"], e["kind"])
     k = e["kind"]
     if k == "Match":
@@ -450,6 +451,7 @@ def encode_entry(e):
             w.option(r["winner"], lambda c: w.enum(ENUMS["Color"], c))
             w.enum(ENUMS["EndReason"], r["reason"])
         w.option(e["result"], result)
+        w.boolean(e["rated"])
 
         def tround(t):
             w.raw(t["tournament"])
@@ -492,8 +494,8 @@ def decode_entry(data):
         raise DecodeError("entry does not start with %r" % ENTRY_PREFIX)
     d = Dec(data[len(ENTRY_PREFIX):])
     version = d.u8()
-    if version != 1:
-        raise DecodeError("entry version %d, not 1" % version)
+    if version != 2:
+        raise DecodeError("entry version %d, not 2" % version)
     body = _dec_body(d)
     d.end()
     if encode_entry(body) != data:
@@ -993,7 +995,7 @@ def glicko_update(me, opp, s):
 
 
 def is_rated(entry):
-    return (entry["result"] is not None and entry["colours_known"]
+    return (entry["rated"] and entry["result"] is not None
             and entry["variant"] in VARIANTS and entry["white"] != entry["black"])
 
 

@@ -180,8 +180,8 @@ def main(argv):
           "variant": "kriegspiel", "published_at_ms": 1700000000000})
     t.eq("tournament-leaf", lr.leaf_hash(te), hexblock(B["tournament-leaf"]))
     t.raises("tournament-entry: trailing byte", lambda: lr.decode_entry(te + b"\0"))
-    t.raises("tournament-entry: version 2",
-             lambda: lr.decode_entry(te[:25] + b"\x02" + te[26:]))
+    t.raises("tournament-entry: version 1",
+             lambda: lr.decode_entry(te[:25] + b"\x01" + te[26:]))
     t.raises("tournament-entry: body index 4", lambda: lr.decode_entry(te[:26] + b"\x04" + te[27:]))
     t.raises("tournament-entry: without the prefix", lambda: lr.decode_entry(te[1:]))
 
@@ -195,14 +195,14 @@ def main(argv):
 
     # The match entry.
     me = hexblock(B["match-entry"])
-    t.eq("match-entry: 340 bytes", len(me), 340)
+    t.eq("match-entry: 341 bytes", len(me), 341)
     mbody = {"kind": "Match", "match_id": b"\xa1" * 32, "record_sha256": b"\xb2" * 32,
              "variant": "kriegspiel", "ruleset": "kriegspiel/1899-icc", "white": b"\x11" * 32,
              "black": b"\x22" * 32, "colours_known": True, "umpire": b"\x55" * 32,
              "relay": b"\x66" * 32,
              "verdict": {"kind": "Faults", "faults": [{"kind": "MissingReveal", "role": "Black",
                                                        "culprit": b"\x22" * 32}], "total": 1},
-             "result": {"winner": "White", "reason": "Forfeit"},
+             "result": {"winner": "White", "reason": "Forfeit"}, "rated": True,
              "context": {"tournament": {"tournament": tid, "round": 1},
                          "finished_at_ms": 1700000120000},
              "verifier_version": "0.1.0"}
@@ -214,9 +214,17 @@ def main(argv):
     at = 25 + 1 + 1 + 32 + 32 + 11 + 20 + 32 + 32
     t.eq("match-entry: colours_known offset", me[at], 1)
     t.raises("match-entry: bool 02", lambda: lr.decode_entry(me[:at] + b"\x02" + me[at + 1:]))
+    # rated is the byte after the result (Some, winner Some White, reason Forfeit): a casual
+    # entry decodes with rated false and is not rated (S9).
+    rat = len(me) - (1 + 1 + 32 + 1 + 6 + 6)
+    t.eq("match-entry: rated offset", me[rat - 4:rat + 1], b"\x01\x01\x00\x0b\x01")
+    casual = lr.decode_entry(me[:rat] + b"\x00" + me[rat + 1:])
+    t.eq("match-entry: casual decodes", casual["rated"], False)
+    t.true("match-entry: a rated forfeit is rated", lr.is_rated(mbody))
+    t.true("match-entry: a casual one is not", not lr.is_rated(casual))
 
     # The no-show entry (in "Entries", prose notation).
-    m = re.search(r'"fogproof/v1/ledger-entry\\n" (01 03 aa×32 .*?)\n', text)
+    m = re.search(r'"fogproof/v1/ledger-entry\\n" (02 03 aa×32 .*?)\n', text)
     raw = bytearray(lr.ENTRY_PREFIX)
     for tok in m.group(1).split():
         if "×" in tok:
@@ -282,13 +290,17 @@ def main(argv):
     A, Bk, C = b"\x0a" * 32, b"\x0b" * 32, b"\x0c" * 32
 
     def game(w, b, winner):
-        return {"result": {"winner": winner, "reason": "Checkmate"}, "colours_known": True,
+        return {"result": {"winner": winner, "reason": "Checkmate"}, "rated": True,
                 "variant": "chess", "white": w, "black": b}
     for math_kind in ("libm", "platform"):
         lr.MATH = math_kind
         table = lr.rate_games([game(A, Bk, "White")])
         states = {"A1": table[("chess", A)], "B1": table[("chess", Bk)]}
         lr.rate_games([game(C, A, None)], table)
+        # A casual game between the same players changes nothing (S9).
+        before = dict(table)
+        lr.rate_games([dict(game(A, C, "White"), rated=False)], table)
+        t.eq("rating: a casual game is not rated (%s)" % math_kind, table, before)
         states["A2"], states["C2"] = table[("chess", A)], table[("chess", C)]
         lines = B["rating-vector"].splitlines()[1:]
         for i in range(0, len(lines), 2):

@@ -601,7 +601,7 @@ impl Player {
         let is_umpire = self.terms.terms.umpire.as_ref().is_some_and(|u| u.key == body.author);
         match &body.payload {
             // The relay closed the log: countersign its final head (our `seen` is the close).
-            Payload::Close if body.author == self.terms.terms.relay => {
+            Payload::Close { .. } if body.author == self.terms.terms.relay => {
                 self.out.send_public(None, Payload::Countersign);
             }
             Payload::Timeout { party, expectation, .. } => match (party.side(), expectation) {

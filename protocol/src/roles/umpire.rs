@@ -367,7 +367,7 @@ impl Participant for Umpire {
             });
         };
         self.coordinator.apply(&body, hash, admission, receipt.time_ms);
-        if body.payload == Payload::Close && body.author == self.terms.terms.relay {
+        if matches!(body.payload, Payload::Close { .. }) && body.author == self.terms.terms.relay {
             // The relay closed the log: countersign its final head (our `seen` is the close).
             self.out.send_public(None, Payload::Countersign);
             return Ok(());

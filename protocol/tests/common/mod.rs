@@ -57,6 +57,7 @@ pub fn terms(cast: &Cast, colours: Colours, umpired: bool, nonce_byte: u8) -> Ma
         options,
         players: [player(&cast.alice, nonce_byte), player(&cast.bob, nonce_byte.wrapping_add(1))],
         colours,
+        rated: true,
         relay: cast.relay.public(),
         umpire: umpired.then(|| UmpireTerms {
             key: cast.umpire.public(),

@@ -16,7 +16,13 @@ pub struct Net {
     pub umpire: Agent,
     /// The umpire's way to the server.
     pub umpire_proxy: Proxy,
+    /// Listeners bound before the server started, whose origins it accepts for sign-ins
+    /// (`Config::public_origins`): [`Net::agent_behind_proxy`] runs a proxy on one.
+    spare_proxies: std::sync::Mutex<Vec<tokio::net::TcpListener>>,
 }
+
+/// How many agents of one test may sit behind proxies of their own.
+const SPARE_PROXIES: usize = 4;
 
 /// A TCP proxy in front of the server for one party: cut its connections, or block it.
 #[derive(Clone)]
@@ -28,6 +34,11 @@ pub struct Proxy {
 impl Proxy {
     pub async fn start(target: std::net::SocketAddr) -> Proxy {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        Proxy::run(listener, target)
+    }
+
+    /// A proxy on a listener bound before (so a server could be told its origin first).
+    pub fn run(listener: tokio::net::TcpListener, target: std::net::SocketAddr) -> Proxy {
         let base = format!("http://{}", listener.local_addr().expect("addr"));
         let state: Arc<std::sync::Mutex<(bool, Vec<tokio::task::AbortHandle>)>> = Arc::default();
         let s = state.clone();
@@ -94,6 +105,15 @@ impl Net {
         let umpire_id = identity("umpire");
         let mut config = server::Config::new(dir.join("server"), relay.clone());
         config.default_umpire = Some(umpire_id.public());
+        // The proxies the parties reach the server through are the operator's own (as a
+        // reverse proxy): the server accepts sign-ins at their origins.
+        let mut proxies = Vec::new();
+        for _ in 0..=SPARE_PROXIES {
+            let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+            let at = format!("http://{}", l.local_addr().expect("addr"));
+            config.public_origins.push(protocol::wire::origin(&at).expect("an origin"));
+            proxies.push(l);
+        }
         edit(&mut config);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let running =
@@ -101,8 +121,9 @@ impl Net {
                 .await
                 .expect("server starts");
         let base = format!("http://{}", running.addr);
-        let umpire_proxy = Proxy::start(running.addr).await;
+        let umpire_proxy = Proxy::run(proxies.pop().expect("bound"), running.addr);
         let umpire = Agent::connect(AgentConfig {
+            server_key: None,
             server: umpire_proxy.base.clone(),
             identity: umpire_id,
             name: Some("umpire".into()),
@@ -116,7 +137,8 @@ impl Net {
         .expect("umpire signs in");
         let u = umpire.clone();
         tokio::spawn(async move { u.run().await });
-        Net { dir, server: Some(running), base, umpire, umpire_proxy }
+        let spare_proxies = std::sync::Mutex::new(proxies);
+        Net { dir, server: Some(running), base, umpire, umpire_proxy, spare_proxies }
     }
 
     pub async fn agent(
@@ -135,7 +157,8 @@ impl Net {
         decider: client::agent::DeciderFactory,
         accept: Accept,
     ) -> (Agent, Proxy) {
-        let proxy = Proxy::start(self.server.as_ref().expect("running").addr).await;
+        let listener = self.spare_proxies.lock().unwrap().pop().expect("a spare proxy listener");
+        let proxy = Proxy::run(listener, self.server.as_ref().expect("running").addr);
         let a = self.agent_via(&proxy.base.clone(), name, decider, accept).await;
         (a, proxy)
     }
@@ -148,6 +171,7 @@ impl Net {
         accept: Accept,
     ) -> Agent {
         let a = Agent::connect(AgentConfig {
+            server_key: None,
             server: server.to_owned(),
             identity: identity(name),
             name: Some(name.into()),

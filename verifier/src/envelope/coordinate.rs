@@ -313,8 +313,8 @@ fn relay_notice(coordinator: &Coordinator, e: &Auth, first: bool) -> Result<(), 
                 }
             }
         }
-        (Payload::Close, false) if coordinator.ready_to_close() => Ok(()),
-        (Payload::Close, false) => Err((
+        (Payload::Close { .. }, false) if coordinator.ready_to_close() => Ok(()),
+        (Payload::Close { .. }, false) => Err((
             format!(
                 "close notice in entry {} while {}",
                 e.index,

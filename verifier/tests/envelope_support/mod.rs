@@ -79,6 +79,7 @@ impl Harness {
             options: BTreeMap::new(),
             players: [player(&p0, nonce), player(&p1, nonce.wrapping_add(1))],
             colours: Colours::Drawn,
+            rated: true,
             relay: relay_id.public(),
             umpire: umpired.then(|| UmpireTerms {
                 key: umpire.public(),

@@ -86,6 +86,7 @@ function lobbyPage(): void {
 <label>Minutes <input id="minutes" type="number" min="1" max="180" step="0.5" value="10" size="4"></label>
 <label>Increment (s) <input id="increment" type="number" min="0" max="180" step="1" value="5" size="4"></label>
 <label>Colour <select id="color"><option value="random">random</option><option value="white">white</option><option value="black">black</option></select></label>
+<label><input id="rated" type="checkbox"> Rated</label>
 </div>
 <div class="row">
 <button id="vs-bot" class="primary" type="button">Play the house bot</button>
@@ -108,6 +109,7 @@ function lobbyPage(): void {
     clock_limit: Math.round(Number(($('#minutes') as HTMLInputElement).value) * 60),
     clock_increment: Number(($('#increment') as HTMLInputElement).value),
     color: ($('#color') as HTMLSelectElement).value,
+    rated: ($('#rated') as HTMLInputElement).checked,
   });
   const send = async (target: string) => {
     const why = timeControlProblem(($('#minutes') as HTMLInputElement).value, ($('#increment') as HTMLInputElement).value);
@@ -149,7 +151,7 @@ function lobbyPage(): void {
             ? `<button data-act="cancel" data-id="${esc(c.id)}">Cancel</button>`
             : `<button data-act="accept" data-id="${esc(c.id)}" class="primary">Accept</button> <button data-act="decline" data-id="${esc(c.id)}">Decline</button>`;
           const umpire = c.umpire ? `umpire ${shortKey(c.umpire)}` : 'no umpire';
-          return `<tr><td>${esc(variantName(c.variant?.id ?? c.variant?.key ?? ''))}</td><td>${esc(c.timeControl?.show ?? '')}</td><td>${esc(who)}</td><td class="mono muted">${esc(umpire)}</td><td>${buttons}</td></tr>`;
+          return `<tr><td>${esc(variantName(c.variant?.id ?? c.variant?.key ?? ''))}</td><td>${esc(c.timeControl?.show ?? '')}</td><td>${c.rated ? 'rated' : 'casual'}</td><td>${esc(who)}</td><td class="mono muted">${esc(umpire)}</td><td>${buttons}</td></tr>`;
         }).join('')
       : '<tr><td class="muted">None.</td></tr>';
   };
@@ -201,7 +203,7 @@ function lobbyPage(): void {
       const l = await getJson('/api/lobby');
       const seeks = (l.seeks ?? []) as any[];
       $('#seeks').innerHTML = seeks.length
-        ? seeks.map((s) => `<tr><td>${esc(variantName(s.variant?.key ?? s.variant ?? ''))}</td><td>${esc(s.timeControl?.show ?? '')}</td><td class="mono">${esc(shortKey(s.challenger?.id))}</td><td class="mono muted">${esc(s.umpire ? 'umpire ' + shortKey(s.umpire) : 'no umpire')}</td><td>${s.challenger?.id === account?.id ? '<span class="muted">yours</span>' : `<button data-seek="${esc(s.id)}">Accept</button>`}</td></tr>`).join('')
+        ? seeks.map((s) => `<tr><td>${esc(variantName(s.variant?.key ?? s.variant ?? ''))}</td><td>${esc(s.timeControl?.show ?? '')}</td><td>${s.rated ? 'rated' : 'casual'}</td><td class="mono">${esc(shortKey(s.challenger?.id))}</td><td class="mono muted">${esc(s.umpire ? 'umpire ' + shortKey(s.umpire) : 'no umpire')}</td><td>${s.challenger?.id === account?.id ? '<span class="muted">yours</span>' : `<button data-seek="${esc(s.id)}">Accept</button>`}</td></tr>`).join('')
         : '<tr><td class="muted">None.</td></tr>';
       const live = (l.live ?? []) as any[];
       $('#live').innerHTML = live.length
