@@ -116,6 +116,11 @@ pub struct AgentArgs {
     /// (repeatable; `fogproof bot` only).
     #[arg(long)]
     tournament: Vec<String>,
+    /// A delivery witness (`http://host:port` of `fogproof witness serve --relay`): a message
+    /// with no receipt within 2 s is offered to it, and its notice kept beside the journals
+    /// (docs/PROTOCOL.md, delivery notices).
+    #[arg(long, value_name = "URL")]
+    delivery_witness: Option<String>,
 }
 
 /// The directory of an agent's journals and records: `--dir`, or `<key stem>.fogproof` beside
@@ -383,6 +388,9 @@ pub fn agent(args: AgentArgs, umpire: bool) -> Result<()> {
     let config = agent_config(args.server, identity, dir, args.name, umpire);
     runtime()?.block_on(async {
         let agent = Agent::connect(config).await.context("signing in")?;
+        if let Some(url) = &args.delivery_witness {
+            agent.use_delivery_witness(url);
+        }
         for t in &args.tournament {
             agent.join_tournament(t).await.with_context(|| format!("joining tournament {t}"))?;
         }
