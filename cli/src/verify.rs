@@ -59,11 +59,8 @@ impl Notices {
                 .map_err(|e| format!("{}: not a delivery notice: {e}", f.display()))?;
             files.push((f.clone(), d));
         }
-        let keys = args
-            .witness_key
-            .iter()
-            .map(|k| parse_witness_key(k))
-            .collect::<Result<Vec<_>, _>>()?;
+        let keys =
+            args.witness_key.iter().map(|k| parse_witness_key(k)).collect::<Result<Vec<_>, _>>()?;
         if !files.is_empty() && keys.is_empty() {
             return Err("--notice needs --witness-key: the witnesses whose notices count".into());
         }
@@ -109,7 +106,11 @@ fn report(path: &Path, notices: &Notices) -> Report {
     }
     let description = verifier::envelope::describe(&bytes);
     if notices.files.is_empty() {
-        return Report::Verified { description, verdict: verifier::verify(&bytes), notices: vec![] };
+        return Report::Verified {
+            description,
+            verdict: verifier::verify(&bytes),
+            notices: vec![],
+        };
     }
     let given: Vec<_> = notices.files.iter().map(|(_, d)| d.clone()).collect();
     let judged = verifier::verify_with_notices(&bytes, &given, &notices.keys);

@@ -8,8 +8,8 @@ use ledger::note::{KeyKind, SignerKey, VerifierKey};
 use ledger::witness::Witness;
 use std::io::{Read, Write};
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 /// The witness's subcommands.
 #[derive(Subcommand)]
@@ -153,8 +153,8 @@ pub fn run(command: WitnessCommand, out: &mut impl Write) -> Result<ExitCode> {
                     router.into_make_service_with_connect_info::<std::net::SocketAddr>(),
                 )
                 .with_graceful_shutdown(crate::net::stop_signal())
-                    .await
-                    .context("serving")?;
+                .await
+                .context("serving")?;
                 anyhow::Ok(())
             })?;
         }

@@ -233,7 +233,9 @@ impl Seat {
                             o.file.display()
                         ),
                     },
-                    Err(why) => format!("a late message could not be offered to the delivery witness: {why}"),
+                    Err(why) => format!(
+                        "a late message could not be offered to the delivery witness: {why}"
+                    ),
                 };
                 tracing::warn!("{said}");
                 if let Some(tx) = &events {

@@ -191,14 +191,12 @@ pub enum NoticeError {
 
 /// What a witness checks before it signs (and forwards): the terms verify, the message verifies
 /// for their match, and its author is a player or the umpire. Returns both.
-pub fn check_request(
-    request: &DeliveryRequest,
-) -> Result<(AgreedTerms, MessageBody), NoticeError> {
+pub fn check_request(request: &DeliveryRequest) -> Result<(AgreedTerms, MessageBody), NoticeError> {
     let terms = request.terms.verify()?;
     let body = request.message.verify_for(&terms.match_id)?;
     let t = &terms.terms;
-    let party = t.player(&body.author).is_some()
-        || t.umpire.as_ref().is_some_and(|u| u.key == body.author);
+    let party =
+        t.player(&body.author).is_some() || t.umpire.as_ref().is_some_and(|u| u.key == body.author);
     if !party {
         return Err(NoticeError::NotAParty(body.author));
     }
@@ -322,10 +320,7 @@ mod tests {
         let mut n = DeliveryNotice::from_canonical(&forged.notice.notice).expect("notice");
         n.witness = witness.public();
         forged.notice.notice = n.to_canonical();
-        assert!(matches!(
-            forged.check(&[witness.public()], &m),
-            Err(NoticeError::Signature(_))
-        ));
+        assert!(matches!(forged.check(&[witness.public()], &m), Err(NoticeError::Signature(_))));
         // Another match.
         assert!(matches!(
             d.check(&[witness.public()], &MatchId([8; 32])),
@@ -341,9 +336,6 @@ mod tests {
         // A notice under another tag's signature (a message signature) does not verify.
         let mut retagged = d;
         retagged.notice.signature = witness.sign(tags::MESSAGE, &retagged.notice.notice);
-        assert!(matches!(
-            retagged.check(&[witness.public()], &m),
-            Err(NoticeError::Signature(_))
-        ));
+        assert!(matches!(retagged.check(&[witness.public()], &m), Err(NoticeError::Signature(_))));
     }
 }

@@ -30,9 +30,7 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use protocol::codec::{Canonical, VERSION};
-use protocol::delivery::{
-    Delivered, DeliveryAnswer, DeliveryRequest, RelayAnswer, check_request,
-};
+use protocol::delivery::{Delivered, DeliveryAnswer, DeliveryRequest, RelayAnswer, check_request};
 use protocol::message::SignedMessage;
 use protocol::relay::Entry;
 use protocol::{Identity, PublicKey};
@@ -169,16 +167,12 @@ impl DeliveryWitness {
             .map_err(|e| (StatusCode::BAD_REQUEST, e.to_string()))?;
         let (terms, _) =
             check_request(&request).map_err(|e| (StatusCode::FORBIDDEN, e.to_string()))?;
-        let relay = self
-            .relays
-            .iter()
-            .find(|r| r.key == terms.terms.relay)
-            .ok_or_else(|| {
-                (
-                    StatusCode::NOT_FOUND,
-                    format!("this witness does not deliver to relay {}", terms.terms.relay),
-                )
-            })?;
+        let relay = self.relays.iter().find(|r| r.key == terms.terms.relay).ok_or_else(|| {
+            (
+                StatusCode::NOT_FOUND,
+                format!("this witness does not deliver to relay {}", terms.terms.relay),
+            )
+        })?;
         let _permit = self.in_flight.try_acquire().map_err(|_| {
             (
                 StatusCode::SERVICE_UNAVAILABLE,
@@ -187,8 +181,12 @@ impl DeliveryWitness {
         })?;
         // The notice is signed before the forwarding: it states when the witness was offered
         // the message, whatever the relay then does.
-        let delivered =
-            Delivered::notarize(&self.identity, terms.match_id, request.message.clone(), (self.clock)());
+        let delivered = Delivered::notarize(
+            &self.identity,
+            terms.match_id,
+            request.message.clone(),
+            (self.clock)(),
+        );
         let answer = self.forward(relay, &terms.match_id, &request.message).await;
         let answer = match answer {
             RelayAnswer::Receipted(e)

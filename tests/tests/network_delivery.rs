@@ -77,7 +77,8 @@ async fn upstream(
             Ok(n) => buf.extend_from_slice(&chunk[..n]),
         }
     };
-    let websocket = String::from_utf8_lossy(&buf[..head_end]).to_lowercase().contains("upgrade: websocket");
+    let websocket =
+        String::from_utf8_lossy(&buf[..head_end]).to_lowercase().contains("upgrade: websocket");
     if to.write_all(&buf[..head_end]).await.is_err() {
         return;
     }
@@ -235,7 +236,11 @@ async fn a_relay_that_drops_whites_messages_is_named_and_white_never_loses() {
     assert!(!kept.is_empty(), "White's agent kept its notices");
     let judged = verifier::verify_with_notices(&record, &kept, &[witness_key]);
     let faults = judged.verdict.faults();
-    assert_eq!(faults.first().map(|f| (f.kind, f.role)), Some((FaultKind::DroppedMessage, Role::Relay)), "{judged:#?}");
+    assert_eq!(
+        faults.first().map(|f| (f.kind, f.role)),
+        Some((FaultKind::DroppedMessage, Role::Relay)),
+        "{judged:#?}"
+    );
     assert_eq!(faults[0].culprit, Some(identity("relay").public()));
     assert!(faults.iter().all(|f| f.culprit != Some(alice_key)), "{judged:#?}");
     assert_eq!(judged.verdict.sanctioned_result(), None, "void");

@@ -125,11 +125,10 @@ pub fn verify_with_notices(
                 Err(why) => note(&mut findings[*i], why),
             }
         }
-        let answered = !state
-            .coordinator
-            .deadlines()
-            .iter()
-            .any(|d| d.party == timed_out && d.expectation == expectation && d.due_ms <= deadline);
+        let answered =
+            !state.coordinator.deadlines().iter().any(|d| {
+                d.party == timed_out && d.expectation == expectation && d.due_ms <= deadline
+            });
         if !answered {
             for &i in &used {
                 note(
@@ -239,7 +238,8 @@ impl Replay {
     fn push(&mut self, e: &Auth, void: bool) {
         let t = e.receipt.time_ms;
         let _ = self.budget.charge(&e.body.author, e.len);
-        if e.body.author != self.terms.terms.relay && self.terms.terms.player(&e.body.author).is_some()
+        if e.body.author != self.terms.terms.relay
+            && self.terms.terms.player(&e.body.author).is_some()
         {
             *self.sent.entry(e.body.author).or_default() += 1;
         }
@@ -263,12 +263,7 @@ impl Replay {
     }
 
     /// Takes a noticed message as the relay should have, at the deadline; why not otherwise.
-    fn take(
-        &mut self,
-        body: &MessageBody,
-        d: &Delivered,
-        deadline: u64,
-    ) -> Result<(), String> {
+    fn take(&mut self, body: &MessageBody, d: &Delivered, deadline: u64) -> Result<(), String> {
         let colours = self.colours();
         let terms = self.terms.clone();
         self.sequence

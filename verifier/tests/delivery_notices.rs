@@ -78,7 +78,9 @@ fn assert_white_loses(verdict: &Verdict) {
 }
 
 fn assert_relay_dropped(played: &Selfplay, verdict: &Verdict) {
-    let Verdict::Faults(faults) = verdict else { panic!("expected the relay's fault: {verdict:#?}") };
+    let Verdict::Faults(faults) = verdict else {
+        panic!("expected the relay's fault: {verdict:#?}")
+    };
     let first = &faults[0];
     assert_eq!((first.kind, first.role), (FaultKind::DroppedMessage, Role::Relay), "{first:#?}");
     assert_eq!(first.culprit, Some(played.cast.relay.public()));
@@ -105,8 +107,7 @@ fn a_dropped_move_offered_in_time_names_the_relay_not_white() {
 
 #[test]
 fn a_dropped_reveal_offered_in_time_names_the_relay_not_white() {
-    let (played, dropped) =
-        dropping_white(4, |p| matches!(p, Payload::Reveal { .. }));
+    let (played, dropped) = dropping_white(4, |p| matches!(p, Payload::Reveal { .. }));
     let base = verifier::verify(&played.bytes);
     assert_white_loses(&base);
     assert!(
