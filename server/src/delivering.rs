@@ -270,10 +270,10 @@ pub fn delivery_router(witness: Arc<DeliveryWitness>) -> axum::Router {
 
 async fn deliver(
     State(witness): State<Arc<DeliveryWitness>>,
-    peer: Option<ConnectInfo<SocketAddr>>,
+    peer: Option<axum::Extension<ConnectInfo<SocketAddr>>>,
     body: Bytes,
 ) -> Response {
-    if let Some(ConnectInfo(addr)) = peer
+    if let Some(axum::Extension(ConnectInfo(addr))) = peer
         && witness.by_address.check_key(&addr.ip()).is_err()
     {
         return (
