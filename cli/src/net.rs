@@ -149,6 +149,11 @@ pub struct AgentArgs {
     /// The engine's thinking time per move, in ms.
     #[arg(long, default_value_t = 200, requires = "engine")]
     engine_movetime_ms: u64,
+    /// A delivery witness (`http://host:port` of `fogproof witness serve --relay`): a message
+    /// with no receipt within 2 s is offered to it, and its notice kept beside the journals
+    /// (docs/PROTOCOL.md, delivery notices).
+    #[arg(long, value_name = "URL")]
+    delivery_witness: Option<String>,
 }
 
 /// The directory of an agent's journals and records: `--dir`, or `<key stem>.fogproof` beside
@@ -483,6 +488,9 @@ pub fn agent(args: AgentArgs, umpire: bool) -> Result<()> {
     runtime()?.block_on(async {
         let agent = Agent::connect(config).await.context("signing in")?;
         args.trust.apply(&agent)?;
+        if let Some(url) = &args.delivery_witness {
+            agent.use_delivery_witness(url);
+        }
         for t in &args.tournament {
             agent.join_tournament(t).await.with_context(|| format!("joining tournament {t}"))?;
         }

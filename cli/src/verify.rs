@@ -30,14 +30,60 @@ pub struct VerifyArgs {
     /// the order the files were given.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     jobs: Option<u16>,
+    /// A delivery notice (docs/PROTOCOL.md, delivery notices: what a delivery witness signed
+    /// and the agent keeps beside its record). Repeatable. A notice that proves the relay timed
+    /// a party out for a message it was offered in time makes the verdict "relay fault: dropped
+    /// message".
+    #[arg(long, value_name = "FILE")]
+    notice: Vec<PathBuf>,
+    /// A delivery witness the notices may be signed by: `ed25519:<hex>` or the witness's
+    /// verifier key (`fogproof witness key`, as the host's witness policy at `/api/ledger`
+    /// names it). Repeatable; notices by any other key prove nothing.
+    #[arg(long, value_name = "KEY")]
+    witness_key: Vec<String>,
+}
+
+/// The notices and the witness keys given.
+struct Notices {
+    files: Vec<(PathBuf, protocol::delivery::Delivered)>,
+    keys: Vec<protocol::PublicKey>,
+}
+
+impl Notices {
+    fn read(args: &VerifyArgs) -> Result<Notices, String> {
+        use protocol::codec::Canonical;
+        let mut files = Vec::new();
+        for f in &args.notice {
+            let bytes = std::fs::read(f).map_err(|e| format!("{}: {e}", f.display()))?;
+            let d = protocol::delivery::Delivered::from_canonical(&bytes)
+                .map_err(|e| format!("{}: not a delivery notice: {e}", f.display()))?;
+            files.push((f.clone(), d));
+        }
+        let keys =
+            args.witness_key.iter().map(|k| parse_witness_key(k)).collect::<Result<Vec<_>, _>>()?;
+        if !files.is_empty() && keys.is_empty() {
+            return Err("--notice needs --witness-key: the witnesses whose notices count".into());
+        }
+        Ok(Notices { files, keys })
+    }
+}
+
+/// `ed25519:<hex>`, or a note verifier key (a witness's cosignature key).
+pub fn parse_witness_key(text: &str) -> Result<protocol::PublicKey, String> {
+    if let Ok(k) = text.parse::<protocol::PublicKey>() {
+        return Ok(k);
+    }
+    ledger::note::VerifierKey::parse(text)
+        .map(|v| protocol::PublicKey(v.public()))
+        .map_err(|e| format!("witness key {text:?}: neither ed25519:<hex> nor a verifier key: {e}"))
 }
 
 /// What became of one file.
 enum Report {
     /// The file could not be read, or is not a match record at all.
     Unreadable(String),
-    /// The verifier's verdict, and what the record says it is.
-    Verified { description: Option<Description>, verdict: Verdict },
+    /// The verifier's verdict, what the record says it is, and what each notice proved.
+    Verified { description: Option<Description>, verdict: Verdict, notices: Vec<String> },
 }
 
 impl Report {
@@ -50,7 +96,7 @@ impl Report {
     }
 }
 
-fn report(path: &Path) -> Report {
+fn report(path: &Path, notices: &Notices) -> Report {
     let bytes = match std::fs::read(path) {
         Ok(b) => b,
         Err(e) => return Report::Unreadable(e.to_string()),
@@ -58,10 +104,31 @@ fn report(path: &Path) -> Report {
     if let Some(why) = verifier::envelope::not_a_record(&bytes) {
         return Report::Unreadable(format!("not a fogproof match record: {why}"));
     }
-    Report::Verified {
-        description: verifier::envelope::describe(&bytes),
-        verdict: verifier::verify(&bytes),
+    let description = verifier::envelope::describe(&bytes);
+    if notices.files.is_empty() {
+        return Report::Verified {
+            description,
+            verdict: verifier::verify(&bytes),
+            notices: vec![],
+        };
     }
+    let given: Vec<_> = notices.files.iter().map(|(_, d)| d.clone()).collect();
+    let judged = verifier::verify_with_notices(&bytes, &given, &notices.keys);
+    let lines = notices
+        .files
+        .iter()
+        .zip(&judged.findings)
+        .map(|((f, _), finding)| match finding {
+            verifier::NoticeFinding::ProvesDrop { entry } => format!(
+                "{}: proves the relay dropped a message (the timeout in entry {entry})",
+                f.display()
+            ),
+            verifier::NoticeFinding::ProvesNothing(why) => {
+                format!("{}: proves nothing: {why}", f.display())
+            }
+        })
+        .collect();
+    Report::Verified { description, verdict: judged.verdict, notices: lines }
 }
 
 /// Runs `fogproof verify` and returns its exit status.
@@ -69,6 +136,14 @@ pub fn main(args: &VerifyArgs) -> ExitCode {
     if args.evidence {
         return evidence(args);
     }
+    let notices = match Notices::read(args) {
+        Ok(n) => n,
+        Err(why) => {
+            eprintln!("fogproof: {why}");
+            return ExitCode::from(2);
+        }
+    };
+    let notices = &notices;
     let bar = progress(args.files.len());
     let jobs = args.jobs.map(usize::from).unwrap_or_else(|| {
         std::thread::available_parallelism().map(std::num::NonZero::get).unwrap_or(1)
@@ -84,7 +159,7 @@ pub fn main(args: &VerifyArgs) -> ExitCode {
                 loop {
                     let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     let Some(file) = args.files.get(i) else { break };
-                    if done.send((i, report(file))).is_err() {
+                    if done.send((i, report(file, notices))).is_err() {
                         break;
                     }
                 }
@@ -165,7 +240,7 @@ fn write_summary(out: &mut impl Write, file: &Path, r: &Report) -> std::io::Resu
     let name = file.display();
     let (description, verdict) = match r {
         Report::Unreadable(why) => return writeln!(out, "{name}: unreadable: {why}"),
-        Report::Verified { description, verdict } => (description, verdict),
+        Report::Verified { description, verdict, .. } => (description, verdict),
     };
     match verdict {
         Verdict::Valid { .. } => writeln!(out, "{name}: valid")?,
@@ -202,6 +277,11 @@ fn write_summary(out: &mut impl Write, file: &Path, r: &Report) -> std::io::Resu
             writeln!(out, "  sanction: {sanction}")?;
         }
     }
+    if let Report::Verified { notices, .. } = r {
+        for n in notices {
+            writeln!(out, "  notice {n}")?;
+        }
+    }
     Ok(())
 }
 
@@ -211,12 +291,17 @@ fn to_json(file: &Path, r: &Report) -> Value {
         Report::Unreadable(why) => {
             return json!({ "file": name, "status": "unreadable", "error": why });
         }
-        Report::Verified { description, verdict } => {
+        Report::Verified { description, verdict, .. } => {
             verifier::json::described(verdict, description.as_ref())
         }
     };
     if let Value::Object(map) = &mut v {
         map.insert("file".into(), json!(name));
+        if let Report::Verified { notices, .. } = r
+            && !notices.is_empty()
+        {
+            map.insert("notices".into(), json!(notices));
+        }
     }
     v
 }

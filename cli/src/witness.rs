@@ -9,6 +9,7 @@ use ledger::witness::Witness;
 use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 /// The witness's subcommands.
 #[derive(Subcommand)]
@@ -58,6 +59,11 @@ pub enum WitnessCommand {
         /// output). Repeatable.
         #[arg(long, required = true)]
         log: Vec<String>,
+        /// A relay the witness delivers messages to (`POST /deliver`, docs/PROTOCOL.md,
+        /// delivery notices): `URL=ed25519:<relay key hex>` (the relay key: `fogproof serve`'s
+        /// output, or `/api/info`). Repeatable; none: no delivery route.
+        #[arg(long)]
+        relay: Vec<String>,
     },
     /// Print the last checkpoint the witness cosigned for a log.
     Checkpoint {
@@ -102,13 +108,22 @@ pub fn run(command: WitnessCommand, out: &mut impl Write) -> Result<ExitCode> {
                 }
             }
         }
-        WitnessCommand::Serve { listen, state, key, log } => {
+        WitnessCommand::Serve { listen, state, key, log, relay } => {
+            let relays = relay
+                .iter()
+                .map(|r| server::delivering::RelayEndpoint::parse(r).map_err(anyhow::Error::msg))
+                .collect::<Result<Vec<_>>>()
+                .context("--relay")?;
             let logs = log
                 .iter()
                 .map(|l| VerifierKey::parse(l).context("--log"))
                 .collect::<Result<Vec<_>>>()?;
             let secret = read_secret_key(&key)?;
             let vkey = secret.verifier().to_string();
+            // The delivery notices are signed with the same Ed25519 key under their own domain
+            // tag (a control byte first: never a note's text), so the witness policy a host
+            // publishes names the key a verifier trusts for notices.
+            let delivery_id = protocol::Identity::from_seed(&secret.signing_key().to_bytes());
             let names: Vec<String> = logs.iter().map(|l| l.name().to_owned()).collect();
             let witness = std::sync::Arc::new(Witness::new(&state, secret, logs)?);
             crate::net::init_logs();
@@ -121,11 +136,25 @@ pub fn run(command: WitnessCommand, out: &mut impl Write) -> Result<ExitCode> {
                 writeln!(out, "witness key: {vkey}")?;
                 writeln!(out, "logs:        {}", names.join(", "))?;
                 writeln!(out, "point a log at it: fogproof serve --witness http://{addr}={vkey}")?;
+                let mut router = server::witnessing::witness_router(witness);
+                if !relays.is_empty() {
+                    writeln!(out, "delivery key: {}", delivery_id.public())?;
+                    writeln!(
+                        out,
+                        "delivers to: {}",
+                        relays.iter().map(|r| r.url.as_str()).collect::<Vec<_>>().join(", ")
+                    )?;
+                    let d = server::delivering::DeliveryWitness::new(delivery_id, relays);
+                    router = router.merge(server::delivering::delivery_router(Arc::new(d)));
+                }
                 out.flush()?;
-                axum::serve(listener, server::witnessing::witness_router(witness))
-                    .with_graceful_shutdown(crate::net::stop_signal())
-                    .await
-                    .context("serving")?;
+                axum::serve(
+                    listener,
+                    router.into_make_service_with_connect_info::<std::net::SocketAddr>(),
+                )
+                .with_graceful_shutdown(crate::net::stop_signal())
+                .await
+                .context("serving")?;
                 anyhow::Ok(())
             })?;
         }

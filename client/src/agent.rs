@@ -116,6 +116,8 @@ pub struct Agent {
     witnesses: Arc<Mutex<WitnessPolicy>>,
     /// What became of each finished match's inclusion promise ([`Agent::promise_status`]).
     promises: PromiseBook,
+    /// The delivery witness late messages go to ([`Agent::use_delivery_witness`]).
+    delivery: Arc<Mutex<Option<String>>>,
 }
 
 /// How many times, [`EXPECTATION_WAIT_MS`] apart, the agent looks again for the challenge a
@@ -344,6 +346,7 @@ impl Agent {
             trusted: Arc::new(Mutex::new(session.info.umpire.into_iter().collect())),
             witnesses: Arc::default(),
             promises: Arc::default(),
+            delivery: Arc::new(Mutex::new(None)),
             session,
         })
     }
@@ -352,6 +355,13 @@ impl Agent {
     /// server announces at sign-in), and any added by [`Agent::trust_umpire`].
     pub fn trusted_umpires(&self) -> Vec<PublicKey> {
         lock(&self.trusted).clone()
+    }
+
+    /// Offers every message of the seats started from now on that gets no receipt within
+    /// `delivery::GRACE_MS` to the delivery witness at `url` (`fogproof witness serve --relay`),
+    /// keeping its notices beside the journals (docs/PROTOCOL.md, delivery notices).
+    pub fn use_delivery_witness(&self, url: &str) {
+        *lock(&self.delivery) = Some(url.to_owned());
     }
 
     /// Adds an umpire this key's player trusts.
@@ -705,6 +715,15 @@ impl Agent {
             decider,
             events,
         );
+        let courier = lock(&self.delivery).clone();
+        let seat = match courier {
+            Some(url) => seat.with_courier(crate::delivery::Courier::new(
+                url,
+                signed.clone(),
+                self.config.dir.clone(),
+            )),
+            None => seat,
+        };
         let records = self.records.clone();
         let id = agreed.match_id;
         let (session, dir) = (self.session.clone(), self.config.dir.clone());

@@ -51,6 +51,7 @@
 
 pub mod agent;
 pub mod bot;
+pub mod delivery;
 pub mod housebot;
 pub mod journal;
 pub mod keyfile;

@@ -155,6 +155,8 @@ pub struct Seat {
     claim: Option<Claim>,
     /// The last view reported (to report only changes).
     shown: Option<(rules::seat::SeatView, Option<rules::Color>)>,
+    /// The delivery witness late messages are offered to, if any ([`Seat::with_courier`]).
+    courier: Option<crate::delivery::Courier>,
 }
 
 /// Longest wait between reconnection attempts.
@@ -197,7 +199,55 @@ impl Seat {
             received: Vec::new(),
             claim: None,
             shown: None,
+            courier: None,
         }
+    }
+
+    /// Offers every message that gets no receipt within `delivery::GRACE_MS` to a delivery
+    /// witness, and keeps its notices (docs/PROTOCOL.md, delivery notices).
+    #[must_use]
+    pub fn with_courier(mut self, courier: crate::delivery::Courier) -> Seat {
+        self.courier = Some(courier);
+        self
+    }
+
+    /// Offers the overdue unreceipted messages to the delivery witness, in a task of their own
+    /// (the seat goes on meanwhile; an entry the relay then makes comes through the socket).
+    fn offer_overdue(&mut self) {
+        let Some(courier) = self.courier.as_mut() else { return };
+        let unconfirmed: Vec<_> = self.unconfirmed.iter().cloned().collect();
+        let late = courier.take_overdue(&unconfirmed);
+        if late.is_empty() {
+            return;
+        }
+        let (courier, id, events) = (courier.clone(), self.terms.match_id, self.events.clone());
+        tokio::spawn(async move {
+            for r in courier.offer_all(id, late).await {
+                let said = match r {
+                    Ok(o) => match o.relay {
+                        protocol::delivery::RelayAnswer::Receipted(_) => {
+                            tracing::info!(notice = %o.file.display(), "a late message went through the delivery witness");
+                            continue;
+                        }
+                        protocol::delivery::RelayAnswer::Refused(why)
+                        | protocol::delivery::RelayAnswer::Unreachable(why) => format!(
+                            "the relay did not receipt a message the delivery witness forwarded \
+                             ({why}); if it times this seat out, the notice kept at {} proves a \
+                             relay fault: dropped message (fogproof verify RECORD --notice FILE \
+                             --witness-key KEY)",
+                            o.file.display()
+                        ),
+                    },
+                    Err(why) => format!(
+                        "a late message could not be offered to the delivery witness: {why}"
+                    ),
+                };
+                tracing::warn!("{said}");
+                if let Some(tx) = &events {
+                    let _ = tx.send(SeatEvent::Fault(said));
+                }
+            }
+        });
     }
 
     fn report(&self, e: SeatEvent) {
@@ -282,6 +332,16 @@ impl Seat {
             }
         }
         loop {
+            let due = self
+                .courier
+                .as_ref()
+                .and_then(|c| c.next_due(self.unconfirmed.iter().map(|(h, _)| h)));
+            let late = async {
+                match due {
+                    Some(at) => tokio::time::sleep_until(at).await,
+                    None => std::future::pending().await,
+                }
+            };
             let command = async {
                 match &mut self.decider {
                     Decider::Remote(rx) => rx.recv().await,
@@ -305,6 +365,7 @@ impl Seat {
                     // The remote decider is gone: the player waits for its clock to run out.
                     None => self.decider = Decider::None,
                 },
+                () = late => self.offer_overdue(),
             }
         }
     }
@@ -358,6 +419,9 @@ impl Seat {
                     Output::Send(m) => {
                         if let Some(s) = socket.as_deref_mut() {
                             let _ = s.send(&m).await;
+                        }
+                        if let Some(c) = self.courier.as_mut() {
+                            c.sent(m.hash());
                         }
                         self.unconfirmed.push_back((m.hash(), m));
                     }

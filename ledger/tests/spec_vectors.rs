@@ -329,6 +329,7 @@ fn code_enums() -> Vec<(&'static str, Vec<(u8, String)>)> {
         F::FalseClaim,
         F::BadDisclosure,
         F::NotAllowed,
+        F::DroppedMessage,
     ];
     for f in faults {
         match f {
@@ -352,7 +353,8 @@ fn code_enums() -> Vec<(&'static str, Vec<(u8, String)>)> {
             | F::Timeout
             | F::FalseClaim
             | F::BadDisclosure
-            | F::NotAllowed => (),
+            | F::NotAllowed
+            | F::DroppedMessage => (),
         }
     }
     vec![

@@ -94,6 +94,9 @@ pub fn generate() -> Value {
     };
     let order = receipt.order();
     let signed_receipt = SignedReceipt::sign(&receipt, &relay);
+    let witness = Identity::from_seed(&[0x3e; 32]);
+    let delivered =
+        protocol::delivery::Delivered::notarize(&witness, id, m0.clone(), 1_700_000_001_000);
 
     let inner = Payload::Action(b"g1f3".to_vec());
     let umpire_seal = SealSecret::for_match(&umpire, &UMPIRE_NONCE).public();
@@ -211,6 +214,14 @@ pub fn generate() -> Value {
             "order": hex(&private_receipt.order().0),
             "bytes": hex(&signed_private.receipt),
             "signature": hex(&signed_private.signature.to_bytes()),
+        },
+        "delivery_notice": {
+            "witness_seed": hex(&[0x3e; 32]),
+            "witness_key": hex(&witness.public().0),
+            "witness_time_ms": 1_700_000_001_000_u64,
+            "notice": hex(&delivered.notice.notice),
+            "signature": hex(&delivered.notice.signature.to_bytes()),
+            "file": hex(&delivered.to_canonical()),
         },
         "seal": {
             "info": hex(&ctx.info()),

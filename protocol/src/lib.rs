@@ -26,6 +26,7 @@ pub mod batch;
 pub mod codec;
 pub mod commitment;
 pub mod coordinator;
+pub mod delivery;
 pub mod evidence;
 pub mod flow;
 pub mod game;

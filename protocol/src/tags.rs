@@ -76,9 +76,12 @@ pub const SIGN_IN: Tag = Tag("fogproof/v2/sign-in");
 /// A ledger's signed inclusion promise (docs/LEDGER.md, inclusion promises): signed by the log's
 /// key, never by a player's.
 pub const INCLUSION_PROMISE: Tag = Tag("fogproof/v2/inclusion-promise");
+/// A delivery witness's notice that it was offered a signed message (docs/PROTOCOL.md,
+/// delivery notices).
+pub const DELIVERY_NOTICE: Tag = Tag("fogproof/v2/delivery-notice");
 
 /// Every tag, for tests that check they are distinct.
-pub const ALL: [Tag; 24] = [
+pub const ALL: [Tag; 25] = [
     MATCH_ID,
     TERMS,
     COMMITMENT,
@@ -103,6 +106,7 @@ pub const ALL: [Tag; 24] = [
     MATCH_RNG,
     SIGN_IN,
     INCLUSION_PROMISE,
+    DELIVERY_NOTICE,
 ];
 
 #[cfg(test)]

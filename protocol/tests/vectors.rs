@@ -247,6 +247,41 @@ fn message_and_receipt() {
 }
 
 #[test]
+fn delivery_notice() {
+    let v = vectors();
+    let n = &v["delivery_notice"];
+    let witness = arr32(n, &["witness_key"]);
+    let seed: [u8; 32] = arr32(n, &["witness_seed"]);
+    let derived = ed25519_dalek::SigningKey::from_bytes(&seed).verifying_key().to_bytes();
+    assert_eq!(derived, witness);
+    let notice = bytes(n, &["notice"]);
+    verify_sig(&witness, "fogproof/v2/delivery-notice", &notice, &bytes(n, &["signature"]));
+    // version | match id | witness key | signed hash | witness_time_ms (varint).
+    let id = bytes(&v, &["terms", "match_id"]);
+    let body = bytes(&v["message"], &["body"]);
+    let signed_hash = h(
+        "fogproof/v2/signed-message",
+        &[("body", &body), ("signature", &bytes(&v["message"], &["signature"]))],
+    );
+    assert_eq!(notice[0], 2);
+    assert_eq!(&notice[1..33], &id[..]);
+    assert_eq!(&notice[33..65], &witness[..]);
+    assert_eq!(&notice[65..97], &signed_hash[..]);
+    let mut time = 0u64;
+    for (i, b) in notice[97..].iter().enumerate() {
+        time |= u64::from(b & 0x7f) << (7 * i);
+    }
+    assert_eq!(time, n["witness_time_ms"].as_u64().expect("a number"));
+    // The file: version | varint(len(notice)) || notice || signature | the signed message.
+    let file = bytes(n, &["file"]);
+    assert_eq!(file[0], 2);
+    assert_eq!(usize::from(file[1]), notice.len());
+    assert_eq!(&file[2..2 + notice.len()], &notice[..]);
+    assert_eq!(&file[2 + notice.len()..66 + notice.len()], &bytes(n, &["signature"])[..]);
+    assert_eq!(&file[66 + notice.len()..], &bytes(&v["message"], &["signed_message"])[..]);
+}
+
+#[test]
 fn sealed_payload_opens_for_the_umpire_and_matches_its_disclosure() {
     use chacha20poly1305::aead::{Aead, Payload as AeadPayload};
     use chacha20poly1305::{KeyInit, XChaCha20Poly1305};

@@ -242,6 +242,12 @@ pub fn router(
                 .layer(axum::extract::DefaultBodyLimit::max(shared.config.limits.max_upload_bytes)),
         )
         .route("/api/match/{id}/socket", get(crate::socket::socket))
+        .route(
+            "/api/match/{id}/deliver",
+            post(crate::delivering::relay_deliver).layer(axum::extract::DefaultBodyLimit::max(
+                <protocol::message::SignedMessage as protocol::codec::Canonical>::MAX_BYTES,
+            )),
+        )
         .route("/api/ledger", get(crate::ledger::info))
         .route("/api/ledger/proof/{id}", get(crate::ledger::proof))
         .route("/api/ratings/{variant}", get(crate::ledger::ratings))

@@ -21,6 +21,7 @@ pub mod clock;
 pub mod commit;
 pub mod config;
 pub mod conn;
+pub mod delivering;
 pub mod dirlock;
 pub mod events;
 pub mod ledger;

@@ -88,6 +88,17 @@ pub enum Command {
         /// not charged to its author; also the start of the receipt latency.
         arrived: Instant,
     },
+    /// A message a delivery witness forwards (`POST /api/match/{id}/deliver`, docs/SERVER.md):
+    /// the relay takes it like any other and answers with its entry (also when it already had
+    /// it), or why it refused it.
+    Deliver {
+        /// The bytes of a `SignedMessage`.
+        bytes: Vec<u8>,
+        /// When the route read them.
+        arrived: Instant,
+        /// The stored entry, or the refusal.
+        reply: oneshot::Sender<Result<Entry, String>>,
+    },
     /// Stop (the server is shutting down): everything promised is already stored.
     Stop,
 }
@@ -437,6 +448,7 @@ impl MatchTask {
                 Ok(false)
             }
             Command::Message { conn, bytes, arrived } => self.message(conn, bytes, arrived).await,
+            Command::Deliver { bytes, arrived, reply } => self.deliver(bytes, arrived, reply).await,
             Command::Stop => Ok(true),
         }
     }
@@ -567,6 +579,49 @@ impl MatchTask {
                 }
             }
         }
+        Ok(over)
+    }
+
+    /// A message forwarded by a delivery witness: accepted as from its author's socket (the
+    /// signature is the author's; who carried it does not matter), answered once stored.
+    async fn deliver(
+        &mut self,
+        bytes: Vec<u8>,
+        arrived: Instant,
+        reply: oneshot::Sender<Result<Entry, String>>,
+    ) -> Result<bool, String> {
+        let Ok(message) = SignedMessage::from_canonical(&bytes) else {
+            let _ = reply.send(Err("not a signed message".into()));
+            return Ok(false);
+        };
+        let signed = message.signed_hash();
+        let held = |relay: &Relay| {
+            relay.entries().iter().find(|e| e.message.signed_hash() == signed).cloned()
+        };
+        // Already in the log (its receipt was only late): the same entry again.
+        if let Some(e) = held(&self.relay) {
+            let _ = reply.send(Ok(e));
+            return Ok(false);
+        }
+        let waited = u64::try_from(arrived.elapsed().as_millis()).unwrap_or(u64::MAX);
+        let now = self.relay_now().saturating_sub(waited);
+        let before = self.relay.entries().len();
+        let answer = match self.relay.accept(&bytes, now) {
+            Ok(_) => {
+                metrics::counter!(crate::metrics::MESSAGES_ACCEPTED).increment(1);
+                self.arrivals.push((before, arrived));
+                None
+            }
+            Err(e) => {
+                metrics::counter!(crate::metrics::MESSAGES_REFUSED).increment(1);
+                Some(e.to_string())
+            }
+        };
+        let over = self.after_relay().await?;
+        let _ = reply.send(match answer {
+            Some(why) => Err(why),
+            None => held(&self.relay).ok_or_else(|| "accepted but not in the log".to_owned()),
+        });
         Ok(over)
     }
 

@@ -86,6 +86,32 @@ pub fn check(record_bytes: &[u8]) -> Result<Checked, Vec<Fault>> {
     content::check(record, terms, variant, (colours, contributions), entries, coordinated)
 }
 
+/// Stages 1 to 3 of [`check`] only (bytes, terms, signatures, order and the relay's rule
+/// books), for the delivery-notice check (`crate::delivery`): the terms, the authenticated
+/// entries, which are void races, and the confirmed timeouts. `None` if any of them fails.
+pub(crate) fn ordered(record_bytes: &[u8]) -> Option<Ordered> {
+    not_versioned(record_bytes).is_none().then_some(())?;
+    let record = MatchRecord::from_canonical(record_bytes).ok()?;
+    let (terms, _) = check_terms(&record).ok()?;
+    let raws = decode_entries(&record);
+    let sigs = check_signatures(&record, &terms, &raws).ok()?;
+    let (entries, faults) = authenticate(&terms, &raws, &sigs);
+    if !faults.is_empty() {
+        return None;
+    }
+    order::check(&terms, &entries).ok()?;
+    let coordinated = coordinate::check(&terms, &entries).ok()?;
+    Some(Ordered { terms, entries, void: coordinated.void, timeouts: coordinated.timeouts })
+}
+
+/// What [`ordered`] gives.
+pub(crate) struct Ordered {
+    pub terms: AgreedTerms,
+    pub entries: Vec<Auth>,
+    pub void: Vec<bool>,
+    pub timeouts: Vec<(usize, protocol::Party, protocol::message::Expectation, u64)>,
+}
+
 /// What a record says it is, for a summary: read without checking anything, so it is shown even
 /// for a faulty record (and must not be trusted unless the verdict is valid).
 #[derive(Clone, Debug, PartialEq, Eq)]

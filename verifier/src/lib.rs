@@ -15,6 +15,7 @@
 //! statement, its role, the message it is in, and the evidence.
 #![warn(missing_docs)]
 
+pub mod delivery;
 pub mod envelope;
 pub mod evidence;
 pub mod json;
@@ -23,6 +24,7 @@ pub mod replay;
 mod verdict;
 pub mod views;
 
+pub use delivery::{NoticeFinding, NoticeVerdict, verify_with_notices};
 pub use verdict::{Fault, FaultKind, Role, Verdict};
 
 /// Verifies one record given as the exact bytes stored.

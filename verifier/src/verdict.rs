@@ -71,6 +71,10 @@ pub enum FaultKind {
     /// payload, a sealed public one, a sealed payload of another size than the variant's
     /// padded size, a timeout not from the relay).
     NotAllowed,
+    /// The relay timed a party out for a duty that a message of that party answered, which a
+    /// delivery witness proves it was offered in time and forwarded (docs/PROTOCOL.md,
+    /// delivery notices): relay fault, dropped message.
+    DroppedMessage,
 }
 
 /// One finding.

@@ -1,0 +1,295 @@
+//! Delivery notices (docs/PROTOCOL.md, delivery notices): a record judged with the notices of
+//! delivery witnesses beside it.
+//!
+//! The relay's clock is the clock, and its timeout is what convicts a silent party. A relay that
+//! drops a party's messages would convict an honest party that way; the party's delivery notices
+//! answer it. For each timeout in the record, in order, the notices of the timed-out party are
+//! tried: a notice counts only if
+//!
+//! 1. it is signed by a witness the caller trusts (the host's published witness policy), for
+//!    this match, and names exactly the message beside it, which its author signed
+//!    (`protocol::delivery::Delivered::check`);
+//! 2. its author is the party timed out, and the message is not receipted before the timeout;
+//! 3. it was offered in time: `witness_time_ms + CLOCK_TOLERANCE_MS <= deadline_ms` (a notice
+//!    after that changes nothing: late is late);
+//! 4. the rules would have taken it there: replayed right before the timeout, through the same
+//!    [`Sequence`] and [`Coordinator`] the relay runs, it fits its author's numbering and what it
+//!    had seen, is entitled and counts (no void race), is within the author's message limit and
+//!    record share, and (with the party's other such notices, in its numbering order) it answers
+//!    the very duty timed out: that deadline is gone.
+//!
+//! The first timeout a notice defeats is the relay's fault (`DroppedMessage`): it was offered
+//! a message that answered the duty, through a witness that forwarded it, and timed the party
+//! out instead. The game is void, and the party is never named for it. Anything the record
+//! proves against anyone before that entry stands.
+
+use crate::envelope::{self, Auth};
+use crate::{Fault, FaultKind, Role, Verdict};
+use protocol::coordinator::{Admission, Coordinator};
+use protocol::delivery::{CLOCK_TOLERANCE_MS, Delivered};
+use protocol::keys::ByColour;
+use protocol::message::{MessageBody, Payload};
+use protocol::record::RecordBudget;
+use protocol::relay::{Sequence, reads};
+use protocol::{Party, PublicKey};
+use std::collections::BTreeMap;
+
+/// What became of one notice.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NoticeFinding {
+    /// It proves the relay dropped the message: the timeout in this entry is the relay's fault.
+    ProvesDrop {
+        /// The timeout entry it defeats.
+        entry: usize,
+    },
+    /// It proves nothing, and why.
+    ProvesNothing(String),
+}
+
+/// A record's verdict with delivery notices.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NoticeVerdict {
+    /// The verdict: the record's own, or the relay's `DroppedMessage` fault.
+    pub verdict: Verdict,
+    /// One finding per notice, in the order given.
+    pub findings: Vec<NoticeFinding>,
+}
+
+/// Verifies a record with delivery notices from the witnesses in `witnesses` (see the module
+/// docs). Without a notice that proves a drop, the verdict is exactly [`crate::verify`]'s.
+#[must_use]
+pub fn verify_with_notices(
+    record_bytes: &[u8],
+    notices: &[Delivered],
+    witnesses: &[PublicKey],
+) -> NoticeVerdict {
+    let base = crate::verify(record_bytes);
+    let mut findings =
+        vec![NoticeFinding::ProvesNothing("no timeout in the record".to_owned()); notices.len()];
+    let Some(ordered) = envelope::ordered(record_bytes) else {
+        let why = "the record's order does not check out; its own faults stand";
+        findings.fill(NoticeFinding::ProvesNothing(why.to_owned()));
+        return NoticeVerdict { verdict: base, findings };
+    };
+    let match_id = ordered.terms.match_id;
+    // Step 1, once per notice.
+    let mut checked: Vec<Option<(u64, MessageBody, &Delivered)>> = Vec::new();
+    for (i, d) in notices.iter().enumerate() {
+        match d.check(witnesses, &match_id) {
+            Ok((notice, body)) => checked.push(Some((notice.witness_time_ms, body, d))),
+            Err(e) => {
+                findings[i] = NoticeFinding::ProvesNothing(e.to_string());
+                checked.push(None);
+            }
+        }
+    }
+    for &(entry, timed_out, expectation, deadline) in &ordered.timeouts {
+        let party = party_name(timed_out);
+        let before = Replay::to(&ordered, entry);
+        let key = before.key_of(timed_out);
+        // Step 2 and 3: this party's notices, in time, not receipted before the timeout.
+        let mut candidates: Vec<(usize, &MessageBody, &Delivered)> = Vec::new();
+        for (i, c) in checked.iter().enumerate() {
+            let Some((time, body, d)) = c else { continue };
+            if Some(body.author) != key {
+                note(&mut findings[i], format!("not by {party}, timed out in entry {entry}"));
+                continue;
+            }
+            let signed = d.message.signed_hash();
+            if ordered.entries[..entry].iter().any(|e| e.receipt.message == signed) {
+                note(&mut findings[i], format!("receipted before the timeout in entry {entry}"));
+                continue;
+            }
+            if time.saturating_add(CLOCK_TOLERANCE_MS) > deadline {
+                note(
+                    &mut findings[i],
+                    format!(
+                        "offered at {time} ms by the witness's clock, not {CLOCK_TOLERANCE_MS} ms \
+                         before {party}'s deadline of {deadline} ms (entry {entry}): late is late"
+                    ),
+                );
+                continue;
+            }
+            candidates.push((i, body, *d));
+        }
+        if candidates.is_empty() {
+            continue;
+        }
+        candidates.sort_by_key(|(i, body, _)| (body.seq, *i));
+        // Step 4: the rules, right before the timeout.
+        let mut state = before;
+        let mut used = Vec::new();
+        for (i, body, d) in &candidates {
+            match state.take(body, d, deadline) {
+                Ok(()) => used.push(*i),
+                Err(why) => note(&mut findings[*i], why),
+            }
+        }
+        let answered =
+            !state.coordinator.deadlines().iter().any(|d| {
+                d.party == timed_out && d.expectation == expectation && d.due_ms <= deadline
+            });
+        if !answered {
+            for &i in &used {
+                note(
+                    &mut findings[i],
+                    format!("does not answer {party}'s {expectation:?} timed out in entry {entry}"),
+                );
+            }
+            continue;
+        }
+        for &i in &used {
+            findings[i] = NoticeFinding::ProvesDrop { entry };
+        }
+        let first = used[0];
+        let Some((time, body, d)) = &checked[first] else { continue };
+        let fault = Fault {
+            kind: FaultKind::DroppedMessage,
+            culprit: Some(ordered.terms.terms.relay),
+            role: Role::Relay,
+            entry: Some(entry),
+            message: Some(ordered.entries[entry].hash),
+            evidence: format!(
+                "{party} owed a {expectation:?} by {deadline} ms; witness {} signed that it was \
+                 offered {party}'s message {} (seq {}) at {time} ms and forwarded it; the relay \
+                 did not receipt it and timed {party} out in entry {entry}",
+                witness_of(d),
+                d.message.hash(),
+                body.seq,
+            ),
+            explanation: format!(
+                "Relay fault: dropped message. {party}'s message answering what it owed reached \
+                 the relay through a delivery witness before the deadline, and the relay timed \
+                 {party} out instead of receipting it. The game is void; {party} is not at fault."
+            ),
+        };
+        let verdict = match &base {
+            Verdict::Faults(faults)
+                if faults.first().is_some_and(|f| stands(f, entry, key.as_ref())) =>
+            {
+                base.clone()
+            }
+            _ => Verdict::Faults(vec![fault]),
+        };
+        return NoticeVerdict { verdict, findings };
+    }
+    NoticeVerdict { verdict: base, findings }
+}
+
+/// A party's name in sentences.
+fn party_name(p: Party) -> &'static str {
+    match p {
+        Party::White => "White",
+        Party::Black => "Black",
+        Party::Umpire => "the umpire",
+    }
+}
+
+/// Whether the record's own first fault stands before a dropped message proven at `entry`: a
+/// fault before it, unless it is the timed-out party's silence (which the timeout caused).
+fn stands(f: &Fault, entry: usize, timed_out: Option<&PublicKey>) -> bool {
+    let silence = matches!(f.kind, FaultKind::Timeout | FaultKind::MissingReveal)
+        && f.culprit.as_ref() == timed_out;
+    !silence && f.entry.is_some_and(|e| e < entry)
+}
+
+/// Records why a notice proved nothing (the first reason given stays).
+fn note(finding: &mut NoticeFinding, why: String) {
+    if let NoticeFinding::ProvesNothing(old) = finding
+        && old.as_str() == "no timeout in the record"
+    {
+        *old = why;
+    }
+}
+
+/// The key of the witness that signed a notice (already checked).
+fn witness_of(d: &Delivered) -> String {
+    protocol::codec::Canonical::from_canonical(&d.notice.notice)
+        .map(|n: protocol::delivery::DeliveryNotice| n.witness.to_string())
+        .unwrap_or_default()
+}
+
+/// The relay's two rule books replayed over a record's first entries.
+struct Replay {
+    sequence: Sequence,
+    coordinator: Coordinator,
+    budget: RecordBudget,
+    sent: BTreeMap<PublicKey, u32>,
+    terms: protocol::terms::AgreedTerms,
+}
+
+impl Replay {
+    /// The state right before entry `end`.
+    fn to(ordered: &envelope::Ordered, end: usize) -> Replay {
+        let terms = ordered.terms.clone();
+        let mut r = Replay {
+            sequence: Sequence::new(&terms.match_id),
+            coordinator: Coordinator::new(terms.clone()),
+            budget: RecordBudget::new(&terms),
+            sent: BTreeMap::new(),
+            terms,
+        };
+        for (e, &void) in ordered.entries[..end].iter().zip(&ordered.void) {
+            r.push(e, void);
+        }
+        r
+    }
+
+    fn push(&mut self, e: &Auth, void: bool) {
+        let t = e.receipt.time_ms;
+        let _ = self.budget.charge(&e.body.author, e.len);
+        if e.body.author != self.terms.terms.relay
+            && self.terms.terms.player(&e.body.author).is_some()
+        {
+            *self.sent.entry(e.body.author).or_default() += 1;
+        }
+        self.sequence.push(&e.body, &e.receipt.message, t);
+        let admission = if void { Admission::Void } else { Admission::Counts };
+        self.coordinator.apply(&e.body, e.hash, admission, t);
+    }
+
+    fn colours(&self) -> ByColour {
+        self.coordinator.colours().unwrap_or(ByColour {
+            white: self.terms.terms.players[0].key,
+            black: self.terms.terms.players[1].key,
+        })
+    }
+
+    fn key_of(&self, party: Party) -> Option<PublicKey> {
+        match party.side() {
+            Some(side) => Some(self.colours().key(side)),
+            None => self.terms.terms.umpire.as_ref().map(|u| u.key),
+        }
+    }
+
+    /// Takes a noticed message as the relay should have, at the deadline; why not otherwise.
+    fn take(&mut self, body: &MessageBody, d: &Delivered, deadline: u64) -> Result<(), String> {
+        let colours = self.colours();
+        let terms = self.terms.clone();
+        self.sequence
+            .check(body, |c| reads(&terms, &colours, &body.author, c))
+            .map_err(|e| format!("the relay would have refused it: {e}"))?;
+        match self.coordinator.admit(body, &terms.terms.relay) {
+            Ok(Admission::Counts) => {}
+            Ok(Admission::Void) => return Err("a void race where it would have stood".to_owned()),
+            Err(e) => return Err(format!("the relay would have refused it: {e}")),
+        }
+        if matches!(body.payload, Payload::Timeout { .. } | Payload::Start | Payload::Close) {
+            return Err("a relay notice".to_owned());
+        }
+        if terms.terms.player(&body.author).is_some() {
+            let n = self.sent.entry(body.author).or_default();
+            if *n >= terms.terms.limits.max_messages_per_side {
+                return Err("over the terms' max_messages_per_side".to_owned());
+            }
+            *n += 1;
+        }
+        self.budget
+            .charge(&body.author, d.message.encoded_len())
+            .map_err(|e| format!("the relay would have refused it: {e}"))?;
+        let hash = d.message.hash();
+        self.sequence.push(body, &d.message.signed_hash(), deadline);
+        self.coordinator.apply(body, hash, Admission::Counts, deadline);
+        Ok(())
+    }
+}
