@@ -227,7 +227,7 @@ impl Seat {
         let mut backoff = 100;
         self.drain(None).await?;
         loop {
-            let socket = match self.session.socket(&id, self.since).await {
+            let socket = match self.session.open(&id, self.since).await {
                 Ok(s) => s,
                 Err(e) if e.is_transient() => {
                     tokio::time::sleep(Duration::from_millis(backoff)).await;

@@ -242,6 +242,7 @@ pub fn router(
                 .layer(axum::extract::DefaultBodyLimit::max(shared.config.limits.max_upload_bytes)),
         )
         .route("/api/match/{id}/socket", get(crate::socket::socket))
+        .route("/api/socket", get(crate::socket::mux_socket))
         .route("/api/ledger", get(crate::ledger::info))
         .route("/api/ledger/proof/{id}", get(crate::ledger::proof))
         .route("/api/ratings/{variant}", get(crate::ledger::ratings))
