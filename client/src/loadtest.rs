@@ -600,6 +600,9 @@ async fn play_seat(
                 Some(Ok(ServerFrame::Welcome { .. })) => {
                     return Err(MatchError::Protocol("a second Welcome".into()));
                 }
+                Some(Ok(f @ (ServerFrame::For { .. } | ServerFrame::Left { .. }))) => {
+                    return Err(MatchError::Protocol(format!("an unwrapped frame: {f:?}")));
+                }
                 Some(Err(e)) => return Err(e.into()),
                 None => return Err(MatchError::Protocol("the socket closed".into())),
             },

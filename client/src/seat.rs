@@ -293,7 +293,13 @@ impl Seat {
                         self.report(SeatEvent::Refused(reason));
                     }
                     Some(Ok(ServerFrame::Finished { .. })) => return self.finished().await.map(Some),
-                    Some(Ok(ServerFrame::Welcome { .. })) | Some(Err(_)) | None => return Ok(None),
+                    // A second Welcome, or frames of the multiplexed socket itself (the match
+                    // socket unwraps them): start again.
+                    Some(Ok(
+                        ServerFrame::Welcome { .. } | ServerFrame::For { .. } | ServerFrame::Left { .. },
+                    ))
+                    | Some(Err(_))
+                    | None => return Ok(None),
                 },
                 cmd = command => match cmd {
                     Some(cmd) => self.command(cmd, Some(&mut socket)).await?,

@@ -106,7 +106,7 @@ async fn run(
         }
         Ok(Some(Ok(Message::Binary(b)))) => match ClientFrame::from_canonical(&b) {
             Ok(ClientFrame::Hello { since, .. }) => since,
-            Ok(ClientFrame::Message(_)) => {
+            Ok(_) => {
                 return close(&mut socket, code::POLICY, "the first frame must be Hello").await;
             }
             Err(e) => return close(&mut socket, code::POLICY, &format!("bad frame: {e}")).await,
@@ -165,6 +165,11 @@ async fn run(
                         }
                         Ok(ClientFrame::Hello { .. }) => {
                             close(&mut socket, code::POLICY, "Hello comes once, first").await;
+                            break;
+                        }
+                        Ok(ClientFrame::Open { .. } | ClientFrame::To { .. } | ClientFrame::Leave { .. }) => {
+                            close(&mut socket, code::POLICY,
+                                "Open, To and Leave are for the multiplexed socket (GET /api/socket)").await;
                             break;
                         }
                         Err(e) => {

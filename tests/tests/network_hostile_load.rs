@@ -4,8 +4,11 @@
 //! match is played to the end and logged; beyond the total cap new connections are reset at
 //! accept until the head timeout frees places; a client that never reads a large response is
 //! dropped after the write stall; behind a proxy the cap counts the forwarded address (the
-//! proxy's hop, never the client's word); and at start the store is reconciled with the log,
-//! in a data directory that only one server may own.
+//! proxy's hop, never the client's word); at start the store is reconciled with the log, in a
+//! data directory that only one server may own; and under idle sockets, slow readers and
+//! floods of sign-ins, expensive GETs, seeks and challenges from many addresses, honest
+//! matches keep their p99 (within twice its quiet value, or 50 ms), end validly, and
+//! `/healthz` answers throughout.
 //!
 //! The flooding addresses are 127.0.0.2 and up (Linux routes all of 127/8 to loopback), so
 //! that the server, its umpire and the players on 127.0.0.1 are the honest side.
