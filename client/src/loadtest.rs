@@ -365,7 +365,9 @@ async fn run_slot(shared: Arc<Shared>, slot: usize) {
                 }
             };
             let signed_in = match client {
-                Ok(http) => Session::sign_in_with(http, &config.server, &id, Some(&name), local).await,
+                Ok(http) => {
+                    Session::sign_in_with(http, &config.server, &id, Some(&name), local).await
+                }
                 Err(e) => Err(e),
             };
             match signed_in {

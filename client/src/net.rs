@@ -17,8 +17,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
-use tokio::sync::mpsc;
 use thiserror::Error;
+use tokio::sync::mpsc;
 use tokio_tungstenite::tungstenite::{self, Message, client::IntoClientRequest};
 
 /// Why a call to the server failed.
@@ -441,7 +441,11 @@ struct MuxSub {
 /// The task of a session's multiplexed socket: sends what the session's match sockets ask,
 /// hands each wrapped frame to its match's socket. When the socket breaks, every match
 /// socket gets the error, then `None` (each seat opens its match again: a new socket).
-async fn mux_task(mut ws: WsStream, mut commands: mpsc::UnboundedReceiver<MuxCommand>, url: String) {
+async fn mux_task(
+    mut ws: WsStream,
+    mut commands: mpsc::UnboundedReceiver<MuxCommand>,
+    url: String,
+) {
     let mut subs: HashMap<MatchId, MuxSub> = HashMap::new();
     let connect = |why: String| NetError::Connect { url: url.clone(), why };
     let why = loop {
@@ -651,10 +655,10 @@ impl MatchSocket {
                 .send(Message::Binary(bytes.into()))
                 .await
                 .map_err(|e| NetError::Connect { url: url.clone(), why: e.to_string() }),
-            Inner::Mux(c) => c
-                .cmd
-                .send(MuxCommand::Send(bytes))
-                .map_err(|_| NetError::Connect { url: url.clone(), why: "the socket closed".into() }),
+            Inner::Mux(c) => c.cmd.send(MuxCommand::Send(bytes)).map_err(|_| NetError::Connect {
+                url: url.clone(),
+                why: "the socket closed".into(),
+            }),
         }
     }
 

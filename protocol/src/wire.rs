@@ -276,8 +276,14 @@ mod tests {
         let nested = ServerFrame::wrap(&id, &wrapped);
         // An entry's frame is its stored bytes behind the variant index.
         let entry = Entry {
-            message: SignedMessage { body: vec![1, 2, 3], signature: Signature { r: [4; 32], s: [5; 32] } },
-            receipt: SignedReceipt { receipt: vec![6], signature: Signature { r: [7; 32], s: [8; 32] } },
+            message: SignedMessage {
+                body: vec![1, 2, 3],
+                signature: Signature { r: [4; 32], s: [5; 32] },
+            },
+            receipt: SignedReceipt {
+                receipt: vec![6],
+                signature: Signature { r: [7; 32], s: [8; 32] },
+            },
         };
         assert_eq!(
             ServerFrame::entry(&entry.to_canonical()),

@@ -8,6 +8,7 @@
 
 use crate::state::{FinishedMatch, Shared};
 use crate::store::{EntryRow, Finish, MatchRow};
+use axum::body::Bytes;
 use protocol::codec::Canonical;
 use protocol::keys::ByColour;
 use protocol::message::{MessageBody, SignedMessage};
@@ -18,7 +19,6 @@ use protocol::wire::ServerFrame;
 use protocol::{Channel, Identity, PublicKey, Side};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
-use axum::body::Bytes;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 use tokio::sync::{mpsc, oneshot};
@@ -801,7 +801,8 @@ impl MatchTask {
         };
         self.shared.store.finish_match(&self.row.id, &finish).await.map_err(|e| e.to_string())?;
         metrics::counter!(crate::metrics::MATCHES_FINISHED).increment(1);
-        let done = Bytes::from(ServerFrame::Finished { entries: self.persisted as u64 }.to_canonical());
+        let done =
+            Bytes::from(ServerFrame::Finished { entries: self.persisted as u64 }.to_canonical());
         let mut wrapped = None;
         let conns: Vec<u64> = self.subs.keys().copied().collect();
         for conn in conns {

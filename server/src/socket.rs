@@ -314,11 +314,17 @@ fn per_second(n: u32) -> DefaultDirectRateLimiter {
 /// The multiplexed socket: `Hello` within `max_hello_wait_ms`, then `Open`, `To` and `Leave`
 /// frames naming their match. What is wrong with one match's frames (too many per second,
 /// too many refusals, a message by another key) ends that match's subscription with a wrapped
-/// `Left`; what is wrong with the socket itself (a frame that does not decode, a text frame,
-/// a second `Hello`, an unwrapped `Message`, too many `Open`s or frames for unopened matches
-/// per second, a queue the client does not read) closes the socket, and with it every
-/// subscription; the matches go on and the client opens them again on a new socket.
-async fn run_mux(mut socket: WebSocket, shared: Arc<Shared>, key: PublicKey, _slot: ConnectionSlot) {
+/// `Left`, as does an `Open` past the socket's budget; what is wrong with the socket itself (a
+/// frame that does not decode, a text frame, a second `Hello`, an unwrapped `Message`, too
+/// many frames per second for matches not open, a queue the client does not read) closes the
+/// socket, and with it every subscription; the matches go on and the client opens them again
+/// on a new socket.
+async fn run_mux(
+    mut socket: WebSocket,
+    shared: Arc<Shared>,
+    key: PublicKey,
+    _slot: ConnectionSlot,
+) {
     let limits = shared.config.limits;
     let hello =
         tokio::time::timeout(Duration::from_millis(limits.max_hello_wait_ms), socket.next()).await;
@@ -344,11 +350,11 @@ async fn run_mux(mut socket: WebSocket, shared: Arc<Shared>, key: PublicKey, _sl
         }
         Ok(Some(Err(e))) => return close(&mut socket, code::TOO_BIG, &format!("{e}")).await,
     }
-    let max_matches = if shared.config.is_umpire_service(&key) {
-        limits.max_live_matches
-    } else {
-        limits.max_matches_per_connection
-    };
+    // The server's own umpire service follows every match, and opens them all again at once
+    // after a reconnect: it is bound by `max_live_matches`, not by the per-socket budgets.
+    let exempt = shared.config.is_umpire_service(&key);
+    let max_matches =
+        if exempt { limits.max_live_matches } else { limits.max_matches_per_connection };
     let (tx, mut rx) = mpsc::channel(limits.max_queued_frames_per_connection);
     let mux = Mux::default();
     // `Open`s, and frames for matches not open here, share one budget per socket.
@@ -368,14 +374,11 @@ async fn run_mux(mut socket: WebSocket, shared: Arc<Shared>, key: PublicKey, _sl
                             break;
                         }
                     };
-                    let counted = match &frame {
-                        ClientFrame::To { match_id, .. } => !subs.contains_key(match_id),
-                        ClientFrame::Open { .. } => true,
-                        _ => false,
-                    };
-                    if counted && socket_frames.check().is_err() {
+                    // Frames for matches not open here: past the socket's budget, a flood.
+                    let stray = matches!(&frame, ClientFrame::To { match_id, .. } if !subs.contains_key(match_id));
+                    if stray && !exempt && socket_frames.check().is_err() {
                         close(&mut socket, code::POLICY, &format!(
-                            "more than {} Open frames, or frames for matches not open, per second \
+                            "more than {} frames per second for matches not open on this socket \
                              (max_frames_per_second_per_connection)",
                             limits.max_frames_per_second_per_connection
                         )).await;
@@ -406,6 +409,16 @@ async fn run_mux(mut socket: WebSocket, shared: Arc<Shared>, key: PublicKey, _sl
                             ok = send_for(&mut socket, &match_id, &ServerFrame::left(&reason)).await;
                         }
                         ClientFrame::Open { match_id, since } => {
+                            // Past the budget an Open is refused, not the socket: a client
+                            // opening all its matches again after a reconnect retries them.
+                            if !exempt && socket_frames.check().is_err() {
+                                ok = send_for(&mut socket, &match_id, &ServerFrame::left(&format!(
+                                    "more than {} Open frames per second on this socket \
+                                     (max_frames_per_second_per_connection): open it again shortly",
+                                    limits.max_frames_per_second_per_connection
+                                ))).await;
+                                continue;
+                            }
                             if let Some(old) = subs.remove(&match_id) {
                                 let _ = old.tx.send(Command::Leave { conn: old.conn }).await;
                             }

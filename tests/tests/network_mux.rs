@@ -16,7 +16,12 @@ use std::collections::BTreeSet;
 use std::time::Duration;
 
 /// The live matches of `key` with at least `entries` stored entries each, once there are `n`.
-async fn live_matches(net: &Net, key: &protocol::PublicKey, n: usize, entries: u64) -> Vec<MatchId> {
+async fn live_matches(
+    net: &Net,
+    key: &protocol::PublicKey,
+    n: usize,
+    entries: u64,
+) -> Vec<MatchId> {
     for _ in 0..6_000 {
         let found: Vec<MatchId> = net
             .live_stored()
@@ -62,7 +67,7 @@ async fn challenge(from: &Agent, to: &Agent, variant: &str) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_party_plays_its_matches_over_one_connection_to_verified_ends_and_a_cut_resumes_them_all()
- {
+{
     let net = Net::start("mux-many").await;
     let bob = net.agent("bob", bot(31), Accept::Addressed).await;
     let (alice, alice_proxy) = net.agent_behind_proxy("alice", bot(32), Accept::Nothing).await;
@@ -81,7 +86,8 @@ async fn a_party_plays_its_matches_over_one_connection_to_verified_ends_and_a_cu
     // and opens every match again from the last position it holds.
     alice_proxy.block();
     tokio::time::sleep(Duration::from_millis(500)).await;
-    let still_live: BTreeSet<MatchId> = net.live_stored().into_iter().map(|(id, _, _)| id).collect();
+    let still_live: BTreeSet<MatchId> =
+        net.live_stored().into_iter().map(|(id, _, _)| id).collect();
     assert!(live.iter().any(|id| still_live.contains(id)), "a match was live during the cut");
     alice_proxy.unblock();
     let mine = finished(&alice, N).await;
@@ -187,7 +193,12 @@ async fn a_fault_of_one_match_ends_its_subscription_only_and_a_framing_fault_clo
     assert!(said.contains("bad frame"), "{said}");
     // ... and opening it again takes a new socket, which catches up from the start.
     let mut b = mallory.open(&two, None).await.expect("open again");
-    until(&mut b, "b welcome on a new socket", |f| matches!(f, ServerFrame::Welcome { catch_up, .. } if *catch_up > 0)).await;
+    until(
+        &mut b,
+        "b welcome on a new socket",
+        |f| matches!(f, ServerFrame::Welcome { catch_up, .. } if *catch_up > 0),
+    )
+    .await;
     drop(b);
 
     // Nothing of this touched the honest matches: they end valid.
