@@ -555,11 +555,17 @@ async fn measure(
             break;
         }
     }
+    let ramped = load.progress();
+    let ramp_seconds = ramp_started.elapsed().as_secs_f64();
     writeln!(
         out,
-        "ramp: {} matches playing after {:.1} s",
-        load.progress().playing,
-        ramp_started.elapsed().as_secs_f64()
+        "ramp: {} matches playing after {ramp_seconds:.1} s: {:.0} matches started per second \
+         (asked: {} per second), {} errors, {} matches given up",
+        ramped.playing,
+        ramped.started as f64 / ramp_seconds.max(1e-3),
+        args.ramp,
+        ramped.errors,
+        ramped.failed
     )?;
     out.flush()?;
     tokio::time::sleep(Duration::from_secs_f64(args.warmup)).await;

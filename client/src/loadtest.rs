@@ -115,6 +115,9 @@ struct Shared {
     /// `umpire-timeout`, ...).
     ends: Mutex<BTreeMap<String, u64>>,
     stop: watch::Sender<bool>,
+    /// One HTTP client per source address, shared by the players starting from it (one pool
+    /// of idle connections per address, not one per player).
+    clients: Mutex<BTreeMap<Option<IpAddr>, reqwest::Client>>,
 }
 
 impl Shared {
@@ -201,6 +204,7 @@ impl Load {
             errors: Mutex::new((0, Vec::new())),
             ends: Mutex::new(BTreeMap::new()),
             stop,
+            clients: Mutex::new(BTreeMap::new()),
         });
         let mut slots = JoinSet::new();
         let every = Duration::from_secs_f64(1.0 / f64::from(shared.config.ramp_per_second.max(1)));
@@ -349,9 +353,24 @@ async fn run_slot(shared: Arc<Shared>, slot: usize) {
             if shared.stopping() {
                 return;
             }
-            match Session::sign_in_from(&config.server, &id, Some(&name), source(2 * slot + i))
-                .await
-            {
+            let local = source(2 * slot + i);
+            let client = {
+                let mut clients =
+                    shared.clients.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                match clients.get(&local) {
+                    Some(c) => Ok(c.clone()),
+                    None => Session::http_client(&config.server, local).inspect(|c| {
+                        clients.insert(local, c.clone());
+                    }),
+                }
+            };
+            let signed_in = match client {
+                Ok(http) => {
+                    Session::sign_in_with(http, &config.server, &id, Some(&name), local).await
+                }
+                Err(e) => Err(e),
+            };
+            match signed_in {
                 Ok(s) => break sessions.push((id, s)),
                 Err(e) => {
                     shared.error(format!("slot {slot}: sign-in: {e}"));
@@ -510,7 +529,7 @@ async fn play_seat(
     let secret = protocol::keys::random_32().map_err(|e| MatchError::Protocol(e.to_string()))?;
     let mut player = Player::asking(identity, agreed.clone(), secret)
         .map_err(|e| MatchError::Protocol(format!("player: {e}")))?;
-    let mut socket = session.socket(&agreed.match_id, None).await?;
+    let mut socket = session.open(&agreed.match_id, None).await?;
     let catch_up = match socket.next().await {
         Some(Ok(ServerFrame::Welcome { catch_up, .. })) => catch_up,
         other => return Err(MatchError::Protocol(format!("no Welcome: {other:?}"))),
@@ -582,6 +601,9 @@ async fn play_seat(
                 }
                 Some(Ok(ServerFrame::Welcome { .. })) => {
                     return Err(MatchError::Protocol("a second Welcome".into()));
+                }
+                Some(Ok(f @ (ServerFrame::For { .. } | ServerFrame::Left { .. }))) => {
+                    return Err(MatchError::Protocol(format!("an unwrapped frame: {f:?}")));
                 }
                 Some(Err(e)) => return Err(e.into()),
                 None => return Err(MatchError::Protocol("the socket closed".into())),

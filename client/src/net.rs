@@ -1,6 +1,8 @@
 //! The client side of the server's API (docs/SERVER.md): sign-in by signature, the JSON
-//! calls of the lobby, the NDJSON event stream, and a match socket carrying
-//! [`protocol::wire`] frames.
+//! calls of the lobby, the NDJSON event stream, and match sockets carrying [`protocol::wire`]
+//! frames: by default every match of a session shares one multiplexed socket
+//! ([`Session::open`]), as lichess's clients do; a socket of one match's own
+//! ([`Session::socket`]) remains for compatibility and tests.
 //!
 //! Keys never leave this process: the server only ever sees public keys, signatures and the
 //! signed messages themselves.
@@ -11,8 +13,12 @@ use protocol::message::SignedMessage;
 use protocol::wire::{ClientFrame, ServerFrame};
 use protocol::{Identity, MatchId, PublicKey, Signature};
 use serde_json::{Value, json};
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 use thiserror::Error;
+use tokio::sync::mpsc;
 use tokio_tungstenite::tungstenite::{self, Message, client::IntoClientRequest};
 
 /// Why a call to the server failed.
@@ -102,6 +108,30 @@ pub struct Session {
     pub key: PublicKey,
     /// The server.
     pub info: ServerInfo,
+    /// The multiplexed socket every clone of this session shares, opened on first use and
+    /// again after it broke.
+    mux: Arc<tokio::sync::Mutex<Option<mpsc::UnboundedSender<MuxCommand>>>>,
+    /// Numbers this session's subscriptions (so a match opened again is not left by the
+    /// old one's end).
+    subscriptions: Arc<AtomicU64>,
+}
+
+type WsStream =
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+/// What a session's match sockets ask of its multiplexed socket's task.
+enum MuxCommand {
+    /// Follow a match from `since`; its frames go to `tx`.
+    Open {
+        id: MatchId,
+        since: Option<u64>,
+        token: u64,
+        tx: mpsc::UnboundedSender<Result<ServerFrame, NetError>>,
+    },
+    /// Send these bytes as one binary frame.
+    Send(Vec<u8>),
+    /// Stop following a match (if subscription `token` is still the one open).
+    Leave { id: MatchId, token: u64 },
 }
 
 fn key_field(v: &Value, field: &str) -> Option<PublicKey> {
@@ -158,10 +188,7 @@ impl Session {
         check: &(dyn Fn(&ServerInfo) -> Result<(), String> + Send + Sync),
     ) -> Result<Session, NetError> {
         let base = base.trim_end_matches('/');
-        let http = reqwest::Client::builder()
-            .connect_timeout(Duration::from_secs(10))
-            .build()
-            .map_err(|e| NetError::Connect { url: base.to_owned(), why: e.to_string() })?;
+        let http = Session::http_client(base, None)?;
         let info = Session::server_info(&http, base).await?;
         check(&info).map_err(|why| NetError::Protocol { url: format!("{base}/api/info"), why })?;
         let session = Session::sign_in(base, identity, name).await?;
@@ -181,15 +208,37 @@ impl Session {
         name: Option<&str>,
         local: Option<std::net::IpAddr>,
     ) -> Result<Session, NetError> {
-        let base = base.trim_end_matches('/').to_owned();
-        let tls =
-            crate::tls::client_config().map_err(|why| NetError::Tls { url: base.clone(), why })?;
-        let http = reqwest::Client::builder()
+        let http = Session::http_client(base, local)?;
+        Session::sign_in_with(http, base, identity, name, local).await
+    }
+
+    /// An HTTP client whose connections start from `local` (`None`: the system's choice), for
+    /// [`Session::sign_in_with`].
+    pub fn http_client(
+        base: &str,
+        local: Option<std::net::IpAddr>,
+    ) -> Result<reqwest::Client, NetError> {
+        let tls = crate::tls::client_config()
+            .map_err(|why| NetError::Tls { url: base.to_owned(), why })?;
+        reqwest::Client::builder()
             .connect_timeout(Duration::from_secs(10))
             .local_address(local)
             .tls_backend_preconfigured((*tls).clone())
             .build()
-            .map_err(|e| NetError::Connect { url: base.clone(), why: e.to_string() })?;
+            .map_err(|e| NetError::Connect { url: base.to_owned(), why: e.to_string() })
+    }
+
+    /// [`Session::sign_in_from`] over an HTTP client shared with other sessions (made by
+    /// [`Session::http_client`] with the same `local`): a load generator's many players share
+    /// its pool of idle connections instead of keeping one each.
+    pub async fn sign_in_with(
+        http: reqwest::Client,
+        base: &str,
+        identity: &Identity,
+        name: Option<&str>,
+        local: Option<std::net::IpAddr>,
+    ) -> Result<Session, NetError> {
+        let base = base.trim_end_matches('/').to_owned();
         let info = Session::server_info(&http, &base).await?;
         let session = Session {
             http,
@@ -200,6 +249,8 @@ impl Session {
             local,
             key: identity.public(),
             info,
+            mux: Arc::default(),
+            subscriptions: Arc::default(),
         };
         session.renew().await?;
         Ok(session)
@@ -240,6 +291,11 @@ impl Session {
             .ok_or_else(|| NetError::Protocol { url: url.clone(), why: "no token".into() })?;
         *self.token.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = token.to_owned();
         Ok(())
+    }
+
+    /// The session's bearer token now (for requests made without this session's client).
+    pub fn bearer_token(&self) -> String {
+        self.token()
     }
 
     fn token(&self) -> String {
@@ -317,7 +373,8 @@ impl Session {
         Ok(EventStream { url, body: Box::pin(r.bytes_stream()), buffer: Vec::new() })
     }
 
-    /// Opens a match socket, saying the last position already held.
+    /// Opens a socket of match `id` of its own (`GET /api/match/{id}/socket`), saying the last
+    /// position already held (compatibility and tests; a participant uses [`Session::open`]).
     pub async fn socket(&self, id: &MatchId, since: Option<u64>) -> Result<MatchSocket, NetError> {
         match self.try_socket(id, since).await {
             Err(NetError::Refused { status: 401, .. }) => {
@@ -335,10 +392,17 @@ impl Session {
     }
 
     /// Opens a match socket and says nothing yet (tests of hostile clients; a participant uses
-    /// [`Session::socket`]).
+    /// [`Session::open`]).
     pub async fn socket_without_hello(&self, id: &MatchId) -> Result<MatchSocket, NetError> {
+        let path = format!("/api/match/{}/socket", protocol::hex::encode(&id.0));
+        let (url, ws) = self.connect_ws(&path).await?;
+        Ok(MatchSocket { url, inner: Inner::Own(Box::new(ws)) })
+    }
+
+    /// Opens a WebSocket to `path` with this session's token.
+    async fn connect_ws(&self, path: &str) -> Result<(String, WsStream), NetError> {
         let ws_base = self.base.replacen("http", "ws", 1);
-        let url = format!("{ws_base}/api/match/{}/socket", protocol::hex::encode(&id.0));
+        let url = format!("{ws_base}{path}");
         let err = |why: String| NetError::Connect { url: url.clone(), why };
         let mut req = url.as_str().into_client_request().map_err(|e| err(e.to_string()))?;
         let auth = format!("Bearer {}", self.token()).parse().map_err(|_| err("token".into()))?;
@@ -384,7 +448,154 @@ impl Session {
             },
             e => NetError::connect(&url, &e),
         })?;
-        Ok(MatchSocket { url, ws })
+        Ok((url, ws))
+    }
+
+    /// Follows match `id` from the last position held, over the session's one multiplexed
+    /// socket (`GET /api/socket`, opened on first use, and again after it broke): the
+    /// returned socket behaves as a socket of the match's own (`Welcome`, the catch-up, live
+    /// entries; an error, then `None`, when the server stops following the match here or the
+    /// shared socket breaks), while every match of the session shares one connection.
+    pub async fn open(&self, id: &MatchId, since: Option<u64>) -> Result<MatchSocket, NetError> {
+        let (url, cmd) = self.mux_link().await?;
+        let token = self.subscriptions.fetch_add(1, Ordering::Relaxed);
+        let (tx, rx) = mpsc::unbounded_channel();
+        cmd.send(MuxCommand::Open { id: *id, since, token, tx })
+            .map_err(|_| NetError::Connect { url: url.clone(), why: "the socket closed".into() })?;
+        Ok(MatchSocket { url, inner: Inner::Mux(MuxChannel { id: *id, token, cmd, rx }) })
+    }
+
+    /// The multiplexed socket's task, connecting it if there is none or it broke.
+    async fn mux_link(&self) -> Result<(String, mpsc::UnboundedSender<MuxCommand>), NetError> {
+        let ws_base = self.base.replacen("http", "ws", 1);
+        let url = format!("{ws_base}/api/socket");
+        let mut link = self.mux.lock().await;
+        if let Some(cmd) = link.as_ref().filter(|c| !c.is_closed()) {
+            return Ok((url, cmd.clone()));
+        }
+        let (url, mut ws) = match self.connect_ws("/api/socket").await {
+            Err(NetError::Refused { status: 401, .. }) => {
+                self.renew().await?;
+                self.connect_ws("/api/socket").await?
+            }
+            other => other?,
+        };
+        let hello = ClientFrame::Hello { version: protocol::codec::VERSION, since: None };
+        ws.send(Message::Binary(hello.to_canonical().into()))
+            .await
+            .map_err(|e| NetError::Connect { url: url.clone(), why: e.to_string() })?;
+        let (tx, rx) = mpsc::unbounded_channel();
+        tokio::spawn(mux_task(ws, rx, url.clone()));
+        *link = Some(tx.clone());
+        Ok((url, tx))
+    }
+}
+
+/// A match followed on the multiplexed socket.
+struct MuxSub {
+    token: u64,
+    tx: mpsc::UnboundedSender<Result<ServerFrame, NetError>>,
+    /// Whether its `Welcome` came: frames before it are the rest of an earlier subscription
+    /// of the same match, and dropped.
+    welcomed: bool,
+}
+
+/// The task of a session's multiplexed socket: sends what the session's match sockets ask,
+/// hands each wrapped frame to its match's socket. When the socket breaks, every match
+/// socket gets the error, then `None` (each seat opens its match again: a new socket).
+async fn mux_task(
+    mut ws: WsStream,
+    mut commands: mpsc::UnboundedReceiver<MuxCommand>,
+    url: String,
+) {
+    let mut subs: HashMap<MatchId, MuxSub> = HashMap::new();
+    let connect = |why: String| NetError::Connect { url: url.clone(), why };
+    let why = loop {
+        tokio::select! {
+            m = ws.next() => match m {
+                Some(Ok(Message::Binary(b))) => match ServerFrame::from_canonical(&b) {
+                    Ok(ServerFrame::For { match_id, frame }) => {
+                        let Some(sub) = subs.get_mut(&match_id) else { continue };
+                        match *frame {
+                            ServerFrame::Left { reason } => {
+                                let _ = sub.tx.send(Err(connect(format!("closed: {reason}"))));
+                                subs.remove(&match_id);
+                            }
+                            ServerFrame::Finished { entries } if sub.welcomed => {
+                                let _ = sub.tx.send(Ok(ServerFrame::Finished { entries }));
+                                subs.remove(&match_id);
+                            }
+                            f @ ServerFrame::Welcome { .. } => {
+                                sub.welcomed = true;
+                                let _ = sub.tx.send(Ok(f));
+                            }
+                            f if sub.welcomed => {
+                                let _ = sub.tx.send(Ok(f));
+                            }
+                            _ => {}
+                        }
+                    }
+                    Ok(other) => break format!("unexpected answer: an unwrapped frame {other:?}"),
+                    Err(e) => break format!("unexpected answer: {e}"),
+                },
+                Some(Ok(Message::Close(frame))) => {
+                    break format!(
+                        "closed: {}",
+                        frame.map_or_else(String::new, |f| format!("{} {}", f.code, f.reason))
+                    );
+                }
+                Some(Ok(_)) => {}
+                Some(Err(e)) => break e.to_string(),
+                None => break "closed".to_owned(),
+            },
+            c = commands.recv() => {
+                let Some(c) = c else {
+                    // The session and all its match sockets are gone.
+                    let _ = ws.close(None).await;
+                    return;
+                };
+                // This command and those queued behind it (at most 64) go in one write.
+                let mut next = Some(c);
+                let mut fed = 0;
+                let mut failed = None;
+                while let Some(c) = next.take() {
+                    let frame = match c {
+                        MuxCommand::Open { id, since, token, tx } => {
+                            subs.insert(id, MuxSub { token, tx, welcomed: false });
+                            Some(ClientFrame::Open { match_id: id, since }.to_canonical())
+                        }
+                        MuxCommand::Send(bytes) => Some(bytes),
+                        MuxCommand::Leave { id, token } => {
+                            if subs.get(&id).is_some_and(|s| s.token == token) {
+                                subs.remove(&id);
+                                Some(ClientFrame::Leave { match_id: id }.to_canonical())
+                            } else {
+                                None
+                            }
+                        }
+                    };
+                    if let Some(frame) = frame {
+                        if let Err(e) = ws.feed(Message::Binary(frame.into())).await {
+                            failed = Some(e.to_string());
+                            break;
+                        }
+                        fed += 1;
+                    }
+                    if fed < 64 {
+                        next = commands.try_recv().ok();
+                    }
+                }
+                if let Some(why) = failed {
+                    break why;
+                }
+                if fed > 0 && let Err(e) = ws.flush().await {
+                    break e.to_string();
+                }
+            }
+        }
+    };
+    for sub in subs.into_values() {
+        let _ = sub.tx.send(Err(connect(why.clone())));
     }
 }
 
@@ -452,49 +663,99 @@ impl EventStream {
     }
 }
 
-/// A match socket.
+/// A match socket: a socket of the match's own, or a match followed on the session's
+/// multiplexed socket (the same frames either way).
 pub struct MatchSocket {
     url: String,
-    ws: tokio_tungstenite::WebSocketStream<
-        tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>,
-    >,
+    inner: Inner,
+}
+
+enum Inner {
+    Own(Box<WsStream>),
+    Mux(MuxChannel),
+}
+
+/// A match on the multiplexed socket; leaving it (dropping) tells the server.
+struct MuxChannel {
+    id: MatchId,
+    token: u64,
+    cmd: mpsc::UnboundedSender<MuxCommand>,
+    rx: mpsc::UnboundedReceiver<Result<ServerFrame, NetError>>,
+}
+
+impl Drop for MuxChannel {
+    fn drop(&mut self) {
+        let _ = self.cmd.send(MuxCommand::Leave { id: self.id, token: self.token });
+    }
 }
 
 impl MatchSocket {
-    /// Sends one frame.
+    /// Sends one frame (on the multiplexed socket, `Hello` opens the match again from
+    /// `since` and `Message` goes as `To`, naming the match).
     pub async fn send_frame(&mut self, f: &ClientFrame) -> Result<(), NetError> {
-        self.ws
-            .send(Message::Binary(f.to_canonical().into()))
-            .await
-            .map_err(|e| NetError::Connect { url: self.url.clone(), why: e.to_string() })
+        let bytes = match (&self.inner, f) {
+            (Inner::Mux(m), ClientFrame::Message(bytes)) => {
+                ClientFrame::To { match_id: m.id, message: bytes.clone() }.to_canonical()
+            }
+            (Inner::Mux(m), ClientFrame::Hello { since, .. }) => {
+                ClientFrame::Open { match_id: m.id, since: *since }.to_canonical()
+            }
+            _ => f.to_canonical(),
+        };
+        self.send_raw(bytes).await
     }
 
     /// Sends a signed message (its canonical bytes, as signed).
     pub async fn send(&mut self, m: &SignedMessage) -> Result<(), NetError> {
-        self.send_frame(&ClientFrame::Message(m.to_canonical())).await
+        let message = m.to_canonical();
+        let bytes = match &self.inner {
+            Inner::Mux(c) => ClientFrame::To { match_id: c.id, message }.to_canonical(),
+            Inner::Own(_) => ClientFrame::Message(message).to_canonical(),
+        };
+        self.send_raw(bytes).await
     }
 
-    /// Sends raw bytes as one binary frame (tests of hostile clients).
+    /// Sends raw bytes as one binary frame (tests of hostile clients; on the multiplexed
+    /// socket they go unchanged, for every match on it).
     pub async fn send_raw(&mut self, bytes: Vec<u8>) -> Result<(), NetError> {
-        self.ws
-            .send(Message::Binary(bytes.into()))
-            .await
-            .map_err(|e| NetError::Connect { url: self.url.clone(), why: e.to_string() })
+        let url = &self.url;
+        match &mut self.inner {
+            Inner::Own(ws) => ws
+                .send(Message::Binary(bytes.into()))
+                .await
+                .map_err(|e| NetError::Connect { url: url.clone(), why: e.to_string() }),
+            Inner::Mux(c) => c.cmd.send(MuxCommand::Send(bytes)).map_err(|_| NetError::Connect {
+                url: url.clone(),
+                why: "the socket closed".into(),
+            }),
+        }
     }
 
-    /// Sends a text frame (tests of hostile clients: the protocol is binary).
+    /// Sends a text frame (tests of hostile clients: the protocol is binary; a socket of the
+    /// match's own only).
     pub async fn send_text(&mut self, text: &str) -> Result<(), NetError> {
-        self.ws
-            .send(Message::Text(text.into()))
-            .await
-            .map_err(|e| NetError::Connect { url: self.url.clone(), why: e.to_string() })
+        let url = &self.url;
+        match &mut self.inner {
+            Inner::Own(ws) => ws
+                .send(Message::Text(text.into()))
+                .await
+                .map_err(|e| NetError::Connect { url: url.clone(), why: e.to_string() }),
+            Inner::Mux(_) => Err(NetError::Protocol {
+                url: url.clone(),
+                why: "text frames are not sent on the multiplexed socket".into(),
+            }),
+        }
     }
 
     /// The next frame from the server; `None` once the socket is closed. A close carries its
     /// reason as an error.
     pub async fn next(&mut self) -> Option<Result<ServerFrame, NetError>> {
+        let ws = match &mut self.inner {
+            Inner::Own(ws) => ws,
+            Inner::Mux(c) => return c.rx.recv().await,
+        };
         loop {
-            let m = match self.ws.next().await? {
+            let m = match ws.next().await? {
                 Ok(m) => m,
                 Err(e) => {
                     return Some(Err(NetError::Connect {

@@ -282,7 +282,7 @@ impl Seat {
         let mut backoff = 100;
         self.drain(None).await?;
         loop {
-            let socket = match self.session.socket(&id, self.since).await {
+            let socket = match self.session.open(&id, self.since).await {
                 Ok(s) => s,
                 Err(e) if e.is_transient() => {
                     tokio::time::sleep(Duration::from_millis(backoff)).await;
@@ -358,7 +358,13 @@ impl Seat {
                         self.report(SeatEvent::Refused(reason));
                     }
                     Some(Ok(ServerFrame::Finished { .. })) => return self.finished().await.map(Some),
-                    Some(Ok(ServerFrame::Welcome { .. })) | Some(Err(_)) | None => return Ok(None),
+                    // A second Welcome, or frames of the multiplexed socket itself (the match
+                    // socket unwraps them): start again.
+                    Some(Ok(
+                        ServerFrame::Welcome { .. } | ServerFrame::For { .. } | ServerFrame::Left { .. },
+                    ))
+                    | Some(Err(_))
+                    | None => return Ok(None),
                 },
                 cmd = command => match cmd {
                     Some(cmd) => self.command(cmd, Some(&mut socket)).await?,

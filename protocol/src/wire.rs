@@ -1,8 +1,11 @@
 //! The network framing between a participant and the relay's server (docs/PROTOCOL.md section
 //! 22), and the sign-in that proves a key to the server.
 //!
-//! One WebSocket per participant and match carries binary frames, each one canonical postcard
-//! value: [`ClientFrame`] from the participant, [`ServerFrame`] from the server. A message
+//! A WebSocket carries binary frames, each one canonical postcard value: [`ClientFrame`] from
+//! the participant, [`ServerFrame`] from the server. Either one socket per participant and
+//! match (`Hello`, then `Message`s), or one socket per participant for all its matches (the
+//! multiplexed socket: `Hello`, then `Open`, `To` and `Leave` naming a match each, answered by
+//! frames wrapped in [`ServerFrame::For`]). A message
 //! travels as the exact bytes its author signed ([`ClientFrame::Message`]), so the relay accepts
 //! and receipts the bytes as received; an accepted entry comes back as [`ServerFrame::Entry`] to
 //! every party entitled to read its channel (the author included: the receipt is its proof).
@@ -44,16 +47,39 @@ pub enum ClientFrame {
     },
     /// A signed message, as the canonical bytes of its [`SignedMessage`], exactly as signed.
     Message(Vec<u8>),
+    /// On the multiplexed socket: follow `match_id` from the last position held (`None`:
+    /// nothing yet), as a `Hello` on a match's own socket does. Answered by that match's
+    /// `Welcome`, catch-up and live entries, each wrapped in [`ServerFrame::For`]; opening a
+    /// match already open on the socket starts it again from `since`.
+    Open {
+        /// The match.
+        match_id: MatchId,
+        /// The last position held.
+        since: Option<u64>,
+    },
+    /// On the multiplexed socket: a signed message for `match_id` (opened first), as the
+    /// canonical bytes of its [`SignedMessage`], exactly as signed.
+    To {
+        /// The match.
+        match_id: MatchId,
+        /// The bytes.
+        message: Vec<u8>,
+    },
+    /// On the multiplexed socket: stop following `match_id` (nothing is answered).
+    Leave {
+        /// The match.
+        match_id: MatchId,
+    },
 }
 
 impl Canonical for ClientFrame {
     const NAME: &'static str = "client frame";
-    const MAX_BYTES: usize = SignedMessage::MAX_BYTES + 16;
+    const MAX_BYTES: usize = SignedMessage::MAX_BYTES + 16 + 32;
 
     fn check(&self) -> Result<(), DecodeError> {
         match self {
             ClientFrame::Hello { version, .. } => codec::check_version(Self::NAME, *version),
-            ClientFrame::Message(_) => Ok(()),
+            _ => Ok(()),
         }
     }
 }
@@ -96,7 +122,26 @@ pub enum ServerFrame {
         /// Entries in the final record.
         entries: u64,
     },
+    /// On the multiplexed socket: a frame of match `match_id` (never itself a `For`).
+    For {
+        /// The match.
+        match_id: MatchId,
+        /// Its frame.
+        frame: Box<ServerFrame>,
+    },
+    /// On the multiplexed socket, wrapped in `For`: the server stopped following this match
+    /// on this socket, saying why (a fault of this match's frames, the match stopped, or it
+    /// cannot be opened); the other matches on the socket go on. `Open` it again to resume.
+    Left {
+        /// Why, in words (at most [`MAX_REASON_BYTES`]).
+        reason: String,
+    },
 }
+
+/// The variant index of [`ServerFrame::Entry`] in its encoding.
+const ENTRY_INDEX: u8 = 1;
+/// The variant index of [`ServerFrame::For`] in its encoding.
+const FOR_INDEX: u8 = 4;
 
 impl Canonical for ServerFrame {
     const NAME: &'static str = "server frame";
@@ -104,18 +149,28 @@ impl Canonical for ServerFrame {
         + SignedMessage::MAX_BYTES
         + SignedReceipt::MAX_BYTES
         + MAX_REASON_BYTES
-        + 64;
+        + 64
+        + 33;
 
     fn check(&self) -> Result<(), DecodeError> {
         match self {
             ServerFrame::Welcome { version, .. } => codec::check_version(Self::NAME, *version),
-            ServerFrame::Refused { reason, .. } if reason.len() > MAX_REASON_BYTES => {
+            ServerFrame::Refused { reason, .. } | ServerFrame::Left { reason }
+                if reason.len() > MAX_REASON_BYTES =>
+            {
                 Err(DecodeError::TooLong {
                     what: "refusal reason",
                     len: reason.len(),
                     max_bytes: MAX_REASON_BYTES,
                 })
             }
+            ServerFrame::For { frame, .. } => match **frame {
+                ServerFrame::For { .. } => Err(DecodeError::Malformed {
+                    what: Self::NAME,
+                    reason: postcard::Error::DeserializeBadEnum,
+                }),
+                ref inner => inner.check(),
+            },
             _ => Ok(()),
         }
     }
@@ -129,6 +184,35 @@ impl ServerFrame {
             end -= 1;
         }
         ServerFrame::Refused { message, reason: reason[..end].to_owned() }
+    }
+
+    /// A [`ServerFrame::Left`], its reason cut to [`MAX_REASON_BYTES`] at a character boundary.
+    pub fn left(reason: &str) -> ServerFrame {
+        let mut end = reason.len().min(MAX_REASON_BYTES);
+        while !reason.is_char_boundary(end) {
+            end -= 1;
+        }
+        ServerFrame::Left { reason: reason[..end].to_owned() }
+    }
+
+    /// The encoding of `Entry(entry)` from the encoding of `entry` (the bytes the server
+    /// stores), without encoding it again.
+    pub fn entry(entry: &[u8]) -> Vec<u8> {
+        let mut out = Vec::with_capacity(1 + entry.len());
+        out.push(ENTRY_INDEX);
+        out.extend_from_slice(entry);
+        out
+    }
+
+    /// The encoding of `For { match_id, frame }` from the encoding of `frame`, without
+    /// decoding or encoding it again: the server encodes an entry once and sends the same
+    /// bytes, wrapped once per match, to every socket that reads it.
+    pub fn wrap(match_id: &MatchId, frame: &[u8]) -> Vec<u8> {
+        let mut out = Vec::with_capacity(1 + 32 + frame.len());
+        out.push(FOR_INDEX);
+        out.extend_from_slice(&match_id.0);
+        out.extend_from_slice(frame);
+        out
     }
 }
 
@@ -225,6 +309,46 @@ mod tests {
         ));
         // An unknown frame kind does not decode.
         assert!(ClientFrame::from_canonical(&[9]).is_err());
+    }
+
+    #[test]
+    fn a_wrapped_frame_is_the_encoding_of_for_and_for_does_not_nest() {
+        let id = MatchId([7; 32]);
+        let inner = ServerFrame::Finished { entries: 9 };
+        let typed = ServerFrame::For { match_id: id, frame: Box::new(inner.clone()) };
+        let wrapped = ServerFrame::wrap(&id, &inner.to_canonical());
+        assert_eq!(wrapped, typed.to_canonical());
+        assert_eq!(ServerFrame::from_canonical(&wrapped).unwrap(), typed);
+        let left = ServerFrame::wrap(&id, &ServerFrame::left("gone").to_canonical());
+        assert!(matches!(
+            ServerFrame::from_canonical(&left).unwrap(),
+            ServerFrame::For { frame, .. } if *frame == ServerFrame::Left { reason: "gone".into() }
+        ));
+        let nested = ServerFrame::wrap(&id, &wrapped);
+        // An entry's frame is its stored bytes behind the variant index.
+        let entry = Entry {
+            message: SignedMessage {
+                body: vec![1, 2, 3],
+                signature: Signature { r: [4; 32], s: [5; 32] },
+            },
+            receipt: SignedReceipt {
+                receipt: vec![6],
+                signature: Signature { r: [7; 32], s: [8; 32] },
+            },
+        };
+        assert_eq!(
+            ServerFrame::entry(&entry.to_canonical()),
+            ServerFrame::Entry(entry).to_canonical()
+        );
+        assert!(ServerFrame::from_canonical(&nested).is_err());
+        // The multiplexed client frames round-trip; a To carries a whole signed message.
+        for f in [
+            ClientFrame::Open { match_id: id, since: Some(3) },
+            ClientFrame::To { match_id: id, message: vec![1; SignedMessage::MAX_BYTES] },
+            ClientFrame::Leave { match_id: id },
+        ] {
+            assert_eq!(ClientFrame::from_canonical(&f.to_canonical()).unwrap(), f);
+        }
     }
 
     #[test]

@@ -248,6 +248,7 @@ pub fn router(
                 <protocol::message::SignedMessage as protocol::codec::Canonical>::MAX_BYTES,
             )),
         )
+        .route("/api/socket", get(crate::socket::mux_socket))
         .route("/api/ledger", get(crate::ledger::info))
         .route("/api/ledger/proof/{id}", get(crate::ledger::proof))
         .route("/api/ratings/{variant}", get(crate::ledger::ratings))

@@ -35,6 +35,9 @@ pub struct Limits {
     pub max_requests_per_second_per_address: u32,
     /// Frames per second one match socket may send (a burst of the same size is allowed).
     pub max_frames_per_second_per_connection: u32,
+    /// Matches one multiplexed socket (`GET /api/socket`) follows at once (the server's own
+    /// umpire service may follow `max_live_matches`: it umpires every match of the server).
+    pub max_matches_per_connection: usize,
     /// Messages the relay refused on one socket before the server closes it.
     pub max_refusals_per_connection: u32,
     /// Frames queued to one slow socket before the server drops it (it may reconnect and
@@ -138,6 +141,7 @@ impl Limits {
         max_requests_per_second_per_key: 50,
         max_requests_per_second_per_address: 200,
         max_frames_per_second_per_connection: 100,
+        max_matches_per_connection: 1_024,
         max_refusals_per_connection: 64,
         max_queued_frames_per_connection: 4096,
         max_hello_wait_ms: 10_000,

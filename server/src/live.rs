@@ -8,6 +8,7 @@
 
 use crate::state::{FinishedMatch, Shared};
 use crate::store::{EntryRow, Finish, MatchRow};
+use axum::body::Bytes;
 use protocol::codec::Canonical;
 use protocol::keys::ByColour;
 use protocol::message::{MessageBody, SignedMessage};
@@ -31,10 +32,45 @@ const QUEUE_COMMANDS: usize = 1024;
 #[derive(Clone, Debug)]
 pub enum Outgoing {
     /// Bytes of one `ServerFrame`.
-    Frame(Arc<Vec<u8>>),
+    Frame(Bytes),
     /// Close the socket, saying why.
     Close(String),
+    /// On a multiplexed socket: the bytes of one `ServerFrame::For` of subscription `conn`
+    /// (the socket drops it if that subscription has since been replaced or left, so a match
+    /// opened again never sees the old subscription's frames after its new `Welcome`).
+    For {
+        /// The match.
+        match_id: protocol::MatchId,
+        /// The subscription.
+        conn: u64,
+        /// The wrapped frame.
+        frame: Bytes,
+    },
+    /// On a multiplexed socket: the match task stopped sending this subscription anything
+    /// (the match is over, or a fault of this match's frames); the socket forgets it and, but
+    /// for the end of the match, tells the client why with a wrapped `Left`.
+    Left {
+        /// The match.
+        match_id: protocol::MatchId,
+        /// The subscription.
+        conn: u64,
+        /// Why.
+        reason: String,
+    },
 }
+
+/// What the match task is told of a subscription on a multiplexed socket: every frame it
+/// sends there is wrapped in `ServerFrame::For`, and when that socket's queue is full it
+/// wakes the socket to close (the queue is the whole socket's, so the socket is the slow
+/// reader, not this match).
+#[derive(Clone, Debug, Default)]
+pub struct Mux {
+    /// Woken when the socket's queue is full.
+    pub slow: Arc<tokio::sync::Notify>,
+}
+
+/// Why a subscription ends because the match is over (the socket says nothing more).
+pub const MATCH_OVER: &str = "the match is over";
 
 /// A socket joining a match.
 #[derive(Debug)]
@@ -42,7 +78,7 @@ pub struct Joined {
     /// The encoded `Welcome`.
     pub welcome: Vec<u8>,
     /// The encoded entries after the socket's `since` that it may read.
-    pub catch_up: Vec<Arc<Vec<u8>>>,
+    pub catch_up: Vec<Bytes>,
 }
 
 /// Why a socket may not join.
@@ -69,6 +105,8 @@ pub enum Command {
         since: Option<u64>,
         /// Where its frames go.
         tx: mpsc::Sender<Outgoing>,
+        /// Set when the socket is multiplexed.
+        mux: Option<Mux>,
         /// The answer.
         reply: oneshot::Sender<Result<Joined, JoinError>>,
     },
@@ -170,6 +208,7 @@ struct Sub {
     key: Option<PublicKey>,
     tx: mpsc::Sender<Outgoing>,
     refusals: u32,
+    mux: Option<Mux>,
 }
 
 /// The task of one live match.
@@ -188,6 +227,8 @@ pub struct MatchTask {
     close_at_ms: Option<u64>,
     /// Arrival instants of accepted messages, by position, until their receipts leave.
     arrivals: Vec<(usize, Instant)>,
+    /// The channels of accepted messages, by position, until they are stored.
+    admitted: Vec<(usize, Channel)>,
     /// A hidden game's public clocks, since the first turn.
     turn: Option<TurnClock>,
     /// A hidden game's public clocks when its game ended (they stand still from then).
@@ -275,6 +316,7 @@ impl MatchTask {
             offset_ms,
             close_at_ms: None,
             arrivals: Vec::new(),
+            admitted: Vec::new(),
             turn: None,
             ended: None,
             info,
@@ -387,10 +429,14 @@ impl MatchTask {
                 Ok(true) => break,
                 Err(why) => {
                     tracing::error!(match_id = %crate::store::sqlite::id_text(&id), %why, "match stopped");
-                    for sub in self.subs.values() {
-                        let _ = sub.tx.try_send(Outgoing::Close(format!(
-                            "the server could not store this match ({why}); reconnect later"
-                        )));
+                    let conns: Vec<u64> = self.subs.keys().copied().collect();
+                    for conn in conns {
+                        self.close_sub(
+                            conn,
+                            format!(
+                                "the server could not store this match ({why}); reconnect later"
+                            ),
+                        );
                     }
                     break;
                 }
@@ -439,8 +485,8 @@ impl MatchTask {
     /// Handles one command; `Ok(true)` when the match is over.
     async fn handle(&mut self, cmd: Command) -> Result<bool, String> {
         match cmd {
-            Command::Join { conn, key, since, tx, reply } => {
-                let _ = reply.send(self.join(conn, key, since, tx));
+            Command::Join { conn, key, since, tx, mux, reply } => {
+                let _ = reply.send(self.join(conn, key, since, tx, mux));
                 Ok(false)
             }
             Command::Leave { conn } => {
@@ -459,6 +505,7 @@ impl MatchTask {
         key: Option<PublicKey>,
         since: Option<u64>,
         tx: mpsc::Sender<Outgoing>,
+        mux: Option<Mux>,
     ) -> Result<Joined, JoinError> {
         let party = key.is_some_and(|k| self.parties.contains(&k));
         if !party && !self.open_game {
@@ -468,13 +515,16 @@ impl MatchTask {
         // `entries`: nothing here tells a participant how many entries another channel holds.
         let from = since.map_or(0, |s| usize::try_from(s).unwrap_or(usize::MAX).saturating_add(1));
         let entries = self.relay.entries();
+        let id = self.row.id;
+        let muxed = mux.is_some();
+        let wrap = |bytes: Vec<u8>| if muxed { ServerFrame::wrap(&id, &bytes) } else { bytes };
         let visible: Vec<usize> = (0..self.persisted)
             .filter(|&i| self.may_read(key.as_ref(), self.channels[i]))
             .collect();
-        let catch_up: Vec<Arc<Vec<u8>>> = visible
+        let catch_up: Vec<Bytes> = visible
             .iter()
             .skip(from)
-            .map(|&i| Arc::new(ServerFrame::Entry(entries[i].clone()).to_canonical()))
+            .map(|&i| Bytes::from(wrap(ServerFrame::entry(&entries[i].to_canonical()))))
             .collect();
         let welcome = ServerFrame::Welcome {
             version: protocol::codec::VERSION,
@@ -484,13 +534,21 @@ impl MatchTask {
             catch_up: catch_up.len() as u64,
         }
         .to_canonical();
-        self.subs.insert(conn, Sub { key, tx, refusals: 0 });
+        let welcome = wrap(welcome);
+        self.subs.insert(conn, Sub { key, tx, refusals: 0, mux });
         Ok(Joined { welcome, catch_up })
     }
 
-    fn send_to(&mut self, conn: u64, out: Outgoing) {
+    /// Sends one encoded frame to a subscription (wrapped for a multiplexed socket).
+    fn send_frame(&mut self, conn: u64, frame: &Bytes, wrapped: &mut Option<Bytes>) {
         let full = match self.subs.get(&conn) {
-            Some(sub) => sub.tx.try_send(out).is_err(),
+            Some(sub) if sub.mux.is_some() => {
+                let match_id = self.row.id;
+                let bytes =
+                    wrapped.get_or_insert_with(|| Bytes::from(ServerFrame::wrap(&match_id, frame)));
+                sub.tx.try_send(Outgoing::For { match_id, conn, frame: bytes.clone() }).is_err()
+            }
+            Some(sub) => sub.tx.try_send(Outgoing::Frame(frame.clone())).is_err(),
             None => false,
         };
         if full {
@@ -498,10 +556,30 @@ impl MatchTask {
         }
     }
 
+    /// Ends a subscription with a reason: a socket of its own is closed; on a multiplexed
+    /// socket only this match's subscription ends.
+    fn close_sub(&mut self, conn: u64, reason: String) {
+        let Some(sub) = self.subs.remove(&conn) else { return };
+        let out = if sub.mux.is_some() {
+            Outgoing::Left { match_id: self.row.id, conn, reason }
+        } else {
+            Outgoing::Close(reason)
+        };
+        if sub.tx.try_send(out).is_err()
+            && let Some(mux) = &sub.mux
+        {
+            mux.slow.notify_one();
+        }
+    }
+
     fn drop_slow(&mut self, conn: u64) {
         if let Some(sub) = self.subs.remove(&conn) {
             metrics::counter!(crate::metrics::CONNECTIONS_REFUSED).increment(1);
-            // The queue is full: the socket task sees its channel close and says why.
+            // The queue is full: a socket of its own sees its channel close and says why; a
+            // multiplexed socket is woken to close (its queue is every match's on it).
+            if let Some(mux) = &sub.mux {
+                mux.slow.notify_one();
+            }
             drop(sub);
         }
     }
@@ -514,11 +592,7 @@ impl MatchTask {
     ) -> Result<bool, String> {
         let Some(sub) = self.subs.get(&conn) else { return Ok(false) };
         let Some(key) = sub.key.filter(|k| self.parties.contains(k)) else {
-            self.send_to(
-                conn,
-                Outgoing::Close("only the match's players and umpire send messages".into()),
-            );
-            self.subs.remove(&conn);
+            self.close_sub(conn, "only the match's players and umpire send messages".into());
             return Ok(false);
         };
         // The author must be the signed-in key: nobody writes for another seat, even with a
@@ -529,14 +603,13 @@ impl MatchTask {
             .map(|b| b.author)
             .filter(|a| *a != key)
         {
-            self.send_to(
+            self.close_sub(
                 conn,
-                Outgoing::Close(format!(
+                format!(
                     "signed in as {key}, but this message is by {author}: nobody writes for \
                      another party"
-                )),
+                ),
             );
-            self.subs.remove(&conn);
             return Ok(false);
         }
         // The receipt says when the frame was read from the socket: the relay never goes
@@ -555,6 +628,7 @@ impl MatchTask {
                     .position(|e| *e == accepted.entry)
                     .map_or(before, |i| before + i);
                 self.arrivals.push((at, arrived));
+                self.admitted.push((at, accepted.body.channel));
                 None
             }
             Err(e) => {
@@ -565,18 +639,21 @@ impl MatchTask {
         };
         let over = self.after_relay().await?;
         if let Some(frame) = refused {
-            self.send_to(conn, Outgoing::Frame(Arc::new(frame.to_canonical())));
+            self.send_frame(conn, &Bytes::from(frame.to_canonical()), &mut None);
             let max = self.shared.config.limits.max_refusals_per_connection;
-            if let Some(sub) = self.subs.get_mut(&conn) {
+            let over = self.subs.get_mut(&conn).is_some_and(|sub| {
                 sub.refusals += 1;
-                if sub.refusals > max {
-                    let _ = sub.tx.try_send(Outgoing::Close(format!(
+                sub.refusals > max
+            });
+            if over {
+                self.close_sub(
+                    conn,
+                    format!(
                         "more than {max} refused messages on this socket \
                          (max_refusals_per_connection)"
-                    )));
-                    self.subs.remove(&conn);
-                    metrics::counter!(crate::metrics::CONNECTIONS_REFUSED).increment(1);
-                }
+                    ),
+                );
+                metrics::counter!(crate::metrics::CONNECTIONS_REFUSED).increment(1);
             }
         }
         Ok(over)
@@ -647,36 +724,42 @@ impl MatchTask {
     }
 
     /// Stores the entries not yet stored, then pushes each to the sockets that may read it.
+    /// Each entry is encoded once: its stored row, and its `Entry` frame from the same bytes.
     async fn flush(&mut self) -> Result<(), String> {
         let entries = self.relay.entries();
         if self.persisted == entries.len() {
             return Ok(());
         }
-        let new: Vec<Entry> = entries[self.persisted..].to_vec();
-        let rows = new
-            .iter()
-            .enumerate()
-            .map(|(i, e)| EntryRow {
-                match_id: self.row.id,
-                seq: (self.persisted + i) as u64,
-                bytes: e.to_canonical(),
-            })
-            .collect();
+        let mut channels = Vec::with_capacity(entries.len() - self.persisted);
+        let mut frames = Vec::with_capacity(entries.len() - self.persisted);
+        let mut rows = Vec::with_capacity(entries.len() - self.persisted);
+        for (i, e) in entries.iter().enumerate().skip(self.persisted) {
+            // The channel as the relay admitted it (no second decoding of the body), else from
+            // the entry (entries the relay wrote itself).
+            let channel = match self.admitted.iter().find(|(at, _)| *at == i) {
+                Some((_, c)) => *c,
+                None => body_of(&e.message).map_or(Channel::Public, |b| b.channel),
+            };
+            let bytes = e.to_canonical();
+            frames.push(Bytes::from(ServerFrame::entry(&bytes)));
+            channels.push(channel);
+            rows.push(EntryRow { match_id: self.row.id, seq: i as u64, bytes });
+        }
+        self.admitted.clear();
         let started = Instant::now();
         self.shared.committer.commit(rows).await.map_err(|e| e.to_string())?;
         self.host_stall(started.elapsed());
-        for entry in new {
-            let channel = body_of(&entry.message).map_or(Channel::Public, |b| b.channel);
+        for (frame, channel) in frames.into_iter().zip(channels) {
             self.channels.push(channel);
-            let frame = Arc::new(ServerFrame::Entry(entry).to_canonical());
             let readers: Vec<u64> = self
                 .subs
                 .iter()
                 .filter(|(_, s)| self.may_read(s.key.as_ref(), channel))
                 .map(|(c, _)| *c)
                 .collect();
+            let mut wrapped = None;
             for conn in readers {
-                self.send_to(conn, Outgoing::Frame(frame.clone()));
+                self.send_frame(conn, &frame, &mut wrapped);
             }
             self.persisted += 1;
         }
@@ -745,8 +828,13 @@ impl MatchTask {
             }
         };
         let mut info = self.info.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        info.white = colours.map(|c| c.white.to_string());
-        info.black = colours.map(|c| c.black.to_string());
+        // The colours are drawn once: their text is made once, not on every message.
+        if info.white.is_none()
+            && let Some(c) = colours
+        {
+            info.white = Some(c.white.to_string());
+            info.black = Some(c.black.to_string());
+        }
         info.white_ms = clocks[0];
         info.black_ms = clocks[1];
         info.running = running.map(|s| match s {
@@ -778,10 +866,12 @@ impl MatchTask {
         self.shared.store.finish_match(&self.row.id, &finish).await.map_err(|e| e.to_string())?;
         metrics::counter!(crate::metrics::MATCHES_FINISHED).increment(1);
         let done =
-            Arc::new(ServerFrame::Finished { entries: self.persisted as u64 }.to_canonical());
-        for sub in std::mem::take(&mut self.subs).into_values() {
-            let _ = sub.tx.try_send(Outgoing::Frame(done.clone()));
-            let _ = sub.tx.try_send(Outgoing::Close("the match is over".into()));
+            Bytes::from(ServerFrame::Finished { entries: self.persisted as u64 }.to_canonical());
+        let mut wrapped = None;
+        let conns: Vec<u64> = self.subs.keys().copied().collect();
+        for conn in conns {
+            self.send_frame(conn, &done, &mut wrapped);
+            self.close_sub(conn, MATCH_OVER.into());
         }
         let event = serde_json::json!({
             "type": "gameFinish",

@@ -1,5 +1,7 @@
-//! `GET /api/match/{id}/socket`: one WebSocket per participant and match, binary frames of
-//! [`ClientFrame`] and [`ServerFrame`] (docs/SERVER.md, sockets).
+//! `GET /api/socket`: one WebSocket per signed-in participant for all its matches (the
+//! multiplexed socket, [`mux_socket`]), and `GET /api/match/{id}/socket`: one WebSocket per
+//! participant and match (kept for compatibility and for spectators without a key); binary
+//! frames of [`ClientFrame`] and [`ServerFrame`] (docs/SERVER.md, sockets).
 //!
 //! The socket must say `Hello` (with the last position it holds) within `max_hello_wait_ms`;
 //! it then gets `Welcome`, the entries it missed, and every new entry it may read. A frame
@@ -7,19 +9,20 @@
 //! message written for another key, too many refusals or too many frames per second close the
 //! socket with a reason; the match goes on for everyone else.
 
-use crate::api::{AppError, MaybeAuthed, parse_match_id};
-use crate::live::{Command, Outgoing};
+use crate::api::{AppError, Authed, MaybeAuthed, parse_match_id};
+use crate::live::{Command, MATCH_OVER, Mux, Outgoing};
 use crate::state::{ConnectionSlot, Shared, connect};
 use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
-use futures_util::StreamExt;
+use futures_util::{SinkExt, StreamExt};
 use governor::{DefaultDirectRateLimiter, Quota, RateLimiter};
 use protocol::MatchId;
 use protocol::PublicKey;
 use protocol::codec::Canonical;
 use protocol::wire::{ClientFrame, ServerFrame};
+use std::collections::HashMap;
 use std::num::NonZeroU32;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -41,6 +44,10 @@ mod code {
 /// the server held 372 KiB per Kriegspiel match instead of 899 KiB, and no longer spent 6% of
 /// its CPU in `memset` (docs/LOADTEST.md). A longer frame is simply read in several reads.
 pub const READ_BUFFER_BYTES: usize = 4096;
+
+/// Frames a multiplexed socket writes before one flush: the frames already queued behind the
+/// one it wakes for (many matches' entries) go out in one write, not one write each.
+pub const WRITE_BATCH: usize = 64;
 
 /// The upgrade handler.
 pub async fn socket(
@@ -99,7 +106,7 @@ async fn run(
         }
         Ok(Some(Ok(Message::Binary(b)))) => match ClientFrame::from_canonical(&b) {
             Ok(ClientFrame::Hello { since, .. }) => since,
-            Ok(ClientFrame::Message(_)) => {
+            Ok(_) => {
                 return close(&mut socket, code::POLICY, "the first frame must be Hello").await;
             }
             Err(e) => return close(&mut socket, code::POLICY, &format!("bad frame: {e}")).await,
@@ -117,7 +124,7 @@ async fn run(
     let conn = shared.next_conn();
     let (tx, mut rx) = mpsc::channel(limits.max_queued_frames_per_connection);
     let (reply, answer) = oneshot::channel();
-    if handle.tx.send(Command::Join { conn, key, since, tx, reply }).await.is_err() {
+    if handle.tx.send(Command::Join { conn, key, since, tx, mux: None, reply }).await.is_err() {
         return close(&mut socket, code::TRY_LATER, "the match is being stored; reconnect").await;
     }
     let joined = match answer.await {
@@ -130,7 +137,7 @@ async fn run(
         if !ok {
             break;
         }
-        ok = socket.send(Message::Binary(f.to_vec().into())).await.is_ok();
+        ok = socket.send(Message::Binary(f)).await.is_ok();
     }
     // 3. Frames both ways.
     let rate =
@@ -160,6 +167,11 @@ async fn run(
                             close(&mut socket, code::POLICY, "Hello comes once, first").await;
                             break;
                         }
+                        Ok(ClientFrame::Open { .. } | ClientFrame::To { .. } | ClientFrame::Leave { .. }) => {
+                            close(&mut socket, code::POLICY,
+                                "Open, To and Leave are for the multiplexed socket (GET /api/socket)").await;
+                            break;
+                        }
                         Err(e) => {
                             close(&mut socket, code::POLICY, &format!("bad frame: {e}")).await;
                             break;
@@ -179,13 +191,15 @@ async fn run(
             },
             out = rx.recv() => match out {
                 Some(Outgoing::Frame(f)) => {
-                    ok = socket.send(Message::Binary(f.to_vec().into())).await.is_ok();
+                    ok = socket.send(Message::Binary(f)).await.is_ok();
                 }
                 Some(Outgoing::Close(reason)) => {
-                    let c = if reason == "the match is over" { code::NORMAL } else { code::POLICY };
+                    let c = if reason == MATCH_OVER { code::NORMAL } else { code::POLICY };
                     close(&mut socket, c, &reason).await;
                     break;
                 }
+                // Only for multiplexed sockets.
+                Some(Outgoing::For { .. } | Outgoing::Left { .. }) => {}
                 None => {
                     close(&mut socket, code::TRY_LATER, &format!(
                         "this socket fell {} frames behind (max_queued_frames_per_connection); \
@@ -207,22 +221,38 @@ async fn run(
 /// A socket to a match that is not live: if it is finished, every entry after `since` (the
 /// record is public once the match is over), then `Finished`.
 async fn finished(socket: &mut WebSocket, shared: &Shared, id: &MatchId, since: Option<u64>) {
+    match finished_frames(shared, id, since).await {
+        Ok(frames) => {
+            for f in frames {
+                if socket.send(Message::Binary(f.into())).await.is_err() {
+                    return;
+                }
+            }
+            close(socket, code::NORMAL, MATCH_OVER).await;
+        }
+        Err((c, reason)) => close(socket, c, &reason).await,
+    }
+}
+
+/// The frames a socket to a match that is not live gets: `Welcome`, every entry after
+/// `since`, `Finished`; or a close code and reason if the match is not finished here.
+async fn finished_frames(
+    shared: &Shared,
+    id: &MatchId,
+    since: Option<u64>,
+) -> Result<Vec<Vec<u8>>, (u16, String)> {
     let row = match shared.store.get_match(id).await {
         Ok(Some(row)) if row.finish.is_some() => row,
         Ok(Some(_)) => {
-            return close(socket, code::TRY_LATER, "the match is not running here; reconnect")
-                .await;
+            return Err((code::TRY_LATER, "the match is not running here; reconnect".into()));
         }
-        Ok(None) => return close(socket, code::POLICY, "no such match").await,
-        Err(e) => return close(socket, code::INTERNAL, &e.to_string()).await,
+        Ok(None) => return Err((code::POLICY, "no such match".into())),
+        Err(e) => return Err((code::INTERNAL, e.to_string())),
     };
     let Ok(terms) = protocol::terms::SignedTerms::from_canonical(&row.terms) else {
-        return close(socket, code::INTERNAL, "stored terms do not decode").await;
+        return Err((code::INTERNAL, "stored terms do not decode".into()));
     };
-    let entries = match shared.store.entries(id).await {
-        Ok(e) => e,
-        Err(e) => return close(socket, code::INTERNAL, &e.to_string()).await,
-    };
+    let entries = shared.store.entries(id).await.map_err(|e| (code::INTERNAL, e.to_string()))?;
     let from = since.map_or(0, |s| usize::try_from(s).unwrap_or(usize::MAX).saturating_add(1));
     let welcome = ServerFrame::Welcome {
         version: protocol::codec::VERSION,
@@ -231,22 +261,318 @@ async fn finished(socket: &mut WebSocket, shared: &Shared, id: &MatchId, since: 
         entries: entries.len() as u64,
         catch_up: entries.len().saturating_sub(from) as u64,
     };
-    if socket.send(Message::Binary(welcome.to_canonical().into())).await.is_err() {
-        return;
-    }
+    let mut frames = vec![welcome.to_canonical()];
     for bytes in entries.iter().skip(from) {
         let Ok(entry) = protocol::relay::Entry::from_canonical(bytes) else {
-            return close(socket, code::INTERNAL, "a stored entry does not decode").await;
+            return Err((code::INTERNAL, "a stored entry does not decode".into()));
         };
-        if socket
-            .send(Message::Binary(ServerFrame::Entry(entry).to_canonical().into()))
-            .await
-            .is_err()
-        {
-            return;
+        frames.push(ServerFrame::Entry(entry).to_canonical());
+    }
+    frames.push(ServerFrame::Finished { entries: entries.len() as u64 }.to_canonical());
+    Ok(frames)
+}
+
+/// The upgrade handler of the multiplexed socket (signed in only: it carries a party's
+/// matches).
+pub async fn mux_socket(
+    ws: WebSocketUpgrade,
+    State(shared): State<Arc<Shared>>,
+    Authed(key): Authed,
+) -> Result<Response, AppError> {
+    let slot = connect(&shared, Some(key)).map_err(|why| {
+        metrics::counter!(crate::metrics::CONNECTIONS_REFUSED).increment(1);
+        AppError::new(StatusCode::TOO_MANY_REQUESTS, why)
+    })?;
+    let max = shared.config.limits.max_frame_bytes;
+    Ok(ws
+        .read_buffer_size(READ_BUFFER_BYTES)
+        .max_message_size(max)
+        .max_frame_size(max)
+        .on_upgrade(move |socket| run_mux(socket, shared, key, slot)))
+}
+
+/// One match followed on a multiplexed socket.
+struct MuxSub {
+    /// The match task.
+    tx: mpsc::Sender<Command>,
+    /// The subscription's id in the match task.
+    conn: u64,
+    /// This match's frames per second.
+    limiter: DefaultDirectRateLimiter,
+}
+
+/// Sends one frame of `match_id`, wrapped; `false` if the socket is gone.
+async fn send_for(socket: &mut WebSocket, match_id: &MatchId, frame: &ServerFrame) -> bool {
+    let bytes = ServerFrame::wrap(match_id, &frame.to_canonical());
+    socket.send(Message::Binary(bytes.into())).await.is_ok()
+}
+
+fn per_second(n: u32) -> DefaultDirectRateLimiter {
+    RateLimiter::direct(Quota::per_second(NonZeroU32::new(n).unwrap_or(NonZeroU32::MIN)))
+}
+
+/// The multiplexed socket: `Hello` within `max_hello_wait_ms`, then `Open`, `To` and `Leave`
+/// frames naming their match. What is wrong with one match's frames (too many per second,
+/// too many refusals, a message by another key) ends that match's subscription with a wrapped
+/// `Left`, as does an `Open` past the socket's budget; what is wrong with the socket itself (a
+/// frame that does not decode, a text frame, a second `Hello`, an unwrapped `Message`, too
+/// many frames per second for matches not open, a queue the client does not read) closes the
+/// socket, and with it every subscription; the matches go on and the client opens them again
+/// on a new socket.
+async fn run_mux(
+    mut socket: WebSocket,
+    shared: Arc<Shared>,
+    key: PublicKey,
+    _slot: ConnectionSlot,
+) {
+    let limits = shared.config.limits;
+    let hello =
+        tokio::time::timeout(Duration::from_millis(limits.max_hello_wait_ms), socket.next()).await;
+    match hello {
+        Err(_) => {
+            return close(
+                &mut socket,
+                code::POLICY,
+                &format!("no Hello within {} ms (max_hello_wait_ms)", limits.max_hello_wait_ms),
+            )
+            .await;
+        }
+        Ok(Some(Ok(Message::Binary(b)))) => match ClientFrame::from_canonical(&b) {
+            Ok(ClientFrame::Hello { .. }) => {}
+            Ok(_) => {
+                return close(&mut socket, code::POLICY, "the first frame must be Hello").await;
+            }
+            Err(e) => return close(&mut socket, code::POLICY, &format!("bad frame: {e}")).await,
+        },
+        Ok(Some(Ok(Message::Close(_))) | None) => return,
+        Ok(Some(Ok(_))) => {
+            return close(&mut socket, code::UNSUPPORTED, "binary frames only (ClientFrame)").await;
+        }
+        Ok(Some(Err(e))) => return close(&mut socket, code::TOO_BIG, &format!("{e}")).await,
+    }
+    // The server's own umpire service follows every match, and opens them all again at once
+    // after a reconnect: it is bound by `max_live_matches`, not by the per-socket budgets.
+    let exempt = shared.config.is_umpire_service(&key);
+    let max_matches =
+        if exempt { limits.max_live_matches } else { limits.max_matches_per_connection };
+    let (tx, mut rx) = mpsc::channel(limits.max_queued_frames_per_connection);
+    let mux = Mux::default();
+    // `Open`s, and frames for matches not open here, share one budget per socket.
+    let socket_frames = per_second(limits.max_frames_per_second_per_connection);
+    let mut subs: HashMap<MatchId, MuxSub> = HashMap::new();
+    let mut shutdown = shared.shutdown_signal();
+    let mut ok = true;
+    while ok {
+        tokio::select! {
+            incoming = socket.next() => match incoming {
+                Some(Ok(Message::Binary(b))) => {
+                    let arrived = Instant::now();
+                    let frame = match ClientFrame::from_canonical(&b) {
+                        Ok(f) => f,
+                        Err(e) => {
+                            close(&mut socket, code::POLICY, &format!("bad frame: {e}")).await;
+                            break;
+                        }
+                    };
+                    // Frames for matches not open here: past the socket's budget, a flood.
+                    let stray = matches!(&frame, ClientFrame::To { match_id, .. } if !subs.contains_key(match_id));
+                    if stray && !exempt && socket_frames.check().is_err() {
+                        close(&mut socket, code::POLICY, &format!(
+                            "more than {} frames per second for matches not open on this socket \
+                             (max_frames_per_second_per_connection)",
+                            limits.max_frames_per_second_per_connection
+                        )).await;
+                        break;
+                    }
+                    match frame {
+                        ClientFrame::To { match_id, message } => {
+                            let Some(sub) = subs.get(&match_id) else {
+                                ok = send_for(&mut socket, &match_id, &ServerFrame::left(
+                                    "this match is not open on this socket: Open it first",
+                                )).await;
+                                continue;
+                            };
+                            let reason = if sub.limiter.check().is_err() {
+                                format!(
+                                    "more than {} frames per second for this match \
+                                     (max_frames_per_second_per_connection)",
+                                    limits.max_frames_per_second_per_connection
+                                )
+                            } else if sub.tx.send(Command::Message { conn: sub.conn, bytes: message, arrived }).await.is_err() {
+                                "the match has stopped; open it again".to_owned()
+                            } else {
+                                continue;
+                            };
+                            if let Some(sub) = subs.remove(&match_id) {
+                                let _ = sub.tx.send(Command::Leave { conn: sub.conn }).await;
+                            }
+                            ok = send_for(&mut socket, &match_id, &ServerFrame::left(&reason)).await;
+                        }
+                        ClientFrame::Open { match_id, since } => {
+                            // Past the budget an Open is refused, not the socket: a client
+                            // opening all its matches again after a reconnect retries them.
+                            if !exempt && socket_frames.check().is_err() {
+                                ok = send_for(&mut socket, &match_id, &ServerFrame::left(&format!(
+                                    "more than {} Open frames per second on this socket \
+                                     (max_frames_per_second_per_connection): open it again shortly",
+                                    limits.max_frames_per_second_per_connection
+                                ))).await;
+                                continue;
+                            }
+                            if let Some(old) = subs.remove(&match_id) {
+                                let _ = old.tx.send(Command::Leave { conn: old.conn }).await;
+                            }
+                            if subs.len() >= max_matches {
+                                ok = send_for(&mut socket, &match_id, &ServerFrame::left(&format!(
+                                    "{max_matches} matches are open on this socket \
+                                     (max_matches_per_connection)"
+                                ))).await;
+                                continue;
+                            }
+                            ok = open(&mut socket, &shared, key, match_id, since, &tx, &mux, &mut subs).await;
+                        }
+                        ClientFrame::Leave { match_id } => {
+                            if let Some(old) = subs.remove(&match_id) {
+                                let _ = old.tx.send(Command::Leave { conn: old.conn }).await;
+                            }
+                        }
+                        ClientFrame::Hello { .. } => {
+                            close(&mut socket, code::POLICY, "Hello comes once, first").await;
+                            break;
+                        }
+                        ClientFrame::Message(_) => {
+                            close(&mut socket, code::POLICY,
+                                "this socket carries many matches: a message goes in To, naming its match").await;
+                            break;
+                        }
+                    }
+                }
+                Some(Ok(Message::Ping(_) | Message::Pong(_))) => {}
+                Some(Ok(Message::Text(_))) => {
+                    close(&mut socket, code::UNSUPPORTED, "binary frames only (ClientFrame)").await;
+                    break;
+                }
+                Some(Ok(Message::Close(_))) | None => break,
+                Some(Err(e)) => {
+                    close(&mut socket, code::TOO_BIG, &format!("{e}")).await;
+                    break;
+                }
+            },
+            out = rx.recv() => {
+                // This frame and those queued behind it (at most `WRITE_BATCH`) go in one write.
+                let mut next = out;
+                let mut fed = 0;
+                while let Some(out) = next.take() {
+                    let frame = match out {
+                        Outgoing::For { match_id, conn, frame } => {
+                            subs.get(&match_id).is_some_and(|s| s.conn == conn).then_some(frame)
+                        }
+                        Outgoing::Left { match_id, conn, reason } => {
+                            if subs.get(&match_id).is_some_and(|s| s.conn == conn) {
+                                subs.remove(&match_id);
+                                (reason != MATCH_OVER).then(|| {
+                                    let left = ServerFrame::left(&reason).to_canonical();
+                                    ServerFrame::wrap(&match_id, &left).into()
+                                })
+                            } else {
+                                None
+                            }
+                        }
+                        // Only for sockets of one match.
+                        Outgoing::Frame(_) | Outgoing::Close(_) => None,
+                    };
+                    if let Some(frame) = frame {
+                        if socket.feed(Message::Binary(frame)).await.is_err() {
+                            ok = false;
+                            break;
+                        }
+                        fed += 1;
+                    }
+                    if fed < WRITE_BATCH {
+                        next = rx.try_recv().ok();
+                    }
+                }
+                if ok && fed > 0 {
+                    ok = socket.flush().await.is_ok();
+                }
+            },
+            () = mux.slow.notified() => {
+                close(&mut socket, code::TRY_LATER, &format!(
+                    "this socket fell {} frames behind (max_queued_frames_per_connection); \
+                     reconnect and open each match with the last position you hold",
+                    limits.max_queued_frames_per_connection
+                )).await;
+                break;
+            }
+            _ = shutdown.changed() => {
+                close(&mut socket, code::GOING_AWAY, "the server is restarting; reconnect").await;
+                break;
+            }
         }
     }
-    let done = ServerFrame::Finished { entries: entries.len() as u64 }.to_canonical();
-    let _ = socket.send(Message::Binary(done.into())).await;
-    close(socket, code::NORMAL, "the match is over").await;
+    for sub in subs.into_values() {
+        let _ = sub.tx.send(Command::Leave { conn: sub.conn }).await;
+    }
+}
+
+/// Opens `match_id` on a multiplexed socket: its `Welcome` and catch-up (or, for a finished
+/// match, every entry and `Finished`), wrapped; `false` if the socket is gone.
+#[allow(clippy::too_many_arguments)]
+async fn open(
+    socket: &mut WebSocket,
+    shared: &Arc<Shared>,
+    key: PublicKey,
+    match_id: MatchId,
+    since: Option<u64>,
+    tx: &mpsc::Sender<Outgoing>,
+    mux: &Mux,
+    subs: &mut HashMap<MatchId, MuxSub>,
+) -> bool {
+    let Some(handle) = shared.live(&match_id) else {
+        return match finished_frames(shared, &match_id, since).await {
+            Ok(frames) => {
+                for f in frames {
+                    let bytes = ServerFrame::wrap(&match_id, &f);
+                    if socket.send(Message::Binary(bytes.into())).await.is_err() {
+                        return false;
+                    }
+                }
+                true
+            }
+            Err((_, reason)) => send_for(socket, &match_id, &ServerFrame::left(&reason)).await,
+        };
+    };
+    let conn = shared.next_conn();
+    let (reply, answer) = oneshot::channel();
+    let join = Command::Join {
+        conn,
+        key: Some(key),
+        since,
+        tx: tx.clone(),
+        mux: Some(mux.clone()),
+        reply,
+    };
+    if handle.tx.send(join).await.is_err() {
+        let left = ServerFrame::left("the match is being stored; open it again");
+        return send_for(socket, &match_id, &left).await;
+    }
+    let joined = match answer.await {
+        Ok(Ok(j)) => j,
+        Ok(Err(e)) => return send_for(socket, &match_id, &ServerFrame::left(&e.to_string())).await,
+        Err(_) => {
+            let left = ServerFrame::left("the match ended; open it again");
+            return send_for(socket, &match_id, &left).await;
+        }
+    };
+    let limiter = per_second(shared.config.limits.max_frames_per_second_per_connection);
+    subs.insert(match_id, MuxSub { tx: handle.tx.clone(), conn, limiter });
+    if socket.send(Message::Binary(joined.welcome.into())).await.is_err() {
+        return false;
+    }
+    for f in joined.catch_up {
+        if socket.send(Message::Binary(f)).await.is_err() {
+            return false;
+        }
+    }
+    true
 }

@@ -214,6 +214,18 @@ pub struct Connections {
     by_key: Mutex<BTreeMap<PublicKey, usize>>,
 }
 
+impl Connections {
+    /// Connections (sockets and event streams) open now, in total.
+    pub fn total(&self) -> usize {
+        self.total.load(Ordering::Relaxed)
+    }
+
+    /// Connections (sockets and event streams) of `key` open now.
+    pub fn of(&self, key: &PublicKey) -> usize {
+        lock(&self.by_key).get(key).copied().unwrap_or(0)
+    }
+}
+
 /// One counted connection; dropping it frees its place.
 #[derive(Debug)]
 pub struct ConnectionSlot {
