@@ -237,7 +237,7 @@ impl Replay {
 
     fn push(&mut self, e: &Auth, void: bool) {
         let t = e.receipt.time_ms;
-        let _ = self.budget.charge(&e.body.author, e.len);
+        let _ = self.budget.charge_message(&e.body, e.hash, e.len);
         if e.body.author != self.terms.terms.relay
             && self.terms.terms.player(&e.body.author).is_some()
         {
@@ -266,15 +266,16 @@ impl Replay {
     fn take(&mut self, body: &MessageBody, d: &Delivered, deadline: u64) -> Result<(), String> {
         let colours = self.colours();
         let terms = self.terms.clone();
-        self.sequence
+        let seen = self
+            .sequence
             .check(body, |c| reads(&terms, &colours, &body.author, c))
             .map_err(|e| format!("the relay would have refused it: {e}"))?;
-        match self.coordinator.admit(body, &terms.terms.relay) {
+        match self.coordinator.admit(body, seen, &terms.terms.relay) {
             Ok(Admission::Counts) => {}
             Ok(Admission::Void) => return Err("a void race where it would have stood".to_owned()),
             Err(e) => return Err(format!("the relay would have refused it: {e}")),
         }
-        if matches!(body.payload, Payload::Timeout { .. } | Payload::Start | Payload::Close) {
+        if matches!(body.payload, Payload::Timeout { .. } | Payload::Start | Payload::Close { .. }) {
             return Err("a relay notice".to_owned());
         }
         if terms.terms.player(&body.author).is_some() {
@@ -285,7 +286,7 @@ impl Replay {
             *n += 1;
         }
         self.budget
-            .charge(&body.author, d.message.encoded_len())
+            .charge_message(body, d.message.hash(), d.message.encoded_len())
             .map_err(|e| format!("the relay would have refused it: {e}"))?;
         let hash = d.message.hash();
         self.sequence.push(body, &d.message.signed_hash(), deadline);
