@@ -453,8 +453,7 @@ pub fn agent(args: AgentArgs, umpire: bool) -> Result<()> {
     check_server(&args.server)?;
     args.trust.check()?;
     trust_ca(&args.ca)?;
-    let mut config =
-        agent_config(args.server, identity, dir, args.name, umpire, args.server_key);
+    let mut config = agent_config(args.server, identity, dir, args.name, umpire, args.server_key);
     if let Some(path) = &args.engine {
         if umpire {
             bail!("--engine: only `fogproof bot` plays");

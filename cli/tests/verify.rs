@@ -144,7 +144,7 @@ fn unreadable_inputs_exit_2_and_the_worst_status_wins() {
         out,
         format!(
             "{text}: unreadable: not a fogproof match record: the first byte is 0x68, not the \
-             record version 0x02\n"
+             record version 0x03\n"
         )
     );
     let (code, out, _) = fogproof(&["verify", &missing]);

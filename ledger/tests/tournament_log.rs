@@ -544,7 +544,7 @@ fn the_no_show_entry_encoding_is_the_documented_one() {
     };
     let bytes = e.to_bytes().unwrap();
     let mut expected = b"fogproof/v1/ledger-entry\n".to_vec();
-    expected.extend([1, 3]); // version, body variant 3
+    expected.extend([2, 3]); // version 2 (rated matches), body variant 3
     expected.extend([0xaa; 32]);
     expected.push(2); // round (varint)
     expected.extend([0x11; 32]);

@@ -263,7 +263,7 @@ fn delivery_notice() {
         "fogproof/v2/signed-message",
         &[("body", &body), ("signature", &bytes(&v["message"], &["signature"]))],
     );
-    assert_eq!(notice[0], 2);
+    assert_eq!(notice[0], 3, "the wire version");
     assert_eq!(&notice[1..33], &id[..]);
     assert_eq!(&notice[33..65], &witness[..]);
     assert_eq!(&notice[65..97], &signed_hash[..]);

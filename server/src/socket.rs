@@ -517,7 +517,10 @@ async fn run_mux(
 
 /// Opens `match_id` on a multiplexed socket: its `Welcome` and catch-up (or, for a finished
 /// match, every entry and `Finished`), wrapped; `false` if the socket is gone.
-#[allow(clippy::too_many_arguments)]
+#[allow(
+    clippy::too_many_arguments,
+    reason = "one socket's state, passed apart to keep the borrows short"
+)]
 async fn open(
     socket: &mut WebSocket,
     shared: &Arc<Shared>,

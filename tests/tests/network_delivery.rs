@@ -33,8 +33,9 @@ struct Dropper {
 }
 
 impl Dropper {
-    async fn start(target: std::net::SocketAddr) -> Dropper {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    /// On `listener`: one of the server's own proxy origins ([`Net::spare_listener`]), so the
+    /// agent behind it can sign in (a sign-in names the origin it was made at).
+    async fn start(listener: tokio::net::TcpListener, target: std::net::SocketAddr) -> Dropper {
         let base = format!("http://{}", listener.local_addr().expect("addr"));
         let d = Dropper { base, drop: Arc::default(), dropped: Arc::default() };
         let (drop, dropped) = (d.drop.clone(), d.dropped.clone());
@@ -173,7 +174,8 @@ async fn challenge(alice: &client::agent::Agent, bob: &client::agent::Agent, sec
 async fn messages_offered_only_to_the_witness_reach_the_relay_and_the_game_goes_on() {
     let net = Net::start("delivery-goes-on").await;
     let (witness_url, witness_key) = witness(&net.base).await;
-    let dropper = Dropper::start(net.server.as_ref().expect("running").addr).await;
+    let dropper =
+        Dropper::start(net.spare_listener(), net.server.as_ref().expect("running").addr).await;
     let bob = net.agent("bob", bot(31), Accept::Addressed).await;
     let alice = net.agent_via(&dropper.base, "alice", bot(32), Accept::Nothing).await;
     alice.use_delivery_witness(&witness_url);
@@ -219,7 +221,8 @@ async fn a_relay_that_drops_whites_messages_is_named_and_white_never_loses() {
     .await;
     // The relay drops the forwarded copies too: the witness cannot reach it.
     let (witness_url, witness_key) = witness("http://127.0.0.1:1").await;
-    let dropper = Dropper::start(net.server.as_ref().expect("running").addr).await;
+    let dropper =
+        Dropper::start(net.spare_listener(), net.server.as_ref().expect("running").addr).await;
     let bob = net.agent("bob", bot(33), Accept::Addressed).await;
     let alice = net.agent_via(&dropper.base, "alice", bot(34), Accept::Nothing).await;
     alice.use_delivery_witness(&witness_url);

@@ -63,7 +63,13 @@ fn measure(
         let m = measured.entry((variant, dir)).or_default();
         m.count += 1;
         m.ciphertexts.insert(sealed.ciphertext.len());
-        m.payloads.insert(body.payload.to_canonical().len());
+        // A context's first sealed message also carries its setup (`enc` and key commitment,
+        // docs/PROTOCOL.md 12): it is always the author's first sealed message on the channel,
+        // at a point of the match the rules fix, so its larger size tells nothing hidden. The
+        // others must all be one size.
+        if sealed.setup.is_none() {
+            m.payloads.insert(body.payload.to_canonical().len());
+        }
         let (_, d) =
             disclosures.get(&entry.message.hash()).expect("every sealed message is disclosed");
         m.plaintexts.insert(d.plaintext.len());

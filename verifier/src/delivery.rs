@@ -275,7 +275,8 @@ impl Replay {
             Ok(Admission::Void) => return Err("a void race where it would have stood".to_owned()),
             Err(e) => return Err(format!("the relay would have refused it: {e}")),
         }
-        if matches!(body.payload, Payload::Timeout { .. } | Payload::Start | Payload::Close { .. }) {
+        if matches!(body.payload, Payload::Timeout { .. } | Payload::Start | Payload::Close { .. })
+        {
             return Err("a relay notice".to_owned());
         }
         if terms.terms.player(&body.author).is_some() {

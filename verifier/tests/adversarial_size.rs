@@ -99,8 +99,11 @@ fn shares_and_reserve_keep_a_full_record_within_the_limit() {
     let h = Harness::with_limits("kriegspiel", 1, small());
     let budget = RecordBudget::new(&h.terms);
     let header = protocol::record::MatchRecord::header_bytes(&h.signed).len() as u64;
-    let parties = 3;
-    let shares = parties * budget.share_bytes(&h.key(Who::P0));
+    // The players' shares and the umpire's (no longer equal thirds: docs/PROTOCOL.md 13.6).
+    let umpire = h.terms.terms.umpire.as_ref().expect("kriegspiel has an umpire").key;
+    let shares = budget.share_bytes(&h.key(Who::P0))
+        + budget.share_bytes(&h.key(Who::P1))
+        + budget.share_bytes(&umpire);
     let reserve = budget.share_bytes(&h.terms.terms.relay);
     assert!(header + shares + reserve <= small().max_record_bytes);
     // The largest receipt the relay can sign (the longest varints), with the entry's frame

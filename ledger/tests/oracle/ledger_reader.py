@@ -285,7 +285,7 @@ ENUMS = {
                   "NonCanonical", "BadReceipt", "BrokenChain", "Equivocation", "BadOpening",
                   "DuplicateCommitment", "BadSetup", "IllegalAction", "FalseAdjudication",
                   "FalseAnnouncement", "FalseInformerAnswer", "MissingReveal", "Timeout",
-                  "FalseClaim", "BadDisclosure", "NotAllowed"],
+                  "FalseClaim", "BadDisclosure", "NotAllowed", "DroppedMessage"],
 }
 
 VARIANTS = ["chess", "kriegspiel", "sic", "intrigue", "secretchess6", "espionage"]

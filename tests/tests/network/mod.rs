@@ -150,6 +150,13 @@ impl Net {
         self.agent_via(&self.base.clone(), name, decider, accept).await
     }
 
+    /// One of the server's own proxy origins, bound and not yet used: a test's own proxy in
+    /// front of the server listens on it so the parties behind it can sign in.
+    #[allow(dead_code, reason = "used by some of the test binaries that share this module")]
+    pub fn spare_listener(&self) -> tokio::net::TcpListener {
+        self.spare_proxies.lock().unwrap().pop().expect("a spare proxy listener")
+    }
+
     /// An agent whose connections go through a proxy of its own.
     pub async fn agent_behind_proxy(
         &self,
