@@ -274,7 +274,7 @@ fn delivery_notice() {
     assert_eq!(time, n["witness_time_ms"].as_u64().expect("a number"));
     // The file: version | varint(len(notice)) || notice || signature | the signed message.
     let file = bytes(n, &["file"]);
-    assert_eq!(file[0], 2);
+    assert_eq!(file[0], 3, "the wire version");
     assert_eq!(usize::from(file[1]), notice.len());
     assert_eq!(&file[2..2 + notice.len()], &notice[..]);
     assert_eq!(&file[2 + notice.len()..66 + notice.len()], &bytes(n, &["signature"])[..]);

@@ -60,7 +60,8 @@ impl Dropper {
 }
 
 /// Client to server: the HTTP head as is; on a WebSocket, frame by frame, dropping the
-/// binary frames that are `ClientFrame::Message` while `drop` is set.
+/// binary frames that carry a signed message (`ClientFrame::Message` on a match socket,
+/// `ClientFrame::To` on the multiplexed one) while `drop` is set.
 async fn upstream(
     mut from: tokio::net::tcp::OwnedReadHalf,
     mut to: tokio::net::tcp::OwnedWriteHalf,
@@ -118,7 +119,10 @@ async fn upstream(
                 }
             }
             let message = binary
-                && matches!(ClientFrame::from_canonical(&payload), Ok(ClientFrame::Message(_)));
+                && matches!(
+                    ClientFrame::from_canonical(&payload),
+                    Ok(ClientFrame::Message(_) | ClientFrame::To { .. })
+                );
             if message && drop.load(Ordering::SeqCst) {
                 dropped.fetch_add(1, Ordering::SeqCst);
                 continue;
