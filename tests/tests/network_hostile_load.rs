@@ -7,8 +7,8 @@
 //! proxy's hop, never the client's word); at start the store is reconciled with the log, in a
 //! data directory that only one server may own; and under idle sockets, slow readers and
 //! floods of sign-ins, expensive GETs, seeks and challenges from many addresses, honest
-//! matches keep their p99 (within twice its quiet value, or 50 ms), end validly, and
-//! `/healthz` answers throughout.
+//! matches end validly with no failure or error and `/healthz` answers throughout (their p99,
+//! quiet and hostile, is printed: speed is a benchmark's figure, never a test's assertion).
 //!
 //! The flooding addresses are 127.0.0.2 and up (Linux routes all of 127/8 to loopback), so
 //! that the server, its umpire and the players on 127.0.0.1 are the honest side.
