@@ -436,6 +436,9 @@ impl Seat {
                         self.told = false;
                     }
                     Output::Finished(claim) => {
+                        // The view with the last move first: whoever reads the end (a lichess
+                        // bot's `gameState` with status `mate`) sees the board it ended on.
+                        self.report_view();
                         self.report(SeatEvent::Claimed(claim.clone()));
                         self.claim = Some(claim);
                     }
