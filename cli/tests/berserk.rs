@@ -152,6 +152,20 @@ fn a_berserk_bot_plays_chess_against_the_house_bot_through_the_agent() {
         _ => "1/2-1/2",
     };
     assert_eq!(score, expected, "{line}");
+    // What lichess-bot calls besides playing (client/src/local/bridge.rs), on the finished
+    // game: its PGN export replays to the same end.
+    let bridge = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/lichess_bridge.py");
+    let out = Command::new("python3")
+        .arg(&bridge)
+        .args([api.as_str(), id, &plies.to_string(), lichess_status, expected])
+        .output()
+        .expect("python3 runs the bridge check");
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
     drop((bot, agent, serve));
     let _ = std::fs::remove_dir_all(&dir);
 }

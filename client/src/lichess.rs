@@ -160,12 +160,57 @@ pub fn challenge(c: &Value) -> Value {
             tc.entry("show").or_insert(json!(format!("{minutes}+{i}")));
         }
     }
+    // lichess's `speed`, `perf` and `finalColor` (the colours of a `random` challenge are drawn
+    // by the protocol once the match starts: until then `finalColor` stays `random`), and
+    // player objects with a `name`: what lichess-bot reads of a challenge.
+    let limit_ms = c.pointer("/timeControl/limit").and_then(Value::as_u64).map(|s| s * 1000);
+    let inc_ms = c.pointer("/timeControl/increment").and_then(Value::as_u64).map(|s| s * 1000);
+    if let (Some(l), Some(i)) = (limit_ms, inc_ms) {
+        let speed = speed(l, i);
+        c["speed"] = json!(speed);
+        c["perf"] = json!({ "name": speed });
+    }
+    if c.get("finalColor").is_none() {
+        c["finalColor"] = c["color"].clone();
+    }
+    for who in ["challenger", "destUser"] {
+        if let Some(p) = c.get_mut(who).and_then(Value::as_object_mut)
+            && let Some(id) = p.get("id").cloned()
+        {
+            p.entry("name").or_insert(id);
+            p.entry("title").or_insert(Value::Null);
+            p.entry("rating").or_insert(Value::Null);
+        }
+    }
     c
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_challenge_has_what_lichess_bot_reads() {
+        let server = json!({
+            "id": "00aa", "status": "open", "challenger": { "id": "ed25519:1" },
+            "destUser": { "id": "ed25519:2" }, "variant": { "key": "chess" }, "rated": false,
+            "timeControl": { "type": "clock", "limit": 300, "increment": 3 }, "color": "random",
+        });
+        let c = challenge(&server);
+        assert_eq!(c["status"], "created");
+        assert_eq!(c["variant"]["key"], "standard");
+        assert_eq!(c["speed"], "blitz");
+        assert_eq!(c["perf"]["name"], "blitz");
+        // The colours are drawn later, by the protocol.
+        assert_eq!(c["finalColor"], "random");
+        assert_eq!(c["challenger"]["name"], "ed25519:1");
+        assert_eq!(c["destUser"]["name"], "ed25519:2");
+        assert!(c["challenger"]["title"].is_null());
+        assert_eq!(
+            challenge(&json!({ "color": "white", "destUser": null }))["finalColor"],
+            "white"
+        );
+    }
 
     #[test]
     fn names_are_lichess_names() {

@@ -61,6 +61,8 @@ use std::time::{Duration, Instant};
 use thiserror::Error;
 use tokio::sync::{broadcast, mpsc, watch};
 
+mod bridge;
+
 /// Why a call to the hub was refused.
 #[derive(Debug, Error)]
 pub enum LocalError {
@@ -173,6 +175,8 @@ pub struct Snapshot {
     pub sent: Vec<(String, bool)>,
     /// Bumped at every change.
     pub seq: u64,
+    /// When the agent registered the match (Unix ms; lichess's `createdAt`).
+    pub created_ms: u64,
 }
 
 /// The moves played, in the game's own notation, as far as the seat knows them: SAN in chess
@@ -279,6 +283,7 @@ impl Snapshot {
         json!({
             "type": "gameFull",
             "id": self.id,
+            "createdAt": self.created_ms,
             "rated": false,
             "variant": lichess::variant_json(self.variant),
             "speed": speed,
@@ -429,6 +434,9 @@ impl Hub {
             record: None,
             sent: Vec::new(),
             seq: 0,
+            created_ms: std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
         };
         let watch = watch::channel(Value::Null).0;
         let mut game = Game {
@@ -1059,6 +1067,13 @@ pub fn router(hub: Arc<Hub>, any_host: bool) -> axum::Router {
         .route("/api/challenge/{id}/decline", post(decline))
         .route("/api/challenge/{id}/cancel", post(cancel))
         .route("/api/lobby", get(lobby))
+        // The rest of what the lichess-bot bridge calls (bridge.rs).
+        .route("/api/token/test", post(bridge::token_test))
+        .route("/api/bot/account/upgrade", post(bridge::upgrade))
+        .route("/api/account/playing", get(bridge::playing))
+        .route("/api/bot/game/{id}/chat", post(bridge::chat))
+        .route("/api/bot/online", get(bridge::online))
+        .route("/game/export/{id}", get(bridge::export))
         .route("/assets/{*path}", get(web_asset))
         .route("/api/{*rest}", axum::routing::any(api_not_found))
         .fallback(get(web_page))
@@ -1146,6 +1161,8 @@ async fn account(State(api): State<Api>) -> ApiResult {
     Ok(Json(json!({
         "id": s.key.to_string(),
         "username": s.key.to_string(),
+        // lichess-bot plays only as a BOT account; the local API is a program's.
+        "title": "BOT",
         "server": s.base(),
         "bot": s.info.bot.map(|k| k.to_string()),
         "umpire": s.info.umpire.map(|k| k.to_string()),
