@@ -156,7 +156,10 @@ pub async fn fresh_database(url: &str, name: &str) -> Result<String, StoreError>
         .execute(&mut c)
         .await
         .map_err(db)?;
-    sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}"))).execute(&mut c).await.map_err(db)?;
+    sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
+        .execute(&mut c)
+        .await
+        .map_err(db)?;
     c.close().await.map_err(db)?;
     Ok(with_database(url, name))
 }
@@ -218,7 +221,10 @@ impl PostgresStore {
             .map_err(db)?;
         for statement in SCHEMA {
             // The schema is this crate's own constants, translated.
-            sqlx::query(sqlx::AssertSqlSafe(translate_schema(statement))).execute(&mut *tx).await.map_err(db)?;
+            sqlx::query(sqlx::AssertSqlSafe(translate_schema(statement)))
+                .execute(&mut *tx)
+                .await
+                .map_err(db)?;
         }
         sqlx::query(OWNER_TABLE).execute(&mut *tx).await.map_err(db)?;
         tx.commit().await.map_err(db)?;
@@ -260,7 +266,8 @@ impl PostgresStore {
         let lock_backend =
             Arc::new(std::sync::atomic::AtomicI32::new(backend_pid(&mut lock).await?));
         let deposed = Arc::new(AtomicBool::new(false));
-        let keeper = keep_lock(lock, options, check_ms, epoch, deposed.clone(), lock_backend.clone());
+        let keeper =
+            keep_lock(lock, options, check_ms, epoch, deposed.clone(), lock_backend.clone());
         Ok(PostgresStore { pool, epoch, deposed, lock: tokio::spawn(keeper), lock_backend })
     }
 
@@ -785,7 +792,9 @@ mod tests {
     #[test]
     fn the_schema_translates_types_only() {
         assert_eq!(
-            translate_schema("CREATE TABLE t (a TEXT PRIMARY KEY, b BLOB NOT NULL, c INTEGER, texts TEXT)"),
+            translate_schema(
+                "CREATE TABLE t (a TEXT PRIMARY KEY, b BLOB NOT NULL, c INTEGER, texts TEXT)"
+            ),
             "CREATE TABLE t (a TEXT COLLATE \"C\" PRIMARY KEY, b BYTEA NOT NULL, c BIGINT, texts TEXT COLLATE \"C\")"
         );
     }
@@ -794,6 +803,9 @@ mod tests {
     fn a_url_names_another_database() {
         assert_eq!(with_database("postgres://u@h:5/db", "x"), "postgres://u@h:5/x");
         assert_eq!(with_database("postgres://u@h:5", "x"), "postgres://u@h:5/x");
-        assert_eq!(with_database("postgres://u@h/db?sslmode=disable", "x"), "postgres://u@h/x?sslmode=disable");
+        assert_eq!(
+            with_database("postgres://u@h/db?sslmode=disable", "x"),
+            "postgres://u@h/x?sslmode=disable"
+        );
     }
 }

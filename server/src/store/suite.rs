@@ -270,15 +270,17 @@ async fn postgres_one_owner_and_a_deposed_owner_is_fenced() {
     let e = e.expect_err("the deposed owner is fenced");
     assert!(e.to_string().contains("no longer owns the database"), "{e}");
     assert!(a.deposed());
-    assert!(a.put_challenge(&ChallengeRow {
-        id: "x".into(),
-        challenger: key_of(1),
-        status: "open".into(),
-        body: "{}".into(),
-        created_ms: 1,
-    })
-    .await
-    .is_err());
+    assert!(
+        a.put_challenge(&ChallengeRow {
+            id: "x".into(),
+            challenger: key_of(1),
+            status: "open".into(),
+            body: "{}".into(),
+            created_ms: 1,
+        })
+        .await
+        .is_err()
+    );
     // B carries on from what was committed.
     b.append_entries(&[EntryRow { match_id: id, seq: 1, bytes: vec![11] }]).await.unwrap();
     assert_eq!(b.entries(&id).await.unwrap(), vec![vec![0], vec![11]]);
@@ -293,11 +295,7 @@ async fn postgres_a_lost_lock_connection_is_taken_again() {
     let a = PostgresStore::open(&url).await.expect("opens");
     let first = a.lock_backend_pid();
     let mut admin = PgConnection::connect(&url).await.unwrap();
-    sqlx::query("SELECT pg_terminate_backend($1)")
-        .bind(first)
-        .execute(&mut admin)
-        .await
-        .unwrap();
+    sqlx::query("SELECT pg_terminate_backend($1)").bind(first).execute(&mut admin).await.unwrap();
     let mut waited = 0;
     while a.lock_backend_pid() == first {
         waited += 1;
