@@ -16,6 +16,11 @@ pub struct ServeArgs {
     /// Where the database and the server's keys live (created on first start).
     #[arg(long, default_value = "fogproof-data", env = "FOGPROOF_DATA")]
     data: PathBuf,
+    /// Keep matches, accounts and the lobby in this PostgreSQL database
+    /// (`postgres://user@host:port/db`) instead of SQLite under --data (which still holds the
+    /// keys): one server owns a database at a time (docs/SERVER.md, several nodes).
+    #[arg(long, value_name = "URL", env = "FOGPROOF_DATABASE")]
+    database: Option<String>,
     /// The address to listen on.
     #[arg(long, default_value = "127.0.0.1:8080")]
     listen: String,
@@ -280,6 +285,7 @@ pub fn serve(args: ServeArgs, out: &mut impl Write) -> Result<()> {
             .await
             .with_context(|| format!("listening on {}", args.listen))?;
         let mut config = server::Config::new(args.data.join("server"), relay.clone());
+        config.database = args.database.clone();
         config.limits.max_tournament_show_wait_ms = args.tournament_show_ms;
         config.trust_forwarded_for = args.trust_forwarded_for;
         for url in &args.public_urls {

@@ -253,8 +253,11 @@ impl LedgerConfig {
 /// How a server runs.
 #[derive(Clone, Debug)]
 pub struct Config {
-    /// Where the database lives (`fogproof.sqlite` in it).
+    /// Where the database lives (`fogproof.sqlite` in it) unless `database` names another.
     pub data_dir: PathBuf,
+    /// A PostgreSQL URL (`serve --database postgres://...`): the store lives there instead of
+    /// SQLite under `data_dir` (docs/SERVER.md, several nodes); none: SQLite.
+    pub database: Option<String>,
     /// The relay's key: it signs receipts and notices, and the terms as relay.
     pub relay: Identity,
     /// The umpire the server proposes for umpired games when a challenge names none (the
@@ -315,6 +318,7 @@ impl Config {
     pub fn new(data_dir: PathBuf, relay: Identity) -> Config {
         Config {
             data_dir,
+            database: None,
             relay,
             default_umpire: None,
             house_bot: None,

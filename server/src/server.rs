@@ -9,6 +9,7 @@ use crate::config::Config;
 use crate::live::{Command, MatchTask};
 use crate::state::{FinishHook, Shared, lock};
 use crate::store::Store;
+use crate::store::postgres::PostgresStore;
 use crate::store::sqlite::SqliteStore;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -91,7 +92,8 @@ impl Running {
     }
 }
 
-/// Starts a server on `listener` with the SQLite store under `config.data_dir`.
+/// Starts a server on `listener` with the SQLite store under `config.data_dir` (or the
+/// PostgreSQL store of `config.database`).
 pub async fn start(
     mut config: Config,
     listener: TcpListener,
@@ -114,7 +116,12 @@ pub async fn start(
     if let Some(l) = &config.ledger {
         locks.push(crate::dirlock::lock_dir(&l.dir)?);
     }
-    let store: Arc<dyn Store> = Arc::new(SqliteStore::open(&config.data_dir).await?);
+    // The data directory stays locked with PostgreSQL too: it holds the promises and the
+    // server's files; the database has its own one-owner rule (`store::postgres`).
+    let store: Arc<dyn Store> = match &config.database {
+        Some(url) => Arc::new(PostgresStore::open(url).await?),
+        None => Arc::new(SqliteStore::open(&config.data_dir).await?),
+    };
     let ledger = match &config.ledger {
         Some(l) => {
             let ledger = crate::ledger::ServerLedger::open(l).await?;

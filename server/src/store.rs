@@ -2,14 +2,19 @@
 //!
 //! [`Store`] is the interface; [`sqlite::SqliteStore`] the embedded default (one file under the
 //! data directory, WAL, `synchronous = FULL`, so a commit survives a crash of the process or
-//! the machine). A PostgreSQL store is a second implementation of the same trait: the queries
-//! are plain SQL (no SQLite-only constructs but the pragmas of `open`), and everything a store
-//! holds is bytes, text and integers.
+//! the machine); [`postgres::PostgresStore`] the second implementation (`fogproof serve
+//! --database postgres://...`: `synchronous_commit = on`, one server owns the database at a
+//! time, fenced by an epoch: docs/SERVER.md, several nodes). Everything a store holds is bytes,
+//! text and integers; PostgreSQL's schema is SQLite's with the types translated
+//! ([`postgres::translate_schema`]).
 //!
 //! The rule the server keeps (docs/SERVER.md, durability): an entry is committed before its
 //! receipt leaves the server, so every receipt any client holds is in the store.
 
+pub mod postgres;
 pub mod sqlite;
+#[cfg(test)]
+mod suite;
 
 use protocol::{MatchId, PublicKey};
 use std::future::Future;

@@ -13,8 +13,10 @@ use sqlx::sqlite::{
 };
 use std::path::Path;
 
-/// The schema: plain SQL that PostgreSQL reads as well (BLOB becomes BYTEA there).
-const SCHEMA: [&str; 9] = [
+/// The schema: plain SQL that PostgreSQL reads as well once its types are translated
+/// ([`super::postgres::translate_schema`]: BLOB is BYTEA there, INTEGER BIGINT, TEXT compares
+/// bytewise as here).
+pub(super) const SCHEMA: [&str; 9] = [
     "CREATE TABLE IF NOT EXISTS accounts (
         key TEXT PRIMARY KEY,
         name TEXT NOT NULL,
@@ -72,19 +74,19 @@ fn db(e: sqlx::Error) -> StoreError {
     StoreError::Database(e.to_string())
 }
 
-fn ms(v: u64) -> i64 {
+pub(super) fn ms(v: u64) -> i64 {
     i64::try_from(v).unwrap_or(i64::MAX)
 }
 
-fn from_ms(v: i64) -> u64 {
+pub(super) fn from_ms(v: i64) -> u64 {
     u64::try_from(v).unwrap_or(0)
 }
 
-fn key(text: &str) -> Result<PublicKey, StoreError> {
+pub(super) fn key(text: &str) -> Result<PublicKey, StoreError> {
     text.parse().map_err(|e| StoreError::Corrupt(format!("{e}")))
 }
 
-fn match_id(text: &str) -> Result<MatchId, StoreError> {
+pub(super) fn match_id(text: &str) -> Result<MatchId, StoreError> {
     protocol::hex::decode_array::<32>(text)
         .map(MatchId)
         .ok_or_else(|| StoreError::Corrupt(format!("match id {text:?}")))
@@ -534,59 +536,4 @@ fn tournament_game_row(r: &SqliteRow) -> Result<TournamentGameRow, StoreError> {
         round: u32::try_from(r.try_get::<i64, _>("round").map_err(db)?)
             .map_err(|e| StoreError::Corrupt(format!("round: {e}")))?,
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn dir(name: &str) -> std::path::PathBuf {
-        let d = std::env::temp_dir().join(format!("fogproof-store-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        d
-    }
-
-    #[tokio::test]
-    async fn matches_and_entries_survive_a_reopen_and_a_gap_is_corruption() {
-        let d = dir("reopen");
-        let id = MatchId([7; 32]);
-        let k = protocol::Identity::from_seed(&[1; 32]).public();
-        let row = MatchRow {
-            id,
-            terms: vec![1, 2, 3],
-            variant: "chess".into(),
-            players: [k, k],
-            rated: true,
-            challenge: Some("c1".into()),
-            created_ms: 5,
-            status: MatchStatus::Live,
-            finish: None,
-        };
-        let entry = |seq| EntryRow { match_id: id, seq, bytes: vec![seq as u8; 3] };
-        {
-            let s = SqliteStore::open(&d).await.unwrap();
-            s.create_match(&row, &[entry(0)]).await.unwrap();
-            s.append_entries(&[entry(1), entry(2)]).await.unwrap();
-            // A position taken twice is refused, and the batch with it stores nothing.
-            assert!(s.append_entries(&[entry(3), entry(2)]).await.is_err());
-        }
-        let s = SqliteStore::open(&d).await.unwrap();
-        assert_eq!(s.live_matches().await.unwrap(), vec![row.clone()]);
-        assert_eq!(s.entries(&id).await.unwrap().len(), 3);
-        let finish = Finish {
-            finished_ms: 9,
-            record_sha256: [3; 32],
-            verdict: "{}".into(),
-            result: "1-0".into(),
-        };
-        s.finish_match(&id, &finish).await.unwrap();
-        let got = s.get_match(&id).await.unwrap().unwrap();
-        assert_eq!(got.status, MatchStatus::Finished);
-        assert_eq!(got.finish, Some(finish));
-        assert!(s.live_matches().await.unwrap().is_empty());
-        s.append_entries(&[entry(4)]).await.unwrap();
-        let e = s.entries(&id).await.unwrap_err();
-        assert!(e.to_string().contains("entry 3 is missing"), "{e}");
-        let _ = std::fs::remove_dir_all(&d);
-    }
 }

@@ -1,0 +1,117 @@
+//! `fogproof serve --database postgres://...` end to end, when `FOGPROOF_TEST_POSTGRES` names a
+//! PostgreSQL server (CI's `.ci/run` starts one and sets it; without it the test prints
+//! SKIPPED): matches of three variants played by agents through a server on PostgreSQL, the
+//! server SIGKILLed mid-match several times and restarted on the same database; every match
+//! finishes, every record verifies valid, and every entry any player holds a receipt for is in
+//! the final record (each seat checks the published record against what it received). A second
+//! server on the same database, from another data directory, is refused while the first runs.
+
+use client::agent::Accept;
+use serde_json::json;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+mod common;
+use common::{agent, free_port, serve, up};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_on_postgres_loses_nothing_a_receipt_promised() {
+    let Ok(base_url) = std::env::var("FOGPROOF_TEST_POSTGRES") else {
+        println!("SKIPPED: fogproof serve on PostgreSQL: FOGPROOF_TEST_POSTGRES is not set");
+        return;
+    };
+    let db = format!("fogproof_e2e{}", std::process::id());
+    let url = server::store::postgres::fresh_database(&base_url, &db).await.expect("database");
+    let dir: PathBuf =
+        PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("pg-e2e-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let data = dir.join("server");
+    let port = free_port();
+    let base = format!("http://127.0.0.1:{port}");
+    let args = ["--database", url.as_str()];
+    let mut child = serve(&data, port, &args);
+    up(port).await;
+
+    // One owner: a second server on the database (its own data directory) does not start.
+    let other = Command::new(env!("CARGO_BIN_EXE_fogproof"))
+        .args(["serve", "--no-bot", "--listen"])
+        .arg(format!("127.0.0.1:{}", free_port()))
+        .arg("--data")
+        .arg(dir.join("other"))
+        .args(args)
+        .env("FOGPROOF_LOG", "warn")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .output()
+        .expect("runs");
+    let said = String::from_utf8_lossy(&other.stderr);
+    assert!(!other.status.success(), "a second server on the database started");
+    assert!(said.contains("in use by another fogproof server"), "{said}");
+
+    let variants = ["kriegspiel", "sic", "intrigue"];
+    let mut pairs = Vec::new();
+    for (i, v) in variants.iter().enumerate() {
+        let seed = 300 + i as u64;
+        let bob = agent(&base, &dir, &format!("bob-{v}"), seed * 2, Accept::Addressed).await;
+        let alice = agent(&base, &dir, &format!("alice-{v}"), seed * 2 + 1, Accept::Nothing).await;
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        alice
+            .challenge(json!({
+                "variant": v,
+                "clock_limit": 900,
+                "clock_increment": 0,
+                "opponent": bob.session().key.to_string(),
+            }))
+            .await
+            .expect("challenge");
+        pairs.push((v, alice, bob));
+    }
+    let probe = pairs[0].1.session().clone();
+    let mut killed_live = 0;
+    for (n, pause_ms) in [700u64, 300, 1_100, 500].into_iter().enumerate() {
+        tokio::time::sleep(Duration::from_millis(pause_ms)).await;
+        if let Ok(lobby) = probe.get("/api/lobby").await {
+            let live = lobby["live"].as_array().map_or(0, Vec::len);
+            killed_live += live;
+            eprintln!("kill {n}: {live} matches live");
+        }
+        child.kill().expect("SIGKILL");
+        let _ = child.wait();
+        child = serve(&data, port, &args);
+        up(port).await;
+        eprintln!("restart {n} after {pause_ms} ms");
+    }
+    assert!(killed_live >= 4, "the kills hit live matches ({killed_live})");
+    for (v, alice, bob) in &pairs {
+        let mut waited = 0;
+        let (record, theirs) = loop {
+            let a = alice.records().into_values().next();
+            let b = bob.records().into_values().next();
+            if let (Some(a), Some(b)) = (a, b) {
+                break (a.expect("alice's seat ends with the record"), b.expect("bob's too"));
+            }
+            waited += 1;
+            assert!(waited < 18_000, "{v}: no end within 180 s");
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        };
+        assert_eq!(record, theirs, "{v}: one record");
+        let verified = verifier::verify_match(&record);
+        assert!(verified.verdict.is_valid(), "{v}: {:#?}", verified.verdict);
+    }
+    // The finished matches are served from PostgreSQL, and no SQLite store was made.
+    let mut waited = 0;
+    loop {
+        let games = probe.get("/api/games").await.expect("games");
+        if games["games"].as_array().map_or(0, Vec::len) == variants.len() {
+            break;
+        }
+        waited += 1;
+        assert!(waited < 100, "the finished matches are not listed: {games}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(!data.join("server").join("fogproof.sqlite").exists(), "no SQLite store was made");
+    child.kill().expect("kill");
+    let _ = child.wait();
+    let _ = std::fs::remove_dir_all(&dir);
+}

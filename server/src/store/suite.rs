@@ -1,0 +1,313 @@
+//! The storage test suite, run against every implementation of [`Store`]: SQLite always, and
+//! PostgreSQL when `FOGPROOF_TEST_POSTGRES=postgres://...` names a server (each test on a fresh
+//! database of its own; without the variable the PostgreSQL tests print SKIPPED and pass). CI
+//! (`.ci/run`) starts a PostgreSQL server and sets the variable, so there they always run.
+
+use super::postgres::{PostgresStore, fresh_database};
+use super::sqlite::SqliteStore;
+use super::*;
+
+/// The variable naming the PostgreSQL server of the tests.
+pub const POSTGRES_VAR: &str = "FOGPROOF_TEST_POSTGRES";
+
+/// Where a test's store lives; [`Backend::open`] opens it (again).
+enum Backend {
+    Sqlite(std::path::PathBuf),
+    Postgres(String),
+}
+
+impl Backend {
+    fn sqlite(name: &str) -> Backend {
+        let d = std::env::temp_dir().join(format!("fogproof-store-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        Backend::Sqlite(d)
+    }
+
+    /// A fresh database on the tests' PostgreSQL server; none (SKIPPED printed) without one.
+    async fn postgres(name: &str) -> Option<Backend> {
+        let Ok(url) = std::env::var(POSTGRES_VAR) else {
+            println!("SKIPPED: {name} on PostgreSQL: {POSTGRES_VAR} is not set");
+            return None;
+        };
+        let db = format!("fogproof_t{}_{name}", std::process::id());
+        Some(Backend::Postgres(fresh_database(&url, &db).await.expect("a fresh database")))
+    }
+
+    async fn open(&self) -> Box<dyn Store> {
+        match self {
+            Backend::Sqlite(d) => Box::new(SqliteStore::open(d).await.expect("open")),
+            Backend::Postgres(url) => Box::new(PostgresStore::open(url).await.expect("open")),
+        }
+    }
+}
+
+impl Drop for Backend {
+    fn drop(&mut self) {
+        if let Backend::Sqlite(d) = self {
+            let _ = std::fs::remove_dir_all(d);
+        }
+    }
+}
+
+/// Each named test, once on SQLite and once on PostgreSQL.
+macro_rules! on_both {
+    ($($test:ident),* $(,)?) => {
+        mod on_sqlite {
+            $(
+                #[tokio::test]
+                async fn $test() {
+                    super::$test(super::Backend::sqlite(stringify!($test))).await
+                }
+            )*
+        }
+        mod on_postgres {
+            $(
+                #[tokio::test]
+                async fn $test() {
+                    if let Some(b) = super::Backend::postgres(stringify!($test)).await {
+                        super::$test(b).await
+                    }
+                }
+            )*
+        }
+    };
+}
+
+on_both!(
+    matches_and_entries_survive_a_reopen_and_a_gap_is_corruption,
+    accounts_and_challenges_round_trip,
+    finished_matches_and_ledger_marks_page_in_order,
+    tournament_rows_round_trip_in_order,
+);
+
+fn key_of(seed: u8) -> PublicKey {
+    protocol::Identity::from_seed(&[seed; 32]).public()
+}
+
+fn live(id: MatchId, created_ms: u64) -> MatchRow {
+    MatchRow {
+        id,
+        terms: vec![1, 2, 3, 0, 255],
+        variant: "chess".into(),
+        players: [key_of(1), key_of(2)],
+        rated: true,
+        challenge: Some("c1".into()),
+        created_ms,
+        status: MatchStatus::Live,
+        finish: None,
+    }
+}
+
+fn finish(at: u64) -> Finish {
+    Finish {
+        finished_ms: at,
+        record_sha256: [at as u8; 32],
+        verdict: "{\"valid\":true}".into(),
+        result: "1-0".into(),
+    }
+}
+
+async fn matches_and_entries_survive_a_reopen_and_a_gap_is_corruption(b: Backend) {
+    let id = MatchId([7; 32]);
+    let row = live(id, 5);
+    let entry = |seq| EntryRow { match_id: id, seq, bytes: vec![seq as u8; 3] };
+    {
+        let s = b.open().await;
+        s.create_match(&row, &[entry(0)]).await.unwrap();
+        s.append_entries(&[entry(1), entry(2)]).await.unwrap();
+        // A position taken twice is refused, and the batch with it stores nothing.
+        assert!(s.append_entries(&[entry(3), entry(2)]).await.is_err());
+        // A match created twice is refused, and its first entries with it.
+        assert!(s.create_match(&row, &[]).await.is_err());
+    }
+    let s = b.open().await;
+    assert_eq!(s.live_matches().await.unwrap(), vec![row.clone()]);
+    assert_eq!(s.get_match(&id).await.unwrap(), Some(row.clone()));
+    assert_eq!(s.get_match(&MatchId([8; 32])).await.unwrap(), None);
+    assert_eq!(s.entries(&id).await.unwrap(), vec![vec![0; 3], vec![1; 3], vec![2; 3]]);
+    // A batch longer than one INSERT statement is stored whole, in order.
+    let many: Vec<EntryRow> = (3..600).map(entry).collect();
+    s.append_entries(&many).await.unwrap();
+    assert_eq!(s.entries(&id).await.unwrap().len(), 600);
+    assert_eq!(s.entries(&id).await.unwrap()[599], vec![(599 % 256) as u8; 3]);
+    let f = finish(9);
+    s.finish_match(&id, &f).await.unwrap();
+    let got = s.get_match(&id).await.unwrap().unwrap();
+    assert_eq!(got.status, MatchStatus::Finished);
+    assert_eq!(got.finish, Some(f));
+    assert!(s.live_matches().await.unwrap().is_empty());
+    s.append_entries(&[entry(601)]).await.unwrap();
+    let e = s.entries(&id).await.unwrap_err();
+    assert!(e.to_string().contains("entry 600 is missing"), "{e}");
+}
+
+async fn accounts_and_challenges_round_trip(b: Backend) {
+    let s = b.open().await;
+    let k = key_of(3);
+    assert_eq!(s.account(&k).await.unwrap(), None);
+    s.put_account(&Account { key: k, name: "ann".into(), created_ms: 10 }).await.unwrap();
+    // A rename keeps the first sign-in's time.
+    s.put_account(&Account { key: k, name: "Ann ü".into(), created_ms: 99 }).await.unwrap();
+    assert_eq!(
+        s.account(&k).await.unwrap(),
+        Some(Account { key: k, name: "Ann ü".into(), created_ms: 10 })
+    );
+    let c = |id: &str, status: &str, at| ChallengeRow {
+        id: id.into(),
+        challenger: k,
+        status: status.into(),
+        body: format!("{{\"id\":\"{id}\"}}"),
+        created_ms: at,
+    };
+    s.put_challenge(&c("b", "open", 2)).await.unwrap();
+    s.put_challenge(&c("a", "open", 2)).await.unwrap();
+    s.put_challenge(&c("Z", "open", 1)).await.unwrap();
+    s.put_challenge(&c("d", "open", 3)).await.unwrap();
+    s.put_challenge(&c("d", "accepted", 3)).await.unwrap();
+    let open: Vec<String> = s.open_challenges().await.unwrap().into_iter().map(|r| r.id).collect();
+    assert_eq!(open, ["Z", "a", "b"]);
+    assert_eq!(s.open_challenges().await.unwrap()[1], c("a", "open", 2));
+}
+
+async fn finished_matches_and_ledger_marks_page_in_order(b: Backend) {
+    let s = b.open().await;
+    for i in 1..=5u8 {
+        let id = MatchId([i; 32]);
+        s.create_match(&live(id, u64::from(i)), &[]).await.unwrap();
+        if i != 3 {
+            s.finish_match(&id, &finish(100 - u64::from(i))).await.unwrap();
+        }
+    }
+    let ids = |rows: Vec<MatchRow>| rows.into_iter().map(|r| r.id.0[0]).collect::<Vec<_>>();
+    // Newest first, at most `limit`.
+    assert_eq!(ids(s.finished_matches(3).await.unwrap()), [1, 2, 4]);
+    assert_eq!(ids(s.live_matches().await.unwrap()), [3]);
+    // Oldest first.
+    assert_eq!(ids(s.unledgered(10).await.unwrap()), [5, 4, 2, 1]);
+    s.mark_ledgered(&[
+        (MatchId([5; 32]), LedgerMark::Appended),
+        (MatchId([2; 32]), LedgerMark::Refused("too big".into())),
+        (MatchId([4; 32]), LedgerMark::Appended),
+        (MatchId([1; 32]), LedgerMark::Appended),
+    ])
+    .await
+    .unwrap();
+    assert!(s.unledgered(10).await.unwrap().is_empty());
+    let after = |v: Vec<MatchId>| v.into_iter().map(|m| m.0[0]).collect::<Vec<_>>();
+    assert_eq!(after(s.appended_after(None, 2).await.unwrap()), [1, 4]);
+    assert_eq!(after(s.appended_after(Some(&MatchId([4; 32])), 2).await.unwrap()), [5]);
+    s.unmark_ledgered(&[MatchId([4; 32]), MatchId([2; 32])]).await.unwrap();
+    assert_eq!(ids(s.unledgered(10).await.unwrap()), [4, 2]);
+    assert_eq!(after(s.appended_after(None, 10).await.unwrap()), [1, 5]);
+}
+
+async fn tournament_rows_round_trip_in_order(b: Backend) {
+    let s = b.open().await;
+    let t = [9; 32];
+    for (m, round) in [(3u8, 1u32), (1, 1), (2, 2)] {
+        let row = TournamentGameRow { match_id: MatchId([m; 32]), tournament: t, round };
+        s.put_tournament_game(&row).await.unwrap();
+        // Idempotent.
+        s.put_tournament_game(&row).await.unwrap();
+    }
+    let round1: Vec<u8> =
+        s.tournament_games(&t, 1).await.unwrap().into_iter().map(|r| r.match_id.0[0]).collect();
+    assert_eq!(round1, [1, 3]);
+    assert_eq!(
+        s.tournament_game(&MatchId([2; 32])).await.unwrap(),
+        Some(TournamentGameRow { match_id: MatchId([2; 32]), tournament: t, round: 2 })
+    );
+    assert_eq!(s.tournament_game(&MatchId([4; 32])).await.unwrap(), None);
+    let keys: Vec<PublicKey> = (10..16).map(key_of).collect();
+    for (i, k) in keys.iter().enumerate() {
+        // Two joins at each instant: the key's text breaks the tie, bytewise.
+        s.join_tournament(&t, k, (i / 2) as u64).await.unwrap();
+        s.join_tournament(&t, k, 1_000).await.unwrap();
+    }
+    let mut expected = keys.clone();
+    expected.sort_by(|a, b| {
+        let i = keys.iter().position(|k| k == a).unwrap() / 2;
+        let j = keys.iter().position(|k| k == b).unwrap() / 2;
+        (i, a.to_string()).cmp(&(j, b.to_string()))
+    });
+    assert_eq!(s.tournament_joins(&t).await.unwrap(), expected);
+    assert!(s.tournament_joins(&[8; 32]).await.unwrap().is_empty());
+}
+
+async fn postgres_url(name: &str) -> Option<String> {
+    match &Backend::postgres(name).await? {
+        Backend::Postgres(url) => Some(url.clone()),
+        Backend::Sqlite(_) => None,
+    }
+}
+
+/// PostgreSQL only: one server owns a database; one whose lock was lost and whose database
+/// another server took stores nothing more (so it can send no receipt the new owner lacks).
+#[tokio::test]
+async fn postgres_one_owner_and_a_deposed_owner_is_fenced() {
+    let Some(url) = postgres_url("owner").await else { return };
+    // Its keeper does not wake during the test: B takes the lock A's connection lost.
+    let a = PostgresStore::open_with(&url, 600_000).await.expect("the first opens");
+    let id = MatchId([1; 32]);
+    a.create_match(&live(id, 1), &[EntryRow { match_id: id, seq: 0, bytes: vec![0] }])
+        .await
+        .unwrap();
+    let refused = PostgresStore::open(&url).await.expect_err("a second is refused");
+    assert!(refused.to_string().contains("in use by another fogproof server"), "{refused}");
+    assert!(refused.to_string().contains(&format!("pid {}", std::process::id())), "{refused}");
+    // Cut A's lock connection, as a partition or a dead machine would; B takes the database.
+    let mut admin = PgConnection::connect(&url).await.unwrap();
+    let ended: bool = sqlx::query_scalar("SELECT pg_terminate_backend($1)")
+        .bind(a.lock_backend_pid())
+        .fetch_one(&mut admin)
+        .await
+        .unwrap();
+    assert!(ended);
+    let b = PostgresStore::open(&url).await.expect("the second takes over");
+    assert_eq!(b.epoch(), a.epoch() + 1);
+    // A, which does not know yet, can commit nothing: its receipts cannot leave.
+    let e = a.append_entries(&[EntryRow { match_id: id, seq: 1, bytes: vec![1] }]).await;
+    let e = e.expect_err("the deposed owner is fenced");
+    assert!(e.to_string().contains("no longer owns the database"), "{e}");
+    assert!(a.deposed());
+    assert!(
+        a.put_challenge(&ChallengeRow {
+            id: "x".into(),
+            challenger: key_of(1),
+            status: "open".into(),
+            body: "{}".into(),
+            created_ms: 1,
+        })
+        .await
+        .is_err()
+    );
+    // B carries on from what was committed.
+    b.append_entries(&[EntryRow { match_id: id, seq: 1, bytes: vec![11] }]).await.unwrap();
+    assert_eq!(b.entries(&id).await.unwrap(), vec![vec![0], vec![11]]);
+    assert!(b.open_challenges().await.unwrap().is_empty());
+}
+
+/// PostgreSQL only: a lost lock connection with no other server about is taken again, so a
+/// second server is still refused and the owner still writes.
+#[tokio::test]
+async fn postgres_a_lost_lock_connection_is_taken_again() {
+    let Some(url) = postgres_url("relock").await else { return };
+    let a = PostgresStore::open(&url).await.expect("opens");
+    let first = a.lock_backend_pid();
+    let mut admin = PgConnection::connect(&url).await.unwrap();
+    sqlx::query("SELECT pg_terminate_backend($1)").bind(first).execute(&mut admin).await.unwrap();
+    let mut waited = 0;
+    while a.lock_backend_pid() == first {
+        waited += 1;
+        assert!(waited < 200, "the lock was not taken again within 20 s");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    let refused = PostgresStore::open(&url).await.expect_err("still owned");
+    assert!(refused.to_string().contains("in use"), "{refused}");
+    let id = MatchId([2; 32]);
+    a.create_match(&live(id, 1), &[]).await.expect("the owner still writes");
+    assert!(!a.deposed());
+}
+
+use sqlx::Connection as _;
+use sqlx::postgres::PgConnection;
