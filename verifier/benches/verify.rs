@@ -9,11 +9,14 @@
 //!
 //! `cargo bench -p fogproof-verifier --bench verify`
 //!
-//! Figures: docs/PROTOCOL.md section 12 (protocol v3, one sealing context per author and
-//! channel). On a contended 2-core machine with `--profile dev` (dependencies at opt-level 3,
-//! the verifier at 1): ratio chess 1.34, kriegspiel 1.35, sic 1.42, intrigue 1.95,
-//! secretchess6 1.62; the sealing floor is 8.6% (kriegspiel) to 11% (sic) of the signature
-//! check. Version 2 (release, docs/LOADTEST.md): kriegspiel 3.74 to 4.30, sic 3.58 to 4.11.
+//! `FOGPROOF_BENCH_PROFILE=VARIANT[:SECONDS]` loops one variant's verification only, for a
+//! profiler. The table's times are the thread's CPU time (see `clock`).
+//!
+//! Figures: docs/PROTOCOL.md section 12 (protocol v3). Release build, contended 2-core machine
+//! (load average 12), thread CPU time, `-- no-criterion-run`: ratio chess 1.08, kriegspiel
+//! 1.18, sic 1.69, intrigue 1.36, secretchess6 1.53, espionage 1.27 (the bar is not met for
+//! sic, intrigue and secretchess6). Version 2 (release, docs/LOADTEST.md): kriegspiel 3.74 to
+//! 4.30, sic 3.58 to 4.11.
 
 use criterion::{Criterion, Throughput};
 use protocol::codec::Canonical;
