@@ -65,7 +65,7 @@ pub fn check(record_bytes: &[u8]) -> Result<Checked, Vec<Fault>> {
     let (terms, variant) = check_terms(&record)?;
     let raws = decode_entries(&record);
     let sigs = check_signatures(&record, &terms, &raws)?;
-    let (entries, mut faults) = authenticate(&terms, &raws, &sigs);
+    let (entries, mut faults) = authenticate(&terms, raws, &sigs);
     let (colours, contributions) = colours(&terms, &entries);
     if !faults.is_empty() {
         // Stage 2 blamed authors before colours were known: name their roles now.
@@ -95,7 +95,7 @@ pub(crate) fn ordered(record_bytes: &[u8]) -> Option<Ordered> {
     let (terms, _) = check_terms(&record).ok()?;
     let raws = decode_entries(&record);
     let sigs = check_signatures(&record, &terms, &raws).ok()?;
-    let (entries, faults) = authenticate(&terms, &raws, &sigs);
+    let (entries, faults) = authenticate(&terms, raws, &sigs);
     if !faults.is_empty() {
         return None;
     }
@@ -479,14 +479,16 @@ impl Auth {
 }
 
 /// Stage 2b: each entry's message and receipt, and who is to blame for what is wrong with them.
-fn authenticate(terms: &AgreedTerms, raws: &[Raw], sigs: &Signatures) -> (Vec<Auth>, Vec<Fault>) {
+/// Takes the decoded entries by value: an authenticated entry's body and receipt move into it
+/// (a sealed body is up to a few KiB; nothing is copied).
+fn authenticate(terms: &AgreedTerms, raws: Vec<Raw>, sigs: &Signatures) -> (Vec<Auth>, Vec<Fault>) {
     let relay = || Blame::relay(terms);
     let mut faults = Vec::new();
     let mut out = Vec::with_capacity(raws.len());
     let unknown = ByColour { white: terms.terms.players[0].key, black: terms.terms.players[1].key };
-    for (index, raw) in raws.iter().enumerate() {
+    for (index, raw) in raws.into_iter().enumerate() {
         let at = Some((index, raw.hash));
-        let receipt = match &raw.receipt {
+        let receipt = match raw.receipt {
             Err(e) if sigs.receipt[index] => {
                 faults.push(relay().fault(
                     FaultKind::BadReceipt,
@@ -539,7 +541,7 @@ fn authenticate(terms: &AgreedTerms, raws: &[Raw], sigs: &Signatures) -> (Vec<Au
             continue;
         }
         // From here the receipt is the relay's signed statement about this very message.
-        let body = match &raw.body {
+        let body = match raw.body {
             Ok(b) => b,
             Err(e) => {
                 let by_author = raw.lenient_author.filter(|_| sigs.message[index]);
@@ -604,13 +606,7 @@ fn authenticate(terms: &AgreedTerms, raws: &[Raw], sigs: &Signatures) -> (Vec<Au
             ));
             continue;
         }
-        out.push(Auth {
-            index,
-            hash: raw.hash,
-            body: body.clone(),
-            receipt: receipt.clone(),
-            len: raw.len,
-        });
+        out.push(Auth { index, hash: raw.hash, body, receipt, len: raw.len });
     }
     (out, faults)
 }

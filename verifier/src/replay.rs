@@ -107,16 +107,17 @@ pub struct Trace {
     pub log: GameLog,
 }
 
-/// Replays a checked record.
+/// Replays a checked record. The same replay as [`trace`], without building the game log
+/// (positions and per-step copies), which no check reads.
 #[must_use]
 pub fn replay(checked: &Checked) -> Verdict {
-    trace(checked).verdict
+    Replayer::run(checked, false).verdict
 }
 
 /// Replays a checked record and returns the rebuilt game too.
 #[must_use]
 pub fn trace(checked: &Checked) -> Trace {
-    Replayer::run(checked)
+    Replayer::run(checked, true)
 }
 
 /// How a game ended, as far as the record shows.
@@ -190,6 +191,10 @@ struct Replayer<'a> {
     acked: std::collections::BTreeSet<protocol::MessageHash>,
     over: Option<Over>,
     faults: Vec<Fault>,
+    /// Whether to fill `log` with the steps and positions (only [`trace`] returns it).
+    keep_log: bool,
+    /// The actions the rules accepted (Intrigue setups included), as `log.steps` counts them.
+    plies: usize,
     log: GameLog,
 }
 
@@ -215,7 +220,7 @@ fn json<T: serde::Serialize>(value: &T) -> String {
 }
 
 impl<'a> Replayer<'a> {
-    fn run(c: &'a Checked) -> Trace {
+    fn run(c: &'a Checked, keep_log: bool) -> Trace {
         let mut r = Replayer {
             c,
             entries: c.entries.iter().filter(|e| !e.void).collect(),
@@ -239,6 +244,8 @@ impl<'a> Replayer<'a> {
             acked: std::collections::BTreeSet::new(),
             over: None,
             faults: Vec::new(),
+            keep_log,
+            plies: 0,
             log: GameLog::default(),
         };
         if r.init().is_ok() {
@@ -256,7 +263,9 @@ impl<'a> Replayer<'a> {
         }
         r.log.colours = Some(c.colours);
         r.log.result = r.over.map(|o| o.result);
-        r.log.final_fen = r.game.as_ref().and_then(AnyGame::fen);
+        if keep_log {
+            r.log.final_fen = r.game.as_ref().and_then(AnyGame::fen);
+        }
         let verdict = match (r.faults.is_empty(), r.over) {
             (true, Some(o)) => Verdict::Valid { result: o.result },
             _ => Verdict::Faults(r.faults),

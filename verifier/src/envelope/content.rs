@@ -25,13 +25,15 @@ pub(crate) fn check(
     coordinated: Coordinated,
 ) -> Result<Checked, Vec<Fault>> {
     let mut faults = Vec::new();
-    let disclosed = disclosures(&terms, &colours, &entries);
+    let mut disclosed = disclosures(&terms, &colours, &entries);
     let mut checked_entries = Vec::with_capacity(entries.len());
     let mut undisclosed = Vec::new();
     for e in entries {
         let role = roles(&terms, &colours, &e.body.author).unwrap_or(Role::Record);
-        let (payload, sealed) = match (&e.body.payload, disclosed.get(&e.hash)) {
-            (Payload::Sealed(_), Some(p)) => (p.clone(), true),
+        // Taken, not copied: no message hash is in two entries here (stage 3a refuses a
+        // repeated entry, stage 3b a message accepted twice).
+        let (payload, sealed) = match (&e.body.payload, disclosed.remove(&e.hash)) {
+            (Payload::Sealed(_), Some(p)) => (p, true),
             (Payload::Sealed(_), None) => {
                 undisclosed.push((e.index, e.hash, role));
                 (e.body.payload.clone(), true)

@@ -228,11 +228,7 @@ impl Replayer<'_> {
                 None => "the game never started".to_owned(),
                 Some(g) => {
                     let to_act: Vec<String> = g.to_act().iter().map(|c| c.to_string()).collect();
-                    format!(
-                        "{} plies played, {} to act",
-                        self.log.steps.len(),
-                        to_act.join(" and ")
-                    )
+                    format!("{} plies played, {} to act", self.plies, to_act.join(" and "))
                 }
             };
             self.record_fault(

@@ -16,9 +16,11 @@ impl<'a> Replayer<'a> {
             return Ok(());
         };
         let variant = self.variant();
-        let shown = text::action_text(variant, bytes);
-        let who = self.who(&e.author());
+        // The action's text and its author's name are evidence only: rendered when a fault is
+        // found, never for an action the rules accept (most of the replay's time otherwise).
+        let shown = || text::action_text(variant, bytes);
         if self.mode == Mode::Umpire && !e.sealed {
+            let (who, shown) = (self.who(&e.author()), shown());
             return self.stop(
                 FaultKind::IllegalAction,
                 e.author(),
@@ -28,6 +30,7 @@ impl<'a> Replayer<'a> {
             );
         }
         if let Some(over) = self.over {
+            let (who, shown) = (self.who(&e.author()), shown());
             return self.stop(
                 FaultKind::IllegalAction,
                 e.author(),
@@ -42,6 +45,7 @@ impl<'a> Replayer<'a> {
         if let Some(owed) = self.owed_answer.clone() {
             let owner = self.key_of(owed.owner).unwrap_or(e.author());
             let whose = self.who(&owner);
+            let (who, shown) = (self.who(&e.author()), shown());
             return self.stop(
                 FaultKind::FalseInformerAnswer,
                 owner,
@@ -56,6 +60,7 @@ impl<'a> Replayer<'a> {
             );
         }
         let Some(game) = self.game.as_ref() else {
+            let (who, shown) = (self.who(&e.author()), shown());
             return self.stop(
                 FaultKind::IllegalAction,
                 e.author(),
@@ -74,7 +79,7 @@ impl<'a> Replayer<'a> {
             }
             _ => {}
         }
-        if self.log.start_fen.is_none() {
+        if self.keep_log && self.log.start_fen.is_none() {
             self.log.start_fen = game.fen();
         }
         // The state is not cloned per action (SIC's carries its repetition history): `apply`
@@ -91,7 +96,8 @@ impl<'a> Replayer<'a> {
                     && !(self.last_turn == Some(protocol::message::Owed::Both)
                         && matches!(after, protocol::message::Owed::Side(_)))
                     && self.last_turn != Some(after);
-                self.accepted(e, actor, bytes, &told, next.fen());
+                let fen = if self.keep_log { next.fen() } else { None };
+                self.accepted(e, actor, bytes, &told, fen);
                 if let Some(result) = next.result() {
                     self.over = Some(Over { result, at: e.index });
                 }
@@ -99,6 +105,7 @@ impl<'a> Replayer<'a> {
                 Ok(())
             }
             Err((err, position)) => {
+                let (who, shown) = (self.who(&e.author()), shown());
                 let position = position.map(|f| format!(" in position {f}")).unwrap_or_default();
                 self.blame(
                     FaultKind::IllegalAction,
@@ -123,14 +130,17 @@ impl<'a> Replayer<'a> {
         told: &Told,
         fen: Option<String>,
     ) {
-        self.log.steps.push(Step {
-            entry: e.index,
-            time_ms: e.time_ms(),
-            actor,
-            action: bytes.to_vec(),
-            told: told.clone(),
-            fen,
-        });
+        self.plies += 1;
+        if self.keep_log {
+            self.log.steps.push(Step {
+                entry: e.index,
+                time_ms: e.time_ms(),
+                actor,
+                action: bytes.to_vec(),
+                told: told.clone(),
+                fen,
+            });
+        }
         match self.mode {
             Mode::Umpire => {
                 for c in [actor, !actor] {

@@ -222,14 +222,17 @@ impl Replayer<'_> {
                         ),
                     );
                 }
-                self.log.steps.push(Step {
-                    entry: e.index,
-                    time_ms: e.time_ms(),
-                    actor: c,
-                    action: opening.value.clone(),
-                    told,
-                    fen: next.fen(),
-                });
+                self.plies += 1;
+                if self.keep_log {
+                    self.log.steps.push(Step {
+                        entry: e.index,
+                        time_ms: e.time_ms(),
+                        actor: c,
+                        action: opening.value.clone(),
+                        told,
+                        fen: next.fen(),
+                    });
+                }
                 self.game = Some(next);
                 Ok(())
             }

@@ -17,8 +17,9 @@ impl Replayer<'_> {
         }
         let c = game::color(side);
         let variant = self.variant();
-        let signed = text::observation_json(variant, bytes);
         let Some(owed) = self.owed[c].pop_front() else {
+            // Rendered only for evidence: an honest umpire's views are never turned into JSON.
+            let signed = text::observation_json(variant, bytes);
             return self.stop(
                 FaultKind::FalseAnnouncement,
                 umpire,
@@ -78,6 +79,7 @@ impl Replayer<'_> {
             }
             return Ok(());
         }
+        let signed = text::observation_json(variant, bytes);
         let rules_json = text::observation_json(variant, &owed.bytes);
         let fields = text::differing_fields(&signed, &rules_json);
         let context = match (owed.action_entry, owed.actor) {
