@@ -198,12 +198,16 @@ async fn start(
     for f in &joined.catch_up {
         w.follow(f);
     }
+    let (white, black) = {
+        let info = lock(&w.handle.info);
+        (info.white.clone(), info.black.clone())
+    };
     let first = w.line(json!({
         "type": "start",
-        "id": id.to_string(),
+        "id": protocol::hex::encode(&id.0),
         "variant": variant.id(),
-        "white": lock(&w.handle.info).white,
-        "black": lock(&w.handle.info).black,
+        "white": white,
+        "black": black,
         "board": w.game.fen(),
         "moves": w.moves,
         "result": w.game.result(),
