@@ -728,6 +728,8 @@ function showFinal(variant: string, s: GameState, box: HTMLElement): boolean {
     }
     return out;
   };
+  // Shown before the board is made: chessground measures its element when it draws marks.
+  box.hidden = false;
   const fb = new Board($('#final-board', box), { variant, side: me });
   const show = (which: 'end' | 'start') => {
     const b = which === 'end' ? f.board ?? f.start : f.start ?? f.board;
@@ -738,7 +740,6 @@ function showFinal(variant: string, s: GameState, box: HTMLElement): boolean {
   };
   $('#final-end', box).addEventListener('click', () => show('end'));
   $('#final-start', box).addEventListener('click', () => show('start'));
-  box.hidden = false;
   show('end');
   return true;
 }
