@@ -220,8 +220,12 @@ pub fn final_json(record: &[u8]) -> Option<Value> {
             setups[f.actor.to_string()] = setup;
         }
     }
-    let board =
-        replay.frames.iter().rev().find_map(|f| f.full.clone()).or_else(|| replay.start_full.clone());
+    let board = replay
+        .frames
+        .iter()
+        .rev()
+        .find_map(|f| f.full.clone())
+        .or_else(|| replay.start_full.clone());
     Some(json!({
         "board": board,
         "start": replay.start_full,

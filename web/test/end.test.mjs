@@ -227,7 +227,7 @@ test('two people play chess to checkmate through their pages while a third watch
     assert.match(await page.locator('#moves').innerText(), /Qh4#/);
     // The watcher saw the mating move and the end.
     await watcher.locator('#watch-moves').filter({ hasText: 'd8h4' }).waitFor();
-    await watcher.locator('#watch-status').filter({ hasText: /Black wins by checkmate|game is over/ }).waitFor();
+    await watcher.locator('#watch-status').filter({ hasText: 'Game over: Black wins by checkmate.' }).waitFor();
     assert.ok((await menOn(watcher, '#watch-board')).includes('h4:black q'));
     await watcher.screenshot({ path: join(ARTIFACTS, 'watch-chess.png'), fullPage: true });
     await page2.screenshot({ path: join(ARTIFACTS, 'chess-checkmate.png'), fullPage: true });

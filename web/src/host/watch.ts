@@ -42,7 +42,9 @@ export const watchPage: Page = async (root, params, ctx) => {
   );
   let board: Board | null = null;
   let list: string[] = [];
+  let last: any = null;
   const draw = (v: any) => {
+    last = v;
     if (!board) {
       board = new Board(boardEl, { variant: v.variant ?? "chess", side: "white" });
     }
@@ -65,8 +67,8 @@ export const watchPage: Page = async (root, params, ctx) => {
         list.push(v.uci);
         draw(v);
       } else if (v.type === "closed") {
-        status.textContent = "The game is over (or this watch was dropped): its record, replay and verdict follow on the game's page.";
-        replace(moves, moves.textContent ?? "");
+        const r = resultText(last?.result);
+        status.textContent = `${r ? `Game over: ${r}` : "The live stream ended (the game is over, or this watch fell behind)."} Its record, replay and verdict follow on the game's page.`;
         return false;
       }
     },
