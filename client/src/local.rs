@@ -170,6 +170,9 @@ pub struct Snapshot {
     pub verdict: Option<Value>,
     /// Where the final record was saved.
     pub record: Option<PathBuf>,
+    /// The end as the final record shows it ([`final_json`]): the full board and the opened
+    /// setups, once the record is final.
+    pub final_board: Option<Value>,
     /// The answers this player sent, by text, in order, each with whether the rules refused
     /// it (a Kriegspiel attempt the umpire called illegal): the player's own log.
     pub sent: Vec<(String, bool)>,
@@ -201,6 +204,38 @@ pub fn notation(view: &SeatView) -> Vec<String> {
         }
         _ => Vec::new(),
     }
+}
+
+/// The end of a match as its final record shows it, computed here from the record's own
+/// bytes by the verifier's replay (never taken from the host): `board`, the full position at
+/// the end with both sides' men (the rules' position string; `null` where the game never had
+/// one); `start`, the full position when play began (after any secret setups); `setups`, each
+/// side's setup as the record opens it (Intrigue's king square, informer and queen choice;
+/// 6x6's formation, files a to f, and false squares), `null` for a side without one;
+/// `steps`, the number of actions replayed. `None` when the record does not replay (the
+/// server's verdict then says why). Everything here is public once the record is final.
+pub fn final_json(record: &[u8]) -> Option<Value> {
+    let replay = verifier::views::replay(record).ok()?;
+    let mut setups = json!({ "white": null, "black": null });
+    for f in &replay.frames {
+        if let Ok(Value::Object(mut action)) = serde_json::from_str::<Value>(&f.action)
+            && let Some(setup) = action.remove("setup")
+        {
+            setups[f.actor.to_string()] = setup;
+        }
+    }
+    let board = replay
+        .frames
+        .iter()
+        .rev()
+        .find_map(|f| f.full.clone())
+        .or_else(|| replay.start_full.clone());
+    Some(json!({
+        "board": board,
+        "start": replay.start_full,
+        "setups": setups,
+        "steps": replay.frames.len(),
+    }))
 }
 
 /// The PGN-style score of a claim.
@@ -268,6 +303,7 @@ impl Snapshot {
             }),
             "verdict": self.verdict,
             "record": self.record.as_ref().map(|p| p.display().to_string()),
+            "final": self.final_board,
             "san": self.view.as_ref().map(notation).unwrap_or_default(),
             "sent": self.sent.iter().map(|(t, refused)| json!({ "text": t, "refused": refused }))
                 .collect::<Vec<_>>(),
@@ -432,6 +468,7 @@ impl Hub {
             clocks: None,
             verdict: None,
             record: None,
+            final_board: None,
             sent: Vec::new(),
             seq: 0,
             created_ms: std::time::SystemTime::now()
@@ -577,6 +614,7 @@ impl Hub {
                     Ok(p) => g.snap.record = Some(p.clone()),
                     Err(e) => g.snap.faults.push(format!("the record could not be saved: {e}")),
                 }
+                g.snap.final_board = final_json(&record);
                 g.snap.verdict = verdict;
                 g.snap.status = Status::Finished;
                 g.snap.ask = None;

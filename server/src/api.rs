@@ -264,6 +264,7 @@ pub fn router(
         .route("/api/tournament/{id}/start", post(crate::tournament::start))
         .route("/api/tournament/game/{id}/seat", post(crate::tournament::seat))
         .route("/ledger/{*path}", get(ledger_file))
+        .merge(crate::spectate::router())
         .layer(axum::middleware::from_fn_with_state((shared.clone(), limits), rate_limit))
         .layer(axum::extract::DefaultBodyLimit::max(max_body));
     let ops = axum::Router::new().route("/healthz", get(|| async { "ok\n" })).route(

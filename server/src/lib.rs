@@ -31,6 +31,7 @@ pub mod metrics;
 pub mod promise;
 pub mod server;
 pub mod socket;
+pub mod spectate;
 pub mod state;
 pub mod store;
 pub mod stream;

@@ -123,3 +123,11 @@ test('replay steps in words for every game: no JSON', () => {
   assert.equal(m.toldWords({ espionage: { mover: 'black', move: 'c6c3', capture: 'cannon', check: true, end: null } }, k), 'Black played c6c3; taking a cannon; check');
   assert.equal(m.toldWords(null, k), 'nothing yet');
 });
+
+test("an opened secret setup in words (the end screen)", () => {
+  assert.equal(m.setupWords('intrigue', { king: 'g6', informer: 'h7', queen_on_king_square: true }), "king hidden on g6, informer pawn h7, queen on the king's square");
+  assert.equal(m.setupWords('intrigue', { king: 'e1', informer: 'd2', queen_on_king_square: false }), 'king hidden on e1, informer pawn d2');
+  assert.equal(m.setupWords('secretchess6', { formation: 'NBKQ1R', false_squares: ['b2', 'e1'] }), 'formation NBKQ1R (files a to f), false squares b2 e1');
+  assert.equal(m.setupWords('secretchess6', { formation: 'RNBQ1K', false_squares: [] }), 'formation RNBQ1K (files a to f), false squares none');
+  assert.equal(m.setupWords('kriegspiel', null), '');
+});

@@ -7,7 +7,7 @@ import { Board, destsOf, boardSize, type Side } from '../common/board';
 import { numbered, announcement, role } from '../common/notation';
 import { readMove } from '../common/input';
 import { HELP, helpHtml } from '../common/help';
-import { resultWords, serverText, timeControlProblem } from '../common/words';
+import { resultWords, serverText, setupWords, timeControlProblem } from '../common/words';
 
 const VARIANTS: Array<[string, string]> = [
   ['chess', 'Chess'],
@@ -237,6 +237,8 @@ interface GameState {
   clock: { white_ms: number; black_ms: number; running: Side | null } | null;
   verdict: any;
   record: string | null;
+  /** The end from the final record (the agent's own replay of it): the full board then. */
+  final?: FinalBoard | null;
   /** The moves in SAN (`moves` is lichess's UCI string). */
   san: string[];
   sent: Array<{ text: string; refused: boolean }>;
@@ -271,13 +273,19 @@ function gamePage(id: string): void {
 <div class="row"><button type="button" id="draw">Offer draw</button><button type="button" id="resign">Resign</button></div>
 <p id="draw-offer"></p>
 </div>
-<div class="panel end-screen" id="verdict-panel" hidden><h2>The end</h2><p id="end-words" class="verdict"></p><div id="verdict"></div>
+<div class="panel end-screen" id="verdict-panel" hidden><h2>The end</h2><p id="end-words" class="verdict"></p>
+<section id="final" hidden aria-label="The whole board"><h3 id="final-title">The whole board at the end</h3><div id="final-setups"></div>
+<div class="row" role="tablist"><button type="button" role="tab" id="final-end" aria-selected="true">At the end</button><button type="button" role="tab" id="final-start" aria-selected="false">When play began</button></div>
+<div class="final-board-box"><div id="final-board"></div></div></section>
+<div id="verdict"></div>
 <p class="row" id="end-links"></p></div>
 <div class="panel" id="knows"></div>
 <div class="panel"><h2 id="moves-title">Moves</h2><div class="moves" id="moves"></div></div>
 <details class="panel" id="help"><summary>How to play</summary><div id="help-text"></div></details>
 </section></div>`;
   let board: Board | null = null;
+  /** Whether the end screen's whole board is drawn (once, from the final record). */
+  let finalShown = false;
   let state: GameState | null = null;
   let full: any = null;
   let stateAt = 0;
@@ -519,6 +527,7 @@ function gamePage(id: string): void {
     if (s.record) text += `<p>Your copy of the record: <span class="mono">${esc(s.record)}</span> (check it offline: <span class="mono">fogproof verify FILE</span>).</p>`;
     for (const f of s.faults) text += `<p class="warn">${esc(f)}</p>`;
     $('#verdict').innerHTML = text;
+    if (s.final && !finalShown) finalShown = showFinal(variant, s, $('#final'));
     const links = $('#end-links');
     if (!links.dataset.done && account?.server) {
       const server = account.server.replace(/\/$/, '');
@@ -668,20 +677,71 @@ function materialText(variant: string, board: string, side: Side): string {
   return `Material: White ${white} · Black ${black}${diff ? ` (${diff > 0 ? 'White' : 'Black'} +${Math.abs(diff)})` : ' (level)'}`;
 }
 
-/** What the end opened to the player: the opponent's setup, where the game had one. */
+/** What the end opened to the player, before the record is final. */
 function revealedText(variant: string, s: GameState): string {
+  if (s.final || !HIDDEN.has(variant)) return '';
   const k = s.view?.knows ?? {};
   if (variant === 'intrigue' && k.intrigue?.opponent_setup) {
     const o = k.intrigue.opponent_setup;
     return `<p>The opponent's secret setup, now open: king hidden on <strong>${esc(o.king)}</strong>, informer pawn <strong>${esc(o.informer)}</strong>.</p>`;
   }
-  if (variant === 'secretchess6' && k.secretchess6?.opponent_formation) {
-    return `<p>The opponent's formation, now open: <span class="mono">${esc(k.secretchess6.opponent_formation)}</span>.</p>`;
+  return `<p class="muted">The whole board, both sides' men, shows here once the record is final.</p>`;
+}
+
+/** The games whose board the seat does not fully see while they are played. */
+const HIDDEN = new Set(['kriegspiel', 'sic', 'intrigue', 'secretchess6']);
+
+/** gameState's `final` (docs/AGENT-API.md): the agent's replay of its copy of the final record. */
+interface FinalBoard {
+  board: string | null;
+  start: string | null;
+  setups: { white: any; black: any };
+  steps: number;
+}
+
+/**
+ * The end screen's whole board, from the final record: the position at the end with both
+ * sides' men (and, a click away, the position when play began: SIC's and 6x6's armies), the
+ * opponent's now-public setup in words and on the board (Intrigue's hiding squares, 6x6's false
+ * squares). Returns whether it drew.
+ */
+function showFinal(variant: string, s: GameState, box: HTMLElement): boolean {
+  const f = s.final;
+  if (!f || !HIDDEN.has(variant) || !(f.board ?? f.start)) return false;
+  const me: Side = s.side ?? 'white';
+  const them: Side = me === 'white' ? 'black' : 'white';
+  const lines: string[] = [];
+  for (const [side, who] of [[them, "The opponent's"], [me, 'Your']] as Array<[Side, string]>) {
+    const w = setupWords(variant, f.setups?.[side]);
+    if (w) lines.push(`<p data-setup-of="${side}">${esc(who)} secret setup, now public: <strong>${esc(w)}</strong>.</p>`);
   }
-  if (variant === 'kriegspiel' || variant === 'sic' || variant === 'secretchess6' || variant === 'intrigue') {
-    return `<p class="muted">The whole board, both sides' men, is in the replay once the record is final (link below).</p>`;
-  }
-  return '';
+  if (variant === 'sic' || variant === 'kriegspiel') lines.push(`<p class="muted">Both armies, as the record shows them: White's men in white, Black's in black.</p>`);
+  $('#final-setups', box).innerHTML = lines.join('');
+  const marks = (board: string | null): any[] => {
+    const out: any[] = [];
+    for (const side of ['white', 'black'] as Side[]) {
+      const st = f.setups?.[side];
+      if (!st) continue;
+      if (variant === 'secretchess6') for (const sq of st.false_squares ?? []) out.push({ orig: sq, brush: 'blue' });
+      // A king that never appeared hid there to the end.
+      if (variant === 'intrigue' && st.king && !board?.split(' ')[0].includes(side === 'white' ? 'K' : 'k')) out.push({ orig: st.king, brush: 'green' });
+    }
+    return out;
+  };
+  // Shown before the board is made: chessground measures its element when it draws marks.
+  box.hidden = false;
+  const fb = new Board($('#final-board', box), { variant, side: me });
+  const show = (which: 'end' | 'start') => {
+    const b = which === 'end' ? f.board ?? f.start : f.start ?? f.board;
+    fb.set(b ?? '', new Map(), { marks: marks(b) });
+    $('#final-end', box).setAttribute('aria-selected', String(which === 'end'));
+    $('#final-start', box).setAttribute('aria-selected', String(which === 'start'));
+    $('#final-title', box).textContent = which === 'end' ? 'The whole board at the end' : 'The whole board when play began';
+  };
+  $('#final-end', box).addEventListener('click', () => show('end'));
+  $('#final-start', box).addEventListener('click', () => show('start'));
+  show('end');
+  return true;
 }
 
 function lastMove(variant: string, s: GameState): [string, string] | undefined {

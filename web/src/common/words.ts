@@ -38,3 +38,15 @@ export function resultWords(result: string | null, reason: string | null, side: 
   return winner === side ? `You won${why}.` : `You lost${why}.`;
 }
 
+/** A side's opened secret setup in words (Intrigue, 6x6); '' for games without one. */
+export function setupWords(variant: string, setup: any): string {
+  if (!setup || typeof setup !== 'object') return '';
+  if (variant === 'intrigue') {
+    return `king hidden on ${setup.king}, informer pawn ${setup.informer}${setup.queen_on_king_square ? ', queen on the king\'s square' : ''}`;
+  }
+  if (variant === 'secretchess6') {
+    const fs: string[] = Array.isArray(setup.false_squares) ? setup.false_squares : [];
+    return `formation ${setup.formation} (files a to f), false squares ${fs.join(' ') || 'none'}`;
+  }
+  return '';
+}

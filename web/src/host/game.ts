@@ -84,6 +84,7 @@ function renderLive(root: HTMLElement, m: any, known: Record<string, string>): v
       h("dt", {}, "Started"),
       h("dd", {}, when(m.started_ms)),
     ),
+    OPEN_GAMES.has(m.variant) ? h("p", {}, link(`/watch/${m.id}`, "Watch the board live")) : false,
   );
 }
 

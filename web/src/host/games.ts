@@ -4,6 +4,7 @@
 
 import { clock, h, keySpan, link, replace, variantName, when } from "./dom";
 import { getJson } from "./http";
+import { watchable } from "./watch";
 import type { Page, PageContext } from "./page";
 
 function table(head: string[], rows: HTMLTableRowElement[], empty: string, cls: string): HTMLElement {
@@ -29,6 +30,7 @@ function liveRows(live: any[], known: Record<string, string>): HTMLTableRowEleme
         h("td", { class: "num" }, `${clock(m.white_ms)}${m.running === "white" ? " ⏱" : ""}`),
         h("td", { class: "num" }, `${clock(m.black_ms)}${m.running === "black" ? " ⏱" : ""}`),
         h("td", {}, m.rated ? "rated" : "casual"),
+        h("td", {}, watchable(m.variant) ? link(`/watch/${m.id}`, "Watch") : h("span", { class: "muted", title: "A game that hides information publishes its replay at the end" }, "hidden")),
       ),
     );
 }
@@ -103,7 +105,7 @@ export const lobbyPage: Page = async (root, _params, ctx) => {
     );
     replace(
       live,
-      table(["Game", "White", "Black", "White's clock", "Black's clock", ""], liveRows(lobby.live ?? [], ctx.known), "No game is being played.", "live-games"),
+      table(["Game", "White", "Black", "White's clock", "Black's clock", "", "Board"], liveRows(lobby.live ?? [], ctx.known), "No game is being played.", "live-games"),
     );
     replace(
       recent,

@@ -4,6 +4,7 @@
 import { auditPage } from "./audit";
 import { h, link, replace, errorText } from "./dom";
 import { gamePage } from "./game";
+import { watchPage } from "./watch";
 import { gamesPage, lobbyPage } from "./games";
 import { getJson } from "./http";
 import { ledgerPage, ratingsPage, tournamentPage, tournamentsPage } from "./ledger";
@@ -15,6 +16,7 @@ const ROUTES: [RegExp, Page, string][] = [
   [/^\/$/, lobbyPage, "Lobby"],
   [/^\/games\/?$/, gamesPage, "Games"],
   [/^\/game\/([0-9a-fA-F]{64})\/?$/, gamePage, "Game"],
+  [/^\/watch\/([0-9a-fA-F]{64})\/?$/, watchPage, "Watch"],
   [/^\/audit\/?$/, auditPage, "Audit"],
   [/^\/ratings\/?$/, ratingsPage, "Ratings"],
   [/^\/ratings\/([a-z0-9]+)\/?$/, ratingsPage, "Ratings"],
