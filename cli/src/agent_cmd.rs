@@ -110,7 +110,11 @@ pub fn run(args: AgentCmdArgs, out: &mut impl Write) -> Result<()> {
         let local = LocalAgent::start(listen, config, &hub).await?;
         args.trust.apply(&local.agent)?;
         for t in &args.tournament {
-            local.agent.join_tournament(t).await.with_context(|| format!("joining tournament {t}"))?;
+            local
+                .agent
+                .join_tournament(t)
+                .await
+                .with_context(|| format!("joining tournament {t}"))?;
         }
         let key = local.agent.session().key;
         match local.agent.session().name() {

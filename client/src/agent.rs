@@ -429,8 +429,7 @@ impl Agent {
     pub async fn join_tournament(&self, id: &str) -> Result<(), AgentError> {
         let id = tournament_id(id)?;
         lock(&self.tournaments).insert(id.clone());
-        if let Err(e) = self.session.post(&format!("/api/tournament/{id}/join"), &json!({})).await
-        {
+        if let Err(e) = self.session.post(&format!("/api/tournament/{id}/join"), &json!({})).await {
             lock(&self.tournaments).remove(&id);
             return Err(e.into());
         }

@@ -4,8 +4,8 @@
 //! have (docs/AGENT-API.md).
 
 use crate::local::Status;
-use protocol::names::SignedName;
 use protocol::message::{Claim, ClaimReason, Outcome};
+use protocol::names::SignedName;
 use rules::seat::{Knows, SeatView};
 use rules::{EndReason, Variant};
 use serde_json::{Value, json};

@@ -56,10 +56,10 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use protocol::message::{Claim, Outcome};
+use protocol::names::SignedName;
 use protocol::roles::Ask;
 use protocol::terms::AgreedTerms;
 use rules::seat::SeatView;
-use protocol::names::SignedName;
 use rules::{Color, GameOptions, Square, Variant};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -1290,7 +1290,8 @@ async fn tournaments(State(api): State<Api>) -> ApiResult {
         let mut item = tournament_item(t, &mine);
         if t["status"] != "finished" && i < MAX_TOURNAMENTS_LISTED {
             let full = api.hub.vouch(session.get(&format!("/api/tournament/{id}")).await?);
-            let entrant = full["entrants"].as_array().and_then(|e| e.iter().find(|p| p["key"] == me));
+            let entrant =
+                full["entrants"].as_array().and_then(|e| e.iter().find(|p| p["key"] == me));
             item["entrant"] = json!(entrant.is_some());
             item["joined"] = json!(entrant.is_some_and(|p| p["joined"] == true));
             item["standings"] = full["standings"].clone();

@@ -246,9 +246,8 @@ impl Session {
         let base = base.trim_end_matches('/').to_owned();
         // The name is signed once, here: every sign-in of this session sends the same
         // statement (a newer session's replaces it on the server).
-        let name = name
-            .map(|n| protocol::names::SignedName::sign(identity, n, wall_ms()))
-            .transpose()?;
+        let name =
+            name.map(|n| protocol::names::SignedName::sign(identity, n, wall_ms())).transpose()?;
         let info = Session::server_info(&http, &base).await?;
         let session = Session {
             http,

@@ -79,7 +79,8 @@ pub enum NameError {
 }
 
 fn describe(c: char) -> String {
-    if c.is_control() || c as u32 >= 0x2000 && (c as u32) < 0x2070 || c as u32 == 0xFEFF {
+    let code = u32::from(c);
+    if c.is_control() || (0x2000..0x2070).contains(&code) || code == 0xFEFF {
         "an invisible or control character".into()
     } else {
         format!("{c:?}")

@@ -392,7 +392,12 @@ async fn sign_in(
     // An account is its key, and the name the key signed (none until it signs one: the server
     // never writes a name of its own).
     let name = match name {
-        Some(n) => Some(crate::auth::store_name(&shared, n).await?),
+        // A newer name kept already (chosen on another device) stays: the sign-in goes on.
+        Some(n) => match crate::auth::store_name(&shared, n).await {
+            Ok(n) => Some(n),
+            Err(e) if e.status == StatusCode::CONFLICT => crate::auth::name_of(&shared, &key).await,
+            Err(e) => return Err(e),
+        },
         None => {
             if shared.store.account(&key).await.map_err(internal)?.is_none() {
                 let account = Account { key, name: String::new(), created_ms: now };

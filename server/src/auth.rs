@@ -225,8 +225,7 @@ pub fn accept_name(shared: &Shared, key: &PublicKey, v: &Value) -> Result<Signed
                 .into(),
         ));
     }
-    let n: SignedName =
-        serde_json::from_value(v.clone()).map_err(|e| bad(format!("name: {e}")))?;
+    let n: SignedName = serde_json::from_value(v.clone()).map_err(|e| bad(format!("name: {e}")))?;
     if n.key != *key {
         return Err(AppError::new(
             StatusCode::FORBIDDEN,

@@ -11,11 +11,11 @@
 use crate::live::MatchTask;
 use crate::state::{Admit, Busy, Shared, lock};
 use crate::store::{ChallengeRow, MatchRow, MatchStatus};
+use protocol::names::SignedName;
 use protocol::seal::SealPublicKey;
 use protocol::terms::{
     Colours, Limits, MatchTerms, PlayerTerms, SignedTerms, TimeControl, UmpireTerms,
 };
-use protocol::names::SignedName;
 use protocol::{PublicKey, Signature};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -686,7 +686,11 @@ async fn start(
     store_challenge(shared, &c).await?;
     let id_text = protocol::hex::encode(&id.0);
     let mut event = game_start(&id_text, agreed.terms.variant.id(), &signed);
-    event["game"]["names"] = crate::auth::names_for(shared, &json!(p.parties().iter().map(ToString::to_string).collect::<Vec<_>>())).await;
+    event["game"]["names"] = crate::auth::names_for(
+        shared,
+        &json!(p.parties().iter().map(ToString::to_string).collect::<Vec<_>>()),
+    )
+    .await;
     shared.events.send_all(p.parties().iter(), &event);
     Ok(id_text)
 }

@@ -109,14 +109,18 @@ async fn a_name_set_through_the_agent_is_signed_and_shown_by_the_host_and_in_gam
     assert!(!host.contains("U+"), "nothing reached the server");
 
     // A name: normalised, signed by the key, checked by anyone.
-    let (status, v) = call(&account, "POST", Some(&json!({ "name": "  Alice  Zoe\u{0308} " }))).await;
+    let (status, v) =
+        call(&account, "POST", Some(&json!({ "name": "  Alice  Zoe\u{0308} " }))).await;
     assert_eq!(status, 200, "{v}");
     assert_eq!(v["name"], "Alice Zoë");
     let signed: SignedName = serde_json::from_value(v["signedName"].clone()).expect("a statement");
     assert_eq!(signed.key.to_string(), key);
     signed.verify().expect("its key signed it");
     let (_, v) = call(&account, "GET", None).await;
-    assert_eq!((v["username"].clone(), v["name"].clone()), (json!("Alice Zoë"), json!("Alice Zoë")));
+    assert_eq!(
+        (v["username"].clone(), v["name"].clone()),
+        (json!("Alice Zoë"), json!("Alice Zoë"))
+    );
 
     // The host's lobby shows the seek with the name and its signature.
     let (status, v) = call(
@@ -140,7 +144,8 @@ async fn a_name_set_through_the_agent_is_signed_and_shown_by_the_host_and_in_gam
     let served: SignedName =
         serde_json::from_value(lobby["names"][&key].clone()).expect("the lobby's names");
     assert_eq!(served, signed, "the statement itself, which anyone checks");
-    let (status, _) = call(&format!("{}/api/challenge/{seek}/cancel", alice.base), "POST", None).await;
+    let (status, _) =
+        call(&format!("{}/api/challenge/{seek}/cancel", alice.base), "POST", None).await;
     assert_eq!(status, 200);
 
     // The server keeps only what the key signed, and never an older statement.
@@ -153,10 +158,12 @@ async fn a_name_set_through_the_agent_is_signed_and_shown_by_the_host_and_in_gam
     let (status, why) = refused(session.post("/api/account", &json!({ "name": tampered })).await);
     assert_eq!(status, 400, "{why}");
     assert!(why.contains("did not sign"), "{why}");
-    let bobs = SignedName::sign(&identity("bob"), "Alice Zoë", signed.issued_ms + 1).expect("signs");
+    let bobs =
+        SignedName::sign(&identity("bob"), "Alice Zoë", signed.issued_ms + 1).expect("signs");
     let (status, why) = refused(session.post("/api/account", &json!({ "name": bobs })).await);
     assert_eq!(status, 403, "{why}");
-    let older = SignedName::sign(&identity("alice"), "Old Alice", signed.issued_ms - 1).expect("signs");
+    let older =
+        SignedName::sign(&identity("alice"), "Old Alice", signed.issued_ms - 1).expect("signs");
     let (status, why) = refused(session.post("/api/account", &json!({ "name": older })).await);
     assert_eq!(status, 409, "{why}");
     let (status, why) = refused(session.post("/api/account", &json!({ "name": "Alice" })).await);
@@ -187,7 +194,8 @@ async fn a_name_set_through_the_agent_is_signed_and_shown_by_the_host_and_in_gam
     assert_eq!(status, 200);
     until_status(&alice.hub, &id, Status::Finished).await;
     // The stream of a finished game is its gameFull alone.
-    let (status, body) = http(&format!("{}/api/bot/game/stream/{id}", alice.base), "GET", None).await;
+    let (status, body) =
+        http(&format!("{}/api/bot/game/stream/{id}", alice.base), "GET", None).await;
     assert_eq!(status, 200);
     let text = String::from_utf8(body).expect("utf-8");
     let full: Value = serde_json::from_str(text.lines().next().expect("a line")).expect("json");
@@ -276,7 +284,8 @@ async fn an_agent_joins_a_tournament_through_its_local_api_and_plays_its_pairing
     assert_eq!(t["playing"], json!(false));
     assert_eq!(t["fullName"], "Agent Cup");
     assert_eq!(t["status"], "joining", "round 1 waits for every entrant");
-    let (status, v) = call(&format!("{}/api/tournament/{}/join", me.base, "zz"), "POST", None).await;
+    let (status, v) =
+        call(&format!("{}/api/tournament/{}/join", me.base, "zz"), "POST", None).await;
     assert_eq!(status, 404, "{v}");
     let (status, v) = call(&format!("{}/api/tournament/{id}/join", me.base), "POST", None).await;
     assert_eq!(status, 200, "{v}");
@@ -348,7 +357,8 @@ async fn an_agent_joins_a_tournament_through_its_local_api_and_plays_its_pairing
     assert_eq!(mine["points"], "0", "two games lost by resignation: {standings:?}");
     assert_eq!(finished["names"][&me_text]["name"], "Tess", "the tournament shows the name");
     // Over: withdrawing is refused by the server, through the agent, with its status.
-    let (status, v) = call(&format!("{}/api/tournament/{id}/withdraw", me.base), "POST", None).await;
+    let (status, v) =
+        call(&format!("{}/api/tournament/{id}/withdraw", me.base), "POST", None).await;
     assert_eq!(status, 409, "{v}");
     net.stop().await;
 }
