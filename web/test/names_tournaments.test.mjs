@@ -57,21 +57,23 @@ test('a name set on the page is signed by the key and shown by the host beside t
   assert.equal(account.signedName.key, account.id, 'signed by the key');
   assert.match(account.signedName.signature, /^[0-9a-f]{128}$/);
 
-  // A seek: the host's lobby shows the name with the statement, and the page "name (key)".
+  // A seek, which the server's house bot takes: the host's lobby shows the live game with the
+  // name and its statement, and the page shows "name (key)".
   const r = await fetch(`${net.agent}/api/challenge/open`, {
     method: 'POST', headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ variant: 'chess', clock_limit: 300, clock_increment: 0 }),
   });
   assert.equal(r.status, 200);
-  const seek = (await r.json()).challenge.id;
-  const lobby = await get(`${net.server}/api/lobby`);
-  const shown = lobby.seeks.find((s) => s.id === seek);
-  assert.equal(shown.challenger.name, 'Zoë Tester');
-  assert.deepEqual(lobby.names[account.id], account.signedName);
+  const lobby = await until(async () => {
+    const l = await get(`${net.server}/api/lobby`);
+    return l.live.some((g) => g.players.includes(account.id)) ? l : null;
+  }, 'the game to start');
+  assert.deepEqual(lobby.names[account.id], account.signedName, 'the statement itself');
   const short = `ed25519:${account.id.slice(8, 16)}…`;
-  await page.locator('#seeks').filter({ hasText: `Zoë Tester (${short})` }).waitFor({ timeout: 15000 });
+  await page.locator('#live').filter({ hasText: `Zoë Tester (${short})` }).waitFor({ timeout: 15000 });
   await page.screenshot({ path: join(ARTIFACTS, 'agent-name.png'), fullPage: true });
-  await fetch(`${net.agent}/api/challenge/${seek}/cancel`, { method: 'POST' });
+  const game = lobby.live.find((g) => g.players.includes(account.id));
+  await fetch(`${net.agent}/api/bot/game/${game.id}/resign`, { method: 'POST' });
   assert.deepEqual(errors, [], 'no console or page errors');
 });
 
