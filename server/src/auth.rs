@@ -290,8 +290,9 @@ pub async fn store_name(shared: &Shared, name: SignedName) -> Result<SignedName,
 
 /// The display name of `key`, if it chose one: from memory, else from its account.
 pub async fn name_of(shared: &Shared, key: &PublicKey) -> Option<SignedName> {
-    if let Some(n) = lock(&shared.auth).cached_name(key) {
-        return Some(n);
+    let cached = lock(&shared.auth).cached_name(key);
+    if cached.is_some() {
+        return cached;
     }
     let account = shared.store.account(key).await.ok().flatten()?;
     let n = stored_name(&account)?;

@@ -636,6 +636,12 @@ fn invitation(
         .then_some(shared.config.default_umpire)
         .flatten()
         .map(|u| u.to_string());
+    // The names their keys signed, as this server holds them in memory now (the invitation
+    // is made under the arranging lock: no store read here). One lock, released here.
+    let (challenger_name, dest_name) = {
+        let auth = lock(&shared.auth);
+        (auth.cached_name(&white), auth.cached_name(&black))
+    };
     let challenge = Challenge {
         id: id.clone(),
         challenger: white.to_string(),
@@ -651,10 +657,8 @@ fn invitation(
         seat: Seat { seal_key: String::new(), nonce: String::new() },
         status: "tournament".into(),
         created_ms: now,
-        // The names their keys signed, as this server holds them in memory now (the
-        // invitation is made under the arranging lock: no store read here).
-        challenger_name: lock(&shared.auth).cached_name(&white),
-        dest_name: lock(&shared.auth).cached_name(&black),
+        challenger_name,
+        dest_name,
     };
     Ok(Invitation {
         id,
