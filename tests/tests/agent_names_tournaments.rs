@@ -345,16 +345,22 @@ async fn an_agent_joins_a_tournament_through_its_local_api_and_plays_its_pairing
             "{game} ended with its record"
         );
     }
-    // The standings count its games: three games in all, one point each; it lost its two (it
-    // resigns), so it has no point.
+    // The standings count its games: each game one point in all, each pairing-allocated bye
+    // (a round-robin of three: one round off for each) one point (FIDE); it lost its two games
+    // (it resigns), so its points are its bye's.
+    let rounds = finished["pairings"]["rounds"].as_array().expect("rounds");
+    let byes_of =
+        |k: &str| rounds.iter().filter(|r| r["pairing_allocated_bye"]["key"] == json!(k)).count();
+    let all_byes = rounds.iter().filter(|r| !r["pairing_allocated_bye"].is_null()).count();
+    assert_eq!(byes_of(&me_text), 1, "{}", finished["pairings"]);
     let standings = finished["standings"].as_array().expect("standings");
     let total: f64 = standings
         .iter()
         .map(|s| s["points"].as_str().expect("points").parse::<f64>().expect("a number"))
         .sum();
-    assert_eq!(total, 3.0, "{standings:?}");
+    assert_eq!(total, 3.0 + all_byes as f64, "{standings:?}");
     let mine = standings.iter().find(|s| s["player"]["key"] == json!(me_text)).expect("a standing");
-    assert_eq!(mine["points"], "0", "two games lost by resignation: {standings:?}");
+    assert_eq!(mine["points"], json!(byes_of(&me_text).to_string()), "{standings:?}");
     assert_eq!(finished["names"][&me_text]["name"], "Tess", "the tournament shows the name");
     // Over: withdrawing is refused by the server, through the agent, with its status.
     let (status, v) =
