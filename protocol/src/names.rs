@@ -288,7 +288,7 @@ mod tests {
         }
         // A signed name out of normal form is refused even with a good signature.
         let id = me();
-        let raw = "Zoe\u{0301}";
+        let raw = "A\u{212B}ngstr"; // U+212B ANGSTROM SIGN, whose NFC is U+00C5
         let signature = id.sign(tags::DISPLAY_NAME, &name_bytes(&id.public(), raw, 5));
         let n = SignedName { key: id.public(), name: raw.into(), issued_ms: 5, signature };
         assert_eq!(n.verify(), Err(NameError::NotNormal));
