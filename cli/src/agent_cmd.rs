@@ -41,9 +41,16 @@ pub struct AgentCmdArgs {
     /// Where journals and records are kept (default: beside the key file).
     #[arg(long)]
     dir: Option<PathBuf>,
-    /// The display name.
+    /// The display name, signed by the key and shown beside its fingerprint (1 to 32 letters,
+    /// digits, spaces and - _ . '; docs/PROTOCOL.md, display names). Without it the server
+    /// keeps the name this key signed last, if any.
     #[arg(long)]
     name: Option<String>,
+    /// A tournament to join (its id, 64 hex digits; repeatable): the agent plays every game
+    /// the tournament pairs it in. The agent's page and local API join and withdraw too
+    /// (`POST /api/tournament/{id}/join`).
+    #[arg(long, value_name = "ID")]
+    tournament: Vec<String>,
     /// The server's relay key (`ed25519:…`, as `fogproof serve` prints it): the agent signs in
     /// only to a server presenting it. Without it the agent pins the key it first sees for the
     /// server's origin (`server-keys` in its directory) and refuses, with a warning, a server
@@ -79,6 +86,9 @@ pub fn run(args: AgentCmdArgs, out: &mut impl Write) -> Result<()> {
     }
     let (identity, _) = client::keyfile::read(&args.key)
         .with_context(|| format!("reading {}", args.key.display()))?;
+    if let Some(n) = &args.name {
+        protocol::names::normalise(n).with_context(|| format!("--name {n:?}"))?;
+    }
     let dir = agent_dir(&args.key, args.dir);
     let hub = Hub::new(dir.clone());
     let config = AgentConfig {
@@ -99,7 +109,21 @@ pub fn run(args: AgentCmdArgs, out: &mut impl Write) -> Result<()> {
     runtime()?.block_on(async {
         let local = LocalAgent::start(listen, config, &hub).await?;
         args.trust.apply(&local.agent)?;
-        writeln!(out, "fogproof agent for {}", local.agent.session().key)?;
+        for t in &args.tournament {
+            local
+                .agent
+                .join_tournament(t)
+                .await
+                .with_context(|| format!("joining tournament {t}"))?;
+        }
+        let key = local.agent.session().key;
+        match local.agent.session().name() {
+            Some(n) => writeln!(out, "fogproof agent for {} ({})", n.name, key.fingerprint())?,
+            None => writeln!(out, "fogproof agent for {key}")?,
+        }
+        for t in &args.tournament {
+            writeln!(out, "tournament:    {t} (joined)")?;
+        }
         writeln!(out, "server:        {}", local.agent.session().base())?;
         let umpires: Vec<String> =
             local.agent.trusted_umpires().iter().map(ToString::to_string).collect();

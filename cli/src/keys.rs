@@ -23,6 +23,15 @@ pub enum KeysCommand {
         /// The key file.
         file: PathBuf,
     },
+    /// Sign a display name with a key file and print the signed statement (JSON, as a server's
+    /// `POST /api/account` takes it; `fogproof agent --name` does this by itself).
+    Name {
+        /// The key file.
+        file: PathBuf,
+        /// The name: 1 to 32 letters, digits, spaces and - _ . ' (docs/PROTOCOL.md, display
+        /// names).
+        name: String,
+    },
 }
 
 /// Runs one `keys` subcommand.
@@ -37,6 +46,13 @@ pub fn run(command: KeysCommand, out: &mut impl Write) -> Result<()> {
         KeysCommand::Show { file } => {
             let (identity, comment) = client::keyfile::read(&file)?;
             describe(&identity, &comment, out)?;
+        }
+        KeysCommand::Name { file, name } => {
+            let (identity, _) = client::keyfile::read(&file)?;
+            let signed =
+                protocol::names::SignedName::sign(&identity, &name, client::net::wall_ms())
+                    .map_err(|e| anyhow::anyhow!("{name:?}: {e}"))?;
+            writeln!(out, "{}", serde_json::to_string(&signed)?)?;
         }
     }
     Ok(())

@@ -306,6 +306,30 @@ pub fn check_server_key(config: &AgentConfig, relay: &PublicKey) -> Result<(), S
     }
 }
 
+/// The file, in the agent's directory, of the tournaments it joined: one id a line.
+pub const TOURNAMENTS_FILE: &str = "tournaments";
+
+/// A tournament id: 64 hex digits, lower case.
+fn tournament_id(id: &str) -> Result<String, AgentError> {
+    let id = id.trim().to_ascii_lowercase();
+    if protocol::hex::decode_array::<32>(&id).is_none() {
+        return Err(AgentError::Terms(format!(
+            "tournament {:?}: an id is 64 hex digits",
+            id.chars().take(80).collect::<String>()
+        )));
+    }
+    Ok(id)
+}
+
+/// The tournaments an agent joined before (its [`TOURNAMENTS_FILE`]); none if it has none.
+fn saved_tournaments(dir: &std::path::Path) -> BTreeSet<String> {
+    std::fs::read_to_string(dir.join(TOURNAMENTS_FILE))
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| tournament_id(l).ok())
+        .collect()
+}
+
 /// The umpire a challenge shows (`umpire`), if it names one.
 pub fn challenge_umpire(c: &Value) -> Option<PublicKey> {
     c.get("umpire").and_then(Value::as_str).and_then(|k| k.parse().ok())
@@ -336,13 +360,14 @@ impl Agent {
                 Err(e) => return Err(e.into()),
             }
         };
+        let tournaments = saved_tournaments(&config.dir);
         Ok(Agent {
             config: Arc::new(config),
             expected: Arc::new(Mutex::new(BTreeMap::new())),
             seated: Arc::new(Mutex::new(BTreeSet::new())),
             records: Arc::new(Mutex::new(BTreeMap::new())),
             observers: tokio::sync::broadcast::channel(256).0,
-            tournaments: Arc::new(Mutex::new(BTreeSet::new())),
+            tournaments: Arc::new(Mutex::new(tournaments)),
             trusted: Arc::new(Mutex::new(session.info.umpire.into_iter().collect())),
             witnesses: Arc::default(),
             promises: Arc::default(),
@@ -399,11 +424,40 @@ impl Agent {
 
     /// Joins tournament `id` (64 hex digits) on the server, signed in as this key, and from
     /// then on brings this key's seat to each game the server pairs it in (the terms are then
-    /// checked against the game's variant and clock and signed like any other).
+    /// checked against the game's variant and clock and signed like any other). The agent
+    /// remembers it ([`TOURNAMENTS_FILE`]): after a restart it plays on.
     pub async fn join_tournament(&self, id: &str) -> Result<(), AgentError> {
-        lock(&self.tournaments).insert(id.to_ascii_lowercase());
-        self.session.post(&format!("/api/tournament/{id}/join"), &json!({})).await?;
+        let id = tournament_id(id)?;
+        lock(&self.tournaments).insert(id.clone());
+        if let Err(e) = self.session.post(&format!("/api/tournament/{id}/join"), &json!({})).await {
+            lock(&self.tournaments).remove(&id);
+            return Err(e.into());
+        }
+        self.save_tournaments()?;
         Ok(())
+    }
+
+    /// Withdraws from tournament `id`: the server counts this key absent from the rounds it
+    /// starts from now on, and this agent brings no seat to its games any more.
+    pub async fn withdraw_tournament(&self, id: &str) -> Result<(), AgentError> {
+        let id = tournament_id(id)?;
+        self.session.post(&format!("/api/tournament/{id}/withdraw"), &json!({})).await?;
+        lock(&self.tournaments).remove(&id);
+        self.save_tournaments()?;
+        Ok(())
+    }
+
+    /// The tournaments this agent plays in (joined through it), by id.
+    pub fn tournaments(&self) -> BTreeSet<String> {
+        lock(&self.tournaments).clone()
+    }
+
+    fn save_tournaments(&self) -> Result<(), AgentError> {
+        let text: String = lock(&self.tournaments).iter().map(|t| format!("{t}\n")).collect();
+        let path = self.config.dir.join(TOURNAMENTS_FILE);
+        std::fs::create_dir_all(&self.config.dir)
+            .and_then(|()| std::fs::write(&path, text))
+            .map_err(|e| AgentError::Terms(format!("writing {}: {e}", path.display())))
     }
 
     /// Brings this key's seat to a tournament game the server paired it in.

@@ -5,6 +5,7 @@
 
 use crate::local::Status;
 use protocol::message::{Claim, ClaimReason, Outcome};
+use protocol::names::SignedName;
 use rules::seat::{Knows, SeatView};
 use rules::{EndReason, Variant};
 use serde_json::{Value, json};
@@ -125,13 +126,25 @@ pub fn initial_fen(v: Variant) -> Option<&'static str> {
     }
 }
 
-/// A player object (`white`, `black`, `opponent`): the key is the id and the name (fogproof
-/// players are keys), no rating (fogproof's ratings are the log's, not the host's word).
-pub fn player_json(key: Option<&str>) -> Value {
-    match key {
-        Some(k) => json!({ "id": k, "name": k, "username": k, "rating": null, "title": null }),
-        None => Value::Null,
-    }
+/// A player object (`white`, `black`, `opponent`): the key is the `id`; `name` and `username`
+/// are the display name the key signed (`name`, checked by the agent: `signedName` carries the
+/// statement for anyone to check again), or the key where it signed none; `fingerprint` is the
+/// key's (what a page shows beside the name); no rating (fogproof's ratings are the log's, not
+/// the host's word).
+pub fn player_json(key: Option<&str>, name: Option<&SignedName>) -> Value {
+    let Some(k) = key else { return Value::Null };
+    let fingerprint = k.parse::<protocol::PublicKey>().ok().map(|p| p.fingerprint());
+    let name = name.filter(|n| n.key.to_string() == k);
+    let shown = name.map_or(k, |n| n.name.as_str());
+    json!({
+        "id": k,
+        "name": shown,
+        "username": shown,
+        "rating": null,
+        "title": null,
+        "fingerprint": fingerprint,
+        "signedName": name,
+    })
 }
 
 /// A challenge as the server shows it, in lichess's shape: `status` `created` for an open one,

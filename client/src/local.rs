@@ -16,7 +16,8 @@
 //!
 //! | call | what |
 //! |---|---|
-//! | `GET /api/account` | this agent's key and the server |
+//! | `GET /api/account` | this agent's key, its display name (`username`) and the server |
+//! | `POST /api/account` | set the display name (`{"name": ...}`; the agent signs it) |
 //! | `GET /api/stream/event` | `gameStart`, `gameFinish`, `challenge`, `challengeCanceled`, `challengeDeclined`; current games and challenges first |
 //! | `GET /api/bot/game/stream/{id}` | `gameFull`, then a `gameState` at every change |
 //! | `GET /api/bot/game/{id}` | the current `gameState` |
@@ -29,6 +30,12 @@
 //! | `POST /api/challenge/{key,open,bot}` | challenge a key, seek, or challenge the server's house bot |
 //! | `POST /api/challenge/{id}/{accept,decline,cancel}` | answer a challenge |
 //! | `GET /api/lobby` | the server's public lobby: open seeks and live games |
+//! | `GET /api/tournament` | the server's tournaments, lichess's `created`/`started`/`finished` |
+//! | `GET /api/tournament/{id}` | one tournament: entrants, pairings, standings |
+//! | `POST /api/tournament/{id}/{join,withdraw}` | join (then play its pairings) or withdraw |
+//!
+//! Every display name shown (player objects' `name`, `names` maps) is one its key signed,
+//! checked here ([`Hub::vouch`]): a host can withhold a name, never make the agent show one.
 //!
 //! It also serves the agent's own web pages (`fogproof-web`): `/assets/*` and, at `/` and every
 //! other path outside `/api/`, the agent page (the lobby and game pages of `fogproof play`).
@@ -49,6 +56,7 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use protocol::message::{Claim, Outcome};
+use protocol::names::SignedName;
 use protocol::roles::Ask;
 use protocol::terms::AgreedTerms;
 use rules::seat::SeatView;
@@ -364,7 +372,17 @@ pub struct Hub {
     events: broadcast::Sender<Value>,
     /// Bumped whenever a game is added or changes (for a UI waiting on any game).
     changed: watch::Sender<u64>,
+    /// Display names this agent checked ([`Hub::vouch`]), by key: each signed by its key.
+    names: Mutex<BTreeMap<String, SignedName>>,
 }
+
+/// The most display names a hub keeps ([`Hub::vouch`]); past it one is dropped for each new
+/// one.
+pub const MAX_KNOWN_NAMES: usize = 4096;
+
+/// The fields of a server's JSON that hold a player object (`{"id": key, "name", ...}`): their
+/// `name` is shown only where the key signed it.
+const PLAYER_FIELDS: [&str; 5] = ["challenger", "destUser", "white", "black", "opponent"];
 
 fn lock(m: &Mutex<HubState>) -> std::sync::MutexGuard<'_, HubState> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -383,6 +401,7 @@ impl Hub {
             dir,
             events: broadcast::channel(256).0,
             changed: watch::channel(0).0,
+            names: Mutex::new(BTreeMap::new()),
         })
     }
 
@@ -447,6 +466,111 @@ impl Hub {
         self.agent.get().map(|a| a.session().key.to_string())
     }
 
+    fn names(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, SignedName>> {
+        self.names.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The display name of `key` this agent checked, if any.
+    pub fn name_of(&self, key: &str) -> Option<SignedName> {
+        self.names().get(key).cloned()
+    }
+
+    /// A lichess player object of `key`, with the display name it signed where this agent
+    /// checked one ([`crate::lichess::player_json`]).
+    pub fn player_json(&self, key: Option<&str>) -> Value {
+        let name = key.and_then(|k| self.name_of(k));
+        crate::lichess::player_json(key, name.as_ref())
+    }
+
+    /// Checks a display name the server passed on as `v` (the JSON of a [`SignedName`]) for
+    /// `key` (if the place it was found names one): kept and returned if its key signed it.
+    fn check_name(&self, v: &Value, key: Option<&str>) -> Option<SignedName> {
+        let n: SignedName = serde_json::from_value(v.clone()).ok()?;
+        let k = n.key.to_string();
+        if key.is_some_and(|key| key != k) {
+            return None;
+        }
+        let known = self.names().get(&k).cloned();
+        if known.as_ref() != Some(&n) {
+            n.verify().ok()?;
+            let mut names = self.names();
+            match names.get(&k) {
+                Some(old) if !n.replaces(old) => {}
+                Some(_) => {
+                    names.insert(k, n.clone());
+                }
+                None => {
+                    if names.len() >= MAX_KNOWN_NAMES
+                        && let Some(first) = names.keys().next().cloned()
+                    {
+                        names.remove(&first);
+                    }
+                    names.insert(k, n.clone());
+                }
+            }
+        }
+        Some(n)
+    }
+
+    /// The server's JSON `v` with only the display names their keys signed: every `names` map
+    /// (key → signed name) keeps the entries whose signature verifies; every player object
+    /// (`challenger`, `destUser`, `white`, ...) keeps its `name` and `signedName` only where
+    /// `signedName` is its key's and verifies. The names that verify are kept for the games'
+    /// player objects. A host can withhold a name, never make this agent show one the key did
+    /// not sign.
+    pub fn vouch(&self, mut v: Value) -> Value {
+        self.vouch_in(&mut v, 0);
+        v
+    }
+
+    fn vouch_in(&self, v: &mut Value, depth: usize) {
+        if depth > 16 {
+            return;
+        }
+        match v {
+            Value::Array(a) => a.iter_mut().for_each(|x| self.vouch_in(x, depth + 1)),
+            Value::Object(m) => {
+                if let Some(Value::Object(names)) = m.get_mut("names") {
+                    let keys: Vec<String> = names.keys().cloned().collect();
+                    for k in keys {
+                        let ok = names.get(&k).and_then(|n| self.check_name(n, Some(&k)));
+                        if ok.is_none() {
+                            names.remove(&k);
+                        }
+                    }
+                }
+                for field in PLAYER_FIELDS {
+                    let Some(Value::Object(p)) = m.get_mut(field) else { continue };
+                    // A lichess player object: its `id` is a key. (Other objects, such as a
+                    // tournament's entrants named by the organiser's signed definition, are
+                    // not the player's own word and are left as they are.)
+                    let Some(id) = p.get("id").and_then(Value::as_str).map(str::to_owned) else {
+                        continue;
+                    };
+                    if id.parse::<protocol::PublicKey>().is_err() {
+                        continue;
+                    }
+                    let signed = p.get("signedName").and_then(|n| self.check_name(n, Some(&id)));
+                    match signed {
+                        Some(n) => {
+                            p.insert("name".into(), json!(n.name));
+                        }
+                        None => {
+                            p.remove("signedName");
+                            p.remove("name");
+                        }
+                    }
+                }
+                for (k, x) in m.iter_mut() {
+                    if k != "names" && k != "signedName" {
+                        self.vouch_in(x, depth + 1);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
     fn register(&self, agreed: &AgreedTerms, commands: mpsc::Sender<SeatCommand>) {
         let t = &agreed.terms;
         let snap = Snapshot {
@@ -505,6 +629,14 @@ impl Hub {
             state["white"] = json!(w);
             state["black"] = json!(b);
         }
+        // The display names of the players' keys, as their keys signed them (checked here).
+        let names: serde_json::Map<String, Value> = game
+            .snap
+            .players
+            .iter()
+            .filter_map(|k| self.name_of(k).map(|n| (k.clone(), json!(n))))
+            .collect();
+        state["names"] = Value::Object(names);
         game.watch.send_replace(state);
         self.changed.send_modify(|n| *n += 1);
     }
@@ -585,6 +717,8 @@ impl Hub {
         tokio::spawn(async move {
             let Ok(v) = agent.session().get(&format!("/api/match/{id}")).await else { return };
             let Some(h) = hub.upgrade() else { return };
+            // The players' display names come with the match (each checked here).
+            let v = h.vouch(v);
             let (Some(w), Some(b)) = (v["white_ms"].as_u64(), v["black_ms"].as_u64()) else {
                 return;
             };
@@ -624,6 +758,8 @@ impl Hub {
     }
 
     fn on_server_event(&self, e: &Value) {
+        // Names the keys did not sign are dropped before anything is kept or passed on.
+        let e = &self.vouch(e.clone());
         let kind = e["type"].as_str().unwrap_or("");
         let forward = match kind {
             "challenge" => {
@@ -680,7 +816,7 @@ impl Hub {
                 "speed": g.map(|g| lichess::speed(g.clock.0, g.clock.1)),
                 "rated": false,
                 "color": side,
-                "opponent": lichess::player_json(opponent.map(String::as_str)),
+                "opponent": self.player_json(opponent.map(String::as_str)),
                 "isMyTurn": g.is_some_and(|g| g.ask.is_some()),
                 "source": "friend",
                 "compat": { "bot": true, "board": true },
@@ -1084,7 +1220,7 @@ async fn guard(
 pub fn router(hub: Arc<Hub>, any_host: bool) -> axum::Router {
     let api = Api { hub, any_host };
     axum::Router::new()
-        .route("/api/account", get(account))
+        .route("/api/account", get(account).post(set_name))
         .route("/api/stream/event", get(event_stream))
         .route("/api/bot/game/stream/{id}", get(game_stream))
         .route("/api/bot/game/{id}", get(game_state))
@@ -1112,6 +1248,10 @@ pub fn router(hub: Arc<Hub>, any_host: bool) -> axum::Router {
         .route("/api/bot/game/{id}/chat", post(bridge::chat))
         .route("/api/bot/online", get(bridge::online))
         .route("/game/export/{id}", get(bridge::export))
+        .route("/api/tournament", get(tournaments))
+        .route("/api/tournament/{id}", get(tournament))
+        .route("/api/tournament/{id}/join", post(join_tournament))
+        .route("/api/tournament/{id}/withdraw", post(withdraw_tournament))
         .route("/assets/{*path}", get(web_asset))
         .route("/api/{*rest}", axum::routing::any(api_not_found))
         .fallback(get(web_page))
@@ -1178,7 +1318,114 @@ async fn api_not_found(uri: axum::http::Uri) -> Response {
 /// The server's public lobby (open seeks and live games: players, variant, clock; nothing of a
 /// hidden board), for the agent's lobby page.
 async fn lobby(State(api): State<Api>) -> ApiResult {
-    Ok(Json(api.hub.agent()?.session().get("/api/lobby").await?))
+    Ok(Json(api.hub.vouch(api.hub.agent()?.session().get("/api/lobby").await?)))
+}
+
+/// The most tournaments not yet over whose entrants `GET /api/tournament` reads (one request
+/// to the server each).
+pub const MAX_TOURNAMENTS_LISTED: usize = 20;
+
+/// `GET /api/tournament`: the server's tournaments in lichess's groups (`created`: joining,
+/// `started`: being played, `finished`), each with lichess's `fullName`, `nbPlayers`,
+/// `variant`, `clock` and fogproof's `entrant` (this key is named by its definition), `joined`
+/// (the server counts it in), `playing` (this agent brings its seat to its games), `system`,
+/// `rounds`, `roundsStarted`, `standings` (the server's, for one not joining).
+async fn tournaments(State(api): State<Api>) -> ApiResult {
+    let agent = api.hub.agent()?;
+    let session = agent.session();
+    let me = session.key.to_string();
+    let list = api.hub.vouch(session.get("/api/tournaments").await?);
+    let mine = agent.tournaments();
+    let (mut created, mut started, mut finished) = (Vec::new(), Vec::new(), Vec::new());
+    let all = list["tournaments"].as_array().cloned().unwrap_or_default();
+    for (i, t) in all.iter().enumerate() {
+        let Some(id) = t["id"].as_str() else { continue };
+        let mut item = tournament_item(t, &mine);
+        if t["status"] != "finished" && i < MAX_TOURNAMENTS_LISTED {
+            let full = api.hub.vouch(session.get(&format!("/api/tournament/{id}")).await?);
+            let entrant =
+                full["entrants"].as_array().and_then(|e| e.iter().find(|p| p["key"] == me));
+            item["entrant"] = json!(entrant.is_some());
+            item["joined"] = json!(entrant.is_some_and(|p| p["joined"] == true));
+            item["standings"] = full["standings"].clone();
+            item["names"] = full["names"].clone();
+        }
+        match t["status"].as_str() {
+            Some("joining") => created.push(item),
+            Some("playing") => started.push(item),
+            _ => finished.push(item),
+        }
+    }
+    Ok(Json(json!({ "created": created, "started": started, "finished": finished })))
+}
+
+fn tournament_item(t: &Value, mine: &std::collections::BTreeSet<String>) -> Value {
+    let (initial_ms, increment_ms) = t["time_control"]
+        .as_str()
+        .and_then(|tc| tc.split_once('+'))
+        .and_then(|(m, s)| Some((m.parse::<u64>().ok()? * 60_000, s.parse::<u64>().ok()? * 1000)))
+        .unwrap_or((0, 0));
+    let variant = t["variant"].as_str().and_then(crate::lichess::parse_variant);
+    let id = t["id"].as_str().unwrap_or_default();
+    json!({
+        "id": id,
+        "fullName": t["name"],
+        "nbPlayers": t["players"],
+        "variant": variant.map(crate::lichess::variant_json),
+        "clock": { "limit": initial_ms / 1000, "increment": increment_ms / 1000 },
+        "status": t["status"],
+        "system": t["system"],
+        "rounds": t["rounds"],
+        "roundsStarted": t["rounds_started"],
+        "organiser": t["organiser"],
+        "entrant": null,
+        "joined": null,
+        "playing": mine.contains(id),
+    })
+}
+
+/// `GET /api/tournament/{id}`: the server's view of a tournament (entrants, pairings,
+/// standings; names checked), and `playing`.
+async fn tournament(State(api): State<Api>, Path(id): Path<String>) -> ApiResult {
+    check_tournament_id(&id)?;
+    let agent = api.hub.agent()?;
+    let mut v = api.hub.vouch(agent.session().get(&format!("/api/tournament/{id}")).await?);
+    v["playing"] = json!(agent.tournaments().contains(&id.to_ascii_lowercase()));
+    Ok(Json(v))
+}
+
+/// `POST /api/tournament/{id}/join` (lichess's route): joins on the server; from then on the
+/// agent brings its seat to every game the tournament pairs it in, and each game is played
+/// like any other (`gameStart` on the event stream).
+async fn join_tournament(State(api): State<Api>, Path(id): Path<String>) -> ApiResult {
+    check_tournament_id(&id)?;
+    api.hub.agent()?.join_tournament(&id).await.map_err(agent_error)?;
+    ok()
+}
+
+fn check_tournament_id(id: &str) -> Result<(), LocalError> {
+    protocol::hex::decode_array::<32>(id).map(drop).ok_or_else(|| {
+        LocalError::NotFound(format!(
+            "tournament {:?}: no such tournament (ids are 64 hex digits)",
+            id.chars().take(80).collect::<String>()
+        ))
+    })
+}
+
+/// An agent's error, the server's refusal passed on with its status.
+fn agent_error(e: AgentError) -> LocalError {
+    match e {
+        AgentError::Net(n) => LocalError::Net(n),
+        other => LocalError::Agent(other),
+    }
+}
+
+/// `POST /api/tournament/{id}/withdraw` (lichess's route): absent from the rounds started
+/// from now on; the agent brings no seat to its games any more.
+async fn withdraw_tournament(State(api): State<Api>, Path(id): Path<String>) -> ApiResult {
+    check_tournament_id(&id)?;
+    api.hub.agent()?.withdraw_tournament(&id).await.map_err(agent_error)?;
+    ok()
 }
 
 fn ok() -> ApiResult {
@@ -1196,15 +1443,36 @@ fn body_json(bytes: &[u8]) -> Result<Value, LocalError> {
 async fn account(State(api): State<Api>) -> ApiResult {
     let agent = api.hub.agent()?;
     let s = agent.session();
+    let key = s.key.to_string();
+    let name = s.name().or_else(|| api.hub.name_of(&key));
     Ok(Json(json!({
-        "id": s.key.to_string(),
-        "username": s.key.to_string(),
+        "id": key,
+        // lichess's `username`: the display name this key signed, or the key.
+        "username": name.as_ref().map_or(key.clone(), |n| n.name.clone()),
         // lichess-bot plays only as a BOT account; the local API is a program's.
         "title": "BOT",
+        "name": name.as_ref().map(|n| n.name.clone()),
+        "signedName": name,
+        "fingerprint": s.key.fingerprint(),
         "server": s.base(),
         "bot": s.info.bot.map(|k| k.to_string()),
         "umpire": s.info.umpire.map(|k| k.to_string()),
     })))
+}
+
+/// `POST /api/account` `{"name": "..."}`: sets this key's display name: the agent normalises
+/// it, signs it with the key and sends it to the server (a name outside the allowed set is a
+/// 400 naming why, nothing sent).
+async fn set_name(State(api): State<Api>, body: axum::body::Bytes) -> ApiResult {
+    let body = body_json(&body)?;
+    let text = body["name"].as_str().ok_or_else(|| LocalError::Bad("'name': a text".into()))?;
+    let agent = api.hub.agent()?;
+    let signed = agent.session().set_name(text).await.map_err(|e| match e {
+        NetError::Name(why) => LocalError::Bad(why.to_string()),
+        other => LocalError::Net(other),
+    })?;
+    api.hub.check_name(&json!(signed), None);
+    Ok(Json(json!({ "ok": true, "name": signed.name, "signedName": signed })))
 }
 
 async fn event_stream(State(api): State<Api>) -> Response {
@@ -1259,7 +1527,7 @@ async fn game_stream(
     let mut full = snap.full_json();
     full["state"] = rx.borrow_and_update().clone();
     for colour in ["white", "black"] {
-        full[colour] = crate::lichess::player_json(full["state"][colour].as_str());
+        full[colour] = api.hub.player_json(full["state"][colour].as_str());
     }
     let done = |v: &Value| v["stage"] == "finished" || v["stage"] == "stopped";
     let first_done = done(&full["state"]);
@@ -1427,6 +1695,55 @@ mod tests {
         let long = json!({ "formation": "RNBQ1K", "moves": ["b6d4", "0000", "0000"] });
         assert!(setup_action(&six, Color::White, &tie, &long).is_err());
         assert!(setup_action(&six, Color::White, &Ask::Choose(vec![]), &guess).is_err());
+    }
+
+    #[test]
+    fn the_host_cannot_make_the_agent_show_a_name_the_key_did_not_sign() {
+        use protocol::Identity;
+        let hub = Hub::new(std::env::temp_dir());
+        let alice = Identity::from_seed(&[21; 32]);
+        let mallory = Identity::from_seed(&[22; 32]);
+        let (a, m) = (alice.public().to_string(), mallory.public().to_string());
+        let genuine = SignedName::sign(&alice, "Alice", 1_000).expect("signs");
+        // The host changes the name under Alice's signature, or has Mallory sign "Alice" and
+        // files it under Alice's key, or states a bare name.
+        let changed = SignedName { name: "Alice the Great".into(), ..genuine.clone() };
+        let by_mallory = SignedName::sign(&mallory, "Alice", 2_000).expect("signs");
+        let event = json!({
+            "type": "challenge",
+            "challenge": {
+                "id": "c1",
+                "challenger": { "id": a, "name": "Alice the Great", "signedName": changed },
+                "destUser": { "id": m, "name": "Alice", "signedName": by_mallory },
+            },
+            "names": { a.clone(): by_mallory, m.clone(): genuine },
+        });
+        let v = hub.vouch(event);
+        let c = &v["challenge"];
+        assert!(c["challenger"].get("name").is_none(), "{v}");
+        assert!(c["challenger"].get("signedName").is_none(), "{v}");
+        // Mallory's own statement, under Mallory's key, is Mallory's name: shown as such.
+        assert_eq!(c["destUser"]["name"], "Alice", "{v}");
+        assert_eq!(v["names"], json!({}), "statements filed under another key are dropped");
+        assert!(hub.name_of(&a).is_none());
+        assert_eq!(hub.player_json(Some(&a))["name"], json!(a), "the key, not a name");
+        // Alice's own statement is shown, in the game's player objects too.
+        let v = hub.vouch(json!({ "challenger": { "id": a, "name": "x", "signedName": genuine } }));
+        assert_eq!(v["challenger"]["name"], "Alice");
+        let p = hub.player_json(Some(&a));
+        assert_eq!((p["name"].clone(), p["username"].clone()), (json!("Alice"), json!("Alice")));
+        assert_eq!(p["fingerprint"], json!(alice.public().fingerprint()));
+        // An older statement does not replace a newer one the agent has seen.
+        let newer = SignedName::sign(&alice, "Alice B", 5_000).expect("signs");
+        hub.vouch(json!({ "names": { a.clone(): newer } }));
+        hub.vouch(json!({ "names": { a.clone(): genuine } }));
+        assert_eq!(hub.name_of(&a).map(|n| n.name), Some("Alice B".into()));
+        // A name without a statement, where a key's player object has one, is removed.
+        let v = hub.vouch(json!({ "white": { "id": a, "name": "Magnus" } }));
+        assert!(v["white"].get("name").is_none(), "{v}");
+        // Objects that are not a key's player object (an organiser's entrant) are left alone.
+        let v = hub.vouch(json!({ "white": { "index": 0, "name": "P1", "key": a } }));
+        assert_eq!(v["white"]["name"], "P1");
     }
 
     #[tokio::test]

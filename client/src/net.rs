@@ -51,6 +51,10 @@ pub enum NetError {
         /// The server's `error` text.
         message: String,
     },
+    /// The display name given cannot be signed (docs/PROTOCOL.md, display names): nothing
+    /// was sent.
+    #[error(transparent)]
+    Name(#[from] protocol::names::NameError),
     /// The server sent something this client cannot read.
     #[error("{url}: unexpected answer: {why}")]
     Protocol {
@@ -67,7 +71,7 @@ impl NetError {
         match self {
             NetError::Connect { .. } => true,
             NetError::Refused { status, .. } => *status == 429 || *status >= 500,
-            NetError::Protocol { .. } | NetError::Tls { .. } => false,
+            NetError::Protocol { .. } | NetError::Tls { .. } | NetError::Name(_) => false,
         }
     }
 
@@ -99,7 +103,8 @@ pub struct Session {
     http: reqwest::Client,
     base: String,
     identity: Identity,
-    name: Option<String>,
+    /// The display name set at every sign-in, signed by the key.
+    name: Arc<std::sync::Mutex<Option<protocol::names::SignedName>>>,
     token: std::sync::Arc<std::sync::Mutex<String>>,
     /// The local address every connection of this session starts from (`None`: the
     /// system's choice).
@@ -239,12 +244,16 @@ impl Session {
         local: Option<std::net::IpAddr>,
     ) -> Result<Session, NetError> {
         let base = base.trim_end_matches('/').to_owned();
+        // The name is signed once, here: every sign-in of this session sends the same
+        // statement (a newer session's replaces it on the server).
+        let name =
+            name.map(|n| protocol::names::SignedName::sign(identity, n, wall_ms())).transpose()?;
         let info = Session::server_info(&http, &base).await?;
         let session = Session {
             http,
             base,
             identity: identity.clone(),
-            name: name.map(str::to_owned),
+            name: Arc::new(std::sync::Mutex::new(name)),
             token: std::sync::Arc::default(),
             local,
             key: identity.public(),
@@ -281,7 +290,7 @@ impl Session {
             "signature": signature_hex(&signature),
             "origin": origin,
         });
-        if let Some(n) = &self.name {
+        if let Some(n) = self.name() {
             body["name"] = json!(n);
         }
         let v = answer(&url, self.http.post(&url).json(&body).send().await).await?;
@@ -291,6 +300,20 @@ impl Session {
             .ok_or_else(|| NetError::Protocol { url: url.clone(), why: "no token".into() })?;
         *self.token.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = token.to_owned();
         Ok(())
+    }
+
+    /// The display name this session signed in with, if any.
+    pub fn name(&self) -> Option<protocol::names::SignedName> {
+        self.name.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
+    }
+
+    /// Sets the display name on the server (signed now by the key; the server refuses a name
+    /// it cannot check) and signs in with it from now on, in every clone of this session.
+    pub async fn set_name(&self, name: &str) -> Result<protocol::names::SignedName, NetError> {
+        let signed = protocol::names::SignedName::sign(&self.identity, name, wall_ms())?;
+        self.post("/api/account", &json!({ "name": signed })).await?;
+        *self.name.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(signed.clone());
+        Ok(signed)
     }
 
     /// The session's bearer token now (for requests made without this session's client).
@@ -783,4 +806,12 @@ impl MatchSocket {
             }
         }
     }
+}
+
+/// The wall clock, ms since the Unix epoch: when a display name was chosen (a newer statement
+/// replaces an older one; nothing a verifier replays).
+pub fn wall_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }

@@ -34,6 +34,7 @@ pub mod hex;
 mod ids;
 pub mod keys;
 pub mod message;
+pub mod names;
 pub mod record;
 pub mod relay;
 pub mod roles;

@@ -79,9 +79,11 @@ pub const INCLUSION_PROMISE: Tag = Tag("fogproof/v2/inclusion-promise");
 /// A delivery witness's notice that it was offered a signed message (docs/PROTOCOL.md,
 /// delivery notices).
 pub const DELIVERY_NOTICE: Tag = Tag("fogproof/v2/delivery-notice");
+/// A key's display name (`names::SignedName`): the name it chose for itself, signed by it.
+pub const DISPLAY_NAME: Tag = Tag("fogproof/v2/display-name");
 
 /// Every tag, for tests that check they are distinct.
-pub const ALL: [Tag; 25] = [
+pub const ALL: [Tag; 26] = [
     MATCH_ID,
     TERMS,
     COMMITMENT,
@@ -107,6 +109,7 @@ pub const ALL: [Tag; 25] = [
     SIGN_IN,
     INCLUSION_PROMISE,
     DELIVERY_NOTICE,
+    DISPLAY_NAME,
 ];
 
 #[cfg(test)]

@@ -262,6 +262,7 @@ pub fn router(
         .route("/api/tournament/{id}", get(crate::tournament::show))
         .route("/api/tournament/{id}/join", post(crate::tournament::join))
         .route("/api/tournament/{id}/start", post(crate::tournament::start))
+        .route("/api/tournament/{id}/withdraw", post(crate::tournament::withdraw))
         .route("/api/tournament/game/{id}/seat", post(crate::tournament::seat))
         .route("/ledger/{*path}", get(ledger_file))
         .merge(crate::spectate::router())
@@ -347,8 +348,9 @@ struct SignIn {
     /// The origin the client connected to, as it signed it (`protocol::wire::origin`).
     #[serde(default)]
     origin: Option<String>,
+    /// The display name, signed by the key (`protocol::names::SignedName`, JSON).
     #[serde(default)]
-    name: Option<String>,
+    name: Option<Value>,
 }
 
 fn parse_signature(text: &str) -> ApiResult<Signature> {
@@ -358,17 +360,6 @@ fn parse_signature(text: &str) -> ApiResult<Signature> {
     r.copy_from_slice(&b[..32]);
     s.copy_from_slice(&b[32..]);
     Ok(Signature { r, s })
-}
-
-fn check_name(shared: &Shared, name: &str) -> ApiResult<String> {
-    let name = name.trim();
-    let max = shared.config.limits.max_name_bytes;
-    if name.is_empty() || name.len() > max || name.chars().any(char::is_control) {
-        return Err(AppError::bad(format!(
-            "name: 1 to {max} bytes of printable text (max_name_bytes)"
-        )));
-    }
-    Ok(name.to_owned())
 }
 
 async fn sign_in(
@@ -385,7 +376,7 @@ async fn sign_in(
              challenge: a sign-in names the server it was meant for",
         )
     })?;
-    let name = req.name.as_deref().map(|n| check_name(&shared, n)).transpose()?;
+    let name = req.name.as_ref().map(|n| crate::auth::accept_name(&shared, &key, n)).transpose()?;
     let now = shared.clock.now_ms();
     let token = lock(&shared.auth)
         .sign_in(
@@ -399,18 +390,29 @@ async fn sign_in(
             shared.config.limits.token_ms,
         )
         .map_err(|e| AppError::new(StatusCode::UNAUTHORIZED, e.to_string()))?;
-    let existing = shared.store.account(&key).await.map_err(internal)?;
-    let account = match (existing, name) {
-        (Some(a), None) => a,
-        (Some(a), Some(name)) => Account { name, ..a },
-        (None, name) => Account {
-            key,
-            name: name.unwrap_or_else(|| key.fingerprint()[8..16].to_owned()),
-            created_ms: now,
+    // An account is its key, and the name the key signed (none until it signs one: the server
+    // never writes a name of its own).
+    let name = match name {
+        // A newer name kept already (chosen on another device) stays: the sign-in goes on.
+        Some(n) => match crate::auth::store_name(&shared, n).await {
+            Ok(n) => Some(n),
+            Err(e) if e.status == StatusCode::CONFLICT => crate::auth::name_of(&shared, &key).await,
+            Err(e) => return Err(e),
         },
+        None => {
+            if shared.store.account(&key).await.map_err(internal)?.is_none() {
+                let account = Account { key, name: String::new(), created_ms: now };
+                shared.store.put_account(&account).await.map_err(internal)?;
+            }
+            crate::auth::name_of(&shared, &key).await
+        }
     };
-    shared.store.put_account(&account).await.map_err(internal)?;
-    Ok(Json(json!({ "token": token, "key": key.to_string(), "name": account.name })))
+    Ok(Json(json!({
+        "token": token,
+        "key": key.to_string(),
+        "name": name.as_ref().map(|n| n.name.clone()),
+        "signedName": name,
+    })))
 }
 
 fn internal(e: impl std::fmt::Display) -> AppError {
@@ -419,30 +421,35 @@ fn internal(e: impl std::fmt::Display) -> AppError {
 }
 
 async fn account(State(shared): State<Arc<Shared>>, Authed(key): Authed) -> ApiResult<Json<Value>> {
-    let a = shared.store.account(&key).await.map_err(internal)?;
+    let name = crate::auth::name_of(&shared, &key).await;
     Ok(Json(json!({
         "key": key.to_string(),
         "fingerprint": key.fingerprint(),
-        "name": a.map(|a| a.name),
+        "name": name.as_ref().map(|n| n.name.clone()),
+        "signedName": name,
     })))
 }
 
 #[derive(Deserialize)]
 struct Rename {
-    name: String,
+    /// The display name, signed by the key (`protocol::names::SignedName`, JSON).
+    name: Value,
 }
 
+/// `POST /api/account`: sets the display name (signed by the key, newer than the one kept).
 async fn rename(
     State(shared): State<Arc<Shared>>,
     Authed(key): Authed,
     Json(req): Json<Rename>,
 ) -> ApiResult<Json<Value>> {
-    let name = check_name(&shared, &req.name)?;
-    let now = shared.clock.now_ms();
-    let a = shared.store.account(&key).await.map_err(internal)?;
-    let account = Account { key, name, created_ms: a.map_or(now, |a| a.created_ms) };
-    shared.store.put_account(&account).await.map_err(internal)?;
-    Ok(Json(json!({ "key": key.to_string(), "name": account.name })))
+    let name = crate::auth::accept_name(&shared, &key, &req.name)?;
+    let name = crate::auth::store_name(&shared, name).await?;
+    Ok(Json(json!({
+        "key": key.to_string(),
+        "fingerprint": key.fingerprint(),
+        "name": name.name,
+        "signedName": name,
+    })))
 }
 
 async fn my_challenges(State(shared): State<Arc<Shared>>, Authed(key): Authed) -> Json<Value> {
@@ -533,7 +540,7 @@ async fn lobby_view(State(shared): State<Arc<Shared>>) -> Json<Value> {
         .values()
         .map(|h| serde_json::to_value(&*lock(&h.info)).unwrap_or(Value::Null))
         .collect();
-    Json(json!({ "seeks": seeks, "live": live }))
+    Json(crate::auth::with_names(&shared, json!({ "seeks": seeks, "live": live })).await)
 }
 
 #[derive(Deserialize)]
@@ -561,7 +568,8 @@ fn finished_json(row: &crate::store::MatchRow) -> Value {
 async fn games(State(shared): State<Arc<Shared>>, Query(p): Query<Page>) -> ApiResult<Json<Value>> {
     let rows =
         shared.store.finished_matches(p.limit.unwrap_or(50).min(500)).await.map_err(internal)?;
-    Ok(Json(json!({ "games": rows.iter().map(finished_json).collect::<Vec<_>>() })))
+    let v = json!({ "games": rows.iter().map(finished_json).collect::<Vec<_>>() });
+    Ok(Json(crate::auth::with_names(&shared, v).await))
 }
 
 /// A match id from its 64 hex digits.
@@ -581,11 +589,13 @@ async fn match_info(
         if let Value::Object(m) = &mut v {
             m.insert("status".into(), json!("live"));
         }
-        return Ok(Json(v));
+        return Ok(Json(crate::auth::with_names(&shared, v).await));
     }
     let row = shared.store.get_match(&id).await.map_err(internal)?;
-    row.map(|r| Json(finished_json(&r)))
-        .ok_or_else(|| AppError::new(StatusCode::NOT_FOUND, "no such match"))
+    let v = row
+        .map(|r| finished_json(&r))
+        .ok_or_else(|| AppError::new(StatusCode::NOT_FOUND, "no such match"))?;
+    Ok(Json(crate::auth::with_names(&shared, v).await))
 }
 
 /// The finished match `id` (404 if unknown, 409 while it is being played).
@@ -653,6 +663,12 @@ async fn record(State(shared): State<Arc<Shared>>, Path(id): Path<String>) -> Ap
 async fn verdict(State(shared): State<Arc<Shared>>, Path(id): Path<String>) -> ApiResult<Response> {
     let row = finished_row(&shared, &id).await?;
     let verdict = row.finish.map(|f| f.verdict).unwrap_or_default();
+    // The verdict as the verifier wrote it, with the names of the keys it shows (signed by
+    // them: docs/PROTOCOL.md, display names).
+    let verdict = match serde_json::from_str::<Value>(&verdict) {
+        Ok(v @ Value::Object(_)) => crate::auth::with_names(&shared, v).await.to_string(),
+        _ => verdict,
+    };
     Ok(([(header::CONTENT_TYPE, "application/json")], verdict).into_response())
 }
 

@@ -7,10 +7,29 @@
 //!
 //! Challenges are single-use and expire; tokens expire. Both live in memory: after a restart a
 //! client simply signs in again.
+//!
+//! A display name is a [`SignedName`] (docs/PROTOCOL.md, display names): the key's own
+//! statement, checked here ([`accept_name`]) and kept in the account (its JSON in the accounts
+//! table's `name` column), never written by the server. Every answer that shows keys carries
+//! the names of those keys with their signatures ([`names_for`]), so whoever reads it checks
+//! them: a host can withhold a name or show an older one, never invent or change one.
 
+use crate::api::AppError;
+use crate::state::{Shared, lock};
+use axum::http::StatusCode;
+use protocol::names::SignedName;
 use protocol::{PublicKey, Signature};
-use std::collections::{BTreeMap, VecDeque};
+use serde_json::{Value, json};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::net::IpAddr;
+
+/// The most display names the server keeps in memory ([`Auth::remember_name`]); past it one is
+/// dropped for each new one (the store keeps them all: a dropped one is read again when
+/// shown).
+pub const MAX_CACHED_NAMES: usize = 65_536;
+/// The most keys of one answer whose names are read from the store when not in memory (the
+/// others are left out of that answer's `names`).
+pub const MAX_NAME_LOOKUPS: usize = 64;
 
 /// Outstanding challenges and live tokens.
 #[derive(Debug, Default)]
@@ -22,6 +41,8 @@ pub struct Auth {
     /// Challenges by expiry, for sweeping.
     expiry: VecDeque<(u64, [u8; 32])>,
     tokens: BTreeMap<String, (PublicKey, u64)>,
+    /// Display names, as their keys signed them (at most [`MAX_CACHED_NAMES`]).
+    names: BTreeMap<PublicKey, SignedName>,
 }
 
 /// Why a sign-in was refused.
@@ -168,6 +189,166 @@ impl Auth {
     pub fn key_of(&self, token: &str, now_ms: u64) -> Option<PublicKey> {
         self.tokens.get(token).filter(|(_, until)| *until > now_ms).map(|(k, _)| *k)
     }
+
+    /// Keeps a checked display name in memory, unless an equal or newer one of its key is
+    /// there already.
+    pub fn remember_name(&mut self, name: SignedName) {
+        match self.names.get(&name.key) {
+            Some(old) if !name.replaces(old) => return,
+            Some(_) => {}
+            None => {
+                if self.names.len() >= MAX_CACHED_NAMES
+                    && let Some(k) = self.names.keys().next().copied()
+                {
+                    self.names.remove(&k);
+                }
+            }
+        }
+        self.names.insert(name.key, name);
+    }
+
+    /// The display name of `key` kept in memory, if any.
+    pub fn cached_name(&self, key: &PublicKey) -> Option<SignedName> {
+        self.names.get(key).cloned()
+    }
+}
+
+/// Reads a display name sent to the server (at sign-in or `POST /api/account`) for `key`: the
+/// JSON form of a [`SignedName`] of `key`'s, whose signature verifies, in the allowed form, at
+/// most `max_name_bytes`. Each refusal names its reason (400).
+pub fn accept_name(shared: &Shared, key: &PublicKey, v: &Value) -> Result<SignedName, AppError> {
+    let bad = |m: String| AppError::new(StatusCode::BAD_REQUEST, m);
+    if v.is_string() {
+        return Err(bad(
+            "name: a display name is signed by its key: send {\"key\", \"name\", \"issued_ms\", \
+             \"signature\"} (docs/PROTOCOL.md, display names; fogproof's clients sign it)"
+                .into(),
+        ));
+    }
+    let n: SignedName = serde_json::from_value(v.clone()).map_err(|e| bad(format!("name: {e}")))?;
+    if n.key != *key {
+        return Err(AppError::new(
+            StatusCode::FORBIDDEN,
+            format!("name: the name is {}'s, and you are signed in as {key}", n.key),
+        ));
+    }
+    n.verify().map_err(|e| bad(format!("name: {e}")))?;
+    let max = shared.config.limits.max_name_bytes;
+    if n.name.len() > max {
+        return Err(bad(format!(
+            "name: {} bytes, this server keeps names of at most {max} bytes (max_name_bytes)",
+            n.name.len()
+        )));
+    }
+    Ok(n)
+}
+
+/// The display name in an account's `name` column (a [`SignedName`]'s JSON; anything else,
+/// an empty text or a name from before names were signed, is no name).
+pub fn stored_name(account: &crate::store::Account) -> Option<SignedName> {
+    serde_json::from_str::<SignedName>(&account.name)
+        .ok()
+        .filter(|n| n.key == account.key && n.verify().is_ok())
+}
+
+/// Keeps `name` (checked by [`accept_name`]) as its key's display name, unless the account has
+/// a newer one (409, naming when that one was chosen). Returns the name now kept.
+pub async fn store_name(shared: &Shared, name: SignedName) -> Result<SignedName, AppError> {
+    let internal = |e: crate::store::StoreError| {
+        AppError::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string())
+    };
+    let now = shared.clock.now_ms();
+    let existing = shared.store.account(&name.key).await.map_err(internal)?;
+    let old = existing.as_ref().and_then(stored_name);
+    if let Some(old) = &old {
+        if *old == name {
+            lock(&shared.auth).remember_name(name.clone());
+            return Ok(name);
+        }
+        if !name.replaces(old) {
+            return Err(AppError::new(
+                StatusCode::CONFLICT,
+                format!(
+                    "name: this key chose {:?} at {} ms, later than this name ({} ms): a newer \
+                     name replaces an older one, never the reverse",
+                    old.name, old.issued_ms, name.issued_ms
+                ),
+            ));
+        }
+    }
+    let text = serde_json::to_string(&name)
+        .map_err(|e| AppError::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
+    let account = crate::store::Account {
+        key: name.key,
+        name: text,
+        created_ms: existing.map_or(now, |a| a.created_ms),
+    };
+    shared.store.put_account(&account).await.map_err(internal)?;
+    lock(&shared.auth).remember_name(name.clone());
+    Ok(name)
+}
+
+/// The display name of `key`, if it chose one: from memory, else from its account.
+pub async fn name_of(shared: &Shared, key: &PublicKey) -> Option<SignedName> {
+    let cached = lock(&shared.auth).cached_name(key);
+    if cached.is_some() {
+        return cached;
+    }
+    let account = shared.store.account(key).await.ok().flatten()?;
+    let n = stored_name(&account)?;
+    lock(&shared.auth).remember_name(n.clone());
+    Some(n)
+}
+
+/// Every key (`ed25519:<64 hex>`) a JSON value shows, in order, at most `max`.
+fn keys_in(v: &Value, out: &mut BTreeSet<PublicKey>, max: usize) {
+    if out.len() >= max {
+        return;
+    }
+    match v {
+        Value::String(s) if s.len() == 72 && s.starts_with("ed25519:") => {
+            if let Ok(k) = s.parse() {
+                out.insert(k);
+            }
+        }
+        Value::Array(a) => a.iter().for_each(|x| keys_in(x, out, max)),
+        Value::Object(m) => m.values().for_each(|x| keys_in(x, out, max)),
+        _ => {}
+    }
+}
+
+/// The `names` of an answer: for every key `v` shows (the first [`MAX_NAME_LOOKUPS`] read from
+/// the store when not in memory), its display name with the key's signature, by key. Keys
+/// without a name are left out.
+pub async fn names_for(shared: &Shared, v: &Value) -> Value {
+    let mut keys = BTreeSet::new();
+    keys_in(v, &mut keys, 4 * MAX_NAME_LOOKUPS);
+    let mut out = serde_json::Map::new();
+    let mut lookups = 0;
+    for k in keys {
+        let cached = lock(&shared.auth).cached_name(&k);
+        let n = match cached {
+            Some(n) => Some(n),
+            None if lookups < MAX_NAME_LOOKUPS => {
+                lookups += 1;
+                name_of(shared, &k).await
+            }
+            None => None,
+        };
+        if let Some(n) = n {
+            out.insert(k.to_string(), json!(n));
+        }
+    }
+    Value::Object(out)
+}
+
+/// `v` with its `names` ([`names_for`]) added, where `v` is an object.
+pub async fn with_names(shared: &Shared, mut v: Value) -> Value {
+    let names = names_for(shared, &v).await;
+    if let Value::Object(m) = &mut v {
+        m.insert("names".into(), names);
+    }
+    v
 }
 
 #[cfg(test)]

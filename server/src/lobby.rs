@@ -11,6 +11,7 @@
 use crate::live::MatchTask;
 use crate::state::{Admit, Busy, Shared, lock};
 use crate::store::{ChallengeRow, MatchRow, MatchStatus};
+use protocol::names::SignedName;
 use protocol::seal::SealPublicKey;
 use protocol::terms::{
     Colours, Limits, MatchTerms, PlayerTerms, SignedTerms, TimeControl, UmpireTerms,
@@ -121,6 +122,23 @@ pub struct Challenge {
     pub status: String,
     /// When it was made (server ms).
     pub created_ms: u64,
+    /// The challenger's display name as it signed it, when it was made.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub challenger_name: Option<SignedName>,
+    /// The opponent's, likewise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dest_name: Option<SignedName>,
+}
+
+/// A lichess-shaped player object of a key: `id` the key, and where the key signed a display
+/// name, `name` and `signedName` (the statement with its signature, for anyone to check).
+pub fn player(key: &str, name: Option<&SignedName>) -> Value {
+    let mut v = json!({ "id": key });
+    if let Some(n) = name.filter(|n| n.key.to_string() == key) {
+        v["name"] = json!(n.name);
+        v["signedName"] = json!(n);
+    }
+    v
 }
 
 impl Challenge {
@@ -129,8 +147,8 @@ impl Challenge {
         json!({
             "id": self.id,
             "status": self.status,
-            "challenger": { "id": self.challenger },
-            "destUser": self.dest.as_ref().map(|d| json!({ "id": d })),
+            "challenger": player(&self.challenger, self.challenger_name.as_ref()),
+            "destUser": self.dest.as_ref().map(|d| player(d, self.dest_name.as_ref())),
             "variant": { "key": self.variant },
             "rated": self.rated,
             "timeControl": {
@@ -343,6 +361,11 @@ pub async fn create(
         seat: req.seat,
         status: "open".into(),
         created_ms: now,
+        challenger_name: crate::auth::name_of(shared, &key).await,
+        dest_name: match dest {
+            Some(d) => crate::auth::name_of(shared, &d).await,
+            None => None,
+        },
     };
     let playing = matches_of(shared, &key);
     if playing >= l.max_live_matches_per_key {
@@ -662,7 +685,12 @@ async fn start(
     c.status = "started".into();
     store_challenge(shared, &c).await?;
     let id_text = protocol::hex::encode(&id.0);
-    let event = game_start(&id_text, agreed.terms.variant.id(), &signed);
+    let mut event = game_start(&id_text, agreed.terms.variant.id(), &signed);
+    event["game"]["names"] = crate::auth::names_for(
+        shared,
+        &json!(p.parties().iter().map(ToString::to_string).collect::<Vec<_>>()),
+    )
+    .await;
     shared.events.send_all(p.parties().iter(), &event);
     Ok(id_text)
 }

@@ -87,6 +87,10 @@ pub struct Arranging {
     pub games: BTreeMap<String, Invitation>,
     /// Tournaments whose organiser asked to start round 1 without waiting for every entrant.
     pub start_requested: BTreeSet<Sha256Digest>,
+    /// Entrants who withdrew after joining (`POST /api/tournament/{id}/withdraw`): absent from
+    /// every round started from then on, until they join again. Kept in memory only: after a
+    /// restart a withdrawn entrant counts as joined again (docs/SERVER.md, tournaments).
+    pub withdrawn: BTreeSet<(Sha256Digest, PublicKey)>,
 }
 
 fn not_found(what: impl Into<String>) -> AppError {
@@ -167,7 +171,7 @@ pub async fn list(State(shared): State<Arc<Shared>>) -> Result<Json<Value>, AppE
     let all: Vec<TournamentState> =
         l.with(|led| led.history().tournaments().cloned().collect()).await?;
     let list: Vec<Value> = all.iter().map(|t| summary(t, organiser_of(t))).collect();
-    Ok(Json(json!({ "tournaments": list })))
+    Ok(Json(crate::auth::with_names(&shared, json!({ "tournaments": list })).await))
 }
 
 /// `GET /api/tournament/{id}`: definition, players (and who joined), pairings with results,
@@ -179,8 +183,7 @@ pub async fn show(
 ) -> Result<Json<Value>, AppError> {
     let id = parse_tournament_id(&id)?;
     let t = state_of(&shared, id).await?;
-    let joined: BTreeSet<PublicKey> =
-        shared.store.tournament_joins(&id).await.map_err(internal)?.into_iter().collect();
+    let joined = joined_now(&shared, &id).await?;
     let mut v = summary(&t, organiser_of(&t));
     v["definition"] = json!(protocol::hex::encode(&t.definition_file));
     v["tie_breaks"] =
@@ -208,7 +211,14 @@ pub async fn show(
         .map(Invitation::event)
         .collect();
     v["invitations"] = json!(inviting);
-    Ok(Json(v))
+    Ok(Json(crate::auth::with_names(&shared, v).await))
+}
+
+/// The entrants of tournament `id` who joined and have not withdrawn since.
+async fn joined_now(shared: &Shared, id: &Sha256Digest) -> Result<BTreeSet<PublicKey>, AppError> {
+    let joined = shared.store.tournament_joins(id).await.map_err(internal)?;
+    let arranging = lock(&shared.tournaments);
+    Ok(joined.into_iter().filter(|k| !arranging.withdrawn.contains(&(*id, *k))).collect())
 }
 
 fn internal(e: impl std::fmt::Display) -> AppError {
@@ -308,6 +318,30 @@ pub async fn join(
         return Err(AppError::new(StatusCode::CONFLICT, "the tournament is over"));
     }
     shared.store.join_tournament(&id, &key, shared.clock.now_ms()).await.map_err(internal)?;
+    lock(&shared.tournaments).withdrawn.remove(&(id, key));
+    Ok(Json(json!({ "ok": true, "tournament": protocol::hex::encode(&id) })))
+}
+
+/// `POST /api/tournament/{id}/withdraw`: a signed-in entrant who joined withdraws: absent
+/// (a zero-point bye) from every round started from now on, until it joins again. A game of
+/// the current round already paired is still its to play (or to lose by no-show).
+pub async fn withdraw(
+    State(shared): State<Arc<Shared>>,
+    Authed(key): Authed,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, AppError> {
+    let id = parse_tournament_id(&id)?;
+    let t = state_of(&shared, id).await?;
+    if !t.definition.players.iter().any(|p| p.key == key) {
+        return Err(AppError::new(
+            StatusCode::FORBIDDEN,
+            format!("{key} is not an entrant of this tournament (its definition names them)"),
+        ));
+    }
+    if status(&t) == "finished" {
+        return Err(AppError::new(StatusCode::CONFLICT, "the tournament is over"));
+    }
+    lock(&shared.tournaments).withdrawn.insert((id, key));
     Ok(Json(json!({ "ok": true, "tournament": protocol::hex::encode(&id) })))
 }
 
@@ -450,8 +484,7 @@ async fn step_one(
     l: &Arc<crate::ledger::ServerLedger>,
     t: &TournamentState,
 ) -> Result<(), AppError> {
-    let joined: BTreeSet<PublicKey> =
-        shared.store.tournament_joins(&t.id).await.map_err(internal)?.into_iter().collect();
+    let joined = joined_now(shared, &t.id).await?;
     let players = &t.definition.players;
     let absent: Vec<Absence> = players
         .iter()
@@ -603,6 +636,12 @@ fn invitation(
         .then_some(shared.config.default_umpire)
         .flatten()
         .map(|u| u.to_string());
+    // The names their keys signed, as this server holds them in memory now (the invitation
+    // is made under the arranging lock: no store read here). One lock, released here.
+    let (challenger_name, dest_name) = {
+        let auth = lock(&shared.auth);
+        (auth.cached_name(&white), auth.cached_name(&black))
+    };
     let challenge = Challenge {
         id: id.clone(),
         challenger: white.to_string(),
@@ -618,6 +657,8 @@ fn invitation(
         seat: Seat { seal_key: String::new(), nonce: String::new() },
         status: "tournament".into(),
         created_ms: now,
+        challenger_name,
+        dest_name,
     };
     Ok(Invitation {
         id,

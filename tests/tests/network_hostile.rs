@@ -179,12 +179,35 @@ async fn hostile_clients_are_refused_and_honest_matches_go_on() {
     let (status, body) = net.post_raw("/api/auth/login", &login).await;
     assert_eq!(status, 401, "{body}");
     assert!(body.contains("does not sign this challenge"), "{body}");
+    // A name with a control character: the client will not sign it; sent unsigned or signed
+    // anyway, the server refuses it naming why (docs/PROTOCOL.md, display names).
     let err =
         Session::sign_in(&net.base, &identity("eve"), Some("\u{0007}bell")).await.unwrap_err();
-    assert!(
-        matches!(&err, NetError::Refused { status: 400, message, .. } if message.contains("name")),
-        "{err}"
-    );
+    assert!(matches!(&err, NetError::Name(_)), "{err}");
+    let eve_id = identity("eve");
+    let raw = "\u{0007}bell";
+    let bytes = protocol::names::name_bytes(&eve_id.public(), raw, 1);
+    let forged_name = json!({
+        "key": eve_id.public().to_string(), "name": raw, "issued_ms": 1,
+        "signature": client::net::signature_hex(&eve_id.sign(protocol::tags::DISPLAY_NAME, &bytes)),
+    });
+    for (name, want) in [(json!("bell"), "signed by its key"), (forged_name, "U+0007")] {
+        let (_, c) = net.post_raw("/api/auth/challenge", &json!({})).await;
+        let c: serde_json::Value = serde_json::from_str(&c).expect("json");
+        let challenge = protocol::hex::decode_array::<32>(c["challenge"].as_str().expect("c"))
+            .expect("a challenge");
+        let signature = protocol::wire::sign_in(&eve_id, &relay, &origin, &challenge);
+        let login = json!({
+            "key": eve_id.public().to_string(),
+            "challenge": c["challenge"],
+            "signature": client::net::signature_hex(&signature),
+            "origin": origin,
+            "name": name,
+        });
+        let (status, body) = net.post_raw("/api/auth/login", &login).await;
+        assert_eq!(status, 400, "{body}");
+        assert!(body.contains(want), "{body}");
+    }
 
     // Too many connections of one key.
     let mut open = Vec::new();

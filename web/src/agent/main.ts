@@ -7,7 +7,9 @@ import { Board, destsOf, boardSize, type Side } from '../common/board';
 import { numbered, announcement, role } from '../common/notation';
 import { readMove } from '../common/input';
 import { HELP, helpHtml } from '../common/help';
-import { resultWords, serverText, setupWords, timeControlProblem } from '../common/words';
+import { resultWords, serverText, setupWords, timeControlProblem, nameOf, playerText } from '../common/words';
+import { namePanel } from './names';
+import { tournamentsPanel } from './tournaments';
 
 const VARIANTS: Array<[string, string]> = [
   ['chess', 'Chess'],
@@ -20,7 +22,7 @@ const VARIANTS: Array<[string, string]> = [
 const variantName = (v: string): string => VARIANTS.find(([k]) => k === v)?.[1] ?? v;
 
 const app = document.getElementById('app') as HTMLElement;
-let account: { id: string; server: string; bot: string | null; umpire: string | null } | null = null;
+let account: { id: string; name?: string | null; server: string; bot: string | null; umpire: string | null } | null = null;
 /** What the current page must stop when the player navigates away. */
 let cleanup: Array<() => void> = [];
 
@@ -45,7 +47,7 @@ function shell(title: string): HTMLElement {
   app.innerHTML = `<header class="top"><a class="brand" href="/" data-link>fogproof</a>
 <nav><a href="/" data-link>Lobby</a></nav><span class="grow"></span>
 <button id="theme" type="button" title="Light or dark">Theme</button>
-<span class="mono muted" title="${esc(account?.id)}">${esc(shortKey(account?.id))}</span></header>
+<span class="mono muted" title="${esc(account?.id)}">${account?.name ? `<strong class="player-name">${esc(account.name)}</strong> ` : ''}${esc(shortKey(account?.id))}</span></header>
 <main id="main"><h1>${esc(title)}</h1></main>`;
   $('#theme').addEventListener('click', () => {
     const root = document.documentElement;
@@ -99,6 +101,8 @@ function lobbyPage(): void {
 <section class="panel"><h2>Open seeks</h2><table><tbody id="seeks"><tr><td class="muted">None.</td></tr></tbody></table></section>
 <section class="panel"><h2>Live games on the server</h2><table><tbody id="live"><tr><td class="muted">None.</td></tr></tbody></table></section>`,
   );
+  namePanel(main, account, (a) => { account = a; });
+  cleanup.push(tournamentsPanel(main));
   const msg = $('#lobby-msg');
   const games = new Map<string, any>();
   const challenges = new Map<string, any>();
@@ -146,7 +150,7 @@ function lobbyPage(): void {
     $('#challenges').innerHTML = list.length
       ? list.map((c) => {
           const mine = c.challenger?.id === account?.id;
-          const who = mine ? `to ${c.destUser?.id ? shortKey(c.destUser.id) : 'anyone'}` : `from ${shortKey(c.challenger?.id)}`;
+          const who = mine ? `to ${c.destUser?.id ? playerText(c.destUser.id, nameOf(c.destUser.id, null, c.destUser)) : 'anyone'}` : `from ${playerText(c.challenger?.id, nameOf(c.challenger?.id, null, c.challenger))}`;
           const buttons = mine
             ? `<button data-act="cancel" data-id="${esc(c.id)}">Cancel</button>`
             : `<button data-act="accept" data-id="${esc(c.id)}" class="primary">Accept</button> <button data-act="decline" data-id="${esc(c.id)}">Decline</button>`;
@@ -203,11 +207,11 @@ function lobbyPage(): void {
       const l = await getJson('/api/lobby');
       const seeks = (l.seeks ?? []) as any[];
       $('#seeks').innerHTML = seeks.length
-        ? seeks.map((s) => `<tr><td>${esc(variantName(s.variant?.key ?? s.variant ?? ''))}</td><td>${esc(s.timeControl?.show ?? '')}</td><td>${s.rated ? 'rated' : 'casual'}</td><td class="mono">${esc(shortKey(s.challenger?.id))}</td><td class="mono muted">${esc(s.umpire ? 'umpire ' + shortKey(s.umpire) : 'no umpire')}</td><td>${s.challenger?.id === account?.id ? '<span class="muted">yours</span>' : `<button data-seek="${esc(s.id)}">Accept</button>`}</td></tr>`).join('')
+        ? seeks.map((s) => `<tr><td>${esc(variantName(s.variant?.key ?? s.variant ?? ''))}</td><td>${esc(s.timeControl?.show ?? '')}</td><td>${s.rated ? 'rated' : 'casual'}</td><td class="mono">${esc(playerText(s.challenger?.id, nameOf(s.challenger?.id, l.names, s.challenger)))}</td><td class="mono muted">${esc(s.umpire ? 'umpire ' + shortKey(s.umpire) : 'no umpire')}</td><td>${s.challenger?.id === account?.id ? '<span class="muted">yours</span>' : `<button data-seek="${esc(s.id)}">Accept</button>`}</td></tr>`).join('')
         : '<tr><td class="muted">None.</td></tr>';
       const live = (l.live ?? []) as any[];
       $('#live').innerHTML = live.length
-        ? live.map((g) => `<tr><td>${esc(variantName(g.variant))}</td><td class="mono">${esc(shortKey(g.white))} – ${esc(shortKey(g.black))}</td><td class="mono">${esc(clockText(g.white_ms ?? 0))} / ${esc(clockText(g.black_ms ?? 0))}</td></tr>`).join('')
+        ? live.map((g) => `<tr><td>${esc(variantName(g.variant))}</td><td class="mono">${esc(playerText(g.white, nameOf(g.white, l.names)))} – ${esc(playerText(g.black, nameOf(g.black, l.names)))}</td><td class="mono">${esc(clockText(g.white_ms ?? 0))} / ${esc(clockText(g.black_ms ?? 0))}</td></tr>`).join('')
         : '<tr><td class="muted">None.</td></tr>';
     } catch {
       // The server is unreachable for a moment: the next poll tries again.
@@ -377,7 +381,8 @@ function gamePage(id: string): void {
     const bottom: Side = board?.orientation() ?? me;
     const top: Side = bottom === 'white' ? 'black' : 'white';
     const name = (s: Side) => (s === me ? 'You' : state?.[s] === account?.bot ? 'House bot' : 'Opponent');
-    const line = (s: Side) => `<span><strong>${esc(name(s))}</strong> <span class="muted">(${s})</span> <span class="mono muted">${esc(shortKey(state?.[s]))}</span></span>${clockLine(s)}`;
+    const signed = (s: Side) => nameOf(state?.[s], (state as any)?.names);
+    const line = (s: Side) => `<span><strong>${esc(name(s))}</strong> <span class="muted">(${s})</span> ${signed(s) ? `<span class="player-name">${esc(signed(s))}</span> ` : ''}<span class="mono muted">${esc(shortKey(state?.[s]))}</span></span>${clockLine(s)}`;
     void them;
     $('#top-player').innerHTML = line(top);
     $('#bottom-player').innerHTML = line(bottom);

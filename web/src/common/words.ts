@@ -50,3 +50,42 @@ export function setupWords(variant: string, setup: any): string {
   }
   return '';
 }
+
+/**
+ * A player as the pages show one: the display name its key signed (checked by the agent or the
+ * host's answer carries the signature), then the key's short form in brackets — the key stays
+ * the identity, the name is a label: "Alice (ed25519:162a0b3c…)". Without a name, the short key.
+ */
+export function playerText(key: string | null | undefined, name?: string | null): string {
+  const k = shortKeyText(key);
+  return name ? `${name} (${k})` : k;
+}
+
+/** `ed25519:` and the first 8 hex digits of a key (a prefix of the CLI's fingerprint). */
+export function shortKeyText(key: string | null | undefined): string {
+  if (!key) return '?';
+  const hex = key.startsWith('ed25519:') ? key.slice(8) : key;
+  return hex.length > 8 ? `ed25519:${hex.slice(0, 8)}…` : `ed25519:${hex}`;
+}
+
+/**
+ * The display name of `key` from an answer's `names` map (key → signed name) or a player
+ * object's `name` (where its `signedName` is that key's), or null.
+ */
+export function nameOf(key: string | null | undefined, names?: Record<string, any> | null, player?: any): string | null {
+  if (!key) return null;
+  const signed = names?.[key];
+  if (signed && signed.key === key && typeof signed.name === 'string') return signed.name;
+  if (player && player.id === key && player.signedName?.key === key && typeof player.signedName?.name === 'string') return player.signedName.name;
+  return null;
+}
+
+/** Why a display name typed on the page will be refused (`null` when it may be sent). */
+export function nameProblem(name: string): string | null {
+  const t = name.normalize('NFC').trim().replace(/ +/g, ' ');
+  if (!t) return 'A name cannot be empty.';
+  if ([...t].length > 32) return 'At most 32 characters.';
+  if (!/^[\p{L}\p{N}\p{M} _.'-]+$/u.test(t)) return "Letters, digits, spaces and - _ . ' only.";
+  if (/^ed25519/i.test(t)) return 'A name cannot start with "ed25519" (it would pose as a key).';
+  return null;
+}

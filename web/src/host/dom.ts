@@ -1,5 +1,6 @@
 // The host site's small DOM and formatting helpers. Every text from the server goes in through
 // textContent (never innerHTML): names, keys and evidence are peer input.
+import { signedNames } from "./http";
 
 export type Child = Node | string | number | null | undefined | false;
 export type Attrs = Record<string, string | number | boolean | null | undefined | EventListener>;
@@ -56,7 +57,7 @@ export function shortKey(key: string | null | undefined): string {
  * service, the relay) are named. */
 export function keySpan(key: string | null | undefined, known: Record<string, string> = {}): HTMLElement {
   if (!key) return h("span", { class: "key muted" }, "—");
-  const name = known[key];
+  const name = known[key] ?? signedNames[key];
   return h("span", { class: "key", title: key }, name ? `${name} (${shortKey(key)})` : shortKey(key));
 }
 

@@ -45,10 +45,24 @@ async function call(path: string, init?: RequestInit): Promise<Response> {
   return r;
 }
 
+/**
+ * The display names the server's answers carried (`names`: key → the name its key signed,
+ * docs/PROTOCOL.md, display names), by key: `keySpan` shows them beside the key. These pages
+ * are the host's own, so they show the host's word; a player's agent checks each signature.
+ */
+export const signedNames: Record<string, string> = {};
+
 /** `GET path` as JSON. */
 export async function getJson<T = any>(path: string): Promise<T> {
   const r = await call(path);
-  return (await r.json()) as T;
+  const v = await r.json();
+  const names = v && typeof v === "object" ? (v as any).names : null;
+  if (names && typeof names === "object") {
+    for (const [k, n] of Object.entries(names as Record<string, any>)) {
+      if (n && n.key === k && typeof n.name === "string") signedNames[k] = n.name;
+    }
+  }
+  return v as T;
 }
 
 /** `GET path` as text. */
