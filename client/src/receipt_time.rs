@@ -172,13 +172,8 @@ impl ReceiptClock {
         };
         let high = diff(time_ms, sent.at_ms);
         let tolerance = i128::from(RECEIPT_TIME_TOLERANCE_MS);
-        let finding = |skew| TimeFinding {
-            message,
-            time_ms,
-            sent_ms: sent.at_ms,
-            arrived_ms: now_ms,
-            skew,
-        };
+        let finding =
+            |skew| TimeFinding { message, time_ms, sent_ms: sent.at_ms, arrived_ms: now_ms, skew };
         if let Some(ceiling) = self.ceiling
             && low > ceiling + tolerance
         {

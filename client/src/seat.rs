@@ -220,11 +220,7 @@ impl Seat {
     /// the journal (`<match id>.<message hash prefix>.receipt-time.json`), and, where a delivery
     /// witness is configured, the message is offered to it so that its signed notice (the
     /// witness's time for the message, and the relay's receipt again) is kept too.
-    fn receipt_time_fault(
-        &mut self,
-        finding: &crate::receipt_time::TimeFinding,
-        entry: &Entry,
-    ) {
+    fn receipt_time_fault(&mut self, finding: &crate::receipt_time::TimeFinding, entry: &Entry) {
         let id = self.terms.match_id;
         let relay = self.terms.terms.relay;
         let mut said = format!("{} (relay {relay})", finding.describe());

@@ -49,7 +49,12 @@ struct Leaper {
 }
 
 impl protocol::roles::Policy for Leaper {
-    fn decide(&mut self, v: rules::Variant, side: rules::Color, ask: &protocol::roles::Ask) -> Vec<u8> {
+    fn decide(
+        &mut self,
+        v: rules::Variant,
+        side: rules::Color,
+        ask: &protocol::roles::Ask,
+    ) -> Vec<u8> {
         self.decisions += 1;
         if self.decisions == self.at {
             self.leap.store(LEAP_MS, Ordering::SeqCst);
@@ -91,7 +96,10 @@ async fn a_post_dated_receipt_is_reported_with_evidence_and_offered_to_the_witne
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let witness_url = format!("http://{}", listener.local_addr().expect("addr"));
     let relay = RelayEndpoint { key: identity("relay").public(), url: net.base.clone() };
-    server::delivering::spawn_witness(listener, Arc::new(DeliveryWitness::new(witness_id, vec![relay])));
+    server::delivering::spawn_witness(
+        listener,
+        Arc::new(DeliveryWitness::new(witness_id, vec![relay])),
+    );
 
     let (alice_tx, mut alice_rx) = mpsc::unbounded_channel();
     let (bob_tx, mut bob_rx) = mpsc::unbounded_channel();
@@ -135,7 +143,8 @@ async fn a_post_dated_receipt_is_reported_with_evidence_and_offered_to_the_witne
     assert!((LEAP_MS / 2..=LEAP_MS).contains(&by), "post-dated by {by} ms: {evidence:#}");
     // The evidence holds the relay's signed entry: White's own message, in the final record.
     let entry_hex = evidence["entry"].as_str().expect("entry");
-    let entry = Entry::from_canonical(&protocol::hex::decode(entry_hex).expect("hex")).expect("entry");
+    let entry =
+        Entry::from_canonical(&protocol::hex::decode(entry_hex).expect("hex")).expect("entry");
     let receipt = entry.receipt.open(&relay_key).expect("signed by the relay");
     assert_eq!(evidence["receipt_time_ms"].as_u64(), Some(receipt.time_ms));
     let body = entry.message.verify().expect("signed");
@@ -151,7 +160,8 @@ async fn a_post_dated_receipt_is_reported_with_evidence_and_offered_to_the_witne
         tokio::time::sleep(Duration::from_millis(10)).await;
         said.extend(events_of(&mut alice_rx));
     }
-    let findings: Vec<_> = said.iter().filter(|f| f.contains("relay fault (receipt time)")).collect();
+    let findings: Vec<_> =
+        said.iter().filter(|f| f.contains("relay fault (receipt time)")).collect();
     assert_eq!(findings.len(), 1, "{said:#?}");
     assert!(findings[0].contains("post-dated") && findings[0].contains(&relay_key.to_string()));
     assert!(said.iter().any(|f| f.contains("offered to the delivery witness")), "{said:#?}");
@@ -164,8 +174,7 @@ async fn a_post_dated_receipt_is_reported_with_evidence_and_offered_to_the_witne
         .map(|p| Delivered::from_canonical(&std::fs::read(p).expect("read")).expect("notice"))
         .find(|n| n.message.signed_hash() == entry.message.signed_hash())
         .expect("a notice for the message");
-    let (signed, _) =
-        notice.check(&[witness_key], &body.match_id).expect("a valid notice");
+    let (signed, _) = notice.check(&[witness_key], &body.match_id).expect("a valid notice");
     assert!(
         signed.witness_time_ms + LEAP_MS / 2 < receipt.time_ms,
         "the witness had it at {}, the relay says {}",

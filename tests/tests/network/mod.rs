@@ -125,8 +125,7 @@ impl Net {
         }
         edit(&mut config);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
-        let running =
-            server::start(config, listener, clock).await.expect("server starts");
+        let running = server::start(config, listener, clock).await.expect("server starts");
         let base = format!("http://{}", running.addr);
         let umpire_proxy = Proxy::run(proxies.pop().expect("bound"), running.addr);
         let umpire = Agent::connect(AgentConfig {
