@@ -60,6 +60,7 @@ pub mod loadtest;
 pub mod local;
 pub mod net;
 pub mod promise;
+pub mod receipt_time;
 pub mod seat;
 pub mod selfplay;
 pub mod tls;

@@ -157,6 +157,11 @@ pub struct Seat {
     shown: Option<(rules::seat::SeatView, Option<rules::Color>)>,
     /// The delivery witness late messages are offered to, if any ([`Seat::with_courier`]).
     courier: Option<crate::delivery::Courier>,
+    /// The relay's receipt times checked against this seat's clock
+    /// ([`crate::receipt_time`]).
+    receipt_clock: crate::receipt_time::ReceiptClock,
+    /// The seat's clock's origin (its milliseconds are since this instant).
+    origin: tokio::time::Instant,
 }
 
 /// Longest wait between reconnection attempts.
@@ -200,7 +205,80 @@ impl Seat {
             claim: None,
             shown: None,
             courier: None,
+            receipt_clock: crate::receipt_time::ReceiptClock::new(),
+            origin: tokio::time::Instant::now(),
         }
+    }
+
+    /// The seat's monotonic clock, in ms since it was made.
+    fn now_ms(&self) -> u64 {
+        u64::try_from(self.origin.elapsed().as_millis()).unwrap_or(u64::MAX)
+    }
+
+    /// A receipt of this seat's own message whose time its clock contradicts
+    /// ([`crate::receipt_time`]): reported as a fault naming the relay, kept as evidence beside
+    /// the journal (`<match id>.<message hash prefix>.receipt-time.json`), and, where a delivery
+    /// witness is configured, the message is offered to it so that its signed notice (the
+    /// witness's time for the message, and the relay's receipt again) is kept too.
+    fn receipt_time_fault(&mut self, finding: &crate::receipt_time::TimeFinding, entry: &Entry) {
+        let id = self.terms.match_id;
+        let relay = self.terms.terms.relay;
+        let mut said = format!("{} (relay {relay})", finding.describe());
+        let (skew, by_ms) = match finding.skew {
+            crate::receipt_time::Skew::PostDated { by_ms } => ("post-dated", by_ms),
+            crate::receipt_time::Skew::PreDated { by_ms } => ("pre-dated", by_ms),
+        };
+        let evidence = serde_json::json!({
+            "finding": "receipt time",
+            "relay": relay.to_string(),
+            "match_id": protocol::hex::encode(&id.0),
+            "message": finding.message.to_string(),
+            "skew": skew,
+            "by_ms": by_ms,
+            "receipt_time_ms": finding.time_ms,
+            "sent_ms": finding.sent_ms,
+            "arrived_ms": finding.arrived_ms,
+            "clock": "this agent's monotonic clock, ms since its seat began",
+            "tolerance_ms": crate::receipt_time::RECEIPT_TIME_TOLERANCE_MS,
+            "entry": protocol::hex::encode(&entry.to_canonical()),
+            "explanation": finding.describe(),
+        });
+        if let Some(dir) = self.journal.path().parent() {
+            let h = protocol::hex::encode(&finding.message.0);
+            let file = dir.join(format!(
+                "{}.{}.receipt-time.json",
+                protocol::hex::encode(&id.0),
+                &h[..16]
+            ));
+            match serde_json::to_vec_pretty(&evidence)
+                .map_err(|e| e.to_string())
+                .and_then(|b| std::fs::write(&file, b).map_err(|e| e.to_string()))
+            {
+                Ok(()) => said.push_str(&format!("; evidence kept at {}", file.display())),
+                Err(e) => said.push_str(&format!("; the evidence could not be kept: {e}")),
+            }
+        }
+        tracing::warn!("{said}");
+        self.report(SeatEvent::Fault(said));
+        let Some(courier) = self.courier.clone() else { return };
+        let (message, events) = (entry.message.clone(), self.events.clone());
+        tokio::spawn(async move {
+            let said = match courier.offer(id, &message).await {
+                Ok(o) => format!(
+                    "the message with the contested receipt time was offered to the delivery \
+                     witness; its notice is kept at {}",
+                    o.file.display()
+                ),
+                Err(why) => format!(
+                    "the message with the contested receipt time could not be offered to the \
+                     delivery witness: {why}"
+                ),
+            };
+            tracing::info!("{said}");
+            if let Some(tx) = &events {
+                let _ = tx.send(SeatEvent::Fault(said));
+            }
+        });
     }
 
     /// Offers every message that gets no receipt within `delivery::GRACE_MS` to a delivery
@@ -317,6 +395,7 @@ impl Seat {
             _ => return Ok(None),
         };
         self.report(SeatEvent::Joined { terms: Box::new(self.terms.clone()) });
+        self.receipt_clock.reconnected();
         self.shown = None;
         self.report_view();
         for _ in 0..catch_up {
@@ -326,10 +405,12 @@ impl Seat {
             }
         }
         // Caught up: what the machine wrote that the log does not show goes out now.
-        for (_, m) in self.unconfirmed.clone() {
+        for (h, m) in self.unconfirmed.clone() {
             if socket.send(&m).await.is_err() {
                 return Ok(None);
             }
+            let now = self.now_ms();
+            self.receipt_clock.sent(h, now);
         }
         loop {
             let due = self
@@ -398,14 +479,22 @@ impl Seat {
             }
             return Ok(());
         }
+        let hash: MessageHash = entry.message.hash();
         if let Err(e) = self.machine.handle(Input::Delivered(entry.clone())) {
             if not_the_relays(&entry) {
                 self.report(SeatEvent::Fault("an entry whose receipt is not the relay's".into()));
                 return Ok(());
             }
             self.report(SeatEvent::Fault(e));
+        } else {
+            // The machine checked the relay's signature on the receipt: its time is the
+            // relay's word, checked against this seat's clock.
+            let now = self.now_ms();
+            let live = socket.is_some();
+            if let Some(f) = self.receipt_clock.delivered(hash, receipt.time_ms, now, live) {
+                self.receipt_time_fault(&f, &entry);
+            }
         }
-        let hash: MessageHash = entry.message.hash();
         self.unconfirmed.retain(|(u, _)| *u != hash);
         self.received.push(((receipt.channel, receipt.position), entry.to_canonical()));
         self.positions[channel] = Some(receipt.position);
@@ -423,8 +512,11 @@ impl Seat {
             while let Some(out) = self.machine.poll_output() {
                 match out {
                     Output::Send(m) => {
-                        if let Some(s) = socket.as_deref_mut() {
-                            let _ = s.send(&m).await;
+                        if let Some(s) = socket.as_deref_mut()
+                            && s.send(&m).await.is_ok()
+                        {
+                            let now = self.now_ms();
+                            self.receipt_clock.sent(m.hash(), now);
                         }
                         if let Some(c) = self.courier.as_mut() {
                             c.sent(m.hash());

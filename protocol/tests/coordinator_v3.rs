@@ -183,3 +183,43 @@ fn neither_player_committing_times_out_both() {
     assert_eq!(parties, vec![(Party::Black, Expectation::Reveal)], "only the silent one");
     assert!(t.relay.has_timed_out(Party::Black) && !t.relay.has_timed_out(Party::White));
 }
+
+#[test]
+fn a_player_seals_only_where_a_sealed_message_is_owed() {
+    // The relay cannot read what is sealed: it takes a player's sealed message exactly where
+    // one is owed (the setup, a move) and counts it as the action the umpire must answer
+    // (which the honest umpire does with its complaint when it is junk, PROTOCOL.md 14.3).
+    // Anywhere else (before colours, during commitments, after the end) it refuses it, so
+    // sealed junk there never reaches the record, and its author owes what it owed before.
+    let c = cast();
+    let junk = observation(b"junk");
+    // Commitments: no private channel before the colours are drawn.
+    let mut t = Table::new(&c, terms_for(&c, Variant::Kriegspiel, Colours::Drawn), 0);
+    t.commit(ALICE, 1);
+    let m = t.write_sealed(ALICE, Channel::WhiteUmpire, None, &junk);
+    assert!(t.submit(ALICE, &m, 2).is_err(), "sealed during the commitments");
+    let out = t.expire(100_000);
+    assert_eq!(out.first().map(|o| (o.0, o.1)), Some((Party::Black, Expectation::Reveal)));
+
+    // Play: the sealed junk is taken as the mover's action; the umpire owes its answer.
+    let mut t = kriegspiel(&c);
+    let j = t.send_sealed(ALICE, Channel::WhiteUmpire, None, &junk, 110).expect("taken");
+    assert_eq!(t.relay.poll_timeout(), Some(610), "the umpire owes an answer by answer_ms");
+    // The honest umpire's complaint names it and ends the game...
+    let complaint = Payload::Claim(protocol::flow::loss_of(Side::White, protocol::flow::FORFEIT));
+    t.send(UMPIRE, Channel::Public, Some(j.hash), complaint, 120).expect("the complaint");
+    assert!(!t.relay.has_timed_out(Party::Umpire));
+    // ...after which a player's sealed message, written having seen the end, is refused.
+    let m = t.write_sealed(BOB, Channel::BlackUmpire, None, &junk);
+    assert!(
+        matches!(t.submit(BOB, &m, 130), Err(RelayError::NotEntitled(NotEntitled::NotNow { .. }))),
+        "sealed after the end"
+    );
+    // A player may not seal on the other side's channel at all.
+    let mut t = kriegspiel(&c);
+    let m = t.write_sealed(BOB, Channel::WhiteUmpire, None, &junk);
+    assert!(
+        matches!(t.submit(BOB, &m, 120), Err(RelayError::NotEntitled(NotEntitled::Never { .. }))),
+        "sealed on the opponent's channel"
+    );
+}

@@ -97,54 +97,180 @@ fn draw_offer() -> Claim {
 
 // ------------------------------------------------------------------ 1. sealed non-actions
 
-/// White (players[0]) seals `junk` on its private channel where its first action would go.
-fn sealed_junk(variant: Variant, junk: fn() -> Payload) -> Selfplay {
+/// Every payload kind a player may put in a sealed message but an action (and SIC's seed
+/// opening, which is what the setup asks for): the sealed junk of PROTOCOL.md 14.3.
+fn junks() -> Vec<Junk> {
+    fn opening() -> protocol::commitment::Opening {
+        protocol::commitment::Opening { value: vec![7], nonce: [7; 32] }
+    }
+    vec![
+        ("observation", || Payload::Observation(vec![1, 2, 3])),
+        ("claim", || Payload::Claim(draw_offer())),
+        ("ack", || Payload::Ack { message: protocol::MessageHash([9; 32]) }),
+        ("turn", || Payload::Turn { next: Owed::Nobody }),
+        ("countersign", || Payload::Countersign),
+        ("start", || Payload::Start),
+        ("disclose", || Payload::Disclose(Vec::new())),
+        ("close", || Payload::Close { wall_ms: 1 }),
+        ("timeout", || Payload::Timeout {
+            party: protocol::Party::Black,
+            expectation: protocol::message::Expectation::Move,
+            deadline_ms: 1,
+        }),
+        ("commit", || Payload::Commit {
+            purpose: protocol::flow::TIEBREAK,
+            commitment: protocol::Commitment([5; 32]),
+        }),
+        ("reveal", || Payload::Reveal {
+            purpose: protocol::commitment::PUBLIC_CONTRIBUTION,
+            opening: opening(),
+        }),
+        ("open", || Payload::Open { purpose: protocol::flow::TIEBREAK, opening: opening() }),
+    ]
+}
+
+/// Where the junk goes: the player's `nth` sealed message (its setup in SIC and 6x6 is the
+/// first; its moves follow).
+#[derive(Clone, Copy, Debug)]
+enum Phase {
+    /// The sealed setup: SIC's private seed opening, 6x6's secret setup.
+    Setup,
+    /// A move in play (the player's first, or a later one).
+    Play(u32),
+}
+
+impl Phase {
+    fn nth(self, variant: Variant) -> u32 {
+        let setup = u32::from(matches!(variant, Variant::Sic | Variant::SecretChess6));
+        match self {
+            Phase::Setup => 0,
+            Phase::Play(k) => setup + k,
+        }
+    }
+}
+
+/// White (players[0]) seals `junk` on its private channel in place of its `nth` sealed
+/// message.
+fn sealed_junk_at(variant: Variant, nth: u32, junk: fn() -> Payload) -> Selfplay {
     let (fired, hook) = counter();
     let mut c = config(variant, 1);
+    c.max_actions = 400;
     c.player_hooks[0] = Some(Box::new(move |channel: Channel, p: &mut Payload| {
         if channel != Channel::Public
             && matches!(p, Payload::Action(_) | Payload::Open { .. })
-            && hook.fetch_add(1, Ordering::SeqCst) == 0
+            && hook.fetch_add(1, Ordering::SeqCst) == nth
         {
             *p = junk();
         }
         true
     }));
     let played = play(c);
-    assert!(fired.load(Ordering::SeqCst) > 0, "{variant}: the player never sealed");
+    assert!(fired.load(Ordering::SeqCst) > nth, "{variant}: the player never sealed that far");
     played
 }
 
+/// Whether `junk` fits the padded size a player seals to in `variant`: what does not can never
+/// be sealed (the machine does not send it, and the relay refuses a larger ciphertext,
+/// `NotEntitled::SealedSize`).
+fn fits(variant: Variant, junk: &Payload) -> bool {
+    let padded =
+        protocol::game::sealed_plaintext_bytes(variant, protocol::game::SealDirection::ToUmpire);
+    // The padding's marker takes one byte (`protocol::seal::pad`).
+    junk.to_canonical().len() < padded
+}
+
+/// The sealed junk is the player's fault: the honest umpire refuses it in public at once (its
+/// complaint names the message) and the verifier names the sender (`NotAllowed`), never the
+/// umpire, the relay or the opponent, and never as anyone's timeout.
+fn assert_junk_convicts_the_player(played: &Selfplay, context: &str, name: &str) {
+    let cheat = role_of_player(played, 0);
+    let honest =
+        [Role::Umpire, Role::Relay, if cheat == Role::White { Role::Black } else { Role::White }];
+    // NotAllowed; a sealed opening of nothing committed is named as that (BadOpening).
+    let f =
+        assert_fault_of(played, &[FaultKind::NotAllowed, FaultKind::BadOpening], cheat, &honest);
+    assert!(
+        f.kind != FaultKind::NotAllowed
+            || f.evidence.contains("sealed") && f.evidence.contains(name),
+        "{context}: {}",
+        f.evidence
+    );
+    let complained = played.record.entries.iter().any(|e| {
+        e.message.verify().is_ok_and(|b| {
+            b.author == played.cast.umpire.public()
+                && matches!(b.payload, Payload::Claim(_))
+                && b.re.is_some()
+        })
+    });
+    assert!(complained, "{context}: no complaint");
+    assert!(
+        !played.refused.iter().any(|(w, _)| *w == Who::Umpire),
+        "{context}: {:?}",
+        played.refused
+    );
+    // The game is the cheat's loss.
+    let winner = if cheat == Role::White { rules::Color::Black } else { rules::Color::White };
+    let result = verifier::verify(&played.bytes).sanctioned_result();
+    assert_eq!(result.and_then(|r| r.winner), Some(winner), "{context}");
+}
+
 #[test]
-fn a_sealed_claim_names_the_player_never_the_umpire() {
-    let junks: [Junk; 1] = [("claim", || Payload::Claim(draw_offer()))];
-    for variant in [Variant::Kriegspiel] {
-        for (name, junk) in junks {
-            let played = sealed_junk(variant, junk);
-            let cheat = role_of_player(&played, 0);
-            let honest = [
-                Role::Umpire,
-                Role::Relay,
-                if cheat == Role::White { Role::Black } else { Role::White },
-            ];
-            let f = assert_fault(&played, FaultKind::NotAllowed, cheat, &honest);
-            assert!(f.evidence.contains(name), "{variant} {name}: {}", f.evidence);
-            // The umpire refused it in public at once: its complaint, naming the message.
-            let complained = played.record.entries.iter().any(|e| {
-                e.message.verify().is_ok_and(|b| {
-                    b.author == played.cast.umpire.public()
-                        && matches!(b.payload, Payload::Claim(_))
-                        && b.re.is_some()
-                })
-            });
-            assert!(complained, "{variant} {name}: no complaint");
-            assert!(
-                !played.refused.iter().any(|(w, _)| *w == Who::Umpire),
-                "{variant} {name}: {:?}",
-                played.refused
-            );
+fn sealed_junk_names_the_player_never_the_umpire_in_every_umpired_game_and_phase() {
+    let cases = [
+        (Variant::Kriegspiel, Phase::Play(0)),
+        (Variant::Kriegspiel, Phase::Play(2)),
+        (Variant::Sic, Phase::Setup),
+        (Variant::Sic, Phase::Play(0)),
+        (Variant::Sic, Phase::Play(2)),
+        (Variant::SecretChess6, Phase::Setup),
+        (Variant::SecretChess6, Phase::Play(0)),
+        (Variant::SecretChess6, Phase::Play(2)),
+    ];
+    let mut tried = 0;
+    for (variant, phase) in cases {
+        for (name, junk) in junks() {
+            if !fits(variant, &junk()) {
+                continue;
+            }
+            let played = sealed_junk_at(variant, phase.nth(variant), junk);
+            assert_junk_convicts_the_player(&played, &format!("{variant} {phase:?} {name}"), name);
+            tried += 1;
         }
     }
+    // Every kind fits SIC's and 6x6's padding; Kriegspiel's 16 bytes hold the small ones.
+    assert!(tried >= 6 * junks().len(), "{tried}");
+}
+
+#[test]
+fn junk_too_long_to_seal_leaves_the_player_silent_and_timed_out() {
+    // Kriegspiel pads a player's sealed plaintext to 16 bytes: an ack (a 32-byte hash), an
+    // opening or a commitment cannot be sealed at all. The relay refuses a larger ciphertext
+    // (`SealedSize`), so such junk never reaches the record; the player who writes it in
+    // place of its move has sent nothing, and is timed out: its own fault, the umpire never
+    // named.
+    let mut tried = 0;
+    for (name, junk) in junks() {
+        if fits(Variant::Kriegspiel, &junk()) {
+            continue;
+        }
+        let played = sealed_junk_at(Variant::Kriegspiel, 0, junk);
+        let cheat = role_of_player(&played, 0);
+        assert_fault_of(
+            &played,
+            &[FaultKind::Timeout],
+            cheat,
+            &[Role::Umpire, Role::Relay, Role::Black],
+        );
+        let sealed_by_cheat = played.record.entries.iter().any(|e| {
+            e.message.verify().is_ok_and(|b| {
+                b.author == played.cast.players[0].public()
+                    && matches!(b.payload, Payload::Sealed(_))
+            })
+        });
+        assert!(!sealed_by_cheat, "{name}: nothing sealed reached the record");
+        tried += 1;
+    }
+    assert!(tried >= 3, "{tried}");
 }
 
 // ------------------------------------------------------------------ 2. the umpire's duties
@@ -301,36 +427,62 @@ fn an_umpire_answer_naming_another_message_is_refused() {
 #[test]
 fn hidden_information_sealed_in_another_kind_convicts_the_umpire() {
     // The umpire seals to Black, in a payload kind that is not an observation, White's
-    // move: nothing checks such a kind against the rules, so it is outside the table.
-    for (name, kind) in [
-        ("action", (|| Payload::Action(vec![12, 28])) as fn() -> Payload),
-        ("claim", || Payload::Claim(draw_offer())),
-        ("ack", || Payload::Ack { message: protocol::MessageHash([1; 32]) }),
-    ] {
+    // move: nothing checks such a kind against the rules, so it is outside the table. In
+    // every umpired game, at its first answer to Black (SIC's start view, 6x6's setup ack,
+    // Kriegspiel's announcement) and at a later one.
+    let cases = [
+        (Variant::Kriegspiel, 0),
+        (Variant::Kriegspiel, 3),
+        (Variant::Sic, 0),
+        (Variant::Sic, 3),
+        (Variant::SecretChess6, 0),
+        (Variant::SecretChess6, 3),
+    ];
+    for ((variant, nth), (name, kind)) in cases.into_iter().flat_map(|c| {
+        [
+            ("action", (|| Payload::Action(vec![12, 28])) as fn() -> Payload),
+            ("claim", || Payload::Claim(draw_offer())),
+            ("ack", || Payload::Ack { message: protocol::MessageHash([1; 32]) }),
+            ("open", || Payload::Open {
+                purpose: protocol::commitment::PRIVATE_SEED,
+                opening: protocol::commitment::Opening { value: vec![12, 28], nonce: [0; 32] },
+            }),
+            ("turn", || Payload::Turn { next: Owed::Side(Side::White) }),
+        ]
+        .map(move |k| (c, k))
+    }) {
         let (fired, hook) = counter();
-        let mut c = config(Variant::Kriegspiel, 1);
+        let mut c = config(variant, 1);
         c.max_actions = 400;
         c.umpire_hook = Some(Box::new(move |channel: Channel, p: &mut Payload| {
             if channel == Channel::BlackUmpire
                 && matches!(p, Payload::Observation(_))
-                && hook.fetch_add(1, Ordering::SeqCst) == 0
+                && hook.fetch_add(1, Ordering::SeqCst) == nth
             {
                 *p = kind();
             }
             true
         }));
         let played = play(c);
-        assert!(fired.load(Ordering::SeqCst) > 0);
+        assert!(fired.load(Ordering::SeqCst) > nth, "{variant} {nth} {name}");
         // Its sealed answer is judged on its disclosure; an umpire that stops instead is named
-        // for the disclosures it owes.
-        let f = assert_fault_of(
-            &played,
-            &[FaultKind::NotAllowed, FaultKind::MissingReveal],
-            Role::Umpire,
-            &[Role::White, Role::Black],
+        // for the disclosures it owes. What is too long to seal (a Kriegspiel ack or opening in
+        // 16 bytes) is never sent: the umpire is silent, and timed out for the answer it owes.
+        let padded = protocol::game::sealed_plaintext_bytes(
+            variant,
+            protocol::game::SealDirection::FromUmpire,
         );
-        if f.kind == FaultKind::NotAllowed {
-            assert!(f.evidence.contains(name), "{name}: {}", f.evidence);
+        let sealable = kind().to_canonical().len() < padded;
+        // (Unsealable, its next answer may be named first: its `re` no longer fits.)
+        let kinds: &[FaultKind] = if sealable {
+            // A sealed opening of nothing the umpire committed is named as that.
+            &[FaultKind::NotAllowed, FaultKind::MissingReveal, FaultKind::BadOpening]
+        } else {
+            &[FaultKind::Timeout, FaultKind::MissingReveal, FaultKind::NotAllowed]
+        };
+        let f = assert_fault_of(&played, kinds, Role::Umpire, &[Role::White, Role::Black]);
+        if f.kind == FaultKind::NotAllowed && sealable {
+            assert!(f.evidence.contains(name), "{variant} {nth} {name}: {}", f.evidence);
         }
     }
 }

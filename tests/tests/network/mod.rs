@@ -99,6 +99,15 @@ impl Net {
     }
 
     pub async fn start_with(name: &str, edit: impl FnOnce(&mut server::Config)) -> Net {
+        Net::start_with_clock(name, edit, Arc::new(server::clock::TokioClock::system())).await
+    }
+
+    /// A server on `clock` (a test's relay whose time it controls).
+    pub async fn start_with_clock(
+        name: &str,
+        edit: impl FnOnce(&mut server::Config),
+        clock: Arc<dyn server::clock::Clock>,
+    ) -> Net {
         let dir = std::env::temp_dir().join(format!("fogproof-net-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let relay = identity("relay");
@@ -116,10 +125,7 @@ impl Net {
         }
         edit(&mut config);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
-        let running =
-            server::start(config, listener, Arc::new(server::clock::TokioClock::system()))
-                .await
-                .expect("server starts");
+        let running = server::start(config, listener, clock).await.expect("server starts");
         let base = format!("http://{}", running.addr);
         let umpire_proxy = Proxy::run(proxies.pop().expect("bound"), running.addr);
         let umpire = Agent::connect(AgentConfig {
