@@ -469,21 +469,14 @@ impl Session {
     /// entries; an error, then `None`, when the server stops following the match here or the
     /// shared socket breaks), while every match of the session shares one connection.
     pub async fn open(&self, id: &MatchId, since: Option<u64>) -> Result<MatchSocket, NetError> {
-        let (url, token, cmd, rx) = self.subscribe(id, since).await?;
+        let Subscribed { url, token, cmd, rx } = self.subscribe(id, since).await?;
         let channel =
             MuxChannel { session: self.clone(), id: *id, since, token, cmd, rx, reopens: 0 };
         Ok(MatchSocket { url, inner: Inner::Mux(channel) })
     }
 
     /// Asks the session's multiplexed socket to follow `id` from `since`.
-    async fn subscribe(
-        &self,
-        id: &MatchId,
-        since: Option<u64>,
-    ) -> Result<
-        (String, u64, mpsc::UnboundedSender<MuxCommand>, mpsc::UnboundedReceiver<MuxEvent>),
-        NetError,
-    > {
+    async fn subscribe(&self, id: &MatchId, since: Option<u64>) -> Result<Subscribed, NetError> {
         let token = self.subscriptions.fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = mpsc::unbounded_channel();
         let mut open = MuxCommand::Open { id: *id, since, token, tx };
@@ -492,7 +485,7 @@ impl Session {
         for _ in 0..2 {
             let (url, cmd) = self.mux_link().await?;
             match cmd.send(open) {
-                Ok(()) => return Ok((url, token, cmd, rx)),
+                Ok(()) => return Ok(Subscribed { url, token, cmd, rx }),
                 Err(mpsc::error::SendError(back)) => open = back,
             }
         }
@@ -729,6 +722,14 @@ enum Inner {
     Mux(MuxChannel),
 }
 
+/// A subscription asked of the session's multiplexed socket.
+struct Subscribed {
+    url: String,
+    token: u64,
+    cmd: mpsc::UnboundedSender<MuxCommand>,
+    rx: mpsc::UnboundedReceiver<MuxEvent>,
+}
+
 /// A match on the multiplexed socket; leaving it (dropping) tells the server.
 struct MuxChannel {
     /// The session, to open the match again if its socket broke before the server answered.
@@ -760,9 +761,7 @@ impl MuxChannel {
                 MuxEvent::Broke(_) => {
                     self.reopens += 1;
                     match self.session.subscribe(&self.id, self.since).await {
-                        Ok((_, token, cmd, rx)) => {
-                            (self.token, self.cmd, self.rx) = (token, cmd, rx)
-                        }
+                        Ok(s) => (self.token, self.cmd, self.rx) = (s.token, s.cmd, s.rx),
                         Err(e) => return Some(Err(e)),
                     }
                 }

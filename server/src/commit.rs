@@ -102,3 +102,67 @@ async fn run(store: Arc<dyn Store>, mut rx: mpsc::Receiver<(Write, Ack)>) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::sqlite::SqliteStore;
+    use crate::store::{ChallengeRow, MatchRow, MatchStatus};
+    use protocol::{Identity, MatchId};
+
+    fn new_match(id: MatchId, k: protocol::PublicKey) -> Write {
+        let row = MatchRow {
+            id,
+            terms: vec![1, 2, 3],
+            variant: "chess".into(),
+            players: [k, k],
+            rated: false,
+            challenge: Some(format!("c{}", id.0[0])),
+            created_ms: 5,
+            status: MatchStatus::Live,
+            finish: None,
+        };
+        Write::Match(row, vec![EntryRow { match_id: id, seq: 0, bytes: vec![id.0[0]; 3] }])
+    }
+
+    /// Writes sent at once share group commits, and one bad write (a match stored twice)
+    /// fails only itself: the others in its group are stored.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn starts_and_challenges_share_group_commits_and_a_bad_write_fails_alone() {
+        let dir = std::env::temp_dir().join(format!("fogproof-commit-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let store = Arc::new(SqliteStore::open(&dir).await.expect("store"));
+        let committer = Committer::start(store.clone());
+        let k = Identity::from_seed(&[4; 32]).public();
+        committer.write(new_match(MatchId([1; 32]), k)).await.expect("the first match");
+        let challenge = |n: u8| {
+            Write::Challenge(ChallengeRow {
+                id: format!("c{n}"),
+                challenger: k,
+                status: "open".into(),
+                body: "{}".into(),
+                created_ms: 1,
+            })
+        };
+        let mut writes = vec![new_match(MatchId([1; 32]), k)];
+        for n in 2..40u8 {
+            writes.push(new_match(MatchId([n; 32]), k));
+            writes.push(challenge(n));
+        }
+        let entry = EntryRow { match_id: MatchId([1; 32]), seq: 1, bytes: vec![9] };
+        writes.push(Write::Entries(vec![entry]));
+        let results = futures_util::future::join_all(writes.into_iter().map(|w| {
+            let c = committer.clone();
+            async move { c.write(w).await }
+        }))
+        .await;
+        assert!(results[0].is_err(), "the match stored twice is refused");
+        assert!(results[1..].iter().all(Result::is_ok), "{results:?}");
+        assert_eq!(store.live_matches().await.expect("matches").len(), 39);
+        assert_eq!(store.entries(&MatchId([1; 32])).await.expect("entries").len(), 2);
+        assert_eq!(store.entries(&MatchId([39; 32])).await.expect("entries").len(), 1);
+        let open = store.open_challenges().await.expect("challenges");
+        assert_eq!(open.len(), 38);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
