@@ -552,11 +552,13 @@ async fn mux_task(
                         let Some(sub) = subs.get_mut(&match_id) else { continue };
                         match *frame {
                             ServerFrame::Left { reason } => {
-                                let _ = sub.tx.send(MuxEvent::Ended(connect(format!("closed: {reason}"))));
+                                let e = connect(format!("closed: {reason}"));
+                                let _ = sub.tx.send(MuxEvent::Ended(e));
                                 subs.remove(&match_id);
                             }
                             ServerFrame::Finished { entries } if sub.welcomed => {
-                                let _ = sub.tx.send(MuxEvent::Frame(ServerFrame::Finished { entries }));
+                                let f = ServerFrame::Finished { entries };
+                                let _ = sub.tx.send(MuxEvent::Frame(f));
                                 subs.remove(&match_id);
                             }
                             f @ ServerFrame::Welcome { .. } => {

@@ -243,10 +243,14 @@ async fn run(
                         }
                         (code::TRY_LATER, "the match has stopped; reconnect".to_owned())
                     }
-                    Ok(ClientFrame::Hello { .. }) => (code::POLICY, "Hello comes once, first".to_owned()),
-                    Ok(ClientFrame::Open { .. } | ClientFrame::To { .. } | ClientFrame::Leave { .. }) => (
+                    Ok(ClientFrame::Hello { .. }) => {
+                        (code::POLICY, "Hello comes once, first".to_owned())
+                    }
+                    Ok(ClientFrame::Open { .. } | ClientFrame::To { .. }
+                        | ClientFrame::Leave { .. }) => (
                         code::POLICY,
-                        "Open, To and Leave are for the multiplexed socket (GET /api/socket)".to_owned(),
+                        "Open, To and Leave are for the multiplexed socket (GET /api/socket)"
+                            .to_owned(),
                     ),
                     Err(e) => (code::POLICY, format!("bad frame: {e}")),
                 };
@@ -391,86 +395,84 @@ async fn run_mux(
                     Ok(None) => continue,
                     Err(()) => break,
                 };
-                {
-                    let arrived = Instant::now();
-                    let frame = match ClientFrame::from_canonical(&b) {
-                        Ok(f) => f,
-                        Err(e) => {
-                            close(&mut socket, code::POLICY, &format!("bad frame: {e}")).await;
-                            break;
-                        }
-                    };
-                    // Frames for matches not open here: past the socket's budget, a flood.
-                    let stray = matches!(&frame, ClientFrame::To { match_id, .. } if !subs.contains_key(match_id));
-                    if stray && !exempt && socket_frames.check().is_err() {
-                        close(&mut socket, code::POLICY, &format!(
-                            "more than {} frames per second for matches not open on this socket \
-                             (max_frames_per_second_per_connection)",
-                            limits.max_frames_per_second_per_connection
-                        )).await;
+                let arrived = Instant::now();
+                let frame = match ClientFrame::from_canonical(&b) {
+                    Ok(f) => f,
+                    Err(e) => {
+                        close(&mut socket, code::POLICY, &format!("bad frame: {e}")).await;
                         break;
                     }
-                    match frame {
-                        ClientFrame::To { match_id, message } => {
-                            let Some(sub) = subs.get(&match_id) else {
-                                ok = send_for(&mut socket, &match_id, &ServerFrame::left(
-                                    "this match is not open on this socket: Open it first",
-                                )).await;
-                                continue;
-                            };
-                            let reason = if sub.limiter.check().is_err() {
-                                format!(
-                                    "more than {} frames per second for this match \
-                                     (max_frames_per_second_per_connection)",
-                                    limits.max_frames_per_second_per_connection
-                                )
-                            } else if sub.tx.send(Command::Message { conn: sub.conn, bytes: message, arrived }).await.is_err() {
-                                "the match has stopped; open it again".to_owned()
-                            } else {
-                                continue;
-                            };
-                            if let Some(sub) = subs.remove(&match_id) {
-                                let _ = sub.tx.send(Command::Leave { conn: sub.conn }).await;
-                            }
-                            ok = send_for(&mut socket, &match_id, &ServerFrame::left(&reason)).await;
+                };
+                // Frames for matches not open here: past the socket's budget, a flood.
+                let stray = matches!(&frame, ClientFrame::To { match_id, .. } if !subs.contains_key(match_id));
+                if stray && !exempt && socket_frames.check().is_err() {
+                    close(&mut socket, code::POLICY, &format!(
+                        "more than {} frames per second for matches not open on this socket \
+                         (max_frames_per_second_per_connection)",
+                        limits.max_frames_per_second_per_connection
+                    )).await;
+                    break;
+                }
+                match frame {
+                    ClientFrame::To { match_id, message } => {
+                        let Some(sub) = subs.get(&match_id) else {
+                            ok = send_for(&mut socket, &match_id, &ServerFrame::left(
+                                "this match is not open on this socket: Open it first",
+                            )).await;
+                            continue;
+                        };
+                        let reason = if sub.limiter.check().is_err() {
+                            format!(
+                                "more than {} frames per second for this match \
+                                 (max_frames_per_second_per_connection)",
+                                limits.max_frames_per_second_per_connection
+                            )
+                        } else if sub.tx.send(Command::Message { conn: sub.conn, bytes: message, arrived }).await.is_err() {
+                            "the match has stopped; open it again".to_owned()
+                        } else {
+                            continue;
+                        };
+                        if let Some(sub) = subs.remove(&match_id) {
+                            let _ = sub.tx.send(Command::Leave { conn: sub.conn }).await;
                         }
-                        ClientFrame::Open { match_id, since } => {
-                            // Past the budget an Open is refused, not the socket: a client
-                            // opening all its matches again after a reconnect retries them.
-                            if !exempt && socket_frames.check().is_err() {
-                                ok = send_for(&mut socket, &match_id, &ServerFrame::left(&format!(
-                                    "more than {} Open frames per second on this socket \
-                                     (max_frames_per_second_per_connection): open it again shortly",
-                                    limits.max_frames_per_second_per_connection
-                                ))).await;
-                                continue;
-                            }
-                            if let Some(old) = subs.remove(&match_id) {
-                                let _ = old.tx.send(Command::Leave { conn: old.conn }).await;
-                            }
-                            if subs.len() >= max_matches {
-                                ok = send_for(&mut socket, &match_id, &ServerFrame::left(&format!(
-                                    "{max_matches} matches are open on this socket \
-                                     (max_matches_per_connection)"
-                                ))).await;
-                                continue;
-                            }
-                            ok = open(&mut socket, &shared, key, match_id, since, &tx, &mux, &mut subs).await;
+                        ok = send_for(&mut socket, &match_id, &ServerFrame::left(&reason)).await;
+                    }
+                    ClientFrame::Open { match_id, since } => {
+                        // Past the budget an Open is refused, not the socket: a client
+                        // opening all its matches again after a reconnect retries them.
+                        if !exempt && socket_frames.check().is_err() {
+                            ok = send_for(&mut socket, &match_id, &ServerFrame::left(&format!(
+                                "more than {} Open frames per second on this socket \
+                                 (max_frames_per_second_per_connection): open it again shortly",
+                                limits.max_frames_per_second_per_connection
+                            ))).await;
+                            continue;
                         }
-                        ClientFrame::Leave { match_id } => {
-                            if let Some(old) = subs.remove(&match_id) {
-                                let _ = old.tx.send(Command::Leave { conn: old.conn }).await;
-                            }
+                        if let Some(old) = subs.remove(&match_id) {
+                            let _ = old.tx.send(Command::Leave { conn: old.conn }).await;
                         }
-                        ClientFrame::Hello { .. } => {
-                            close(&mut socket, code::POLICY, "Hello comes once, first").await;
-                            break;
+                        if subs.len() >= max_matches {
+                            ok = send_for(&mut socket, &match_id, &ServerFrame::left(&format!(
+                                "{max_matches} matches are open on this socket \
+                                 (max_matches_per_connection)"
+                            ))).await;
+                            continue;
                         }
-                        ClientFrame::Message(_) => {
-                            close(&mut socket, code::POLICY,
-                                "this socket carries many matches: a message goes in To, naming its match").await;
-                            break;
+                        ok = open(&mut socket, &shared, key, match_id, since, &tx, &mux, &mut subs).await;
+                    }
+                    ClientFrame::Leave { match_id } => {
+                        if let Some(old) = subs.remove(&match_id) {
+                            let _ = old.tx.send(Command::Leave { conn: old.conn }).await;
                         }
+                    }
+                    ClientFrame::Hello { .. } => {
+                        close(&mut socket, code::POLICY, "Hello comes once, first").await;
+                        break;
+                    }
+                    ClientFrame::Message(_) => {
+                        close(&mut socket, code::POLICY,
+                            "this socket carries many matches: a message goes in To, naming its match").await;
+                        break;
                     }
                 }
             }
