@@ -567,6 +567,15 @@ async fn measure(
         ramped.errors,
         ramped.failed
     )?;
+    let phases: Vec<String> = client::loadtest::PHASES
+        .iter()
+        .zip(&ramped.phases)
+        .map(|(name, us)| match us {
+            Some(us) => format!("{name} {:.1} ms", *us as f64 / 1000.0),
+            None => format!("{name} -"),
+        })
+        .collect();
+    writeln!(out, "start phases (challenger's side, mean): {}", phases.join(", "))?;
     out.flush()?;
     tokio::time::sleep(Duration::from_secs_f64(args.warmup)).await;
 

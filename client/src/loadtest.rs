@@ -96,6 +96,36 @@ struct Counters {
     sent: AtomicU64,
     /// Messages the relay refused.
     refused: AtomicU64,
+    /// Where starting a match spends its time.
+    phases: Phases,
+}
+
+/// The phases of a match's start, as the challenger sees them ([`Progress::phases`]).
+pub const PHASES: [&str; 7] = [
+    "event streams",
+    "challenge",
+    "accept",
+    "terms written",
+    "own signature",
+    "the others' signatures and the start",
+    "socket welcome",
+];
+
+/// The time spent in each of [`PHASES`] by the matches that got past it: sums and counts.
+#[derive(Debug, Default)]
+struct Phases {
+    micros: [AtomicU64; PHASES.len()],
+    count: [AtomicU64; PHASES.len()],
+}
+
+impl Phases {
+    fn add(&self, phase: usize, since: &mut Instant) {
+        let now = Instant::now();
+        let us = u64::try_from(now.duration_since(*since).as_micros()).unwrap_or(u64::MAX);
+        self.micros[phase].fetch_add(us, Ordering::Relaxed);
+        self.count[phase].fetch_add(1, Ordering::Relaxed);
+        *since = now;
+    }
 }
 
 /// What the players measure while a window is open.
@@ -180,6 +210,8 @@ pub struct Progress {
     pub first_errors: Vec<String>,
     /// Finished matches by how they ended (White's claim).
     pub ends: BTreeMap<String, u64>,
+    /// The mean time of each of [`PHASES`] so far, microseconds (`None`: none got past it).
+    pub phases: Vec<Option<u64>>,
 }
 
 /// Why a match could not be played to its end.
@@ -237,6 +269,12 @@ impl Load {
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner)
                 .clone(),
+            phases: (0..PHASES.len())
+                .map(|i| {
+                    let n = c.phases.count[i].load(Ordering::Relaxed);
+                    (n > 0).then(|| c.phases.micros[i].load(Ordering::Relaxed) / n)
+                })
+                .collect(),
         }
     }
 
@@ -402,7 +440,10 @@ async fn set_up(
     black: &(Identity, Session),
 ) -> Result<SignedTerms, MatchError> {
     let config = &shared.config;
+    let phases = &shared.counters.phases;
+    let mut at = Instant::now();
     let (mut w_events, mut b_events) = (white.1.events().await?, black.1.events().await?);
+    phases.add(0, &mut at);
     let request = json!({
         "variant": config.variant.id(),
         "clock_limit": config.clock_seconds.0,
@@ -417,10 +458,12 @@ async fn set_up(
         .and_then(Value::as_str)
         .ok_or_else(|| MatchError::Protocol(format!("a challenge without an id: {made}")))?
         .to_owned();
+    phases.add(1, &mut at);
     black.1.post(&format!("/api/challenge/{id}/accept"), &seat_json(&black.0)?).await?;
+    phases.add(2, &mut at);
     let (w, b) = tokio::join!(
-        sign_and_start(white, &mut w_events, &id),
-        sign_and_start(black, &mut b_events, &id)
+        sign_and_start(white, &mut w_events, &id, Some((phases, at))),
+        sign_and_start(black, &mut b_events, &id, None)
     );
     let (w, _) = (w?, b?);
     Ok(w)
@@ -432,8 +475,14 @@ async fn sign_and_start(
     (identity, session): &(Identity, Session),
     events: &mut crate::net::EventStream,
     id: &str,
+    mut phases: Option<(&Phases, Instant)>,
 ) -> Result<SignedTerms, MatchError> {
     let mut match_id = None;
+    let mut phase = |i: usize| {
+        if let Some((p, at)) = &mut phases {
+            p.add(i, at);
+        }
+    };
     while let Some(event) = events.next().await {
         let e = event?;
         match e.get("type").and_then(Value::as_str) {
@@ -445,6 +494,7 @@ async fn sign_and_start(
                     .ok_or_else(|| MatchError::Protocol("terms without bytes".into()))?;
                 let terms = MatchTerms::from_canonical(&bytes)
                     .map_err(|e| MatchError::Protocol(format!("terms: {e}")))?;
+                phase(3);
                 crate::agent::check_terms(
                     &terms,
                     identity,
@@ -461,12 +511,14 @@ async fn sign_and_start(
                         &json!({ "signature": signature_hex(&sig) }),
                     )
                     .await?;
+                phase(4);
                 match_id = e.get("matchId").and_then(Value::as_str).map(str::to_owned);
             }
             Some("gameStart")
                 if match_id.is_some()
                     && e.pointer("/game/id").and_then(Value::as_str) == match_id.as_deref() =>
             {
+                phase(5);
                 return e
                     .pointer("/game/terms")
                     .and_then(Value::as_str)
@@ -529,11 +581,15 @@ async fn play_seat(
     let secret = protocol::keys::random_32().map_err(|e| MatchError::Protocol(e.to_string()))?;
     let mut player = Player::asking(identity, agreed.clone(), secret)
         .map_err(|e| MatchError::Protocol(format!("player: {e}")))?;
+    let mut at = Instant::now();
     let mut socket = session.open(&agreed.match_id, None).await?;
     let catch_up = match socket.next().await {
         Some(Ok(ServerFrame::Welcome { catch_up, .. })) => catch_up,
         other => return Err(MatchError::Protocol(format!("no Welcome: {other:?}"))),
     };
+    if resigns {
+        shared.counters.phases.add(6, &mut at);
+    }
     let mut seat = SeatLoop {
         shared: &shared,
         player: &mut player,

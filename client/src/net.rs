@@ -127,17 +127,29 @@ type WsStream =
 /// What a session's match sockets ask of its multiplexed socket's task.
 enum MuxCommand {
     /// Follow a match from `since`; its frames go to `tx`.
-    Open {
-        id: MatchId,
-        since: Option<u64>,
-        token: u64,
-        tx: mpsc::UnboundedSender<Result<ServerFrame, NetError>>,
-    },
+    Open { id: MatchId, since: Option<u64>, token: u64, tx: mpsc::UnboundedSender<MuxEvent> },
     /// Send these bytes as one binary frame.
     Send(Vec<u8>),
     /// Stop following a match (if subscription `token` is still the one open).
     Leave { id: MatchId, token: u64 },
 }
+
+/// What a session's multiplexed socket hands one match socket.
+enum MuxEvent {
+    /// A frame of the match.
+    Frame(ServerFrame),
+    /// The subscription ended: the server left it, or the socket broke after its `Welcome`.
+    Ended(NetError),
+    /// The socket broke before the server answered this subscription's `Open` (an `Open` that
+    /// raced the socket's close): nothing of the match came on it, so the match socket opens it
+    /// again on the session's next socket ([`MAX_REOPENS`]).
+    Broke(NetError),
+}
+
+/// How many times a match socket opens its match again on a new multiplexed socket when the
+/// one it was opened on broke before the server answered (each time on a socket the session
+/// connected after the break); past it the break is the match socket's error.
+pub const MAX_REOPENS: u32 = 3;
 
 fn key_field(v: &Value, field: &str) -> Option<PublicKey> {
     v.get(field).and_then(Value::as_str).and_then(|s| s.parse().ok())
@@ -480,12 +492,31 @@ impl Session {
     /// entries; an error, then `None`, when the server stops following the match here or the
     /// shared socket breaks), while every match of the session shares one connection.
     pub async fn open(&self, id: &MatchId, since: Option<u64>) -> Result<MatchSocket, NetError> {
-        let (url, cmd) = self.mux_link().await?;
+        let Subscribed { url, token, cmd, rx } = self.subscribe(id, since).await?;
+        let channel =
+            MuxChannel { session: self.clone(), id: *id, since, token, cmd, rx, reopens: 0 };
+        Ok(MatchSocket { url, inner: Inner::Mux(channel) })
+    }
+
+    /// Asks the session's multiplexed socket to follow `id` from `since`.
+    async fn subscribe(&self, id: &MatchId, since: Option<u64>) -> Result<Subscribed, NetError> {
         let token = self.subscriptions.fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = mpsc::unbounded_channel();
-        cmd.send(MuxCommand::Open { id: *id, since, token, tx })
-            .map_err(|_| NetError::Connect { url: url.clone(), why: "the socket closed".into() })?;
-        Ok(MatchSocket { url, inner: Inner::Mux(MuxChannel { id: *id, token, cmd, rx }) })
+        let mut open = MuxCommand::Open { id: *id, since, token, tx };
+        // A socket that broke between `mux_link` and the send has closed its queue: the
+        // second link is a new socket.
+        for _ in 0..2 {
+            let (url, cmd) = self.mux_link().await?;
+            match cmd.send(open) {
+                Ok(()) => return Ok(Subscribed { url, token, cmd, rx }),
+                Err(mpsc::error::SendError(back)) => open = back,
+            }
+        }
+        let ws_base = self.base.replacen("http", "ws", 1);
+        Err(NetError::Connect {
+            url: format!("{ws_base}/api/socket"),
+            why: "the socket closed".into(),
+        })
     }
 
     /// The multiplexed socket's task, connecting it if there is none or it broke.
@@ -517,15 +548,18 @@ impl Session {
 /// A match followed on the multiplexed socket.
 struct MuxSub {
     token: u64,
-    tx: mpsc::UnboundedSender<Result<ServerFrame, NetError>>,
+    tx: mpsc::UnboundedSender<MuxEvent>,
     /// Whether its `Welcome` came: frames before it are the rest of an earlier subscription
     /// of the same match, and dropped.
     welcomed: bool,
 }
 
 /// The task of a session's multiplexed socket: sends what the session's match sockets ask,
-/// hands each wrapped frame to its match's socket. When the socket breaks, every match
-/// socket gets the error, then `None` (each seat opens its match again: a new socket).
+/// hands each wrapped frame to its match's socket. When the socket breaks, the session stops
+/// using it at once (its command queue closes, so the next `open` connects a new socket);
+/// every match socket that had its `Welcome` gets the error, then `None` (each seat opens its
+/// match again: a new socket), and one whose `Open` the server had not answered (it raced the
+/// close) is told to open it again on the new socket ([`MuxEvent::Broke`]).
 async fn mux_task(
     mut ws: WsStream,
     mut commands: mpsc::UnboundedReceiver<MuxCommand>,
@@ -541,19 +575,21 @@ async fn mux_task(
                         let Some(sub) = subs.get_mut(&match_id) else { continue };
                         match *frame {
                             ServerFrame::Left { reason } => {
-                                let _ = sub.tx.send(Err(connect(format!("closed: {reason}"))));
+                                let e = connect(format!("closed: {reason}"));
+                                let _ = sub.tx.send(MuxEvent::Ended(e));
                                 subs.remove(&match_id);
                             }
                             ServerFrame::Finished { entries } if sub.welcomed => {
-                                let _ = sub.tx.send(Ok(ServerFrame::Finished { entries }));
+                                let f = ServerFrame::Finished { entries };
+                                let _ = sub.tx.send(MuxEvent::Frame(f));
                                 subs.remove(&match_id);
                             }
                             f @ ServerFrame::Welcome { .. } => {
                                 sub.welcomed = true;
-                                let _ = sub.tx.send(Ok(f));
+                                let _ = sub.tx.send(MuxEvent::Frame(f));
                             }
                             f if sub.welcomed => {
-                                let _ = sub.tx.send(Ok(f));
+                                let _ = sub.tx.send(MuxEvent::Frame(f));
                             }
                             _ => {}
                         }
@@ -617,8 +653,21 @@ async fn mux_task(
             }
         }
     };
+    // From here on the session connects a new socket for every `open`; the `Open`s already
+    // queued here never reached the server, and are opened again there.
+    commands.close();
+    let mut unanswered = Vec::new();
+    while let Ok(c) = commands.try_recv() {
+        if let MuxCommand::Open { tx, .. } = c {
+            unanswered.push(tx);
+        }
+    }
     for sub in subs.into_values() {
-        let _ = sub.tx.send(Err(connect(why.clone())));
+        let e = connect(why.clone());
+        let _ = sub.tx.send(if sub.welcomed { MuxEvent::Ended(e) } else { MuxEvent::Broke(e) });
+    }
+    for tx in unanswered {
+        let _ = tx.send(MuxEvent::Broke(connect(why.clone())));
     }
 }
 
@@ -698,12 +747,52 @@ enum Inner {
     Mux(MuxChannel),
 }
 
-/// A match on the multiplexed socket; leaving it (dropping) tells the server.
-struct MuxChannel {
-    id: MatchId,
+/// A subscription asked of the session's multiplexed socket.
+struct Subscribed {
+    url: String,
     token: u64,
     cmd: mpsc::UnboundedSender<MuxCommand>,
-    rx: mpsc::UnboundedReceiver<Result<ServerFrame, NetError>>,
+    rx: mpsc::UnboundedReceiver<MuxEvent>,
+}
+
+/// A match on the multiplexed socket; leaving it (dropping) tells the server.
+struct MuxChannel {
+    /// The session, to open the match again if its socket broke before the server answered.
+    session: Session,
+    id: MatchId,
+    /// The position it was (last) opened from.
+    since: Option<u64>,
+    token: u64,
+    cmd: mpsc::UnboundedSender<MuxCommand>,
+    rx: mpsc::UnboundedReceiver<MuxEvent>,
+    /// Times it was opened again since its last `Welcome` ([`MAX_REOPENS`]).
+    reopens: u32,
+}
+
+impl MuxChannel {
+    /// The next frame, opening the match again on a new socket if the `Open` raced the old
+    /// socket's close.
+    async fn next(&mut self) -> Option<Result<ServerFrame, NetError>> {
+        loop {
+            match self.rx.recv().await? {
+                MuxEvent::Frame(f) => {
+                    if matches!(f, ServerFrame::Welcome { .. }) {
+                        self.reopens = 0;
+                    }
+                    return Some(Ok(f));
+                }
+                MuxEvent::Ended(e) => return Some(Err(e)),
+                MuxEvent::Broke(e) if self.reopens >= MAX_REOPENS => return Some(Err(e)),
+                MuxEvent::Broke(_) => {
+                    self.reopens += 1;
+                    match self.session.subscribe(&self.id, self.since).await {
+                        Ok(s) => (self.token, self.cmd, self.rx) = (s.token, s.cmd, s.rx),
+                        Err(e) => return Some(Err(e)),
+                    }
+                }
+            }
+        }
+    }
 }
 
 impl Drop for MuxChannel {
@@ -716,11 +805,12 @@ impl MatchSocket {
     /// Sends one frame (on the multiplexed socket, `Hello` opens the match again from
     /// `since` and `Message` goes as `To`, naming the match).
     pub async fn send_frame(&mut self, f: &ClientFrame) -> Result<(), NetError> {
-        let bytes = match (&self.inner, f) {
+        let bytes = match (&mut self.inner, f) {
             (Inner::Mux(m), ClientFrame::Message(bytes)) => {
                 ClientFrame::To { match_id: m.id, message: bytes.clone() }.to_canonical()
             }
             (Inner::Mux(m), ClientFrame::Hello { since, .. }) => {
+                m.since = *since;
                 ClientFrame::Open { match_id: m.id, since: *since }.to_canonical()
             }
             _ => f.to_canonical(),
@@ -775,7 +865,7 @@ impl MatchSocket {
     pub async fn next(&mut self) -> Option<Result<ServerFrame, NetError>> {
         let ws = match &mut self.inner {
             Inner::Own(ws) => ws,
-            Inner::Mux(c) => return c.rx.recv().await,
+            Inner::Mux(c) => return c.next().await,
         };
         loop {
             let m = match ws.next().await? {

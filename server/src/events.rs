@@ -23,9 +23,10 @@ pub struct EventBus {
 }
 
 impl EventBus {
-    /// Opens a stream for `key`.
-    pub fn subscribe(&self, key: PublicKey) -> mpsc::Receiver<Line> {
-        let (tx, rx) = mpsc::channel(MAX_QUEUED_EVENTS);
+    /// Opens a stream for `key` that holds at most `queued` events ([`MAX_QUEUED_EVENTS`]
+    /// for anyone but the server's own umpire service, which hears of every match).
+    pub fn subscribe(&self, key: PublicKey, queued: usize) -> mpsc::Receiver<Line> {
+        let (tx, rx) = mpsc::channel(queued.max(1));
         let mut streams = self.streams.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         streams.entry(key).or_default().push(tx);
         rx

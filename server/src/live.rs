@@ -7,7 +7,7 @@
 //! `countersign_ms`), assembles the record, verifies it, stores the verdict and ends.
 
 use crate::state::{FinishedMatch, Shared};
-use crate::store::{EntryRow, Finish, MatchRow};
+use crate::store::{EntryRow, Finish, MatchRow, Write};
 use axum::body::Bytes;
 use protocol::codec::Canonical;
 use protocol::keys::ByColour;
@@ -342,12 +342,13 @@ impl MatchTask {
             .enumerate()
             .map(|(i, e)| EntryRow { match_id: row.id, seq: i as u64, bytes: e.to_canonical() })
             .collect();
+        let n = first.len();
+        // In the next group commit with other matches' entries and starts (one fsync for all).
         shared
-            .store
-            .create_match(&row, &first)
+            .committer
+            .write(Write::Match(row.clone(), first))
             .await
             .map_err(|e| StartError::Terms(format!("storing the new match: {e}")))?;
-        let n = first.len();
         let (mut task, handle) = MatchTask::new(shared, row, signed, agreed, relay, n, 0);
         task.refresh_info();
         Ok((task, handle))

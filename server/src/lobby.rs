@@ -415,7 +415,9 @@ async fn store_challenge(shared: &Arc<Shared>, c: &Challenge) -> Result<(), Lobb
         body: serde_json::to_string(c).map_err(|e| LobbyError::Store(e.to_string()))?,
         created_ms: c.created_ms,
     };
-    shared.store.put_challenge(&row).await.map_err(|e| LobbyError::Store(e.to_string()))
+    // In the next group commit (server::commit): one fsync for many challenges and starts.
+    let write = crate::store::Write::Challenge(row);
+    shared.committer.write(write).await.map_err(|e| LobbyError::Store(e.to_string()))
 }
 
 /// Reloads open challenges after a restart (terms being signed are gone: nothing was

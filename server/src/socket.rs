@@ -10,8 +10,10 @@
 //! socket with a reason; the match goes on for everyone else.
 
 use crate::api::{AppError, Authed, MaybeAuthed, parse_match_id};
+use crate::config::Limits;
 use crate::live::{Command, MATCH_OVER, Mux, Outgoing};
 use crate::state::{ConnectionSlot, Shared, connect};
+use axum::body::Bytes;
 use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -57,16 +59,23 @@ pub async fn socket(
     Path(id): Path<String>,
 ) -> Result<Response, AppError> {
     let id = parse_match_id(&id)?;
-    let slot = connect(&shared, key).map_err(|why| {
+    let (ws, slot) = upgrade(ws, &shared, key)?;
+    Ok(ws.on_upgrade(move |socket| run(socket, shared, id, key, slot)))
+}
+
+/// What both upgrades share: a connection slot for `key` (or 429), the frame limits.
+fn upgrade(
+    ws: WebSocketUpgrade,
+    shared: &Arc<Shared>,
+    key: Option<PublicKey>,
+) -> Result<(WebSocketUpgrade, ConnectionSlot), AppError> {
+    let slot = connect(shared, key).map_err(|why| {
         metrics::counter!(crate::metrics::CONNECTIONS_REFUSED).increment(1);
         AppError::new(StatusCode::TOO_MANY_REQUESTS, why)
     })?;
     let max = shared.config.limits.max_frame_bytes;
-    Ok(ws
-        .read_buffer_size(READ_BUFFER_BYTES)
-        .max_message_size(max)
-        .max_frame_size(max)
-        .on_upgrade(move |socket| run(socket, shared, id, key, slot)))
+    let ws = ws.read_buffer_size(READ_BUFFER_BYTES).max_message_size(max).max_frame_size(max);
+    Ok((ws, slot))
 }
 
 /// Closes the socket: for anything but a normal end, first a last refusal with the whole
@@ -84,6 +93,102 @@ async fn close(socket: &mut WebSocket, code: u16, reason: &str) {
         socket.send(Message::Close(Some(CloseFrame { code, reason: reason[..end].into() }))).await;
 }
 
+/// Reads the socket's `Hello` within `max_hello_wait_ms`: the position it holds, or `None`
+/// once the socket is closed (with the reason, if it said anything else).
+async fn hello(socket: &mut WebSocket, limits: &Limits) -> Option<Option<u64>> {
+    let wait = Duration::from_millis(limits.max_hello_wait_ms);
+    let (code, reason) = match tokio::time::timeout(wait, socket.next()).await {
+        Err(_) => (
+            code::POLICY,
+            format!("no Hello within {} ms (max_hello_wait_ms)", limits.max_hello_wait_ms),
+        ),
+        Ok(Some(Ok(Message::Binary(b)))) => match ClientFrame::from_canonical(&b) {
+            Ok(ClientFrame::Hello { since, .. }) => return Some(since),
+            Ok(_) => (code::POLICY, "the first frame must be Hello".to_owned()),
+            Err(e) => (code::POLICY, format!("bad frame: {e}")),
+        },
+        Ok(Some(Ok(Message::Close(_))) | None) => return None,
+        Ok(Some(Ok(_))) => (code::UNSUPPORTED, "binary frames only (ClientFrame)".to_owned()),
+        Ok(Some(Err(e))) => (code::TOO_BIG, e.to_string()),
+    };
+    close(socket, code, &reason).await;
+    None
+}
+
+/// A binary frame read after `Hello`: `Ok(None)` for a ping or pong; `Err` once the socket
+/// has ended (closed here with the reason, unless the peer closed it).
+async fn binary(
+    socket: &mut WebSocket,
+    incoming: Option<Result<Message, axum::Error>>,
+) -> Result<Option<Bytes>, ()> {
+    let (code, reason) = match incoming {
+        Some(Ok(Message::Binary(b))) => return Ok(Some(b)),
+        Some(Ok(Message::Ping(_) | Message::Pong(_))) => return Ok(None),
+        Some(Ok(Message::Close(_))) | None => return Err(()),
+        Some(Ok(Message::Text(_))) => {
+            (code::UNSUPPORTED, "binary frames only (ClientFrame)".into())
+        }
+        Some(Err(e)) => (code::TOO_BIG, e.to_string()),
+    };
+    close(socket, code, &reason).await;
+    Err(())
+}
+
+/// What opening a match gives a socket (either kind: the one open path).
+enum Opened {
+    /// Following the live match as subscription `conn` of the match task `tx`; `frames` are
+    /// its `Welcome` and catch-up, already wrapped for a multiplexed socket.
+    Live { tx: mpsc::Sender<Command>, conn: u64, frames: Vec<Bytes> },
+    /// The match is finished here: `Welcome`, every entry after `since`, `Finished`
+    /// (unwrapped).
+    Finished(Vec<Vec<u8>>),
+    /// Not opened: the close code and reason.
+    Refused(u16, String),
+}
+
+/// Opens `id` for a socket of `key` holding everything up to `since`: joins the live match
+/// (its frames to `tx`, wrapped if `mux`), or reads the finished one.
+async fn open_match(
+    shared: &Shared,
+    id: &MatchId,
+    key: Option<PublicKey>,
+    since: Option<u64>,
+    tx: mpsc::Sender<Outgoing>,
+    mux: Option<Mux>,
+) -> Opened {
+    let Some(handle) = shared.live(id) else {
+        return match finished_frames(shared, id, since).await {
+            Ok(frames) => Opened::Finished(frames),
+            Err((c, reason)) => Opened::Refused(c, reason),
+        };
+    };
+    let conn = shared.next_conn();
+    let (reply, answer) = oneshot::channel();
+    if handle.tx.send(Command::Join { conn, key, since, tx, mux, reply }).await.is_err() {
+        return Opened::Refused(code::TRY_LATER, "the match is being stored; open it again".into());
+    }
+    match answer.await {
+        Ok(Ok(joined)) => {
+            let mut frames = Vec::with_capacity(joined.catch_up.len() + 1);
+            frames.push(Bytes::from(joined.welcome));
+            frames.extend(joined.catch_up);
+            Opened::Live { tx: handle.tx, conn, frames }
+        }
+        Ok(Err(e)) => Opened::Refused(code::POLICY, e.to_string()),
+        Err(_) => Opened::Refused(code::TRY_LATER, "the match ended; open it again".into()),
+    }
+}
+
+/// Sends `frames` one by one; `false` if the socket is gone.
+async fn send_all(socket: &mut WebSocket, frames: impl IntoIterator<Item = Bytes>) -> bool {
+    for f in frames {
+        if socket.send(Message::Binary(f)).await.is_err() {
+            return false;
+        }
+    }
+    true
+}
+
 async fn run(
     mut socket: WebSocket,
     shared: Arc<Shared>,
@@ -93,105 +198,70 @@ async fn run(
 ) {
     let limits = shared.config.limits;
     // 1. Hello, in time.
-    let hello =
-        tokio::time::timeout(Duration::from_millis(limits.max_hello_wait_ms), socket.next()).await;
-    let since = match hello {
-        Err(_) => {
-            return close(
-                &mut socket,
-                code::POLICY,
-                &format!("no Hello within {} ms (max_hello_wait_ms)", limits.max_hello_wait_ms),
-            )
-            .await;
-        }
-        Ok(Some(Ok(Message::Binary(b)))) => match ClientFrame::from_canonical(&b) {
-            Ok(ClientFrame::Hello { since, .. }) => since,
-            Ok(_) => {
-                return close(&mut socket, code::POLICY, "the first frame must be Hello").await;
-            }
-            Err(e) => return close(&mut socket, code::POLICY, &format!("bad frame: {e}")).await,
-        },
-        Ok(Some(Ok(Message::Close(_))) | None) => return,
-        Ok(Some(Ok(_))) => {
-            return close(&mut socket, code::UNSUPPORTED, "binary frames only (ClientFrame)").await;
-        }
-        Ok(Some(Err(e))) => return close(&mut socket, code::TOO_BIG, &format!("{e}")).await,
-    };
+    let Some(since) = hello(&mut socket, &limits).await else { return };
     // 2. The match: live, or finished (then everything, and the end).
-    let Some(handle) = shared.live(&id) else {
-        return finished(&mut socket, &shared, &id, since).await;
-    };
-    let conn = shared.next_conn();
     let (tx, mut rx) = mpsc::channel(limits.max_queued_frames_per_connection);
-    let (reply, answer) = oneshot::channel();
-    if handle.tx.send(Command::Join { conn, key, since, tx, mux: None, reply }).await.is_err() {
-        return close(&mut socket, code::TRY_LATER, "the match is being stored; reconnect").await;
-    }
-    let joined = match answer.await {
-        Ok(Ok(j)) => j,
-        Ok(Err(e)) => return close(&mut socket, code::POLICY, &e.to_string()).await,
-        Err(_) => return close(&mut socket, code::TRY_LATER, "the match ended; reconnect").await,
-    };
-    let mut ok = socket.send(Message::Binary(joined.welcome.into())).await.is_ok();
-    for f in joined.catch_up {
-        if !ok {
-            break;
+    let (match_tx, conn) = match open_match(&shared, &id, key, since, tx, None).await {
+        Opened::Live { tx, conn, frames } => {
+            if !send_all(&mut socket, frames).await {
+                let _ = tx.send(Command::Leave { conn }).await;
+                return;
+            }
+            (tx, conn)
         }
-        ok = socket.send(Message::Binary(f)).await.is_ok();
-    }
+        Opened::Finished(frames) => {
+            if send_all(&mut socket, frames.into_iter().map(Bytes::from)).await {
+                close(&mut socket, code::NORMAL, MATCH_OVER).await;
+            }
+            return;
+        }
+        Opened::Refused(c, reason) => return close(&mut socket, c, &reason).await,
+    };
     // 3. Frames both ways.
-    let rate =
-        NonZeroU32::new(limits.max_frames_per_second_per_connection).unwrap_or(NonZeroU32::MIN);
-    let limiter: DefaultDirectRateLimiter = RateLimiter::direct(Quota::per_second(rate));
+    let limiter = per_second(limits.max_frames_per_second_per_connection);
     let mut shutdown = shared.shutdown_signal();
-    while ok {
+    loop {
         tokio::select! {
-            incoming = socket.next() => match incoming {
-                Some(Ok(Message::Binary(b))) => {
-                    let arrived = Instant::now();
-                    if limiter.check().is_err() {
-                        close(&mut socket, code::POLICY, &format!(
-                            "more than {} frames per second (max_frames_per_second_per_connection)",
-                            limits.max_frames_per_second_per_connection
-                        )).await;
-                        break;
-                    }
-                    match ClientFrame::from_canonical(&b) {
-                        Ok(ClientFrame::Message(bytes)) => {
-                            if handle.tx.send(Command::Message { conn, bytes, arrived }).await.is_err() {
-                                close(&mut socket, code::TRY_LATER, "the match has stopped; reconnect").await;
-                                break;
-                            }
-                        }
-                        Ok(ClientFrame::Hello { .. }) => {
-                            close(&mut socket, code::POLICY, "Hello comes once, first").await;
-                            break;
-                        }
-                        Ok(ClientFrame::Open { .. } | ClientFrame::To { .. } | ClientFrame::Leave { .. }) => {
-                            close(&mut socket, code::POLICY,
-                                "Open, To and Leave are for the multiplexed socket (GET /api/socket)").await;
-                            break;
-                        }
-                        Err(e) => {
-                            close(&mut socket, code::POLICY, &format!("bad frame: {e}")).await;
-                            break;
-                        }
-                    }
-                }
-                Some(Ok(Message::Ping(_) | Message::Pong(_))) => {}
-                Some(Ok(Message::Text(_))) => {
-                    close(&mut socket, code::UNSUPPORTED, "binary frames only (ClientFrame)").await;
+            incoming = socket.next() => {
+                let b = match binary(&mut socket, incoming).await {
+                    Ok(Some(b)) => b,
+                    Ok(None) => continue,
+                    Err(()) => break,
+                };
+                let arrived = Instant::now();
+                if limiter.check().is_err() {
+                    close(&mut socket, code::POLICY, &format!(
+                        "more than {} frames per second (max_frames_per_second_per_connection)",
+                        limits.max_frames_per_second_per_connection
+                    )).await;
                     break;
                 }
-                Some(Ok(Message::Close(_))) | None => break,
-                Some(Err(e)) => {
-                    close(&mut socket, code::TOO_BIG, &format!("{e}")).await;
-                    break;
-                }
-            },
+                let why = match ClientFrame::from_canonical(&b) {
+                    Ok(ClientFrame::Message(bytes)) => {
+                        if match_tx.send(Command::Message { conn, bytes, arrived }).await.is_ok() {
+                            continue;
+                        }
+                        (code::TRY_LATER, "the match has stopped; reconnect".to_owned())
+                    }
+                    Ok(ClientFrame::Hello { .. }) => {
+                        (code::POLICY, "Hello comes once, first".to_owned())
+                    }
+                    Ok(ClientFrame::Open { .. } | ClientFrame::To { .. }
+                        | ClientFrame::Leave { .. }) => (
+                        code::POLICY,
+                        "Open, To and Leave are for the multiplexed socket (GET /api/socket)"
+                            .to_owned(),
+                    ),
+                    Err(e) => (code::POLICY, format!("bad frame: {e}")),
+                };
+                close(&mut socket, why.0, &why.1).await;
+                break;
+            }
             out = rx.recv() => match out {
                 Some(Outgoing::Frame(f)) => {
-                    ok = socket.send(Message::Binary(f)).await.is_ok();
+                    if socket.send(Message::Binary(f)).await.is_err() {
+                        break;
+                    }
                 }
                 Some(Outgoing::Close(reason)) => {
                     let c = if reason == MATCH_OVER { code::NORMAL } else { code::POLICY };
@@ -215,23 +285,7 @@ async fn run(
             }
         }
     }
-    let _ = handle.tx.send(Command::Leave { conn }).await;
-}
-
-/// A socket to a match that is not live: if it is finished, every entry after `since` (the
-/// record is public once the match is over), then `Finished`.
-async fn finished(socket: &mut WebSocket, shared: &Shared, id: &MatchId, since: Option<u64>) {
-    match finished_frames(shared, id, since).await {
-        Ok(frames) => {
-            for f in frames {
-                if socket.send(Message::Binary(f.into())).await.is_err() {
-                    return;
-                }
-            }
-            close(socket, code::NORMAL, MATCH_OVER).await;
-        }
-        Err((c, reason)) => close(socket, c, &reason).await,
-    }
+    let _ = match_tx.send(Command::Leave { conn }).await;
 }
 
 /// The frames a socket to a match that is not live gets: `Welcome`, every entry after
@@ -279,16 +333,8 @@ pub async fn mux_socket(
     State(shared): State<Arc<Shared>>,
     Authed(key): Authed,
 ) -> Result<Response, AppError> {
-    let slot = connect(&shared, Some(key)).map_err(|why| {
-        metrics::counter!(crate::metrics::CONNECTIONS_REFUSED).increment(1);
-        AppError::new(StatusCode::TOO_MANY_REQUESTS, why)
-    })?;
-    let max = shared.config.limits.max_frame_bytes;
-    Ok(ws
-        .read_buffer_size(READ_BUFFER_BYTES)
-        .max_message_size(max)
-        .max_frame_size(max)
-        .on_upgrade(move |socket| run_mux(socket, shared, key, slot)))
+    let (ws, slot) = upgrade(ws, &shared, Some(key))?;
+    Ok(ws.on_upgrade(move |socket| run_mux(socket, shared, key, slot)))
 }
 
 /// One match followed on a multiplexed socket.
@@ -326,29 +372,8 @@ async fn run_mux(
     _slot: ConnectionSlot,
 ) {
     let limits = shared.config.limits;
-    let hello =
-        tokio::time::timeout(Duration::from_millis(limits.max_hello_wait_ms), socket.next()).await;
-    match hello {
-        Err(_) => {
-            return close(
-                &mut socket,
-                code::POLICY,
-                &format!("no Hello within {} ms (max_hello_wait_ms)", limits.max_hello_wait_ms),
-            )
-            .await;
-        }
-        Ok(Some(Ok(Message::Binary(b)))) => match ClientFrame::from_canonical(&b) {
-            Ok(ClientFrame::Hello { .. }) => {}
-            Ok(_) => {
-                return close(&mut socket, code::POLICY, "the first frame must be Hello").await;
-            }
-            Err(e) => return close(&mut socket, code::POLICY, &format!("bad frame: {e}")).await,
-        },
-        Ok(Some(Ok(Message::Close(_))) | None) => return,
-        Ok(Some(Ok(_))) => {
-            return close(&mut socket, code::UNSUPPORTED, "binary frames only (ClientFrame)").await;
-        }
-        Ok(Some(Err(e))) => return close(&mut socket, code::TOO_BIG, &format!("{e}")).await,
+    if hello(&mut socket, &limits).await.is_none() {
+        return;
     }
     // The server's own umpire service follows every match, and opens them all again at once
     // after a reconnect: it is bound by `max_live_matches`, not by the per-socket budgets.
@@ -364,100 +389,93 @@ async fn run_mux(
     let mut ok = true;
     while ok {
         tokio::select! {
-            incoming = socket.next() => match incoming {
-                Some(Ok(Message::Binary(b))) => {
-                    let arrived = Instant::now();
-                    let frame = match ClientFrame::from_canonical(&b) {
-                        Ok(f) => f,
-                        Err(e) => {
-                            close(&mut socket, code::POLICY, &format!("bad frame: {e}")).await;
-                            break;
-                        }
-                    };
-                    // Frames for matches not open here: past the socket's budget, a flood.
-                    let stray = matches!(&frame, ClientFrame::To { match_id, .. } if !subs.contains_key(match_id));
-                    if stray && !exempt && socket_frames.check().is_err() {
-                        close(&mut socket, code::POLICY, &format!(
-                            "more than {} frames per second for matches not open on this socket \
-                             (max_frames_per_second_per_connection)",
-                            limits.max_frames_per_second_per_connection
-                        )).await;
+            incoming = socket.next() => {
+                let b = match binary(&mut socket, incoming).await {
+                    Ok(Some(b)) => b,
+                    Ok(None) => continue,
+                    Err(()) => break,
+                };
+                let arrived = Instant::now();
+                let frame = match ClientFrame::from_canonical(&b) {
+                    Ok(f) => f,
+                    Err(e) => {
+                        close(&mut socket, code::POLICY, &format!("bad frame: {e}")).await;
                         break;
                     }
-                    match frame {
-                        ClientFrame::To { match_id, message } => {
-                            let Some(sub) = subs.get(&match_id) else {
-                                ok = send_for(&mut socket, &match_id, &ServerFrame::left(
-                                    "this match is not open on this socket: Open it first",
-                                )).await;
-                                continue;
-                            };
-                            let reason = if sub.limiter.check().is_err() {
-                                format!(
-                                    "more than {} frames per second for this match \
-                                     (max_frames_per_second_per_connection)",
-                                    limits.max_frames_per_second_per_connection
-                                )
-                            } else if sub.tx.send(Command::Message { conn: sub.conn, bytes: message, arrived }).await.is_err() {
-                                "the match has stopped; open it again".to_owned()
-                            } else {
-                                continue;
-                            };
-                            if let Some(sub) = subs.remove(&match_id) {
-                                let _ = sub.tx.send(Command::Leave { conn: sub.conn }).await;
-                            }
-                            ok = send_for(&mut socket, &match_id, &ServerFrame::left(&reason)).await;
+                };
+                // Frames for matches not open here: past the socket's budget, a flood.
+                let stray = matches!(&frame, ClientFrame::To { match_id, .. } if !subs.contains_key(match_id));
+                if stray && !exempt && socket_frames.check().is_err() {
+                    close(&mut socket, code::POLICY, &format!(
+                        "more than {} frames per second for matches not open on this socket \
+                         (max_frames_per_second_per_connection)",
+                        limits.max_frames_per_second_per_connection
+                    )).await;
+                    break;
+                }
+                match frame {
+                    ClientFrame::To { match_id, message } => {
+                        let Some(sub) = subs.get(&match_id) else {
+                            ok = send_for(&mut socket, &match_id, &ServerFrame::left(
+                                "this match is not open on this socket: Open it first",
+                            )).await;
+                            continue;
+                        };
+                        let reason = if sub.limiter.check().is_err() {
+                            format!(
+                                "more than {} frames per second for this match \
+                                 (max_frames_per_second_per_connection)",
+                                limits.max_frames_per_second_per_connection
+                            )
+                        } else if sub.tx.send(Command::Message { conn: sub.conn, bytes: message, arrived }).await.is_err() {
+                            "the match has stopped; open it again".to_owned()
+                        } else {
+                            continue;
+                        };
+                        if let Some(sub) = subs.remove(&match_id) {
+                            let _ = sub.tx.send(Command::Leave { conn: sub.conn }).await;
                         }
-                        ClientFrame::Open { match_id, since } => {
-                            // Past the budget an Open is refused, not the socket: a client
-                            // opening all its matches again after a reconnect retries them.
-                            if !exempt && socket_frames.check().is_err() {
-                                ok = send_for(&mut socket, &match_id, &ServerFrame::left(&format!(
-                                    "more than {} Open frames per second on this socket \
-                                     (max_frames_per_second_per_connection): open it again shortly",
-                                    limits.max_frames_per_second_per_connection
-                                ))).await;
-                                continue;
-                            }
-                            if let Some(old) = subs.remove(&match_id) {
-                                let _ = old.tx.send(Command::Leave { conn: old.conn }).await;
-                            }
-                            if subs.len() >= max_matches {
-                                ok = send_for(&mut socket, &match_id, &ServerFrame::left(&format!(
-                                    "{max_matches} matches are open on this socket \
-                                     (max_matches_per_connection)"
-                                ))).await;
-                                continue;
-                            }
-                            ok = open(&mut socket, &shared, key, match_id, since, &tx, &mux, &mut subs).await;
+                        ok = send_for(&mut socket, &match_id, &ServerFrame::left(&reason)).await;
+                    }
+                    ClientFrame::Open { match_id, since } => {
+                        // Past the budget an Open is refused, not the socket: a client
+                        // opening all its matches again after a reconnect retries them.
+                        if !exempt && socket_frames.check().is_err() {
+                            ok = send_for(&mut socket, &match_id, &ServerFrame::left(&format!(
+                                "more than {} Open frames per second on this socket \
+                                 (max_frames_per_second_per_connection): open it again shortly",
+                                limits.max_frames_per_second_per_connection
+                            ))).await;
+                            continue;
                         }
-                        ClientFrame::Leave { match_id } => {
-                            if let Some(old) = subs.remove(&match_id) {
-                                let _ = old.tx.send(Command::Leave { conn: old.conn }).await;
-                            }
+                        if let Some(old) = subs.remove(&match_id) {
+                            let _ = old.tx.send(Command::Leave { conn: old.conn }).await;
                         }
-                        ClientFrame::Hello { .. } => {
-                            close(&mut socket, code::POLICY, "Hello comes once, first").await;
-                            break;
+                        if subs.len() >= max_matches {
+                            ok = send_for(&mut socket, &match_id, &ServerFrame::left(&format!(
+                                "{max_matches} matches are open on this socket \
+                                 (max_matches_per_connection)"
+                            ))).await;
+                            continue;
                         }
-                        ClientFrame::Message(_) => {
-                            close(&mut socket, code::POLICY,
-                                "this socket carries many matches: a message goes in To, naming its match").await;
-                            break;
+                        ok = open(&mut socket, &shared, key, match_id, since, &tx, &mux, &mut subs).await;
+                    }
+                    ClientFrame::Leave { match_id } => {
+                        if let Some(old) = subs.remove(&match_id) {
+                            let _ = old.tx.send(Command::Leave { conn: old.conn }).await;
                         }
                     }
+                    ClientFrame::Hello { .. } => {
+                        close(&mut socket, code::POLICY, "Hello comes once, first").await;
+                        break;
+                    }
+                    ClientFrame::Message(_) => {
+                        close(&mut socket, code::POLICY,
+                            "this socket carries many matches: a message goes in To, naming its match").await;
+                        break;
+                    }
                 }
-                Some(Ok(Message::Ping(_) | Message::Pong(_))) => {}
-                Some(Ok(Message::Text(_))) => {
-                    close(&mut socket, code::UNSUPPORTED, "binary frames only (ClientFrame)").await;
-                    break;
-                }
-                Some(Ok(Message::Close(_))) | None => break,
-                Some(Err(e)) => {
-                    close(&mut socket, code::TOO_BIG, &format!("{e}")).await;
-                    break;
-                }
-            },
+            }
             out = rx.recv() => {
                 // This frame and those queued behind it (at most `WRITE_BATCH`) go in one write.
                 let mut next = out;
@@ -531,51 +549,19 @@ async fn open(
     mux: &Mux,
     subs: &mut HashMap<MatchId, MuxSub>,
 ) -> bool {
-    let Some(handle) = shared.live(&match_id) else {
-        return match finished_frames(shared, &match_id, since).await {
-            Ok(frames) => {
-                for f in frames {
-                    let bytes = ServerFrame::wrap(&match_id, &f);
-                    if socket.send(Message::Binary(bytes.into())).await.is_err() {
-                        return false;
-                    }
-                }
-                true
-            }
-            Err((_, reason)) => send_for(socket, &match_id, &ServerFrame::left(&reason)).await,
-        };
-    };
-    let conn = shared.next_conn();
-    let (reply, answer) = oneshot::channel();
-    let join = Command::Join {
-        conn,
-        key: Some(key),
-        since,
-        tx: tx.clone(),
-        mux: Some(mux.clone()),
-        reply,
-    };
-    if handle.tx.send(join).await.is_err() {
-        let left = ServerFrame::left("the match is being stored; open it again");
-        return send_for(socket, &match_id, &left).await;
-    }
-    let joined = match answer.await {
-        Ok(Ok(j)) => j,
-        Ok(Err(e)) => return send_for(socket, &match_id, &ServerFrame::left(&e.to_string())).await,
-        Err(_) => {
-            let left = ServerFrame::left("the match ended; open it again");
-            return send_for(socket, &match_id, &left).await;
+    match open_match(shared, &match_id, Some(key), since, tx.clone(), Some(mux.clone())).await {
+        Opened::Live { tx, conn, frames } => {
+            let limiter = per_second(shared.config.limits.max_frames_per_second_per_connection);
+            subs.insert(match_id, MuxSub { tx, conn, limiter });
+            send_all(socket, frames).await
         }
-    };
-    let limiter = per_second(shared.config.limits.max_frames_per_second_per_connection);
-    subs.insert(match_id, MuxSub { tx: handle.tx.clone(), conn, limiter });
-    if socket.send(Message::Binary(joined.welcome.into())).await.is_err() {
-        return false;
-    }
-    for f in joined.catch_up {
-        if socket.send(Message::Binary(f)).await.is_err() {
-            return false;
+        Opened::Finished(frames) => {
+            let wrapped: Vec<Bytes> =
+                frames.iter().map(|f| Bytes::from(ServerFrame::wrap(&match_id, f))).collect();
+            send_all(socket, wrapped).await
+        }
+        Opened::Refused(_, reason) => {
+            send_for(socket, &match_id, &ServerFrame::left(&reason)).await
         }
     }
-    true
 }

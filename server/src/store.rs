@@ -126,6 +126,17 @@ pub struct EntryRow {
     pub bytes: Vec<u8>,
 }
 
+/// One write of a group commit ([`Store::write_batch`], `server::commit`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Write {
+    /// A new live match with its first entries ([`Store::create_match`]).
+    Match(MatchRow, Vec<EntryRow>),
+    /// A challenge created or updated ([`Store::put_challenge`]).
+    Challenge(ChallengeRow),
+    /// Entries appended ([`Store::append_entries`]).
+    Entries(Vec<EntryRow>),
+}
+
 /// What became of a finished match in the ledger.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum LedgerMark {
@@ -160,6 +171,22 @@ pub trait Store: Send + Sync + 'static {
     fn create_match<'a>(&'a self, row: &'a MatchRow, first: &'a [EntryRow]) -> StoreFuture<'a, ()>;
     /// Appends entries (of any matches), in one transaction: all or none.
     fn append_entries<'a>(&'a self, rows: &'a [EntryRow]) -> StoreFuture<'a, ()>;
+    /// Several writes in one transaction, all or none (one commit and one fsync for all:
+    /// the group commit of entries, challenges and new matches). The default writes them one
+    /// by one, each its own commit (all or none only for a single write): a store overrides
+    /// it (SQLite does).
+    fn write_batch<'a>(&'a self, batch: &'a [Write]) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            for w in batch {
+                match w {
+                    Write::Match(row, first) => self.create_match(row, first).await?,
+                    Write::Challenge(c) => self.put_challenge(c).await?,
+                    Write::Entries(rows) => self.append_entries(rows).await?,
+                }
+            }
+            Ok(())
+        })
+    }
     /// Marks a match finished.
     fn finish_match<'a>(&'a self, id: &'a MatchId, finish: &'a Finish) -> StoreFuture<'a, ()>;
     /// A match, if stored.

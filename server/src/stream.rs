@@ -26,7 +26,16 @@ pub async fn event_stream(
         .map_err(|why| AppError::new(StatusCode::TOO_MANY_REQUESTS, why))?;
     // Subscribe first, then read the current state: an event in between comes twice rather
     // than never (clients treat events as idempotent).
-    let rx = shared.events.subscribe(key);
+    // The server's own umpire service hears of every match (asked for its seat, the terms,
+    // the start, the end): at 250 starts per second 256 queued events are one second's, and a
+    // dropped stream loses the requests until it reconnects. It is bound by the matches the
+    // host holds instead, as on its socket.
+    let queued = if shared.config.is_umpire_service(&key) {
+        crate::events::MAX_QUEUED_EVENTS.max(4 * shared.config.limits.max_live_matches)
+    } else {
+        crate::events::MAX_QUEUED_EVENTS
+    };
+    let rx = shared.events.subscribe(key, queued);
     let mut first: Vec<Value> = Vec::new();
     for h in shared.live_of(&key) {
         let id = lock(&h.info).id.clone();

@@ -3,7 +3,7 @@
 
 use super::{
     Account, ChallengeRow, EntryRow, Finish, LedgerMark, MatchRow, MatchStatus, Store, StoreError,
-    StoreFuture, TournamentGameRow,
+    StoreFuture, TournamentGameRow, Write,
 };
 use protocol::{MatchId, PublicKey};
 use sqlx::Row;
@@ -150,8 +150,6 @@ impl SqliteStore {
     }
 }
 
-const INSERT_ENTRY: &str = "INSERT INTO entries (match_id, seq, entry) VALUES (?, ?, ?)";
-
 /// Entries in one INSERT statement (3 parameters each, far below SQLite's and PostgreSQL's
 /// limits on the parameters of a statement).
 const MAX_ROWS_PER_INSERT: usize = 256;
@@ -164,6 +162,49 @@ fn insert_entries(rows: &[EntryRow]) -> sqlx::QueryBuilder<sqlx::Sqlite> {
         row.push_bind(id_text(&e.match_id)).push_bind(ms(e.seq)).push_bind(e.bytes.clone());
     });
     q
+}
+
+const UPSERT_CHALLENGE: &str = "INSERT INTO challenges (id, challenger, status, body, created_ms)
+     VALUES (?, ?, ?, ?, ?)
+     ON CONFLICT (id) DO UPDATE SET status = excluded.status, body = excluded.body";
+
+fn upsert_challenge(
+    c: &ChallengeRow,
+) -> sqlx::query::Query<'_, sqlx::Sqlite, sqlx::sqlite::SqliteArguments> {
+    sqlx::query(UPSERT_CHALLENGE)
+        .bind(&c.id)
+        .bind(c.challenger.to_string())
+        .bind(&c.status)
+        .bind(&c.body)
+        .bind(ms(c.created_ms))
+}
+
+/// A new match's row and first entries, inside the transaction `tx`.
+async fn insert_match(
+    tx: &mut sqlx::SqliteConnection,
+    row: &MatchRow,
+    first: &[EntryRow],
+) -> Result<(), StoreError> {
+    sqlx::query(
+        "INSERT INTO matches (id, terms, variant, player0, player1, rated, challenge,
+         created_ms, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    )
+    .bind(id_text(&row.id))
+    .bind(row.terms.clone())
+    .bind(&row.variant)
+    .bind(row.players[0].to_string())
+    .bind(row.players[1].to_string())
+    .bind(i64::from(row.rated))
+    .bind(row.challenge.clone())
+    .bind(ms(row.created_ms))
+    .bind(row.status.as_str())
+    .execute(&mut *tx)
+    .await
+    .map_err(db)?;
+    for chunk in first.chunks(MAX_ROWS_PER_INSERT) {
+        insert_entries(chunk).build().execute(&mut *tx).await.map_err(db)?;
+    }
+    Ok(())
 }
 
 impl Store for SqliteStore {
@@ -203,19 +244,7 @@ impl Store for SqliteStore {
 
     fn put_challenge<'a>(&'a self, c: &'a ChallengeRow) -> StoreFuture<'a, ()> {
         Box::pin(async move {
-            sqlx::query(
-                "INSERT INTO challenges (id, challenger, status, body, created_ms)
-                 VALUES (?, ?, ?, ?, ?)
-                 ON CONFLICT (id) DO UPDATE SET status = excluded.status, body = excluded.body",
-            )
-            .bind(&c.id)
-            .bind(c.challenger.to_string())
-            .bind(&c.status)
-            .bind(&c.body)
-            .bind(ms(c.created_ms))
-            .execute(&self.pool)
-            .await
-            .map_err(db)?;
+            upsert_challenge(c).execute(&self.pool).await.map_err(db)?;
             Ok(())
         })
     }
@@ -246,30 +275,37 @@ impl Store for SqliteStore {
     fn create_match<'a>(&'a self, row: &'a MatchRow, first: &'a [EntryRow]) -> StoreFuture<'a, ()> {
         Box::pin(async move {
             let mut tx = self.pool.begin().await.map_err(db)?;
-            sqlx::query(
-                "INSERT INTO matches (id, terms, variant, player0, player1, rated, challenge,
-                 created_ms, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            )
-            .bind(id_text(&row.id))
-            .bind(row.terms.clone())
-            .bind(&row.variant)
-            .bind(row.players[0].to_string())
-            .bind(row.players[1].to_string())
-            .bind(i64::from(row.rated))
-            .bind(row.challenge.clone())
-            .bind(ms(row.created_ms))
-            .bind(row.status.as_str())
-            .execute(&mut *tx)
-            .await
-            .map_err(db)?;
-            for e in first {
-                sqlx::query(INSERT_ENTRY)
-                    .bind(id_text(&e.match_id))
-                    .bind(ms(e.seq))
-                    .bind(e.bytes.clone())
-                    .execute(&mut *tx)
-                    .await
-                    .map_err(db)?;
+            insert_match(&mut tx, row, first).await?;
+            tx.commit().await.map_err(db)
+        })
+    }
+
+    fn write_batch<'a>(&'a self, batch: &'a [Write]) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            // New matches and challenges in order, then every entry in multi-row INSERTs
+            // (entries of a match created in this batch cannot be in it: its task starts
+            // once the match is stored).
+            let mut tx = self.pool.begin().await.map_err(db)?;
+            let mut entries = Vec::new();
+            for w in batch {
+                match w {
+                    Write::Match(row, first) => insert_match(&mut tx, row, first).await?,
+                    Write::Challenge(c) => {
+                        upsert_challenge(c).execute(&mut *tx).await.map_err(db)?;
+                    }
+                    Write::Entries(rows) => entries.extend(rows),
+                }
+            }
+            for chunk in entries.chunks(MAX_ROWS_PER_INSERT) {
+                let mut q = sqlx::QueryBuilder::<sqlx::Sqlite>::new(
+                    "INSERT INTO entries (match_id, seq, entry) ",
+                );
+                q.push_values(chunk.iter(), |mut row, e| {
+                    row.push_bind(id_text(&e.match_id))
+                        .push_bind(ms(e.seq))
+                        .push_bind(e.bytes.as_slice());
+                });
+                q.build().execute(&mut *tx).await.map_err(db)?;
             }
             tx.commit().await.map_err(db)
         })
