@@ -27,7 +27,7 @@
 use super::sqlite::{SCHEMA, from_ms, id_text, key, match_id, ms};
 use super::{
     Account, ChallengeRow, EntryRow, Finish, LedgerMark, MatchRow, MatchStatus, Store, StoreError,
-    StoreFuture, TournamentGameRow,
+    StoreFuture, TournamentGameRow, Write,
 };
 use protocol::{MatchId, PublicKey};
 use sqlx::postgres::{PgConnectOptions, PgConnection, PgPool, PgPoolOptions, PgRow};
@@ -418,6 +418,52 @@ fn insert_entries(rows: &[EntryRow]) -> sqlx::QueryBuilder<Postgres> {
     q
 }
 
+/// Creates or updates a challenge row inside `conn`'s transaction.
+async fn upsert_challenge(conn: &mut sqlx::PgConnection, c: &ChallengeRow) -> Result<(), StoreError> {
+    sqlx::query(
+        "INSERT INTO challenges (id, challenger, status, body, created_ms)
+         VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (id) DO UPDATE SET status = excluded.status, body = excluded.body",
+    )
+    .bind(&c.id)
+    .bind(c.challenger.to_string())
+    .bind(&c.status)
+    .bind(&c.body)
+    .bind(ms(c.created_ms))
+    .execute(conn)
+    .await
+    .map(drop)
+    .map_err(db)
+}
+
+/// Inserts a new live match and its first entries inside `conn`'s transaction.
+async fn insert_match(
+    conn: &mut sqlx::PgConnection,
+    row: &MatchRow,
+    first: &[EntryRow],
+) -> Result<(), StoreError> {
+    sqlx::query(
+        "INSERT INTO matches (id, terms, variant, player0, player1, rated, challenge,
+         created_ms, status) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+    )
+    .bind(id_text(&row.id))
+    .bind(row.terms.clone())
+    .bind(&row.variant)
+    .bind(row.players[0].to_string())
+    .bind(row.players[1].to_string())
+    .bind(i64::from(row.rated))
+    .bind(row.challenge.clone())
+    .bind(ms(row.created_ms))
+    .bind(row.status.as_str())
+    .execute(&mut *conn)
+    .await
+    .map_err(db)?;
+    for chunk in first.chunks(MAX_ROWS_PER_INSERT) {
+        insert_entries(chunk).build().execute(&mut *conn).await.map_err(db)?;
+    }
+    Ok(())
+}
+
 impl Store for PostgresStore {
     fn put_account<'a>(&'a self, account: &'a Account) -> StoreFuture<'a, ()> {
         Box::pin(async move {
@@ -457,19 +503,7 @@ impl Store for PostgresStore {
     fn put_challenge<'a>(&'a self, c: &'a ChallengeRow) -> StoreFuture<'a, ()> {
         Box::pin(async move {
             let mut tx = self.owned().await?;
-            sqlx::query(
-                "INSERT INTO challenges (id, challenger, status, body, created_ms)
-                 VALUES ($1, $2, $3, $4, $5)
-                 ON CONFLICT (id) DO UPDATE SET status = excluded.status, body = excluded.body",
-            )
-            .bind(&c.id)
-            .bind(c.challenger.to_string())
-            .bind(&c.status)
-            .bind(&c.body)
-            .bind(ms(c.created_ms))
-            .execute(&mut *tx)
-            .await
-            .map_err(db)?;
+            upsert_challenge(&mut tx, c).await?;
             tx.commit().await.map_err(db)
         })
     }
@@ -500,24 +534,25 @@ impl Store for PostgresStore {
     fn create_match<'a>(&'a self, row: &'a MatchRow, first: &'a [EntryRow]) -> StoreFuture<'a, ()> {
         Box::pin(async move {
             let mut tx = self.owned().await?;
-            sqlx::query(
-                "INSERT INTO matches (id, terms, variant, player0, player1, rated, challenge,
-                 created_ms, status) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-            )
-            .bind(id_text(&row.id))
-            .bind(row.terms.clone())
-            .bind(&row.variant)
-            .bind(row.players[0].to_string())
-            .bind(row.players[1].to_string())
-            .bind(i64::from(row.rated))
-            .bind(row.challenge.clone())
-            .bind(ms(row.created_ms))
-            .bind(row.status.as_str())
-            .execute(&mut *tx)
-            .await
-            .map_err(db)?;
-            for chunk in first.chunks(MAX_ROWS_PER_INSERT) {
-                insert_entries(chunk).build().execute(&mut *tx).await.map_err(db)?;
+            insert_match(&mut tx, row, first).await?;
+            tx.commit().await.map_err(db)
+        })
+    }
+
+    fn write_batch<'a>(&'a self, batch: &'a [Write]) -> StoreFuture<'a, ()> {
+        // One fenced transaction for the whole group commit, all or none, as SQLite's.
+        Box::pin(async move {
+            let mut tx = self.owned().await?;
+            for w in batch {
+                match w {
+                    Write::Match(row, first) => insert_match(&mut tx, row, first).await?,
+                    Write::Challenge(c) => upsert_challenge(&mut tx, c).await?,
+                    Write::Entries(rows) => {
+                        for chunk in rows.chunks(MAX_ROWS_PER_INSERT) {
+                            insert_entries(chunk).build().execute(&mut *tx).await.map_err(db)?;
+                        }
+                    }
+                }
             }
             tx.commit().await.map_err(db)
         })
