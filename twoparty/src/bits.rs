@@ -121,7 +121,15 @@ pub fn any_bits(b: &mut Builder, xs: &[Bit]) -> Bit {
     }
 }
 
-/// `XOR_s (x[s] AND y[s])`: with `x` one-hot, whether `x`'s square is in `y`.
+/// Whether `x` and `y` share a square (any of `x AND y`), for any `x`.
+pub fn meets(b: &mut Builder, x: &Bb, y: &Bb) -> Bit {
+    let both = and(b, x, y);
+    any(b, &both)
+}
+
+/// `XOR_s (x[s] AND y[s])`: whether `x`'s square is in `y` when at most one square of
+/// `x AND y` can be set (`x` one-hot, or a single ray that ends at its first man). With two
+/// common squares the XOR would cancel: use [`meets`] then.
 pub fn inner(b: &mut Builder, x: &Bb, y: &Bb) -> Bit {
     let mut acc = Bit::Const(false);
     for s in 0..64 {

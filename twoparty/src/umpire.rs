@@ -104,12 +104,13 @@ fn attacked(b: &mut Builder, target: &Bb, by: &Men, up: bool, empty: &Bb) -> (Bi
         hits.push(bits::inner(b, &ray, sliders));
         rays.push(ray);
     }
+    // Two knights or two pawns may attack one square: OR, not the XOR of `inner`.
     let kn = bits::shifts(b, target, &KNIGHT, true);
-    hits.push(bits::inner(b, &kn, &by.n));
+    hits.push(bits::meets(b, &kn, &by.n));
     // A pawn moving up attacks the target from one rank below.
     let dr = if up { -1 } else { 1 };
     let pw = bits::shifts(b, target, &[(-1, dr), (1, dr)], true);
-    hits.push(bits::inner(b, &pw, &by.p));
+    hits.push(bits::meets(b, &pw, &by.p));
     let kg = bits::shifts(b, target, &KING, true);
     hits.push(bits::inner(b, &kg, &by.k));
     (bits::any_bits(b, &hits), rays)
@@ -312,7 +313,7 @@ pub fn circuit() -> Circuit {
         rays.push(ray);
     }
     let kn_t = bits::shifts(b, &kt, &KNIGHT, true);
-    let chk_kn = bits::inner(b, &kn_t, &us2.n);
+    let chk_kn = bits::meets(b, &kn_t, &us2.n);
     // Our pawns (moving up) check from one rank below the king: south-west lies on the
     // king's a1-h8 ("main") diagonal, south-east on its other one.
     let sw = bits::shift(&kt, -1, -1);

@@ -312,7 +312,7 @@ fn games(checker: &mut Checker, fen: &str, seed: u64, n_games: u32, max_plies: u
     }
 }
 
-const STARTS: [&str; 7] = [
+const STARTS: [&str; 8] = [
     rules::chess::START_FEN,
     // "Kiwipete": castling both ways, pins, en passant.
     "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
@@ -321,6 +321,8 @@ const STARTS: [&str; 7] = [
     // Promotions and under-promotions with captures, checks.
     "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
     "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+    // En passant available at once (f6), and more after.
+    "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3",
     // Thin material: stalemates, insufficient material, the 50-move rule near.
     "4k3/8/8/8/8/8/4P3/4K2N b - - 90 80",
     "7k/5Q2/8/8/8/8/8/K7 w - - 0 1",
@@ -330,7 +332,7 @@ const STARTS: [&str; 7] = [
 fn the_circuit_answers_every_attempt_as_the_ordinary_umpire() {
     let mut checker = Checker { batch: Vec::new(), cov: Coverage::default() };
     for (i, fen) in STARTS.iter().enumerate() {
-        let n = if i == 0 { 24 } else { 12 };
+        let n = if i == 0 { 32 } else { 16 };
         games(&mut checker, fen, 19 + i as u64, n, 160);
     }
     checker.flush();
