@@ -327,10 +327,10 @@ pub fn circuit() -> Circuit {
     // Which diagonal through the king's square is the longer one is a constant per square.
     let main_long = {
         let mut acc = Bit::Const(false);
-        for s in 0..64 {
+        for (s, &k) in kt.iter().enumerate() {
             let (f, r) = ((s % 8) as i32, (s / 8) as i32);
             if 8 - (f - r).abs() > 8 - (f + r - 7).abs() {
-                acc = b.xor(acc, kt[s]);
+                acc = b.xor(acc, k);
             }
         }
         acc
