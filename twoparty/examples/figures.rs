@@ -1,8 +1,9 @@
 //! Figures for docs/TWO-PARTY.md (a measurement, not a test): the circuit's size per section,
 //! and per attempt on this machine, for the same attempts from random games: the ordinary
-//! umpire's time, the plaintext circuit's time, and the two MPC engines evaluated (polytune,
-//! tandem: both WRK17 authenticated garbling, malicious security) with the two parties in one
-//! process on two threads over in-memory channels (loopback), wall time and bytes both ways.
+//! umpire's time, the plaintext circuit's time, and the MPC engine tandem (WRK17 authenticated
+//! garbling, malicious security) with the two parties in one process on two threads over
+//! in-memory channels (loopback): wall time and bytes both ways. (polytune, the other engine
+//! evaluated, does not build in this workspace: docs/TWO-PARTY.md.)
 //!
 //! `cargo run --release -p fogproof-twoparty --example figures [ATTEMPTS]`
 
@@ -48,23 +49,6 @@ fn corpus(n: usize) -> Vec<(State, Move, Vec<bool>, Vec<bool>)> {
     out
 }
 
-fn to_garble(c: &Circuit) -> garble_lang::circuit::Circuit {
-    use garble_lang::circuit::Gate as G;
-    garble_lang::circuit::Circuit {
-        input_gates: c.inputs.iter().map(|&n| n as usize).collect(),
-        gates: c
-            .gates
-            .iter()
-            .map(|g| match *g {
-                Gate::Xor(a, b) => G::Xor(a as usize, b as usize),
-                Gate::And(a, b) => G::And(a as usize, b as usize),
-                Gate::Not(a) => G::Not(a as usize),
-            })
-            .collect(),
-        output_gates: c.outputs.iter().map(|&o| o as usize).collect(),
-    }
-}
-
 /// Tandem's format: party 0 (the mover) is the evaluator (it must learn "illegal"), party 1
 /// the contributor.
 fn to_tandem(c: &Circuit) -> tandem::Circuit {
@@ -80,25 +64,14 @@ fn to_tandem(c: &Circuit) -> tandem::Circuit {
     tandem::Circuit::new(gates, c.outputs.clone())
 }
 
-fn polytune_run(c: &garble_lang::register_circuit::Circuit, a: &[bool], b: &[bool]) -> (Vec<bool>, u64) {
-    use polytune::channel::SimpleChannel;
-    let mut chans = SimpleChannel::channels(2);
-    let ch1 = chans.pop().expect("two channels");
-    let ch0 = chans.pop().expect("two channels");
-    let (c1, b1) = (c.clone(), b.to_vec());
-    let t = std::thread::spawn(move || {
-        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("rt");
-        let out = rt.block_on(polytune::mpc(&ch1, &c1, &b1, 0, 1, &[0, 1], None)).expect("mpc");
-        (out, ch1.bytes_sent())
-    });
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("rt");
-    let out0 = rt.block_on(polytune::mpc(&ch0, c, a, 0, 0, &[0, 1], None)).expect("mpc");
-    let (out1, sent1) = t.join().expect("party 1");
-    assert_eq!(out0, out1, "both parties get the same output");
-    (out0, ch0.bytes_sent() + sent1)
-}
-
-fn tandem_run(c: &tandem::Circuit, a: &[bool], b: &[bool], seed: u64) -> (Vec<bool>, u64) {
+/// Runs tandem once: the output, the bytes both ways, and per step of the evaluator the time
+/// since the start at which the contributor's message arrived and that message's size.
+fn tandem_run(
+    c: &tandem::Circuit,
+    a: &[bool],
+    b: &[bool],
+    seed: u64,
+) -> (Vec<bool>, u64, Vec<(Duration, usize)>) {
     use rand_chacha_03::ChaCha20Rng;
     use rand_chacha_03::rand_core::SeedableRng as _;
     use std::sync::mpsc::channel;
@@ -106,6 +79,8 @@ fn tandem_run(c: &tandem::Circuit, a: &[bool], b: &[bool], seed: u64) -> (Vec<bo
     let (to_eval, from_contrib) = channel::<Msg>();
     let (to_contrib, from_eval) = channel::<Msg>();
     let (cc, bb) = (c.clone(), b.to_vec());
+    let start = Instant::now();
+    let mut steps = Vec::new();
     let t = std::thread::spawn(move || {
         let (mut contrib, msg) =
             Contributor::new(&cc, bb.as_slice(), ChaCha20Rng::seed_from_u64(seed)).expect("contrib");
@@ -125,15 +100,18 @@ fn tandem_run(c: &tandem::Circuit, a: &[bool], b: &[bool], seed: u64) -> (Vec<bo
     let mut sent = 0u64;
     for _ in 0..eval.steps() {
         let msg = from_contrib.recv().expect("recv");
+        steps.push((start.elapsed(), msg.len()));
         let (next, reply) = eval.run(&msg).expect("eval step");
         sent += reply.len() as u64;
         to_contrib.send(reply).expect("send");
         eval = next;
     }
     let last = from_contrib.recv().expect("recv");
+    steps.push((start.elapsed(), last.len()));
     let out = eval.output(&last).expect("output");
+    steps.push((start.elapsed(), 0));
     let sent_c = t.join().expect("contributor");
-    (out, sent + sent_c)
+    (out, sent + sent_c, steps)
 }
 
 fn per(d: Duration, n: usize) -> String {
@@ -168,30 +146,19 @@ fn main() {
         attempts.len(), per(umpire, attempts.len()), per(plain, attempts.len()));
 
     let attempts = &attempts[..n];
-    let g = to_garble(&c);
-    let reg: garble_lang::register_circuit::Circuit = (&g).into();
-    reg.validate().expect("a valid circuit for polytune");
-    let mut total = Duration::ZERO;
-    let mut bytes = 0u64;
-    for (s, m, a, b) in attempts {
-        let t = Instant::now();
-        let (out, sent) = polytune_run(&reg, a, b);
-        total += t.elapsed();
-        bytes += sent;
-        let want = c.eval(&[a.clone(), b.clone()]);
-        assert_eq!(out, want, "polytune agrees with the plaintext circuit on {m:?}");
-        let _ = s;
-    }
-    println!("polytune {}: {} per attempt, {:.2} MB per attempt ({} attempts)",
-        "0.2.0-alpha.4", per(total, n), bytes as f64 / n as f64 / 1e6, n);
-
     let tc = to_tandem(&c);
     tc.validate().expect("a valid circuit for tandem");
     let mut total = Duration::ZERO;
     let mut bytes = 0u64;
     for (i, (_, m, a, b)) in attempts.iter().enumerate() {
         let t = Instant::now();
-        let (out, sent) = tandem_run(&tc, a, b, i as u64);
+        let (out, sent, steps) = tandem_run(&tc, a, b, i as u64);
+        if i == 0 {
+            println!("tandem steps of the first attempt (arrival of the contributor's message, its size):");
+            for (k, (at, len)) in steps.iter().enumerate() {
+                println!("  step {k}: {:>8.1} ms {:>10} bytes", at.as_secs_f64() * 1000.0, len);
+            }
+        }
         total += t.elapsed();
         bytes += sent;
         let want = c.eval(&[a.clone(), b.clone()]);

@@ -116,10 +116,31 @@ fn attacked(b: &mut Builder, target: &Bb, by: &Men, up: bool, empty: &Bb) -> (Bi
     (bits::any_bits(b, &hits), rays)
 }
 
+/// Bits of the one-time MAC tag on the outputs ([`circuit_with_tag`]).
+pub const TAG_BITS: usize = 40;
+/// The opponent's MAC key: per tag bit, one constant bit and one bit per output.
+pub const TAG_KEY_BITS: u32 = (TAG_BITS * (out::COUNT + 1)) as u32;
+
 /// Builds the circuit.
 #[must_use]
 pub fn circuit() -> Circuit {
-    let (mut builder, ins) = Builder::new(&[MOVER_BITS, OPPONENT_BITS]);
+    build(false)
+}
+
+/// The circuit for an engine that gives the output to one party only (tandem: the mover, who
+/// must learn "illegal"): the opponent also inputs a fresh one-time MAC key of
+/// [`TAG_KEY_BITS`] bits (after its [`OPPONENT_BITS`]) and the circuit appends the
+/// [`TAG_BITS`]-bit tag `K0 XOR K·outputs` over GF(2), so that the mover can forward the
+/// announcement and the opponent check it ([`crate::encode::tag_ok`]): a changed announcement
+/// passes with probability 2^-40.
+#[must_use]
+pub fn circuit_with_tag() -> Circuit {
+    build(true)
+}
+
+fn build(tag: bool) -> Circuit {
+    let key_bits = if tag { TAG_KEY_BITS } else { 0 };
+    let (mut builder, ins) = Builder::new(&[MOVER_BITS, OPPONENT_BITS + key_bits]);
     let b = &mut builder;
     let (a_in, o_in) = (&ins[0], &ins[1]);
     let board = |v: &[Bit], r: usize| -> Bb { std::array::from_fn(|s| v[r * 64 + s]) };
@@ -535,5 +556,20 @@ pub fn circuit() -> Circuit {
         outs.push(b.and(o, legal));
     }
     assert_eq!(outs.len(), out::COUNT);
+    if tag {
+        b.section("announcement tag");
+        let key = &o_in[OPPONENT_BITS as usize..];
+        let row = out::COUNT + 1;
+        let mut tags = Vec::with_capacity(TAG_BITS);
+        for j in 0..TAG_BITS {
+            let mut t = key[j * row];
+            for (i, &o) in outs.iter().enumerate() {
+                let k = b.and(key[j * row + 1 + i], o);
+                t = b.xor(t, k);
+            }
+            tags.push(t);
+        }
+        outs.extend(tags);
+    }
     builder.finish(&outs)
 }
