@@ -35,7 +35,8 @@ fn corpus(n: usize) -> Vec<(State, Move, Vec<bool>, Vec<bool>)> {
             let sq = |x: u32| Square::from_index((x % 64) as u8).expect("on the board");
             Move::new(sq(rng.next_u32()), sq(rng.next_u32()))
         };
-        let (m, o) = inputs_from_position(&pos, attempt, (since[us.index()], since[1 - us.index()]));
+        let (m, o) =
+            inputs_from_position(&pos, attempt, (since[us.index()], since[1 - us.index()]));
         out.push((state.clone(), attempt, m.bits(), o.bits()));
         let mv = legal[rng.next_u32() as usize % legal.len()];
         let reset = pos.capture_of(&mv).is_some();
@@ -83,7 +84,8 @@ fn tandem_run(
     let mut steps = Vec::new();
     let t = std::thread::spawn(move || {
         let (mut contrib, msg) =
-            Contributor::new(&cc, bb.as_slice(), ChaCha20Rng::seed_from_u64(seed)).expect("contrib");
+            Contributor::new(&cc, bb.as_slice(), ChaCha20Rng::seed_from_u64(seed))
+                .expect("contrib");
         let mut sent = msg.len() as u64;
         to_eval.send(msg).expect("send");
         for _ in 0..contrib.steps() {
@@ -95,8 +97,7 @@ fn tandem_run(
         }
         sent
     });
-    let mut eval =
-        Evaluator::new(c, a, ChaCha20Rng::seed_from_u64(seed ^ 1)).expect("evaluator");
+    let mut eval = Evaluator::new(c, a, ChaCha20Rng::seed_from_u64(seed ^ 1)).expect("evaluator");
     let mut sent = 0u64;
     for _ in 0..eval.steps() {
         let msg = from_contrib.recv().expect("recv");
@@ -121,8 +122,13 @@ fn per(d: Duration, n: usize) -> String {
 fn main() {
     let n: usize = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(10);
     let c = twoparty::umpire::circuit();
-    println!("circuit: {} AND gates, {} gates in all, inputs {:?} bits, {} outputs",
-        c.and_gates(), c.gates.len(), c.inputs, c.outputs.len());
+    println!(
+        "circuit: {} AND gates, {} gates in all, inputs {:?} bits, {} outputs",
+        c.and_gates(),
+        c.gates.len(),
+        c.inputs,
+        c.outputs.len()
+    );
     for (name, ands) in &c.sections {
         println!("  {name:40} {ands:>7} AND");
     }
@@ -142,8 +148,12 @@ fn main() {
         assert_eq!(&answer(&out, s.position().turn()), e);
     }
     let plain = t.elapsed();
-    println!("{} attempts: ordinary umpire {} per attempt; plaintext circuit {} per attempt",
-        attempts.len(), per(umpire, attempts.len()), per(plain, attempts.len()));
+    println!(
+        "{} attempts: ordinary umpire {} per attempt; plaintext circuit {} per attempt",
+        attempts.len(),
+        per(umpire, attempts.len()),
+        per(plain, attempts.len())
+    );
 
     let attempts = &attempts[..n];
     let tc = to_tandem(&c);
@@ -154,7 +164,9 @@ fn main() {
         let t = Instant::now();
         let (out, sent, steps) = tandem_run(&tc, a, b, i as u64);
         if i == 0 {
-            println!("tandem steps of the first attempt (arrival of the contributor's message, its size):");
+            println!(
+                "tandem steps of the first attempt (arrival of the contributor's message, its size):"
+            );
             for (k, (at, len)) in steps.iter().enumerate() {
                 println!("  step {k}: {:>8.1} ms {:>10} bytes", at.as_secs_f64() * 1000.0, len);
             }
@@ -164,6 +176,10 @@ fn main() {
         let want = c.eval(&[a.clone(), b.clone()]);
         assert_eq!(out, want, "tandem agrees with the plaintext circuit on {m:?}");
     }
-    println!("tandem 0.3.0: {} per attempt, {:.2} MB per attempt ({} attempts)",
-        per(total, n), bytes as f64 / n as f64 / 1e6, n);
+    println!(
+        "tandem 0.3.0: {} per attempt, {:.2} MB per attempt ({} attempts)",
+        per(total, n),
+        bytes as f64 / n as f64 / 1e6,
+        n
+    );
 }

@@ -11,17 +11,23 @@ pub type Bb = [Bit; 64];
 pub const EMPTY: Bb = [Bit::Const(false); 64];
 
 /// The eight ray directions (file step, rank step): four orthogonal, then four diagonal.
-pub const DIRS: [(i32, i32); 8] = [(1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, -1), (-1, 1), (1, -1)];
+pub const DIRS: [(i32, i32); 8] =
+    [(1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, -1), (-1, 1), (1, -1)];
 /// The knight's jumps.
 pub const KNIGHT: [(i32, i32); 8] =
     [(1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2)];
 /// The king's steps.
-pub const KING: [(i32, i32); 8] = [(1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, -1), (-1, 1), (1, -1)];
+pub const KING: [(i32, i32); 8] =
+    [(1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, -1), (-1, 1), (1, -1)];
 
 /// The square at (file, rank), if on the board.
 #[must_use]
 pub const fn at(file: i32, rank: i32) -> Option<usize> {
-    if file >= 0 && file < 8 && rank >= 0 && rank < 8 { Some((rank * 8 + file) as usize) } else { None }
+    if file >= 0 && file < 8 && rank >= 0 && rank < 8 {
+        Some((rank * 8 + file) as usize)
+    } else {
+        None
+    }
 }
 
 /// A constant bitboard from a mask.

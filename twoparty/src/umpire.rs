@@ -206,7 +206,8 @@ fn build(tag: bool) -> Circuit {
     let pc = bits::shifts(b, &from, &[(-1, 1), (1, 1)], true);
     let on_diag1 = bits::inner(b, &to, &pc);
     let ok_pcap = b.and(on_diag1, to_enemy);
-    let ep_bb: Bb = std::array::from_fn(|s| if s / 8 == 5 { ep_file[s % 8] } else { Bit::Const(false) });
+    let ep_bb: Bb =
+        std::array::from_fn(|s| if s / 8 == 5 { ep_file[s % 8] } else { Bit::Const(false) });
     let to_is_ep = bits::inner(b, &to, &ep_bb);
     let ok_ep = b.and(on_diag1, to_is_ep);
     let ok_pawn = bits::xor_all_bits(b, &[ok_push1, ok_push2, ok_pcap, ok_ep]);
@@ -435,13 +436,8 @@ fn build(tag: bool) -> Circuit {
     // full on the board after that capture.
     let ep_to = bits::shift(&to, 0, -1);
     let mut ep_ok = Vec::new();
-    let us_no_pawn = Men {
-        p: bits::and_not(b, &us2.p, &to),
-        n: us2.n,
-        bq: us2.bq,
-        rq: us2.rq,
-        k: us2.k,
-    };
+    let us_no_pawn =
+        Men { p: bits::and_not(b, &us2.p, &to), n: us2.n, bq: us2.bq, rq: us2.rq, k: us2.k };
     for df in [-1, 1] {
         // The capturer stands beside `to`, on to + (df, 0).
         let beside = bits::shift(&to, df, 0);

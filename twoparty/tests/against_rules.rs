@@ -180,7 +180,8 @@ fn illegal_attempts(pos: &Position, rng: &mut ChaCha8Rng, legal: &[Move]) -> Vec
 fn weight(pos: &Position, m: &Move) -> u32 {
     let b = pos.board();
     let piece = b.piece_at(m.from).expect("a legal move starts on a man");
-    if m.promotion.is_some() || (piece.role == Role::King && m.from.file().abs_diff(m.to.file()) == 2)
+    if m.promotion.is_some()
+        || (piece.role == Role::King && m.from.file().abs_diff(m.to.file()) == 2)
     {
         return 40;
     }

@@ -35,7 +35,11 @@ fn the_tag_binds_the_announcement_to_the_opponents_key() {
         let got = tagged.eval(&[m.bits(), ob]);
         let (outputs, tag) = got.split_at(out::COUNT);
         assert_eq!(outputs, want.as_slice(), "the tag leaves the answer alone");
-        if outputs[out::LEGAL] { legal_seen += 1 } else { illegal_seen += 1 }
+        if outputs[out::LEGAL] {
+            legal_seen += 1
+        } else {
+            illegal_seen += 1
+        }
         assert!(tag_ok(outputs, tag, &key), "the honest tag is accepted");
         for k in 0..out::COUNT {
             let mut forged = outputs.to_vec();
