@@ -1,0 +1,270 @@
+//! A small boolean-circuit builder: XOR, AND and NOT gates over input wires, with constants
+//! folded away (a constant never becomes a wire unless it is an output), and a plaintext
+//! evaluator. The gate list is in the shape every garbling engine takes (inputs first, then
+//! gates in topological order, each gate's output the next wire), so the same circuit is
+//! evaluated in the clear by the tests and under MPC by an engine.
+//!
+//! Cost in garbled circuits is the number of AND gates (XOR and NOT are free with free-XOR
+//! garbling), so the builder counts them, per named section.
+
+/// A bit in a circuit under construction: a known constant, or a wire.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Bit {
+    /// A constant (folded away).
+    Const(bool),
+    /// The wire with this index.
+    Wire(u32),
+}
+
+/// A gate; its output is the wire after all inputs and earlier gates.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Gate {
+    /// a XOR b.
+    Xor(u32, u32),
+    /// a AND b.
+    And(u32, u32),
+    /// NOT a.
+    Not(u32),
+}
+
+/// A finished circuit: `inputs[p]` wires of party `p` (party 0's first), then the gates.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Circuit {
+    /// Input bits per party.
+    pub inputs: Vec<u32>,
+    /// The gates in evaluation order.
+    pub gates: Vec<Gate>,
+    /// The output wires.
+    pub outputs: Vec<u32>,
+    /// AND gates per named section, in the order the sections were opened.
+    pub sections: Vec<(String, u64)>,
+}
+
+impl Circuit {
+    /// The number of AND gates.
+    #[must_use]
+    pub fn and_gates(&self) -> u64 {
+        self.gates.iter().filter(|g| matches!(g, Gate::And(..))).count() as u64
+    }
+
+    /// Evaluates the circuit in the clear: one `Vec<bool>` of inputs per party.
+    ///
+    /// # Panics
+    /// If an input vector's length is not the circuit's.
+    #[must_use]
+    pub fn eval(&self, inputs: &[Vec<bool>]) -> Vec<bool> {
+        assert_eq!(inputs.len(), self.inputs.len(), "one input vector per party");
+        let mut w: Vec<bool> = Vec::with_capacity(self.wires());
+        for (p, bits) in inputs.iter().enumerate() {
+            assert_eq!(bits.len(), self.inputs[p] as usize, "party {p}'s input length");
+            w.extend_from_slice(bits);
+        }
+        for g in &self.gates {
+            let v = match *g {
+                Gate::Xor(a, b) => w[a as usize] ^ w[b as usize],
+                Gate::And(a, b) => w[a as usize] & w[b as usize],
+                Gate::Not(a) => !w[a as usize],
+            };
+            w.push(v);
+        }
+        self.outputs.iter().map(|&o| w[o as usize]).collect()
+    }
+
+    /// Evaluates 64 instances at once, bit-sliced: bit `i` of every word belongs to
+    /// instance `i` (one word per input bit, per party).
+    ///
+    /// # Panics
+    /// If an input vector's length is not the circuit's.
+    #[must_use]
+    pub fn eval_words(&self, inputs: &[Vec<u64>]) -> Vec<u64> {
+        assert_eq!(inputs.len(), self.inputs.len(), "one input vector per party");
+        let mut w: Vec<u64> = Vec::with_capacity(self.wires());
+        for (p, words) in inputs.iter().enumerate() {
+            assert_eq!(words.len(), self.inputs[p] as usize, "party {p}'s input length");
+            w.extend_from_slice(words);
+        }
+        for g in &self.gates {
+            let v = match *g {
+                Gate::Xor(a, b) => w[a as usize] ^ w[b as usize],
+                Gate::And(a, b) => w[a as usize] & w[b as usize],
+                Gate::Not(a) => !w[a as usize],
+            };
+            w.push(v);
+        }
+        self.outputs.iter().map(|&o| w[o as usize]).collect()
+    }
+
+    /// All wires: inputs plus gates.
+    #[must_use]
+    pub fn wires(&self) -> usize {
+        self.inputs.iter().map(|&n| n as usize).sum::<usize>() + self.gates.len()
+    }
+}
+
+/// Builds a [`Circuit`].
+pub struct Builder {
+    n_inputs: u32,
+    inputs: Vec<u32>,
+    gates: Vec<Gate>,
+    sections: Vec<(String, u64)>,
+    ands: u64,
+    zero: Option<u32>,
+}
+
+impl Builder {
+    /// A builder whose inputs are `inputs[p]` bits for each party `p`; returns the input bits.
+    #[must_use]
+    pub fn new(inputs: &[u32]) -> (Builder, Vec<Vec<Bit>>) {
+        let mut next = 0u32;
+        let mut bits = Vec::new();
+        for &n in inputs {
+            bits.push((next..next + n).map(Bit::Wire).collect());
+            next += n;
+        }
+        let b = Builder {
+            n_inputs: next,
+            inputs: inputs.to_vec(),
+            gates: Vec::new(),
+            sections: vec![("other".to_string(), 0)],
+            ands: 0,
+            zero: None,
+        };
+        (b, bits)
+    }
+
+    /// Starts counting AND gates under `name` (until the next section).
+    pub fn section(&mut self, name: &str) {
+        self.close_section();
+        self.sections.push((name.to_string(), 0));
+    }
+
+    fn close_section(&mut self) {
+        if let Some(last) = self.sections.last_mut() {
+            last.1 += self.ands;
+        }
+        self.ands = 0;
+    }
+
+    fn push(&mut self, g: Gate) -> Bit {
+        let w = self.n_inputs + u32::try_from(self.gates.len()).expect("fewer than 2^32 gates");
+        self.gates.push(g);
+        Bit::Wire(w)
+    }
+
+    fn gate(&self, w: u32) -> Option<Gate> {
+        w.checked_sub(self.n_inputs).map(|i| self.gates[i as usize])
+    }
+
+    /// NOT a.
+    pub fn not(&mut self, a: Bit) -> Bit {
+        match a {
+            Bit::Const(c) => Bit::Const(!c),
+            Bit::Wire(w) => match self.gate(w) {
+                Some(Gate::Not(x)) => Bit::Wire(x),
+                _ => self.push(Gate::Not(w)),
+            },
+        }
+    }
+
+    /// a XOR b.
+    pub fn xor(&mut self, a: Bit, b: Bit) -> Bit {
+        match (a, b) {
+            (Bit::Const(x), Bit::Const(y)) => Bit::Const(x ^ y),
+            (Bit::Const(false), o) | (o, Bit::Const(false)) => o,
+            (Bit::Const(true), o) | (o, Bit::Const(true)) => self.not(o),
+            (Bit::Wire(x), Bit::Wire(y)) if x == y => Bit::Const(false),
+            (Bit::Wire(x), Bit::Wire(y)) => self.push(Gate::Xor(x, y)),
+        }
+    }
+
+    /// a AND b.
+    pub fn and(&mut self, a: Bit, b: Bit) -> Bit {
+        match (a, b) {
+            (Bit::Const(x), Bit::Const(y)) => Bit::Const(x & y),
+            (Bit::Const(false), _) | (_, Bit::Const(false)) => Bit::Const(false),
+            (Bit::Const(true), o) | (o, Bit::Const(true)) => o,
+            (Bit::Wire(x), Bit::Wire(y)) if x == y => a,
+            (Bit::Wire(x), Bit::Wire(y)) => {
+                self.ands += 1;
+                self.push(Gate::And(x, y))
+            }
+        }
+    }
+
+    /// a OR b (one AND gate).
+    pub fn or(&mut self, a: Bit, b: Bit) -> Bit {
+        match (a, b) {
+            (Bit::Const(true), _) | (_, Bit::Const(true)) => Bit::Const(true),
+            (Bit::Const(false), o) | (o, Bit::Const(false)) => o,
+            _ => {
+                let x = self.xor(a, b);
+                let y = self.and(a, b);
+                self.xor(x, y)
+            }
+        }
+    }
+
+    /// `c ? a : b` (one AND gate).
+    pub fn mux(&mut self, c: Bit, a: Bit, b: Bit) -> Bit {
+        let d = self.xor(a, b);
+        let t = self.and(c, d);
+        self.xor(b, t)
+    }
+
+    /// The finished circuit with these outputs (constants become wires here).
+    #[must_use]
+    pub fn finish(mut self, outputs: &[Bit]) -> Circuit {
+        let mut out = Vec::with_capacity(outputs.len());
+        for &o in outputs {
+            let w = match o {
+                Bit::Wire(w) => w,
+                Bit::Const(c) => {
+                    let zero = match self.zero {
+                        Some(z) => z,
+                        None => {
+                            // Any wire XOR itself is 0; a circuit always has an input.
+                            let Bit::Wire(z) = self.push(Gate::Xor(0, 0)) else { unreachable!() };
+                            self.zero = Some(z);
+                            z
+                        }
+                    };
+                    if c {
+                        let Bit::Wire(one) = self.push(Gate::Not(zero)) else { unreachable!() };
+                        one
+                    } else {
+                        zero
+                    }
+                }
+            };
+            out.push(w);
+        }
+        self.close_section();
+        let sections = self.sections.into_iter().filter(|s| s.1 > 0).collect();
+        Circuit { inputs: self.inputs, gates: self.gates, outputs: out, sections }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gates_and_folding_evaluate_as_boolean_algebra() {
+        let (mut b, ins) = Builder::new(&[2, 1]);
+        let (x, y, z) = (ins[0][0], ins[0][1], ins[1][0]);
+        let o1 = b.or(x, y);
+        let o2 = b.mux(z, x, y);
+        let o3 = b.and(x, Bit::Const(true));
+        let o4 = b.xor(x, x);
+        let nz = b.not(z);
+        let o5 = b.not(nz);
+        let c = b.finish(&[o1, o2, o3, o4, o5, Bit::Const(true)]);
+        // or: 1 AND, mux: 1 AND; the rest fold.
+        assert_eq!(c.and_gates(), 2);
+        for v in 0..8u8 {
+            let (xv, yv, zv) = (v & 1 != 0, v & 2 != 0, v & 4 != 0);
+            let out = c.eval(&[vec![xv, yv], vec![zv]]);
+            assert_eq!(out, vec![xv | yv, if zv { xv } else { yv }, xv, false, zv, true]);
+        }
+    }
+}

@@ -1,0 +1,15 @@
+//! Two-party Kriegspiel umpiring (issue 19): the umpire's answer to one attempt as a boolean
+//! circuit over the mover's board and attempt and the opponent's board, so that the two
+//! players can compute it between themselves with a secure two-party computation engine and
+//! nobody sees both boards. See docs/TWO-PARTY.md.
+//!
+//! - [`circuit`]: a gate-list builder with constant folding and a plaintext evaluator.
+//! - [`umpire`]: the circuit itself (R-K1, R-K2 and R-C2's automatic ends that a board-only
+//!   computation can know).
+//! - [`encode`]: each party's input bits from what it alone knows, and the outputs read back
+//!   as `rules::kriegspiel::Answer`.
+
+pub mod bits;
+pub mod circuit;
+pub mod encode;
+pub mod umpire;
