@@ -495,7 +495,7 @@ impl Session {
         let Subscribed { url, token, cmd, rx } = self.subscribe(id, since).await?;
         let channel =
             MuxChannel { session: self.clone(), id: *id, since, token, cmd, rx, reopens: 0 };
-        Ok(MatchSocket { url, inner: Inner::Mux(channel) })
+        Ok(MatchSocket { url, inner: Inner::Mux(Box::new(channel)) })
     }
 
     /// Asks the session's multiplexed socket to follow `id` from `since`.
@@ -744,7 +744,7 @@ pub struct MatchSocket {
 
 enum Inner {
     Own(Box<WsStream>),
-    Mux(MuxChannel),
+    Mux(Box<MuxChannel>),
 }
 
 /// A subscription asked of the session's multiplexed socket.

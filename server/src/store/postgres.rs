@@ -419,7 +419,10 @@ fn insert_entries(rows: &[EntryRow]) -> sqlx::QueryBuilder<Postgres> {
 }
 
 /// Creates or updates a challenge row inside `conn`'s transaction.
-async fn upsert_challenge(conn: &mut sqlx::PgConnection, c: &ChallengeRow) -> Result<(), StoreError> {
+async fn upsert_challenge(
+    conn: &mut sqlx::PgConnection,
+    c: &ChallengeRow,
+) -> Result<(), StoreError> {
     sqlx::query(
         "INSERT INTO challenges (id, challenger, status, body, created_ms)
          VALUES ($1, $2, $3, $4, $5)
