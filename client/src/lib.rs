@@ -36,8 +36,13 @@
 //! | `player_hooks[i]` | every payload player `i` is about to sign or seal; may change it or return `false` to suppress it | a false Intrigue informer denial, a false claim, an opening that does not match, a missing reveal (suppress the `Open`s) |
 //! | `umpire_hook` | every payload the umpire is about to sign or seal | a false umpire claim, a missing ack |
 //! | `umpire_lie` | each observation (side, running index, bytes) before it is sealed | false Kriegspiel announcements, false SIC legal-move lists or checks, false 6x6 red squares or scores, a false SIC start view |
-//! | `wire` | every signed message ([`Wire`]: author, index, bytes, time, the [`Cast`]) before the relay; returns a [`Fate`] | forged signatures (flip a byte), messages from another match, non-canonical or trailing bytes, drops, duplicates, reordering (`Fate::Hold`) |
+//! | `wire` | every signed message ([`Wire`]: author, index, bytes, time, the [`Cast`]) before the relay; returns a [`Fate`] | forged signatures (flip a byte), messages from another match, non-canonical or trailing bytes, drops, duplicates, reordering (`Fate::Hold`), a relay that withholds a message (`Fate::Delay`) |
 //! | `deliver` | every delivery ([`Delivery`]: recipient, entry) from the relay; `false` withholds it | a relay that shows the two players different histories (re-sign a receipt with `cast.relay`) |
+//!
+//! With a [`SelfplayConfig::witness`] ([`SimWitness`]), every message the wire drops or delays is
+//! offered by its author to a simulated delivery witness once it has waited for its receipt as
+//! long as the agent does; the witness signs a notice with its own key ([`Selfplay::notices`]) and
+//! forwards the message to the relay, which takes it or drops it too.
 //!
 //! Payload hooks act before signing and sealing, so the cheater signs and discloses the lie
 //! exactly as an honest participant would sign the truth: the record then carries the evidence
@@ -70,6 +75,6 @@ pub mod view;
 pub use bot::RandomBot;
 pub use housebot::HouseBot;
 pub use selfplay::{
-    Cast, Delivery, DeliveryHook, Fate, Selfplay, SelfplayConfig, SelfplayError, Summary, Who,
-    Wire, WireHook, selfplay, selfplay_with,
+    Cast, Delivery, DeliveryHook, Fate, Selfplay, SelfplayConfig, SelfplayError, SimWitness,
+    Summary, Who, Wire, WireHook, selfplay, selfplay_with,
 };

@@ -4,6 +4,7 @@
 
 use crate::bot::RandomBot;
 use protocol::codec::{Canonical, VERSION};
+use protocol::delivery::{Delivered, GRACE_MS};
 use protocol::game;
 use protocol::keys::{ByColour, Identity};
 use protocol::message::{Claim, Payload, SignedMessage};
@@ -93,6 +94,36 @@ pub enum Fate {
     Twice,
     /// It is held back and goes to the relay right after the next message (a reordering).
     Hold,
+    /// The relay withholds it: it takes it only this many simulated ms later (past a deadline
+    /// the relay has timed its author out first, and refuses it as late). With a
+    /// [`SelfplayConfig::witness`], its author offers it to the witness once it has waited
+    /// [`SimWitness::offer_after_ms`] without a receipt.
+    Delay(u64),
+}
+
+/// A simulated delivery witness (docs/PROTOCOL.md, delivery notices): every message the wire
+/// drops or delays is offered to it by its author, as the agent does, once it has had no
+/// receipt for `offer_after_ms`; the witness signs a notice at that time with its own key
+/// ([`Delivered::notarize`]) and forwards the message to the relay, which takes it or not.
+#[derive(Clone, Debug)]
+pub struct SimWitness {
+    /// The witness's key.
+    pub identity: Identity,
+    /// How long an author waits for a receipt before it offers the message (default the
+    /// agent's [`GRACE_MS`]; more makes the offer late).
+    pub offer_after_ms: u64,
+    /// Whether the relay takes what the witness forwards (a relay that only lost the original,
+    /// or a player that sent its message to the witness only) or drops it too (a relay that
+    /// drops the party's messages whatever path they come by).
+    pub relay_takes: bool,
+}
+
+impl SimWitness {
+    /// A witness with key `identity`, offered messages after [`GRACE_MS`], whose forwarded
+    /// messages the relay drops.
+    pub fn new(identity: Identity) -> SimWitness {
+        SimWitness { identity, offer_after_ms: GRACE_MS, relay_takes: false }
+    }
 }
 
 /// An accepted entry on its way from the relay to one participant.
@@ -158,6 +189,9 @@ pub struct SelfplayConfig {
     /// Once this many player actions are in, both players offer a draw in the same step, each
     /// before it sees the other's offer (crossing offers).
     pub offer_draws_at: Option<u32>,
+    /// A delivery witness that dropped and delayed messages are offered to (`None`: there is
+    /// none, and a dropped message is simply lost).
+    pub witness: Option<SimWitness>,
 }
 
 impl SelfplayConfig {
@@ -183,6 +217,7 @@ impl SelfplayConfig {
             interleave: None,
             limits: Limits::DEFAULT,
             offer_draws_at: None,
+            witness: None,
         }
     }
 }
@@ -246,6 +281,9 @@ pub struct Selfplay {
     pub faults: Vec<(Who, RoleError)>,
     /// The colours.
     pub colours: Option<ByColour>,
+    /// The notices the [`SelfplayConfig::witness`] signed, with each message's author, in the
+    /// order it signed them.
+    pub notices: Vec<(Who, Delivered)>,
 }
 
 /// 32 bytes derived from the seed for one purpose (`SHA-256(label || seed_le)`).
@@ -428,6 +466,9 @@ pub fn selfplay_with(mut config: SelfplayConfig) -> Result<Selfplay, SelfplayErr
         network: None,
         deciders,
         questions: VecDeque::new(),
+        match_id: agreed.match_id,
+        timers: Vec::new(),
+        notices: Vec::new(),
     };
     if let Some(seed) = d.config.interleave {
         let rng = <rand_chacha::ChaCha20Rng as rand_core::SeedableRng>::from_seed(derive(
@@ -437,7 +478,7 @@ pub fn selfplay_with(mut config: SelfplayConfig) -> Result<Selfplay, SelfplayErr
     }
     d.deliver(&start, Channel::Public);
     d.run();
-    let Driver { finished, refused, faults, machines, .. } = d;
+    let Driver { finished, refused, faults, machines, notices, .. } = d;
     let actions = machines
         .iter()
         .map(|(_, m)| if let Machine::Player(p) = m { p.actions() } else { 0 })
@@ -467,6 +508,7 @@ pub fn selfplay_with(mut config: SelfplayConfig) -> Result<Selfplay, SelfplayErr
         finished,
         refused,
         faults,
+        notices,
     })
 }
 
@@ -487,6 +529,19 @@ struct Driver<'a> {
     /// The policies of asking players (by place), and their questions not yet answered.
     deciders: [Option<Box<dyn Policy>>; 2],
     questions: VecDeque<(usize, Ask)>,
+    match_id: protocol::MatchId,
+    /// Delayed messages and offers to the witness, by simulated time (earliest first, then in
+    /// the order they were set).
+    timers: Vec<(u64, Timer)>,
+    notices: Vec<(Who, Delivered)>,
+}
+
+/// Something due at a simulated time.
+enum Timer {
+    /// A delayed message reaches the relay.
+    Arrive(Who, Vec<u8>),
+    /// A message without a receipt is offered to the witness.
+    Offer(Who, Vec<u8>),
 }
 
 impl Driver<'_> {
@@ -580,6 +635,9 @@ impl Driver<'_> {
                 }
                 continue;
             }
+            if self.fire_due() {
+                continue;
+            }
             if self.network.is_some() {
                 if self.network_step(&mut queue) {
                     continue;
@@ -595,15 +653,21 @@ impl Driver<'_> {
             if self.answer() {
                 continue;
             }
-            // Idle: only a relay deadline can move things on (the relay's coordinator knows
-            // who owes what): jump to the earliest.
-            match self.relay.poll_timeout() {
-                Some(due) => {
+            // Idle: only a timer or a relay deadline can move things on (the relay's
+            // coordinator knows who owes what): jump to the earliest. A timer at a deadline is in
+            // time (a deadline is missed only after it).
+            let timer = self.timers.iter().map(|(t, _)| *t).min();
+            match (timer, self.relay.poll_timeout()) {
+                (Some(t), due) if due.is_none_or(|d| t <= d) => {
+                    self.now = self.now.max(t);
+                    self.fire_due();
+                }
+                (_, Some(due)) => {
                     self.now = self.now.max(due + 1);
                     self.relay.handle_timeout(self.now);
                     self.relay_events();
                 }
-                None => return,
+                (_, None) => return,
             }
         }
     }
@@ -644,16 +708,62 @@ impl Driver<'_> {
         let held = std::mem::take(&mut self.held);
         match fate {
             Fate::Send => self.accept(who, &bytes),
-            Fate::Drop => {}
             Fate::Twice => {
                 self.accept(who, &bytes);
                 self.accept(who, &bytes);
             }
             Fate::Hold => self.held.push((who, bytes)),
+            Fate::Drop | Fate::Delay(_) => {
+                if let Fate::Delay(ms) = fate {
+                    self.timers.push((self.now + ms, Timer::Arrive(who, bytes.clone())));
+                }
+                if let Some(w) = &self.config.witness {
+                    self.timers.push((self.now + w.offer_after_ms, Timer::Offer(who, bytes)));
+                }
+            }
         }
         for (w, b) in held {
             self.accept(w, &b);
         }
+    }
+
+    /// Fires the earliest timer due by now; `false` if none is.
+    fn fire_due(&mut self) -> bool {
+        let Some(at) = self
+            .timers
+            .iter()
+            .enumerate()
+            .filter(|(_, (t, _))| *t <= self.now)
+            .min_by_key(|(i, (t, _))| (*t, *i))
+            .map(|(i, _)| i)
+        else {
+            return false;
+        };
+        let (time, timer) = self.timers.remove(at);
+        let receipted = |relay: &Relay, bytes: &[u8]| {
+            SignedMessage::from_canonical(bytes)
+                .is_ok_and(|m| relay.entries().iter().any(|e| e.message == m))
+        };
+        match timer {
+            Timer::Arrive(who, bytes) => {
+                if !receipted(self.relay, &bytes) {
+                    self.accept(who, &bytes);
+                }
+            }
+            Timer::Offer(who, bytes) => {
+                let Some(witness) = self.config.witness.clone() else { return true };
+                let Ok(m) = SignedMessage::from_canonical(&bytes) else { return true };
+                if receipted(self.relay, &bytes) {
+                    return true; // its receipt came: nothing to offer
+                }
+                let notice = Delivered::notarize(&witness.identity, self.match_id, m, time);
+                self.notices.push((who, notice));
+                if witness.relay_takes {
+                    self.accept(who, &bytes);
+                }
+            }
+        }
+        true
     }
 
     fn accept(&mut self, who: Who, bytes: &[u8]) {

@@ -172,17 +172,28 @@ impl Replayer<'_> {
                     ),
                 );
             }
-            Expectation::Reveal | Expectation::Answer => self.blame(
-                FaultKind::Timeout,
-                key,
-                e,
-                format!("relay timeout: {side} did not open its commitments by {deadline_ms} ms"),
-                format!(
-                    "{} did not reveal its secrets before the deadline and forfeits; the relay's \
-                     signed timeout proves it.",
-                    self.who(&key)
-                ),
-            ),
+            Expectation::Reveal | Expectation::Answer => {
+                // The timed-out player forfeits, so the other's forfeit claim is the result
+                // (found by tests/tests/interleavings_drops.rs: a 6x6 player timed out in the
+                // setup, the honest opponent's claim was called false).
+                if self.over.is_none() {
+                    self.over =
+                        Some(Over { result: GameResult::win(!c, EndReason::Forfeit), at: e.index });
+                }
+                self.blame(
+                    FaultKind::Timeout,
+                    key,
+                    e,
+                    format!(
+                        "relay timeout: {side} did not open its commitments by {deadline_ms} ms"
+                    ),
+                    format!(
+                        "{} did not reveal its secrets before the deadline and forfeits; the \
+                         relay's signed timeout proves it.",
+                        self.who(&key)
+                    ),
+                );
+            }
         }
     }
 
