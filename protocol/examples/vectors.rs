@@ -95,6 +95,9 @@ pub fn generate() -> Value {
     let order = receipt.order();
     let signed_receipt = SignedReceipt::sign(&receipt, &relay);
     let witness = Identity::from_seed(&[0x3e; 32]);
+    // Alice's display name, as `fogproof keys name` signs it (section 16b); NFC-normalised.
+    let display = protocol::names::SignedName::sign(&alice, "Zoe\u{308} Tester", 1_700_000_000_000)
+        .expect("an allowed name");
     let delivered =
         protocol::delivery::Delivered::notarize(&witness, id, m0.clone(), 1_700_000_001_000);
 
@@ -222,6 +225,15 @@ pub fn generate() -> Value {
             "notice": hex(&delivered.notice.notice),
             "signature": hex(&delivered.notice.signature.to_bytes()),
             "file": hex(&delivered.to_canonical()),
+        },
+        "display_name": {
+            "key_seed": hex(&[0xa1; 32]),
+            "key": alice.public().to_string(),
+            "name": display.name,
+            "issued_ms": display.issued_ms,
+            "name_bytes": hex(&protocol::names::name_bytes(&alice.public(), &display.name, display.issued_ms)),
+            "signature": hex(&display.signature.to_bytes()),
+            "json": serde_json::to_value(&display).expect("a signed name is JSON"),
         },
         "seal": {
             "info": hex(&ctx.info()),

@@ -373,3 +373,34 @@ fn sealed_payload_opens_for_the_umpire_and_matches_its_disclosure() {
     assert_eq!(disclosed.open(&ctx, sealed, padded_len), Ok(plain));
     assert!(seal::check_disclosure(&umpire.public(), &ctx, &setup, &[0; 32]).is_err());
 }
+
+#[test]
+fn display_name() {
+    let v = vectors();
+    let d = &v["display_name"];
+    let seed = arr32(d, &["key_seed"]);
+    let key = ed25519_dalek::SigningKey::from_bytes(&seed).verifying_key().to_bytes();
+    let text = |f: &str| d[f].as_str().expect("a string").to_owned();
+    assert_eq!(text("key"), format!("ed25519:{}", protocol::hex::encode(&key)));
+    // The name is in NFC: "Zoë" with one code point for ë (U+00EB), not e + U+0308.
+    assert_eq!(text("name"), "Zo\u{eb} Tester");
+    let issued = d["issued_ms"].as_u64().expect("a number");
+    // Frame(fogproof/v2/display-name; ("key", key), ("issued-ms", u64_le), ("name", utf8)).
+    let mut frame = Vec::new();
+    lp(&mut frame, b"fogproof/v2/display-name");
+    for (label, value) in [
+        ("key", key.to_vec()),
+        ("issued-ms", issued.to_le_bytes().to_vec()),
+        ("name", text("name").into_bytes()),
+    ] {
+        lp(&mut frame, label.as_bytes());
+        lp(&mut frame, &value);
+    }
+    assert_eq!(bytes(d, &["name_bytes"]), frame);
+    verify_sig(&key, "fogproof/v2/display-name", &frame, &bytes(d, &["signature"]));
+    // The JSON form anyone checks, and the library reads it back as valid.
+    assert_eq!(d["json"]["signature"], d["signature"]);
+    let signed: protocol::names::SignedName =
+        serde_json::from_value(d["json"].clone()).expect("the JSON form reads");
+    signed.verify().expect("the vector's name verifies");
+}
