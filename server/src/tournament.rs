@@ -300,15 +300,16 @@ pub async fn publish(
     Ok(Json(json!({ "id": protocol::hex::encode(&id), "name": def.name })))
 }
 
-/// `POST /api/tournament/{id}/join`: a signed-in entrant joins.
-pub async fn join(
-    State(shared): State<Arc<Shared>>,
-    Authed(key): Authed,
-    Path(id): Path<String>,
-) -> Result<Json<Value>, AppError> {
-    let id = parse_tournament_id(&id)?;
-    let t = state_of(&shared, id).await?;
-    if !t.definition.players.iter().any(|p| p.key == key) {
+/// The tournament `id` names, if `key` is one of its entrants and it is not over (what join and
+/// withdraw both require).
+async fn entrant_of_live(
+    shared: &Arc<Shared>,
+    id: &str,
+    key: &PublicKey,
+) -> Result<Sha256Digest, AppError> {
+    let id = parse_tournament_id(id)?;
+    let t = state_of(shared, id).await?;
+    if !t.definition.players.iter().any(|p| p.key == *key) {
         return Err(AppError::new(
             StatusCode::FORBIDDEN,
             format!("{key} is not an entrant of this tournament (its definition names them)"),
@@ -317,6 +318,16 @@ pub async fn join(
     if status(&t) == "finished" {
         return Err(AppError::new(StatusCode::CONFLICT, "the tournament is over"));
     }
+    Ok(id)
+}
+
+/// `POST /api/tournament/{id}/join`: a signed-in entrant joins.
+pub async fn join(
+    State(shared): State<Arc<Shared>>,
+    Authed(key): Authed,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, AppError> {
+    let id = entrant_of_live(&shared, &id, &key).await?;
     shared.store.join_tournament(&id, &key, shared.clock.now_ms()).await.map_err(internal)?;
     lock(&shared.tournaments).withdrawn.remove(&(id, key));
     Ok(Json(json!({ "ok": true, "tournament": protocol::hex::encode(&id) })))
@@ -330,17 +341,7 @@ pub async fn withdraw(
     Authed(key): Authed,
     Path(id): Path<String>,
 ) -> Result<Json<Value>, AppError> {
-    let id = parse_tournament_id(&id)?;
-    let t = state_of(&shared, id).await?;
-    if !t.definition.players.iter().any(|p| p.key == key) {
-        return Err(AppError::new(
-            StatusCode::FORBIDDEN,
-            format!("{key} is not an entrant of this tournament (its definition names them)"),
-        ));
-    }
-    if status(&t) == "finished" {
-        return Err(AppError::new(StatusCode::CONFLICT, "the tournament is over"));
-    }
+    let id = entrant_of_live(&shared, &id, &key).await?;
     lock(&shared.tournaments).withdrawn.insert((id, key));
     Ok(Json(json!({ "ok": true, "tournament": protocol::hex::encode(&id) })))
 }

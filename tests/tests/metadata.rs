@@ -306,14 +306,24 @@ fn option(options: &[Vec<u8>], uci: &str) -> Vec<u8> {
 }
 
 /// A JSON answer with what differs between two matches anyway left out: strings longer than
-/// a word (ids, keys, names) become their length, times (`*_ms`) become 0. Counts, flags, short
-/// words (`running`, `status`) and every key and array length stay.
+/// a word (ids, keys) and display names become their length, times (`*_ms`) become 0, and a map
+/// keyed by keys (the `names` of the players) the sorted list of its entries' shapes. Counts,
+/// flags, short words (`running`, `status`) and every other key and array length stay.
 fn json_shape(v: &Value) -> Value {
     match v {
+        Value::Object(m) if !m.is_empty() && m.keys().all(|k| k.starts_with("ed25519:")) => {
+            let mut entries: Vec<Value> = m.values().map(json_shape).collect();
+            entries.sort_by_key(Value::to_string);
+            Value::Array(entries)
+        }
         Value::Object(m) => Value::Object(
             m.iter()
                 .map(|(k, v)| {
-                    let v = if k.ends_with("_ms") { json!(0) } else { json_shape(v) };
+                    let v = match v {
+                        _ if k.ends_with("_ms") => json!(0),
+                        Value::String(name) if k == "name" => json!(name.len()),
+                        v => json_shape(v),
+                    };
                     (k.clone(), v)
                 })
                 .collect(),
