@@ -64,6 +64,9 @@ pub struct LoadtestArgs {
     /// per-address limits see many clients; 0: the system's choice.
     #[arg(long, default_value_t = 250)]
     local_addresses: u8,
+    /// Rated matches (they count in the ledger's ratings); casual by default.
+    #[arg(long)]
+    rated: bool,
     /// After the window: how long the matches have to end once White resigns, seconds.
     #[arg(long, default_value_t = 60.0)]
     drain: f64,
@@ -523,6 +526,7 @@ async fn measure(
         ramp_per_second: args.ramp,
         seed,
         sources,
+        rated: args.rated,
     });
     let ramp_started = Instant::now();
     let ramp_limit = Duration::from_secs_f64(args.matches as f64 / f64::from(args.ramp.max(1)))

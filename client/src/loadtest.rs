@@ -79,6 +79,8 @@ pub struct LoadConfig {
     /// Local addresses the players' connections start from, in turn (empty: the system's
     /// choice).
     pub sources: Vec<IpAddr>,
+    /// Whether the matches are rated (they count in the ledger's ratings).
+    pub rated: bool,
 }
 
 /// Counters of a running load.
@@ -449,6 +451,7 @@ async fn set_up(
         "clock_limit": config.clock_seconds.0,
         "clock_increment": config.clock_seconds.1,
         "color": "white",
+        "rated": config.rated,
         "opponent": black.1.key.to_string(),
         "seat": seat_json(&white.0)?,
     });

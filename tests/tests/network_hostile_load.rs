@@ -487,6 +487,7 @@ async fn under_hostile_load_honest_matches_keep_their_p99_end_validly_and_health
         ramp_per_second: 20,
         seed: 14,
         sources: Vec::new(),
+        rated: false,
     });
     for _ in 0..3_000 {
         if load.progress().playing == 6 {

@@ -20,6 +20,8 @@ after(async () => {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+/** The agent's `gameState`: `stage` is fogproof's (`started`, `over`, `finished`, `stopped`);
+ * `status` is lichess's name of the game's status (`started`, `mate`, `resign`, ...). */
 async function state(id) {
   const r = await fetch(`${net.agent}/api/bot/game/${id}`);
   assert.equal(r.status, 200, `GET game ${id}`);
@@ -51,12 +53,12 @@ async function newGame(page, variant, color = 'white') {
 
 /** Waits for the seat to be asked; types `text` in the Move box. */
 async function type(page, id, text) {
-  const s = await until(id, (t) => t.status !== 'started' || (t.ask && (t.ask.kind === 'move' || t.ask.kind === 'attempt')), 'a move to be asked');
-  if (s.status !== 'started') return null;
+  const s = await until(id, (t) => t.stage !== 'started' || (t.ask && (t.ask.kind === 'move' || t.ask.kind === 'attempt')), 'a move to be asked');
+  if (s.stage !== 'started') return null;
   await page.locator('#status').filter({ hasText: /Your/ }).waitFor();
   await page.getByLabel('Move', { exact: true }).fill(text);
   await page.getByLabel('Move', { exact: true }).press('Enter');
-  await until(id, (t) => t.status !== 'started' || !t.ask || t.ask.id !== s.ask.id, `${text} to be taken`);
+  await until(id, (t) => t.stage !== 'started' || !t.ask || t.ask.id !== s.ask.id, `${text} to be taken`);
   return s;
 }
 
@@ -153,8 +155,8 @@ test('chess: SAN and any-case input, flip, stepping back, material, check, help,
   await page.screenshot({ path: join(ARTIFACTS, 'board-chess.png'), fullPage: true });
   // The end: in words, with the replay, the record and a rematch.
   await page.getByRole('button', { name: 'Resign' }).click();
-  s = await until(id, (t) => t.status === 'finished' || t.status === 'stopped', 'the final record', 90000);
-  assert.equal(s.status, 'finished');
+  s = await until(id, (t) => t.stage === 'finished' || t.stage === 'stopped', 'the final record', 90000);
+  assert.equal(s.stage, 'finished');
   await page.locator('#end-words').filter({ hasText: 'You lost by resignation.' }).waitFor();
   await page.locator('#replay-link').waitFor();
   assert.equal(await page.locator('#replay-link').getAttribute('href'), `${net.server}/game/${id}`);
@@ -166,7 +168,7 @@ test('chess: SAN and any-case input, flip, stepping back, material, check, help,
   const s2 = await until(again, (t) => t.side !== null, 'the rematch to start');
   assert.equal(s2.side, 'black', 'the rematch swaps colours');
   await page.getByRole('button', { name: 'Resign' }).click();
-  await until(again, (t) => t.status === 'finished' || t.status === 'stopped', 'the rematch to end', 90000);
+  await until(again, (t) => t.stage === 'finished' || t.stage === 'stopped', 'the rematch to end', 90000);
   assert.deepEqual(errors, []);
 });
 
@@ -214,13 +216,13 @@ test('chess: check is highlighted and said', async () => {
   const id = await newGame(page, 'chess', 'white');
   let checked = false;
   for (let n = 0; n < 40 && !checked; n++) {
-    const s = await until(id, (t) => t.status !== 'started' || t.ask?.kind === 'move', 'my move', 60000);
-    if (s.status !== 'started') break;
+    const s = await until(id, (t) => t.stage !== 'started' || t.ask?.kind === 'move', 'my move', 60000);
+    if (s.stage !== 'started') break;
     const moves = s.ask.moves;
     const pick = moves.find((m) => givesCheck(s.view.board, m, true)) ?? moves[(n * 7 + 3) % moves.length];
     await page.getByLabel('Move', { exact: true }).fill(pick);
     await page.getByLabel('Move', { exact: true }).press('Enter');
-    await until(id, (t) => t.status !== 'started' || t.moves.length > s.moves.length, 'taken');
+    await until(id, (t) => t.stage !== 'started' || t.moves.length > s.moves.length, 'taken');
     // What the page shows, read at once: its last move, what it says, the marked square.
     for (let k = 0; k < 10 && !checked; k++) {
       const snap = await page.evaluate(() => ({
@@ -252,8 +254,8 @@ test('chess: check is highlighted and said', async () => {
     }
   }
   assert.ok(checked, 'a check was shown within 40 moves');
-  if ((await state(id)).status === 'started') await page.getByRole('button', { name: 'Resign' }).click();
-  await until(id, (t) => t.status === 'finished' || t.status === 'stopped', 'the end', 90000);
+  if ((await state(id)).stage === 'started') await page.getByRole('button', { name: 'Resign' }).click();
+  await until(id, (t) => t.stage === 'finished' || t.stage === 'stopped', 'the end', 90000);
   assert.deepEqual(errors, []);
 });
 
@@ -269,11 +271,11 @@ test('Kriegspiel: the umpire line ends with the game; the host replay marks ille
   let s = await until(id, (t) => t.sent.some((m) => m.text === wrong && m.refused), `${wrong} refused by the umpire`);
   await page.locator('#moves li.warn').filter({ hasText: `${wrong} (illegal)` }).waitFor();
   await type(page, id, 'e4');
-  await until(id, (t) => t.status !== 'started' || t.ask?.kind === 'attempt', 'my turn again');
+  await until(id, (t) => t.stage !== 'started' || t.ask?.kind === 'attempt', 'my turn again');
   await page.locator('#umpire-turn').filter({ hasText: 'Your turn.' }).waitFor();
   await page.getByRole('button', { name: 'Resign' }).click();
-  s = await until(id, (t) => t.status === 'finished' || t.status === 'stopped', 'the end', 90000);
-  assert.equal(s.status, 'finished');
+  s = await until(id, (t) => t.stage === 'finished' || t.stage === 'stopped', 'the end', 90000);
+  assert.equal(s.stage, 'finished');
   await page.locator('#umpire-turn').filter({ hasText: 'The game is over.' }).waitFor();
   assert.equal(await page.getByText('Your turn.').count(), 0, '"Your turn." after the end');
   await page.locator('#end-words').filter({ hasText: 'You lost by resignation.' }).waitFor();
@@ -296,8 +298,8 @@ for (const variant of ['sic', 'secretchess6', 'intrigue']) {
     const { page, errors } = b;
     const id = await newGame(page, variant, 'white');
     for (let n = 0; n < 6; n++) {
-      const s = await until(id, (t) => t.status !== 'started' || t.ask, 'a question', 60000);
-      if (s.status !== 'started') break;
+      const s = await until(id, (t) => t.stage !== 'started' || t.ask, 'a question', 60000);
+      if (s.stage !== 'started') break;
       if (s.ask.kind === 'intrigue-setup' || s.ask.kind === 'secretchess6-setup') {
         await page.getByRole('button', { name: 'Commit setup' }).click();
       } else if (s.ask.kind === 'secretchess6-tiebreak') {
@@ -310,7 +312,7 @@ for (const variant of ['sic', 'secretchess6', 'intrigue']) {
           await page.getByLabel('Move', { exact: true }).press('Enter');
         }
       }
-      await until(id, (t) => t.status !== 'started' || !t.ask || t.ask.id !== s.ask.id, 'taken');
+      await until(id, (t) => t.stage !== 'started' || !t.ask || t.ask.id !== s.ask.id, 'taken');
     }
     if (variant === 'intrigue') {
       // The opponent's public moves are listed with one's own.
@@ -321,8 +323,8 @@ for (const variant of ['sic', 'secretchess6', 'intrigue']) {
       for (const m of moves) assert.ok(listed.includes(m), `${m} not in the move list: ${listed}`);
       assert.match(await page.locator('#moves-title').innerText(), /both sides/);
     }
-    if ((await state(id)).status === 'started') await page.getByRole('button', { name: 'Resign' }).click();
-    await until(id, (t) => t.status === 'finished' || t.status === 'stopped', 'the end', 90000);
+    if ((await state(id)).stage === 'started') await page.getByRole('button', { name: 'Resign' }).click();
+    await until(id, (t) => t.stage === 'finished' || t.stage === 'stopped', 'the end', 90000);
     await page.goto(`${net.server}/game/${id}`);
     await page.locator('.step-list').waitFor();
     for (const tab of await page.getByRole('tab').all()) {
@@ -377,7 +379,7 @@ test('a phone-sized game: the board over the panels, nothing wider than the scre
     await until(id, (t) => t.view.knows.chess.moves.length > before.view.knows.chess.moves.length, 'the tapped move');
     await page.screenshot({ path: join(ARTIFACTS, 'board-phone.png'), fullPage: true });
     await page.getByRole('button', { name: 'Resign' }).click();
-    await until(id, (t) => t.status === 'finished' || t.status === 'stopped', 'the end', 90000);
+    await until(id, (t) => t.stage === 'finished' || t.stage === 'stopped', 'the end', 90000);
   } finally {
     await page.setViewportSize({ width: 1280, height: 900 });
   }

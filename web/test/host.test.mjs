@@ -134,12 +134,12 @@ before(async () => {
   await new Promise((r) => setTimeout(r, 1000));
   browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: ['--no-sandbox'] });
 
-  // Two Kriegspiel matches at a time for 3 s, then White resigns in each: finished games.
+  // Two rated Kriegspiel matches at a time for 3 s, then White resigns in each: finished games.
   // While they are played, the lobby page must list them (public information only).
   const load = run(BIN, [
     'loadtest', '--server', base, '--matches', '2', '--variant', 'kriegspiel', '--duration', '3',
     '--warmup', '0.5', '--move-interval-ms', '40', '--ramp', '10', '--drain', '60',
-    '--bound-seconds', '0.1', '--seed', '7', '--local-addresses', '0',
+    '--bound-seconds', '0.1', '--seed', '7', '--local-addresses', '0', '--rated',
   ]);
   const lobby = await openPage('/');
   let live = [];
