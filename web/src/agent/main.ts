@@ -107,6 +107,10 @@ function lobbyPage(): void {
   const games = new Map<string, any>();
   const challenges = new Map<string, any>();
   let waitingFor: string | null = null;
+  // Answers that arrive after the player left the lobby (an accept's answer races the game's
+  // start, which opens the game page) have no lobby to draw into.
+  let here = true;
+  cleanup.push(() => { here = false; });
 
   const body = () => ({
     variant: ($('#variant') as HTMLSelectElement).value,
@@ -140,12 +144,14 @@ function lobbyPage(): void {
   $('#vs-key').addEventListener('click', () => void send(($('#opponent') as HTMLInputElement).value.trim()));
 
   const drawGames = () => {
+    if (!here) return;
     const list = [...games.values()];
     $('#games').innerHTML = list.length
       ? list.map((g) => `<li><a href="/game/${esc(g.id)}" data-link>${esc(variantName(g.variant?.id ?? g.variant?.key ?? ''))}</a> <span class="muted">${esc(g.stage ?? '')}${g.color ? ', you play ' + esc(g.color) : ''}</span> <span class="mono muted">${esc(g.id.slice(0, 12))}</span></li>`).join('')
       : '<li class="muted">None yet.</li>';
   };
   const drawChallenges = () => {
+    if (!here) return;
     const list = [...challenges.values()];
     $('#challenges').innerHTML = list.length
       ? list.map((c) => {
@@ -205,6 +211,7 @@ function lobbyPage(): void {
   const pollLobby = async () => {
     try {
       const l = await getJson('/api/lobby');
+      if (!here) return;
       const seeks = (l.seeks ?? []) as any[];
       $('#seeks').innerHTML = seeks.length
         ? seeks.map((s) => `<tr><td>${esc(variantName(s.variant?.key ?? s.variant ?? ''))}</td><td>${esc(s.timeControl?.show ?? '')}</td><td>${s.rated ? 'rated' : 'casual'}</td><td class="mono">${esc(playerText(s.challenger?.id, nameOf(s.challenger?.id, l.names, s.challenger)))}</td><td class="mono muted">${esc(s.umpire ? 'umpire ' + shortKey(s.umpire) : 'no umpire')}</td><td>${s.challenger?.id === account?.id ? '<span class="muted">yours</span>' : `<button data-seek="${esc(s.id)}">Accept</button>`}</td></tr>`).join('')
