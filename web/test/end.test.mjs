@@ -2,7 +2,8 @@
 // `fogproof serve` and `fogproof play`: the end screen of a hidden game shows the whole board
 // from the final record (Kriegspiel: both armies; 6x6: the opponent's formation and false
 // squares); two people play chess to checkmate through their pages while a third watches the
-// live board on the host; a premove; a hidden game cannot be watched.
+// live board on the host; check shown on both pages while it stands; a premove; a hidden game
+// cannot be watched.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -234,6 +235,63 @@ test('two people play chess to checkmate through their pages while a third watch
   } finally {
     await ctx2.close();
     await watcherCtx.close();
+    second.child.kill('SIGTERM');
+  }
+  assert.deepEqual(errors, []);
+  assert.deepEqual(errors2, []);
+});
+
+/** What a game page shows about check: what it says and how many squares it marks. */
+async function checkShown(page) {
+  return page.evaluate(() => ({
+    said: document.querySelector('#check')?.textContent ?? '',
+    marked: document.querySelectorAll('#board square.check').length,
+  }));
+}
+
+// Two people, so that a check stands until the side in check moves (against the house bot it
+// stood only for the moment the bot took to answer, and the test raced it).
+test('chess: check is highlighted and said on both pages while it stands, and gone once answered', async () => {
+  const { page, errors } = b;
+  const second = await secondAgent();
+  const ctx2 = await b.browser.newContext();
+  const page2 = await ctx2.newPage();
+  const errors2 = [];
+  page2.on('console', (m) => { if (m.type() === 'error') errors2.push(`console: ${m.text()}`); });
+  page2.on('pageerror', (e) => errors2.push(`page: ${e.message}`));
+  try {
+    await page2.goto(second.url + '/');
+    await page.goto(net.agent + '/');
+    await page.selectOption('#variant', 'chess');
+    await page.selectOption('#color', 'white');
+    await page.fill('#opponent', second.key);
+    await page.getByRole('button', { name: 'Challenge' }).click();
+    await page2.getByRole('button', { name: 'Accept' }).click({ timeout: 60000 });
+    await page.waitForURL(/\/game\/[0-9a-f]{64}$/, { timeout: 60000 });
+    await page2.waitForURL(/\/game\/[0-9a-f]{64}$/, { timeout: 60000 });
+    const id = page.url().split('/').pop();
+    for (const [agent, p, mv] of [[net.agent, page, 'e4'], [second.url, page2, 'e5'], [net.agent, page, 'Bc4'], [second.url, page2, 'Nc6']]) {
+      await play(agent, p, id, mv);
+      assert.deepEqual(await checkShown(page), { said: '', marked: 0 }, `no check after ${mv}`);
+    }
+    await play(net.agent, page, id, 'Bxf7');
+    // Black is in check until it moves: its page says so and marks its king; White's says it gives check.
+    await until(second.url, id, (t) => t.ask?.kind === 'move', 'Black to move, in check');
+    await page2.locator('#check').filter({ hasText: 'Check! Your king is attacked.' }).waitFor();
+    await page2.waitForFunction(() => document.querySelectorAll('#board square.check').length === 1);
+    await page.locator('#check').filter({ hasText: 'You give check.' }).waitFor();
+    assert.match(await page.locator('#moves').innerText(), /Bxf7\+/);
+    await page2.screenshot({ path: join(ARTIFACTS, 'board-chess-check.png'), fullPage: true });
+    // Answered: the king takes, and neither page says check any more.
+    await play(second.url, page2, id, 'Kxf7');
+    await until(net.agent, id, (t) => t.ask?.kind === 'move', 'White to move');
+    const noCheck = () => document.querySelector('#check')?.textContent === '' && document.querySelectorAll('#board square.check').length === 0;
+    await page2.waitForFunction(noCheck);
+    await page.waitForFunction(noCheck);
+    await page.getByRole('button', { name: 'Resign' }).click();
+    await until(net.agent, id, over, 'the end', 90000);
+  } finally {
+    await ctx2.close();
     second.child.kill('SIGTERM');
   }
   assert.deepEqual(errors, []);
