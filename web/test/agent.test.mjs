@@ -141,6 +141,8 @@ for (const { variant, size, color = 'white' } of VARIANTS) {
         await page.getByRole('button', { name: 'Send tie-break' }).click();
         continue;
       }
+      // The page answers once it shows the question (the agent may know it a moment earlier).
+      await page.locator(`#app[data-ask="${s.ask.id}"]`).waitFor({ state: 'attached' });
       if (variant === 'chess' && played === 5) {
         // A draw offer: the page says so (the house bot may accept it, which ends the game).
         await page.getByRole('button', { name: 'Offer draw' }).click();

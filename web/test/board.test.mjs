@@ -55,7 +55,7 @@ async function newGame(page, variant, color = 'white') {
 async function type(page, id, text) {
   const s = await until(id, (t) => t.stage !== 'started' || (t.ask && (t.ask.kind === 'move' || t.ask.kind === 'attempt')), 'a move to be asked');
   if (s.stage !== 'started') return null;
-  await page.locator('#status').filter({ hasText: /Your/ }).waitFor();
+  await page.locator(`#app[data-ask="${s.ask.id}"]`).waitFor({ state: 'attached' });
   await page.getByLabel('Move', { exact: true }).fill(text);
   await page.getByLabel('Move', { exact: true }).press('Enter');
   await until(id, (t) => t.stage !== 'started' || !t.ask || t.ask.id !== s.ask.id, `${text} to be taken`);
@@ -125,7 +125,8 @@ test('chess: SAN and any-case input, flip, stepping back, material, check, help,
   assert.equal(s.view.knows.chess.moves[2].from, 'g1');
   assert.equal(s.view.knows.chess.moves[2].to, 'f3');
   // A text that is no move now is refused on the page, in words.
-  await until(id, (t) => t.ask?.kind === 'move', 'my move');
+  s = await until(id, (t) => t.ask?.kind === 'move', 'my move');
+  await page.locator(`#app[data-ask="${s.ask.id}"]`).waitFor({ state: 'attached' });
   await page.getByLabel('Move', { exact: true }).fill('Ke5');
   await page.getByLabel('Move', { exact: true }).press('Enter');
   await page.locator('#error').filter({ hasText: 'not a move you can make now' }).waitFor();
@@ -213,6 +214,8 @@ for (const variant of ['sic', 'secretchess6', 'intrigue']) {
     for (let n = 0; n < 6; n++) {
       const s = await until(id, (t) => t.stage !== 'started' || t.ask, 'a question', 60000);
       if (s.stage !== 'started') break;
+      // The page answers once it shows the question (the agent may know it a moment earlier).
+      await page.locator(`#app[data-ask="${s.ask.id}"]`).waitFor({ state: 'attached' });
       if (s.ask.kind === 'intrigue-setup' || s.ask.kind === 'secretchess6-setup') {
         await page.getByRole('button', { name: 'Commit setup' }).click();
       } else if (s.ask.kind === 'secretchess6-tiebreak') {

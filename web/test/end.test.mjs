@@ -59,6 +59,8 @@ async function newGame(page, variant, color = 'white') {
 async function play(agent, page, id, text) {
   const s = await until(agent, id, (t) => t.stage !== 'started' || (t.ask && (t.ask.kind === 'move' || t.ask.kind === 'attempt')), 'a move to be asked');
   if (s.stage !== 'started') return null;
+  // The page takes a move once it shows the question (the agent may know it a moment earlier).
+  await page.locator(`#app[data-ask="${s.ask.id}"]`).waitFor({ state: 'attached' });
   await page.getByLabel('Move', { exact: true }).fill(text);
   await page.getByLabel('Move', { exact: true }).press('Enter');
   await until(agent, id, (t) => t.stage !== 'started' || !t.ask || t.ask.id !== s.ask.id, `${text} to be taken`);
@@ -123,6 +125,7 @@ test('6x6 to its end: the opponent\'s formation and false squares are shown, and
   for (let n = 0; n < 4; n++) {
     const s = await until(net.agent, id, (t) => over(t) || t.ask, 'a question');
     if (over(s)) break;
+    await page.locator(`#app[data-ask="${s.ask.id}"]`).waitFor({ state: 'attached' });
     if (s.ask.kind === 'secretchess6-setup') await page.getByRole('button', { name: 'Commit setup' }).click();
     else if (s.ask.kind === 'secretchess6-tiebreak') await page.getByRole('button', { name: 'Send tie-break' }).click();
     else {

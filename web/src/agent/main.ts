@@ -472,6 +472,9 @@ function gamePage(id: string): void {
     else status = `Stopped: ${s.faults.join('; ')}`;
     if (!live) status = `Looking back (move ${viewing} of ${history.length - 1}). ${status}`;
     $('#status').textContent = status;
+    // Which question the page is showing (tests wait for it before answering; the agent's API
+    // may know a question a moment before the page does).
+    app.dataset.ask = s.stage === 'started' && s.ask ? String(s.ask.id) : '';
     $('#check').textContent = s.stage !== 'started' ? '' : check.mine ? 'Check! Your king is attacked.' : check.decoy ? 'Check on your decoy.' : check.theirs ? 'You give check.' : '';
     if (kind === 'move' || kind === 'attempt') {
       const special = moves.filter((t) => !/^[a-h][1-8][a-h][1-8]/.test(t));
