@@ -106,8 +106,9 @@ pub struct Builder {
     n_inputs: u32,
     inputs: Vec<u32>,
     gates: Vec<Gate>,
-    sections: Vec<(String, u64)>,
-    ands: u64,
+    /// Section names, and the section each gate was built in.
+    sections: Vec<String>,
+    gate_section: Vec<u32>,
     zero: Option<u32>,
 }
 
@@ -125,29 +126,22 @@ impl Builder {
             n_inputs: next,
             inputs: inputs.to_vec(),
             gates: Vec::new(),
-            sections: vec![("other".to_string(), 0)],
-            ands: 0,
+            sections: vec!["other".to_string()],
+            gate_section: Vec::new(),
             zero: None,
         };
         (b, bits)
     }
 
-    /// Starts counting AND gates under `name` (until the next section).
+    /// Counts the gates built from now on (until the next section) under `name`.
     pub fn section(&mut self, name: &str) {
-        self.close_section();
-        self.sections.push((name.to_string(), 0));
-    }
-
-    fn close_section(&mut self) {
-        if let Some(last) = self.sections.last_mut() {
-            last.1 += self.ands;
-        }
-        self.ands = 0;
+        self.sections.push(name.to_string());
     }
 
     fn push(&mut self, g: Gate) -> Bit {
         let w = self.n_inputs + u32::try_from(self.gates.len()).expect("fewer than 2^32 gates");
         self.gates.push(g);
+        self.gate_section.push(u32::try_from(self.sections.len() - 1).expect("few sections"));
         Bit::Wire(w)
     }
 
@@ -184,10 +178,7 @@ impl Builder {
             (Bit::Const(false), _) | (_, Bit::Const(false)) => Bit::Const(false),
             (Bit::Const(true), o) | (o, Bit::Const(true)) => o,
             (Bit::Wire(x), Bit::Wire(y)) if x == y => a,
-            (Bit::Wire(x), Bit::Wire(y)) => {
-                self.ands += 1;
-                self.push(Gate::And(x, y))
-            }
+            (Bit::Wire(x), Bit::Wire(y)) => self.push(Gate::And(x, y)),
         }
     }
 
@@ -211,7 +202,9 @@ impl Builder {
         self.xor(b, t)
     }
 
-    /// The finished circuit with these outputs (constants become wires here).
+    /// The finished circuit with these outputs (constants become wires here). Gates no output
+    /// depends on are dropped, so one description can build several circuits (the whole
+    /// answer, or only a part of it) and each costs only what its outputs need.
     #[must_use]
     pub fn finish(mut self, outputs: &[Bit]) -> Circuit {
         let mut out = Vec::with_capacity(outputs.len());
@@ -238,9 +231,56 @@ impl Builder {
             };
             out.push(w);
         }
-        self.close_section();
-        let sections = self.sections.into_iter().filter(|s| s.1 > 0).collect();
-        Circuit { inputs: self.inputs, gates: self.gates, outputs: out, sections }
+        // Dead-gate elimination: mark what the outputs need, backwards, then renumber.
+        let n_in = self.n_inputs as usize;
+        let mut live = vec![false; n_in + self.gates.len()];
+        for &o in &out {
+            live[o as usize] = true;
+        }
+        for (i, g) in self.gates.iter().enumerate().rev() {
+            if live[n_in + i] {
+                match *g {
+                    Gate::Xor(a, b) | Gate::And(a, b) => {
+                        live[a as usize] = true;
+                        live[b as usize] = true;
+                    }
+                    Gate::Not(a) => live[a as usize] = true,
+                }
+            }
+        }
+        let mut new_index: Vec<u32> = (0..self.n_inputs).collect();
+        new_index.resize(live.len(), u32::MAX);
+        let mut gates = Vec::new();
+        let mut ands = vec![0u64; self.sections.len()];
+        for (i, g) in self.gates.iter().enumerate() {
+            if !live[n_in + i] {
+                continue;
+            }
+            let m = |w: u32| new_index[w as usize];
+            let g = match *g {
+                Gate::Xor(a, b) => Gate::Xor(m(a), m(b)),
+                Gate::And(a, b) => {
+                    ands[self.gate_section[i] as usize] += 1;
+                    Gate::And(m(a), m(b))
+                }
+                Gate::Not(a) => Gate::Not(m(a)),
+            };
+            new_index[n_in + i] = self.n_inputs + u32::try_from(gates.len()).expect("fits");
+            gates.push(g);
+        }
+        let outputs = out.iter().map(|&o| new_index[o as usize]).collect();
+        // Sections of the same name (opened more than once) are added up, in first-use order.
+        let mut sections: Vec<(String, u64)> = Vec::new();
+        for (name, n) in self.sections.into_iter().zip(ands) {
+            if n == 0 {
+                continue;
+            }
+            match sections.iter_mut().find(|s| s.0 == name) {
+                Some(s) => s.1 += n,
+                None => sections.push((name, n)),
+            }
+        }
+        Circuit { inputs: self.inputs, gates, outputs, sections }
     }
 }
 
@@ -261,10 +301,33 @@ mod tests {
         let c = b.finish(&[o1, o2, o3, o4, o5, Bit::Const(true)]);
         // or: 1 AND, mux: 1 AND; the rest fold.
         assert_eq!(c.and_gates(), 2);
+        assert_eq!(c.sections, vec![("other".to_string(), 2)]);
         for v in 0..8u8 {
             let (xv, yv, zv) = (v & 1 != 0, v & 2 != 0, v & 4 != 0);
             let out = c.eval(&[vec![xv, yv], vec![zv]]);
             assert_eq!(out, vec![xv | yv, if zv { xv } else { yv }, xv, false, zv, true]);
+        }
+    }
+
+    #[test]
+    fn gates_no_output_needs_are_dropped_and_counted_nowhere() {
+        let (mut b, ins) = Builder::new(&[3]);
+        let (x, y, z) = (ins[0][0], ins[0][1], ins[0][2]);
+        b.section("used");
+        let u = b.and(x, y);
+        b.section("dead");
+        let d = b.and(y, z);
+        let _dead = b.or(d, x);
+        b.section("used");
+        let u2 = b.and(u, z);
+        let nu = b.not(u2);
+        let c = b.finish(&[nu, u]);
+        assert_eq!(c.and_gates(), 2);
+        assert_eq!(c.gates.len(), 3);
+        assert_eq!(c.sections, vec![("used".to_string(), 2)]);
+        for v in 0..8u8 {
+            let (xv, yv, zv) = (v & 1 != 0, v & 2 != 0, v & 4 != 0);
+            assert_eq!(c.eval(&[vec![xv, yv, zv]]), vec![!(xv & yv & zv), xv & yv]);
         }
     }
 }

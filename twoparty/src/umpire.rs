@@ -118,13 +118,46 @@ fn attacked(b: &mut Builder, target: &Bb, by: &Men, up: bool, empty: &Bb) -> (Bi
 
 /// Bits of the one-time MAC tag on the outputs ([`circuit_with_tag`]).
 pub const TAG_BITS: usize = 40;
-/// The opponent's MAC key: per tag bit, one constant bit and one bit per output.
-pub const TAG_KEY_BITS: u32 = (TAG_BITS * (out::COUNT + 1)) as u32;
+/// The opponent's MAC key for the whole circuit: per tag bit, one constant bit and one bit per
+/// output.
+pub const TAG_KEY_BITS: u32 = tag_key_bits(out::COUNT);
+
+/// The opponent's MAC key length for a circuit with `outputs` outputs (before the tag).
+#[must_use]
+pub const fn tag_key_bits(outputs: usize) -> u32 {
+    (TAG_BITS * (outputs + 1)) as u32
+}
+
+/// Which part of the umpire's answer a circuit computes. All parts take the same inputs
+/// ([`MOVER_BITS`], [`OPPONENT_BITS`]), so one pair of committed inputs feeds both halves of
+/// the split computation (docs/TWO-PARTY.md, section 3).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Part {
+    /// The whole answer ([`out`]): legality and, ANDed with it, the announcement.
+    Whole,
+    /// Only whether the attempt is legal: one output.
+    Legality,
+    /// Only the announcement of an attempt known to be legal: the [`out`] layout with
+    /// `LEGAL` the constant 1 and nothing ANDed with legality. Meaningless on an illegal
+    /// attempt, so it is run only after [`Part::Legality`] said "legal".
+    Announcement,
+}
+
+impl Part {
+    /// The number of outputs (before any tag).
+    #[must_use]
+    pub const fn outputs(self) -> usize {
+        match self {
+            Part::Legality => 1,
+            Part::Whole | Part::Announcement => out::COUNT,
+        }
+    }
+}
 
 /// Builds the circuit.
 #[must_use]
 pub fn circuit() -> Circuit {
-    build(false)
+    build(Part::Whole, false)
 }
 
 /// The circuit for an engine that gives the output to one party only (tandem: the mover, who
@@ -135,11 +168,20 @@ pub fn circuit() -> Circuit {
 /// passes with probability 2^-40.
 #[must_use]
 pub fn circuit_with_tag() -> Circuit {
-    build(true)
+    build(Part::Whole, true)
 }
 
-fn build(tag: bool) -> Circuit {
-    let key_bits = if tag { TAG_KEY_BITS } else { 0 };
+/// One part of the answer, with the MAC tag when `tag` (the key is then
+/// `tag_key_bits(part.outputs())` bits after the opponent's [`OPPONENT_BITS`]).
+#[must_use]
+pub fn circuit_part(part: Part, tag: bool) -> Circuit {
+    build(part, tag)
+}
+
+#[allow(clippy::too_many_lines)] // One circuit, written top to bottom as the rules read.
+fn build(part: Part, tag: bool) -> Circuit {
+    let key_bits = if tag { tag_key_bits(part.outputs()) } else { 0 };
+    let announce_only = part == Part::Announcement;
     let (mut builder, ins) = Builder::new(&[MOVER_BITS, OPPONENT_BITS + key_bits]);
     let b = &mut builder;
     let (a_in, o_in) = (&ins[0], &ins[1]);
@@ -236,11 +278,20 @@ fn build(tag: bool) -> Circuit {
     let ck_free = bits::all_bits(b, &[empty[sq("f1")], empty[sq("g1")]]);
     let ck_safe = bits::any_bits(b, &[att_e1, att_f1, att_g1]);
     let ck_safe = b.not(ck_safe);
-    let is_ck = bits::all_bits(b, &[king_from_e1, to[sq("g1")], castle_k, ck_free, ck_safe]);
+    // On an attempt known to be legal, a king's move from e1 to g1 or c1 is castling.
+    let is_ck = if announce_only {
+        b.and(king_from_e1, to[sq("g1")])
+    } else {
+        bits::all_bits(b, &[king_from_e1, to[sq("g1")], castle_k, ck_free, ck_safe])
+    };
     let cq_free = bits::all_bits(b, &[empty[sq("b1")], empty[sq("c1")], empty[sq("d1")]]);
     let cq_safe = bits::any_bits(b, &[att_e1, att_d1, att_c1]);
     let cq_safe = b.not(cq_safe);
-    let is_cq = bits::all_bits(b, &[king_from_e1, to[sq("c1")], castle_q, cq_free, cq_safe]);
+    let is_cq = if announce_only {
+        b.and(king_from_e1, to[sq("c1")])
+    } else {
+        bits::all_bits(b, &[king_from_e1, to[sq("c1")], castle_q, cq_free, cq_safe])
+    };
 
     let ok_king = bits::xor_all_bits(b, &[ok_kstep, is_ck, is_cq]);
     let ok_queen = b.or(ok_orth, ok_diag);
@@ -259,7 +310,7 @@ fn build(tag: bool) -> Circuit {
     let promo_ok = b.mux(promotes, p_piece, p_none);
     let pseudo = bits::all_bits(b, &[ok_move, not_own, promo_ok]);
     let is_ep = b.and(mv[P], ok_ep);
-    let is_push2 = b.and(mv[P], ok_push2);
+    let is_push2 = b.and(mv[P], if announce_only { on_push2 } else { ok_push2 });
 
     // The board after the move.
     let ep_cap = bits::gate(b, is_ep, &bits::shift(&bits::mask(&to, RANK[5]), 0, -1));
@@ -289,9 +340,22 @@ fn build(tag: bool) -> Circuit {
     let king_moves = bits::xor(b, &a[K], &to);
     let t = bits::gate(b, mv[K], &king_moves);
     let king2 = bits::xor(b, &a[K], &t);
-    let (in_check_after, _) = attacked(b, &king2, &o2, false, &empty2);
-    let safe = b.not(in_check_after);
-    let legal = b.and(pseudo, safe);
+    let legal = if announce_only {
+        Bit::Const(true)
+    } else {
+        let (in_check_after, _) = attacked(b, &king2, &o2, false, &empty2);
+        let safe = b.not(in_check_after);
+        b.and(pseudo, safe)
+    };
+    if part == Part::Legality {
+        let mut outs = vec![legal];
+        if tag {
+            b.section("announcement tag");
+            let key = &o_in[OPPONENT_BITS as usize..];
+            outs = with_tag(b, &outs, key);
+        }
+        return builder.finish(&outs);
+    }
 
     // ---- The announcements, on the board after the move (the opponent to move, moving down).
     b.section("mover's men after the move");
@@ -404,26 +468,31 @@ fn build(tag: bool) -> Circuit {
     };
     let free_line: Vec<Bb> = (0..4).map(|l| free_on(b, l)).collect();
     let not_pinned = bits::not(b, &pinned);
+    // Only "has any legal move" is needed, so the squares reached by every non-king,
+    // non-capturing-pawn move are united first and met with the target once. The sliders free
+    // on a line are the same for its two directions.
     let mut mobile = Vec::new();
+    let line_movers: Vec<Bb> = (0..4)
+        .map(|l| {
+            let sliders = if l < 2 { &o2.rq } else { &o2.bq };
+            bits::and(b, sliders, &free_line[l])
+        })
+        .collect();
+    let mut reached = Vec::new();
     for (k, &(df, dr)) in DIRS.iter().enumerate() {
-        let sliders = if k < 4 { &o2.rq } else { &o2.bq };
-        let movers = bits::and(b, sliders, &free_line[k / 2]);
-        let reach = bits::fill(b, &movers, &empty2, df, dr);
-        let tgt = bits::and(b, &reach, &target);
-        mobile.push(bits::any(b, &tgt));
+        reached.push(bits::fill(b, &line_movers[k / 2], &empty2, df, dr));
     }
     let free_n = bits::and(b, &o2.n, &not_pinned);
-    let n_att = bits::shifts(b, &free_n, &KNIGHT, false);
-    let t = bits::and(b, &n_att, &target);
-    mobile.push(bits::any(b, &t));
+    reached.push(bits::shifts(b, &free_n, &KNIGHT, false));
     // Opponent's pawns move down.
     let pf = bits::and(b, &o2.p, &free_line[1]);
     let push1 = bits::shift(&pf, 0, -1);
     let push1 = bits::and(b, &push1, &empty2);
     let push2 = bits::shift(&bits::mask(&push1, RANK[5]), 0, -1);
     let push2 = bits::and(b, &push2, &empty2);
-    let pushes = bits::or(b, &push1, &push2);
-    let t = bits::and(b, &pushes, &target);
+    reached.push(bits::or(b, &push1, &push2));
+    let reached = bits::or_all(b, &reached);
+    let t = bits::and(b, &reached, &target);
     mobile.push(bits::any(b, &t));
     // Captures down-left run along the main diagonal, down-right along the other.
     let occ_us2 = occ_a2;
@@ -555,17 +624,24 @@ fn build(tag: bool) -> Circuit {
     if tag {
         b.section("announcement tag");
         let key = &o_in[OPPONENT_BITS as usize..];
-        let row = out::COUNT + 1;
-        let mut tags = Vec::with_capacity(TAG_BITS);
-        for j in 0..TAG_BITS {
-            let mut t = key[j * row];
-            for (i, &o) in outs.iter().enumerate() {
-                let k = b.and(key[j * row + 1 + i], o);
-                t = b.xor(t, k);
-            }
-            tags.push(t);
-        }
-        outs.extend(tags);
+        outs = with_tag(b, &outs, key);
     }
     builder.finish(&outs)
+}
+
+/// `outs` followed by their [`TAG_BITS`]-bit one-time MAC under `key` (row `j`: a constant
+/// bit, then one bit per output).
+fn with_tag(b: &mut Builder, outs: &[Bit], key: &[Bit]) -> Vec<Bit> {
+    let row = outs.len() + 1;
+    assert_eq!(key.len(), TAG_BITS * row, "the key's length");
+    let mut all = outs.to_vec();
+    for j in 0..TAG_BITS {
+        let mut t = key[j * row];
+        for (i, &o) in outs.iter().enumerate() {
+            let k = b.and(key[j * row + 1 + i], o);
+            t = b.xor(t, k);
+        }
+        all.push(t);
+    }
+    all
 }

@@ -13,10 +13,17 @@ use rules::{Analysis, Bitboard, Game, Move, Role, Square, attacks};
 use std::sync::OnceLock;
 use twoparty::circuit::Circuit;
 use twoparty::encode::{answer, inputs_from_position};
+use twoparty::umpire::{Part, circuit_part, out};
 
 fn circuit() -> &'static Circuit {
     static C: OnceLock<Circuit> = OnceLock::new();
     C.get_or_init(twoparty::umpire::circuit)
+}
+
+/// The split computation's two circuits: legality (every attempt), announcement (legal ones).
+fn split() -> &'static (Circuit, Circuit) {
+    static C: OnceLock<(Circuit, Circuit)> = OnceLock::new();
+    C.get_or_init(|| (circuit_part(Part::Legality, false), circuit_part(Part::Announcement, false)))
 }
 
 /// One attempt to check: the position, the attempt, the 50-move counters and the answer the
@@ -48,6 +55,7 @@ struct Coverage {
     fifty: u64,
     repetition: u64,
     wrong_promotion: u64,
+    split_announced: u64,
 }
 
 struct Checker {
@@ -78,9 +86,20 @@ impl Checker {
             }
         }
         let outs = c.eval_words(&words);
+        let (legality, announcement) = split();
+        let legal_words = legality.eval_words(&words);
+        let ann_words = announcement.eval_words(&words);
         for (i, case) in self.batch.iter().enumerate() {
             let bits: Vec<bool> = outs.iter().map(|w| w >> i & 1 == 1).collect();
             let got = answer(&bits, case.pos.turn());
+            // The split computation: the legality circuit agrees on every attempt, and on a
+            // legal one the announcement circuit gives the whole circuit's outputs.
+            assert_eq!(legal_words[0] >> i & 1 == 1, bits[out::LEGAL], "legality circuit");
+            if bits[out::LEGAL] {
+                let ann: Vec<bool> = ann_words.iter().map(|w| w >> i & 1 == 1).collect();
+                assert_eq!(ann, bits, "announcement circuit on {}", case.pos.to_fen());
+                self.cov.split_announced += 1;
+            }
             assert_eq!(
                 got,
                 case.expected,
@@ -356,6 +375,7 @@ fn the_circuit_answers_every_attempt_as_the_ordinary_umpire() {
         ("insufficient material", c.insufficient, 5),
         ("50-move rule", c.fifty, 1),
         ("wrong promotion", c.wrong_promotion, 50),
+        ("the split computation's announcements", c.split_announced, 5000),
     ] {
         assert!(n >= min, "only {n} attempts with {what} (want {min}): {c:?}");
     }
