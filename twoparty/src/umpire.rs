@@ -433,7 +433,7 @@ fn build(part: Part, tag: bool) -> Circuit {
     let in_check = bits::any_bits(b, &checker_bits);
     let double = bits::at_least_two(b, &checker_bits);
 
-    b.section("opponent's mobility and pawn tries");
+    b.section("mobility: check-block target");
     // Squares a non-king move may go to: anywhere not own when not in check; else the
     // checker's square or a square between it and the king.
     let mut block = bits::EMPTY;
@@ -448,15 +448,25 @@ fn build(part: Part, tag: bool) -> Circuit {
     block = bits::xor(b, &block, &t);
     let not_own_o = bits::not(b, &occ_o2);
     let target = std::array::from_fn(|s| b.mux(in_check, block[s], not_own_o[s]));
-    // Pins: the first man on a ray from the king, if the opponent's, with one of our sliders
-    // of that ray's kind behind it.
+    b.section("mobility: pins");
+    // Our sliders' rays with the opponent's king lifted off the board (the king steps' attack
+    // map below, too). A man of the opponent's is pinned in direction k when it is the first
+    // man on the king's ray k and one of our sliders' rays the other way (k ^ 1) ends on it:
+    // such a slider stands beyond it on the line, and lifting the king (behind it) changes
+    // nothing up to that man. One AND per square then both finds and places the pin.
+    let empty_lift = bits::xor(b, &empty2, &kt);
+    let slider_rays: Vec<Bb> = DIRS
+        .iter()
+        .enumerate()
+        .map(|(k, &(df, dr))| {
+            let sliders = if k < 4 { &us2.rq } else { &us2.bq };
+            bits::fill(b, sliders, &empty_lift, df, dr)
+        })
+        .collect();
     let mut pinned_dir = Vec::new();
-    for (k, &(df, dr)) in DIRS.iter().enumerate() {
+    for k in 0..DIRS.len() {
         let first_own = bits::and(b, &rays[k], &occ_o2);
-        let xray = bits::fill(b, &first_own, &empty2, df, dr);
-        let sliders = if k < 4 { &us2.rq } else { &us2.bq };
-        let pin = bits::inner(b, &xray, sliders);
-        pinned_dir.push(bits::gate(b, pin, &first_own));
+        pinned_dir.push(bits::and(b, &first_own, &slider_rays[k ^ 1]));
     }
     let pinned = bits::xor_all(b, &pinned_dir);
     // Men free to move along line `l` (0 rank, 1 file, 2 main diagonal, 3 other diagonal):
@@ -468,6 +478,7 @@ fn build(part: Part, tag: bool) -> Circuit {
     };
     let free_line: Vec<Bb> = (0..4).map(|l| free_on(b, l)).collect();
     let not_pinned = bits::not(b, &pinned);
+    b.section("mobility: men's moves");
     // Only "has any legal move" is needed, so the squares reached by every non-king,
     // non-capturing-pawn move are united first and met with the target once. The sliders free
     // on a line are the same for its two directions.
@@ -501,25 +512,48 @@ fn build(part: Part, tag: bool) -> Circuit {
     let cap_dl = bits::and(b, &bits::shift(&pm, -1, -1), &cap_tgt);
     let pa = bits::and(b, &o2.p, &free_line[3]);
     let cap_dr = bits::and(b, &bits::shift(&pa, 1, -1), &cap_tgt);
-    // En passant after our double step: the opponent's pawn beside ours takes it, tested in
-    // full on the board after that capture.
-    let ep_to = bits::shift(&to, 0, -1);
+    b.section("mobility: en passant");
+    // En passant after our double step: an opponent's pawn beside ours (on `to`, rank 4 in
+    // the circuit's frame) takes it, landing on the square passed over; legal when the
+    // opponent's king is not attacked afterwards. Only three squares change (the capturer's,
+    // ours, the one passed over), so the king's slider rays are filled once, on the board with
+    // *both* candidate capturers lifted: a ray through the other candidate's square is in
+    // truth blocked there (by a pawn, no slider), and no other ray changes, since no file or
+    // diagonal holds both candidates. Knights do not change; of our pawns only the one on
+    // `to` leaves; our king never stands beside theirs after a legal move.
+    let to3 = bits::gate(b, is_push2, &bits::mask(&to, RANK[3]));
+    let ep_to = bits::shift(&to3, 0, -1);
+    let cands: Vec<Bb> =
+        [-1, 1].iter().map(|&df| bits::and(b, &bits::shift(&to3, df, 0), &o2.p)).collect();
+    let t = bits::xor(b, &empty2, &to3);
+    let t = bits::xor(b, &t, &ep_to);
+    let t = bits::xor(b, &t, &cands[0]);
+    let empty3 = bits::xor(b, &t, &cands[1]);
+    let mut slider_hits = [Vec::new(), Vec::new()];
+    for (k, &(df, dr)) in DIRS.iter().enumerate() {
+        let ray = bits::fill(b, &kt, &empty3, df, dr);
+        let sliders = if k < 4 { &us2.rq } else { &us2.bq };
+        let hit = bits::inner(b, &ray, sliders);
+        for (i, hits) in slider_hits.iter_mut().enumerate() {
+            let other_blocks = bits::inner(b, &ray, &cands[1 - i]);
+            let clear = b.not(other_blocks);
+            hits.push(b.and(hit, clear));
+        }
+    }
+    let sw_to = bits::inner(b, &sw, &to3);
+    let se_to = bits::inner(b, &se, &to3);
+    let nsw_to = b.not(sw_to);
+    let nse_to = b.not(se_to);
+    let pawn_main = b.and(chk_p_main, nsw_to);
+    let pawn_anti = b.and(chk_p_anti, nse_to);
     let mut ep_ok = Vec::new();
-    let us_no_pawn =
-        Men { p: bits::and_not(b, &us2.p, &to), n: us2.n, bq: us2.bq, rq: us2.rq, k: us2.k };
-    for df in [-1, 1] {
-        // The capturer stands beside `to`, on to + (df, 0).
-        let beside = bits::shift(&to, df, 0);
-        let cand = bits::and(b, &beside, &o2.p);
-        let has = bits::any(b, &cand);
-        let has = b.and(has, is_push2);
-        let t = bits::xor(b, &occ2, &cand);
-        let t = bits::xor(b, &t, &to);
-        let occ3 = bits::xor(b, &t, &ep_to);
-        let empty3 = bits::not(b, &occ3);
-        let (att, _) = attacked(b, &kt, &us_no_pawn, true, &empty3);
+    for (i, hits) in slider_hits.iter().enumerate() {
+        let has = bits::any(b, &cands[i]);
+        let mut att = hits.clone();
+        att.extend([chk_kn, pawn_main, pawn_anti]);
+        let att = bits::any_bits(b, &att);
         let nat = b.not(att);
-        // In double check only king moves help (the test above sees both checkers anyway).
+        // In double check only king moves help (the test sees both checkers anyway).
         ep_ok.push(b.and(has, nat));
     }
     let ep_any = b.or(ep_ok[0], ep_ok[1]);
@@ -529,14 +563,10 @@ fn build(part: Part, tag: bool) -> Circuit {
     let non_king = bits::any_bits(b, &mobile);
     let single = b.not(double);
     let non_king = b.and(non_king, single);
+    b.section("mobility: king steps");
     // The opponent's king steps: not onto its own men, not onto a square we attack with the
     // king lifted off the board.
-    let empty_lift = bits::xor(b, &empty2, &kt);
-    let mut att_parts = Vec::new();
-    for (k, &(df, dr)) in DIRS.iter().enumerate() {
-        let sliders = if k < 4 { &us2.rq } else { &us2.bq };
-        att_parts.push(bits::fill(b, sliders, &empty_lift, df, dr));
-    }
+    let mut att_parts = slider_rays;
     att_parts.push(bits::shifts(b, &us2.n, &KNIGHT, false));
     att_parts.push(bits::shifts(b, &us2.p, &[(-1, 1), (1, 1)], false));
     att_parts.push(bits::shifts(b, &us2.k, &KING, true));
@@ -550,6 +580,7 @@ fn build(part: Part, tag: bool) -> Circuit {
     let mate = b.and(no_move, in_check);
     let not_in_check = b.not(in_check);
     let stalemate = b.and(no_move, not_in_check);
+    b.section("pawn tries");
     // Pawn tries: legal pawn captures (none in double check).
     let mut cap_list: Vec<Bit> = cap_dl.to_vec();
     cap_list.extend_from_slice(&cap_dr);
