@@ -42,6 +42,7 @@ struct Coverage {
     illegal: u64,
     castling: u64,
     en_passant: u64,
+    two_capturers: u64,
     promotion: u64,
     under_promotion: u64,
     double_check: u64,
@@ -241,6 +242,20 @@ fn record(cov: &mut Coverage, pos: &Position, m: &Move, ans: &Answer, legal: &[M
             if a.capture.is_some_and(|c| c.en_passant) {
                 cov.en_passant += 1;
             }
+            if piece.role == Role::Pawn && m.from.rank().abs_diff(m.to.rank()) == 2 {
+                // A double step with an enemy pawn on both sides: two en passant candidates.
+                let enemy_pawn = |df: i32| {
+                    let f = i32::from(m.to.file()) + df;
+                    u8::try_from(f).ok().and_then(|f| Square::new(f, m.to.rank())).is_some_and(|sq| {
+                        pos.board()
+                            .piece_at(sq)
+                            .is_some_and(|p| p.role == Role::Pawn && p.color != pos.turn())
+                    })
+                };
+                if enemy_pawn(-1) && enemy_pawn(1) {
+                    cov.two_capturers += 1;
+                }
+            }
             match m.promotion {
                 Some(Role::Queen) => cov.promotion += 1,
                 Some(_) => cov.under_promotion += 1,
@@ -290,7 +305,9 @@ fn games(checker: &mut Checker, fen: &str, seed: u64, n_games: u32, max_plies: u
                 attempts.extend(&legal);
             } else {
                 for m in &legal {
-                    if weight(&pos, m) >= 8 || rng.next_u32() % 4 == 0 {
+                    let double_step = pos.board().piece_at(m.from).is_some_and(|p| p.role == Role::Pawn)
+                        && m.from.rank().abs_diff(m.to.rank()) == 2;
+                    if weight(&pos, m) >= 8 || double_step || rng.next_u32() % 4 == 0 {
                         attempts.push(*m);
                     }
                 }
@@ -332,7 +349,7 @@ fn games(checker: &mut Checker, fen: &str, seed: u64, n_games: u32, max_plies: u
     }
 }
 
-const STARTS: [&str; 8] = [
+const STARTS: [&str; 10] = [
     rules::chess::START_FEN,
     // "Kiwipete": castling both ways, pins, en passant.
     "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
@@ -346,6 +363,10 @@ const STARTS: [&str; 8] = [
     // Thin material: stalemates, insufficient material, the 50-move rule near.
     "4k3/8/8/8/8/8/4P3/4K2N b - - 90 80",
     "7k/5Q2/8/8/8/8/8/K7 w - - 0 1",
+    // En passant with two capturers, where the other one still blocks after the capture: on
+    // the rank (a4 rook, d4 and f4 pawns, h4 king) and on a diagonal (h2 bishop, f4, b8 king).
+    "8/8/8/8/R2p1p1k/8/4P3/4K3 w - - 0 1",
+    "1k6/8/8/8/3p1p2/8/4P2B/4K3 w - - 0 1",
 ];
 
 #[test]
@@ -364,6 +385,7 @@ fn the_circuit_answers_every_attempt_as_the_ordinary_umpire() {
         ("illegal", c.illegal, 5000),
         ("castling", c.castling, 50),
         ("en passant", c.en_passant, 30),
+        ("double step beside two enemy pawns", c.two_capturers, 10),
         ("promotion", c.promotion, 30),
         ("under-promotion", c.under_promotion, 30),
         ("double check", c.double_check, 5),
