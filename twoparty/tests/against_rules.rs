@@ -11,7 +11,7 @@ use rules::chess::Position;
 use rules::kriegspiel::{Answer, End, Options, State};
 use rules::{Analysis, Bitboard, Game, Move, Role, Square, attacks};
 use std::sync::OnceLock;
-use twoparty::circuit::Circuit;
+use twoparty::circuit::{Circuit, Split};
 use twoparty::encode::{answer, inputs_from_position};
 use twoparty::umpire::{Part, circuit_part, out};
 
@@ -20,10 +20,14 @@ fn circuit() -> &'static Circuit {
     C.get_or_init(twoparty::umpire::circuit)
 }
 
-/// The split computation's two circuits: legality (every attempt), announcement (legal ones).
-fn split() -> &'static (Circuit, Circuit) {
-    static C: OnceLock<(Circuit, Circuit)> = OnceLock::new();
-    C.get_or_init(|| (circuit_part(Part::Legality, false), circuit_part(Part::Announcement, false)))
+/// The split computation's two circuits, legality (every attempt) and announcement (legal
+/// ones), each as each party's local part and the joint part.
+fn split() -> &'static (Split, Split) {
+    static C: OnceLock<(Split, Split)> = OnceLock::new();
+    C.get_or_init(|| {
+        let part = |p| circuit_part(p, false).split_local();
+        (part(Part::Legality), part(Part::Announcement))
+    })
 }
 
 /// One attempt to check: the position, the attempt, the 50-move counters and the answer the
