@@ -136,11 +136,12 @@ fn sizes(name: &str, c: &Circuit) {
     }
 }
 
-/// Runs tandem on `c` for each (mover, opponent) input pair, the opponent's MAC key appended;
-/// prints the time and traffic per run, with the spread; checks the output against the
-/// plaintext evaluation.
+/// Runs tandem on the joint part of `c` for each (mover, opponent) input pair, the
+/// opponent's MAC key appended, each party's local part evaluated first; prints the time and
+/// traffic per run, with the spread; checks the output against the plaintext circuit.
 fn tandem_figures(name: &str, c: &Circuit, inputs: &[(Vec<bool>, Vec<bool>)], key_bits: u32) {
-    let tc = to_tandem(c);
+    let split = c.split_local();
+    let tc = to_tandem(&split.joint);
     tc.validate().expect("a valid circuit for tandem");
     let mut times = Vec::new();
     let mut bytes = 0u64;
@@ -148,7 +149,9 @@ fn tandem_figures(name: &str, c: &Circuit, inputs: &[(Vec<bool>, Vec<bool>)], ke
         let mut b = b.clone();
         b.extend((0..key_bits).map(|k| (k as usize * 7 + i) % 3 == 0));
         let t = Instant::now();
-        let (out, sent, steps) = tandem_run(&tc, a, &b, i as u64);
+        let a_mid = split.local[0].eval(std::slice::from_ref(a));
+        let b_mid = split.local[1].eval(std::slice::from_ref(&b));
+        let (out, sent, steps) = tandem_run(&tc, &a_mid, &b_mid, i as u64);
         times.push(t.elapsed());
         if i == 0 {
             println!("{name}: tandem steps of the first run (arrival of the contributor's message, its size):");
@@ -171,6 +174,22 @@ fn tandem_figures(name: &str, c: &Circuit, inputs: &[(Vec<bool>, Vec<bool>)], ke
     );
 }
 
+/// The circuit's sizes, and its joint part's (what runs under MPC once each party has
+/// computed what it can alone).
+fn sizes_split(name: &str, c: &Circuit) {
+    sizes(name, c);
+    let s = c.split_local();
+    println!(
+        "  joint part: {} AND gates, inputs {:?} bits; local parts: {:?} AND gates",
+        s.joint.and_gates(),
+        s.joint.inputs,
+        s.local.iter().map(Circuit::and_gates).collect::<Vec<_>>()
+    );
+    for (name, ands) in s.joint.sections.iter().filter(|x| x.1 > 0) {
+        println!("    {name:38} {ands:>7} AND");
+    }
+}
+
 fn main() {
     use twoparty::umpire::{Part, circuit_part, tag_key_bits};
     let n: usize = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(10);
@@ -181,14 +200,15 @@ fn main() {
     let whole = circuit_part(Part::Whole, true);
     let legality = circuit_part(Part::Legality, true);
     let announcement = circuit_part(Part::Announcement, true);
-    sizes("whole circuit with tag", &whole);
-    sizes("legality circuit with tag (every attempt)", &legality);
-    sizes("announcement circuit with tag (legal attempts)", &announcement);
+    sizes_split("whole circuit with tag", &whole);
+    sizes_split("legality circuit with tag (every attempt)", &legality);
+    sizes_split("announcement circuit with tag (legal attempts)", &announcement);
+    let joint = |c: &Circuit| c.split_local().joint.and_gates();
     println!(
-        "per illegal attempt: {} AND; per legal move: {} AND (whole circuit: {} AND)",
-        legality.and_gates(),
-        legality.and_gates() + announcement.and_gates(),
-        whole.and_gates()
+        "joint AND gates per illegal attempt: {}; per legal move: {} (whole circuit: {})",
+        joint(&legality),
+        joint(&legality) + joint(&announcement),
+        joint(&whole)
     );
     let attempts = corpus(n.max(200));
 
