@@ -154,7 +154,9 @@ fn tandem_figures(name: &str, c: &Circuit, inputs: &[(Vec<bool>, Vec<bool>)], ke
         let (out, sent, steps) = tandem_run(&tc, &a_mid, &b_mid, i as u64);
         times.push(t.elapsed());
         if i == 0 {
-            println!("{name}: tandem steps of the first run (arrival of the contributor's message, its size):");
+            println!(
+                "{name}: tandem steps of the first run (arrival of the contributor's message, its size):"
+            );
             for (k, (at, len)) in steps.iter().enumerate() {
                 println!("  step {k}: {:>8.1} ms {:>10} bytes", at.as_secs_f64() * 1000.0, len);
             }

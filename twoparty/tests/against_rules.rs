@@ -250,11 +250,13 @@ fn record(cov: &mut Coverage, pos: &Position, m: &Move, ans: &Answer, legal: &[M
                 // A double step with an enemy pawn on both sides: two en passant candidates.
                 let enemy_pawn = |df: i32| {
                     let f = i32::from(m.to.file()) + df;
-                    u8::try_from(f).ok().and_then(|f| Square::new(f, m.to.rank())).is_some_and(|sq| {
-                        pos.board()
-                            .piece_at(sq)
-                            .is_some_and(|p| p.role == Role::Pawn && p.color != pos.turn())
-                    })
+                    u8::try_from(f).ok().and_then(|f| Square::new(f, m.to.rank())).is_some_and(
+                        |sq| {
+                            pos.board()
+                                .piece_at(sq)
+                                .is_some_and(|p| p.role == Role::Pawn && p.color != pos.turn())
+                        },
+                    )
                 };
                 if enemy_pawn(-1) && enemy_pawn(1) {
                     cov.two_capturers += 1;
@@ -309,8 +311,9 @@ fn games(checker: &mut Checker, fen: &str, seed: u64, n_games: u32, max_plies: u
                 attempts.extend(&legal);
             } else {
                 for m in &legal {
-                    let double_step = pos.board().piece_at(m.from).is_some_and(|p| p.role == Role::Pawn)
-                        && m.from.rank().abs_diff(m.to.rank()) == 2;
+                    let double_step =
+                        pos.board().piece_at(m.from).is_some_and(|p| p.role == Role::Pawn)
+                            && m.from.rank().abs_diff(m.to.rank()) == 2;
                     if weight(&pos, m) >= 8 || double_step || rng.next_u32() % 4 == 0 {
                         attempts.push(*m);
                     }

@@ -105,7 +105,10 @@ fn each_half_of_the_split_computation_carries_its_own_tag() {
             for k in 0..outputs.len() {
                 let mut forged = outputs.to_vec();
                 forged[k] = !forged[k];
-                assert!(!tag_ok(&forged, tag, &key), "{part:?} output bit {k} changed and accepted");
+                assert!(
+                    !tag_ok(&forged, tag, &key),
+                    "{part:?} output bit {k} changed and accepted"
+                );
             }
             let mv = legal[rng.next_u32() as usize % legal.len()];
             pos = pos.play(&mv).expect("legal");

@@ -61,7 +61,11 @@ fn figures(name: &str, c: &Circuit, inputs: &[(Vec<bool>, Vec<bool>)]) {
         let (out, sent) = run(&reg, &a_mid, &b_mid);
         times.push(t.elapsed());
         bytes += sent;
-        assert_eq!(out, c.eval(&[a.clone(), b.clone()]), "polytune agrees with the plaintext circuit");
+        assert_eq!(
+            out,
+            c.eval(&[a.clone(), b.clone()]),
+            "polytune agrees with the plaintext circuit"
+        );
     }
     let ms = |d: &Duration| d.as_secs_f64() * 1000.0;
     let total: f64 = times.iter().map(ms).sum();
