@@ -170,11 +170,11 @@ impl Circuit {
         let mut handed: Vec<Vec<u32>> = vec![Vec::new(); parties];
         let mut is_handed = vec![false; dep.len()];
         let mut hand = |w: u32, handed: &mut Vec<Vec<u32>>| {
-            if let Some(p) = owner(w as usize) {
-                if !is_handed[w as usize] {
-                    is_handed[w as usize] = true;
-                    handed[p].push(w);
-                }
+            if let Some(p) = owner(w as usize)
+                && !is_handed[w as usize]
+            {
+                is_handed[w as usize] = true;
+                handed[p].push(w);
             }
         };
         for (i, g) in self.gates.iter().enumerate() {
