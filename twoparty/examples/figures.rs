@@ -5,7 +5,11 @@
 //! in-memory channels (loopback): wall time and bytes both ways. (polytune, the other engine
 //! evaluated, does not build in this workspace: docs/TWO-PARTY.md.)
 //!
-//! `cargo run --release -p fogproof-twoparty --example figures [ATTEMPTS]`
+//! Circuits measured: the whole answer, and the split computation's two halves (legality on
+//! every attempt, the announcement on legal ones), each with the opponent's MAC tag as it
+//! would run with tandem (output to the mover only).
+//!
+//! `cargo run --release -p fogproof-twoparty --features engines --example figures [RUNS] [all|split|none]`
 
 use rand_chacha::ChaCha8Rng;
 use rand_chacha::rand_core::{Rng, SeedableRng};
@@ -119,11 +123,9 @@ fn per(d: Duration, n: usize) -> String {
     format!("{:.3} ms", d.as_secs_f64() * 1000.0 / n as f64)
 }
 
-fn main() {
-    let n: usize = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(10);
-    let c = twoparty::umpire::circuit();
+fn sizes(name: &str, c: &Circuit) {
     println!(
-        "circuit: {} AND gates, {} gates in all, inputs {:?} bits, {} outputs",
+        "{name}: {} AND gates, {} gates in all, inputs {:?} bits, {} outputs",
         c.and_gates(),
         c.gates.len(),
         c.inputs,
@@ -132,6 +134,84 @@ fn main() {
     for (name, ands) in &c.sections {
         println!("  {name:40} {ands:>7} AND");
     }
+}
+
+/// Runs tandem on the joint part of `c` for each (mover, opponent) input pair, the
+/// opponent's MAC key appended, each party's local part evaluated first; prints the time and
+/// traffic per run, with the spread; checks the output against the plaintext circuit.
+fn tandem_figures(name: &str, c: &Circuit, inputs: &[(Vec<bool>, Vec<bool>)], key_bits: u32) {
+    let split = c.split_local();
+    let tc = to_tandem(&split.joint);
+    tc.validate().expect("a valid circuit for tandem");
+    let mut times = Vec::new();
+    let mut bytes = 0u64;
+    for (i, (a, b)) in inputs.iter().enumerate() {
+        let mut b = b.clone();
+        b.extend((0..key_bits).map(|k| (k as usize * 7 + i).is_multiple_of(3)));
+        let t = Instant::now();
+        let a_mid = split.local[0].eval(std::slice::from_ref(a));
+        let b_mid = split.local[1].eval(std::slice::from_ref(&b));
+        let (out, sent, steps) = tandem_run(&tc, &a_mid, &b_mid, i as u64);
+        times.push(t.elapsed());
+        if i == 0 {
+            println!(
+                "{name}: tandem steps of the first run (arrival of the contributor's message, its size):"
+            );
+            for (k, (at, len)) in steps.iter().enumerate() {
+                println!("  step {k}: {:>8.1} ms {:>10} bytes", at.as_secs_f64() * 1000.0, len);
+            }
+        }
+        bytes += sent;
+        assert_eq!(out, c.eval(&[a.clone(), b]), "tandem agrees with the plaintext circuit");
+    }
+    let total: Duration = times.iter().sum();
+    let ms = |d: &Duration| d.as_secs_f64() * 1000.0;
+    let min = times.iter().map(ms).fold(f64::INFINITY, f64::min);
+    let max = times.iter().map(ms).fold(0.0, f64::max);
+    println!(
+        "{name}: tandem 0.3.0: {} per run (min {min:.0} ms, max {max:.0} ms), {:.2} MB per run ({} runs)",
+        per(total, inputs.len()),
+        bytes as f64 / inputs.len() as f64 / 1e6,
+        inputs.len()
+    );
+}
+
+/// The circuit's sizes, and its joint part's (what runs under MPC once each party has
+/// computed what it can alone).
+fn sizes_split(name: &str, c: &Circuit) {
+    sizes(name, c);
+    let s = c.split_local();
+    println!(
+        "  joint part: {} AND gates, inputs {:?} bits; local parts: {:?} AND gates",
+        s.joint.and_gates(),
+        s.joint.inputs,
+        s.local.iter().map(Circuit::and_gates).collect::<Vec<_>>()
+    );
+    for (name, ands) in s.joint.sections.iter().filter(|x| x.1 > 0) {
+        println!("    {name:38} {ands:>7} AND");
+    }
+}
+
+fn main() {
+    use twoparty::umpire::{Part, circuit_part, tag_key_bits};
+    let n: usize = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(10);
+    // Which engine runs: "all" (default), "split" (the two halves only) or "none" (sizes).
+    let which = std::env::args().nth(2).unwrap_or_else(|| "all".to_string());
+    let c = twoparty::umpire::circuit();
+    sizes("whole circuit (no tag)", &c);
+    let whole = circuit_part(Part::Whole, true);
+    let legality = circuit_part(Part::Legality, true);
+    let announcement = circuit_part(Part::Announcement, true);
+    sizes_split("whole circuit with tag", &whole);
+    sizes_split("legality circuit with tag (every attempt)", &legality);
+    sizes_split("announcement circuit with tag (legal attempts)", &announcement);
+    let joint = |c: &Circuit| c.split_local().joint.and_gates();
+    println!(
+        "joint AND gates per illegal attempt: {}; per legal move: {} (whole circuit: {})",
+        joint(&legality),
+        joint(&legality) + joint(&announcement),
+        joint(&whole)
+    );
     let attempts = corpus(n.max(200));
 
     // The ordinary umpire and the plaintext circuit on the same attempts.
@@ -154,32 +234,25 @@ fn main() {
         per(umpire, attempts.len()),
         per(plain, attempts.len())
     );
-
-    let attempts = &attempts[..n];
-    let tc = to_tandem(&c);
-    tc.validate().expect("a valid circuit for tandem");
-    let mut total = Duration::ZERO;
-    let mut bytes = 0u64;
-    for (i, (_, m, a, b)) in attempts.iter().enumerate() {
-        let t = Instant::now();
-        let (out, sent, steps) = tandem_run(&tc, a, b, i as u64);
-        if i == 0 {
-            println!(
-                "tandem steps of the first attempt (arrival of the contributor's message, its size):"
-            );
-            for (k, (at, len)) in steps.iter().enumerate() {
-                println!("  step {k}: {:>8.1} ms {:>10} bytes", at.as_secs_f64() * 1000.0, len);
-            }
-        }
-        total += t.elapsed();
-        bytes += sent;
-        let want = c.eval(&[a.clone(), b.clone()]);
-        assert_eq!(out, want, "tandem agrees with the plaintext circuit on {m:?}");
+    if which == "none" {
+        return;
     }
-    println!(
-        "tandem 0.3.0: {} per attempt, {:.2} MB per attempt ({} attempts)",
-        per(total, n),
-        bytes as f64 / n as f64 / 1e6,
-        n
+    let pairs: Vec<(Vec<bool>, Vec<bool>)> =
+        attempts.iter().take(n).map(|(_, _, a, b)| (a.clone(), b.clone())).collect();
+    let legal_pairs: Vec<(Vec<bool>, Vec<bool>)> = attempts
+        .iter()
+        .filter(|(_, _, a, b)| c.eval(&[a.clone(), b.clone()])[0])
+        .take(n)
+        .map(|(_, _, a, b)| (a.clone(), b.clone()))
+        .collect();
+    tandem_figures("legality", &legality, &pairs, tag_key_bits(Part::Legality.outputs()));
+    tandem_figures(
+        "announcement",
+        &announcement,
+        &legal_pairs,
+        tag_key_bits(Part::Announcement.outputs()),
     );
+    if which == "all" {
+        tandem_figures("whole", &whole, &pairs, tag_key_bits(Part::Whole.outputs()));
+    }
 }

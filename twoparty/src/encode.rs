@@ -4,7 +4,7 @@
 //! The circuit sees the mover as White; when Black moves, both parties mirror their squares
 //! rank-wise (a8 becomes a1) and the captured man's square is mirrored back.
 
-use crate::umpire::{FIFTY_BITS, MOVER_BITS, OPPONENT_BITS, ROLES, TAG_BITS, TAG_KEY_BITS, out};
+use crate::umpire::{FIFTY_BITS, MOVER_BITS, OPPONENT_BITS, ROLES, TAG_BITS, out, tag_key_bits};
 use rules::chess::Position;
 use rules::kriegspiel::{Announcement, Answer, Capture, CaptureKind, CheckKind, End};
 use rules::{BoardSize, Color, Move, Role, Square};
@@ -211,17 +211,17 @@ pub fn answer(outputs: &[bool], mover: Color) -> Answer {
 }
 
 /// Whether `tag` is the MAC of `outputs` under the opponent's one-time `key`
-/// ([`crate::umpire::circuit_with_tag`]): what the opponent checks before it accepts the
-/// announcement the mover forwards.
+/// ([`crate::umpire::circuit_with_tag`], [`crate::umpire::circuit_part`]): what the opponent
+/// checks before it accepts the answer the mover forwards (the whole answer, the legality
+/// verdict, or the announcement).
 ///
 /// # Panics
-/// If the lengths are not the circuit's.
+/// If the tag or key length does not fit `outputs`.
 #[must_use]
 pub fn tag_ok(outputs: &[bool], tag: &[bool], key: &[bool]) -> bool {
-    assert_eq!(outputs.len(), out::COUNT, "the circuit's outputs");
     assert_eq!(tag.len(), TAG_BITS, "the tag");
-    assert_eq!(key.len(), TAG_KEY_BITS as usize, "the key");
-    let row = out::COUNT + 1;
+    assert_eq!(key.len(), tag_key_bits(outputs.len()) as usize, "the key");
+    let row = outputs.len() + 1;
     (0..TAG_BITS).all(|j| {
         let mut t = key[j * row];
         for (i, &o) in outputs.iter().enumerate() {

@@ -118,13 +118,46 @@ fn attacked(b: &mut Builder, target: &Bb, by: &Men, up: bool, empty: &Bb) -> (Bi
 
 /// Bits of the one-time MAC tag on the outputs ([`circuit_with_tag`]).
 pub const TAG_BITS: usize = 40;
-/// The opponent's MAC key: per tag bit, one constant bit and one bit per output.
-pub const TAG_KEY_BITS: u32 = (TAG_BITS * (out::COUNT + 1)) as u32;
+/// The opponent's MAC key for the whole circuit: per tag bit, one constant bit and one bit per
+/// output.
+pub const TAG_KEY_BITS: u32 = tag_key_bits(out::COUNT);
+
+/// The opponent's MAC key length for a circuit with `outputs` outputs (before the tag).
+#[must_use]
+pub const fn tag_key_bits(outputs: usize) -> u32 {
+    (TAG_BITS * (outputs + 1)) as u32
+}
+
+/// Which part of the umpire's answer a circuit computes. All parts take the same inputs
+/// ([`MOVER_BITS`], [`OPPONENT_BITS`]), so one pair of committed inputs feeds both halves of
+/// the split computation (docs/TWO-PARTY.md, section 3).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Part {
+    /// The whole answer ([`out`]): legality and, ANDed with it, the announcement.
+    Whole,
+    /// Only whether the attempt is legal: one output.
+    Legality,
+    /// Only the announcement of an attempt known to be legal: the [`out`] layout with
+    /// `LEGAL` the constant 1 and nothing ANDed with legality. Meaningless on an illegal
+    /// attempt, so it is run only after [`Part::Legality`] said "legal".
+    Announcement,
+}
+
+impl Part {
+    /// The number of outputs (before any tag).
+    #[must_use]
+    pub const fn outputs(self) -> usize {
+        match self {
+            Part::Legality => 1,
+            Part::Whole | Part::Announcement => out::COUNT,
+        }
+    }
+}
 
 /// Builds the circuit.
 #[must_use]
 pub fn circuit() -> Circuit {
-    build(false)
+    build(Part::Whole, false)
 }
 
 /// The circuit for an engine that gives the output to one party only (tandem: the mover, who
@@ -135,11 +168,20 @@ pub fn circuit() -> Circuit {
 /// passes with probability 2^-40.
 #[must_use]
 pub fn circuit_with_tag() -> Circuit {
-    build(true)
+    build(Part::Whole, true)
 }
 
-fn build(tag: bool) -> Circuit {
-    let key_bits = if tag { TAG_KEY_BITS } else { 0 };
+/// One part of the answer, with the MAC tag when `tag` (the key is then
+/// `tag_key_bits(part.outputs())` bits after the opponent's [`OPPONENT_BITS`]).
+#[must_use]
+pub fn circuit_part(part: Part, tag: bool) -> Circuit {
+    build(part, tag)
+}
+
+#[allow(clippy::too_many_lines)] // One circuit, written top to bottom as the rules read.
+fn build(part: Part, tag: bool) -> Circuit {
+    let key_bits = if tag { tag_key_bits(part.outputs()) } else { 0 };
+    let announce_only = part == Part::Announcement;
     let (mut builder, ins) = Builder::new(&[MOVER_BITS, OPPONENT_BITS + key_bits]);
     let b = &mut builder;
     let (a_in, o_in) = (&ins[0], &ins[1]);
@@ -236,11 +278,20 @@ fn build(tag: bool) -> Circuit {
     let ck_free = bits::all_bits(b, &[empty[sq("f1")], empty[sq("g1")]]);
     let ck_safe = bits::any_bits(b, &[att_e1, att_f1, att_g1]);
     let ck_safe = b.not(ck_safe);
-    let is_ck = bits::all_bits(b, &[king_from_e1, to[sq("g1")], castle_k, ck_free, ck_safe]);
+    // On an attempt known to be legal, a king's move from e1 to g1 or c1 is castling.
+    let is_ck = if announce_only {
+        b.and(king_from_e1, to[sq("g1")])
+    } else {
+        bits::all_bits(b, &[king_from_e1, to[sq("g1")], castle_k, ck_free, ck_safe])
+    };
     let cq_free = bits::all_bits(b, &[empty[sq("b1")], empty[sq("c1")], empty[sq("d1")]]);
     let cq_safe = bits::any_bits(b, &[att_e1, att_d1, att_c1]);
     let cq_safe = b.not(cq_safe);
-    let is_cq = bits::all_bits(b, &[king_from_e1, to[sq("c1")], castle_q, cq_free, cq_safe]);
+    let is_cq = if announce_only {
+        b.and(king_from_e1, to[sq("c1")])
+    } else {
+        bits::all_bits(b, &[king_from_e1, to[sq("c1")], castle_q, cq_free, cq_safe])
+    };
 
     let ok_king = bits::xor_all_bits(b, &[ok_kstep, is_ck, is_cq]);
     let ok_queen = b.or(ok_orth, ok_diag);
@@ -259,7 +310,7 @@ fn build(tag: bool) -> Circuit {
     let promo_ok = b.mux(promotes, p_piece, p_none);
     let pseudo = bits::all_bits(b, &[ok_move, not_own, promo_ok]);
     let is_ep = b.and(mv[P], ok_ep);
-    let is_push2 = b.and(mv[P], ok_push2);
+    let is_push2 = b.and(mv[P], if announce_only { on_push2 } else { ok_push2 });
 
     // The board after the move.
     let ep_cap = bits::gate(b, is_ep, &bits::shift(&bits::mask(&to, RANK[5]), 0, -1));
@@ -289,9 +340,22 @@ fn build(tag: bool) -> Circuit {
     let king_moves = bits::xor(b, &a[K], &to);
     let t = bits::gate(b, mv[K], &king_moves);
     let king2 = bits::xor(b, &a[K], &t);
-    let (in_check_after, _) = attacked(b, &king2, &o2, false, &empty2);
-    let safe = b.not(in_check_after);
-    let legal = b.and(pseudo, safe);
+    let legal = if announce_only {
+        Bit::Const(true)
+    } else {
+        let (in_check_after, _) = attacked(b, &king2, &o2, false, &empty2);
+        let safe = b.not(in_check_after);
+        b.and(pseudo, safe)
+    };
+    if part == Part::Legality {
+        let mut outs = vec![legal];
+        if tag {
+            b.section("announcement tag");
+            let key = &o_in[OPPONENT_BITS as usize..];
+            outs = with_tag(b, &outs, key);
+        }
+        return builder.finish(&outs);
+    }
 
     // ---- The announcements, on the board after the move (the opponent to move, moving down).
     b.section("mover's men after the move");
@@ -369,7 +433,7 @@ fn build(tag: bool) -> Circuit {
     let in_check = bits::any_bits(b, &checker_bits);
     let double = bits::at_least_two(b, &checker_bits);
 
-    b.section("opponent's mobility and pawn tries");
+    b.section("mobility: check-block target");
     // Squares a non-king move may go to: anywhere not own when not in check; else the
     // checker's square or a square between it and the king.
     let mut block = bits::EMPTY;
@@ -384,15 +448,25 @@ fn build(tag: bool) -> Circuit {
     block = bits::xor(b, &block, &t);
     let not_own_o = bits::not(b, &occ_o2);
     let target = std::array::from_fn(|s| b.mux(in_check, block[s], not_own_o[s]));
-    // Pins: the first man on a ray from the king, if the opponent's, with one of our sliders
-    // of that ray's kind behind it.
+    b.section("mobility: pins");
+    // Our sliders' rays with the opponent's king lifted off the board (the king steps' attack
+    // map below, too). A man of the opponent's is pinned in direction k when it is the first
+    // man on the king's ray k and one of our sliders' rays the other way (k ^ 1) ends on it:
+    // such a slider stands beyond it on the line, and lifting the king (behind it) changes
+    // nothing up to that man. One AND per square then both finds and places the pin.
+    let empty_lift = bits::xor(b, &empty2, &kt);
+    let slider_rays: Vec<Bb> = DIRS
+        .iter()
+        .enumerate()
+        .map(|(k, &(df, dr))| {
+            let sliders = if k < 4 { &us2.rq } else { &us2.bq };
+            bits::fill(b, sliders, &empty_lift, df, dr)
+        })
+        .collect();
     let mut pinned_dir = Vec::new();
-    for (k, &(df, dr)) in DIRS.iter().enumerate() {
+    for k in 0..DIRS.len() {
         let first_own = bits::and(b, &rays[k], &occ_o2);
-        let xray = bits::fill(b, &first_own, &empty2, df, dr);
-        let sliders = if k < 4 { &us2.rq } else { &us2.bq };
-        let pin = bits::inner(b, &xray, sliders);
-        pinned_dir.push(bits::gate(b, pin, &first_own));
+        pinned_dir.push(bits::and(b, &first_own, &slider_rays[k ^ 1]));
     }
     let pinned = bits::xor_all(b, &pinned_dir);
     // Men free to move along line `l` (0 rank, 1 file, 2 main diagonal, 3 other diagonal):
@@ -404,26 +478,32 @@ fn build(tag: bool) -> Circuit {
     };
     let free_line: Vec<Bb> = (0..4).map(|l| free_on(b, l)).collect();
     let not_pinned = bits::not(b, &pinned);
+    b.section("mobility: men's moves");
+    // Only "has any legal move" is needed, so the squares reached by every non-king,
+    // non-capturing-pawn move are united first and met with the target once. The sliders free
+    // on a line are the same for its two directions.
     let mut mobile = Vec::new();
+    let line_movers: Vec<Bb> = (0..4)
+        .map(|l| {
+            let sliders = if l < 2 { &o2.rq } else { &o2.bq };
+            bits::and(b, sliders, &free_line[l])
+        })
+        .collect();
+    let mut reached = Vec::new();
     for (k, &(df, dr)) in DIRS.iter().enumerate() {
-        let sliders = if k < 4 { &o2.rq } else { &o2.bq };
-        let movers = bits::and(b, sliders, &free_line[k / 2]);
-        let reach = bits::fill(b, &movers, &empty2, df, dr);
-        let tgt = bits::and(b, &reach, &target);
-        mobile.push(bits::any(b, &tgt));
+        reached.push(bits::fill(b, &line_movers[k / 2], &empty2, df, dr));
     }
     let free_n = bits::and(b, &o2.n, &not_pinned);
-    let n_att = bits::shifts(b, &free_n, &KNIGHT, false);
-    let t = bits::and(b, &n_att, &target);
-    mobile.push(bits::any(b, &t));
+    reached.push(bits::shifts(b, &free_n, &KNIGHT, false));
     // Opponent's pawns move down.
     let pf = bits::and(b, &o2.p, &free_line[1]);
     let push1 = bits::shift(&pf, 0, -1);
     let push1 = bits::and(b, &push1, &empty2);
     let push2 = bits::shift(&bits::mask(&push1, RANK[5]), 0, -1);
     let push2 = bits::and(b, &push2, &empty2);
-    let pushes = bits::or(b, &push1, &push2);
-    let t = bits::and(b, &pushes, &target);
+    reached.push(bits::or(b, &push1, &push2));
+    let reached = bits::or_all(b, &reached);
+    let t = bits::and(b, &reached, &target);
     mobile.push(bits::any(b, &t));
     // Captures down-left run along the main diagonal, down-right along the other.
     let occ_us2 = occ_a2;
@@ -432,25 +512,48 @@ fn build(tag: bool) -> Circuit {
     let cap_dl = bits::and(b, &bits::shift(&pm, -1, -1), &cap_tgt);
     let pa = bits::and(b, &o2.p, &free_line[3]);
     let cap_dr = bits::and(b, &bits::shift(&pa, 1, -1), &cap_tgt);
-    // En passant after our double step: the opponent's pawn beside ours takes it, tested in
-    // full on the board after that capture.
-    let ep_to = bits::shift(&to, 0, -1);
+    b.section("mobility: en passant");
+    // En passant after our double step: an opponent's pawn beside ours (on `to`, rank 4 in
+    // the circuit's frame) takes it, landing on the square passed over; legal when the
+    // opponent's king is not attacked afterwards. Only three squares change (the capturer's,
+    // ours, the one passed over), so the king's slider rays are filled once, on the board with
+    // *both* candidate capturers lifted: a ray through the other candidate's square is in
+    // truth blocked there (by a pawn, no slider), and no other ray changes, since no file or
+    // diagonal holds both candidates. Knights do not change; of our pawns only the one on
+    // `to` leaves; our king never stands beside theirs after a legal move.
+    let to3 = bits::gate(b, is_push2, &bits::mask(&to, RANK[3]));
+    let ep_to = bits::shift(&to3, 0, -1);
+    let cands: Vec<Bb> =
+        [-1, 1].iter().map(|&df| bits::and(b, &bits::shift(&to3, df, 0), &o2.p)).collect();
+    let t = bits::xor(b, &empty2, &to3);
+    let t = bits::xor(b, &t, &ep_to);
+    let t = bits::xor(b, &t, &cands[0]);
+    let empty3 = bits::xor(b, &t, &cands[1]);
+    let mut slider_hits = [Vec::new(), Vec::new()];
+    for (k, &(df, dr)) in DIRS.iter().enumerate() {
+        let ray = bits::fill(b, &kt, &empty3, df, dr);
+        let sliders = if k < 4 { &us2.rq } else { &us2.bq };
+        let hit = bits::inner(b, &ray, sliders);
+        for (i, hits) in slider_hits.iter_mut().enumerate() {
+            let other_blocks = bits::inner(b, &ray, &cands[1 - i]);
+            let clear = b.not(other_blocks);
+            hits.push(b.and(hit, clear));
+        }
+    }
+    let sw_to = bits::inner(b, &sw, &to3);
+    let se_to = bits::inner(b, &se, &to3);
+    let nsw_to = b.not(sw_to);
+    let nse_to = b.not(se_to);
+    let pawn_main = b.and(chk_p_main, nsw_to);
+    let pawn_anti = b.and(chk_p_anti, nse_to);
     let mut ep_ok = Vec::new();
-    let us_no_pawn =
-        Men { p: bits::and_not(b, &us2.p, &to), n: us2.n, bq: us2.bq, rq: us2.rq, k: us2.k };
-    for df in [-1, 1] {
-        // The capturer stands beside `to`, on to + (df, 0).
-        let beside = bits::shift(&to, df, 0);
-        let cand = bits::and(b, &beside, &o2.p);
-        let has = bits::any(b, &cand);
-        let has = b.and(has, is_push2);
-        let t = bits::xor(b, &occ2, &cand);
-        let t = bits::xor(b, &t, &to);
-        let occ3 = bits::xor(b, &t, &ep_to);
-        let empty3 = bits::not(b, &occ3);
-        let (att, _) = attacked(b, &kt, &us_no_pawn, true, &empty3);
+    for (i, hits) in slider_hits.iter().enumerate() {
+        let has = bits::any(b, &cands[i]);
+        let mut att = hits.clone();
+        att.extend([chk_kn, pawn_main, pawn_anti]);
+        let att = bits::any_bits(b, &att);
         let nat = b.not(att);
-        // In double check only king moves help (the test above sees both checkers anyway).
+        // In double check only king moves help (the test sees both checkers anyway).
         ep_ok.push(b.and(has, nat));
     }
     let ep_any = b.or(ep_ok[0], ep_ok[1]);
@@ -460,14 +563,10 @@ fn build(tag: bool) -> Circuit {
     let non_king = bits::any_bits(b, &mobile);
     let single = b.not(double);
     let non_king = b.and(non_king, single);
+    b.section("mobility: king steps");
     // The opponent's king steps: not onto its own men, not onto a square we attack with the
     // king lifted off the board.
-    let empty_lift = bits::xor(b, &empty2, &kt);
-    let mut att_parts = Vec::new();
-    for (k, &(df, dr)) in DIRS.iter().enumerate() {
-        let sliders = if k < 4 { &us2.rq } else { &us2.bq };
-        att_parts.push(bits::fill(b, sliders, &empty_lift, df, dr));
-    }
+    let mut att_parts = slider_rays;
     att_parts.push(bits::shifts(b, &us2.n, &KNIGHT, false));
     att_parts.push(bits::shifts(b, &us2.p, &[(-1, 1), (1, 1)], false));
     att_parts.push(bits::shifts(b, &us2.k, &KING, true));
@@ -481,6 +580,7 @@ fn build(tag: bool) -> Circuit {
     let mate = b.and(no_move, in_check);
     let not_in_check = b.not(in_check);
     let stalemate = b.and(no_move, not_in_check);
+    b.section("pawn tries");
     // Pawn tries: legal pawn captures (none in double check).
     let mut cap_list: Vec<Bit> = cap_dl.to_vec();
     cap_list.extend_from_slice(&cap_dr);
@@ -555,17 +655,24 @@ fn build(tag: bool) -> Circuit {
     if tag {
         b.section("announcement tag");
         let key = &o_in[OPPONENT_BITS as usize..];
-        let row = out::COUNT + 1;
-        let mut tags = Vec::with_capacity(TAG_BITS);
-        for j in 0..TAG_BITS {
-            let mut t = key[j * row];
-            for (i, &o) in outs.iter().enumerate() {
-                let k = b.and(key[j * row + 1 + i], o);
-                t = b.xor(t, k);
-            }
-            tags.push(t);
-        }
-        outs.extend(tags);
+        outs = with_tag(b, &outs, key);
     }
     builder.finish(&outs)
+}
+
+/// `outs` followed by their [`TAG_BITS`]-bit one-time MAC under `key` (row `j`: a constant
+/// bit, then one bit per output).
+fn with_tag(b: &mut Builder, outs: &[Bit], key: &[Bit]) -> Vec<Bit> {
+    let row = outs.len() + 1;
+    assert_eq!(key.len(), TAG_BITS * row, "the key's length");
+    let mut all = outs.to_vec();
+    for j in 0..TAG_BITS {
+        let mut t = key[j * row];
+        for (i, &o) in outs.iter().enumerate() {
+            let k = b.and(key[j * row + 1 + i], o);
+            t = b.xor(t, k);
+        }
+        all.push(t);
+    }
+    all
 }

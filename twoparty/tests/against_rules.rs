@@ -11,12 +11,23 @@ use rules::chess::Position;
 use rules::kriegspiel::{Answer, End, Options, State};
 use rules::{Analysis, Bitboard, Game, Move, Role, Square, attacks};
 use std::sync::OnceLock;
-use twoparty::circuit::Circuit;
+use twoparty::circuit::{Circuit, Split};
 use twoparty::encode::{answer, inputs_from_position};
+use twoparty::umpire::{Part, circuit_part, out};
 
 fn circuit() -> &'static Circuit {
     static C: OnceLock<Circuit> = OnceLock::new();
     C.get_or_init(twoparty::umpire::circuit)
+}
+
+/// The split computation's two circuits, legality (every attempt) and announcement (legal
+/// ones), each as each party's local part and the joint part.
+fn split() -> &'static (Split, Split) {
+    static C: OnceLock<(Split, Split)> = OnceLock::new();
+    C.get_or_init(|| {
+        let part = |p| circuit_part(p, false).split_local();
+        (part(Part::Legality), part(Part::Announcement))
+    })
 }
 
 /// One attempt to check: the position, the attempt, the 50-move counters and the answer the
@@ -35,6 +46,7 @@ struct Coverage {
     illegal: u64,
     castling: u64,
     en_passant: u64,
+    two_capturers: u64,
     promotion: u64,
     under_promotion: u64,
     double_check: u64,
@@ -48,6 +60,7 @@ struct Coverage {
     fifty: u64,
     repetition: u64,
     wrong_promotion: u64,
+    split_announced: u64,
 }
 
 struct Checker {
@@ -78,9 +91,20 @@ impl Checker {
             }
         }
         let outs = c.eval_words(&words);
+        let (legality, announcement) = split();
+        let legal_words = legality.eval_words(&words);
+        let ann_words = announcement.eval_words(&words);
         for (i, case) in self.batch.iter().enumerate() {
             let bits: Vec<bool> = outs.iter().map(|w| w >> i & 1 == 1).collect();
             let got = answer(&bits, case.pos.turn());
+            // The split computation: the legality circuit agrees on every attempt, and on a
+            // legal one the announcement circuit gives the whole circuit's outputs.
+            assert_eq!(legal_words[0] >> i & 1 == 1, bits[out::LEGAL], "legality circuit");
+            if bits[out::LEGAL] {
+                let ann: Vec<bool> = ann_words.iter().map(|w| w >> i & 1 == 1).collect();
+                assert_eq!(ann, bits, "announcement circuit on {}", case.pos.to_fen());
+                self.cov.split_announced += 1;
+            }
             assert_eq!(
                 got,
                 case.expected,
@@ -222,6 +246,22 @@ fn record(cov: &mut Coverage, pos: &Position, m: &Move, ans: &Answer, legal: &[M
             if a.capture.is_some_and(|c| c.en_passant) {
                 cov.en_passant += 1;
             }
+            if piece.role == Role::Pawn && m.from.rank().abs_diff(m.to.rank()) == 2 {
+                // A double step with an enemy pawn on both sides: two en passant candidates.
+                let enemy_pawn = |df: i32| {
+                    let f = i32::from(m.to.file()) + df;
+                    u8::try_from(f).ok().and_then(|f| Square::new(f, m.to.rank())).is_some_and(
+                        |sq| {
+                            pos.board()
+                                .piece_at(sq)
+                                .is_some_and(|p| p.role == Role::Pawn && p.color != pos.turn())
+                        },
+                    )
+                };
+                if enemy_pawn(-1) && enemy_pawn(1) {
+                    cov.two_capturers += 1;
+                }
+            }
             match m.promotion {
                 Some(Role::Queen) => cov.promotion += 1,
                 Some(_) => cov.under_promotion += 1,
@@ -271,7 +311,10 @@ fn games(checker: &mut Checker, fen: &str, seed: u64, n_games: u32, max_plies: u
                 attempts.extend(&legal);
             } else {
                 for m in &legal {
-                    if weight(&pos, m) >= 8 || rng.next_u32() % 4 == 0 {
+                    let double_step =
+                        pos.board().piece_at(m.from).is_some_and(|p| p.role == Role::Pawn)
+                            && m.from.rank().abs_diff(m.to.rank()) == 2;
+                    if weight(&pos, m) >= 8 || double_step || rng.next_u32() % 4 == 0 {
                         attempts.push(*m);
                     }
                 }
@@ -313,7 +356,7 @@ fn games(checker: &mut Checker, fen: &str, seed: u64, n_games: u32, max_plies: u
     }
 }
 
-const STARTS: [&str; 8] = [
+const STARTS: [&str; 10] = [
     rules::chess::START_FEN,
     // "Kiwipete": castling both ways, pins, en passant.
     "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
@@ -327,6 +370,10 @@ const STARTS: [&str; 8] = [
     // Thin material: stalemates, insufficient material, the 50-move rule near.
     "4k3/8/8/8/8/8/4P3/4K2N b - - 90 80",
     "7k/5Q2/8/8/8/8/8/K7 w - - 0 1",
+    // En passant with two capturers, where the other one still blocks after the capture: on
+    // the rank (a4 rook, d4 and f4 pawns, h4 king) and on a diagonal (h2 bishop, f4, b8 king).
+    "8/8/8/8/R2p1p1k/8/4P3/4K3 w - - 0 1",
+    "1k6/8/8/8/3p1p2/8/4P2B/4K3 w - - 0 1",
 ];
 
 #[test]
@@ -345,6 +392,7 @@ fn the_circuit_answers_every_attempt_as_the_ordinary_umpire() {
         ("illegal", c.illegal, 5000),
         ("castling", c.castling, 50),
         ("en passant", c.en_passant, 30),
+        ("double step beside two enemy pawns", c.two_capturers, 10),
         ("promotion", c.promotion, 30),
         ("under-promotion", c.under_promotion, 30),
         ("double check", c.double_check, 5),
@@ -356,6 +404,7 @@ fn the_circuit_answers_every_attempt_as_the_ordinary_umpire() {
         ("insufficient material", c.insufficient, 5),
         ("50-move rule", c.fifty, 1),
         ("wrong promotion", c.wrong_promotion, 50),
+        ("the split computation's announcements", c.split_announced, 5000),
     ] {
         assert!(n >= min, "only {n} attempts with {what} (want {min}): {c:?}");
     }
