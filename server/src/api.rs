@@ -479,7 +479,7 @@ async fn create_challenge(
     Authed(key): Authed,
     Json(req): Json<ChallengeRequest>,
 ) -> ApiResult<Json<Value>> {
-    let c = lobby::create(&shared, key, req).await?;
+    let c = lobby::create(&shared, key, req.parse()?).await?;
     Ok(Json(json!({ "challenge": c.json() })))
 }
 

@@ -25,7 +25,7 @@
 
 use crate::api::{AppError, Authed};
 use crate::ledger::ledger_of;
-use crate::lobby::{Challenge, Pending, Seat};
+use crate::lobby::{Challenge, ChallengeStatus, ColorChoice, Pending, Seat};
 use crate::state::{Shared, lock};
 use crate::store::TournamentGameRow;
 use axum::Json;
@@ -647,16 +647,16 @@ fn invitation(
         id: id.clone(),
         challenger: white.to_string(),
         dest: Some(black.to_string()),
-        variant: variant.id().to_owned(),
+        variant,
         options: BTreeMap::new(),
         initial_ms,
         increment_ms,
         rated: true,
-        color: "white".into(),
+        color: ColorChoice::White,
         umpire,
         // White's seat, once brought.
         seat: Seat { seal_key: String::new(), nonce: String::new() },
-        status: "tournament".into(),
+        status: ChallengeStatus::Tournament,
         created_ms: now,
         challenger_name,
         dest_name,
