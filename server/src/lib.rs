@@ -15,29 +15,30 @@
 //! - [`web`]: the host's web site (the embedded pages of the `fogproof-web` crate).
 #![warn(missing_docs)]
 
-pub mod api;
+pub mod admission;
 pub mod auth;
 pub mod clock;
 pub mod commit;
 pub mod config;
 pub mod conn;
-pub mod delivering;
 pub mod dirlock;
+pub mod error;
 pub mod events;
+pub mod finished;
+pub mod http;
 pub mod ledger;
 pub mod live;
 pub mod lobby;
 pub mod metrics;
 pub mod promise;
 pub mod server;
-pub mod socket;
-pub mod spectate;
 pub mod state;
 pub mod store;
-pub mod stream;
 pub mod tournament;
 pub mod web;
 pub mod witnessing;
 
 pub use config::{Config, Deadlines, LedgerConfig, Limits};
+/// Moved under [`http`]; re-exported so that their paths outside the crate stay.
+pub use http::{delivering, socket, spectate, stream};
 pub use server::{Running, StartError, start};

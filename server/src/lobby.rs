@@ -8,8 +8,9 @@
 //! starts. A party that does not sign within `max_terms_wait_ms` cancels it: nothing was
 //! committed yet, so nobody loses anything.
 
+use crate::admission::{Admit, Busy, lock};
 use crate::live::MatchTask;
-use crate::state::{Admit, Busy, Shared, lock};
+use crate::state::Shared;
 use crate::store::{ChallengeRow, MatchRow, MatchStatus};
 use protocol::names::SignedName;
 use protocol::seal::SealPublicKey;
@@ -353,6 +354,20 @@ pub enum LobbyError {
 impl From<Busy> for LobbyError {
     fn from(b: Busy) -> LobbyError {
         LobbyError::Busy(b)
+    }
+}
+
+impl From<LobbyError> for crate::error::AppError {
+    fn from(e: LobbyError) -> crate::error::AppError {
+        let status = match e {
+            LobbyError::Bad(_) => axum::http::StatusCode::BAD_REQUEST,
+            LobbyError::NotFound(_) => axum::http::StatusCode::NOT_FOUND,
+            LobbyError::Forbidden(_) => axum::http::StatusCode::FORBIDDEN,
+            LobbyError::Limit(_) => axum::http::StatusCode::TOO_MANY_REQUESTS,
+            LobbyError::Store(_) => axum::http::StatusCode::INTERNAL_SERVER_ERROR,
+            LobbyError::Busy(b) => return b.into(),
+        };
+        crate::error::AppError::new(status, e.to_string())
     }
 }
 
@@ -774,9 +789,7 @@ async fn start(
         finish: None,
     };
     if let Some(t) = p.tournament {
-        crate::tournament::record_game(shared, id, t)
-            .await
-            .map_err(|e| LobbyError::Store(e.to_string()))?;
+        record_game(shared, id, t).await.map_err(|e| LobbyError::Store(e.to_string()))?;
     }
     let (task, handle) =
         MatchTask::create(shared.clone(), shared.config.relay.clone(), row, signed.clone())
@@ -869,6 +882,19 @@ pub async fn sweep(shared: &Arc<Shared>) -> usize {
         shared.events.send_all(p.parties().iter(), &event);
     }
     expired.len() + stale.len()
+}
+
+/// Records a tournament game's match before the match is created (so its record is appended
+/// with its round even after a crash).
+pub async fn record_game(
+    shared: &Shared,
+    match_id: protocol::MatchId,
+    (tournament, round): (ledger::entry::Sha256Digest, u32),
+) -> Result<(), crate::store::StoreError> {
+    shared
+        .store
+        .put_tournament_game(&crate::store::TournamentGameRow { match_id, tournament, round })
+        .await
 }
 
 #[cfg(test)]
