@@ -3,8 +3,10 @@
 //!
 //! - [`live`]: one task per live match, owning its sans-IO `protocol::relay::Relay`;
 //! - [`socket`]: one WebSocket per participant and match, binary `protocol::wire` frames;
-//! - [`api`], [`stream`], [`lobby`], [`auth`]: the HTTP API, the event streams, challenges and
-//!   terms, sign-in by signature;
+//! - [`http`] (on top: the router, the extractors, the handlers, the sockets and event
+//!   streams), [`lobby`], [`auth`]: the HTTP API, challenges and terms, sign-in by signature;
+//! - [`admission`], [`error`] (at the bottom): admission of new work and the API's error;
+//!   [`finished`]: a finished match's row and record;
 //! - [`store`], [`commit`]: durable storage (SQLite embedded) with group commit, so every
 //!   receipt names a stored entry;
 //! - [`ledger`], [`tournament`]: the public log every finished match is appended to, served
