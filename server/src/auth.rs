@@ -14,8 +14,9 @@
 //! the names of those keys with their signatures ([`names_for`]), so whoever reads it checks
 //! them: a host can withhold a name or show an older one, never invent or change one.
 
-use crate::api::AppError;
-use crate::state::{Shared, lock};
+use crate::admission::lock;
+use crate::error::AppError;
+use crate::state::Shared;
 use axum::http::StatusCode;
 use protocol::names::SignedName;
 use protocol::{PublicKey, Signature};

@@ -230,7 +230,7 @@ pub struct LedgerConfig {
     /// The most matches one batch appends (the rest wait for the next).
     pub max_batch_matches: usize,
     /// The witnesses asked to cosign every checkpoint (none by default: an unwitnessed log).
-    pub witnesses: crate::witnessing::WitnessSettings,
+    pub witnesses: WitnessSettings,
     /// How long after a match finishes its signed inclusion promise gives the log to include
     /// it, in ms (docs/SERVER.md, inclusion promises); far longer than `append_interval_ms`.
     pub promise_within_ms: u64,
@@ -244,7 +244,7 @@ impl LedgerConfig {
             key,
             append_interval_ms: 1_000,
             max_batch_matches: 256,
-            witnesses: crate::witnessing::WitnessSettings::default(),
+            witnesses: WitnessSettings::default(),
             promise_within_ms: 600_000,
         }
     }
@@ -329,5 +329,58 @@ impl Config {
             tls: None,
             public_origins: Vec::new(),
         }
+    }
+}
+
+// The witnesses' settings (used by `crate::witnessing`), here so that the configuration
+// sits below the modules it configures.
+
+/// The default bound on one request to a witness, in ms.
+pub const DEFAULT_TIMEOUT_MS: u64 = 5_000;
+
+/// A witness the server asks: where its `add-checkpoint` lives and its cosignature key.
+#[derive(Clone, Debug)]
+pub struct WitnessEndpoint {
+    /// The submission prefix, `http://host:port[/path]` (the request goes to
+    /// `<url>/add-checkpoint`).
+    pub url: String,
+    /// The witness's cosignature verifier key.
+    pub key: ledger::note::VerifierKey,
+}
+
+impl WitnessEndpoint {
+    /// Parses `URL=VKEY` (the `=` that splits them is the first after which a verifier key
+    /// parses).
+    pub fn parse(spec: &str) -> Result<WitnessEndpoint, String> {
+        for (i, _) in spec.match_indices('=') {
+            let (url, vkey) = (&spec[..i], &spec[i + 1..]);
+            if let Ok(key) = ledger::note::VerifierKey::parse(vkey) {
+                if !url.starts_with("http://") {
+                    return Err(format!("witness URL {url:?}: expected http://host:port[/path]"));
+                }
+                if key.kind() != ledger::note::KeyKind::Cosignature {
+                    return Err(format!("witness key {vkey}: not a cosignature (type 0x04) key"));
+                }
+                return Ok(WitnessEndpoint { url: url.trim_end_matches('/').to_owned(), key });
+            }
+        }
+        Err(format!("{spec:?}: expected URL=VKEY (the witness's verifier key)"))
+    }
+}
+
+/// The witnesses a server's log asks, and the quorum readers are told to expect.
+#[derive(Clone, Debug)]
+pub struct WitnessSettings {
+    /// The witnesses.
+    pub witnesses: Vec<WitnessEndpoint>,
+    /// How many of them a checkpoint should carry (reported at `/api/ledger`, warned about).
+    pub quorum: usize,
+    /// The bound on one request to a witness, in ms.
+    pub timeout_ms: u64,
+}
+
+impl Default for WitnessSettings {
+    fn default() -> WitnessSettings {
+        WitnessSettings { witnesses: Vec::new(), quorum: 0, timeout_ms: DEFAULT_TIMEOUT_MS }
     }
 }

@@ -25,8 +25,8 @@
 //!   graceful shutdown: no new requests), waits `shutdown_grace_ms` at most, then closes what
 //!   is left.
 
+use crate::admission::lock;
 use crate::config::Limits;
-use crate::state::lock;
 use axum::extract::ConnectInfo;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -442,8 +442,8 @@ impl AsyncWrite for Stream {
 /// The answer to a forwarded request over its address's cap: `503`, and the connection
 /// closes.
 fn refusal(why: &Refused) -> Response {
-    let mut r =
-        crate::api::AppError::new(StatusCode::SERVICE_UNAVAILABLE, why.to_string()).into_response();
+    let mut r = crate::error::AppError::new(StatusCode::SERVICE_UNAVAILABLE, why.to_string())
+        .into_response();
     r.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
     r
 }

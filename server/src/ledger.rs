@@ -26,8 +26,9 @@
 //! loses its mark, so the appender appends it again: the store never says "in the log" of a
 //! match the log does not hold. Counted in `fogproof_ledger_reconciled_total`.
 
-use crate::api::AppError;
-use crate::state::{Shared, lock};
+use crate::admission::lock;
+use crate::error::AppError;
+use crate::state::Shared;
 use crate::store::{LedgerMark, MatchRow};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -260,7 +261,7 @@ fn refused(row: &MatchRow, why: &str) {
 /// The submission of a finished match: its record rebuilt from the store, its tournament round
 /// if the server started it as one.
 async fn submission(shared: &Arc<Shared>, row: &MatchRow) -> Result<Submission, String> {
-    let record = crate::api::record_bytes(shared, row).await.map_err(|e| e.message)?;
+    let record = crate::finished::record_bytes(shared, row).await.map_err(|e| e.message)?;
     let tournament = shared
         .store
         .tournament_game(&row.id)
@@ -452,7 +453,7 @@ pub async fn proof(
     axum::extract::Path(id): axum::extract::Path<String>,
 ) -> Result<axum::Json<Value>, AppError> {
     let l = ledger_of(&shared)?.clone();
-    let id = crate::api::parse_match_id(&id)?;
+    let id = crate::error::parse_match_id(&id)?;
     let p = l.with(move |led| led.prove(&id.0)).await?.map_err(|e| match e {
         ledger::service::LedgerProveError::NotFound(_) => AppError::new(
             StatusCode::NOT_FOUND,

@@ -3,8 +3,10 @@
 //!
 //! - [`live`]: one task per live match, owning its sans-IO `protocol::relay::Relay`;
 //! - [`socket`]: one WebSocket per participant and match, binary `protocol::wire` frames;
-//! - [`api`], [`stream`], [`lobby`], [`auth`]: the HTTP API, the event streams, challenges and
-//!   terms, sign-in by signature;
+//! - [`http`] (on top: the router, the extractors, the handlers, the sockets and event
+//!   streams), [`lobby`], [`auth`]: the HTTP API, challenges and terms, sign-in by signature;
+//! - [`admission`], [`error`] (at the bottom): admission of new work and the API's error;
+//!   [`finished`]: a finished match's row and record;
 //! - [`store`], [`commit`]: durable storage (SQLite embedded) with group commit, so every
 //!   receipt names a stored entry;
 //! - [`ledger`], [`tournament`]: the public log every finished match is appended to, served
@@ -15,29 +17,30 @@
 //! - [`web`]: the host's web site (the embedded pages of the `fogproof-web` crate).
 #![warn(missing_docs)]
 
-pub mod api;
+pub mod admission;
 pub mod auth;
 pub mod clock;
 pub mod commit;
 pub mod config;
 pub mod conn;
-pub mod delivering;
 pub mod dirlock;
+pub mod error;
 pub mod events;
+pub mod finished;
+pub mod http;
 pub mod ledger;
 pub mod live;
 pub mod lobby;
 pub mod metrics;
 pub mod promise;
 pub mod server;
-pub mod socket;
-pub mod spectate;
 pub mod state;
 pub mod store;
-pub mod stream;
 pub mod tournament;
 pub mod web;
 pub mod witnessing;
 
 pub use config::{Config, Deadlines, LedgerConfig, Limits};
+/// Moved under [`http`]; re-exported so that their paths outside the crate stay.
+pub use http::{delivering, socket, spectate, stream};
 pub use server::{Running, StartError, start};

@@ -8,8 +8,9 @@
 //! starts. A party that does not sign within `max_terms_wait_ms` cancels it: nothing was
 //! committed yet, so nobody loses anything.
 
+use crate::admission::{Admit, Busy, lock};
 use crate::live::MatchTask;
-use crate::state::{Admit, Busy, Shared, lock};
+use crate::state::Shared;
 use crate::store::{ChallengeRow, MatchRow, MatchStatus};
 use protocol::names::SignedName;
 use protocol::seal::SealPublicKey;
@@ -93,6 +94,110 @@ pub struct ChallengeRequest {
     pub seat: Seat,
 }
 
+/// A challenge request, parsed once at the HTTP edge ([`ChallengeRequest::parse`]): what
+/// [`create`] checks against the server's limits and state.
+#[derive(Clone, Debug)]
+pub struct NewChallenge {
+    /// The variant.
+    pub variant: rules::Variant,
+    /// Options, by name, checked against the variant (`rules::GameOptions::parse`).
+    pub options: BTreeMap<String, String>,
+    /// Initial clock, seconds.
+    pub clock_limit: u64,
+    /// Increment, seconds.
+    pub clock_increment: u64,
+    /// Rated or casual.
+    pub rated: bool,
+    /// The challenger's colour.
+    pub color: ColorChoice,
+    /// The opponent; none for an open challenge (a seek).
+    pub opponent: Option<PublicKey>,
+    /// The umpire named (umpired games; default: the server's umpire service).
+    pub umpire: Option<PublicKey>,
+    /// The challenger's seat, its form checked.
+    pub seat: Seat,
+}
+
+impl ChallengeRequest {
+    /// Parses the request's fields into their types, naming the first bad field.
+    pub fn parse(self) -> Result<NewChallenge, LobbyError> {
+        let variant = check_game(&self.variant, &self.options)?;
+        let color = match self.color.as_deref() {
+            None => ColorChoice::Random,
+            Some(text) => ColorChoice::parse(text)?,
+        };
+        self.seat.parse()?;
+        Ok(NewChallenge {
+            variant,
+            options: self.options,
+            clock_limit: self.clock_limit,
+            clock_increment: self.clock_increment,
+            rated: self.rated,
+            color,
+            opponent: self.opponent.as_deref().map(|d| parse_key("opponent", d)).transpose()?,
+            umpire: self.umpire.as_deref().map(|u| parse_key("umpire", u)).transpose()?,
+            seat: self.seat,
+        })
+    }
+}
+
+/// The challenger's colour: drawn, or the one it asked for. Serde form: `random`, `white`,
+/// `black` (the wire's and the stored challenge's).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ColorChoice {
+    /// Drawn when the terms are written (`Colours::Drawn`).
+    Random,
+    /// The challenger plays white.
+    White,
+    /// The challenger plays black.
+    Black,
+}
+
+impl ColorChoice {
+    /// Parses `random`, `white` or `black`, naming the field otherwise.
+    pub fn parse(text: &str) -> Result<ColorChoice, LobbyError> {
+        match text {
+            "random" => Ok(ColorChoice::Random),
+            "white" => Ok(ColorChoice::White),
+            "black" => Ok(ColorChoice::Black),
+            _ => Err(LobbyError::Bad(format!("color {:?}: random, white or black", cut(text)))),
+        }
+    }
+}
+
+/// Where a challenge stands. Serde form: the lower-case word (the wire's and the store's).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ChallengeStatus {
+    /// Waiting for its opponent (or anyone, a seek).
+    Open,
+    /// Accepted: its terms are being completed and signed.
+    Accepted,
+    /// Declined by its opponent.
+    Declined,
+    /// Canceled by its challenger, or because its terms were not signed in time.
+    Canceled,
+    /// Its match started.
+    Started,
+    /// A tournament game's invitation (never open in the lobby).
+    Tournament,
+}
+
+impl ChallengeStatus {
+    /// The word, as the store keeps it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChallengeStatus::Open => "open",
+            ChallengeStatus::Accepted => "accepted",
+            ChallengeStatus::Declined => "declined",
+            ChallengeStatus::Canceled => "canceled",
+            ChallengeStatus::Started => "started",
+            ChallengeStatus::Tournament => "tournament",
+        }
+    }
+}
+
 /// A challenge as the server keeps and shows it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Challenge {
@@ -102,8 +207,8 @@ pub struct Challenge {
     pub challenger: String,
     /// Its opponent, or none (open).
     pub dest: Option<String>,
-    /// The variant id.
-    pub variant: String,
+    /// The variant (serde: its id).
+    pub variant: rules::Variant,
     /// Options.
     pub options: BTreeMap<String, String>,
     /// Initial clock, ms.
@@ -112,14 +217,15 @@ pub struct Challenge {
     pub increment_ms: u64,
     /// Rated or casual.
     pub rated: bool,
-    /// `random`, `white` or `black`.
-    pub color: String,
+    /// The challenger's colour (serde: `random`, `white` or `black`).
+    pub color: ColorChoice,
     /// The umpire (umpired games).
     pub umpire: Option<String>,
     /// The challenger's seat.
     pub seat: Seat,
-    /// `open`, `accepted`, `declined`, `canceled`, `started`.
-    pub status: String,
+    /// Where it stands (serde: `open`, `accepted`, `declined`, `canceled`, `started`,
+    /// `tournament`).
+    pub status: ChallengeStatus,
     /// When it was made (server ms).
     pub created_ms: u64,
     /// The challenger's display name as it signed it, when it was made.
@@ -251,6 +357,20 @@ impl From<Busy> for LobbyError {
     }
 }
 
+impl From<LobbyError> for crate::error::AppError {
+    fn from(e: LobbyError) -> crate::error::AppError {
+        let status = match e {
+            LobbyError::Bad(_) => axum::http::StatusCode::BAD_REQUEST,
+            LobbyError::NotFound(_) => axum::http::StatusCode::NOT_FOUND,
+            LobbyError::Forbidden(_) => axum::http::StatusCode::FORBIDDEN,
+            LobbyError::Limit(_) => axum::http::StatusCode::TOO_MANY_REQUESTS,
+            LobbyError::Store(_) => axum::http::StatusCode::INTERNAL_SERVER_ERROR,
+            LobbyError::Busy(b) => return b.into(),
+        };
+        crate::error::AppError::new(status, e.to_string())
+    }
+}
+
 impl Pending {
     /// Whether these terms count against `key`'s `max_live_matches_per_key`: always for the
     /// challenger (who asked for them); for anyone else only once the terms wait for that
@@ -283,7 +403,8 @@ fn check_game(
     variant: &str,
     options: &BTreeMap<String, String>,
 ) -> Result<rules::Variant, LobbyError> {
-    let v: rules::Variant = variant.parse().map_err(|e| LobbyError::Bad(format!("{e}")))?;
+    let v: rules::Variant =
+        variant.parse().map_err(|e| LobbyError::Bad(format!("variant: {e}")))?;
     rules::GameOptions::parse(v, options).map_err(|e| LobbyError::Bad(format!("options: {e}")))?;
     Ok(v)
 }
@@ -296,9 +417,9 @@ fn parse_key(what: &str, text: &str) -> Result<PublicKey, LobbyError> {
 pub async fn create(
     shared: &Arc<Shared>,
     key: PublicKey,
-    req: ChallengeRequest,
+    req: NewChallenge,
 ) -> Result<Challenge, LobbyError> {
-    let variant = check_game(&req.variant, &req.options)?;
+    let variant = req.variant;
     shared.admit(Admit::Match)?;
     let initial_ms = req.clock_limit.saturating_mul(1000);
     let increment_ms = req.clock_increment.saturating_mul(1000);
@@ -315,19 +436,14 @@ pub async fn create(
             l.max_increment_ms / 1000
         )));
     }
-    let color = req.color.clone().unwrap_or_else(|| "random".into());
-    if !["random", "white", "black"].contains(&color.as_str()) {
-        return Err(LobbyError::Bad(format!("color {:?}: random, white or black", cut(&color))));
-    }
-    req.seat.parse()?;
-    let dest = req.opponent.as_deref().map(|d| parse_key("opponent", d)).transpose()?;
+    let dest = req.opponent;
     if dest == Some(key) {
         return Err(LobbyError::Bad("a challenge to oneself".into()));
     }
     let relay = shared.config.relay.public();
     let umpire = if umpired(variant) {
-        let u = match &req.umpire {
-            Some(u) => parse_key("umpire", u)?,
+        let u = match req.umpire {
+            Some(u) => u,
             None => shared.config.default_umpire.ok_or_else(|| {
                 LobbyError::Bad(format!(
                     "{variant} needs an umpire and this server has none: name one"
@@ -351,15 +467,15 @@ pub async fn create(
         id: id.clone(),
         challenger: key.to_string(),
         dest: dest.map(|d| d.to_string()),
-        variant: variant.id().to_owned(),
+        variant,
         options: req.options,
         initial_ms,
         increment_ms,
         rated: req.rated,
-        color,
+        color: req.color,
         umpire,
         seat: req.seat,
-        status: "open".into(),
+        status: ChallengeStatus::Open,
         created_ms: now,
         challenger_name: crate::auth::name_of(shared, &key).await,
         dest_name: match dest {
@@ -411,7 +527,7 @@ async fn store_challenge(shared: &Arc<Shared>, c: &Challenge) -> Result<(), Lobb
     let row = ChallengeRow {
         id: c.id.clone(),
         challenger: c.challenger.parse().map_err(|e| LobbyError::Store(format!("{e}")))?,
-        status: c.status.clone(),
+        status: c.status.as_str().to_owned(),
         body: serde_json::to_string(c).map_err(|e| LobbyError::Store(e.to_string()))?,
         created_ms: c.created_ms,
     };
@@ -460,7 +576,7 @@ pub async fn close(
             None => return Err(LobbyError::NotFound(format!("no open challenge {}", cut(id)))),
         }
     };
-    c.status = if decline { "declined" } else { "canceled" }.into();
+    c.status = if decline { ChallengeStatus::Declined } else { ChallengeStatus::Canceled };
     store_challenge(shared, &c).await?;
     let kind = if decline { "challengeDeclined" } else { "challengeCanceled" };
     let event = json!({ "type": kind, "challenge": c.json() });
@@ -501,7 +617,7 @@ pub async fn accept(
         let Some(mut c) = lobby.open.remove(id) else {
             return Err(LobbyError::NotFound(format!("no open challenge {}", cut(id))));
         };
-        c.status = "accepted".into();
+        c.status = ChallengeStatus::Accepted;
         let umpire =
             c.umpire.as_deref().and_then(|u| u.parse::<PublicKey>().ok()).map(|u| (u, None));
         let mut p = Pending {
@@ -572,10 +688,10 @@ pub(crate) fn write_terms(
     };
     let (seal, nonce) = p.acceptor.1.parse()?;
     let acceptor = PlayerTerms { key: p.acceptor.0, seal_key: seal, nonce };
-    let (players, colours) = match c.color.as_str() {
-        "white" => ([challenger, acceptor], Colours::FirstIsWhite),
-        "black" => ([acceptor, challenger], Colours::FirstIsWhite),
-        _ => ([challenger, acceptor], Colours::Drawn),
+    let (players, colours) = match c.color {
+        ColorChoice::White => ([challenger, acceptor], Colours::FirstIsWhite),
+        ColorChoice::Black => ([acceptor, challenger], Colours::FirstIsWhite),
+        ColorChoice::Random => ([challenger, acceptor], Colours::Drawn),
     };
     let umpire = match &p.umpire {
         None => None,
@@ -585,7 +701,7 @@ pub(crate) fn write_terms(
         }
         Some((_, None)) => return Err(LobbyError::Bad("the umpire has not answered".into())),
     };
-    let variant: rules::Variant = c.variant.parse().map_err(|e| LobbyError::Bad(format!("{e}")))?;
+    let variant = c.variant;
     let d = shared.config.deadlines;
     let terms = MatchTerms {
         version: protocol::codec::VERSION,
@@ -673,9 +789,7 @@ async fn start(
         finish: None,
     };
     if let Some(t) = p.tournament {
-        crate::tournament::record_game(shared, id, t)
-            .await
-            .map_err(|e| LobbyError::Store(e.to_string()))?;
+        record_game(shared, id, t).await.map_err(|e| LobbyError::Store(e.to_string()))?;
     }
     let (task, handle) =
         MatchTask::create(shared.clone(), shared.config.relay.clone(), row, signed.clone())
@@ -684,7 +798,7 @@ async fn start(
     lock(&shared.matches).insert(id, handle);
     tokio::spawn(task.run());
     let mut c = p.challenge.clone();
-    c.status = "started".into();
+    c.status = ChallengeStatus::Started;
     store_challenge(shared, &c).await?;
     let id_text = protocol::hex::encode(&id.0);
     let mut event = game_start(&id_text, agreed.terms.variant.id(), &signed);
@@ -726,7 +840,7 @@ pub async fn sweep(shared: &Arc<Shared>) -> usize {
     };
     for c in &stale {
         let mut c = c.clone();
-        c.status = "canceled".into();
+        c.status = ChallengeStatus::Canceled;
         let _ = store_challenge(shared, &c).await;
         let event = json!({
             "type": "challengeCanceled",
@@ -752,7 +866,7 @@ pub async fn sweep(shared: &Arc<Shared>) -> usize {
     };
     for p in &expired {
         let mut c = p.challenge.clone();
-        c.status = "canceled".into();
+        c.status = ChallengeStatus::Canceled;
         let _ = store_challenge(shared, &c).await;
         let missing: Vec<String> = p
             .parties()
@@ -768,4 +882,121 @@ pub async fn sweep(shared: &Arc<Shared>) -> usize {
         shared.events.send_all(p.parties().iter(), &event);
     }
     expired.len() + stale.len()
+}
+
+/// Records a tournament game's match before the match is created (so its record is appended
+/// with its round even after a crash).
+pub async fn record_game(
+    shared: &Shared,
+    match_id: protocol::MatchId,
+    (tournament, round): (ledger::entry::Sha256Digest, u32),
+) -> Result<(), crate::store::StoreError> {
+    shared
+        .store
+        .put_tournament_game(&crate::store::TournamentGameRow { match_id, tournament, round })
+        .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn seat() -> Seat {
+        // A seal key the terms gate accepts: a real x25519 public key.
+        let id = protocol::Identity::from_seed(&[4; 32]);
+        let seal = protocol::seal::SealSecret::for_match(&id, &[5; 32]).public();
+        Seat { seal_key: seal.to_string(), nonce: "ab".repeat(32) }
+    }
+
+    fn request() -> ChallengeRequest {
+        serde_json::from_value(json!({
+            "variant": "kriegspiel",
+            "clock_limit": 300,
+            "clock_increment": 2,
+            "color": "black",
+            "seat": seat(),
+        }))
+        .expect("a request")
+    }
+
+    #[test]
+    fn a_request_parses_once_and_names_its_bad_field() {
+        let c = request().parse().expect("a good request");
+        assert_eq!(c.variant, rules::Variant::Kriegspiel);
+        assert_eq!(c.color, ColorChoice::Black);
+        let mut r = request();
+        r.color = None;
+        assert_eq!(r.parse().expect("default").color, ColorChoice::Random);
+        let bad = |f: &dyn Fn(&mut ChallengeRequest)| {
+            let mut r = request();
+            f(&mut r);
+            match r.parse() {
+                Err(LobbyError::Bad(why)) => why,
+                other => panic!("not a Bad: {other:?}"),
+            }
+        };
+        assert!(bad(&|r| r.variant = "xiangqi".into()).starts_with("variant: "));
+        assert!(bad(&|r| r.color = Some("purple".into())).starts_with("color \"purple\""));
+        assert!(bad(&|r| r.opponent = Some("nope".into())).starts_with("opponent: "));
+        assert!(bad(&|r| r.umpire = Some("nope".into())).starts_with("umpire: "));
+        assert!(bad(&|r| r.seat.nonce = "00".into()).starts_with("nonce "));
+        assert!(
+            bad(&|r| {
+                r.options.insert("no-such-option".into(), "1".into());
+            })
+            .starts_with("options: ")
+        );
+    }
+
+    #[test]
+    fn the_typed_challenge_keeps_its_json_and_stored_form() {
+        let c = Challenge {
+            id: "0011223344556677".into(),
+            challenger: protocol::Identity::from_seed(&[1; 32]).public().to_string(),
+            dest: None,
+            variant: rules::Variant::Kriegspiel,
+            options: BTreeMap::new(),
+            initial_ms: 300_000,
+            increment_ms: 2000,
+            rated: false,
+            color: ColorChoice::Random,
+            umpire: None,
+            seat: seat(),
+            status: ChallengeStatus::Open,
+            created_ms: 7,
+            challenger_name: None,
+            dest_name: None,
+        };
+        // The words the strings held before, in the same places.
+        let shown = c.json();
+        assert_eq!(shown["variant"], json!({ "key": "kriegspiel" }));
+        assert_eq!(shown["color"], json!("random"));
+        assert_eq!(shown["status"], json!("open"));
+        let stored = serde_json::to_value(&c).expect("serializes");
+        assert_eq!(stored["variant"], json!("kriegspiel"));
+        assert_eq!(stored["color"], json!("random"));
+        assert_eq!(stored["status"], json!("open"));
+        // A challenge stored by the string-typed server restores, and every status word reads.
+        for (status, typed) in [
+            ("open", ChallengeStatus::Open),
+            ("accepted", ChallengeStatus::Accepted),
+            ("declined", ChallengeStatus::Declined),
+            ("canceled", ChallengeStatus::Canceled),
+            ("started", ChallengeStatus::Started),
+            ("tournament", ChallengeStatus::Tournament),
+        ] {
+            let mut old = stored.clone();
+            old["status"] = json!(status);
+            old["color"] = json!("white");
+            let back: Challenge = serde_json::from_value(old).expect("an old body");
+            assert_eq!((back.status, back.color), (typed, ColorChoice::White));
+            assert_eq!(typed.as_str(), status);
+        }
+        let back: Challenge = serde_json::from_str(&serde_json::to_string(&c).unwrap()).unwrap();
+        assert_eq!(back, c);
+        // An unknown word does not decode (restore skips such a body).
+        let mut odd = stored;
+        odd["status"] = json!("lost");
+        assert!(serde_json::from_value::<Challenge>(odd).is_err());
+    }
 }

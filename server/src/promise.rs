@@ -13,7 +13,7 @@
 //! Resources: one file of about 160 bytes per finished match (a peer cannot name a match that
 //! did not finish here: the route answers 404 or 409 for those), written by the server.
 
-use crate::api::AppError;
+use crate::error::AppError;
 use crate::state::Shared;
 use axum::extract::{Path, State};
 use axum::http::{HeaderValue, StatusCode, header};
@@ -34,7 +34,7 @@ pub fn dir(shared: &Shared) -> std::path::PathBuf {
 /// Installs the finish hook that issues every finished match's promise (with a ledger only).
 pub fn install(shared: &Arc<Shared>) {
     let weak: Weak<Shared> = Arc::downgrade(shared);
-    crate::state::lock(&shared.on_finish).push(Arc::new(move |m| {
+    crate::admission::lock(&shared.on_finish).push(Arc::new(move |m| {
         let Some(shared) = weak.upgrade() else { return };
         let Ok(runtime) = tokio::runtime::Handle::try_current() else { return };
         runtime.spawn(async move {
@@ -58,7 +58,7 @@ pub async fn issue(
     if let Ok(bytes) = tokio::fs::read(&path).await {
         return Ok(bytes);
     }
-    let record = crate::api::record_bytes(shared, row).await?;
+    let record = crate::finished::record_bytes(shared, row).await?;
     let now = shared.clock.now_ms();
     let promise = Promise {
         version: PROMISE_VERSION,
@@ -108,7 +108,7 @@ pub async fn serve(
     Path(id): Path<String>,
 ) -> Result<Response, AppError> {
     crate::ledger::ledger_of(&shared)?;
-    let row = crate::api::finished_row(&shared, &id).await?;
+    let row = crate::finished::finished_row(&shared, &id).await?;
     let bytes = issue(&shared, &row).await?;
     Ok((
         [

@@ -4,10 +4,11 @@
 //! accepting, give the open connections `shutdown_grace_ms`, close every socket and stream,
 //! and stop every match task (everything promised is already stored).
 
+use crate::admission::lock;
 use crate::clock::Clock;
 use crate::config::Config;
 use crate::live::{Command, MatchTask};
-use crate::state::{FinishHook, Shared, lock};
+use crate::state::{FinishHook, Shared};
 use crate::store::Store;
 use crate::store::postgres::PostgresStore;
 use crate::store::sqlite::SqliteStore;
@@ -166,7 +167,7 @@ pub async fn start(
         });
     }
     let addr = listener.local_addr().map_err(StartError::Listener)?;
-    let app = crate::api::router(shared.clone(), metrics);
+    let app = crate::http::router(shared.clone(), metrics);
     let tcp = Arc::new(
         crate::conn::Gate::new(crate::conn::Settings::new(
             &shared.config.limits,

@@ -1,6 +1,9 @@
 //! What every part of the server shares: configuration, clock, store, committer, event
 //! streams, the registry of live matches, the lobby and sign-in state, connection counts.
 
+// `lock` is re-exported for the tests that reach into the state (`server::state::lock`).
+pub use crate::admission::lock;
+use crate::admission::{Admit, Busy};
 use crate::auth::Auth;
 use crate::clock::Clock;
 use crate::commit::Committer;
@@ -12,7 +15,7 @@ use crate::store::{MatchRow, Store};
 use protocol::{MatchId, PublicKey};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 
 /// A match whose record is final, handed to whoever appends finished matches (the ledger).
 #[derive(Clone, Debug)]
@@ -29,12 +32,6 @@ pub struct FinishedMatch {
 
 /// Called with every finished match (the server's ledger writer, tests).
 pub type FinishHook = Arc<dyn Fn(FinishedMatch) + Send + Sync>;
-
-/// Locks a mutex, taking the data even if a panicking thread poisoned it (the state a panic
-/// could leave is never half-written: every update is one assignment).
-pub fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-}
 
 /// The server's shared state.
 pub struct Shared {
@@ -178,32 +175,6 @@ impl Shared {
         for hook in hooks {
             hook(m.clone());
         }
-    }
-}
-
-/// What a request would add to the host's work ([`Shared::admit`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Admit {
-    /// A sign-in.
-    SignIn,
-    /// A new match: a challenge, a seek, an accept.
-    Match,
-}
-
-/// The host refuses new work for now: why, and when to try again.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Busy {
-    /// What is full, naming the limit.
-    pub message: String,
-    /// Seconds to wait (`Retry-After`).
-    pub retry_after_s: u32,
-}
-
-impl Busy {
-    /// A refusal naming `message`, to retry after `retry_after_s` seconds.
-    pub fn new(message: String, retry_after_s: u32) -> Busy {
-        metrics::counter!(crate::metrics::ADMISSION_REFUSED).increment(1);
-        Busy { message, retry_after_s }
     }
 }
 

@@ -4,7 +4,7 @@
 //! by path in the browser and reads everything through the public JSON API. Nothing here knows
 //! a key or a hidden board: the pages show what the API shows anyone.
 
-use crate::api::AppError;
+use crate::error::AppError;
 use crate::state::Shared;
 use axum::extract::{Path, Request};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};

@@ -26,12 +26,12 @@
 //! `text/x.tlog.size`, 422); a body over `ledger::witness::MAX_REQUEST_BYTES` is refused with 413.
 //! `GET /checkpoint?origin=O` serves the last checkpoint the witness cosigned for a log.
 
+pub use crate::config::{DEFAULT_TIMEOUT_MS, WitnessEndpoint, WitnessSettings};
 use crate::ledger::ServerLedger;
 use axum::extract::{DefaultBodyLimit, Query, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use ledger::checkpoint::SignedCheckpoint;
-use ledger::note::VerifierKey;
 use ledger::witness::Witness;
 use serde_json::{Value, json};
 use std::sync::{Arc, Mutex};
@@ -45,57 +45,8 @@ pub const CHECKPOINT_COSIGNATURES: &str = "fogproof_ledger_checkpoint_cosignatur
 
 /// The largest answer read from a witness, in bytes.
 pub const MAX_RESPONSE_BYTES: usize = 8 * 1024;
-/// The default bound on one request to a witness, in ms.
-pub const DEFAULT_TIMEOUT_MS: u64 = 5_000;
 /// How often a checkpoint still lacking a witness's cosignature is offered again, in ms.
 pub const RETRY_MS: u64 = 30_000;
-
-/// A witness the server asks: where its `add-checkpoint` lives and its cosignature key.
-#[derive(Clone, Debug)]
-pub struct WitnessEndpoint {
-    /// The submission prefix, `http://host:port[/path]` (the request goes to
-    /// `<url>/add-checkpoint`).
-    pub url: String,
-    /// The witness's cosignature verifier key.
-    pub key: VerifierKey,
-}
-
-impl WitnessEndpoint {
-    /// Parses `URL=VKEY` (the `=` that splits them is the first after which a verifier key
-    /// parses).
-    pub fn parse(spec: &str) -> Result<WitnessEndpoint, String> {
-        for (i, _) in spec.match_indices('=') {
-            let (url, vkey) = (&spec[..i], &spec[i + 1..]);
-            if let Ok(key) = VerifierKey::parse(vkey) {
-                if !url.starts_with("http://") {
-                    return Err(format!("witness URL {url:?}: expected http://host:port[/path]"));
-                }
-                if key.kind() != ledger::note::KeyKind::Cosignature {
-                    return Err(format!("witness key {vkey}: not a cosignature (type 0x04) key"));
-                }
-                return Ok(WitnessEndpoint { url: url.trim_end_matches('/').to_owned(), key });
-            }
-        }
-        Err(format!("{spec:?}: expected URL=VKEY (the witness's verifier key)"))
-    }
-}
-
-/// The witnesses a server's log asks, and the quorum readers are told to expect.
-#[derive(Clone, Debug)]
-pub struct WitnessSettings {
-    /// The witnesses.
-    pub witnesses: Vec<WitnessEndpoint>,
-    /// How many of them a checkpoint should carry (reported at `/api/ledger`, warned about).
-    pub quorum: usize,
-    /// The bound on one request to a witness, in ms.
-    pub timeout_ms: u64,
-}
-
-impl Default for WitnessSettings {
-    fn default() -> WitnessSettings {
-        WitnessSettings { witnesses: Vec::new(), quorum: 0, timeout_ms: DEFAULT_TIMEOUT_MS }
-    }
-}
 
 /// The configured witnesses whose cosignatures on `cp` verify.
 pub fn cosigned_by(settings: &WitnessSettings, cp: &SignedCheckpoint) -> Vec<bool> {
@@ -147,7 +98,7 @@ impl Witnessing {
             return;
         }
         {
-            let mut last = crate::state::lock(&self.last);
+            let mut last = crate::admission::lock(&self.last);
             if let Some((text, at)) = last.as_ref()
                 && *text == cp.note.text
                 && at.elapsed() < Duration::from_millis(RETRY_MS)
@@ -223,7 +174,7 @@ impl Witnessing {
     ) -> Result<String, String> {
         let w = &self.settings.witnesses[i];
         let size = cp.checkpoint.size;
-        let mut old = crate::state::lock(&self.known)[i].unwrap_or(0).min(size);
+        let mut old = crate::admission::lock(&self.known)[i].unwrap_or(0).min(size);
         // At most one retry: after a 409 with the size the witness reports.
         for _ in 0..2 {
             let want = cp.note.text.clone();
@@ -247,14 +198,14 @@ impl Witnessing {
             let text = read_limited(response).await?;
             match status.as_u16() {
                 200 => {
-                    crate::state::lock(&self.known)[i] = Some(size);
+                    crate::admission::lock(&self.known)[i] = Some(size);
                     return Ok(text);
                 }
                 409 => {
                     let last: u64 = text.trim_end_matches('\n').parse().map_err(|_| {
                         format!("409 with a body that is not a size: {:?}", excerpt(&text))
                     })?;
-                    crate::state::lock(&self.known)[i] = Some(last);
+                    crate::admission::lock(&self.known)[i] = Some(last);
                     if last > size {
                         tracing::error!(
                             witness = w.key.name(),

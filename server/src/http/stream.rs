@@ -3,8 +3,10 @@
 //! its signature (`terms`) and umpire requests (`umpireRequest`); then every new event as it
 //! happens, and an empty line every few seconds to keep the connection open.
 
-use crate::api::{AppError, Authed};
-use crate::state::{Shared, connect, lock};
+use crate::admission::lock;
+use crate::error::AppError;
+use crate::http::extract::Authed;
+use crate::state::{Shared, connect};
 use axum::body::Body;
 use axum::extract::State;
 use axum::http::{StatusCode, header};
@@ -39,7 +41,7 @@ pub async fn event_stream(
     let mut first: Vec<Value> = Vec::new();
     for h in shared.live_of(&key) {
         let id = lock(&h.info).id.clone();
-        if let Ok(Some(row)) = shared.store.get_match(&crate::api::parse_match_id(&id)?).await
+        if let Ok(Some(row)) = shared.store.get_match(&crate::error::parse_match_id(&id)?).await
             && let Ok(signed) =
                 <protocol::terms::SignedTerms as protocol::codec::Canonical>::from_canonical(
                     &row.terms,

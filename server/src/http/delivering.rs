@@ -21,7 +21,7 @@
 //! [`MAX_RELAY_ANSWER_BYTES`]. The witness keeps no state per request: a notice is in the answer
 //! only, and the party keeps it.
 
-use crate::api::{AppError, parse_match_id};
+use crate::error::{AppError, parse_match_id};
 use crate::live::Command;
 use crate::state::Shared;
 use axum::body::Bytes;

@@ -1,137 +1,32 @@
 //! The HTTP API (JSON, NDJSON) and its routes (docs/SERVER.md, API). Every error is a JSON
 //! `{"error": "..."}` naming what is wrong, with a fitting status.
 
-use crate::lobby::{self, ChallengeRequest, LobbyError, Seat};
-use crate::state::{Admit, Busy, Shared, lock};
+pub mod delivering;
+pub mod extract;
+pub mod socket;
+pub mod spectate;
+pub mod stream;
+pub mod tournament;
+
+use crate::admission::{Admit, lock};
+use crate::error::{ApiResult, AppError, internal, parse_match_id};
+use crate::finished::{finished_row, record_bytes};
+use crate::lobby::{self, ChallengeRequest, Seat};
+use crate::state::Shared;
 use crate::store::Account;
 use axum::Json;
-use axum::extract::{ConnectInfo, FromRequestParts, Path, Query, State};
-use axum::http::request::Parts;
+use axum::extract::{ConnectInfo, Path, Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
+use extract::{Authed, key_of};
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
-use protocol::{MatchId, PublicKey, Signature};
+use protocol::{PublicKey, Signature};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use std::net::{IpAddr, SocketAddr};
 use std::num::NonZeroU32;
 use std::sync::Arc;
-
-/// An API error: a status and a sentence.
-#[derive(Debug)]
-pub struct AppError {
-    /// The HTTP status.
-    pub status: StatusCode,
-    /// What is wrong.
-    pub message: String,
-    /// Seconds after which to try again (`Retry-After`), for a `503` of a limit that frees.
-    pub retry_after_s: Option<u32>,
-}
-
-impl AppError {
-    /// An error with this status.
-    pub fn new(status: StatusCode, message: impl Into<String>) -> AppError {
-        AppError { status, message: message.into(), retry_after_s: None }
-    }
-
-    /// A `503 Service Unavailable` with `Retry-After: retry_after_s`.
-    pub fn busy(message: impl Into<String>, retry_after_s: u32) -> AppError {
-        AppError {
-            status: StatusCode::SERVICE_UNAVAILABLE,
-            message: message.into(),
-            retry_after_s: Some(retry_after_s),
-        }
-    }
-
-    fn bad(message: impl Into<String>) -> AppError {
-        AppError::new(StatusCode::BAD_REQUEST, message)
-    }
-}
-
-impl IntoResponse for AppError {
-    fn into_response(self) -> Response {
-        let mut r = (self.status, Json(json!({ "error": self.message }))).into_response();
-        if let Some(s) = self.retry_after_s {
-            r.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(s));
-        }
-        r
-    }
-}
-
-impl From<Busy> for AppError {
-    fn from(b: Busy) -> AppError {
-        AppError::busy(b.message, b.retry_after_s)
-    }
-}
-
-impl From<LobbyError> for AppError {
-    fn from(e: LobbyError) -> AppError {
-        let status = match e {
-            LobbyError::Bad(_) => StatusCode::BAD_REQUEST,
-            LobbyError::NotFound(_) => StatusCode::NOT_FOUND,
-            LobbyError::Forbidden(_) => StatusCode::FORBIDDEN,
-            LobbyError::Limit(_) => StatusCode::TOO_MANY_REQUESTS,
-            LobbyError::Store(_) => StatusCode::INTERNAL_SERVER_ERROR,
-            LobbyError::Busy(b) => return b.into(),
-        };
-        AppError::new(status, e.to_string())
-    }
-}
-
-type ApiResult<T> = Result<T, AppError>;
-
-/// The bearer token of a request: `Authorization: Bearer <token>`, or `?token=` (browsers
-/// cannot set headers on a WebSocket).
-fn token(parts: &Parts) -> Option<String> {
-    if let Some(t) = parts
-        .headers
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
-    {
-        return Some(t.trim().to_owned());
-    }
-    parts
-        .uri
-        .query()
-        .and_then(|q| q.split('&').find_map(|kv| kv.strip_prefix("token=")).map(ToOwned::to_owned))
-}
-
-/// The signed-in key of a request (401 without a live token).
-#[derive(Clone, Copy, Debug)]
-pub struct Authed(pub PublicKey);
-
-/// The signed-in key of a request, if any.
-#[derive(Clone, Copy, Debug)]
-pub struct MaybeAuthed(pub Option<PublicKey>);
-
-fn key_of(parts: &Parts, shared: &Shared) -> Option<PublicKey> {
-    let t = token(parts)?;
-    lock(&shared.auth).key_of(&t, shared.clock.now_ms())
-}
-
-impl FromRequestParts<Arc<Shared>> for Authed {
-    type Rejection = AppError;
-
-    async fn from_request_parts(parts: &mut Parts, shared: &Arc<Shared>) -> ApiResult<Authed> {
-        key_of(parts, shared).map(Authed).ok_or_else(|| {
-            AppError::new(
-                StatusCode::UNAUTHORIZED,
-                "sign in first: POST /api/auth/challenge, then /api/auth/login; send the token \
-                 as 'Authorization: Bearer <token>'",
-            )
-        })
-    }
-}
-
-impl FromRequestParts<Arc<Shared>> for MaybeAuthed {
-    type Rejection = AppError;
-
-    async fn from_request_parts(parts: &mut Parts, shared: &Arc<Shared>) -> ApiResult<Self> {
-        Ok(MaybeAuthed(key_of(parts, shared)))
-    }
-}
 
 /// The per-key and per-address request limits.
 pub struct RateLimits {
@@ -183,7 +78,7 @@ async fn rate_limit(
         .into_response();
     }
     let (parts, body) = req.into_parts();
-    if let Some(k) = key_of(&parts, &shared)
+    if let Ok(Some(k)) = key_of(&parts, &shared)
         && !shared.config.is_umpire_service(&k)
         && limits.by_key.check_key(&k).is_err()
     {
@@ -221,7 +116,7 @@ pub fn router(
         .route("/api/auth/challenge", post(sign_in_challenge))
         .route("/api/auth/login", post(sign_in))
         .route("/api/account", get(account).post(rename))
-        .route("/api/stream/event", get(crate::stream::event_stream))
+        .route("/api/stream/event", get(self::stream::event_stream))
         .route("/api/challenge", get(my_challenges).post(create_challenge))
         .route("/api/challenge/{id}/accept", post(accept))
         .route("/api/challenge/{id}/decline", post(decline))
@@ -241,31 +136,31 @@ pub fn router(
             post(verify_upload)
                 .layer(axum::extract::DefaultBodyLimit::max(shared.config.limits.max_upload_bytes)),
         )
-        .route("/api/match/{id}/socket", get(crate::socket::socket))
+        .route("/api/match/{id}/socket", get(self::socket::socket))
         .route(
             "/api/match/{id}/deliver",
-            post(crate::delivering::relay_deliver).layer(axum::extract::DefaultBodyLimit::max(
+            post(self::delivering::relay_deliver).layer(axum::extract::DefaultBodyLimit::max(
                 <protocol::message::SignedMessage as protocol::codec::Canonical>::MAX_BYTES,
             )),
         )
-        .route("/api/socket", get(crate::socket::mux_socket))
+        .route("/api/socket", get(self::socket::mux_socket))
         .route("/api/ledger", get(crate::ledger::info))
         .route("/api/ledger/proof/{id}", get(crate::ledger::proof))
         .route("/api/ratings/{variant}", get(crate::ledger::ratings))
-        .route("/api/tournaments", get(crate::tournament::list))
+        .route("/api/tournaments", get(tournament::list))
         .route(
             "/api/tournament",
-            post(crate::tournament::publish).layer(axum::extract::DefaultBodyLimit::max(
+            post(tournament::publish).layer(axum::extract::DefaultBodyLimit::max(
                 2 * shared.config.limits.max_definition_bytes + 1024,
             )),
         )
-        .route("/api/tournament/{id}", get(crate::tournament::show))
-        .route("/api/tournament/{id}/join", post(crate::tournament::join))
-        .route("/api/tournament/{id}/start", post(crate::tournament::start))
-        .route("/api/tournament/{id}/withdraw", post(crate::tournament::withdraw))
-        .route("/api/tournament/game/{id}/seat", post(crate::tournament::seat))
+        .route("/api/tournament/{id}", get(tournament::show))
+        .route("/api/tournament/{id}/join", post(tournament::join))
+        .route("/api/tournament/{id}/start", post(tournament::start))
+        .route("/api/tournament/{id}/withdraw", post(tournament::withdraw))
+        .route("/api/tournament/game/{id}/seat", post(tournament::seat))
         .route("/ledger/{*path}", get(ledger_file))
-        .merge(crate::spectate::router())
+        .merge(self::spectate::router())
         .layer(axum::middleware::from_fn_with_state((shared.clone(), limits), rate_limit))
         .layer(axum::extract::DefaultBodyLimit::max(max_body));
     let ops = axum::Router::new().route("/healthz", get(|| async { "ok\n" })).route(
@@ -415,11 +310,6 @@ async fn sign_in(
     })))
 }
 
-fn internal(e: impl std::fmt::Display) -> AppError {
-    tracing::error!(error = %e, "internal error");
-    AppError::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string())
-}
-
 async fn account(State(shared): State<Arc<Shared>>, Authed(key): Authed) -> ApiResult<Json<Value>> {
     let name = crate::auth::name_of(&shared, &key).await;
     Ok(Json(json!({
@@ -471,7 +361,7 @@ async fn create_challenge(
     Authed(key): Authed,
     Json(req): Json<ChallengeRequest>,
 ) -> ApiResult<Json<Value>> {
-    let c = lobby::create(&shared, key, req).await?;
+    let c = lobby::create(&shared, key, req.parse()?).await?;
     Ok(Json(json!({ "challenge": c.json() })))
 }
 
@@ -572,13 +462,6 @@ async fn games(State(shared): State<Arc<Shared>>, Query(p): Query<Page>) -> ApiR
     Ok(Json(crate::auth::with_names(&shared, v).await))
 }
 
-/// A match id from its 64 hex digits.
-pub fn parse_match_id(text: &str) -> ApiResult<MatchId> {
-    protocol::hex::decode_array::<32>(text)
-        .map(MatchId)
-        .ok_or_else(|| AppError::bad("match id: expected 64 hex digits"))
-}
-
 async fn match_info(
     State(shared): State<Arc<Shared>>,
     Path(id): Path<String>,
@@ -596,36 +479,6 @@ async fn match_info(
         .map(|r| finished_json(&r))
         .ok_or_else(|| AppError::new(StatusCode::NOT_FOUND, "no such match"))?;
     Ok(Json(crate::auth::with_names(&shared, v).await))
-}
-
-/// The finished match `id` (404 if unknown, 409 while it is being played).
-pub(crate) async fn finished_row(shared: &Shared, id: &str) -> ApiResult<crate::store::MatchRow> {
-    let id = parse_match_id(id)?;
-    let row = shared
-        .store
-        .get_match(&id)
-        .await
-        .map_err(internal)?
-        .ok_or_else(|| AppError::new(StatusCode::NOT_FOUND, "no such match"))?;
-    if row.finish.is_none() {
-        return Err(AppError::new(
-            StatusCode::CONFLICT,
-            "the match is being played: its record is published after the end",
-        ));
-    }
-    Ok(row)
-}
-
-/// The record bytes of a finished match, rebuilt from its stored entries.
-pub async fn record_bytes(shared: &Shared, row: &crate::store::MatchRow) -> ApiResult<Vec<u8>> {
-    use protocol::codec::Canonical;
-    let terms = protocol::terms::SignedTerms::from_canonical(&row.terms).map_err(internal)?;
-    let mut bytes = protocol::record::MatchRecord::header_bytes(&terms);
-    for e in shared.store.entries(&row.id).await.map_err(internal)? {
-        let entry = protocol::relay::Entry::from_canonical(&e).map_err(internal)?;
-        bytes.extend(protocol::record::MatchRecord::entry_frame(&entry));
-    }
-    Ok(bytes)
 }
 
 /// A place to render a finished match (`max_concurrent_renderings`), or a `503` with

@@ -9,8 +9,9 @@
 //! message written for another key, too many refusals or too many frames per second close the
 //! socket with a reason; the match goes on for everyone else.
 
-use crate::api::{AppError, Authed, MaybeAuthed, parse_match_id};
 use crate::config::Limits;
+use crate::error::{AppError, parse_match_id};
+use crate::http::extract::{Authed, MaybeAuthed};
 use crate::live::{Command, MATCH_OVER, Mux, Outgoing};
 use crate::state::{ConnectionSlot, Shared, connect};
 use axum::body::Bytes;

@@ -26,9 +26,10 @@
 //! and a watcher that falls that far behind is dropped by the match task (it never waits for a
 //! watcher).
 
-use crate::api::{AppError, parse_match_id};
+use crate::admission::lock;
+use crate::error::{AppError, parse_match_id};
 use crate::live::{Command, MatchHandle, Outgoing};
-use crate::state::{Shared, lock};
+use crate::state::Shared;
 use axum::body::{Body, Bytes};
 use axum::extract::{Extension, Path, State};
 use axum::http::{StatusCode, header};

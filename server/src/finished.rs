@@ -1,0 +1,37 @@
+//! Finished matches as the store keeps them: the row of a finished match and its record's
+//! bytes, rebuilt from the stored entries (served by `crate::http`, appended by
+//! `crate::ledger`, promised by `crate::promise`).
+
+use crate::error::{ApiResult, AppError, internal, parse_match_id};
+use crate::state::Shared;
+use axum::http::StatusCode;
+
+/// The finished match `id` (404 if unknown, 409 while it is being played).
+pub(crate) async fn finished_row(shared: &Shared, id: &str) -> ApiResult<crate::store::MatchRow> {
+    let id = parse_match_id(id)?;
+    let row = shared
+        .store
+        .get_match(&id)
+        .await
+        .map_err(internal)?
+        .ok_or_else(|| AppError::new(StatusCode::NOT_FOUND, "no such match"))?;
+    if row.finish.is_none() {
+        return Err(AppError::new(
+            StatusCode::CONFLICT,
+            "the match is being played: its record is published after the end",
+        ));
+    }
+    Ok(row)
+}
+
+/// The record bytes of a finished match, rebuilt from its stored entries.
+pub async fn record_bytes(shared: &Shared, row: &crate::store::MatchRow) -> ApiResult<Vec<u8>> {
+    use protocol::codec::Canonical;
+    let terms = protocol::terms::SignedTerms::from_canonical(&row.terms).map_err(internal)?;
+    let mut bytes = protocol::record::MatchRecord::header_bytes(&terms);
+    for e in shared.store.entries(&row.id).await.map_err(internal)? {
+        let entry = protocol::relay::Entry::from_canonical(&e).map_err(internal)?;
+        bytes.extend(protocol::record::MatchRecord::entry_frame(&entry));
+    }
+    Ok(bytes)
+}

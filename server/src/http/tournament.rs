@@ -1,0 +1,319 @@
+//! The tournament routes (docs/SERVER.md, tournaments): list, show, publish, join, start,
+//! withdraw, and a player's seat for a tournament game. The runner is `crate::tournament`.
+
+use crate::admission::lock;
+use crate::error::AppError;
+use crate::http::extract::Authed;
+use crate::ledger::ledger_of;
+use crate::lobby::{Pending, Seat};
+use crate::state::Shared;
+use crate::tournament::*;
+use axum::Json;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use ledger::Submission;
+use ledger::entry::Sha256Digest;
+use ledger::history::TournamentState;
+use protocol::PublicKey;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+async fn state_of(shared: &Arc<Shared>, id: Sha256Digest) -> Result<TournamentState, AppError> {
+    let l = ledger_of(shared)?;
+    l.with(move |led| led.tournament(&id).cloned()).await?.ok_or_else(|| {
+        not_found(format!(
+            "tournament {}: no such tournament in the log",
+            protocol::hex::encode(&id)
+        ))
+    })
+}
+
+fn summary(t: &TournamentState, organiser: Option<PublicKey>) -> Value {
+    let d = &t.definition;
+    json!({
+        "id": protocol::hex::encode(&t.id),
+        "name": d.name,
+        "variant": d.variant.id(),
+        "organiser": organiser.map(|k| k.to_string()),
+        "system": match d.system {
+            ledger::tournament::definition::System::RoundRobin { double } =>
+                json!({ "round-robin": if double { "double" } else { "single" } }),
+            ledger::tournament::definition::System::Swiss { rounds } => json!({ "swiss": rounds }),
+        },
+        "time_control": d.time_control,
+        "players": d.players.len(),
+        "rounds": d.rounds(),
+        "rounds_started": t.rounds.len(),
+        "status": status(t),
+        "entry": t.entry_index,
+    })
+}
+
+fn organiser_of(t: &TournamentState) -> Option<PublicKey> {
+    protocol::codec::decode::<ledger::tournament::definition::SignedDefinition>(&t.definition_file)
+        .ok()
+        .map(|s| s.organiser)
+}
+
+/// `GET /api/tournaments`: every tournament in the log.
+pub async fn list(State(shared): State<Arc<Shared>>) -> Result<Json<Value>, AppError> {
+    let l = ledger_of(&shared)?;
+    let all: Vec<TournamentState> =
+        l.with(|led| led.history().tournaments().cloned().collect()).await?;
+    let list: Vec<Value> = all.iter().map(|t| summary(t, organiser_of(t))).collect();
+    Ok(Json(crate::auth::with_names(&shared, json!({ "tournaments": list })).await))
+}
+
+/// `GET /api/tournament/{id}`: definition, players (and who joined), pairings with results,
+/// standings; the pairings and standings are the bundle's `pairings.json` and
+/// `standings.json` exactly.
+pub async fn show(
+    State(shared): State<Arc<Shared>>,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, AppError> {
+    let id = parse_tournament_id(&id)?;
+    let t = state_of(&shared, id).await?;
+    let joined = joined_now(&shared, &id).await?;
+    let mut v = summary(&t, organiser_of(&t));
+    v["definition"] = json!(protocol::hex::encode(&t.definition_file));
+    v["tie_breaks"] =
+        json!(t.definition.tie_breaks.iter().map(|b| format!("{b:?}")).collect::<Vec<_>>());
+    v["entrants"] = json!(
+        t.definition
+            .players
+            .iter()
+            .enumerate()
+            .map(|(i, p)| json!({
+                "index": i,
+                "name": p.name,
+                "key": p.key.to_string(),
+                "rating": p.rating,
+                "joined": joined.contains(&p.key),
+            }))
+            .collect::<Vec<_>>()
+    );
+    v["pairings"] = ledger::bundle::pairings_json(&t);
+    v["standings"] = ledger::bundle::standings_json(&t);
+    let inviting: Vec<Value> = lock(&shared.tournaments)
+        .games
+        .values()
+        .filter(|g| g.tournament == id)
+        .map(Invitation::event)
+        .collect();
+    v["invitations"] = json!(inviting);
+    Ok(Json(crate::auth::with_names(&shared, v).await))
+}
+
+/// The body of `POST /api/tournament`.
+#[derive(Deserialize)]
+pub struct Publish {
+    /// The signed definition file (`fogproof tournament define --out`), hex.
+    pub definition: String,
+}
+
+/// `POST /api/tournament`: the signed-in organiser publishes a definition they signed.
+pub async fn publish(
+    State(shared): State<Arc<Shared>>,
+    Authed(key): Authed,
+    Json(req): Json<Publish>,
+) -> Result<Json<Value>, AppError> {
+    let l = ledger_of(&shared)?.clone();
+    let max = shared.config.limits.max_definition_bytes;
+    if req.definition.len() > 2 * max {
+        return Err(AppError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!("the definition is over {max} bytes (max_definition_bytes)"),
+        ));
+    }
+    let bytes = protocol::hex::decode(&req.definition)
+        .ok_or_else(|| AppError::new(StatusCode::BAD_REQUEST, "definition: expected hex"))?;
+    let signed: ledger::tournament::definition::SignedDefinition = protocol::codec::decode(&bytes)
+        .map_err(|e| {
+            AppError::new(
+                StatusCode::BAD_REQUEST,
+                format!("definition: not a signed definition: {e}"),
+            )
+        })?;
+    let def = signed
+        .verify()
+        .map_err(|e| AppError::new(StatusCode::BAD_REQUEST, format!("definition: {e}")))?;
+    if signed.organiser != key {
+        return Err(AppError::new(
+            StatusCode::FORBIDDEN,
+            format!(
+                "the definition is signed by {}, and you are signed in as {key}: only its \
+                 organiser publishes it",
+                signed.organiser
+            ),
+        ));
+    }
+    let Some((initial_ms, increment_ms)) = parse_time_control(&def.time_control) else {
+        return Err(AppError::new(
+            StatusCode::BAD_REQUEST,
+            format!("time_control {:?}: expected minutes+seconds (15+10)", def.time_control),
+        ));
+    };
+    let lim = shared.config.limits;
+    if !(lim.min_initial_clock_ms..=lim.max_initial_clock_ms).contains(&initial_ms)
+        || increment_ms > lim.max_increment_ms
+    {
+        return Err(AppError::new(
+            StatusCode::BAD_REQUEST,
+            format!("time_control {}: outside this server's clock limits", def.time_control),
+        ));
+    }
+    if def.variant.mode() == rules::Mode::Umpire && shared.config.default_umpire.is_none() {
+        return Err(AppError::new(
+            StatusCode::BAD_REQUEST,
+            format!("{} needs an umpire and this server runs none", def.variant),
+        ));
+    }
+    let id = ledger::entry::sha256(&bytes);
+    let now = shared.clock.now_ms();
+    l.with(move |led| {
+        led.append(&[Submission::Tournament { definition: bytes, published_at_ms: now }])
+            .map(|_| ())
+    })
+    .await?
+    .map_err(|e| AppError::new(StatusCode::CONFLICT, format!("the ledger refused it: {e}")))?;
+    Ok(Json(json!({ "id": protocol::hex::encode(&id), "name": def.name })))
+}
+
+/// The tournament `id` names, if `key` is one of its entrants and it is not over (what join and
+/// withdraw both require).
+async fn entrant_of_live(
+    shared: &Arc<Shared>,
+    id: &str,
+    key: &PublicKey,
+) -> Result<Sha256Digest, AppError> {
+    let id = parse_tournament_id(id)?;
+    let t = state_of(shared, id).await?;
+    if !t.definition.players.iter().any(|p| p.key == *key) {
+        return Err(AppError::new(
+            StatusCode::FORBIDDEN,
+            format!("{key} is not an entrant of this tournament (its definition names them)"),
+        ));
+    }
+    if status(&t) == "finished" {
+        return Err(AppError::new(StatusCode::CONFLICT, "the tournament is over"));
+    }
+    Ok(id)
+}
+
+/// `POST /api/tournament/{id}/join`: a signed-in entrant joins.
+pub async fn join(
+    State(shared): State<Arc<Shared>>,
+    Authed(key): Authed,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, AppError> {
+    let id = entrant_of_live(&shared, &id, &key).await?;
+    shared.store.join_tournament(&id, &key, shared.clock.now_ms()).await.map_err(internal)?;
+    lock(&shared.tournaments).withdrawn.remove(&(id, key));
+    Ok(Json(json!({ "ok": true, "tournament": protocol::hex::encode(&id) })))
+}
+
+/// `POST /api/tournament/{id}/withdraw`: a signed-in entrant who joined withdraws: absent
+/// (a zero-point bye) from every round started from now on, until it joins again. A game of
+/// the current round already paired is still its to play (or to lose by no-show).
+pub async fn withdraw(
+    State(shared): State<Arc<Shared>>,
+    Authed(key): Authed,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, AppError> {
+    let id = entrant_of_live(&shared, &id, &key).await?;
+    lock(&shared.tournaments).withdrawn.insert((id, key));
+    Ok(Json(json!({ "ok": true, "tournament": protocol::hex::encode(&id) })))
+}
+
+/// `POST /api/tournament/{id}/start`: the organiser starts round 1 without waiting for every
+/// entrant (who has not joined is absent).
+pub async fn start(
+    State(shared): State<Arc<Shared>>,
+    Authed(key): Authed,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, AppError> {
+    let id = parse_tournament_id(&id)?;
+    let t = state_of(&shared, id).await?;
+    if organiser_of(&t) != Some(key) {
+        return Err(AppError::new(
+            StatusCode::FORBIDDEN,
+            format!("{key} is not this tournament's organiser"),
+        ));
+    }
+    if !t.rounds.is_empty() {
+        return Err(AppError::new(StatusCode::CONFLICT, "the tournament has started"));
+    }
+    lock(&shared.tournaments).start_requested.insert(id);
+    Ok(Json(json!({ "ok": true })))
+}
+
+/// `POST /api/tournament/game/{id}/seat`: a paired player brings its seat.
+pub async fn seat(
+    State(shared): State<Arc<Shared>>,
+    Authed(key): Authed,
+    Path(id): Path<String>,
+    Json(seat): Json<Seat>,
+) -> Result<Json<Value>, AppError> {
+    seat.check()?;
+    let now = shared.clock.now_ms();
+    let to_send = {
+        let mut arranging = lock(&shared.tournaments);
+        let Some(inv) = arranging.games.get_mut(&id) else {
+            return Err(not_found(format!(
+                "no tournament game {:?} is being arranged",
+                id.chars().take(40).collect::<String>()
+            )));
+        };
+        if key != inv.white && key != inv.black {
+            return Err(AppError::new(StatusCode::FORBIDDEN, "this game is for other players"));
+        }
+        if now >= inv.deadline_ms {
+            return Err(AppError::new(
+                StatusCode::CONFLICT,
+                "past the deadline to show (max_tournament_show_wait_ms)",
+            ));
+        }
+        inv.seats.insert(key, seat);
+        let both = inv.seats.len() == 2 && !inv.handed_to_lobby;
+        if both {
+            let mut challenge = inv.challenge.clone();
+            challenge.seat = inv.seats[&inv.white].clone();
+            let mut p = Pending {
+                challenge,
+                acceptor: (inv.black, inv.seats[&inv.black].clone()),
+                umpire: shared
+                    .config
+                    .default_umpire
+                    .filter(|_| inv.challenge.umpire.is_some())
+                    .map(|u| (u, None)),
+                terms: None,
+                signatures: BTreeMap::new(),
+                // The tournament runner, not the lobby's sweep, ends it at its deadline (a
+                // no-show is a forfeit, not a cancelation).
+                deadline_ms: u64::MAX,
+                tournament: Some((inv.tournament, inv.round)),
+            };
+            if p.umpire.is_none() {
+                p.terms = Some(crate::lobby::write_terms(&shared, &p)?);
+            }
+            inv.handed_to_lobby = true;
+            lock(&shared.lobby).pending.insert(id.clone(), p.clone());
+            Some(p)
+        } else {
+            None
+        }
+    };
+    if let Some(p) = to_send {
+        match &p.umpire {
+            Some((u, None)) => shared.events.send(u, &p.umpire_event()),
+            _ => {
+                if let Some(e) = p.terms_event() {
+                    shared.events.send_all(p.parties().iter(), &e);
+                }
+            }
+        }
+    }
+    Ok(Json(json!({ "ok": true })))
+}
