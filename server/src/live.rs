@@ -263,6 +263,45 @@ fn body_of(message: &SignedMessage) -> Option<MessageBody> {
     MessageBody::from_canonical(&message.body).ok()
 }
 
+/// Why [`accept_message`] took no message.
+#[derive(Debug)]
+pub enum AcceptError {
+    /// The message is signed by `author`, not by the key signed in on the socket: nobody
+    /// writes for another seat (the socket is closed, the relay never sees it).
+    Impostor {
+        /// The message's author.
+        author: PublicKey,
+    },
+    /// The relay refused it.
+    Refused(protocol::relay::RelayError),
+}
+
+/// What a match task does with one message from the socket of the signed-in `key` at relay
+/// time `now_ms`, up to storage: the author check, then [`Relay::accept`]. Returns the index
+/// in the log of the accepted entry. Public for the relay bench (`server/benches/relay.rs`).
+pub fn accept_message(
+    relay: &mut Relay,
+    key: &PublicKey,
+    bytes: &[u8],
+    now_ms: u64,
+) -> Result<(usize, protocol::relay::Accepted), AcceptError> {
+    if let Some(author) = SignedMessage::from_canonical(bytes)
+        .ok()
+        .and_then(|m| body_of(&m))
+        .map(|b| b.author)
+        .filter(|a| a != key)
+    {
+        return Err(AcceptError::Impostor { author });
+    }
+    let before = relay.entries().len();
+    let accepted = relay.accept(bytes, now_ms).map_err(AcceptError::Refused)?;
+    let at = relay.entries()[before..]
+        .iter()
+        .position(|e| *e == accepted.entry)
+        .map_or(before, |i| before + i);
+    Ok((at, accepted))
+}
+
 impl MatchTask {
     /// A match task over a relay that already holds `persisted` stored entries. `offset_ms` is
     /// subtracted from the server clock to give relay time.
@@ -596,43 +635,34 @@ impl MatchTask {
             self.close_sub(conn, "only the match's players and umpire send messages".into());
             return Ok(false);
         };
-        // The author must be the signed-in key: nobody writes for another seat, even with a
-        // signature the relay would accept (a stolen message replayed by someone else).
-        if let Some(author) = SignedMessage::from_canonical(&bytes)
-            .ok()
-            .and_then(|m| body_of(&m))
-            .map(|b| b.author)
-            .filter(|a| *a != key)
-        {
-            self.close_sub(
-                conn,
-                format!(
-                    "signed in as {key}, but this message is by {author}: nobody writes for \
-                     another party"
-                ),
-            );
-            return Ok(false);
-        }
         // The receipt says when the frame was read from the socket: the relay never goes
         // back in time (it takes the later of this and its last time), but a message that
         // waited in this task's queue is not charged the wait.
         let waited = u64::try_from(arrived.elapsed().as_millis()).unwrap_or(u64::MAX);
         let now = self.relay_now().saturating_sub(waited);
-        let before = self.relay.entries().len();
         // The close notice carries wall time, which an outage does not hold back.
         self.relay.set_wall_ms(self.shared.clock.now_ms());
-        let refused = match self.relay.accept(&bytes, now) {
-            Ok(accepted) => {
+        // The author must be the signed-in key (checked first): nobody writes for another
+        // seat, even with a signature the relay would accept (a stolen message replayed by
+        // someone else).
+        let refused = match accept_message(&mut self.relay, &key, &bytes, now) {
+            Ok((at, accepted)) => {
                 metrics::counter!(crate::metrics::MESSAGES_ACCEPTED).increment(1);
-                let at = self.relay.entries()[before..]
-                    .iter()
-                    .position(|e| *e == accepted.entry)
-                    .map_or(before, |i| before + i);
                 self.arrivals.push((at, arrived));
                 self.admitted.push((at, accepted.body.channel));
                 None
             }
-            Err(e) => {
+            Err(AcceptError::Impostor { author }) => {
+                self.close_sub(
+                    conn,
+                    format!(
+                        "signed in as {key}, but this message is by {author}: nobody writes \
+                         for another party"
+                    ),
+                );
+                return Ok(false);
+            }
+            Err(AcceptError::Refused(e)) => {
                 metrics::counter!(crate::metrics::MESSAGES_REFUSED).increment(1);
                 let hash = SignedMessage::from_canonical(&bytes).ok().map(|m| m.hash());
                 Some(ServerFrame::refused(hash, &e.to_string()))
