@@ -13,7 +13,7 @@ use protocol::codec::Canonical;
 use protocol::keys::ByColour;
 use protocol::message::{MessageBody, SignedMessage};
 use protocol::record::MatchRecord;
-use protocol::relay::{Entry, Relay, RelayEvent};
+use protocol::relay::{Entry, Relay, RelayEvent, SenderError};
 use protocol::terms::{AgreedTerms, SignedTerms};
 use protocol::wire::ServerFrame;
 use protocol::{Channel, Identity, PublicKey, Side};
@@ -263,43 +263,20 @@ fn body_of(message: &SignedMessage) -> Option<MessageBody> {
     MessageBody::from_canonical(&message.body).ok()
 }
 
-/// Why [`accept_message`] took no message.
-#[derive(Debug)]
-pub enum AcceptError {
-    /// The message is signed by `author`, not by the key signed in on the socket: nobody
-    /// writes for another seat (the socket is closed, the relay never sees it).
-    Impostor {
-        /// The message's author.
-        author: PublicKey,
-    },
-    /// The relay refused it.
-    Refused(protocol::relay::RelayError),
-}
-
 /// What a match task does with one message from the socket of the signed-in `key` at relay
-/// time `now_ms`, up to storage: the author check, then [`Relay::accept`]. Returns the index
-/// in the log of the accepted entry. Public for the relay bench (`server/benches/relay.rs`).
+/// time `now_ms`, up to storage: [`Relay::accept_by`], which refuses a message by any other
+/// author before anything else (nobody writes for another seat, even with a signature the
+/// relay would accept: a stolen message replayed by someone else) and decodes the bytes once
+/// for that check and its own. Returns the index in the log of the accepted entry. Public for
+/// the relay bench (`server/benches/relay.rs`).
 pub fn accept_message(
     relay: &mut Relay,
     key: &PublicKey,
     bytes: &[u8],
     now_ms: u64,
-) -> Result<(usize, protocol::relay::Accepted), AcceptError> {
-    if let Some(author) = SignedMessage::from_canonical(bytes)
-        .ok()
-        .and_then(|m| body_of(&m))
-        .map(|b| b.author)
-        .filter(|a| a != key)
-    {
-        return Err(AcceptError::Impostor { author });
-    }
-    let before = relay.entries().len();
-    let accepted = relay.accept(bytes, now_ms).map_err(AcceptError::Refused)?;
-    let at = relay.entries()[before..]
-        .iter()
-        .position(|e| *e == accepted.entry)
-        .map_or(before, |i| before + i);
-    Ok((at, accepted))
+) -> Result<(usize, protocol::relay::Accepted), SenderError> {
+    let accepted = relay.accept_by(key, bytes, now_ms)?;
+    Ok((accepted.index, accepted))
 }
 
 impl MatchTask {
@@ -652,7 +629,7 @@ impl MatchTask {
                 self.admitted.push((at, accepted.body.channel));
                 None
             }
-            Err(AcceptError::Impostor { author }) => {
+            Err(SenderError::Impostor { author }) => {
                 self.close_sub(
                     conn,
                     format!(
@@ -662,7 +639,7 @@ impl MatchTask {
                 );
                 return Ok(false);
             }
-            Err(AcceptError::Refused(e)) => {
+            Err(SenderError::Refused(e)) => {
                 metrics::counter!(crate::metrics::MESSAGES_REFUSED).increment(1);
                 let hash = SignedMessage::from_canonical(&bytes).ok().map(|m| m.hash());
                 Some(ServerFrame::refused(hash, &e.to_string()))
@@ -702,34 +679,28 @@ impl MatchTask {
             let _ = reply.send(Err("not a signed message".into()));
             return Ok(false);
         };
-        let signed = message.signed_hash();
-        let held = |relay: &Relay| {
-            relay.entries().iter().find(|e| e.message.signed_hash() == signed).cloned()
-        };
-        // Already in the log (its receipt was only late): the same entry again.
-        if let Some(e) = held(&self.relay) {
+        // Already in the log (its receipt was only late): the same entry again. The same
+        // signed message is the same bytes (no hash of every entry per delivery).
+        if let Some(e) = self.relay.entries().iter().find(|e| e.message == message).cloned() {
             let _ = reply.send(Ok(e));
             return Ok(false);
         }
         let waited = u64::try_from(arrived.elapsed().as_millis()).unwrap_or(u64::MAX);
         let now = self.relay_now().saturating_sub(waited);
-        let before = self.relay.entries().len();
         let answer = match self.relay.accept(&bytes, now) {
-            Ok(_) => {
+            Ok(accepted) => {
                 metrics::counter!(crate::metrics::MESSAGES_ACCEPTED).increment(1);
-                self.arrivals.push((before, arrived));
-                None
+                self.arrivals.push((accepted.index, arrived));
+                self.admitted.push((accepted.index, accepted.body.channel));
+                Ok(accepted.entry)
             }
             Err(e) => {
                 metrics::counter!(crate::metrics::MESSAGES_REFUSED).increment(1);
-                Some(e.to_string())
+                Err(e.to_string())
             }
         };
         let over = self.after_relay().await?;
-        let _ = reply.send(match answer {
-            Some(why) => Err(why),
-            None => held(&self.relay).ok_or_else(|| "accepted but not in the log".to_owned()),
-        });
+        let _ = reply.send(answer);
         Ok(over)
     }
 
