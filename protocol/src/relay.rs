@@ -24,6 +24,7 @@ use crate::message::{
     Expectation, MessageBody, MessageError, Payload, Receipt, Seen, SignedMessage, SignedReceipt,
     genesis_head, genesis_order, next_head, next_order,
 };
+use crate::tags;
 use crate::terms::AgreedTerms;
 use crate::{Channel, LogHead, MatchId, MessageHash, Party, Side};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
@@ -276,6 +277,27 @@ pub enum RelayError {
     },
 }
 
+/// A signed message and its body, each decoded strictly once.
+fn decode_message(bytes: &[u8]) -> Result<(SignedMessage, MessageBody), codec::DecodeError> {
+    let message = SignedMessage::from_canonical(bytes)?;
+    let body = MessageBody::from_canonical(&message.body)?;
+    Ok((message, body))
+}
+
+/// Why [`Relay::accept_by`] took no message.
+#[derive(Debug, Error, PartialEq, Eq)]
+pub enum SenderError {
+    /// The message is by `author`, not by the sender: nobody writes for another seat.
+    #[error("this message is by {author}, not by the key that sent it")]
+    Impostor {
+        /// The message's author.
+        author: PublicKey,
+    },
+    /// The relay refused it.
+    #[error(transparent)]
+    Refused(#[from] RelayError),
+}
+
 /// Something the relay reports besides receipts.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum RelayEvent {
@@ -305,6 +327,8 @@ pub enum RelayEvent {
 pub struct Accepted {
     /// The message and its receipt.
     pub entry: Entry,
+    /// Its index in the log ([`Relay::entries`]).
+    pub index: usize,
     /// The decoded body.
     pub body: MessageBody,
     /// Its hash.
@@ -436,13 +460,17 @@ impl Relay {
                 .receipt
                 .open(&relay.terms.terms.relay)
                 .map_err(|_| ResumeError::Receipt { index })?;
-            let body = stored
-                .message
-                .verify_for(&relay.terms.match_id)
-                .map_err(|e| ResumeError::Refused { index, source: e.into() })?;
-            let entry = if body.author == relay.identity.public() {
+            let refused = |e: MessageError| ResumeError::Refused { index, source: e.into() };
+            let author = MessageBody::from_canonical(&stored.message.body)
+                .map_err(|e| refused(e.into()))?
+                .author;
+            // Each stored message's signature is checked once: the relay's own notices here,
+            // every other message by `accept`.
+            let entry = if author == relay.identity.public() {
+                let body = stored.message.verify_for(&relay.terms.match_id).map_err(refused)?;
                 relay.now_ms = relay.now_ms.max(receipt.time_ms);
-                relay.append(stored.message.clone(), &body, Admission::Counts)
+                let hash = stored.message.hash();
+                relay.append(stored.message.clone(), &body, hash, Admission::Counts)
             } else {
                 relay
                     .accept(&stored.message.to_canonical(), receipt.time_ms)
@@ -520,9 +548,50 @@ impl Relay {
     /// Accepts one message (its bytes as received) at `now_ms`, or says why not. Deadlines
     /// before `now_ms` expire first, so a late move is refused.
     pub fn accept(&mut self, bytes: &[u8], now_ms: u64) -> Result<Accepted, RelayError> {
+        self.accept_decoded(decode_message(bytes), now_ms)
+    }
+
+    /// [`Relay::accept`] for a message that came from the socket of `sender` (the key signed
+    /// in on it): a message by any other author is refused before the relay does anything
+    /// with it (its signature is not checked, no deadline expires), so nobody writes for
+    /// another seat, even with a signature the relay would accept. The bytes are decoded
+    /// once for both checks (a server comparing the author itself decodes them twice).
+    pub fn accept_by(
+        &mut self,
+        sender: &PublicKey,
+        bytes: &[u8],
+        now_ms: u64,
+    ) -> Result<Accepted, SenderError> {
+        let decoded = decode_message(bytes);
+        if let Ok((_, body)) = &decoded
+            && body.author != *sender
+        {
+            return Err(SenderError::Impostor { author: body.author });
+        }
+        Ok(self.accept_decoded(decoded, now_ms)?)
+    }
+
+    fn accept_decoded(
+        &mut self,
+        decoded: Result<(SignedMessage, MessageBody), codec::DecodeError>,
+        now_ms: u64,
+    ) -> Result<Accepted, RelayError> {
+        // Decoding is pure: the deadlines expire before a malformed message is refused, as
+        // when it was decoded after them.
         self.handle_timeout(now_ms);
-        let message = SignedMessage::from_canonical(bytes).map_err(MessageError::from)?;
-        let body = message.verify_for(&self.terms.match_id)?;
+        let (message, body) = decoded.map_err(MessageError::from)?;
+        // `SignedMessage::verify_for` without decoding the body a second time: the author's
+        // signature over the bytes as received, and this match.
+        body.author
+            .verify(tags::MESSAGE, &message.body, &message.signature)
+            .map_err(MessageError::from)?;
+        if body.match_id != self.terms.match_id {
+            return Err(MessageError::WrongMatch {
+                expected: self.terms.match_id,
+                found: body.match_id,
+            }
+            .into());
+        }
         let colours = self.coordinator.colours().unwrap_or(ByColour {
             white: self.terms.terms.players[0].key,
             black: self.terms.terms.players[1].key,
@@ -536,15 +605,17 @@ impl Relay {
         {
             return Err(RelayError::TooManyMessages { author: body.author, max });
         }
+        // Hashed once: the budget, the coordinator and the caller take the same hash.
+        let hash = message.hash();
         // The last check: it charges the author's share when the message fits.
-        self.budget.charge_message(&body, message.hash(), message.encoded_len())?;
+        self.budget.charge_message(&body, hash, message.encoded_len())?;
         if let Some(i) = player {
             self.sent[i] += 1;
         }
-        let hash = message.hash();
-        let entry = self.append(message, &body, admission);
+        let index = self.entries.len();
+        let entry = self.append(message, &body, hash, admission);
         self.maybe_close();
-        Ok(Accepted { entry, body, hash, admission })
+        Ok(Accepted { entry, index, body, hash, admission })
     }
 
     fn tick(&mut self, now_ms: u64) -> u64 {
@@ -556,12 +627,13 @@ impl Relay {
         &mut self,
         message: SignedMessage,
         body: &MessageBody,
+        hash: MessageHash,
         admission: Admission,
     ) -> Entry {
         let now = self.now_ms;
         let signed = message.signed_hash();
         let placed = self.sequence.push(body, &signed, now);
-        self.coordinator.apply(body, message.hash(), admission, now);
+        self.coordinator.apply(body, hash, admission, now);
         if !self.colours_told
             && let Some(c) = self.coordinator.colours()
         {
@@ -598,6 +670,7 @@ impl Relay {
             payload,
         };
         let message = SignedMessage::sign(&body, &self.identity);
-        self.append(message, &body, Admission::Counts)
+        let hash = message.hash();
+        self.append(message, &body, hash, Admission::Counts)
     }
 }

@@ -10,7 +10,7 @@ use protocol::coordinator::{Admission, NotEntitled};
 use protocol::message::{
     self, Expectation, MessageBody, MessageError, Owed, Payload, Seen, SignedMessage, seal_context,
 };
-use protocol::relay::{ChainError, Relay, RelayError, RelayEvent, ResumeError};
+use protocol::relay::{ChainError, Relay, RelayError, RelayEvent, ResumeError, SenderError};
 use protocol::seal::{self, SealSecret};
 use protocol::terms::{Colours, Limits, MatchTerms};
 use protocol::{Channel, Party, Side, flow, seed};
@@ -96,6 +96,39 @@ fn forged_messages_are_refused_and_change_nothing() {
     let good = t.write(ALICE, Channel::Public, None, action(b"x")).to_canonical();
     assert!(matches!(t.relay.accept(&good[..good.len() - 1], 1), Err(RelayError::Message(_))));
     assert_eq!((t.relay.entries().len(), t.relay.head()), before);
+}
+
+#[test]
+fn accept_by_refuses_another_authors_message_before_anything_else() {
+    let c = cast();
+    let mut t = chess_in_play(&c);
+    let before = (t.relay.entries().len(), t.relay.head());
+    // Alice's genuine, validly signed move, sent from Bob's socket after White's deadline
+    // (1040): refused as an impostor's, and no deadline expires for it.
+    let m = t.write(ALICE, Channel::Public, None, action(b"e2e4")).to_canonical();
+    assert_eq!(
+        t.relay.accept_by(&c.bob.public(), &m, 2000),
+        Err(SenderError::Impostor { author: c.alice.public() })
+    );
+    assert_eq!((t.relay.entries().len(), t.relay.head()), before);
+    assert_eq!(t.relay.poll_timeout(), Some(1040), "no deadline expired");
+    // From its author's socket, in time: accepted, its index is where the log holds it.
+    let accepted = t.relay.accept_by(&c.alice.public(), &m, 340).expect("alice's own move");
+    assert_eq!(t.relay.entries()[accepted.index], accepted.entry);
+    assert_eq!(accepted.hash, accepted.entry.message.hash());
+    // A forged signature from the author's own socket is still refused by the relay.
+    let mut forged = t.write(BOB, Channel::Public, None, action(b"e7e5"));
+    forged.signature.s[0] ^= 1;
+    assert!(matches!(
+        t.relay.accept_by(&c.bob.public(), &forged.to_canonical(), 400),
+        Err(SenderError::Refused(RelayError::Message(MessageError::Signature(_))))
+    ));
+    // Late from its author's socket: the deadline expires first, as with `accept`.
+    let late = t.write(BOB, Channel::Public, None, action(b"e7e5")).to_canonical();
+    assert!(matches!(
+        t.relay.accept_by(&c.bob.public(), &late, 5000),
+        Err(SenderError::Refused(RelayError::NotEntitled(NotEntitled::TimedOut { .. })))
+    ));
 }
 
 #[test]

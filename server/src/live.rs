@@ -13,7 +13,7 @@ use protocol::codec::Canonical;
 use protocol::keys::ByColour;
 use protocol::message::{MessageBody, SignedMessage};
 use protocol::record::MatchRecord;
-use protocol::relay::{Entry, Relay, RelayEvent};
+use protocol::relay::{Entry, Relay, RelayEvent, SenderError};
 use protocol::terms::{AgreedTerms, SignedTerms};
 use protocol::wire::ServerFrame;
 use protocol::{Channel, Identity, PublicKey, Side};
@@ -261,6 +261,22 @@ pub enum StartError {
 
 fn body_of(message: &SignedMessage) -> Option<MessageBody> {
     MessageBody::from_canonical(&message.body).ok()
+}
+
+/// What a match task does with one message from the socket of the signed-in `key` at relay
+/// time `now_ms`, up to storage: [`Relay::accept_by`], which refuses a message by any other
+/// author before anything else (nobody writes for another seat, even with a signature the
+/// relay would accept: a stolen message replayed by someone else) and decodes the bytes once
+/// for that check and its own. Returns the index in the log of the accepted entry. Public for
+/// the relay bench (`server/benches/relay.rs`).
+pub fn accept_message(
+    relay: &mut Relay,
+    key: &PublicKey,
+    bytes: &[u8],
+    now_ms: u64,
+) -> Result<(usize, protocol::relay::Accepted), SenderError> {
+    let accepted = relay.accept_by(key, bytes, now_ms)?;
+    Ok((accepted.index, accepted))
 }
 
 impl MatchTask {
@@ -596,43 +612,34 @@ impl MatchTask {
             self.close_sub(conn, "only the match's players and umpire send messages".into());
             return Ok(false);
         };
-        // The author must be the signed-in key: nobody writes for another seat, even with a
-        // signature the relay would accept (a stolen message replayed by someone else).
-        if let Some(author) = SignedMessage::from_canonical(&bytes)
-            .ok()
-            .and_then(|m| body_of(&m))
-            .map(|b| b.author)
-            .filter(|a| *a != key)
-        {
-            self.close_sub(
-                conn,
-                format!(
-                    "signed in as {key}, but this message is by {author}: nobody writes for \
-                     another party"
-                ),
-            );
-            return Ok(false);
-        }
         // The receipt says when the frame was read from the socket: the relay never goes
         // back in time (it takes the later of this and its last time), but a message that
         // waited in this task's queue is not charged the wait.
         let waited = u64::try_from(arrived.elapsed().as_millis()).unwrap_or(u64::MAX);
         let now = self.relay_now().saturating_sub(waited);
-        let before = self.relay.entries().len();
         // The close notice carries wall time, which an outage does not hold back.
         self.relay.set_wall_ms(self.shared.clock.now_ms());
-        let refused = match self.relay.accept(&bytes, now) {
-            Ok(accepted) => {
+        // The author must be the signed-in key (checked first): nobody writes for another
+        // seat, even with a signature the relay would accept (a stolen message replayed by
+        // someone else).
+        let refused = match accept_message(&mut self.relay, &key, &bytes, now) {
+            Ok((at, accepted)) => {
                 metrics::counter!(crate::metrics::MESSAGES_ACCEPTED).increment(1);
-                let at = self.relay.entries()[before..]
-                    .iter()
-                    .position(|e| *e == accepted.entry)
-                    .map_or(before, |i| before + i);
                 self.arrivals.push((at, arrived));
                 self.admitted.push((at, accepted.body.channel));
                 None
             }
-            Err(e) => {
+            Err(SenderError::Impostor { author }) => {
+                self.close_sub(
+                    conn,
+                    format!(
+                        "signed in as {key}, but this message is by {author}: nobody writes \
+                         for another party"
+                    ),
+                );
+                return Ok(false);
+            }
+            Err(SenderError::Refused(e)) => {
                 metrics::counter!(crate::metrics::MESSAGES_REFUSED).increment(1);
                 let hash = SignedMessage::from_canonical(&bytes).ok().map(|m| m.hash());
                 Some(ServerFrame::refused(hash, &e.to_string()))
@@ -672,34 +679,28 @@ impl MatchTask {
             let _ = reply.send(Err("not a signed message".into()));
             return Ok(false);
         };
-        let signed = message.signed_hash();
-        let held = |relay: &Relay| {
-            relay.entries().iter().find(|e| e.message.signed_hash() == signed).cloned()
-        };
-        // Already in the log (its receipt was only late): the same entry again.
-        if let Some(e) = held(&self.relay) {
+        // Already in the log (its receipt was only late): the same entry again. The same
+        // signed message is the same bytes (no hash of every entry per delivery).
+        if let Some(e) = self.relay.entries().iter().find(|e| e.message == message).cloned() {
             let _ = reply.send(Ok(e));
             return Ok(false);
         }
         let waited = u64::try_from(arrived.elapsed().as_millis()).unwrap_or(u64::MAX);
         let now = self.relay_now().saturating_sub(waited);
-        let before = self.relay.entries().len();
         let answer = match self.relay.accept(&bytes, now) {
-            Ok(_) => {
+            Ok(accepted) => {
                 metrics::counter!(crate::metrics::MESSAGES_ACCEPTED).increment(1);
-                self.arrivals.push((before, arrived));
-                None
+                self.arrivals.push((accepted.index, arrived));
+                self.admitted.push((accepted.index, accepted.body.channel));
+                Ok(accepted.entry)
             }
             Err(e) => {
                 metrics::counter!(crate::metrics::MESSAGES_REFUSED).increment(1);
-                Some(e.to_string())
+                Err(e.to_string())
             }
         };
         let over = self.after_relay().await?;
-        let _ = reply.send(match answer {
-            Some(why) => Err(why),
-            None => held(&self.relay).ok_or_else(|| "accepted but not in the log".to_owned()),
-        });
+        let _ = reply.send(answer);
         Ok(over)
     }
 
