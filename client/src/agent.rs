@@ -10,6 +10,7 @@
 use crate::journal::{self, Journal, Record, Role};
 use crate::net::{NetError, Session, signature_hex};
 use crate::promise::{PromiseBook, PromiseStatus, WitnessPolicy};
+use crate::retry::{self, Retryable};
 use crate::seat::{Decider, Machine, Seat, SeatEvent};
 use protocol::codec::Canonical;
 use protocol::terms::{AgreedTerms, Colours, MatchTerms, SignedTerms};
@@ -338,28 +339,21 @@ pub fn challenge_umpire(c: &Value) -> Option<PublicKey> {
 impl Agent {
     /// Signs in (retrying while the server is unreachable) and returns the agent.
     pub async fn connect(config: AgentConfig) -> Result<Agent, AgentError> {
-        let mut backoff = 100;
         let check = {
             let config = config.clone();
             move |info: &crate::net::ServerInfo| check_server_key(&config, &info.relay)
         };
-        let session = loop {
-            match Session::sign_in_checked(
+        let session = (|| {
+            Session::sign_in_checked(
                 &config.server,
                 &config.identity,
                 config.name.as_deref(),
                 &check,
             )
-            .await
-            {
-                Ok(s) => break s,
-                Err(e) if e.is_transient() => {
-                    tokio::time::sleep(Duration::from_millis(backoff)).await;
-                    backoff = (backoff * 2).min(5_000);
-                }
-                Err(e) => return Err(e.into()),
-            }
-        };
+        })
+        .retry(retry::backoff())
+        .when(NetError::is_transient)
+        .await?;
         let tournaments = saved_tournaments(&config.dir);
         Ok(Agent {
             config: Arc::new(config),
@@ -548,18 +542,12 @@ impl Agent {
     /// (reconnecting), answering what it is configured to answer.
     pub async fn run(&self) -> Result<(), AgentError> {
         self.resume()?;
-        let mut backoff = 100;
         loop {
-            let mut stream = match self.session.events().await {
-                Ok(s) => s,
-                Err(e) if e.is_transient() => {
-                    tokio::time::sleep(Duration::from_millis(backoff)).await;
-                    backoff = (backoff * 2).min(5_000);
-                    continue;
-                }
-                Err(e) => return Err(e.into()),
-            };
-            backoff = 100;
+            // A fresh schedule for each reconnection: the waits start again once connected.
+            let mut stream = (|| self.session.events())
+                .retry(retry::backoff())
+                .when(NetError::is_transient)
+                .await?;
             while let Some(event) = stream.next().await {
                 match event {
                     // Each event is answered in a task of its own: an umpire service takes part

@@ -5,6 +5,9 @@
 //! server ([`net`]), answers challenges and terms, and runs one [`seat::Seat`] per match (a
 //! player or umpire machine over a match socket), journaling ([`journal`]) everything it needs
 //! to resume after a crash before anything depending on it is sent.
+//! Its calls to the server retry on one schedule ([`retry`]); its event stream is read with a
+//! bounded line buffer ([`ndjson`]). [`local`] serves it to people and bots (the pages, the
+//! lichess-shaped local API).
 //!
 //! [`loadtest`] is the load generator behind `fogproof loadtest`: many concurrent matches of
 //! real player machines with moves decided in advance (docs/LOADTEST.md).
@@ -63,9 +66,11 @@ pub mod keyfile;
 pub mod lichess;
 pub mod loadtest;
 pub mod local;
+pub mod ndjson;
 pub mod net;
 pub mod promise;
 pub mod receipt_time;
+pub mod retry;
 pub mod seat;
 pub mod selfplay;
 pub mod tls;

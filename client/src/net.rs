@@ -405,7 +405,7 @@ impl Session {
                 message: r.text().await.unwrap_or_default(),
             });
         }
-        Ok(EventStream { url, body: Box::pin(r.bytes_stream()), buffer: Vec::new() })
+        Ok(EventStream { url, lines: crate::ndjson::Lines::new(r.bytes_stream()) })
     }
 
     /// Opens a socket of match `id` of its own (`GET /api/match/{id}/socket`), saying the last
@@ -700,37 +700,40 @@ async fn connect_from(
     Err(last)
 }
 
-/// The NDJSON event stream.
+/// The NDJSON event stream, read line by line with a bounded buffer ([`crate::ndjson`]).
 pub struct EventStream {
     url: String,
-    body: std::pin::Pin<Box<dyn futures_util::Stream<Item = reqwest::Result<bytes::Bytes>> + Send>>,
-    buffer: Vec<u8>,
+    lines: crate::ndjson::Lines,
 }
 
 impl EventStream {
-    /// The next event; `None` when the stream ends (reconnect to get the current state).
+    /// The next event; `None` when the stream ends (reconnect to get the current state). A
+    /// line over [`crate::ndjson::MAX_LINE_BYTES`] is an error and ends the stream.
     pub async fn next(&mut self) -> Option<Result<Value, NetError>> {
         loop {
-            if let Some(at) = self.buffer.iter().position(|b| *b == b'\n') {
-                let line: Vec<u8> = self.buffer.drain(..=at).collect();
-                let text = String::from_utf8_lossy(&line);
-                if text.trim().is_empty() {
-                    continue;
-                }
-                return Some(serde_json::from_str(text.trim()).map_err(|e| NetError::Protocol {
-                    url: self.url.clone(),
-                    why: format!("event line: {e}"),
-                }));
-            }
-            match self.body.next().await? {
-                Ok(chunk) => self.buffer.extend_from_slice(&chunk),
-                Err(e) => {
+            let line = match self.lines.next().await? {
+                Ok(line) => line,
+                Err(crate::ndjson::LineError::Io(e)) => {
                     return Some(Err(NetError::Connect {
                         url: self.url.clone(),
                         why: e.to_string(),
                     }));
                 }
+                Err(e) => {
+                    return Some(Err(NetError::Protocol {
+                        url: self.url.clone(),
+                        why: format!("event line: {e}"),
+                    }));
+                }
+            };
+            let text = String::from_utf8_lossy(&line);
+            if text.trim().is_empty() {
+                continue;
             }
+            return Some(serde_json::from_str(text.trim()).map_err(|e| NetError::Protocol {
+                url: self.url.clone(),
+                why: format!("event line: {e}"),
+            }));
         }
     }
 }

@@ -18,7 +18,6 @@ use protocol::terms::AgreedTerms;
 use protocol::wire::ServerFrame;
 use protocol::{MatchId, MessageHash};
 use std::collections::VecDeque;
-use std::time::Duration;
 use thiserror::Error;
 use tokio::sync::mpsc;
 
@@ -163,9 +162,6 @@ pub struct Seat {
     /// The seat's clock's origin (its milliseconds are since this instant).
     origin: tokio::time::Instant,
 }
-
-/// Longest wait between reconnection attempts.
-const MAX_BACKOFF_MS: u64 = 5_000;
 
 impl Seat {
     /// A seat for `machine` (fresh, or rebuilt: then `journaled` holds the journal's records
@@ -357,14 +353,13 @@ impl Seat {
     /// Runs the seat until the record is final; returns the record's bytes.
     pub async fn run(mut self) -> Result<Vec<u8>, SeatError> {
         let id = self.terms.match_id;
-        let mut backoff = 100;
+        let mut backoff = crate::retry::Delays::default();
         self.drain(None).await?;
         loop {
             let socket = match self.session.open(&id, self.since).await {
                 Ok(s) => s,
                 Err(e) if e.is_transient() => {
-                    tokio::time::sleep(Duration::from_millis(backoff)).await;
-                    backoff = (backoff * 2).min(MAX_BACKOFF_MS);
+                    backoff.sleep().await;
                     continue;
                 }
                 Err(e) => return Err(e.into()),
@@ -376,8 +371,7 @@ impl Seat {
                     return Ok(record);
                 }
                 None => {
-                    tokio::time::sleep(Duration::from_millis(backoff)).await;
-                    backoff = (backoff * 2).min(MAX_BACKOFF_MS);
+                    backoff.sleep().await;
                 }
             }
         }
@@ -643,15 +637,14 @@ impl Seat {
     /// The end: the published record must hold every entry this seat received, unchanged.
     async fn finished(&mut self) -> Result<Vec<u8>, SeatError> {
         let id = self.terms.match_id;
-        let mut backoff = 100;
+        let mut backoff = crate::retry::Delays::default();
         let bytes = loop {
             match self.session.record(&id).await {
                 Ok(b) => break b,
                 Err(e)
                     if e.is_transient() || matches!(e, NetError::Refused { status: 409, .. }) =>
                 {
-                    tokio::time::sleep(Duration::from_millis(backoff)).await;
-                    backoff = (backoff * 2).min(MAX_BACKOFF_MS);
+                    backoff.sleep().await;
                 }
                 Err(e) => return Err(e.into()),
             }

@@ -7,7 +7,9 @@
 //! and `Origin`, `guard`): whatever token a lichess client was configured with is accepted, and
 //! the token test answers it with the scopes the local API grants.
 
-use super::{Api, ApiResult, LocalError, Status, ndjson, notation, ok, score};
+use super::api::{Api, ApiResult, ndjson, ok};
+use super::error::LocalError;
+use super::snapshot::{Status, notation, score};
 use axum::extract::{Path, State};
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
