@@ -87,10 +87,6 @@ pub struct Arranging {
     pub games: BTreeMap<String, Invitation>,
     /// Tournaments whose organiser asked to start round 1 without waiting for every entrant.
     pub start_requested: BTreeSet<Sha256Digest>,
-    /// Entrants who withdrew after joining (`POST /api/tournament/{id}/withdraw`): absent from
-    /// every round started from then on, until they join again. Kept in memory only: after a
-    /// restart a withdrawn entrant counts as joined again (docs/SERVER.md, tournaments).
-    pub withdrawn: BTreeSet<(Sha256Digest, PublicKey)>,
 }
 
 fn not_found(what: impl Into<String>) -> AppError {
@@ -214,11 +210,11 @@ pub async fn show(
     Ok(Json(crate::auth::with_names(&shared, v).await))
 }
 
-/// The entrants of tournament `id` who joined and have not withdrawn since.
+/// The entrants of tournament `id` who joined and have not withdrawn since (the store keeps
+/// both: a withdrawal survives a restart).
 async fn joined_now(shared: &Shared, id: &Sha256Digest) -> Result<BTreeSet<PublicKey>, AppError> {
     let joined = shared.store.tournament_joins(id).await.map_err(internal)?;
-    let arranging = lock(&shared.tournaments);
-    Ok(joined.into_iter().filter(|k| !arranging.withdrawn.contains(&(*id, *k))).collect())
+    Ok(joined.into_iter().collect())
 }
 
 fn internal(e: impl std::fmt::Display) -> AppError {
@@ -329,7 +325,6 @@ pub async fn join(
 ) -> Result<Json<Value>, AppError> {
     let id = entrant_of_live(&shared, &id, &key).await?;
     shared.store.join_tournament(&id, &key, shared.clock.now_ms()).await.map_err(internal)?;
-    lock(&shared.tournaments).withdrawn.remove(&(id, key));
     Ok(Json(json!({ "ok": true, "tournament": protocol::hex::encode(&id) })))
 }
 
@@ -342,7 +337,7 @@ pub async fn withdraw(
     Path(id): Path<String>,
 ) -> Result<Json<Value>, AppError> {
     let id = entrant_of_live(&shared, &id, &key).await?;
-    lock(&shared.tournaments).withdrawn.insert((id, key));
+    shared.store.withdraw_tournament(&id, &key).await.map_err(internal)?;
     Ok(Json(json!({ "ok": true, "tournament": protocol::hex::encode(&id) })))
 }
 
