@@ -97,7 +97,7 @@ fn every_step_of_every_variant_replays_as_each_side_knew_it() {
 #[test]
 fn the_compact_replay_rebuilds_every_step_of_every_variant_and_stays_small() {
     /// Bytes of compact JSON per step, at most (the start's whole views come on top).
-    const PER_STEP: usize = 200;
+    const PER_STEP: usize = 1_500;
     const START: usize = 8_000;
     for variant in Variant::ALL {
         for seed in [2, 7] {

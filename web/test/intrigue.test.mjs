@@ -105,6 +105,11 @@ test('Intrigue through pawn captures: no phantom king, answers in step, the info
     const yellow = await page.locator('#board svg circle[stroke="#e68f00"]').count();
     assert.equal(yellow, ik.informer_square ? 1 : 0, `turn ${turn}: informer marker (${ik.informer_square})`);
     if (ik.informer_square) assert.equal(board.get(ik.informer_square), 'P', `turn ${turn}: the informer is a pawn of ours`);
+    // Both sides' moves are public in Intrigue, and listed: the opponent's last one included.
+    const moveText = await page.locator('#moves').innerText();
+    const last = ik.moves[ik.moves.length - 1];
+    if (last) assert.ok(moveText.includes(`${last.from}${last.to}`), `turn ${turn}: the list shows ${last.from}${last.to}: ${moveText}`);
+    assert.equal(await page.locator('#moves-title').innerText(), 'Moves (both sides, public)');
     checked++;
     // A pawn capture if there is one (pawns first, then any man), else the first move.
     const moves = s.ask.moves ?? [];
