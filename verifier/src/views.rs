@@ -279,8 +279,13 @@ pub fn delta(old: &serde_json::Value, new: &serde_json::Value) -> serde_json::Va
             let (ob, nb) = (o.as_bytes(), n.as_bytes());
             let pre = ob.iter().zip(nb).take_while(|(a, b)| a == b).count();
             let max_suf = ob.len().min(nb.len()) - pre;
-            let suf =
-                ob.iter().rev().zip(nb.iter().rev()).take(max_suf).take_while(|(a, b)| a == b).count();
+            let suf = ob
+                .iter()
+                .rev()
+                .zip(nb.iter().rev())
+                .take(max_suf)
+                .take_while(|(a, b)| a == b)
+                .count();
             let text = &n[pre..n.len() - suf];
             let splice = serde_json::json!(["s", pre, ob.len() - pre - suf, text]);
             if splice.to_string().len() < new.to_string().len() + 2 {
