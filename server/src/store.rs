@@ -229,6 +229,13 @@ pub trait Store: Send + Sync + 'static {
         key: &'a PublicKey,
         at_ms: u64,
     ) -> StoreFuture<'a, ()>;
-    /// The players who joined a tournament.
+    /// Records a player's withdrawal from a tournament: it no longer counts as joined until it
+    /// joins again (idempotent; persisted, so a restart keeps it).
+    fn withdraw_tournament<'a>(
+        &'a self,
+        tournament: &'a [u8; 32],
+        key: &'a PublicKey,
+    ) -> StoreFuture<'a, ()>;
+    /// The players who joined a tournament and have not withdrawn since.
     fn tournament_joins<'a>(&'a self, tournament: &'a [u8; 32]) -> StoreFuture<'a, Vec<PublicKey>>;
 }

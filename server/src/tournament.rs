@@ -84,10 +84,6 @@ pub struct Arranging {
     pub games: BTreeMap<String, Invitation>,
     /// Tournaments whose organiser asked to start round 1 without waiting for every entrant.
     pub start_requested: BTreeSet<Sha256Digest>,
-    /// Entrants who withdrew after joining (`POST /api/tournament/{id}/withdraw`): absent from
-    /// every round started from then on, until they join again. Kept in memory only: after a
-    /// restart a withdrawn entrant counts as joined again (docs/SERVER.md, tournaments).
-    pub withdrawn: BTreeSet<(Sha256Digest, PublicKey)>,
 }
 
 pub(crate) fn not_found(what: impl Into<String>) -> AppError {
@@ -114,14 +110,14 @@ pub fn parse_time_control(text: &str) -> Option<(u64, u64)> {
     Some((m.parse::<u64>().ok()? * 60_000, s.parse::<u64>().ok()? * 1000))
 }
 
-/// The entrants of tournament `id` who joined and have not withdrawn since.
+/// The entrants of tournament `id` who joined and have not withdrawn since (the store keeps
+/// both: a withdrawal survives a restart).
 pub(crate) async fn joined_now(
     shared: &Shared,
     id: &Sha256Digest,
 ) -> Result<BTreeSet<PublicKey>, AppError> {
     let joined = shared.store.tournament_joins(id).await.map_err(internal)?;
-    let arranging = lock(&shared.tournaments);
-    Ok(joined.into_iter().filter(|k| !arranging.withdrawn.contains(&(*id, *k))).collect())
+    Ok(joined.into_iter().collect())
 }
 
 pub(crate) fn internal(e: impl std::fmt::Display) -> AppError {

@@ -150,3 +150,203 @@ pub fn replay_checked(checked: &Checked) -> Result<Replay, ReplayError> {
     }
     Ok(Replay { variant, start, start_full: log.start_fen.clone(), frames, result: log.result })
 }
+
+/// The compact replay's format name (`CompactReplay::format`).
+pub const COMPACT_FORMAT: &str = "fogproof-replay-delta/1";
+
+/// A replay as the host sends it (`GET /api/match/{id}/replay`): the first step whole, then
+/// per step only what changed, as a delta (`delta`) of the step's JSON against the one before.
+/// A 300-step game is tens of kilobytes instead of megabytes (a full frame repeats both views,
+/// their whole knowledge and their legal actions at every step).
+///
+/// What it leaves out: the seats' `legal` lists (what a seat could have played, which the rules
+/// give from the position; the replay shows what happened). Everything else rebuilds exactly:
+/// `expand` gives, per step, `Frame`'s JSON with `views.*.legal` empty.
+///
+/// A step is `{ "entry", "time_ms", "actor", "action", "views": {"white", "black"}, "full",
+/// "clocks" }` as in `Frame`; step 0 is the start (`entry` 0, `time_ms` 0, `actor` and `action`
+/// null, `clocks` null).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CompactReplay {
+    /// `COMPACT_FORMAT`.
+    pub format: &'static str,
+    /// The game.
+    pub variant: Variant,
+    /// The result the record reaches, if any.
+    pub result: Option<GameResult>,
+    /// Step 0 (the start), whole.
+    pub start: serde_json::Value,
+    /// Per later step, its delta against the step before (`delta`).
+    pub deltas: Vec<serde_json::Value>,
+}
+
+/// A step's JSON (module docs of `CompactReplay`), `legal` lists emptied.
+fn step_json(
+    views: &ByColor<SeatView>,
+    full: &Option<String>,
+    frame: Option<&Frame>,
+) -> serde_json::Value {
+    let views = ByColor::new_with(|c| {
+        let mut v = views[c].clone();
+        v.legal.clear();
+        v
+    });
+    serde_json::json!({
+        "entry": frame.map_or(0, |f| f.entry),
+        "time_ms": frame.map_or(0, |f| f.time_ms),
+        "actor": frame.map(|f| f.actor),
+        "action": frame.map(|f| f.action.clone()),
+        "views": views,
+        "full": full,
+        "clocks": frame.map(|f| f.clocks),
+    })
+}
+
+/// Every step of a full replay as the compact form rebuilds it (`CompactReplay`): the start,
+/// then one per frame.
+pub fn steps_json(r: &Replay) -> Vec<serde_json::Value> {
+    std::iter::once(step_json(&r.start, &r.start_full, None))
+        .chain(r.frames.iter().map(|f| step_json(&f.views, &f.full, Some(f))))
+        .collect()
+}
+
+impl Replay {
+    /// The compact form (`CompactReplay`).
+    pub fn compact(&self) -> CompactReplay {
+        let steps = steps_json(self);
+        let deltas = steps.windows(2).map(|w| delta(&w[0], &w[1])).collect();
+        CompactReplay {
+            format: COMPACT_FORMAT,
+            variant: self.variant,
+            result: self.result,
+            start: steps.into_iter().next().unwrap_or_default(),
+            deltas,
+        }
+    }
+}
+
+impl CompactReplay {
+    /// Every step rebuilt (what `steps_json` of the full replay gives), or `None` when a delta
+    /// does not fit the step before (a malformed compact replay).
+    pub fn expand(&self) -> Option<Vec<serde_json::Value>> {
+        let mut out = vec![self.start.clone()];
+        for d in &self.deltas {
+            let next = apply(out.last()?, d)?;
+            out.push(next);
+        }
+        Some(out)
+    }
+}
+
+/// The compact replay of a record's bytes (what the host serves).
+pub fn compact_replay(bytes: &[u8]) -> Result<CompactReplay, ReplayError> {
+    replay(bytes).map(|r| r.compact())
+}
+
+/// A JSON delta from `old` to `new` (`apply` undoes it):
+/// - an object: the same object with only the changed keys, each mapped to its own delta;
+/// - `[v]`: the value becomes `v`; `[]` (inside an object): the key is gone;
+/// - `["s", at, cut, text]`: a string whose characters from `at` lose `cut` and gain `text`;
+/// - `["a", keep, [items]]`: an array that keeps its first `keep` items, then `items`.
+///
+/// An unchanged value has no delta (its key is left out); `delta` of equal values is `{}`.
+pub fn delta(old: &serde_json::Value, new: &serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    match (old, new) {
+        (Value::Object(o), Value::Object(n)) => {
+            let mut out = serde_json::Map::new();
+            for (k, nv) in n {
+                match o.get(k) {
+                    Some(ov) if ov == nv => {}
+                    Some(ov) => {
+                        out.insert(k.clone(), delta(ov, nv));
+                    }
+                    None => {
+                        out.insert(k.clone(), Value::Array(vec![nv.clone()]));
+                    }
+                }
+            }
+            for k in o.keys() {
+                if !n.contains_key(k) {
+                    out.insert(k.clone(), Value::Array(Vec::new()));
+                }
+            }
+            Value::Object(out)
+        }
+        // Strings are spliced by characters where both are ASCII (JavaScript counts UTF-16
+        // units, Rust bytes: for ASCII both are characters).
+        (Value::String(o), Value::String(n)) if o.is_ascii() && n.is_ascii() => {
+            let (ob, nb) = (o.as_bytes(), n.as_bytes());
+            let pre = ob.iter().zip(nb).take_while(|(a, b)| a == b).count();
+            let max_suf = ob.len().min(nb.len()) - pre;
+            let suf = ob
+                .iter()
+                .rev()
+                .zip(nb.iter().rev())
+                .take(max_suf)
+                .take_while(|(a, b)| a == b)
+                .count();
+            let text = &n[pre..n.len() - suf];
+            let splice = serde_json::json!(["s", pre, ob.len() - pre - suf, text]);
+            if splice.to_string().len() < new.to_string().len() + 2 {
+                splice
+            } else {
+                Value::Array(vec![new.clone()])
+            }
+        }
+        (Value::Array(o), Value::Array(n)) => {
+            let keep = o.iter().zip(n).take_while(|(a, b)| a == b).count();
+            if keep == o.len() || keep > 0 {
+                serde_json::json!(["a", keep, n[keep..].to_vec()])
+            } else {
+                Value::Array(vec![new.clone()])
+            }
+        }
+        _ => Value::Array(vec![new.clone()]),
+    }
+}
+
+/// `old` with `d` applied (`delta`), or `None` when `d` does not fit `old`.
+pub fn apply(old: &serde_json::Value, d: &serde_json::Value) -> Option<serde_json::Value> {
+    use serde_json::Value;
+    match d {
+        Value::Object(changes) => {
+            let Value::Object(o) = old else { return None };
+            let mut out = o.clone();
+            for (k, cd) in changes {
+                if cd.as_array().is_some_and(Vec::is_empty) {
+                    out.remove(k)?;
+                } else {
+                    let next = match out.get(k) {
+                        Some(ov) => apply(ov, cd)?,
+                        None => match cd.as_array().map(Vec::as_slice) {
+                            Some([v]) => v.clone(),
+                            _ => return None,
+                        },
+                    };
+                    out.insert(k.clone(), next);
+                }
+            }
+            Some(Value::Object(out))
+        }
+        Value::Array(a) => match a.as_slice() {
+            [v] => Some(v.clone()),
+            [Value::String(tag), at, cut, Value::String(text)] if tag == "s" => {
+                let s = old.as_str()?;
+                let at = usize::try_from(at.as_u64()?).ok()?;
+                let end = at.checked_add(usize::try_from(cut.as_u64()?).ok()?)?;
+                let (head, tail) = (s.get(..at)?, s.get(end..)?);
+                Some(Value::String(format!("{head}{text}{tail}")))
+            }
+            [Value::String(tag), keep, Value::Array(items)] if tag == "a" => {
+                let o = old.as_array()?;
+                let keep = usize::try_from(keep.as_u64()?).ok()?;
+                let mut out = o.get(..keep)?.to_vec();
+                out.extend(items.iter().cloned());
+                Some(Value::Array(out))
+            }
+            _ => None,
+        },
+        _ => None,
+    }
+}

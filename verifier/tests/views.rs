@@ -90,3 +90,65 @@ fn every_step_of_every_variant_replays_as_each_side_knew_it() {
         assert!(last.0 < 3_600_000 && last.1 < 3_600_000, "{variant}: both clocks ran: {last:?}");
     }
 }
+
+/// The compact replay the host serves (`verifier::views::CompactReplay`) rebuilds every step of
+/// the full one exactly (less the seats' `legal` lists, which it leaves out by design), for every
+/// variant, and stays small: a bound per step, where full frames cost kilobytes each.
+#[test]
+fn the_compact_replay_rebuilds_every_step_of_every_variant_and_stays_small() {
+    /// Bytes of compact JSON per step, at most (the start's whole views come on top).
+    const PER_STEP: usize = 1_500;
+    const START: usize = 8_000;
+    for variant in Variant::ALL {
+        for seed in [2, 7] {
+            let (bytes, _) = client::selfplay(variant, seed).expect("self-play");
+            let full = verifier::views::replay(&bytes).expect("a valid record replays");
+            let compact = verifier::views::compact_replay(&bytes).expect("compact");
+            assert_eq!(compact.format, verifier::views::COMPACT_FORMAT);
+            assert_eq!(compact.variant, variant);
+            assert_eq!(compact.result, full.result);
+            let want = verifier::views::steps_json(&full);
+            let got = compact.expand().expect("every delta fits its step");
+            assert_eq!(got.len(), full.frames.len() + 1, "{variant}");
+            for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                assert_eq!(g, w, "{variant} seed {seed} step {i}");
+            }
+            // The rebuilt JSON is the full frames' own, legal lists aside.
+            for (i, f) in full.frames.iter().enumerate() {
+                let step = &got[i + 1];
+                for side in Color::ALL {
+                    let mut v = f.views[side].clone();
+                    v.legal.clear();
+                    assert_eq!(step["views"][side.to_string()], serde_json::to_value(&v).unwrap());
+                }
+                assert_eq!(step["full"], serde_json::to_value(&f.full).unwrap());
+                assert_eq!(step["clocks"], serde_json::to_value(f.clocks).unwrap());
+                assert_eq!(step["action"], serde_json::Value::from(f.action.clone()));
+            }
+            let size = serde_json::to_string(&compact).unwrap().len();
+            let full_size = serde_json::to_string(&full).unwrap().len();
+            let steps = full.frames.len();
+            eprintln!("{variant} seed {seed}: {steps} steps, compact {size} B, full {full_size} B");
+            assert!(
+                size <= START + PER_STEP * steps,
+                "{variant} seed {seed}: {size} bytes for {steps} steps (full: {full_size})"
+            );
+        }
+    }
+}
+
+/// A delta that does not fit the step before is refused, not applied wrongly.
+#[test]
+fn a_delta_that_does_not_fit_is_refused() {
+    use serde_json::json;
+    use verifier::views::{apply, delta};
+    let a = json!({"board": "rnbqkbnr/8 w", "moves": [1, 2], "x": 1});
+    let b = json!({"board": "rnbqkb1r/8 b", "moves": [1, 2, 3], "y": null});
+    let d = delta(&a, &b);
+    assert_eq!(apply(&a, &d), Some(b.clone()));
+    assert_eq!(apply(&a, &delta(&a, &a)), Some(a.clone()));
+    assert_eq!(apply(&json!({"board": "r"}), &d), None, "a splice past the string's end");
+    assert_eq!(apply(&json!("text"), &json!(["a", 0, []])), None);
+    assert_eq!(apply(&json!([1]), &json!(["a", 5, []])), None);
+    assert_eq!(apply(&json!({}), &json!({"gone": []})), None);
+}

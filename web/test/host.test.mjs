@@ -45,6 +45,35 @@ async function json(path) {
   return r.json();
 }
 
+/** The host's compact replay (verifier::views::CompactReplay) as full frames, rebuilt here
+ * independently of the page's own code (src/host/replay.ts), so the two are checked against
+ * each other: the page must show what these frames hold. */
+function applyDelta(old, d) {
+  if (Array.isArray(d)) {
+    if (d.length === 1) return d[0];
+    if (d[0] === 's') return old.slice(0, d[1]) + d[3] + old.slice(d[1] + d[2]);
+    if (d[0] === 'a') return old.slice(0, d[1]).concat(d[2]);
+    throw new Error(`delta ${JSON.stringify(d)}`);
+  }
+  const out = { ...old };
+  for (const [k, v] of Object.entries(d)) {
+    if (Array.isArray(v) && v.length === 0) delete out[k];
+    else out[k] = k in out ? applyDelta(out[k], v) : v[0];
+  }
+  return out;
+}
+
+async function replayOf(id) {
+  const r = await fetch(`${base}/api/match/${id}/replay`);
+  assert.equal(r.status, 200);
+  const text = await r.text();
+  const c = JSON.parse(text);
+  assert.equal(c.format, 'fogproof-replay-delta/1');
+  let step = c.start;
+  const frames = c.deltas.map((d) => (step = applyDelta(step, d)));
+  return { bytes: text.length, replay: { variant: c.variant, start: c.start.views, start_full: c.start.full, frames, result: c.result } };
+}
+
 /** A page that fails the test on any console error or page error. */
 async function openPage(path, opts = {}) {
   const context = await browser.newContext({ viewport: opts.viewport ?? { width: 1280, height: 900 }, colorScheme: opts.colorScheme ?? 'light' });
@@ -250,7 +279,9 @@ test('the finished games list shows each game with its verdict', async () => {
 
 test("the replay shows each view, and White's view never shows a man White could not know", async () => {
   const game = finished.find((g) => g.variant === 'kriegspiel');
-  const replay = await json(`/api/match/${game.id}/replay`);
+  const { bytes, replay } = await replayOf(game.id);
+  // Compact: the start's views whole, then at most 1.5 KB a step (full frames: over 10 KB).
+  assert.ok(bytes <= 8000 + 1500 * replay.frames.length, `${bytes} bytes for ${replay.frames.length} steps`);
   const verdict = await json(`/api/match/${game.id}/verdict`);
   assert.ok(replay.frames.length > 4, 'a game of several moves');
   const { page, close } = await openPage(`/game/${game.id}`);

@@ -561,7 +561,7 @@ async fn replay(State(shared): State<Arc<Shared>>, Path(id): Path<String>) -> Ap
     let row = finished_row(&shared, &id).await?;
     let _place = rendering_place(&shared)?;
     let bytes = record_bytes(&shared, &row).await?;
-    let replay = tokio::task::spawn_blocking(move || verifier::views::replay(&bytes))
+    let replay = tokio::task::spawn_blocking(move || verifier::views::compact_replay(&bytes))
         .await
         .map_err(internal)?
         .map_err(|e| AppError::new(StatusCode::UNPROCESSABLE_ENTITY, e.to_string()))?;

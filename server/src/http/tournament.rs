@@ -210,7 +210,6 @@ pub async fn join(
 ) -> Result<Json<Value>, AppError> {
     let id = entrant_of_live(&shared, &id, &key).await?;
     shared.store.join_tournament(&id, &key, shared.clock.now_ms()).await.map_err(internal)?;
-    lock(&shared.tournaments).withdrawn.remove(&(id, key));
     Ok(Json(json!({ "ok": true, "tournament": protocol::hex::encode(&id) })))
 }
 
@@ -223,7 +222,7 @@ pub async fn withdraw(
     Path(id): Path<String>,
 ) -> Result<Json<Value>, AppError> {
     let id = entrant_of_live(&shared, &id, &key).await?;
-    lock(&shared.tournaments).withdrawn.insert((id, key));
+    shared.store.withdraw_tournament(&id, &key).await.map_err(internal)?;
     Ok(Json(json!({ "ok": true, "tournament": protocol::hex::encode(&id) })))
 }
 

@@ -798,6 +798,23 @@ impl Store for PostgresStore {
         })
     }
 
+    fn withdraw_tournament<'a>(
+        &'a self,
+        tournament: &'a [u8; 32],
+        k: &'a PublicKey,
+    ) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            let mut tx = self.owned().await?;
+            sqlx::query("DELETE FROM tournament_joins WHERE tournament = $1 AND key = $2")
+                .bind(protocol::hex::encode(tournament))
+                .bind(k.to_string())
+                .execute(&mut *tx)
+                .await
+                .map_err(db)?;
+            tx.commit().await.map_err(db)
+        })
+    }
+
     fn tournament_joins<'a>(&'a self, tournament: &'a [u8; 32]) -> StoreFuture<'a, Vec<PublicKey>> {
         Box::pin(async move {
             let rows = sqlx::query(

@@ -549,6 +549,22 @@ impl Store for SqliteStore {
         })
     }
 
+    fn withdraw_tournament<'a>(
+        &'a self,
+        tournament: &'a [u8; 32],
+        k: &'a PublicKey,
+    ) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            sqlx::query("DELETE FROM tournament_joins WHERE tournament = ? AND key = ?")
+                .bind(protocol::hex::encode(tournament))
+                .bind(k.to_string())
+                .execute(&self.pool)
+                .await
+                .map_err(db)?;
+            Ok(())
+        })
+    }
+
     fn tournament_joins<'a>(&'a self, tournament: &'a [u8; 32]) -> StoreFuture<'a, Vec<PublicKey>> {
         Box::pin(async move {
             let rows = sqlx::query(

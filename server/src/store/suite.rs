@@ -78,6 +78,7 @@ on_both!(
     accounts_and_challenges_round_trip,
     finished_matches_and_ledger_marks_page_in_order,
     tournament_rows_round_trip_in_order,
+    a_tournament_withdrawal_survives_a_reopen_until_the_player_joins_again,
 );
 
 fn key_of(seed: u8) -> PublicKey {
@@ -232,6 +233,28 @@ async fn tournament_rows_round_trip_in_order(b: Backend) {
     });
     assert_eq!(s.tournament_joins(&t).await.unwrap(), expected);
     assert!(s.tournament_joins(&[8; 32]).await.unwrap().is_empty());
+}
+
+async fn a_tournament_withdrawal_survives_a_reopen_until_the_player_joins_again(b: Backend) {
+    let (t, other) = ([7; 32], [6; 32]);
+    let (a, c) = (key_of(20), key_of(21));
+    {
+        let s = b.open().await;
+        s.join_tournament(&t, &a, 1).await.unwrap();
+        s.join_tournament(&t, &c, 2).await.unwrap();
+        s.join_tournament(&other, &a, 3).await.unwrap();
+        s.withdraw_tournament(&t, &a).await.unwrap();
+        // Idempotent, and one who never joined withdraws from nothing.
+        s.withdraw_tournament(&t, &a).await.unwrap();
+        s.withdraw_tournament(&t, &key_of(22)).await.unwrap();
+        assert_eq!(s.tournament_joins(&t).await.unwrap(), [c]);
+    }
+    // A restart keeps it; the other tournament is untouched.
+    let s = b.open().await;
+    assert_eq!(s.tournament_joins(&t).await.unwrap(), [c]);
+    assert_eq!(s.tournament_joins(&other).await.unwrap(), [a]);
+    s.join_tournament(&t, &a, 4).await.unwrap();
+    assert_eq!(s.tournament_joins(&t).await.unwrap(), [c, a]);
 }
 
 async fn postgres_url(name: &str) -> Option<String> {

@@ -7,6 +7,7 @@ import { OPEN_GAMES, clock, h, keySpan, link, replace, variantName, when } from 
 import { Board } from "../common/board";
 import { ApiError, getJson } from "./http";
 import {
+  type CompactReplay,
   type Replay,
   type ViewName,
   actionText,
@@ -14,6 +15,7 @@ import {
   boardAt,
   clampStep,
   clocksAt,
+  expandReplay,
   illegal,
   seatAt,
   steps,
@@ -49,7 +51,7 @@ export const gamePage: Page = async (root, params, ctx) => {
     return;
   }
   const [replay, verdict] = await Promise.all([
-    getJson<Replay>(`/api/match/${id}/replay`).catch((e) => e as Error),
+    getJson<CompactReplay>(`/api/match/${id}/replay`).then(expandReplay).catch((e) => e as Error),
     getJson<Verdict>(`/api/match/${id}/verdict`),
   ]);
   renderFinished(root, id, info, replay, verdict, ctx);

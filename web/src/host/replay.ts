@@ -45,6 +45,68 @@ export interface Replay {
   result: { winner: Side | null; reason: string } | null;
 }
 
+/** The replay as the host sends it (verifier::views::CompactReplay): step 0 whole, then per
+ * step a delta against the step before (`applyDelta`). The seats' `legal` lists are left out. */
+export interface CompactReplay {
+  format: string;
+  variant: string;
+  result: Replay["result"];
+  start: any;
+  deltas: unknown[];
+}
+
+/** The compact replay's format (verifier::views::COMPACT_FORMAT). */
+export const COMPACT_FORMAT = "fogproof-replay-delta/1";
+
+/** `old` with a delta applied (verifier::views::apply, the same rules): an object changes the
+ * keys it names; `[v]` replaces; `[]` removes the key; `["s", at, cut, text]` splices a string;
+ * `["a", keep, items]` keeps an array's first `keep` items and appends `items`. Throws on a
+ * delta that does not fit. */
+export function applyDelta(old: any, d: any): any {
+  const bad = () => new Error("a replay step that does not fit the one before");
+  if (Array.isArray(d)) {
+    if (d.length === 1) return d[0];
+    if (d.length === 4 && d[0] === "s" && typeof old === "string" && typeof d[3] === "string") {
+      const [, at, cut] = d as [string, number, number, string];
+      if (!Number.isInteger(at) || !Number.isInteger(cut) || at < 0 || cut < 0 || at + cut > old.length) throw bad();
+      return old.slice(0, at) + d[3] + old.slice(at + cut);
+    }
+    if (d.length === 3 && d[0] === "a" && Array.isArray(old) && Array.isArray(d[2])) {
+      const keep = d[1];
+      if (!Number.isInteger(keep) || keep < 0 || keep > old.length) throw bad();
+      return old.slice(0, keep).concat(d[2]);
+    }
+    throw bad();
+  }
+  if (d === null || typeof d !== "object" || old === null || typeof old !== "object" || Array.isArray(old)) throw bad();
+  const out: Record<string, any> = { ...old };
+  for (const [k, cd] of Object.entries(d)) {
+    if (Array.isArray(cd) && cd.length === 0) {
+      if (!(k in out)) throw bad();
+      delete out[k];
+    } else if (k in out) {
+      out[k] = applyDelta(out[k], cd);
+    } else if (Array.isArray(cd) && cd.length === 1) {
+      out[k] = cd[0];
+    } else {
+      throw bad();
+    }
+  }
+  return out;
+}
+
+/** The full replay a compact one describes: every step rebuilt from the one before. */
+export function expandReplay(c: CompactReplay): Replay {
+  if (c.format !== COMPACT_FORMAT) throw new Error(`a replay in format ${String(c.format)}; this page reads ${COMPACT_FORMAT}`);
+  const frames: Frame[] = [];
+  let step = c.start;
+  for (const d of c.deltas) {
+    step = applyDelta(step, d);
+    frames.push(step as Frame);
+  }
+  return { variant: c.variant, start: c.start.views, start_full: c.start.full, frames, result: c.result };
+}
+
 /** The number of steps: the start, then one per frame. */
 export function steps(r: Replay): number {
   return r.frames.length + 1;

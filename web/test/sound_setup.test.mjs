@@ -1,0 +1,143 @@
+// Two board features players use and no test covered (issue 16): move sounds (the setting
+// persists; a move beeps when it is on, never when off: the page's AudioContext is replaced by
+// a counter) and a setup placed by clicking squares on the board in its own orientation (as
+// Black, Intrigue: the agent receives the squares the clicks name).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { network, browser, ARTIFACTS } from '../testlib/harness.mjs';
+
+let net;
+let b;
+before(async () => {
+  net = await network();
+  b = await browser();
+  b.page.on('dialog', (d) => void d.accept());
+  // Every tone the page starts is counted (no sound device here, and none needed).
+  await b.page.context().addInitScript(() => {
+    window.__tones = 0;
+    const param = () => ({ value: 0, setValueAtTime() {}, exponentialRampToValueAtTime() {} });
+    window.AudioContext = class {
+      constructor() { this.currentTime = 0; this.destination = {}; }
+      createOscillator() { return { frequency: param(), connect: (n) => n, start: () => { window.__tones += 1; }, stop() {} }; }
+      createGain() { return { gain: param(), connect: (n) => n }; }
+    };
+  });
+});
+after(async () => {
+  await b?.close();
+  await net?.stop();
+});
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+async function state(id) {
+  const r = await fetch(`${net.agent}/api/bot/game/${id}`);
+  assert.equal(r.status, 200, `GET game ${id}`);
+  return r.json();
+}
+
+async function until(id, f, what, ms = 60000) {
+  const end = Date.now() + ms;
+  let s;
+  while (Date.now() < end) {
+    s = await state(id);
+    if (f(s)) return s;
+    await sleep(150);
+  }
+  throw new Error(`timed out waiting for ${what}; last state: ${JSON.stringify(s).slice(0, 600)}`);
+}
+
+async function newGame(page, variant, color) {
+  await page.goto(net.agent + '/');
+  await page.selectOption('#variant', variant);
+  await page.fill('#minutes', '10');
+  await page.selectOption('#color', color);
+  await page.getByRole('button', { name: 'Play the house bot' }).click();
+  await page.waitForURL(/\/game\/[0-9a-f]{64}$/, { timeout: 60000 });
+  await page.locator('#board cg-board').waitFor();
+  return page.url().split('/').pop();
+}
+
+/** Plays `uci` when asked (the Move box); resolves once the agent took it. */
+async function play(page, id, uci) {
+  const s = await until(id, (t) => t.stage !== 'started' || t.ask?.kind === 'move', 'a move to be asked');
+  assert.equal(s.stage, 'started');
+  await page.getByLabel('Move', { exact: true }).fill(uci);
+  await page.getByLabel('Move', { exact: true }).press('Enter');
+  await until(id, (t) => t.stage !== 'started' || !t.ask || t.ask.id !== s.ask.id, `${uci} to be taken`);
+}
+
+const tones = (page) => page.evaluate(() => window.__tones);
+
+test('move sounds: the setting persists; moves sound when on and never when off', async () => {
+  const { page, errors } = b;
+  let id = await newGame(page, 'chess', 'white');
+  assert.equal(await page.locator('#sound').isChecked(), false, 'off unless turned on');
+  // Off: two moves of ours and the bot's answers, no tone.
+  await play(page, id, 'e2e4');
+  await until(id, (t) => t.view.knows.chess.moves.length >= 2, 'the bot to answer');
+  await play(page, id, 'g1f3');
+  await until(id, (t) => t.view.knows.chess.moves.length >= 4, 'the bot to answer');
+  await sleep(1500);
+  assert.equal(await tones(page), 0, 'no tone while sounds are off');
+  // On: the switch itself gives one tone, then each move seen gives one more.
+  await page.locator('#sound').check();
+  assert.equal(await page.evaluate(() => localStorage.getItem('fogproof-sound')), 'on');
+  assert.equal(await tones(page), 1, 'turning sounds on plays a tone');
+  await play(page, id, 'f1c4');
+  await until(id, (t) => t.view.knows.chess.moves.length >= 6, 'the bot to answer');
+  await page.waitForFunction(() => window.__tones >= 3, null, { timeout: 10000 });
+  // Persisted: a new page load (a new game) starts with it on, and sounds.
+  await page.getByRole('button', { name: 'Resign' }).click();
+  await until(id, (t) => t.stage === 'finished' || t.stage === 'stopped', 'the end', 90000);
+  id = await newGame(page, 'chess', 'white');
+  assert.equal(await page.locator('#sound').isChecked(), true, 'the setting survives a reload');
+  const before = await tones(page);
+  await play(page, id, 'd2d4');
+  await until(id, (t) => t.view.knows.chess.moves.length >= 2, 'the bot to answer');
+  await page.waitForFunction((n) => window.__tones >= n + 2, before, { timeout: 10000 });
+  // Off again: persisted off, and silence.
+  await page.locator('#sound').uncheck();
+  assert.equal(await page.evaluate(() => localStorage.getItem('fogproof-sound')), 'off');
+  const quiet = await tones(page);
+  await play(page, id, 'c2c4');
+  await until(id, (t) => t.view.knows.chess.moves.length >= 4, 'the bot to answer');
+  await sleep(1500);
+  assert.equal(await tones(page), quiet, 'no tone once turned off');
+  await page.getByRole('button', { name: 'Resign' }).click();
+  await until(id, (t) => t.stage === 'finished' || t.stage === 'stopped', 'the end', 90000);
+  assert.deepEqual(errors, []);
+});
+
+/** Clicks square `sq` where the page's board draws it (8x8; `black`: Black at the bottom). */
+async function clickSquare(page, sq, black) {
+  const box = await page.locator('#board cg-board').boundingBox();
+  const file = sq.charCodeAt(0) - 97;
+  const rank = Number(sq[1]) - 1;
+  const col = black ? 7 - file : file;
+  const row = black ? rank : 7 - rank;
+  await page.mouse.click(box.x + (col + 0.5) * box.width / 8, box.y + (row + 0.5) * box.height / 8);
+}
+
+test('Intrigue setup by clicks as Black: the board is Black\'s way up and the agent gets the squares clicked', async () => {
+  const { page, errors } = b;
+  const id = await newGame(page, 'intrigue', 'black');
+  await until(id, (t) => t.ask?.kind === 'intrigue-setup', 'the setup to be asked');
+  await page.locator('form[data-setup="intrigue"]').waitFor();
+  assert.ok(await page.locator('#board .orientation-black, #board.orientation-black, .cg-wrap.orientation-black').count() > 0, 'Black at the bottom');
+  // King's square, then the informer pawn: clicks where Black's board draws g6 and b7 (White's
+  // way up those points would be b3 and g2).
+  await clickSquare(page, 'g6', true);
+  await clickSquare(page, 'b7', true);
+  assert.equal(await page.inputValue('form[data-setup="intrigue"] input[name="king"]'), 'g6');
+  assert.equal(await page.inputValue('form[data-setup="intrigue"] input[name="informer"]'), 'b7');
+  await page.screenshot({ path: join(ARTIFACTS, 'setup-intrigue-black-clicks.png'), fullPage: true });
+  await page.getByRole('button', { name: 'Commit setup' }).click();
+  const s = await until(id, (t) => t.view?.knows?.intrigue?.setup, 'the setup to be committed');
+  assert.equal(s.view.knows.intrigue.setup.king, 'g6');
+  assert.equal(s.view.knows.intrigue.setup.informer, 'b7');
+  await page.getByRole('button', { name: 'Resign' }).click();
+  await until(id, (t) => t.stage === 'finished' || t.stage === 'stopped', 'the end', 90000);
+  assert.deepEqual(errors, []);
+});
