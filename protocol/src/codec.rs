@@ -256,7 +256,10 @@ mod tests {
     fn overlong_byte_string_lengths_are_refused() {
         let ok = [2, 7, 7];
         assert_eq!(decode::<Blob>(&ok).map(|b| b.0.len()), Ok(2));
-        assert_eq!(decode::<Blob>(&[0x82, 0x00, 7, 7]), Err(DecodeError::NonCanonical { what: "blob" }));
+        assert_eq!(
+            decode::<Blob>(&[0x82, 0x00, 7, 7]),
+            Err(DecodeError::NonCanonical { what: "blob" })
+        );
     }
 
     #[derive(Debug, PartialEq, Serialize, Deserialize)]
