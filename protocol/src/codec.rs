@@ -3,9 +3,17 @@
 //! postcard alone is not canonical on input: version 1.1.3 decodes `[0x81, 0x00]` as the varint
 //! 1 (an overlong encoding of `[0x01]`) and `take_from_bytes` leaves trailing bytes for the caller.
 //! [`decode`] therefore (1) refuses input over the type's size limit, (2) refuses trailing bytes,
-//! (3) re-encodes the value and refuses it unless the bytes are identical, and (4) runs the
-//! type's own checks (the protocol version). Every value thus has exactly one accepted encoding,
-//! and signatures and hashes can be computed over the bytes as received.
+//! (3) re-encodes the value against the input ([`Matches`]: a serializer output that compares
+//! each byte with the input as it is written and allocates nothing) and refuses it unless the
+//! bytes are identical, and (4) runs the type's own checks (the protocol version). Every value
+//! thus has exactly one accepted encoding, and signatures and hashes can be computed over the
+//! bytes as received.
+//!
+//! The comparison is by re-encoding rather than a check of postcard's varints alone because it
+//! covers every way a value can have two encodings, not only an overlong varint: an unsorted or
+//! repeated map key, a type whose `Deserialize` normalises (e.g. a string parsed to a name), a
+//! bool or option tag other than 0 and 1. Byte fields are `serde_bytes` (one comparison of the
+//! whole slice, not one call per byte).
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -101,11 +109,52 @@ pub fn decode<T: Canonical>(bytes: &[u8]) -> Result<T, DecodeError> {
     if !rest.is_empty() {
         return Err(DecodeError::TrailingBytes { what, count: rest.len() });
     }
-    if value.to_canonical() != bytes {
+    if !encodes_to(&value, bytes) {
         return Err(DecodeError::NonCanonical { what });
     }
     value.check()?;
     Ok(value)
+}
+
+/// Whether `value`'s postcard encoding is exactly `bytes`, compared as it is written (nothing
+/// allocated; stops at the first byte that differs).
+pub fn encodes_to<T: Serialize + ?Sized>(value: &T, bytes: &[u8]) -> bool {
+    postcard::serialize_with_flavor(value, Matches { rest: bytes }).unwrap_or(false)
+}
+
+/// A postcard serializer output that compares what is written with `rest` instead of storing it
+/// ([`encodes_to`]): a byte that differs, or a byte past the end, fails the serialization.
+struct Matches<'a> {
+    rest: &'a [u8],
+}
+
+impl postcard::ser_flavors::Flavor for Matches<'_> {
+    /// True when every byte of the input was written.
+    type Output = bool;
+
+    fn try_push(&mut self, data: u8) -> postcard::Result<()> {
+        match self.rest.split_first() {
+            Some((&b, rest)) if b == data => {
+                self.rest = rest;
+                Ok(())
+            }
+            _ => Err(postcard::Error::SerializeBufferFull),
+        }
+    }
+
+    fn try_extend(&mut self, data: &[u8]) -> postcard::Result<()> {
+        match self.rest.split_at_checked(data.len()) {
+            Some((head, rest)) if head == data => {
+                self.rest = rest;
+                Ok(())
+            }
+            _ => Err(postcard::Error::SerializeBufferFull),
+        }
+    }
+
+    fn finalize(self) -> postcard::Result<bool> {
+        Ok(self.rest.is_empty())
+    }
 }
 
 /// The version check shared by versioned types.
@@ -159,6 +208,66 @@ mod tests {
             Err(DecodeError::NonCanonical { what: "probe" })
         );
         assert_eq!(Probe::from_canonical(&[VERSION, 0x01, 0]), Ok(probe(1)));
+    }
+
+    #[test]
+    fn encodes_to_compares_every_byte_and_the_length() {
+        let p = probe(300);
+        let bytes = p.to_canonical();
+        assert!(encodes_to(&p, &bytes));
+        // Short, long, and one byte different anywhere.
+        assert!(!encodes_to(&p, &bytes[..bytes.len() - 1]));
+        let mut longer = bytes.clone();
+        longer.push(0);
+        assert!(!encodes_to(&p, &longer));
+        for i in 0..bytes.len() {
+            let mut other = bytes.clone();
+            other[i] ^= 1;
+            assert!(!encodes_to(&p, &other), "byte {i}");
+        }
+        // Byte strings are compared as a whole (try_extend), including their length prefix.
+        let blob = serde_bytes::ByteBuf::from(vec![1, 2, 3]);
+        assert!(encodes_to(&blob, &[3, 1, 2, 3]));
+        assert!(!encodes_to(&blob, &[3, 1, 2, 4]));
+        assert!(!encodes_to(&blob, &[3, 1, 2]));
+    }
+
+    #[test]
+    fn non_canonical_bools_and_options_are_refused() {
+        // postcard itself refuses a bool or an option tag other than 0 or 1.
+        assert!(decode::<Flags>(&[1, 1]).is_ok());
+        assert!(matches!(decode::<Flags>(&[2, 1]), Err(DecodeError::Malformed { .. })));
+        assert!(matches!(decode::<Flags>(&[1, 2]), Err(DecodeError::Malformed { .. })));
+        assert!(matches!(decode::<Flags>(&[0, 1, 0]), Err(DecodeError::TrailingBytes { .. })));
+    }
+
+    #[derive(Debug, PartialEq, Serialize, Deserialize)]
+    struct Flags {
+        flag: bool,
+        opt: Option<()>,
+    }
+
+    impl Canonical for Flags {
+        const NAME: &'static str = "flags";
+        const MAX_BYTES: usize = 8;
+    }
+
+    #[test]
+    fn overlong_byte_string_lengths_are_refused() {
+        let ok = [2, 7, 7];
+        assert_eq!(decode::<Blob>(&ok).map(|b| b.0.len()), Ok(2));
+        assert_eq!(
+            decode::<Blob>(&[0x82, 0x00, 7, 7]),
+            Err(DecodeError::NonCanonical { what: "blob" })
+        );
+    }
+
+    #[derive(Debug, PartialEq, Serialize, Deserialize)]
+    struct Blob(#[serde(with = "serde_bytes")] Vec<u8>);
+
+    impl Canonical for Blob {
+        const NAME: &'static str = "blob";
+        const MAX_BYTES: usize = 8;
     }
 
     #[test]

@@ -466,6 +466,31 @@ impl Coordinator {
         seen: Option<u64>,
         relay: &PublicKey,
     ) -> Result<Admission, NotEntitled> {
+        self.admit_inner(body, seen, relay, None)
+    }
+
+    /// [`Coordinator::admit`], and for an admitted `Disclose` the payloads it opens: by sealed
+    /// message, what the disclosed key opens it to (each already checked to be a non-sealed
+    /// payload). A verifier takes these instead of opening every disclosed message a second
+    /// time.
+    pub fn admit_opening(
+        &self,
+        body: &MessageBody,
+        seen: Option<u64>,
+        relay: &PublicKey,
+    ) -> Result<(Admission, Vec<(MessageHash, Payload)>), NotEntitled> {
+        let mut opened = Vec::new();
+        let admission = self.admit_inner(body, seen, relay, Some(&mut opened))?;
+        Ok((admission, opened))
+    }
+
+    fn admit_inner(
+        &self,
+        body: &MessageBody,
+        seen: Option<u64>,
+        relay: &PublicKey,
+        opened: Option<&mut Vec<(MessageHash, Payload)>>,
+    ) -> Result<Admission, NotEntitled> {
         let author = body.author;
         let kind = body.payload.kind();
         let channel = body.channel;
@@ -563,7 +588,7 @@ impl Coordinator {
                 if self.phase != Phase::End {
                     return Err(not_now("disclosures come after the end"));
                 }
-                self.admit_disclosures(&author, items)
+                self.admit_disclosures(&author, items, opened)
             }
             (Payload::Commit { purpose, commitment }, Party::White | Party::Black) => {
                 self.admit_commit(&author, *purpose, commitment, side)
@@ -714,6 +739,7 @@ impl Coordinator {
         &self,
         author: &PublicKey,
         items: &[SealDisclosure],
+        mut opened: Option<&mut Vec<(MessageHash, Payload)>>,
     ) -> Result<Admission, NotEntitled> {
         let mut named = BTreeSet::new();
         for d in items {
@@ -751,7 +777,11 @@ impl Coordinator {
                             "its sealed message {hash} holds a sealed payload"
                         )));
                     }
-                    Ok(_) => {}
+                    Ok(payload) => {
+                        if let Some(opened) = opened.as_deref_mut() {
+                            opened.push((*hash, payload));
+                        }
+                    }
                     Err(e) => {
                         return Err(bad(format!(
                             "its sealed message {hash} is not a payload: {e}"

@@ -162,9 +162,9 @@ pub enum Payload {
     /// A private-channel payload: the canonical bytes of another (non-sealed) payload, sealed.
     Sealed(Sealed),
     /// A move or attempt (game-action bytes).
-    Action(Vec<u8>),
+    Action(#[serde(with = "serde_bytes")] Vec<u8>),
     /// An announcement or a side's observation (game bytes).
-    Observation(Vec<u8>),
+    Observation(#[serde(with = "serde_bytes")] Vec<u8>),
     /// A result claim.
     Claim(Claim),
     /// An end-of-game opening of an earlier commitment (step 6).
@@ -297,6 +297,7 @@ pub fn message_hash(body_bytes: &[u8]) -> MessageHash {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SignedMessage {
     /// Canonical [`MessageBody`] bytes.
+    #[serde(with = "serde_bytes")]
     pub body: Vec<u8>,
     /// The author's signature over `signing_input(fogproof/v2/message, body)`.
     pub signature: Signature,
@@ -484,6 +485,7 @@ impl Canonical for Receipt {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SignedReceipt {
     /// Canonical [`Receipt`] bytes.
+    #[serde(with = "serde_bytes")]
     pub receipt: Vec<u8>,
     /// The relay's signature over `signing_input(fogproof/v2/receipt, receipt)`.
     pub signature: Signature,

@@ -274,7 +274,9 @@ pub struct Sealed {
     pub setup: Option<SealSetup>,
     /// [`plaintext_commitment`] of the sealed plaintext under its salt.
     pub commitment: [u8; 32],
-    /// AEAD ciphertext and tag.
+    /// AEAD ciphertext and tag (`serde_bytes`: the same bytes on the wire as a list of u8,
+    /// read and written as one slice).
+    #[serde(with = "serde_bytes")]
     pub ciphertext: Vec<u8>,
 }
 

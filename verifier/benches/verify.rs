@@ -16,7 +16,8 @@
 //! (load average 12), thread CPU time, `-- no-criterion-run`: ratio chess 1.08, kriegspiel
 //! 1.18, sic 1.69, intrigue 1.36, secretchess6 1.53, espionage 1.27 (the bar is not met for
 //! sic, intrigue and secretchess6). Version 2 (release, docs/LOADTEST.md): kriegspiel 3.74 to
-//! 4.30, sic 3.58 to 4.11.
+//! 4.30, sic 3.58 to 4.11. Not yet re-measured after stop 15's changes (strict decode compares
+//! in place, `serde_bytes` byte fields, disclosed messages opened once): see docs/PROTOCOL.md.
 
 use criterion::{Criterion, Throughput};
 use protocol::codec::Canonical;

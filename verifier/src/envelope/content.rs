@@ -5,7 +5,6 @@ use super::checked::{CheckedCommitment, CheckedEntry, roles};
 use super::coordinate::Coordinated;
 use super::{Auth, Blame, Checked, who};
 use crate::{Fault, FaultKind, Role};
-use protocol::codec::Canonical;
 use protocol::commitment::{self, Opening};
 use protocol::keys::ByColour;
 use protocol::message::{Expectation, Payload};
@@ -22,10 +21,13 @@ pub(crate) fn check(
     variant: Variant,
     (colours, contributions): (ByColour, Option<[[u8; 32]; 2]>),
     entries: Vec<Auth>,
-    coordinated: Coordinated,
+    mut coordinated: Coordinated,
 ) -> Result<Checked, Vec<Fault>> {
     let mut faults = Vec::new();
-    let mut disclosed = disclosures(&terms, &colours, &entries);
+    // Stage 3b (the coordinator) opened every disclosed sealed message when it admitted its
+    // disclosure (one key agreement per channel, then one AEAD opening per message), checked
+    // that it opens to a non-sealed payload, and kept that payload: nothing is opened twice.
+    let mut disclosed = std::mem::take(&mut coordinated.disclosed);
     let mut checked_entries = Vec::with_capacity(entries.len());
     let mut undisclosed = Vec::new();
     for e in entries {
@@ -130,23 +132,6 @@ pub(crate) fn check(
         commitments,
         timeouts: coordinated.timeouts,
     })
-}
-
-/// The payloads the record's `Disclose` messages disclose, by sealed message: each opened with
-/// the key its author's disclosed seal seed gives on its channel (one key agreement per
-/// channel, then symmetric work per message). Stage 3b (the coordinator) has already checked
-/// every disclosure against its signed setup and every sealed message it covers by opening it,
-/// so what is here is what the sealed messages said.
-fn disclosures(
-    terms: &AgreedTerms,
-    colours: &ByColour,
-    entries: &[Auth],
-) -> BTreeMap<MessageHash, Payload> {
-    let bodies = entries.iter().map(|e| (e.index, e.hash, &e.body));
-    protocol::record::open_disclosed(terms, Some(colours), bodies)
-        .into_iter()
-        .filter_map(|(hash, (_, d))| Some((hash, Payload::from_canonical(&d.plaintext).ok()?)))
-        .collect()
 }
 
 /// Every commitment (public only: one sealed to the umpire would escape the relay's deadlines

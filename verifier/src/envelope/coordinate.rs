@@ -41,6 +41,9 @@ pub(crate) struct Coordinated {
     pub seen: Vec<Option<u64>>,
     /// The timeouts the record holds, all confirmed: (entry, party, expectation, deadline).
     pub timeouts: Vec<(usize, Party, Expectation, u64)>,
+    /// What the admitted disclosures opened, by sealed message (the coordinator opens each
+    /// disclosed message once, when it admits the disclosure; nothing opens it again).
+    pub disclosed: BTreeMap<protocol::MessageHash, protocol::message::Payload>,
 }
 
 /// Runs the sequence and the coordinator over the entries (in the relay's order, already
@@ -54,6 +57,7 @@ pub(crate) fn check(terms: &AgreedTerms, entries: &[Auth]) -> Result<Coordinated
         void: Vec::with_capacity(entries.len()),
         seen: Vec::with_capacity(entries.len()),
         timeouts: Vec::new(),
+        disclosed: BTreeMap::new(),
     };
     let mut sent: BTreeMap<PublicKey, u32> = BTreeMap::new();
     let mut numbered: BTreeMap<(PublicKey, u8, u64), protocol::MessageHash> = BTreeMap::new();
@@ -145,8 +149,11 @@ pub(crate) fn check(terms: &AgreedTerms, entries: &[Auth]) -> Result<Coordinated
             }
         };
         numbered.insert((b.author, b.channel.byte(), b.seq), e.hash);
-        let admission = match coordinator.admit(b, seen, &relay_key) {
-            Ok(a) => a,
+        let admission = match coordinator.admit_opening(b, seen, &relay_key) {
+            Ok((a, opened)) => {
+                out.disclosed.extend(opened);
+                a
+            }
             Err(NotEntitled::TimedOut { party }) => {
                 return Err(Box::new(relay().fault(
                     FaultKind::Timeout,
