@@ -210,9 +210,9 @@ async fn the_log_is_cosigned_by_both_witnesses_and_goes_on_with_one_down() {
     up(p2).await;
     server = serve(&data, port, &args);
     up(port).await;
-    let bob = agent(&base, &dir, "bob", 7, Accept::Addressed).await;
-    let alice = agent(&base, &dir, "alice", 8, Accept::Nothing).await;
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    // The same agents go on: they reconnect and sign in again by themselves. (New agents for
+    // the same keys and directories beside the old ones, which keep running, raced them for
+    // the same seats: the match sometimes never ended under load.)
     let size2 = checkpoint(&data).checkpoint.size;
     play(&alice, &bob).await;
     let cp3 = cosigned(&data, size2, &wkeys, 2).await;
