@@ -178,7 +178,7 @@ pub fn circuit_part(part: Part, tag: bool) -> Circuit {
     build(part, tag)
 }
 
-#[allow(clippy::too_many_lines)] // One circuit, written top to bottom as the rules read.
+#[allow(clippy::too_many_lines, reason = "one circuit, written top to bottom as the rules read")]
 fn build(part: Part, tag: bool) -> Circuit {
     let key_bits = if tag { tag_key_bits(part.outputs()) } else { 0 };
     let announce_only = part == Part::Announcement;

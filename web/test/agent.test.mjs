@@ -8,7 +8,10 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
-import { network, browser, ARTIFACTS, BIN } from '../testlib/harness.mjs';
+import { network, browser, ARTIFACTS, BIN, sleep, gameState, untilState, pageShows } from '../testlib/harness.mjs';
+
+const state = (id) => gameState(net.agent, id);
+const until = (id, f, what, ms) => untilState(net.agent, id, f, what, ms);
 
 let net;
 let b;
@@ -22,26 +25,6 @@ after(async () => {
   await net?.stop();
 });
 
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-/** The agent's gameState, as the page itself reads it. */
-async function state(id) {
-  const r = await fetch(`${net.agent}/api/bot/game/${id}`);
-  assert.equal(r.status, 200, `GET game ${id}`);
-  return r.json();
-}
-
-/** Waits until `f(state)` holds (the page's agent is the truth the page draws). */
-async function until(id, f, what, ms = 60000) {
-  const end = Date.now() + ms;
-  let s;
-  while (Date.now() < end) {
-    s = await state(id);
-    if (f(s)) return s;
-    await sleep(150);
-  }
-  throw new Error(`timed out waiting for ${what}; last state: ${JSON.stringify(s).slice(0, 600)}`);
-}
 
 /** The centre of a square on the page's board, from its size and orientation. */
 async function squareAt(page, sq, size, side) {
@@ -142,7 +125,7 @@ for (const { variant, size, color = 'white' } of VARIANTS) {
         continue;
       }
       // The page answers once it shows the question (the agent may know it a moment earlier).
-      await page.locator(`#app[data-ask="${s.ask.id}"]`).waitFor({ state: 'attached' });
+      await pageShows(page, s.ask);
       if (variant === 'chess' && played === 5) {
         // A draw offer: the page says so (the house bot may accept it, which ends the game).
         await page.getByRole('button', { name: 'Offer draw' }).click();

@@ -4,7 +4,10 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { network, browser, ARTIFACTS } from '../testlib/harness.mjs';
+import { network, browser, ARTIFACTS, sleep, gameState, untilState, pageShows } from '../testlib/harness.mjs';
+
+const state = (id) => gameState(net.agent, id);
+const until = (id, f, what, ms) => untilState(net.agent, id, f, what, ms);
 
 let net;
 let b;
@@ -18,26 +21,6 @@ after(async () => {
   await net?.stop();
 });
 
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-/** The agent's `gameState`: `stage` is fogproof's (`started`, `over`, `finished`, `stopped`);
- * `status` is lichess's name of the game's status (`started`, `mate`, `resign`, ...). */
-async function state(id) {
-  const r = await fetch(`${net.agent}/api/bot/game/${id}`);
-  assert.equal(r.status, 200, `GET game ${id}`);
-  return r.json();
-}
-
-async function until(id, f, what, ms = 60000) {
-  const end = Date.now() + ms;
-  let s;
-  while (Date.now() < end) {
-    s = await state(id);
-    if (f(s)) return s;
-    await sleep(150);
-  }
-  throw new Error(`timed out waiting for ${what}; last state: ${JSON.stringify(s).slice(0, 600)}`);
-}
 
 /** Starts a game against the house bot from the lobby; returns its id. */
 async function newGame(page, variant, color = 'white') {
@@ -55,7 +38,7 @@ async function newGame(page, variant, color = 'white') {
 async function type(page, id, text) {
   const s = await until(id, (t) => t.stage !== 'started' || (t.ask && (t.ask.kind === 'move' || t.ask.kind === 'attempt')), 'a move to be asked');
   if (s.stage !== 'started') return null;
-  await page.locator(`#app[data-ask="${s.ask.id}"]`).waitFor({ state: 'attached' });
+  await pageShows(page, s.ask);
   await page.getByLabel('Move', { exact: true }).fill(text);
   await page.getByLabel('Move', { exact: true }).press('Enter');
   await until(id, (t) => t.stage !== 'started' || !t.ask || t.ask.id !== s.ask.id, `${text} to be taken`);
@@ -126,7 +109,7 @@ test('chess: SAN and any-case input, flip, stepping back, material, check, help,
   assert.equal(s.view.knows.chess.moves[2].to, 'f3');
   // A text that is no move now is refused on the page, in words.
   s = await until(id, (t) => t.ask?.kind === 'move', 'my move');
-  await page.locator(`#app[data-ask="${s.ask.id}"]`).waitFor({ state: 'attached' });
+  await pageShows(page, s.ask);
   await page.getByLabel('Move', { exact: true }).fill('Ke5');
   await page.getByLabel('Move', { exact: true }).press('Enter');
   await page.locator('#error').filter({ hasText: 'not a move you can make now' }).waitFor();
@@ -215,7 +198,7 @@ for (const variant of ['sic', 'secretchess6', 'intrigue']) {
       const s = await until(id, (t) => t.stage !== 'started' || t.ask, 'a question', 60000);
       if (s.stage !== 'started') break;
       // The page answers once it shows the question (the agent may know it a moment earlier).
-      await page.locator(`#app[data-ask="${s.ask.id}"]`).waitFor({ state: 'attached' });
+      await pageShows(page, s.ask);
       if (s.ask.kind === 'intrigue-setup' || s.ask.kind === 'secretchess6-setup') {
         await page.getByRole('button', { name: 'Commit setup' }).click();
       } else if (s.ask.kind === 'secretchess6-tiebreak') {

@@ -8,7 +8,10 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { spawn, execFileSync } from 'node:child_process';
-import { network, browser, ARTIFACTS, BIN } from '../testlib/harness.mjs';
+import { network, browser, ARTIFACTS, BIN, sleep, gameState, untilState, pageShows } from '../testlib/harness.mjs';
+
+const state = gameState;
+const until = untilState;
 
 let net;
 let b;
@@ -22,24 +25,6 @@ after(async () => {
   await net?.stop();
 });
 
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-async function state(agent, id) {
-  const r = await fetch(`${agent}/api/bot/game/${id}`);
-  assert.equal(r.status, 200, `GET game ${id}`);
-  return r.json();
-}
-
-async function until(agent, id, f, what, ms = 60000) {
-  const end = Date.now() + ms;
-  let s;
-  while (Date.now() < end) {
-    s = await state(agent, id);
-    if (f(s)) return s;
-    await sleep(150);
-  }
-  throw new Error(`timed out waiting for ${what}; last state: ${JSON.stringify(s).slice(0, 600)}`);
-}
 
 // `stage` is fogproof's (`status` is lichess's name of the game's status).
 const over = (t) => t.stage === 'finished' || t.stage === 'stopped';
@@ -60,7 +45,7 @@ async function play(agent, page, id, text) {
   const s = await until(agent, id, (t) => t.stage !== 'started' || (t.ask && (t.ask.kind === 'move' || t.ask.kind === 'attempt')), 'a move to be asked');
   if (s.stage !== 'started') return null;
   // The page takes a move once it shows the question (the agent may know it a moment earlier).
-  await page.locator(`#app[data-ask="${s.ask.id}"]`).waitFor({ state: 'attached' });
+  await pageShows(page, s.ask);
   await page.getByLabel('Move', { exact: true }).fill(text);
   await page.getByLabel('Move', { exact: true }).press('Enter');
   await until(agent, id, (t) => t.stage !== 'started' || !t.ask || t.ask.id !== s.ask.id, `${text} to be taken`);
@@ -125,7 +110,7 @@ test('6x6 to its end: the opponent\'s formation and false squares are shown, and
   for (let n = 0; n < 4; n++) {
     const s = await until(net.agent, id, (t) => over(t) || t.ask, 'a question');
     if (over(s)) break;
-    await page.locator(`#app[data-ask="${s.ask.id}"]`).waitFor({ state: 'attached' });
+    await pageShows(page, s.ask);
     if (s.ask.kind === 'secretchess6-setup') await page.getByRole('button', { name: 'Commit setup' }).click();
     else if (s.ask.kind === 'secretchess6-tiebreak') await page.getByRole('button', { name: 'Send tie-break' }).click();
     else {

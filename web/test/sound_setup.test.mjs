@@ -5,7 +5,10 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { network, browser, ARTIFACTS } from '../testlib/harness.mjs';
+import { network, browser, ARTIFACTS, sleep, gameState, untilState, pageShows } from '../testlib/harness.mjs';
+
+const state = (id) => gameState(net.agent, id);
+const until = (id, f, what, ms) => untilState(net.agent, id, f, what, ms);
 
 let net;
 let b;
@@ -29,24 +32,6 @@ after(async () => {
   await net?.stop();
 });
 
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-async function state(id) {
-  const r = await fetch(`${net.agent}/api/bot/game/${id}`);
-  assert.equal(r.status, 200, `GET game ${id}`);
-  return r.json();
-}
-
-async function until(id, f, what, ms = 60000) {
-  const end = Date.now() + ms;
-  let s;
-  while (Date.now() < end) {
-    s = await state(id);
-    if (f(s)) return s;
-    await sleep(150);
-  }
-  throw new Error(`timed out waiting for ${what}; last state: ${JSON.stringify(s).slice(0, 600)}`);
-}
 
 async function newGame(page, variant, color) {
   await page.goto(net.agent + '/');
@@ -63,6 +48,7 @@ async function newGame(page, variant, color) {
 async function play(page, id, uci) {
   const s = await until(id, (t) => t.stage !== 'started' || t.ask?.kind === 'move', 'a move to be asked');
   assert.equal(s.stage, 'started');
+  await pageShows(page, s.ask);
   await page.getByLabel('Move', { exact: true }).fill(uci);
   await page.getByLabel('Move', { exact: true }).press('Enter');
   await until(id, (t) => t.stage !== 'started' || !t.ask || t.ask.id !== s.ask.id, `${uci} to be taken`);

@@ -69,3 +69,31 @@ export async function browser() {
   page.on('pageerror', (e) => errors.push(`page: ${e.message}`));
   return { browser: b, page, errors, async close() { await b.close(); } };
 }
+
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** The agent's `gameState` of game `id`: `stage` is fogproof's (`started`, `over`, `finished`,
+ * `stopped`); `status` is lichess's name of the game's status (`started`, `mate`, ...). */
+export async function gameState(agent, id) {
+  const r = await fetch(`${agent}/api/bot/game/${id}`);
+  if (r.status !== 200) throw new Error(`GET game ${id}: ${r.status}`);
+  return r.json();
+}
+
+/** Polls the agent's `gameState` until `f` holds; fails naming `what` and the last state. */
+export async function untilState(agent, id, f, what, ms = 60000) {
+  const end = Date.now() + ms;
+  let s;
+  while (Date.now() < end) {
+    s = await gameState(agent, id);
+    if (f(s)) return s;
+    await sleep(150);
+  }
+  throw new Error(`timed out waiting for ${what}; last state: ${JSON.stringify(s).slice(0, 600)}`);
+}
+
+/** Waits until the game page shows question `ask` (the agent's API may know it a moment
+ * before the page does, and the page refuses a move for a question it has not shown). */
+export async function pageShows(page, ask) {
+  await page.locator(`#app[data-ask="${ask.id}"]`).waitFor({ state: 'attached' });
+}
