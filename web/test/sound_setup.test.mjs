@@ -109,7 +109,8 @@ async function clickSquare(page, sq, black) {
 test('Intrigue setup by clicks as Black: the board is Black\'s way up and the agent gets the squares clicked', async () => {
   const { page, errors } = b;
   const id = await newGame(page, 'intrigue', 'black');
-  await until(id, (t) => t.ask?.kind === 'intrigue-setup', 'the setup to be asked');
+  const asked = await until(id, (t) => t.ask?.kind === 'intrigue-setup', 'the setup to be asked');
+  await pageShows(page, asked.ask);
   await page.locator('form[data-setup="intrigue"]').waitFor();
   assert.ok(await page.locator('#board .orientation-black, #board.orientation-black, .cg-wrap.orientation-black').count() > 0, 'Black at the bottom');
   // King's square, then the informer pawn: clicks where Black's board draws g6 and b7 (White's
