@@ -168,6 +168,23 @@ async function secondAgent() {
   return { url, key: account.id, child };
 }
 
+/** The second player waits in its lobby; the first challenges its key to chess, as White, and
+ * the second accepts: returns the game's id, once both pages show it. */
+async function chessBetween(page, page2, second) {
+  await page2.goto(second.url + '/');
+  await page.goto(net.agent + '/');
+  await page.selectOption('#variant', 'chess');
+  await page.selectOption('#color', 'white');
+  await page.fill('#opponent', second.key);
+  await page.getByRole('button', { name: 'Challenge' }).click();
+  await page2.getByRole('button', { name: 'Accept' }).click({ timeout: 60000 });
+  await page.waitForURL(/\/game\/[0-9a-f]{64}$/, { timeout: 60000 });
+  await page2.waitForURL(/\/game\/[0-9a-f]{64}$/, { timeout: 60000 });
+  const id = page.url().split('/').pop();
+  assert.equal(page2.url().split('/').pop(), id);
+  return id;
+}
+
 test('two people play chess to checkmate through their pages while a third watches live', async () => {
   const { page, errors } = b;
   const second = await secondAgent();
@@ -181,18 +198,7 @@ test('two people play chess to checkmate through their pages while a third watch
     p.on('pageerror', (e) => errors2.push(`page: ${e.message}`));
   }
   try {
-    // The second player waits in its lobby; the first challenges its key, as White.
-    await page2.goto(second.url + '/');
-    await page.goto(net.agent + '/');
-    await page.selectOption('#variant', 'chess');
-    await page.selectOption('#color', 'white');
-    await page.fill('#opponent', second.key);
-    await page.getByRole('button', { name: 'Challenge' }).click();
-    await page2.getByRole('button', { name: 'Accept' }).click({ timeout: 60000 });
-    await page.waitForURL(/\/game\/[0-9a-f]{64}$/, { timeout: 60000 });
-    await page2.waitForURL(/\/game\/[0-9a-f]{64}$/, { timeout: 60000 });
-    const id = page.url().split('/').pop();
-    assert.equal(page2.url().split('/').pop(), id);
+    const id = await chessBetween(page, page2, second);
     // A third person watches on the host, from the lobby's live list.
     await watcher.goto(`${net.server}/`);
     await watcher.locator(`tr[data-match="${id}"] a`, { hasText: 'Watch' }).click({ timeout: 30000 });
@@ -248,16 +254,7 @@ test('chess: check is highlighted and said on both pages while it stands, and go
   page2.on('console', (m) => { if (m.type() === 'error') errors2.push(`console: ${m.text()}`); });
   page2.on('pageerror', (e) => errors2.push(`page: ${e.message}`));
   try {
-    await page2.goto(second.url + '/');
-    await page.goto(net.agent + '/');
-    await page.selectOption('#variant', 'chess');
-    await page.selectOption('#color', 'white');
-    await page.fill('#opponent', second.key);
-    await page.getByRole('button', { name: 'Challenge' }).click();
-    await page2.getByRole('button', { name: 'Accept' }).click({ timeout: 60000 });
-    await page.waitForURL(/\/game\/[0-9a-f]{64}$/, { timeout: 60000 });
-    await page2.waitForURL(/\/game\/[0-9a-f]{64}$/, { timeout: 60000 });
-    const id = page.url().split('/').pop();
+    const id = await chessBetween(page, page2, second);
     for (const [agent, p, mv] of [[net.agent, page, 'e4'], [second.url, page2, 'e5'], [net.agent, page, 'Bc4'], [second.url, page2, 'Nc6']]) {
       await play(agent, p, id, mv);
       assert.deepEqual(await checkShown(page), { said: '', marked: 0 }, `no check after ${mv}`);
@@ -292,16 +289,7 @@ test('chess: a premove set while the opponent is to move plays on one\'s turn', 
   const ctx2 = await b.browser.newContext();
   const page2 = await ctx2.newPage();
   try {
-    await page2.goto(second.url + '/');
-    await page.goto(net.agent + '/');
-    await page.selectOption('#variant', 'chess');
-    await page.selectOption('#color', 'white');
-    await page.fill('#opponent', second.key);
-    await page.getByRole('button', { name: 'Challenge' }).click();
-    await page2.getByRole('button', { name: 'Accept' }).click({ timeout: 60000 });
-    await page.waitForURL(/\/game\/[0-9a-f]{64}$/, { timeout: 60000 });
-    await page2.waitForURL(/\/game\/[0-9a-f]{64}$/, { timeout: 60000 });
-    const id = page.url().split('/').pop();
+    const id = await chessBetween(page, page2, second);
     await play(net.agent, page, id, 'e4');
     await until(second.url, id, (t) => t.ask?.kind === 'move', 'Black to move');
     // White drags g1 to f3 on its board while Black is to move: a premove.
