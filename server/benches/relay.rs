@@ -5,7 +5,7 @@
 //! `cargo bench -p fogproof-server --bench relay` (`FOGPROOF_RELAY_BENCH_SECONDS=S`, default 3
 //! per side). Every player's and umpire's message of a self-played Kriegspiel match (seed 1)
 //! is pushed, at its recorded time, through what `live.rs` does per message up to storage:
-//! [`server::live::accept_message`] (the author check against the signed-in key, the relay's
+//! `Relay::accept_by` (the author check against the signed-in key, the relay's
 //! decoding, signature check, sequencing, coordinator, budget and signed receipt), then the
 //! entry's encoding and its `Entry` frame wrapped once for multiplexed sockets. Storage
 //! (SQLite), the sockets and tokio are not in it: `fogproof loadtest` measures those.
@@ -70,7 +70,7 @@ fn relay_path(g: &Game) -> u64 {
     let mut done = 0;
     let mut stored = 0;
     for (author, bytes, time_ms) in &g.messages {
-        server::live::accept_message(&mut relay, author, bytes, *time_ms).expect("accepted");
+        relay.accept_by(author, bytes, *time_ms).expect("accepted");
         done += 1;
         // What `flush` does for each new entry (the relay's own notices included).
         for e in &relay.entries()[stored..] {

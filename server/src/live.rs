@@ -263,22 +263,6 @@ fn body_of(message: &SignedMessage) -> Option<MessageBody> {
     MessageBody::from_canonical(&message.body).ok()
 }
 
-/// What a match task does with one message from the socket of the signed-in `key` at relay
-/// time `now_ms`, up to storage: [`Relay::accept_by`], which refuses a message by any other
-/// author before anything else (nobody writes for another seat, even with a signature the
-/// relay would accept: a stolen message replayed by someone else) and decodes the bytes once
-/// for that check and its own. Returns the index in the log of the accepted entry. Public for
-/// the relay bench (`server/benches/relay.rs`).
-pub fn accept_message(
-    relay: &mut Relay,
-    key: &PublicKey,
-    bytes: &[u8],
-    now_ms: u64,
-) -> Result<(usize, protocol::relay::Accepted), SenderError> {
-    let accepted = relay.accept_by(key, bytes, now_ms)?;
-    Ok((accepted.index, accepted))
-}
-
 impl MatchTask {
     /// A match task over a relay that already holds `persisted` stored entries. `offset_ms` is
     /// subtracted from the server clock to give relay time.
@@ -622,11 +606,11 @@ impl MatchTask {
         // The author must be the signed-in key (checked first): nobody writes for another
         // seat, even with a signature the relay would accept (a stolen message replayed by
         // someone else).
-        let refused = match accept_message(&mut self.relay, &key, &bytes, now) {
-            Ok((at, accepted)) => {
+        let refused = match self.relay.accept_by(&key, &bytes, now) {
+            Ok(accepted) => {
                 metrics::counter!(crate::metrics::MESSAGES_ACCEPTED).increment(1);
-                self.arrivals.push((at, arrived));
-                self.admitted.push((at, accepted.body.channel));
+                self.arrivals.push((accepted.index, arrived));
+                self.admitted.push((accepted.index, accepted.body.channel));
                 None
             }
             Err(SenderError::Impostor { author }) => {
