@@ -485,7 +485,12 @@ async fn measure(
     bound: f64,
     out: &mut impl Write,
 ) -> Result<()> {
-    let http = reqwest::Client::new();
+    // Idle connections dropped before the server's keep-alive limit closes them (the window
+    // opens minutes after the first read), so a read never lands on a closing connection.
+    let http = reqwest::Client::builder()
+        .pool_idle_timeout(client::net::POOL_IDLE)
+        .build()
+        .context("an HTTP client")?;
     let metrics_url = format!("{}/metrics", server.base);
     let read_metrics = || async {
         let text = http
@@ -538,11 +543,12 @@ async fn measure(
         if said.elapsed() >= Duration::from_secs(5) {
             said = Instant::now();
             eprintln!(
-                "ramp: {} matches playing, {} started, {} errors after {:.0} s",
+                "ramp: {} matches playing, {} started, {} errors after {:.0} s{}",
                 p.playing,
                 p.started,
                 p.errors,
-                ramp_started.elapsed().as_secs_f64()
+                ramp_started.elapsed().as_secs_f64(),
+                error_kinds(&p.error_kinds, 3)
             );
         }
         if p.playing as usize >= args.matches {
@@ -564,12 +570,13 @@ async fn measure(
     writeln!(
         out,
         "ramp: {} matches playing after {ramp_seconds:.1} s: {:.0} matches started per second \
-         (asked: {} per second), {} errors, {} matches given up",
+         (asked: {} per second), {} errors, {} matches given up{}",
         ramped.playing,
         ramped.started as f64 / ramp_seconds.max(1e-3),
         args.ramp,
         ramped.errors,
-        ramped.failed
+        ramped.failed,
+        error_kinds(&ramped.error_kinds, usize::MAX)
     )?;
     let phases: Vec<String> = client::loadtest::PHASES
         .iter()
@@ -612,10 +619,11 @@ async fn measure(
     )?;
     writeln!(
         out,
-        "errors: {} ({} matches given up, {} messages refused){}",
+        "errors: {} ({} matches given up, {} messages refused){}{}",
         end.errors,
         end.failed,
         end.refused,
+        error_kinds(&end.error_kinds, usize::MAX),
         if end.first_errors.is_empty() {
             String::new()
         } else {
@@ -623,6 +631,24 @@ async fn measure(
         }
     )?;
     Ok(())
+}
+
+/// `; by kind: N kind, ...`, the `most` most frequent kinds of error first (empty without
+/// errors).
+fn error_kinds(kinds: &BTreeMap<String, u64>, most: usize) -> String {
+    if kinds.is_empty() {
+        return String::new();
+    }
+    let mut sorted: Vec<(&String, &u64)> = kinds.iter().collect();
+    sorted.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    let shown: Vec<String> =
+        sorted.iter().take(most).map(|(kind, n)| format!("{n} \"{kind}\"")).collect();
+    let rest = sorted.len().saturating_sub(most);
+    format!(
+        "; by kind: {}{}",
+        shown.join(", "),
+        if rest > 0 { format!(" and {rest} more kinds") } else { String::new() }
+    )
 }
 
 #[allow(clippy::too_many_arguments, reason = "one call from `measure`, every argument named there")]

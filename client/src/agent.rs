@@ -667,7 +667,14 @@ impl Agent {
                     .and_then(protocol::hex::decode)
                     .and_then(|b| SignedTerms::from_canonical(&b).ok())
                     .ok_or_else(|| AgentError::Terms("gameStart without terms".into()))?;
-                self.start(signed)?;
+                // The journal's creation fsyncs its file and directory: on a thread for
+                // blocking work, not on the runtime's, where an umpire service starting many
+                // matches a second held back every other task of its process (the server's
+                // own, when the service runs in it) for the fsyncs' time.
+                let agent = self.clone();
+                tokio::task::spawn_blocking(move || agent.start(signed))
+                    .await
+                    .map_err(|e| AgentError::Terms(format!("the seat did not start: {e}")))??;
             }
             _ => {}
         }

@@ -56,8 +56,45 @@ pub const MAX_SCRIPT_PLIES: usize = 600;
 /// take before the slot gives it up and starts another.
 const SETUP_TIMEOUT: Duration = Duration::from_secs(120);
 
-/// Errors kept verbatim for the report (the rest are only counted).
+/// Errors kept verbatim for the report (the rest are only counted, by kind).
 const MAX_KEPT_ERRORS: usize = 8;
+
+/// Kinds of error counted apart ([`error_kind`]); past it, further kinds count as one.
+const MAX_ERROR_KINDS: usize = 64;
+
+/// Longest kind of error kept, in characters.
+const MAX_KIND_CHARS: usize = 160;
+
+/// The kind of an error, for counting errors by kind: its text with what varies from one
+/// occurrence to the next taken out (the slot; ids, keys and hashes as `…`; numbers of more
+/// than three digits, ports among them, as `N`), cut to [`MAX_KIND_CHARS`]. A refusal keeps
+/// its URL's path, its HTTP status and the server's text
+/// (`http://127.0.0.1:N/api/challenge: 503: ...`).
+pub fn error_kind(text: &str) -> String {
+    let text = match text.strip_prefix("slot ") {
+        Some(rest) => rest.split_once(": ").map_or(text, |(_, after)| after),
+        None => text,
+    };
+    let mut kind = String::new();
+    let chars: Vec<char> = text.chars().collect();
+    let mut i = 0;
+    while i < chars.len() && kind.chars().count() < MAX_KIND_CHARS {
+        let run = chars[i..].iter().take_while(|c| c.is_ascii_hexdigit()).count();
+        let digits = chars[i..].iter().take_while(|c| c.is_ascii_digit()).count();
+        let after_word = i > 0 && chars[i - 1].is_alphanumeric();
+        if run >= 8 && !after_word {
+            kind.push('…');
+            i += run;
+        } else if digits > 3 && !after_word {
+            kind.push('N');
+            i += digits;
+        } else {
+            kind.push(chars[i]);
+            i += 1;
+        }
+    }
+    kind
+}
 
 /// How a load runs.
 #[derive(Clone, Debug)]
@@ -142,7 +179,7 @@ struct Shared {
     config: LoadConfig,
     counters: Counters,
     window: Window,
-    errors: Mutex<(u64, Vec<String>)>,
+    errors: Mutex<Errors>,
     /// Finished matches by the reason White's machine claimed (`checkmate`, `resignation`,
     /// `umpire-timeout`, ...).
     ends: Mutex<BTreeMap<String, u64>>,
@@ -152,12 +189,25 @@ struct Shared {
     clients: Mutex<BTreeMap<Option<IpAddr>, reqwest::Client>>,
 }
 
+/// The errors so far: counted, the first few kept verbatim, all counted by kind.
+#[derive(Debug, Default)]
+struct Errors {
+    count: u64,
+    first: Vec<String>,
+    kinds: BTreeMap<String, u64>,
+}
+
 impl Shared {
     fn error(&self, what: String) {
         let mut e = self.errors.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        e.0 += 1;
-        if e.1.len() < MAX_KEPT_ERRORS {
-            e.1.push(what);
+        e.count += 1;
+        let mut kind = error_kind(&what);
+        if e.kinds.len() >= MAX_ERROR_KINDS && !e.kinds.contains_key(&kind) {
+            kind = "(other kinds)".into();
+        }
+        *e.kinds.entry(kind).or_default() += 1;
+        if e.first.len() < MAX_KEPT_ERRORS {
+            e.first.push(what);
         }
     }
 
@@ -210,6 +260,8 @@ pub struct Progress {
     pub errors: u64,
     /// The first few errors, verbatim.
     pub first_errors: Vec<String>,
+    /// Every error so far by its kind ([`error_kind`]).
+    pub error_kinds: BTreeMap<String, u64>,
     /// Finished matches by how they ended (White's claim).
     pub ends: BTreeMap<String, u64>,
     /// The mean time of each of [`PHASES`] so far, microseconds (`None`: none got past it).
@@ -235,7 +287,7 @@ impl Load {
             config,
             counters: Counters::default(),
             window: Window::default(),
-            errors: Mutex::new((0, Vec::new())),
+            errors: Mutex::new(Errors::default()),
             ends: Mutex::new(BTreeMap::new()),
             stop,
             clients: Mutex::new(BTreeMap::new()),
@@ -263,8 +315,9 @@ impl Load {
             failed: c.failed.load(Ordering::Relaxed),
             sent: c.sent.load(Ordering::Relaxed),
             refused: c.refused.load(Ordering::Relaxed),
-            errors: e.0,
-            first_errors: e.1.clone(),
+            errors: e.count,
+            first_errors: e.first.clone(),
+            error_kinds: e.kinds.clone(),
             ends: self
                 .shared
                 .ends
@@ -532,7 +585,14 @@ async fn sign_and_start(
             Some("challengeCanceled" | "challengeDeclined")
                 if e.pointer("/challenge/id").and_then(Value::as_str) == Some(id) =>
             {
-                return Err(MatchError::Protocol(format!("challenge {id} canceled: {e}")));
+                let mut why =
+                    e.get("reason").and_then(Value::as_str).unwrap_or("no reason given").to_owned();
+                // Who failed, by role, so that the errors count by kind ("... by the umpire").
+                let umpire = session.info.umpire.map(|k| (k, "the umpire"));
+                for (key, role) in umpire.into_iter().chain(std::iter::once((session.key, "me"))) {
+                    why = why.replace(&key.to_string(), role);
+                }
+                return Err(MatchError::Protocol(format!("challenge {id} canceled: {why}")));
             }
             _ => {}
         }
@@ -792,6 +852,30 @@ mod tests {
         let mut white = Scripted::new(line.clone(), [1; 32]);
         assert_eq!(white.decide(Variant::Kriegspiel, Color::White, &only), b"only".to_vec());
         assert_eq!(white.decide(Variant::Kriegspiel, Color::White, &only), b"only".to_vec());
+    }
+
+    #[test]
+    fn errors_of_one_kind_differ_only_in_slots_ids_and_numbers() {
+        let a = error_kind(
+            "slot 12: http://127.0.0.1:41234/api/challenge/0f3a9c2b11aa/accept: 503: \
+             the host is full (max_live_matches 1000), retry after 1 s",
+        );
+        let b = error_kind(
+            "slot 7: http://127.0.0.1:41234/api/challenge/77e1d0a4c3b2/accept: 503: \
+             the host is full (max_live_matches 1000), retry after 1 s",
+        );
+        assert_eq!(a, b);
+        assert_eq!(
+            a,
+            "http://127.0.0.1:N/api/challenge/…/accept: 503: the host is full \
+             (max_live_matches N), retry after 1 s"
+        );
+        // Another status or another text is another kind; words keep their digits.
+        let c = error_kind("slot 7: http://127.0.0.1:41234/api/challenge: 429: too many");
+        assert_ne!(a, c);
+        assert_eq!(error_kind("sha256 mismatch"), "sha256 mismatch");
+        // A kind is bounded, however long the error.
+        assert!(error_kind(&"x".repeat(10_000)).chars().count() <= MAX_KIND_CHARS);
     }
 
     #[test]

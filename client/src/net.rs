@@ -151,6 +151,10 @@ enum MuxEvent {
 /// connected after the break); past it the break is the match socket's error.
 pub const MAX_REOPENS: u32 = 3;
 
+/// How long an idle pooled HTTP connection is kept for reuse: less than the server's own
+/// keep-alive idle limit (docs/SERVER.md, limits: `max_keep_alive_idle_ms`, 60 s by default).
+pub const POOL_IDLE: Duration = Duration::from_secs(30);
+
 fn key_field(v: &Value, field: &str) -> Option<PublicKey> {
     v.get(field).and_then(Value::as_str).and_then(|s| s.parse().ok())
 }
@@ -239,6 +243,10 @@ impl Session {
             .map_err(|why| NetError::Tls { url: base.to_owned(), why })?;
         reqwest::Client::builder()
             .connect_timeout(Duration::from_secs(10))
+            // Below the server's keep-alive idle time (`max_keep_alive_idle_ms`, 60 s): a pooled
+            // connection is never reused just as the server closes it ("connection closed
+            // before message completed").
+            .pool_idle_timeout(POOL_IDLE)
             .local_address(local)
             .tls_backend_preconfigured((*tls).clone())
             .build()
