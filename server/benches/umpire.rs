@@ -116,7 +116,7 @@ fn bare(g: &Game, ns: &mut [u64; 4]) {
     let mut sealers: BTreeMap<Channel, Sealer> = BTreeMap::new();
     let padded = protocol::game::sealed_plaintext_bytes(
         rules::Variant::Kriegspiel,
-        protocol::game::SealDirection::ToPlayer,
+        protocol::game::SealDirection::FromUmpire,
     );
     let to_umpire = protocol::game::sealed_plaintext_bytes(
         rules::Variant::Kriegspiel,
