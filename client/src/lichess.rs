@@ -42,15 +42,7 @@ pub fn variant_name(v: Variant) -> &'static str {
 
 /// The `variant` object: `key`, `name`, `short`, and fogproof's `id`.
 pub fn variant_json(v: Variant) -> Value {
-    let short = match v {
-        Variant::Chess => "Std",
-        Variant::Kriegspiel => "Krieg",
-        Variant::Sic => "SIC",
-        Variant::Intrigue => "Intr",
-        Variant::SecretChess6 => "6x6",
-        Variant::Espionage => "Esp",
-    };
-    json!({ "key": variant_key(v), "name": variant_name(v), "short": short, "id": v.id() })
+    json!(crate::local::types::LichessVariant::of(v))
 }
 
 /// lichess's speed of a clock (initial and increment in ms): by the estimated duration, the
@@ -136,14 +128,14 @@ pub fn player_json(key: Option<&str>, name: Option<&SignedName>) -> Value {
     let fingerprint = k.parse::<protocol::PublicKey>().ok().map(|p| p.fingerprint());
     let name = name.filter(|n| n.key.to_string() == k);
     let shown = name.map_or(k, |n| n.name.as_str());
-    json!({
-        "id": k,
-        "name": shown,
-        "username": shown,
-        "rating": null,
-        "title": null,
-        "fingerprint": fingerprint,
-        "signedName": name,
+    json!(crate::local::types::Player {
+        id: k.to_owned(),
+        name: shown.to_owned(),
+        username: shown.to_owned(),
+        rating: None,
+        title: None,
+        fingerprint,
+        signed_name: name.cloned(),
     })
 }
 

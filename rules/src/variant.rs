@@ -8,6 +8,8 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer, de::Error as _};
 /// Serde form: the id string ([`Variant::id`]) in every format, so match terms carry the name
 /// and an unknown id does not decode.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename_all = "lowercase"))]
 pub enum Variant {
     /// Orthodox FIDE chess, the open baseline.
     Chess,
