@@ -28,15 +28,23 @@ pub fn parse_variant(key: &str) -> Option<Variant> {
     }
 }
 
-/// A variant's readable name.
+/// A variant's readable name: lichess's `Standard` for chess, [`Variant::name`] otherwise.
 pub fn variant_name(v: Variant) -> &'static str {
     match v {
         Variant::Chess => "Standard",
-        Variant::Kriegspiel => "Kriegspiel",
-        Variant::Sic => "Secret Intelligence Chess",
-        Variant::Intrigue => "Intrigue",
-        Variant::SecretChess6 => "6x6 Secret Chess",
-        Variant::Espionage => "Espionage",
+        other => other.name(),
+    }
+}
+
+/// A variant's short name (lichess's `short`).
+pub fn variant_short(v: Variant) -> &'static str {
+    match v {
+        Variant::Chess => "Std",
+        Variant::Kriegspiel => "Krieg",
+        Variant::Sic => "SIC",
+        Variant::Intrigue => "Intr",
+        Variant::SecretChess6 => "6x6",
+        Variant::Espionage => "Esp",
     }
 }
 

@@ -65,6 +65,19 @@ impl Variant {
         }
     }
 
+    /// The readable name (README's table; what the pages and the lichess API show).
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            Variant::Chess => "Chess",
+            Variant::Kriegspiel => "Kriegspiel",
+            Variant::Sic => "Secret Intelligence Chess",
+            Variant::Intrigue => "Intrigue",
+            Variant::SecretChess6 => "6x6 Secret Chess",
+            Variant::Espionage => "Espionage Chess",
+        }
+    }
+
     /// The default ruleset's stable name and version (RULES.md headings).
     #[must_use]
     pub const fn ruleset(self) -> &'static str {

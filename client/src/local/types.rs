@@ -403,7 +403,7 @@ pub struct StatusName {
 pub struct VariantInfo {
     /// fogproof's id.
     pub id: Variant,
-    /// The name the pages show.
+    /// The name the pages show ([`Variant::name`]).
     pub name: &'static str,
     /// lichess's key.
     pub key: &'static str,
@@ -422,14 +422,6 @@ impl VariantInfo {
 
     /// One variant's.
     pub fn of(v: Variant) -> VariantInfo {
-        let name = match v {
-            Variant::Chess => "Chess",
-            Variant::Kriegspiel => "Kriegspiel",
-            Variant::Sic => "Secret Intelligence Chess",
-            Variant::Intrigue => "Intrigue",
-            Variant::SecretChess6 => "6x6 Secret Chess",
-            Variant::Espionage => "Espionage Chess",
-        };
         let mode = match v.mode() {
             rules::Mode::Open => "open",
             rules::Mode::Owner => "owner",
@@ -437,7 +429,7 @@ impl VariantInfo {
         };
         VariantInfo {
             id: v,
-            name,
+            name: v.name(),
             key: crate::lichess::variant_key(v),
             size: v.board_size().width(),
             mode,
@@ -448,18 +440,10 @@ impl VariantInfo {
 impl LichessVariant {
     /// The object of `v`.
     pub fn of(v: Variant) -> LichessVariant {
-        let short = match v {
-            Variant::Chess => "Std",
-            Variant::Kriegspiel => "Krieg",
-            Variant::Sic => "SIC",
-            Variant::Intrigue => "Intr",
-            Variant::SecretChess6 => "6x6",
-            Variant::Espionage => "Esp",
-        };
         LichessVariant {
             key: crate::lichess::variant_key(v),
             name: crate::lichess::variant_name(v),
-            short,
+            short: crate::lichess::variant_short(v),
             id: v,
         }
     }
@@ -602,8 +586,8 @@ mod tests {
         assert_eq!(all.iter().map(|v| v.id).collect::<Vec<_>>(), Variant::ALL.to_vec());
         let names: std::collections::BTreeSet<_> = all.iter().map(|v| v.name).collect();
         assert_eq!(names.len(), all.len());
-        assert_eq!(VariantInfo::of(Variant::Espionage).size, 7);
-        assert_eq!(VariantInfo::of(Variant::SecretChess6).size, 6);
+        let sizes: std::collections::BTreeSet<u8> = all.iter().map(|v| v.size).collect();
+        assert_eq!(sizes, [6, 7, 8].into(), "the 6x6, 7x7 and 8x8 boards");
     }
 }
 

@@ -502,7 +502,7 @@ function gamePage(id: string): void {
   const drawMoves = (variant: string, s: GameState) => {
     const box = $('#moves');
     const intrigue = known(s.view, 'intrigue');
-    if (variant === 'chess' || variant === 'espionage' || (variant === 'intrigue' && intrigue?.moves)) {
+    if (modeOf(variant) === 'open' || (variant === 'intrigue' && intrigue?.moves)) {
       const list: string[] = variant === 'intrigue' && intrigue ? intrigue.moves.map((m) => `${m.from}${m.to}${m.promotion ?? ''}`) : s.san;
       $('#moves-title').textContent = variant === 'chess' ? 'Moves (SAN)' : 'Moves (both sides, public)';
       box.innerHTML = list.length ? `<ol>${numbered(list).map(([, w, b]) => `<li>${esc(w ?? '…')} ${esc(b ?? '')}</li>`).join('')}</ol>` : '<p class="muted">No move yet.</p>';
@@ -602,6 +602,9 @@ function gamePage(id: string): void {
   });
   cleanup.push(() => stream.stop());
 }
+
+/** How a game is adjudicated (`open`: every move public, both sides check them). */
+const modeOf = (variant: string): string | undefined => VARIANTS.find((v) => v.id === variant)?.mode;
 
 /** The games whose moves are public (open and owner-answered games: R-E5, R-I4). */
 const OPEN = new Set<string>(VARIANTS.filter((v) => v.mode !== 'umpire').map((v) => v.id));

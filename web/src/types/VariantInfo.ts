@@ -12,7 +12,7 @@ export type VariantInfo = {
  */
 id: Variant, 
 /**
- * The name the pages show.
+ * The name the pages show ([`Variant::name`]).
  */
 name: string, 
 /**
