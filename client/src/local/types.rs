@@ -449,6 +449,20 @@ impl LichessVariant {
     }
 }
 
+impl AskKind {
+    /// The kind of `ask` in `variant`.
+    pub fn of(variant: Variant, ask: &protocol::roles::Ask) -> AskKind {
+        use protocol::roles::Ask;
+        match ask {
+            Ask::Choose(_) if variant == Variant::Kriegspiel => AskKind::Attempt,
+            Ask::Choose(_) => AskKind::Move,
+            Ask::IntrigueSetup => AskKind::IntrigueSetup,
+            Ask::Sc6Setup { .. } => AskKind::SecretChess6Setup,
+            Ask::Sc6TieBreak { .. } => AskKind::SecretChess6Tiebreak,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -588,19 +602,5 @@ mod tests {
         assert_eq!(names.len(), all.len());
         let sizes: std::collections::BTreeSet<u8> = all.iter().map(|v| v.size).collect();
         assert_eq!(sizes, [6, 7, 8].into(), "the 6x6, 7x7 and 8x8 boards");
-    }
-}
-
-impl AskKind {
-    /// The kind of `ask` in `variant`.
-    pub fn of(variant: Variant, ask: &protocol::roles::Ask) -> AskKind {
-        use protocol::roles::Ask;
-        match ask {
-            Ask::Choose(_) if variant == Variant::Kriegspiel => AskKind::Attempt,
-            Ask::Choose(_) => AskKind::Move,
-            Ask::IntrigueSetup => AskKind::IntrigueSetup,
-            Ask::Sc6Setup { .. } => AskKind::SecretChess6Setup,
-            Ask::Sc6TieBreak { .. } => AskKind::SecretChess6Tiebreak,
-        }
     }
 }
