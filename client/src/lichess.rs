@@ -28,29 +28,29 @@ pub fn parse_variant(key: &str) -> Option<Variant> {
     }
 }
 
-/// A variant's readable name.
+/// A variant's readable name: lichess's `Standard` for chess, [`Variant::name`] otherwise.
 pub fn variant_name(v: Variant) -> &'static str {
     match v {
         Variant::Chess => "Standard",
-        Variant::Kriegspiel => "Kriegspiel",
-        Variant::Sic => "Secret Intelligence Chess",
-        Variant::Intrigue => "Intrigue",
-        Variant::SecretChess6 => "6x6 Secret Chess",
-        Variant::Espionage => "Espionage",
+        other => other.name(),
     }
 }
 
-/// The `variant` object: `key`, `name`, `short`, and fogproof's `id`.
-pub fn variant_json(v: Variant) -> Value {
-    let short = match v {
+/// A variant's short name (lichess's `short`).
+pub fn variant_short(v: Variant) -> &'static str {
+    match v {
         Variant::Chess => "Std",
         Variant::Kriegspiel => "Krieg",
         Variant::Sic => "SIC",
         Variant::Intrigue => "Intr",
         Variant::SecretChess6 => "6x6",
         Variant::Espionage => "Esp",
-    };
-    json!({ "key": variant_key(v), "name": variant_name(v), "short": short, "id": v.id() })
+    }
+}
+
+/// The `variant` object: `key`, `name`, `short`, and fogproof's `id`.
+pub fn variant_json(v: Variant) -> Value {
+    json!(crate::local::types::LichessVariant::of(v))
 }
 
 /// lichess's speed of a clock (initial and increment in ms): by the estimated duration, the
@@ -136,14 +136,14 @@ pub fn player_json(key: Option<&str>, name: Option<&SignedName>) -> Value {
     let fingerprint = k.parse::<protocol::PublicKey>().ok().map(|p| p.fingerprint());
     let name = name.filter(|n| n.key.to_string() == k);
     let shown = name.map_or(k, |n| n.name.as_str());
-    json!({
-        "id": k,
-        "name": shown,
-        "username": shown,
-        "rating": null,
-        "title": null,
-        "fingerprint": fingerprint,
-        "signedName": name,
+    json!(crate::local::types::Player {
+        id: k.to_owned(),
+        name: shown.to_owned(),
+        username: shown.to_owned(),
+        rating: None,
+        title: None,
+        fingerprint,
+        signed_name: name.cloned(),
     })
 }
 

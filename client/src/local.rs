@@ -47,7 +47,8 @@
 //! rebinding).
 //!
 //! The modules, bottom to top (each uses only those above it in this list): [`error`]
-//! ([`LocalError`]), [`snapshot`] (what the decider sees, the pages' JSON), [`setup`] (free-form
+//! ([`LocalError`]), [`types`] (the pages' JSON as types; their TypeScript is generated from
+//! them), [`snapshot`] (what the decider sees, the pages' JSON), [`setup`] (free-form
 //! setups checked by the rules), [`hub`] ([`Hub`]), [`api`] (the handlers), `bridge` (the rest of
 //! lichess-bot's calls) and [`router`] (the guard, the routes, the pages, [`serve`]).
 
@@ -58,6 +59,7 @@ pub mod hub;
 pub mod router;
 pub mod setup;
 pub mod snapshot;
+pub mod types;
 
 pub use api::MAX_TOURNAMENTS_LISTED;
 pub use error::LocalError;

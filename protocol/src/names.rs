@@ -144,6 +144,7 @@ pub fn name_bytes(key: &PublicKey, name: &str, issued_ms: u64) -> Vec<u8> {
 /// "signature": "<128 hex>"}`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(try_from = "NameText", into = "NameText")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(as = "NameText"))]
 pub struct SignedName {
     /// The key that chose the name.
     pub key: PublicKey,
@@ -191,12 +192,14 @@ impl SignedName {
 /// The JSON form of a [`SignedName`] (texts, as every API writes keys and signatures).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "SignedName"))]
 pub struct NameText {
     /// `ed25519:<64 hex>`.
     pub key: String,
     /// The name.
     pub name: String,
     /// ms since the Unix epoch.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub issued_ms: u64,
     /// 128 hex digits.
     pub signature: String,

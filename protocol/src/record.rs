@@ -21,14 +21,24 @@ use crate::message::{
     MessageError, ReceiptError, SignedMessage, SignedReceipt, genesis_head, genesis_order,
     next_head,
 };
-use crate::relay::Entry;
 use crate::seal::SealPublicKey;
 use crate::terms::{AgreedTerms, SignedTerms, TermsError};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-/// Largest match record any reader accepts, in bytes; the terms may set a lower limit.
-pub const MAX_RECORD_BYTES: u64 = 64 * 1024 * 1024;
+/// Largest match record any reader accepts, in bytes; the terms may set a lower limit. Defined
+/// with the terms (which bound their own limit by it); the path `record::MAX_RECORD_BYTES`
+/// stays.
+pub use crate::terms::MAX_RECORD_BYTES;
+
+/// A message with the relay's receipt: one entry of a match record (also `relay::Entry`).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Entry {
+    /// The message as sent.
+    pub message: SignedMessage,
+    /// The relay's receipt for it.
+    pub receipt: SignedReceipt,
+}
 
 /// Bytes charged to a party per entry beyond its signed message: an upper bound on the relay's
 /// receipt and the entry's frame header (docs/PROTOCOL.md, limits).

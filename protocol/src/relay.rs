@@ -30,14 +30,9 @@ use crate::{Channel, LogHead, MatchId, MessageHash, Party, Side};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use thiserror::Error;
 
-/// A message with the relay's receipt: one entry of a match record.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Entry {
-    /// The message as sent.
-    pub message: SignedMessage,
-    /// The relay's receipt for it.
-    pub receipt: SignedReceipt,
-}
+/// A record's entry, defined with the record (`relay` writes them, `record` reads them; the
+/// path `relay::Entry` stays).
+pub use crate::record::Entry;
 
 /// Why an author's numbering or its `seen` does not fit the relay's log.
 #[derive(Debug, Error, PartialEq, Eq)]

@@ -32,6 +32,10 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use thiserror::Error;
 
+/// Largest match record any reader accepts, in bytes; the terms may set a lower limit (also
+/// `record::MAX_RECORD_BYTES`).
+pub const MAX_RECORD_BYTES: u64 = 64 * 1024 * 1024;
+
 /// The range every number in the terms must lie in (docs/PROTOCOL.md 7.1). Every party checks
 /// them through [`MatchTerms::validate`]; terms outside them are refused before anyone signs,
 /// so no host can write a deadline nobody can meet or a cap no honest game fits in.
@@ -54,8 +58,8 @@ pub mod bounds {
     /// than 218 moves, so an honest Kriegspiel player can try each), at most 65,536.
     pub const ATTEMPTS_PER_TURN: RangeInclusive<u64> = 256..=65_536;
     /// `limits.max_record_bytes`: 256 KiB to the format's maximum
-    /// ([`crate::record::MAX_RECORD_BYTES`], the default).
-    pub const RECORD_BYTES: RangeInclusive<u64> = 256 * 1024..=crate::record::MAX_RECORD_BYTES;
+    /// ([`super::MAX_RECORD_BYTES`], the default).
+    pub const RECORD_BYTES: RangeInclusive<u64> = 256 * 1024..=super::MAX_RECORD_BYTES;
 }
 
 /// Why a public key cannot stand in the terms.
@@ -176,7 +180,7 @@ impl Limits {
         max_attempts_per_turn: 256,
         // The format's maximum: a long SIC game's padded umpire views (4 KiB each, PROTOCOL.md
         // 19) outgrew a third of 16 MiB in an honest self-played game.
-        max_record_bytes: crate::record::MAX_RECORD_BYTES,
+        max_record_bytes: MAX_RECORD_BYTES,
     };
 }
 

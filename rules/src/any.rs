@@ -190,6 +190,7 @@ impl GameOptions {
 
 /// A side's action in any game.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "kebab-case")]
 pub enum AnyAction {
     /// A chess move.
@@ -250,6 +251,7 @@ impl AnyAction {
 
 /// What one side is told, in any game.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "kebab-case")]
 pub enum AnyObservation {
     /// A chess move and the end, if any.

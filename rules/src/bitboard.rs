@@ -9,7 +9,8 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 /// 64-bit mask in binary ones. A set has one mask, so its binary form is canonical: a list of
 /// squares in some order and with repeats could spell one set many ways.
 #[derive(Copy, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Bitboard(pub u64);
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct Bitboard(#[cfg_attr(feature = "ts", ts(as = "Vec<Square>"))] pub u64);
 
 impl Serialize for Bitboard {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {

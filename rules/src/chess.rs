@@ -722,6 +722,7 @@ impl Analysis for Position {
 
 /// What both players of an open game are told after a move: the move and the end, if any.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Played {
     /// The move played (castling as the king's move).
     pub mv: Move,

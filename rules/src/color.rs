@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 
 /// A side. White is the first player and moves first unless a game says otherwise (RULES.md).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
 pub enum Color {
     /// The first player: upper-case letters, ranks counted from its side.
@@ -85,6 +86,7 @@ impl std::fmt::Display for Color {
 #[derive(
     Copy, Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
 )]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ByColor<T> {
     /// White's value.
     pub white: T,

@@ -453,6 +453,8 @@ impl Analysis for Position {
 
 /// What both sides are told after a move (R-E5: everything is public, so the two are equal).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename = "EspionageObservation"))]
 pub struct Observation {
     /// Who moved.
     pub mover: Color,

@@ -16,6 +16,8 @@ use serde::{Deserialize, Serialize};
 
 /// The named options of the ruleset.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename = "KriegspielOptions"))]
 #[serde(rename_all = "kebab-case")]
 pub struct Options {
     /// R-K4's option `touch-move`: after an illegal attempt with a piece, the next attempt must
@@ -41,6 +43,7 @@ impl Options {
 
 /// Whether a captured man was a pawn or a piece (R-K2): never which piece.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "kebab-case")]
 pub enum CaptureKind {
     /// A pawn.
@@ -52,6 +55,8 @@ pub enum CaptureKind {
 /// A capture (R-K2): the square where the captured man stood, whether it was a pawn or a
 /// piece, and whether it was taken en passant (then the square is the captured pawn's).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename = "KriegspielCapture"))]
 pub struct Capture {
     /// Where the captured man stood (it is gone, so the square hides nothing).
     pub square: Square,
@@ -63,6 +68,7 @@ pub struct Capture {
 
 /// The direction of a check (R-K2).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "kebab-case")]
 pub enum CheckKind {
     /// Along the king's rank.
@@ -93,6 +99,8 @@ impl CheckKind {
 
 /// How the game ended, as announced (R-K2: checkmate, stalemate, or an automatic draw of R-C2).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename = "KriegspielEnd"))]
 #[serde(rename_all = "kebab-case")]
 pub enum End {
     /// The side to move is checkmated.
@@ -140,6 +148,7 @@ impl End {
 
 /// What both players are told after a legal move (R-K2, R-K3, R-K5).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Announcement {
     /// The capture, if the move captured.
     pub capture: Option<Capture>,
@@ -155,6 +164,8 @@ pub struct Announcement {
 
 /// The umpire's answer to an attempt, as told to one player.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename = "KriegspielAnswer"))]
 #[serde(rename_all = "kebab-case")]
 pub enum Answer {
     /// The attempt was illegal (told to the mover only, R-K1).
@@ -165,6 +176,7 @@ pub enum Answer {
 
 /// A player's view: only its own men (what a Kriegspiel player sees on its board).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct OwnView {
     /// Whose men these are.
     pub side: Color,

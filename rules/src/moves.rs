@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 /// A move as players write it: from, to, and the promotion piece if any. Castling is written
 /// as the king's move (`e1g1`); a SIC swap as the moving piece's from and to (R-S9).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Move {
     /// The square the moving piece leaves.
     pub from: Square,

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 /// Why a game ended (R-C1).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "kebab-case")]
 pub enum EndReason {
     /// The side to move is in check and has no legal move.
@@ -82,6 +83,7 @@ impl EndReason {
 
 /// The result of a finished game.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct GameResult {
     /// The winner, or `None` for a draw.
     pub winner: Option<Color>,

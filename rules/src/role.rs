@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 /// A kind of piece, across all games (RULES.md R-C3).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "kebab-case")]
 pub enum Role {
     /// P
@@ -74,6 +75,7 @@ impl Role {
 
 /// A piece: a role and its owner.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Piece {
     /// Owner.
     pub color: Color,

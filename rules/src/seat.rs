@@ -67,6 +67,7 @@ enum Inner {
 
 /// The serde-able snapshot of a [`Seat`]: what the side knows now, never hidden truth.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct SeatView {
     /// The game.
     pub variant: Variant,
@@ -91,6 +92,7 @@ pub struct SeatView {
 
 /// What a seat knows beyond the board, per game.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "kebab-case")]
 pub enum Knows {
     /// Orthodox chess: every move played.

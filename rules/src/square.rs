@@ -13,7 +13,8 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer, de::Error as _};
 /// ones (postcard), so the wire stays compact and readable output needs no rewriting. Both
 /// refuse what is not a square of the 8x8 index space.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Square(u8);
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct Square(#[cfg_attr(feature = "ts", ts(type = "string"))] u8);
 
 impl Serialize for Square {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -135,6 +136,7 @@ impl TryFrom<u8> for Square {
 
 /// The size of a square board: 6x6 (Secret Chess), 7x7 (Espionage Chess) or 8x8.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub enum BoardSize {
     /// 6x6, files a-f.
     Six,

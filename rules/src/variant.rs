@@ -8,6 +8,8 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer, de::Error as _};
 /// Serde form: the id string ([`Variant::id`]) in every format, so match terms carry the name
 /// and an unknown id does not decode.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename_all = "lowercase"))]
 pub enum Variant {
     /// Orthodox FIDE chess, the open baseline.
     Chess,
@@ -60,6 +62,19 @@ impl Variant {
             Variant::Intrigue => "intrigue",
             Variant::SecretChess6 => "secretchess6",
             Variant::Espionage => "espionage",
+        }
+    }
+
+    /// The readable name (README's table; what the pages and the lichess API show).
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            Variant::Chess => "Chess",
+            Variant::Kriegspiel => "Kriegspiel",
+            Variant::Sic => "Secret Intelligence Chess",
+            Variant::Intrigue => "Intrigue",
+            Variant::SecretChess6 => "6x6 Secret Chess",
+            Variant::Espionage => "Espionage Chess",
         }
     }
 

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 /// The crates checked, by their directory under the workspace root (their code in `src/`).
 /// Other crates join as their cycles are broken.
-const CRATES: &[&str] = &["server"];
+const CRATES: &[&str] = &["server", "protocol", "client", "verifier", "rules", "ledger", "cli"];
 
 /// References `(crate, from, to)` that still close a cycle: left out of the graph, and each
 /// must still exist (remove it from here once it is gone). Empty is the goal.
@@ -19,7 +19,16 @@ const CRATES: &[&str] = &["server"];
 /// `state::Shared` and take `&Shared` in their services. Breaking these means splitting each
 /// into its data (below `state`) and its services (above it); the witnessing service asks
 /// witnesses to cosign the `ServerLedger`'s checkpoints, which the ledger's appender drives.
+///
+/// In `client`: `lichess` (lichess's names and shapes) reads the local API's types
+/// (`local::types`: `Status`, the typed `variant` and player objects) that `local`'s handlers
+/// build with its helpers; breaking it means moving `local::types` to a module of its own below
+/// both.
+///
+/// `protocol`'s cycle (record → relay → coordinator → terms → record) was broken by defining
+/// `Entry` in `record` and `MAX_RECORD_BYTES` in `terms`, their old paths re-exported.
 const KNOWN_BACK_EDGES: &[(&str, &str, &str)] = &[
+    ("client", "lichess", "local"),
     ("server", "auth", "state"),
     ("server", "finished", "state"),
     ("server", "ledger", "state"),

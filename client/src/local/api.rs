@@ -4,6 +4,7 @@
 
 use super::error::LocalError;
 use super::hub::Hub;
+use super::types::{Account, NameSet};
 use crate::agent::AgentError;
 use crate::net::NetError;
 use axum::Json;
@@ -157,18 +158,17 @@ pub(super) async fn account(State(api): State<Api>) -> ApiResult {
     let s = agent.session();
     let key = s.key.to_string();
     let name = s.name().or_else(|| api.hub.name_of(&key));
-    Ok(Json(json!({
-        "id": key,
-        // lichess's `username`: the display name this key signed, or the key.
-        "username": name.as_ref().map_or(key.clone(), |n| n.name.clone()),
+    Ok(Json(json!(Account {
+        username: name.as_ref().map_or(key.clone(), |n| n.name.clone()),
+        id: key,
         // lichess-bot plays only as a BOT account; the local API is a program's.
-        "title": "BOT",
-        "name": name.as_ref().map(|n| n.name.clone()),
-        "signedName": name,
-        "fingerprint": s.key.fingerprint(),
-        "server": s.base(),
-        "bot": s.info.bot.map(|k| k.to_string()),
-        "umpire": s.info.umpire.map(|k| k.to_string()),
+        title: "BOT",
+        name: name.as_ref().map(|n| n.name.clone()),
+        signed_name: name,
+        fingerprint: s.key.fingerprint(),
+        server: s.base().to_string(),
+        bot: s.info.bot.map(|k| k.to_string()),
+        umpire: s.info.umpire.map(|k| k.to_string()),
     })))
 }
 
@@ -184,7 +184,7 @@ pub(super) async fn set_name(State(api): State<Api>, body: axum::body::Bytes) ->
         other => LocalError::Net(other),
     })?;
     api.hub.check_name(&json!(signed), None);
-    Ok(Json(json!({ "ok": true, "name": signed.name, "signedName": signed })))
+    Ok(Json(json!(NameSet { ok: true, name: signed.name.clone(), signed_name: signed })))
 }
 
 pub(super) async fn event_stream(State(api): State<Api>) -> Response {
@@ -236,7 +236,7 @@ pub(super) async fn game_stream(
     // colours are settled by the protocol's first messages), a few seconds at most.
     let side_known = |v: &Value| !v["side"].is_null() || v["stage"] != "started";
     let _ = tokio::time::timeout(SIDE_WAIT, rx.wait_for(side_known)).await;
-    let mut full = snap.full_json();
+    let mut full = serde_json::to_value(snap.full()).unwrap_or_default();
     full["state"] = rx.borrow_and_update().clone();
     for colour in ["white", "black"] {
         full[colour] = api.hub.player_json(full["state"][colour].as_str());

@@ -6,6 +6,7 @@
 use super::error::LocalError;
 use super::setup::setup_action;
 use super::snapshot::{Snapshot, Status, final_json};
+use super::types::{Compat, GameStartGame, LichessVariant, StatusName};
 use crate::agent::{Agent, DeciderFactory};
 use crate::seat::{Decider, SeatCommand, SeatEvent};
 use protocol::names::SignedName;
@@ -291,28 +292,25 @@ impl Hub {
     /// Updates a game's snapshot and tells its watchers.
     fn publish(&self, game: &mut Game) {
         game.snap.seq += 1;
-        let mut state = game.snap.state_json();
+        let mut state = game.snap.state();
         // Fill in which key is White and which Black from the seat's side.
         if let Some(side) = game.snap.view.as_ref().map(|v| v.side)
             && let Some(me) = self.key()
         {
             let other = game.snap.players.iter().find(|k| **k != me).cloned();
-            let (w, b) = match side {
+            (state.white, state.black) = match side {
                 Color::White => (Some(me), other),
                 Color::Black => (other, Some(me)),
             };
-            state["white"] = json!(w);
-            state["black"] = json!(b);
         }
         // The display names of the players' keys, as their keys signed them (checked here).
-        let names: serde_json::Map<String, Value> = game
+        state.names = game
             .snap
             .players
             .iter()
-            .filter_map(|k| self.name_of(k).map(|n| (k.clone(), json!(n))))
+            .filter_map(|k| self.name_of(k).map(|n| (k.clone(), n)))
             .collect();
-        state["names"] = Value::Object(names);
-        game.watch.send_replace(state);
+        game.watch.send_replace(serde_json::to_value(state).unwrap_or_default());
         self.changed.send_modify(|n| *n += 1);
     }
 
@@ -481,24 +479,22 @@ impl Hub {
         let opponent = g.and_then(|g| g.players.iter().find(|k| Some(*k) != me.as_ref()));
         let side = g.and_then(|g| g.view.as_ref()).map(|v| v.side);
         let status = g.map(|g| lichess::status_name(g.status, g.claim.as_ref()));
-        json!({
-            "type": "gameStart",
-            "game": {
-                "id": id,
-                "gameId": id,
-                "fullId": id,
-                "variant": g.map(|g| lichess::variant_json(g.variant)),
-                "speed": g.map(|g| lichess::speed(g.clock.0, g.clock.1)),
-                "rated": false,
-                "color": side,
-                "opponent": self.player_json(opponent.map(String::as_str)),
-                "isMyTurn": g.is_some_and(|g| g.ask.is_some()),
-                "source": "friend",
-                "compat": { "bot": true, "board": true },
-                "status": { "name": status },
-                "stage": g.map(|g| g.status.name()),
-            }
-        })
+        let game = GameStartGame {
+            id: id.to_owned(),
+            game_id: id.to_owned(),
+            full_id: id.to_owned(),
+            variant: g.map(|g| LichessVariant::of(g.variant)),
+            speed: g.map(|g| lichess::speed(g.clock.0, g.clock.1)),
+            rated: false,
+            color: side,
+            opponent: self.player_json(opponent.map(String::as_str)),
+            is_my_turn: g.is_some_and(|g| g.ask.is_some()),
+            source: "friend",
+            compat: Compat { bot: true, board: true },
+            status: StatusName { name: status },
+            stage: g.map(|g| g.status),
+        };
+        json!({ "type": "gameStart", "game": game })
     }
 
     /// The ids of the matches the hub holds, with where they stand.

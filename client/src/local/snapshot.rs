@@ -1,40 +1,19 @@
 //! What the person or bot deciding sees of one match ([`Snapshot`], [`Status`]) and the JSON
 //! the local API and the pages read from it (`gameFull`, `gameState`, the end's `final`), with
-//! the helpers that render a seat's view (notation, score). Uses only [`super::error`].
+//! the helpers that render a seat's view (notation, score). The JSON's shape is
+//! [`super::types`]'s.
 
+pub use super::types::Status;
+use super::types::{
+    AskJson, AskKind, Clock, FinalBoard, FullClock, GameFull, GameState, LichessVariant, Perf, Sent,
+};
 use protocol::message::{Claim, Outcome};
 use protocol::roles::Ask;
 use rules::seat::SeatView;
-use rules::{Color, Variant};
-use serde_json::{Value, json};
+use rules::{ByColor, Color, Variant};
+use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-
-/// Where a match stands, as the hub knows it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Status {
-    /// Being played.
-    Started,
-    /// The result is known; openings and disclosures are being exchanged.
-    Over,
-    /// The record is final (and saved).
-    Finished,
-    /// The seat stopped before the record was final (`Snapshot::faults` says why; the agent's
-    /// log has the details). Its journal stays: restarting the agent resumes the match.
-    Stopped,
-}
-
-impl Status {
-    /// The lowercase name used in the API.
-    pub fn name(self) -> &'static str {
-        match self {
-            Status::Started => "started",
-            Status::Over => "over",
-            Status::Finished => "finished",
-            Status::Stopped => "stopped",
-        }
-    }
-}
 
 /// One match as the person or bot deciding sees it: the seat's view and what is asked. Never
 /// hidden truth: the view is the seat's own knowledge.
@@ -79,7 +58,7 @@ pub struct Snapshot {
     pub record: Option<PathBuf>,
     /// The end as the final record shows it ([`final_json`]): the full board and the opened
     /// setups, once the record is final.
-    pub final_board: Option<Value>,
+    pub final_board: Option<FinalBoard>,
     /// The answers this player sent, by text, in order, each with whether the rules refused
     /// it (a Kriegspiel attempt the umpire called illegal): the player's own log.
     pub sent: Vec<(String, bool)>,
@@ -121,14 +100,14 @@ pub fn notation(view: &SeatView) -> Vec<String> {
 /// 6x6's formation, files a to f, and false squares), `null` for a side without one;
 /// `steps`, the number of actions replayed. `None` when the record does not replay (the
 /// server's verdict then says why). Everything here is public once the record is final.
-pub fn final_json(record: &[u8]) -> Option<Value> {
+pub fn final_json(record: &[u8]) -> Option<FinalBoard> {
     let replay = verifier::views::replay(record).ok()?;
-    let mut setups = json!({ "white": null, "black": null });
+    let mut setups: ByColor<Option<Value>> = ByColor::default();
     for f in &replay.frames {
         if let Ok(Value::Object(mut action)) = serde_json::from_str::<Value>(&f.action)
             && let Some(setup) = action.remove("setup")
         {
-            setups[f.actor.to_string()] = setup;
+            setups[f.actor] = Some(setup);
         }
     }
     let board = replay
@@ -137,12 +116,7 @@ pub fn final_json(record: &[u8]) -> Option<Value> {
         .rev()
         .find_map(|f| f.full.clone())
         .or_else(|| replay.start_full.clone());
-    Some(json!({
-        "board": board,
-        "start": replay.start_full,
-        "setups": setups,
-        "steps": replay.frames.len(),
-    }))
+    Some(FinalBoard { board, start: replay.start_full, setups, steps: replay.frames.len() })
 }
 
 /// The PGN-style score of a claim.
@@ -155,90 +129,103 @@ pub fn score(claim: &Claim) -> &'static str {
     }
 }
 
-pub(super) fn ask_json(variant: Variant, ask: &Ask, id: u64, offered: &[String]) -> Value {
-    let kind = crate::view::ask_kind(variant, ask);
+pub(super) fn ask_json(variant: Variant, ask: &Ask, id: u64, offered: &[String]) -> AskJson {
+    let mut out = AskJson {
+        id,
+        kind: AskKind::of(variant, ask),
+        moves: None,
+        max_false_squares: None,
+        opponent_turns: None,
+    };
     match ask {
-        Ask::Choose(_) => json!({ "id": id, "kind": kind, "moves": offered }),
-        Ask::IntrigueSetup => json!({ "id": id, "kind": kind }),
-        Ask::Sc6Setup { max_false_squares } => {
-            json!({ "id": id, "kind": kind, "max_false_squares": max_false_squares })
-        }
-        Ask::Sc6TieBreak { opponent_turns } => {
-            json!({ "id": id, "kind": kind, "opponent_turns": opponent_turns })
-        }
+        Ask::Choose(_) => out.moves = Some(offered.to_vec()),
+        Ask::IntrigueSetup => {}
+        Ask::Sc6Setup { max_false_squares } => out.max_false_squares = Some(*max_false_squares),
+        Ask::Sc6TieBreak { opponent_turns } => out.opponent_turns = Some(*opponent_turns),
     }
+    out
 }
 
 impl Snapshot {
     /// The `gameState` line of the game stream: lichess's fields (`moves` in UCI, the clocks
     /// `wtime`/`btime`/`winc`/`binc` in ms, `status` and `winner` as lichess names them,
     /// `wdraw`/`bdraw`), then fogproof's (`stage`, `san`, `view`, `ask`, ...:
-    /// docs/AGENT-API.md).
-    pub fn state_json(&self) -> Value {
-        let side = self.view.as_ref().map(|v| v.side);
+    /// docs/AGENT-API.md). `white`, `black` and `names` are left for the hub, which knows its
+    /// own key and the names it checked.
+    pub fn state(&self) -> GameState {
         let (wtime, btime) = match &self.clocks {
             Some((w, b, _)) => (*w, *b),
             None => (self.clock.0, self.clock.0),
         };
-        json!({
-            "type": "gameState",
-            "moves": crate::lichess::moves_uci(self.view.as_ref()),
-            "wtime": wtime,
-            "btime": btime,
-            "winc": self.clock.1,
-            "binc": self.clock.1,
-            "status": crate::lichess::status_name(self.status, self.claim.as_ref()),
-            "winner": crate::lichess::winner(self.claim.as_ref()),
-            "wdraw": self.draw_offer == Some(Color::White),
-            "bdraw": self.draw_offer == Some(Color::Black),
-            "id": self.id,
-            "seq": self.seq,
-            "stage": self.status.name(),
-            "side": side,
-            // Filled in by the hub, which knows its own key.
-            "white": null,
-            "black": null,
-            "view": self.view,
-            "ask": self.ask.as_ref().map(|a| ask_json(self.variant, a, self.asked, &self.offered)),
-            "drawOffer": self.draw_offer,
-            "result": self.claim.as_ref().map(score),
-            "reason": self.claim.as_ref().map(|c| c.reason.to_string()),
-            "refused": self.refused,
-            "faults": self.faults,
-            "clock": self.clocks.as_ref().map(|(w, b, running)| {
-                json!({ "white_ms": w, "black_ms": b, "running": running })
+        GameState {
+            kind: "gameState",
+            moves: crate::lichess::moves_uci(self.view.as_ref()),
+            wtime,
+            btime,
+            winc: self.clock.1,
+            binc: self.clock.1,
+            status: crate::lichess::status_name(self.status, self.claim.as_ref()),
+            winner: crate::lichess::winner(self.claim.as_ref()),
+            wdraw: self.draw_offer == Some(Color::White),
+            bdraw: self.draw_offer == Some(Color::Black),
+            id: self.id.clone(),
+            seq: self.seq,
+            stage: self.status,
+            side: self.view.as_ref().map(|v| v.side),
+            white: None,
+            black: None,
+            view: self.view.clone(),
+            ask: self.ask.as_ref().map(|a| ask_json(self.variant, a, self.asked, &self.offered)),
+            draw_offer: self.draw_offer,
+            result: self.claim.as_ref().map(score),
+            reason: self.claim.as_ref().map(|c| c.reason.to_string()),
+            refused: self.refused.clone(),
+            faults: self.faults.clone(),
+            clock: self.clocks.as_ref().map(|(w, b, running)| Clock {
+                white_ms: *w,
+                black_ms: *b,
+                running: running.clone(),
             }),
-            "verdict": self.verdict,
-            "record": self.record.as_ref().map(|p| p.display().to_string()),
-            "final": self.final_board,
-            "san": self.view.as_ref().map(notation).unwrap_or_default(),
-            "sent": self.sent.iter().map(|(t, refused)| json!({ "text": t, "refused": refused }))
-                .collect::<Vec<_>>(),
-        })
+            verdict: self.verdict.clone(),
+            record: self.record.as_ref().map(|p| p.display().to_string()),
+            final_board: self.final_board.clone(),
+            san: self.view.as_ref().map(notation).unwrap_or_default(),
+            sent: self
+                .sent
+                .iter()
+                .map(|(text, refused)| Sent { text: text.clone(), refused: *refused })
+                .collect(),
+            names: Default::default(),
+        }
+    }
+
+    /// [`Snapshot::state`] as JSON.
+    pub fn state_json(&self) -> Value {
+        serde_json::to_value(self.state()).unwrap_or_default()
     }
 
     /// The `gameFull` line that opens the game stream: lichess's fields (`white` and `black`
-    /// player objects, filled in by the hub once the side is known, `initialFen`, `variant`,
-    /// `speed`, `clock`, `rated`, `state`), then fogproof's (`players`, `umpire`, `options`).
-    pub fn full_json(&self) -> Value {
-        use crate::lichess;
-        let speed = lichess::speed(self.clock.0, self.clock.1);
-        json!({
-            "type": "gameFull",
-            "id": self.id,
-            "createdAt": self.created_ms,
-            "rated": false,
-            "variant": lichess::variant_json(self.variant),
-            "speed": speed,
-            "perf": { "name": speed },
-            "initialFen": lichess::initial_fen(self.variant),
-            "white": null,
-            "black": null,
-            "clock": { "initial": self.clock.0, "increment": self.clock.1 },
-            "players": self.players,
-            "umpire": self.umpire,
-            "options": self.options,
-            "state": self.state_json(),
-        })
+    /// player objects, filled in by the stream once the side is known, `initialFen`,
+    /// `variant`, `speed`, `clock`, `rated`, `state`), then fogproof's (`players`, `umpire`,
+    /// `options`).
+    pub fn full(&self) -> GameFull {
+        let speed = crate::lichess::speed(self.clock.0, self.clock.1);
+        GameFull {
+            kind: "gameFull",
+            id: self.id.clone(),
+            created_at: self.created_ms,
+            rated: false,
+            variant: LichessVariant::of(self.variant),
+            speed,
+            perf: Perf { name: speed },
+            initial_fen: crate::lichess::initial_fen(self.variant),
+            white: Value::Null,
+            black: Value::Null,
+            clock: FullClock { initial: self.clock.0, increment: self.clock.1 },
+            players: self.players.clone(),
+            umpire: self.umpire.clone(),
+            options: self.options.clone(),
+            state: self.state(),
+        }
     }
 }

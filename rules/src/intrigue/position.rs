@@ -41,6 +41,8 @@ pub struct Position {
 
 /// A captured man, as announced to both sides.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename = "IntrigueCapture"))]
 pub struct Capture {
     /// Where the captured man stood (for en passant, the captured pawn's square).
     pub square: Square,
@@ -52,6 +54,7 @@ pub struct Capture {
 
 /// R-I2: the owner's answer after one of its pawns was captured.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Inspection {
     /// The side whose pawn was captured and who answers.
     pub owner: Color,
@@ -63,6 +66,7 @@ pub struct Inspection {
 
 /// A king appearing on the board (R-I2).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Appearance {
     /// The king's hiding square, where it now stands.
     pub square: Square,

@@ -10,6 +10,8 @@ use serde::{Deserialize, Serialize};
 /// One side's setup (R-I1). The king square and the informer are secret; the queen choice is
 /// public.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename = "IntrigueSetup"))]
 pub struct Setup {
     /// Where the king hides: any of the 64 squares.
     pub king: Square,
@@ -21,6 +23,8 @@ pub struct Setup {
 
 /// What a side does: its setup, then moves.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename = "IntrigueAction"))]
 #[serde(rename_all = "kebab-case")]
 pub enum Action {
     /// The secret setup (R-I1), once, before play; the two sides in any order.
@@ -33,6 +37,8 @@ pub enum Action {
 /// sides are told the same; no field can hold a hiding square or an informer's identity except
 /// an appearance, which R-I2 makes public.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename = "IntrigueObservation"))]
 #[serde(rename_all = "kebab-case")]
 pub enum Observation {
     /// A side has set up.
@@ -43,6 +49,7 @@ pub enum Observation {
 
 /// A side has set up: only its public choice is told (R-I1).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct SetupReport {
     /// Who set up.
     pub side: Color,
@@ -54,6 +61,7 @@ pub struct SetupReport {
 
 /// A move and everything public that followed from it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct MoveReport {
     /// The mover.
     pub side: Color,
@@ -72,6 +80,8 @@ pub struct MoveReport {
 /// One side's view of the game: the position string with the opponent's secrets as `?`
 /// (R-I6). It is built from the state and holds nothing that side may not know.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename = "IntrigueView"))]
 pub struct View {
     /// Whose view.
     pub side: Color,

@@ -16,6 +16,7 @@ use std::collections::BTreeMap;
 
 /// What an Intrigue seat knows beyond its board.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct IntrigueKnowledge {
     /// Its own secret setup (R-I1), once chosen.
     pub setup: Option<Setup>,

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 /// What a Kriegspiel seat knows beyond its board.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct KriegspielKnowledge {
     /// The side to move.
     pub to_move: Color,

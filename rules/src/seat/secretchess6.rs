@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 
 /// What a 6x6 seat knows beyond its board.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct SecretChess6Knowledge {
     /// Its own formation (R-G1), once chosen.
     pub formation: Option<Formation>,

@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 
 /// What a SIC seat knows beyond its board.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct SicKnowledge {
     /// Its own men, in square order.
     pub own: Vec<OwnPiece>,

@@ -40,6 +40,8 @@ pub const fn initial_lifespan(role: Role) -> u8 {
 /// later moves of a powered knight are written plainly; a pass is `0000`. The suffix cannot
 /// clash with anything else: the game has no promotions.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(type = "string"))]
 pub enum TurnMove {
     /// The side has only its king, or no legal move: the turn goes straight to scoring.
     Pass,
@@ -135,6 +137,7 @@ impl fmt::Display for TurnMove {
 
 /// Why a side passes.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "kebab-case")]
 pub enum PassReason {
     /// Only the king is left (the seed's step 2: straight to scoring).

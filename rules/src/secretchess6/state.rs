@@ -8,6 +8,8 @@ use serde::{Deserialize, Serialize};
 
 /// Match options (R-G7, R-G9). All off by default.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename = "SixOptions"))]
 #[serde(default, deny_unknown_fields)]
 pub struct Options {
     /// Life Freeze copies per side (R-G9; the seed's match had two).

@@ -19,7 +19,8 @@ use std::fmt;
 /// Text: six characters, upper case, `1` for the empty file (`NBKQ1R`); [`Formation::parse`]
 /// also reads lower case and `.`. Binary: the six files as `Option<Role>`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Formation([Option<Role>; 6]);
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct Formation(#[cfg_attr(feature = "ts", ts(type = "string"))] [Option<Role>; 6]);
 
 /// A formation that breaks R-G1.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -120,6 +121,8 @@ impl<'de> Deserialize<'de> for Formation {
 
 /// A side's action.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename = "SixAction"))]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub enum Action {
     /// R-G1: the secret formation of the first rank and the false squares in the enemy
@@ -157,6 +160,8 @@ pub enum Action {
 
 /// One own piece as shown in a board update (R-G6): lifespans only for pieces that moved.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename = "SixOwnPiece"))]
 pub struct OwnPiece {
     /// Its square.
     pub square: Square,
@@ -172,6 +177,7 @@ pub struct OwnPiece {
 
 /// How the tie-break went (R-G8), told at the end.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct TieBreakReport {
     /// Each side's formation errors: the files (of six) where its guess differs.
     pub formation_errors: ByColor<u32>,
@@ -181,6 +187,8 @@ pub struct TieBreakReport {
 
 /// Something a side is told.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename = "SixEvent"))]
 #[serde(rename_all = "kebab-case")]
 pub enum Event {
     /// One's own setup was accepted.
@@ -242,6 +250,8 @@ pub enum Event {
 
 /// What one side is told after an action: events in order.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename = "SixObservation"))]
 pub struct Observation {
     /// The events.
     pub events: Vec<Event>,

@@ -53,6 +53,7 @@ mod text {
 
 /// R-S8: what the side to move is told about attacks on its own royal-looking pieces.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "kebab-case")]
 pub enum CheckReport {
     /// Your king is in check.
@@ -63,9 +64,11 @@ pub enum CheckReport {
 
 /// One of your pieces that the enemy move captured.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct LostPiece {
     /// Where it stood (for en passant, the pawn's square, not the move's `to`).
     #[serde(with = "text")]
+    #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub square: Square,
     /// Its type (you knew it already).
     pub role: Role,
@@ -73,6 +76,7 @@ pub struct LostPiece {
 
 /// What the side that just moved is told (R-S8, R-S10).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct MoverReport {
     /// Whether the move leaves the enemy king or an enemy Decoy attacked, without saying which.
     pub check: bool,
@@ -84,15 +88,19 @@ pub struct MoverReport {
 
 /// What the side now to move is told (R-S8, R-S10).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct OpponentReport {
     /// The square the enemy piece left (never its type, never a promotion).
     #[serde(with = "text")]
+    #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub from: Square,
     /// The square it went to.
     #[serde(with = "text")]
+    #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub to: Square,
     /// The moved piece's tracking id: the square it started the game on (R-S10).
     #[serde(with = "text")]
+    #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub id: Square,
     /// Your piece that was captured, if any.
     pub lost: Option<LostPiece>,
@@ -100,6 +108,7 @@ pub struct OpponentReport {
     pub check: Option<CheckReport>,
     /// Your legal moves, sorted (empty once the game is over).
     #[serde(with = "text::moves")]
+    #[cfg_attr(feature = "ts", ts(type = "string[]"))]
     pub legal: Vec<Move>,
     /// The result, if the move ended the game.
     pub end: Option<GameResult>,
@@ -107,6 +116,8 @@ pub struct OpponentReport {
 
 /// What one side is told after a move.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename = "SicObservation"))]
 #[serde(rename_all = "kebab-case")]
 pub enum Observation {
     /// To the side that moved.
@@ -117,14 +128,18 @@ pub enum Observation {
 
 /// One of your own pieces.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename = "SicOwnPiece"))]
 pub struct OwnPiece {
     /// Where it stands.
     #[serde(with = "text")]
+    #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub square: Square,
     /// Its type.
     pub role: Role,
     /// Its tracking id (starting square).
     #[serde(with = "text")]
+    #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub id: Square,
     /// Whether it has not moved under its own power (R-S9).
     pub unmoved: bool,
@@ -132,17 +147,22 @@ pub struct OwnPiece {
 
 /// An enemy piece that has moved: where it stands and its tracking id, type hidden (R-S10).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct TrackedPiece {
     /// Where it stands.
     #[serde(with = "text")]
+    #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub square: Square,
     /// The square it started the game on.
     #[serde(with = "text")]
+    #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub id: Square,
 }
 
 /// Everything one side may know at a moment of the game (R-S10), built from the full state.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename = "SicView"))]
 pub struct View {
     /// Whose view this is.
     pub side: Color,
@@ -158,6 +178,7 @@ pub struct View {
     pub lost: Vec<Role>,
     /// Its legal moves, sorted, if it is to move and the game is not over.
     #[serde(with = "text::moves")]
+    #[cfg_attr(feature = "ts", ts(type = "string[]"))]
     pub legal: Vec<Move>,
     /// The move number.
     pub fullmove: u32,

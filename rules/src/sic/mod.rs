@@ -41,6 +41,7 @@ use serde::{Deserialize, Serialize};
 #[derive(
     Copy, Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
 )]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "kebab-case")]
 pub enum SpyRule {
     /// R-S6 default: moves as N, B or R; square restriction (a) and capture restriction (b).

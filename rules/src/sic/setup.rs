@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 /// The randomly chosen pair of extra pieces (R-S1), numbered 1..4 as in the seed text.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "kebab-case")]
 pub enum Pair {
     /// 1: Queen and Centaur.

@@ -2,7 +2,7 @@
 // lobby (`/`) and the game page (`/game/{id}`). Everything shown comes from the agent's local
 // API (docs/SERVER.md section 11), which gives the seat's own view only: the page never sees
 // more of a hidden board than the player may know.
-import { getJson, postJson, followNdjson, esc, clockText, shortKey, ApiError } from '../common/api';
+import { getJson, postJson, followNdjson, esc, clockText, shortKey, ApiError, type ServerJson } from '../common/api';
 import { Board, destsOf, boardSize, type Side } from '../common/board';
 import { numbered, announcement, role } from '../common/notation';
 import { readMove } from '../common/input';
@@ -10,19 +10,29 @@ import { HELP, helpHtml } from '../common/help';
 import { resultWords, serverText, setupWords, timeControlProblem, nameOf, playerText } from '../common/words';
 import { namePanel } from './names';
 import { tournamentsPanel } from './tournaments';
+import type { DrawShape } from 'chessgroundx/draw';
+import type { Account, Ask, AskKind, GameFull, GameStartGame, GameState, Inspection, Knows, SeatView } from '../types';
+import { VARIANTS, variantName } from '../types/variants';
 
-const VARIANTS: Array<[string, string]> = [
-  ['chess', 'Chess'],
-  ['kriegspiel', 'Kriegspiel'],
-  ['sic', 'Secret Intelligence Chess'],
-  ['intrigue', 'Intrigue'],
-  ['secretchess6', '6x6 Secret Chess'],
-  ['espionage', 'Espionage (7x7)'],
-];
-const variantName = (v: string): string => VARIANTS.find(([k]) => k === v)?.[1] ?? v;
+/** The part of the seat's knowledge of one game (`view.knows` is one game's, by its id). */
+type KnowsKey = Knows extends infer U ? (U extends unknown ? keyof U : never) : never;
+type KnowsOf<K extends KnowsKey> = Extract<Knows, Record<K, unknown>>[K];
+function known<K extends KnowsKey>(view: SeatView | null | undefined, key: K): KnowsOf<K> | undefined {
+  const k = view?.knows as Record<string, unknown> | undefined;
+  return k?.[key] as KnowsOf<K> | undefined;
+}
+
+/** A coloured square on a board (a chessgroundx shape). */
+const mark = (sq: string, brush: string): DrawShape => ({ orig: sq as DrawShape['orig'], brush });
+
+/** A line of the agent's event stream (`/api/stream/event`). */
+type AgentEvent =
+  | { type: 'gameStart'; game: GameStartGame }
+  | { type: 'gameFinish'; game: ServerJson }
+  | { type: 'challenge' | 'challengeCanceled' | 'challengeDeclined'; challenge: ServerJson; reason?: string };
 
 const app = document.getElementById('app') as HTMLElement;
-let account: { id: string; name?: string | null; server: string; bot: string | null; umpire: string | null } | null = null;
+let account: Account | null = null;
 /** What the current page must stop when the player navigates away. */
 let cleanup: Array<() => void> = [];
 
@@ -70,7 +80,7 @@ window.addEventListener('popstate', () => void route());
 async function route(): Promise<void> {
   for (const f of cleanup) f();
   cleanup = [];
-  if (!account) account = await getJson('/api/account');
+  if (!account) account = await getJson<Account>('/api/account');
   const m = /^\/game\/([0-9a-f]{64})$/.exec(location.pathname);
   if (m) gamePage(m[1]);
   else lobbyPage();
@@ -84,7 +94,7 @@ function lobbyPage(): void {
     'beforeend',
     `<section class="panel" aria-label="New game"><h2>New game</h2>
 <div class="row">
-<label>Game <select id="variant">${VARIANTS.map(([k, n]) => `<option value="${k}">${esc(n)}</option>`).join('')}</select></label>
+<label>Game <select id="variant">${VARIANTS.map((v) => `<option value="${v.id}">${esc(v.name)}</option>`).join('')}</select></label>
 <label>Minutes <input id="minutes" type="number" min="1" max="180" step="0.5" value="10" size="4"></label>
 <label>Increment (s) <input id="increment" type="number" min="0" max="180" step="1" value="5" size="4"></label>
 <label>Colour <select id="color"><option value="random">random</option><option value="white">white</option><option value="black">black</option></select></label>
@@ -95,7 +105,7 @@ function lobbyPage(): void {
 <button id="seek" type="button">Create a seek (anyone)</button>
 <label>or a key <input id="opponent" placeholder="ed25519:…" size="30"></label><button id="vs-key" type="button">Challenge</button>
 </div><p id="lobby-msg" class="muted" role="status"></p>
-<details id="lobby-help"><summary>How the games are played</summary>${VARIANTS.map(([k, n]) => `<h3>${esc(n)}</h3><p>${esc(HELP[k]?.summary ?? '')}</p>`).join('')}<p class="muted">Each game's page has its full rules.</p></details></section>
+<details id="lobby-help"><summary>How the games are played</summary>${VARIANTS.map((v) => `<h3>${esc(v.name)}</h3><p>${esc(HELP[v.id]?.summary ?? '')}</p>`).join('')}<p class="muted">Each game's page has its full rules.</p></details></section>
 <section class="panel"><h2>Your games</h2><ul id="games"><li class="muted">None yet.</li></ul></section>
 <section class="panel"><h2>Your challenges</h2><table><tbody id="challenges"><tr><td class="muted">None.</td></tr></tbody></table></section>
 <section class="panel"><h2>Open seeks</h2><table><tbody id="seeks"><tr><td class="muted">None.</td></tr></tbody></table></section>
@@ -104,8 +114,8 @@ function lobbyPage(): void {
   namePanel(main, account, (a) => { account = a; });
   cleanup.push(tournamentsPanel(main));
   const msg = $('#lobby-msg');
-  const games = new Map<string, any>();
-  const challenges = new Map<string, any>();
+  const games = new Map<string, GameStartGame>();
+  const challenges = new Map<string, ServerJson>();
   let waitingFor: string | null = null;
   // Answers that arrive after the player left the lobby (an accept's answer races the game's
   // start, which opens the game page) have no lobby to draw into.
@@ -131,7 +141,7 @@ function lobbyPage(): void {
     // Waiting from now: the game can start (and its gameStart arrive) before the answer does.
     waitingFor = 'sent';
     try {
-      const r = await postJson(`/api/challenge/${encodeURIComponent(target)}`, body());
+      const r = await postJson<{ challenge?: { id?: string } }>(`/api/challenge/${encodeURIComponent(target)}`, body());
       if (waitingFor === 'sent') waitingFor = r.challenge?.id ?? 'sent';
       msg.textContent = `Challenge ${r.challenge?.id ?? ''} sent; the game opens when it is accepted.`;
     } catch (e) {
@@ -147,7 +157,7 @@ function lobbyPage(): void {
     if (!here) return;
     const list = [...games.values()];
     $('#games').innerHTML = list.length
-      ? list.map((g) => `<li><a href="/game/${esc(g.id)}" data-link>${esc(variantName(g.variant?.id ?? g.variant?.key ?? ''))}</a> <span class="muted">${esc(g.stage ?? '')}${g.color ? ', you play ' + esc(g.color) : ''}</span> <span class="mono muted">${esc(g.id.slice(0, 12))}</span></li>`).join('')
+      ? list.map((g) => `<li><a href="/game/${esc(g.id)}" data-link>${esc(variantName(g.variant?.id))}</a> <span class="muted">${esc(g.stage ?? '')}${g.color ? ', you play ' + esc(g.color) : ''}</span> <span class="mono muted">${esc(g.id.slice(0, 12))}</span></li>`).join('')
       : '<li class="muted">None yet.</li>';
   };
   const drawChallenges = () => {
@@ -182,7 +192,7 @@ function lobbyPage(): void {
     postJson(`/api/challenge/${waitingFor}/accept`).catch((err: Error) => { msg.textContent = `Refused: ${serverText(err.message)}`; });
   });
 
-  const stream = followNdjson('/api/stream/event', (e) => {
+  const stream = followNdjson<AgentEvent>('/api/stream/event', (e) => {
     if (e.type === 'gameStart') {
       const isNew = !games.has(e.game.id);
       games.set(e.game.id, e.game);
@@ -210,13 +220,13 @@ function lobbyPage(): void {
 
   const pollLobby = async () => {
     try {
-      const l = await getJson('/api/lobby');
+      const l = await getJson<ServerJson>('/api/lobby');
       if (!here) return;
-      const seeks = (l.seeks ?? []) as any[];
+      const seeks = (l.seeks ?? []) as ServerJson[];
       $('#seeks').innerHTML = seeks.length
         ? seeks.map((s) => `<tr><td>${esc(variantName(s.variant?.key ?? s.variant ?? ''))}</td><td>${esc(s.timeControl?.show ?? '')}</td><td>${s.rated ? 'rated' : 'casual'}</td><td class="mono">${esc(playerText(s.challenger?.id, nameOf(s.challenger?.id, l.names, s.challenger)))}</td><td class="mono muted">${esc(s.umpire ? 'umpire ' + shortKey(s.umpire) : 'no umpire')}</td><td>${s.challenger?.id === account?.id ? '<span class="muted">yours</span>' : `<button data-seek="${esc(s.id)}">Accept</button>`}</td></tr>`).join('')
         : '<tr><td class="muted">None.</td></tr>';
-      const live = (l.live ?? []) as any[];
+      const live = (l.live ?? []) as ServerJson[];
       $('#live').innerHTML = live.length
         ? live.map((g) => `<tr><td>${esc(variantName(g.variant))}</td><td class="mono">${esc(playerText(g.white, nameOf(g.white, l.names)))} – ${esc(playerText(g.black, nameOf(g.black, l.names)))}</td><td class="mono">${esc(clockText(g.white_ms ?? 0))} / ${esc(clockText(g.black_ms ?? 0))}</td></tr>`).join('')
         : '<tr><td class="muted">None.</td></tr>';
@@ -230,30 +240,6 @@ function lobbyPage(): void {
 }
 
 // ------------------------------------------------------------------------------ game
-
-interface GameState {
-  id: string;
-  /** fogproof's stage (`status` is lichess's name of the game's status). */
-  stage: 'started' | 'over' | 'finished' | 'stopped';
-  side: Side | null;
-  white: string | null;
-  black: string | null;
-  view: any;
-  ask: any;
-  drawOffer: Side | null;
-  result: string | null;
-  reason: string | null;
-  refused: string | null;
-  faults: string[];
-  clock: { white_ms: number; black_ms: number; running: Side | null } | null;
-  verdict: any;
-  record: string | null;
-  /** The end from the final record (the agent's own replay of it): the full board then. */
-  final?: FinalBoard | null;
-  /** The moves in SAN (`moves` is lichess's UCI string). */
-  san: string[];
-  sent: Array<{ text: string; refused: boolean }>;
-}
 
 function gamePage(id: string): void {
   const main = shell('Game');
@@ -298,7 +284,7 @@ function gamePage(id: string): void {
   /** Whether the end screen's whole board is drawn (once, from the final record). */
   let finalShown = false;
   let state: GameState | null = null;
-  let full: any = null;
+  let full: GameFull | null = null;
   let stateAt = 0;
   let variant = 'chess';
   const errorBox = $('#error');
@@ -388,7 +374,7 @@ function gamePage(id: string): void {
     const bottom: Side = board?.orientation() ?? me;
     const top: Side = bottom === 'white' ? 'black' : 'white';
     const name = (s: Side) => (s === me ? 'You' : state?.[s] === account?.bot ? 'House bot' : 'Opponent');
-    const signed = (s: Side) => nameOf(state?.[s], (state as any)?.names);
+    const signed = (s: Side) => nameOf(state?.[s], state?.names);
     const line = (s: Side) => `<span><strong>${esc(name(s))}</strong> <span class="muted">(${s})</span> ${signed(s) ? `<span class="player-name">${esc(signed(s))}</span> ` : ''}<span class="mono muted">${esc(shortKey(state?.[s]))}</span></span>${clockLine(s)}`;
     void them;
     $('#top-player').innerHTML = line(top);
@@ -481,15 +467,15 @@ function gamePage(id: string): void {
       if (special.length) askBox.innerHTML = `<div class="choices">${special.map((t) => `<button type="button" data-text="${esc(t)}">${esc(t === 'end-turn' ? 'End turn' : t.startsWith('freeze-') ? 'Life Freeze ' + t.slice(7) : t)}</button>`).join('')}</div>`;
       askBox.insertAdjacentHTML('beforeend', `<details><summary>${moves.length} ${kind === 'attempt' ? 'attempts possible' : 'legal moves'}</summary><p class="mono">${esc(moves.join(' '))}</p></details>`);
     } else if (kind === 'intrigue-setup') askBox.innerHTML = intrigueSetupForm(side);
-    else if (kind === 'secretchess6-setup') askBox.innerHTML = sixSetupForm(ask.max_false_squares ?? 0, side);
-    else if (kind === 'secretchess6-tiebreak') askBox.innerHTML = sixTieBreakForm(ask.opponent_turns ?? 0, side);
+    else if (kind === 'secretchess6-setup') askBox.innerHTML = sixSetupForm(ask?.max_false_squares ?? 0, side);
+    else if (kind === 'secretchess6-tiebreak') askBox.innerHTML = sixTieBreakForm(ask?.opponent_turns ?? 0, side);
     const setupForm = askBox.querySelector('form[data-setup]') as HTMLFormElement | null;
     if (setupForm) pickSquare = setupPicker(setupForm, side, ask?.max_false_squares ?? 0, board);
     setupForm?.addEventListener('submit', (e) => {
       e.preventDefault();
       const fd = new FormData(setupForm);
       const words = (k: string) => String(fd.get(k) ?? '').split(/[\s,]+/).filter(Boolean);
-      let bodyJson: any;
+      let bodyJson: Record<string, unknown>;
       let path = 'setup';
       if (setupForm.dataset.setup === 'intrigue') bodyJson = { king: String(fd.get('king')).trim().toLowerCase(), informer: String(fd.get('informer')).trim().toLowerCase(), queen_on_king_square: fd.get('queen') === 'on' };
       else if (setupForm.dataset.setup === 'six') bodyJson = { formation: formationOf(setupForm, side), false_squares: words('false_squares').map((w) => w.toLowerCase()) };
@@ -515,9 +501,9 @@ function gamePage(id: string): void {
 
   const drawMoves = (variant: string, s: GameState) => {
     const box = $('#moves');
-    const intrigue = s.view?.knows?.intrigue;
-    if (variant === 'chess' || variant === 'espionage' || (variant === 'intrigue' && intrigue?.moves)) {
-      const list: string[] = variant === 'intrigue' ? intrigue.moves.map((m: any) => `${m.from}${m.to}${m.promotion ?? ''}`) : s.san;
+    const intrigue = known(s.view, 'intrigue');
+    if (modeOf(variant) === 'open' || (variant === 'intrigue' && intrigue?.moves)) {
+      const list: string[] = variant === 'intrigue' && intrigue ? intrigue.moves.map((m) => `${m.from}${m.to}${m.promotion ?? ''}`) : s.san;
       $('#moves-title').textContent = variant === 'chess' ? 'Moves (SAN)' : 'Moves (both sides, public)';
       box.innerHTML = list.length ? `<ol>${numbered(list).map(([, w, b]) => `<li>${esc(w ?? '…')} ${esc(b ?? '')}</li>`).join('')}</ol>` : '<p class="muted">No move yet.</p>';
     } else {
@@ -558,10 +544,9 @@ function gamePage(id: string): void {
     const me = s.side ?? 'white';
     const them = me === 'white' ? s.black : s.white;
     const target = them && them === account?.bot ? 'bot' : them ?? 'open';
-    const clock = full?.clock ?? {};
     // gameFull's clock is in milliseconds.
-    const initial = Number(clock.initial ?? 300000);
-    const inc = Number(clock.increment ?? 0);
+    const initial = Number(full?.clock.initial ?? 300000);
+    const inc = Number(full?.clock.increment ?? 0);
     const body = {
       variant,
       clock_limit: Math.round(initial / 1000),
@@ -571,7 +556,7 @@ function gamePage(id: string): void {
     };
     const startsBefore = new Set<string>();
     errorBox.textContent = 'Rematch offered: waiting for the opponent…';
-    const watch = followNdjson('/api/stream/event', (e) => {
+    const watch = followNdjson<AgentEvent>('/api/stream/event', (e) => {
       if (e.type === 'gameStart' && e.game?.id && e.game.id !== id && !startsBefore.has(e.game.id)) {
         if (sent) { navigate(`/game/${e.game.id}`); return false; }
         startsBefore.add(e.game.id);
@@ -587,7 +572,7 @@ function gamePage(id: string): void {
     // The event stream first replays the games already known: give it a moment.
     await new Promise((r) => setTimeout(r, 300));
     try {
-      const r = await postJson(`/api/challenge/${encodeURIComponent(target)}`, body);
+      const r = await postJson<{ challenge?: { id?: string }; id?: string }>(`/api/challenge/${encodeURIComponent(target)}`, body);
       sentId = r.challenge?.id ?? r.id ?? '';
       sent = true;
     } catch (e) {
@@ -596,7 +581,7 @@ function gamePage(id: string): void {
     }
   };
 
-  const stream = followNdjson(`/api/bot/game/stream/${id}`, (v) => {
+  const stream = followNdjson<GameFull | GameState>(`/api/bot/game/stream/${id}`, (v) => {
     if (v.type === 'gameFull') { full = v; v = v.state; }
     if (v.type !== 'gameState') return;
     stateAt = Date.now();
@@ -618,9 +603,13 @@ function gamePage(id: string): void {
   cleanup.push(() => stream.stop());
 }
 
-const OPEN = new Set(['chess', 'espionage', 'intrigue']);
+/** How a game is adjudicated (`open`: every move public, both sides check them). */
+const modeOf = (variant: string): string | undefined => VARIANTS.find((v) => v.id === variant)?.mode;
 
-function kindOf(ask: any): string | undefined {
+/** The games whose moves are public (open and owner-answered games: R-E5, R-I4). */
+const OPEN = new Set<string>(VARIANTS.filter((v) => v.mode !== 'umpire').map((v) => v.id));
+
+function kindOf(ask: Ask | null | undefined): AskKind | undefined {
   return ask?.kind;
 }
 
@@ -644,23 +633,25 @@ function beep(freq: number, seconds: number): void {
 
 /** Who is in check, as far as the seat was told. */
 function checkOf(variant: string, s: GameState): { mine: boolean; theirs: boolean; decoy: boolean } {
-  const k = s.view?.knows ?? {};
   const side = s.side ?? 'white';
+  const kriegspiel = known(s.view, 'kriegspiel');
+  const sic = known(s.view, 'sic');
+  const intrigue = known(s.view, 'intrigue');
   const toMove = s.view?.board?.split(' ')[1] === 'b' ? 'black' : 'white';
   const out = { mine: false, theirs: false, decoy: false };
   if (variant === 'chess') {
     const last = s.san[s.san.length - 1] ?? '';
     if (/[+#]$/.test(last)) out[toMove === side ? 'mine' : 'theirs'] = true;
-  } else if (variant === 'kriegspiel' && k.kriegspiel) {
-    const anns = k.kriegspiel.announcements ?? [];
+  } else if (variant === 'kriegspiel' && kriegspiel) {
+    const anns = kriegspiel.announcements ?? [];
     const a = anns[anns.length - 1];
-    if (a?.checks?.length) out[k.kriegspiel.to_move === side ? 'mine' : 'theirs'] = true;
-  } else if (variant === 'sic' && k.sic) {
-    out.mine = k.sic.check === 'king';
-    out.decoy = k.sic.check === 'decoy';
-    out.theirs = !!k.sic.gave_check;
-  } else if (variant === 'intrigue' && k.intrigue) {
-    const c: string[] = k.intrigue.check ?? [];
+    if (a?.checks?.length) out[kriegspiel.to_move === side ? 'mine' : 'theirs'] = true;
+  } else if (variant === 'sic' && sic) {
+    out.mine = sic.check === 'king';
+    out.decoy = sic.check === 'decoy';
+    out.theirs = !!sic.gave_check;
+  } else if (variant === 'intrigue' && intrigue) {
+    const c: string[] = intrigue.check ?? [];
     out.mine = c.includes(side);
     out.theirs = c.some((x) => x !== side);
   }
@@ -695,24 +686,18 @@ function materialText(variant: string, board: string, side: Side): string {
 /** What the end opened to the player, before the record is final. */
 function revealedText(variant: string, s: GameState): string {
   if (s.final || !HIDDEN.has(variant)) return '';
-  const k = s.view?.knows ?? {};
-  if (variant === 'intrigue' && k.intrigue?.opponent_setup) {
-    const o = k.intrigue.opponent_setup;
+  const o = known(s.view, 'intrigue')?.opponent_setup;
+  if (variant === 'intrigue' && o) {
     return `<p>The opponent's secret setup, now open: king hidden on <strong>${esc(o.king)}</strong>, informer pawn <strong>${esc(o.informer)}</strong>.</p>`;
   }
   return `<p class="muted">The whole board, both sides' men, shows here once the record is final.</p>`;
 }
 
 /** The games whose board the seat does not fully see while they are played. */
-const HIDDEN = new Set(['kriegspiel', 'sic', 'intrigue', 'secretchess6']);
+const HIDDEN = new Set<string>(VARIANTS.filter((v) => v.mode !== 'open').map((v) => v.id));
 
-/** gameState's `final` (docs/AGENT-API.md): the agent's replay of its copy of the final record. */
-interface FinalBoard {
-  board: string | null;
-  start: string | null;
-  setups: { white: any; black: any };
-  steps: number;
-}
+/** A side's setup as the final record opens it (gameState's `final.setups`: Intrigue's or 6x6's). */
+type OpenedSetup = { king?: string; informer?: string; false_squares?: string[] } | null;
 
 /**
  * The end screen's whole board, from the final record: the position at the end with both
@@ -732,14 +717,14 @@ function showFinal(variant: string, s: GameState, box: HTMLElement): boolean {
   }
   if (variant === 'sic' || variant === 'kriegspiel') lines.push(`<p class="muted">Both armies, as the record shows them: White's men in white, Black's in black.</p>`);
   $('#final-setups', box).innerHTML = lines.join('');
-  const marks = (board: string | null): any[] => {
-    const out: any[] = [];
+  const marks = (board: string | null): DrawShape[] => {
+    const out: DrawShape[] = [];
     for (const side of ['white', 'black'] as Side[]) {
-      const st = f.setups?.[side];
+      const st = f.setups?.[side] as OpenedSetup;
       if (!st) continue;
-      if (variant === 'secretchess6') for (const sq of st.false_squares ?? []) out.push({ orig: sq, brush: 'blue' });
+      if (variant === 'secretchess6') for (const sq of st.false_squares ?? []) out.push(mark(sq, 'blue'));
       // A king that never appeared hid there to the end.
-      if (variant === 'intrigue' && st.king && !board?.split(' ')[0].includes(side === 'white' ? 'K' : 'k')) out.push({ orig: st.king, brush: 'green' });
+      if (variant === 'intrigue' && st.king && !board?.split(' ')[0].includes(side === 'white' ? 'K' : 'k')) out.push(mark(st.king, 'green'));
     }
     return out;
   };
@@ -760,34 +745,34 @@ function showFinal(variant: string, s: GameState, box: HTMLElement): boolean {
 }
 
 function lastMove(variant: string, s: GameState): [string, string] | undefined {
-  const k = s.view?.knows;
-  const list = k?.chess?.moves ?? k?.espionage?.moves ?? (variant === 'intrigue' ? k?.intrigue?.moves : undefined);
+  const list = known(s.view, 'chess')?.moves ?? known(s.view, 'espionage')?.moves ?? (variant === 'intrigue' ? known(s.view, 'intrigue')?.moves : undefined);
   const m = list?.[list.length - 1];
   return m ? [m.from, m.to] : undefined;
 }
 
 /** Squares to mark: 6x6's red and false squares, SIC's check source, Intrigue's setup. */
-function boardMarks(variant: string, view: any): any[] {
-  const k = view?.knows ?? {};
-  const marks: any[] = [];
+function boardMarks(variant: string, view: SeatView | null): DrawShape[] {
+  const marks: DrawShape[] = [];
+  const six = known(view, 'secretchess6');
   if (variant === 'secretchess6') {
-    for (const sq of k.secretchess6?.red ?? []) marks.push({ orig: sq, brush: 'red' });
-    for (const sq of k.secretchess6?.false_squares ?? []) marks.push({ orig: sq, brush: 'blue' });
+    for (const sq of six?.red ?? []) marks.push(mark(sq, 'red'));
+    for (const sq of six?.false_squares ?? []) marks.push(mark(sq, 'blue'));
   }
-  if (variant === 'sic' && k.sic?.check) {
+  const sic = known(view, 'sic');
+  if (variant === 'sic' && sic?.check) {
     // The man the report is about (the king, or the Decoy).
-    const target = (k.sic.own ?? []).find((p: any) => p.role === (k.sic.check === 'king' ? 'king' : 'decoy'));
-    if (target) marks.push({ orig: target.square, brush: 'red' });
+    const target = (sic.own ?? []).find((p) => p.role === (sic.check === 'king' ? 'king' : 'decoy'));
+    if (target) marks.push(mark(target.square, 'red'));
   }
   if (variant === 'intrigue') {
-    const ik = k.intrigue;
+    const ik = known(view, 'intrigue');
     const setup = ik?.setup;
     // The king's hiding square while it hides (no king of ours on the board yet).
     const ownKing = view?.board?.split(' ')[0]?.includes(view?.side === 'black' ? 'k' : 'K');
-    if (setup?.king && !ownKing) marks.push({ orig: setup.king, brush: 'green' });
+    if (setup?.king && !ownKing) marks.push(mark(setup.king, 'green'));
     // The informer where it stands now (it moves with its pawn; gone once taken or promoted).
     const informer = ik && 'informer_square' in ik ? ik.informer_square : setup?.informer;
-    if (informer) marks.push({ orig: informer, brush: 'yellow' });
+    if (informer) marks.push(mark(informer, 'yellow'));
   }
   return marks;
 }
@@ -842,13 +827,13 @@ ${formationInputs(side, 'RNBQ1K', 'Opponent formation')}
  */
 function setupPicker(form: HTMLFormElement, side: Side, maxFalse: number, board: Board | null): (sq: string) => void {
   const marks = () => {
-    const shapes: any[] = [];
+    const shapes: DrawShape[] = [];
     const k = (form.querySelector('input[name="king"]') as HTMLInputElement | null)?.value.trim().toLowerCase();
     const i = (form.querySelector('input[name="informer"]') as HTMLInputElement | null)?.value.trim().toLowerCase();
-    if (k && /^[a-h][1-8]$/.test(k)) shapes.push({ orig: k, brush: 'green' });
-    if (i && /^[a-h][1-8]$/.test(i)) shapes.push({ orig: i, brush: 'yellow' });
+    if (k && /^[a-h][1-8]$/.test(k)) shapes.push(mark(k, 'green'));
+    if (i && /^[a-h][1-8]$/.test(i)) shapes.push(mark(i, 'yellow'));
     const fs = (form.querySelector('input[name="false_squares"]') as HTMLInputElement | null)?.value.split(/[\s,]+/).filter(Boolean) ?? [];
-    for (const f of fs) shapes.push({ orig: f.toLowerCase(), brush: 'blue' });
+    for (const f of fs) shapes.push(mark(f.toLowerCase(), 'blue'));
     board?.cg.setAutoShapes(shapes);
     const check = form.querySelector('#formation-check');
     if (check) {
@@ -892,7 +877,7 @@ function setupPicker(form: HTMLFormElement, side: Side, maxFalse: number, board:
 }
 
 /** Intrigue's answer about a captured pawn (R-I3): whether it was the informer, and what it showed. */
-function informerAnswer(i: any, side: Side | null): string {
+function informerAnswer(i: Inspection, side: Side | null): string {
   const whose = i.owner === side ? 'Your' : "The opponent's";
   let text = `${whose} captured pawn: ${i.informer ? 'it was the informer' : 'not the informer'}`;
   if (i.appeared) {
@@ -902,56 +887,56 @@ function informerAnswer(i: any, side: Side | null): string {
   return text;
 }
 
-function verdictText(v: any): string {
+/** The server's verdict on the final record (its JSON, passed on by the agent). */
+function verdictText(v: ServerJson): string {
   if (v?.status === 'valid') {
     const r = v.result ? ` ${esc(v.result.score ?? '')} (${esc(v.result.reason ?? '')})` : '';
     return `<p class="ok">The server's verifier: <strong>valid</strong>.${r}</p>`;
   }
   if (Array.isArray(v?.faults) && v.faults.length) {
     const sanction = v.sanction ? `<p>Sanction: ${esc(v.sanction.score ?? '')} (${esc(v.sanction.reason ?? '')})</p>` : '';
-    return `<p class="warn">The server's verifier found faults:</p><ul>${v.faults.map((f: any) => `<li>${esc(f.explanation ?? f.kind)} <span class="muted">culprit</span> <span class="mono">${esc(shortKey(f.culprit))}</span><br><span class="muted">${esc(f.evidence ?? '')}</span></li>`).join('')}</ul>${sanction}`;
+    return `<p class="warn">The server's verifier found faults:</p><ul>${v.faults.map((f: ServerJson) => `<li>${esc(f.explanation ?? f.kind)} <span class="muted">culprit</span> <span class="mono">${esc(shortKey(f.culprit))}</span><br><span class="muted">${esc(f.evidence ?? '')}</span></li>`).join('')}</ul>${sanction}`;
   }
   return `<details><summary>The server's verdict</summary><pre class="mono">${esc(JSON.stringify(v, null, 1))}</pre></details>`;
 }
 
 /** What the seat knows beyond the board, per game. */
 function knowsPanel(variant: string, s: GameState): string {
-  const k = s.view?.knows ?? {};
-  if (variant === 'kriegspiel' && k.kriegspiel) {
-    const kk = k.kriegspiel;
-    const tried = (kk.tried ?? []).map((m: any) => `${m.from}${m.to}${m.promotion ?? ''}`);
+  const kk = known(s.view, 'kriegspiel');
+  const sk = known(s.view, 'sic');
+  const ik = known(s.view, 'intrigue');
+  const six = known(s.view, 'secretchess6');
+  if (variant === 'kriegspiel' && kk) {
+    const tried = (kk.tried ?? []).map((m) => `${m.from}${m.to}${m.promotion ?? ''}`);
     const turn = s.stage !== 'started' ? 'The game is over.' : kk.to_move === s.side ? 'Your turn.' : 'The opponent is to move.';
     return `<h2>The umpire</h2><p id="umpire-turn">${esc(turn)}</p>
 ${tried.length && s.stage === 'started' ? `<p class="warn">Illegal this turn: <span class="mono">${esc(tried.join(' '))}</span></p>` : ''}
-<h3>Announcements</h3><ol class="log" id="announcements">${(kk.announcements ?? []).map((a: any) => `<li>${esc(announcement(a))}</li>`).join('') || '<li class="muted">None yet.</li>'}</ol>`;
+<h3>Announcements</h3><ol class="log" id="announcements">${(kk.announcements ?? []).map((a) => `<li>${esc(announcement(a))}</li>`).join('') || '<li class="muted">None yet.</li>'}</ol>`;
   }
-  if (variant === 'sic' && k.sic) {
-    const sk = k.sic;
+  if (variant === 'sic' && sk) {
     const check = sk.check === 'king'
       ? '<p class="warn"><strong>Check:</strong> your king is attacked.</p>'
       : sk.check === 'decoy'
         ? '<p class="warn"><strong>Decoy check:</strong> the enemy move attacks your Decoy (your king is not in check).</p>'
         : '';
     return `<h2>Tracking</h2><p>Move ${esc(sk.fullmove)}${sk.gave_check ? ' · <strong>you gave check</strong>' : ''}</p>${check}
-<table aria-label="Your men"><thead><tr><th>id</th><th>man</th><th>on</th></tr></thead><tbody>${(sk.own ?? []).map((p: any) => `<tr><td class="mono">${esc(p.id)}</td><td>${esc(role(p.role))}</td><td class="mono">${esc(p.square)}${p.unmoved ? ' <span class="muted">unmoved</span>' : ''}</td></tr>`).join('')}</tbody></table>
-<h3>Enemy men that moved</h3><p>${(sk.enemy_moved ?? []).map((p: any) => `<span class="badge" title="tracking id: the square it started on">${esc(p.id)} → ${esc(p.square)}</span>`).join(' ') || '<span class="muted">none</span>'}</p>
+<table aria-label="Your men"><thead><tr><th>id</th><th>man</th><th>on</th></tr></thead><tbody>${(sk.own ?? []).map((p) => `<tr><td class="mono">${esc(p.id)}</td><td>${esc(role(p.role))}</td><td class="mono">${esc(p.square)}${p.unmoved ? ' <span class="muted">unmoved</span>' : ''}</td></tr>`).join('')}</tbody></table>
+<h3>Enemy men that moved</h3><p>${(sk.enemy_moved ?? []).map((p) => `<span class="badge" title="tracking id: the square it started on">${esc(p.id)} → ${esc(p.square)}</span>`).join(' ') || '<span class="muted">none</span>'}</p>
 <p>Captured: ${esc((sk.captured ?? []).map(role).join(', ') || 'nothing')} · Lost: ${esc((sk.lost ?? []).map(role).join(', ') || 'nothing')}</p>`;
   }
-  if (variant === 'intrigue' && k.intrigue) {
-    const ik = k.intrigue;
+  if (variant === 'intrigue' && ik) {
     const setup = ik.setup ? `king hides on ${ik.setup.king}, informer ${ik.setup.informer}${ik.setup.queen_on_king_square ? ', queen on the king\'s square' : ''}` : 'not chosen yet';
     return `<h2>Secrets</h2><p>Your setup: ${esc(setup)}</p>
 <p>Opponent's queen on its king's square: ${esc(ik.opponent_queen_on_king_square == null ? 'not told yet' : ik.opponent_queen_on_king_square ? 'yes' : 'no')}</p>
-<h3>Informer answers</h3><ol class="log">${(ik.inspections ?? []).map((i: any) => `<li>${esc(informerAnswer(i, s.side))}</li>`).join('') || '<li class="muted">None yet.</li>'}</ol>
+<h3>Informer answers</h3><ol class="log">${(ik.inspections ?? []).map((i) => `<li>${esc(informerAnswer(i, s.side))}</li>`).join('') || '<li class="muted">None yet.</li>'}</ol>
 ${ik.opponent_setup ? `<p>The opponent's setup, opened: king ${esc(ik.opponent_setup.king)}, informer ${esc(ik.opponent_setup.informer)}</p>` : ''}`;
   }
-  if (variant === 'secretchess6' && k.secretchess6) {
-    const sk = k.secretchess6;
-    const scores = sk.scores ? `White ${sk.scores.white ?? '?'} · Black ${sk.scores.black ?? '?'}` : 'hidden';
-    return `<h2>Your army</h2><p>Turn ${esc(sk.turn)} · scores: ${esc(scores)} · Life Freezes left: ${esc(sk.freezes_left)}${sk.tie_break_turns != null ? ' · tie-break turns: ' + esc(sk.tie_break_turns) : ''}</p>
-${sk.turn === 0 ? `<p>${sk.opponent_ready ? 'The opponent has committed its setup.' : 'The opponent has not committed its setup yet.'}</p>` : ''}
-<p>Formation: <span class="mono">${esc(sk.formation ?? 'not chosen')}</span> · false squares: <span class="mono">${esc((sk.false_squares ?? []).join(' ') || 'none')}</span> · red squares: <span class="mono">${esc((sk.red ?? []).join(' ') || 'none')}</span></p>
-<table aria-label="Your men and lifespans"><thead><tr><th>man</th><th>on</th><th>lifespan</th></tr></thead><tbody>${(sk.pieces ?? []).map((p: any) => `<tr><td>${esc(role(p.role))}</td><td class="mono">${esc(p.square)}</td><td>${esc(p.lifespan ?? '—')}${p.frozen ? ' (frozen)' : ''}</td></tr>`).join('')}</tbody></table>`;
+  if (variant === 'secretchess6' && six) {
+    const scores = six.scores ? `White ${six.scores.white ?? '?'} · Black ${six.scores.black ?? '?'}` : 'hidden';
+    return `<h2>Your army</h2><p>Turn ${esc(six.turn)} · scores: ${esc(scores)} · Life Freezes left: ${esc(six.freezes_left)}${six.tie_break_turns != null ? ' · tie-break turns: ' + esc(six.tie_break_turns) : ''}</p>
+${six.turn === 0 ? `<p>${six.opponent_ready ? 'The opponent has committed its setup.' : 'The opponent has not committed its setup yet.'}</p>` : ''}
+<p>Formation: <span class="mono">${esc(six.formation ?? 'not chosen')}</span> · false squares: <span class="mono">${esc((six.false_squares ?? []).join(' ') || 'none')}</span> · red squares: <span class="mono">${esc((six.red ?? []).join(' ') || 'none')}</span></p>
+<table aria-label="Your men and lifespans"><thead><tr><th>man</th><th>on</th><th>lifespan</th></tr></thead><tbody>${(six.pieces ?? []).map((p) => `<tr><td>${esc(role(p.role))}</td><td class="mono">${esc(p.square)}</td><td>${esc(p.lifespan ?? '—')}${p.frozen ? ' (frozen)' : ''}</td></tr>`).join('')}</tbody></table>`;
   }
   if (variant === 'espionage') return `<h2>Espionage</h2><p>7x7, every move public: Spy (S) and Cannon (C) on the board.</p>`;
   return `<h2>Chess</h2><p>Every move is public.</p>`;

@@ -3,10 +3,11 @@
 // make this page show a name the key did not sign), and the player's own name set here (the
 // agent signs it with the key: POST /api/account).
 import { esc, postJson } from '../common/api';
+import type { Account, NameSet, Player, SignedName } from '../types';
 import { nameOf, nameProblem, playerText, serverText } from '../common/words';
 
 /** HTML of a player: the signed name in bold, then the short key (the whole key on hover). */
-export function who(key: string | null | undefined, names?: Record<string, any> | null, player?: any): string {
+export function who(key: string | null | undefined, names?: { [key in string]?: SignedName } | null, player?: Partial<Player> | null): string {
   const name = nameOf(key, names, player);
   const text = playerText(key, null);
   return name
@@ -18,7 +19,7 @@ export function who(key: string | null | undefined, names?: Record<string, any> 
  * The lobby's "Your name" panel: shows the name this key signed and lets the player choose
  * another; `done` is told the new account.
  */
-export function namePanel(main: HTMLElement, account: any, done: (account: any) => void): void {
+export function namePanel(main: HTMLElement, account: Account | null, done: (account: Account) => void): void {
   main.insertAdjacentHTML(
     'beforeend',
     `<section class="panel" aria-label="Your name"><h2>Your name</h2>
@@ -38,10 +39,10 @@ export function namePanel(main: HTMLElement, account: any, done: (account: any) 
     }
     msg.classList.remove('warn');
     msg.textContent = 'Signing…';
-    postJson('/api/account', { name: input.value }).then(
-      (r: any) => {
+    postJson<NameSet>('/api/account', { name: input.value }).then(
+      (r) => {
         msg.textContent = `You are ${r.name}.`;
-        done({ ...account, name: r.name, username: r.name, signedName: r.signedName });
+        done({ ...(account as Account), name: r.name, username: r.name, signedName: r.signedName });
       },
       (e: Error) => {
         msg.textContent = `Refused: ${serverText(e.message)}`;

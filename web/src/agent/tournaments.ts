@@ -2,11 +2,12 @@
 // groups), with Join for one this key is an entrant of and Withdraw for one it plays; once
 // joined the agent plays its pairings as they come (each game opens like any other, on the
 // event stream), and the standings show how it stands.
-import { esc, getJson, postJson } from '../common/api';
+import { esc, getJson, postJson, type ServerJson } from '../common/api';
 import { serverText } from '../common/words';
 import { who } from './names';
 
-function row(t: any): string {
+/** One tournament of `GET /api/tournament` (the server's fields, passed on: not typed yet). */
+function row(t: ServerJson): string {
   const clock = t.clock ? `${Math.round(t.clock.limit / 60)}+${t.clock.increment}` : '';
   const rounds = `${t.roundsStarted ?? 0}/${t.rounds ?? '?'}`;
   let action = '<span class="muted">not an entrant</span>';
@@ -14,7 +15,7 @@ function row(t: any): string {
   else if (t.playing) action = `<span class="ok">playing</span> <button type="button" data-tour="withdraw" data-id="${esc(t.id)}">Withdraw</button>`;
   else if (t.entrant) action = `<button type="button" class="primary" data-tour="join" data-id="${esc(t.id)}">Join</button>`;
   const standings = Array.isArray(t.standings) && t.standings.length && t.status !== 'joining'
-    ? `<details><summary>Standings</summary><ol>${t.standings.map((s: any) => `<li>${who(s.player?.key, t.names)} <span class="muted">${esc(s.player?.name ?? '')}</span> ${esc(s.points)}</li>`).join('')}</ol></details>`
+    ? `<details><summary>Standings</summary><ol>${t.standings.map((s: ServerJson) => `<li>${who(s.player?.key, t.names)} <span class="muted">${esc(s.player?.name ?? '')}</span> ${esc(s.points)}</li>`).join('')}</ol></details>`
     : '';
   return `<tr data-tournament="${esc(t.id)}"><td>${esc(t.fullName ?? '')}</td><td>${esc(t.variant?.name ?? '')}</td><td>${esc(clock)}</td><td>${esc(t.status)} ${esc(rounds)}</td><td>${esc(t.nbPlayers ?? '')} players</td><td>${action}${standings}</td></tr>`;
 }
@@ -31,7 +32,7 @@ export function tournamentsPanel(main: HTMLElement): () => void {
   const msg = main.querySelector('#tournament-msg') as HTMLElement;
   const draw = async () => {
     try {
-      const l = await getJson('/api/tournament');
+      const l = await getJson<ServerJson>('/api/tournament');
       const all = [...(l.started ?? []), ...(l.created ?? []), ...(l.finished ?? [])];
       body.innerHTML = all.length ? all.map(row).join('') : '<tr><td class="muted">None.</td></tr>';
     } catch {

@@ -1,6 +1,13 @@
 // Helpers for the documented JSON / NDJSON / WebSocket APIs of the agent and the server. The
 // pages only ever read what these APIs give them: on the agent, the seat's own view.
 
+/**
+ * The server's own JSON, as the agent passes it on (the lobby, challenges, tournaments, the
+ * verdict): the agent's own JSON is typed in web/src/types; this is not yet.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type ServerJson = any;
+
 /** An API error: the HTTP status and the `{"error": ...}` text the API names it with. */
 export class ApiError extends Error {
   constructor(public status: number, message: string) {
@@ -24,12 +31,12 @@ async function answer<T>(res: Response): Promise<T> {
 }
 
 /** GET a JSON document. */
-export async function getJson<T = any>(path: string): Promise<T> {
+export async function getJson<T = unknown>(path: string): Promise<T> {
   return answer<T>(await fetch(path, { headers: { Accept: 'application/json' } }));
 }
 
 /** POST a JSON body (or none) and read the JSON answer. */
-export async function postJson<T = any>(path: string, body?: unknown): Promise<T> {
+export async function postJson<T = unknown>(path: string, body?: unknown): Promise<T> {
   return answer<T>(
     await fetch(path, {
       method: 'POST',
@@ -42,11 +49,14 @@ export async function postJson<T = any>(path: string, body?: unknown): Promise<T
 /**
  * Follows an NDJSON stream: calls `onValue` for each JSON line (empty keep-alive lines are
  * skipped), reconnecting after `retryMs` when the stream ends or fails, until `stop()` is
- * called, or `onValue` or `onError` returns `false`.
+ * called, or `onValue` or `onError` returns `false`. `T` is what the stream's lines are
+ * (web/src/types; the caller names it: nothing here checks it; the host's pages do not name
+ * theirs yet, hence the default).
  */
-export function followNdjson(
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function followNdjson<T = any>(
   path: string,
-  onValue: (v: any) => boolean | void,
+  onValue: (v: T) => boolean | void,
   opts: { retryMs?: number; onError?: (e: unknown) => boolean | void } = {},
 ): { stop: () => void } {
   const retryMs = opts.retryMs ?? 1500;
@@ -70,7 +80,7 @@ export function followNdjson(
             const line = buf.slice(0, nl).trim();
             buf = buf.slice(nl + 1);
             if (!line) continue;
-            if (onValue(JSON.parse(line)) === false) {
+            if (onValue(JSON.parse(line) as T) === false) {
               stopped = true;
               controller.abort();
               return;

@@ -6,14 +6,13 @@ import { Chessground } from 'chessgroundx';
 import type { Api } from 'chessgroundx/api';
 import type { DrawShape } from 'chessgroundx/draw';
 import type * as cg from 'chessgroundx/types';
+import { VARIANTS } from '../types/variants';
 
 export type Side = 'white' | 'black';
 
 /** The board size of each game. */
 export function boardSize(variant: string): number {
-  if (variant === 'secretchess6') return 6;
-  if (variant === 'espionage') return 7;
-  return 8;
+  return VARIANTS.find((v) => v.id === variant)?.size ?? 8;
 }
 
 /**

@@ -1,6 +1,7 @@
 // The host site's small DOM and formatting helpers. Every text from the server goes in through
 // textContent (never innerHTML): names, keys and evidence are peer input.
 import { signedNames } from "./http";
+import { VARIANTS as ALL_VARIANTS } from "../types/variants";
 
 export type Child = Node | string | number | null | undefined | false;
 export type Attrs = Record<string, string | number | boolean | null | undefined | EventListener>;
@@ -80,15 +81,8 @@ export function when(ms: number | null | undefined): string {
   return d.toISOString().replace("T", " ").slice(0, 16) + " UTC";
 }
 
-/** The games' names by id (README). */
-export const VARIANTS: Record<string, string> = {
-  chess: "Chess",
-  kriegspiel: "Kriegspiel",
-  sic: "Secret Intelligence Chess",
-  intrigue: "Intrigue",
-  secretchess6: "6x6 Secret Chess",
-  espionage: "Espionage Chess",
-};
+/** The games' names by id (web/src/types/variants.ts, generated from rules::Variant). */
+export const VARIANTS: Record<string, string> = Object.fromEntries(ALL_VARIANTS.map((v) => [v.id, v.name]));
 
 /** A variant's name. */
 export function variantName(id: string | null | undefined): string {
@@ -97,7 +91,7 @@ export function variantName(id: string | null | undefined): string {
 }
 
 /** Games whose moves both players see (the rest hide the opponent's moves). */
-export const OPEN_GAMES = new Set(["chess", "espionage"]);
+export const OPEN_GAMES = new Set<string>(ALL_VARIANTS.filter((v) => v.mode === "open").map((v) => v.id));
 
 /** A kebab-case name in plain words: `false-announcement` -> `false announcement`. */
 export function words(kebab: string | null | undefined): string {
