@@ -11,6 +11,7 @@
 //! The rule the server keeps (docs/SERVER.md, durability): an entry is committed before its
 //! receipt leaves the server, so every receipt any client holds is in the store.
 
+pub mod lease;
 pub mod postgres;
 pub mod sqlite;
 #[cfg(test)]
