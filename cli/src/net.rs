@@ -34,7 +34,7 @@ pub struct ServeArgs {
     /// How long a match lease lasts unless renewed (with --cluster): a dead node's matches
     /// are taken over within about this.
     #[arg(long, value_name = "MS", default_value_t = server::store::lease::DEFAULT_LEASE_MS,
-          value_parser = clap::value_parser!(u64).range(server::store::lease::MIN_LEASE_MS as i64..))]
+          value_parser = clap::value_parser!(u64).range(server::store::lease::MIN_LEASE_MS..))]
     lease_ms: u64,
     /// The address to listen on.
     #[arg(long, default_value = "127.0.0.1:8080")]
