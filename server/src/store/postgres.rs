@@ -23,6 +23,9 @@
 //! does not know of: no split brain, whatever the clocks and the network do. A store that
 //! finds itself deposed refuses every write after (the match tasks stop) and says so. The lock
 //! connection sets short TCP keepalives (about 10 s), so a dead machine's lock goes with it.
+//!
+//! **Or several nodes** ([`PostgresStore::open_node`], `serve --cluster`): no owner epoch;
+//! each live match's writes are fenced by its lease instead ([`super::lease`]).
 
 use super::sqlite::{SCHEMA, from_ms, id_text, key, match_id, ms};
 use super::{
