@@ -251,6 +251,7 @@ impl Leases {
                 .map(|(id, h)| (*id, running(id) || sent.duration_since(h.since) < grace))
                 .partition(|(_, k)| *k)
         };
+        let asked: BTreeSet<MatchId> = keep.iter().map(|(id, _)| *id).collect();
         let keep: Vec<String> = keep.iter().map(|(id, _)| id_text(id)).collect();
         let release: Vec<String> = release.iter().map(|(id, _)| id_text(id)).collect();
         let rows = sqlx::query(
@@ -286,7 +287,7 @@ impl Leases {
             match renewed.get(&id) {
                 Some(e) if *e == h.epoch => h.deadline = deadline,
                 // Not asked for (taken after the statement was built): kept as it is.
-                None if !keep.contains(&id_text(&id)) => {}
+                None if !asked.contains(&id) => {}
                 _ => {
                     held.remove(&id);
                     out.push(id);
