@@ -21,6 +21,21 @@ pub struct ServeArgs {
     /// keys): one server owns a database at a time (docs/SERVER.md, several nodes).
     #[arg(long, value_name = "URL", env = "FOGPROOF_DATABASE")]
     database: Option<String>,
+    /// Run as one node of a cluster on --database: any number of nodes share the database,
+    /// each live match owned by one node at a time through a lease, taken over by another
+    /// node when its owner dies (docs/SERVER.md, several nodes). The nodes share relay.key,
+    /// umpire.key and bot.key (copy them into each node's --data).
+    #[arg(long, requires = "database")]
+    cluster: bool,
+    /// Where players reach this node (with --cluster; default http://<--listen>): a socket
+    /// opened on another node for a match this one owns is told this URL.
+    #[arg(long, value_name = "URL", requires = "cluster")]
+    node_url: Option<String>,
+    /// How long a match lease lasts unless renewed (with --cluster): a dead node's matches
+    /// are taken over within about this.
+    #[arg(long, value_name = "MS", default_value_t = server::store::lease::DEFAULT_LEASE_MS,
+          value_parser = clap::value_parser!(u64).range(server::store::lease::MIN_LEASE_MS..))]
+    lease_ms: u64,
     /// The address to listen on.
     #[arg(long, default_value = "127.0.0.1:8080")]
     listen: String,
@@ -286,6 +301,12 @@ pub fn serve(args: ServeArgs, out: &mut impl Write) -> Result<()> {
             .with_context(|| format!("listening on {}", args.listen))?;
         let mut config = server::Config::new(args.data.join("server"), relay.clone());
         config.database = args.database.clone();
+        if args.cluster {
+            config.cluster = Some(server::config::ClusterConfig {
+                node_url: args.node_url.clone(),
+                lease_ms: args.lease_ms,
+            });
+        }
         config.limits.max_tournament_show_wait_ms = args.tournament_show_ms;
         config.trust_forwarded_for = args.trust_forwarded_for;
         for url in &args.public_urls {

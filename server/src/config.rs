@@ -258,6 +258,10 @@ pub struct Config {
     /// A PostgreSQL URL (`serve --database postgres://...`): the store lives there instead of
     /// SQLite under `data_dir` (docs/SERVER.md, several nodes); none: SQLite.
     pub database: Option<String>,
+    /// Run as one node of a cluster on the PostgreSQL `database` (`serve --cluster`): any
+    /// number of nodes share it, each live match owned by one through a lease
+    /// (`store::lease`, docs/SERVER.md, several nodes); none: this server owns the database.
+    pub cluster: Option<ClusterConfig>,
     /// The relay's key: it signs receipts and notices, and the terms as relay.
     pub relay: Identity,
     /// The umpire the server proposes for umpired games when a challenge names none (the
@@ -283,6 +287,17 @@ pub struct Config {
     /// this server at (`serve --public-url`): a sign-in must name one of them. The listening
     /// address's own ([`default_origins`]) are added at start.
     pub public_origins: Vec<String>,
+}
+
+/// A cluster node's settings (`serve --cluster`).
+#[derive(Clone, Debug)]
+pub struct ClusterConfig {
+    /// Where players reach this node (`--node-url`; default `http://` and the listening
+    /// address): a socket opened for a match another node owns is told this URL.
+    pub node_url: Option<String>,
+    /// How long a match lease lasts unless renewed (`--lease-ms`): a dead node's matches are
+    /// taken over within about this.
+    pub lease_ms: u64,
 }
 
 /// The origins of the listening address `addr`, which a server always accepts: `http://ADDR`,
@@ -319,6 +334,7 @@ impl Config {
         Config {
             data_dir,
             database: None,
+            cluster: None,
             relay,
             default_umpire: None,
             house_bot: None,

@@ -20,6 +20,7 @@
 pub mod admission;
 pub mod auth;
 pub mod clock;
+pub mod cluster;
 pub mod commit;
 pub mod config;
 pub mod conn;

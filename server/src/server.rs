@@ -119,9 +119,18 @@ pub async fn start(
     }
     // The data directory stays locked with PostgreSQL too: it holds the promises and the
     // server's files; the database has its own one-owner rule (`store::postgres`).
-    let store: Arc<dyn Store> = match &config.database {
-        Some(url) => Arc::new(PostgresStore::open(url).await?),
-        None => Arc::new(SqliteStore::open(&config.data_dir).await?),
+    let mut node = None;
+    let store: Arc<dyn Store> = match (&config.database, &config.cluster) {
+        (Some(url), Some(c)) => {
+            let own = format!("http://{listening}");
+            let url =
+                PostgresStore::open_node(url, c.node_url.as_deref().unwrap_or(&own), c.lease_ms);
+            let pg = Arc::new(url.await?);
+            node = Some(pg.clone());
+            pg
+        }
+        (Some(url), None) => Arc::new(PostgresStore::open(url).await?),
+        (None, _) => Arc::new(SqliteStore::open(&config.data_dir).await?),
     };
     let ledger = match &config.ledger {
         Some(l) => {
@@ -137,7 +146,17 @@ pub async fn start(
     crate::lobby::restore(&shared)
         .await
         .map_err(|e| crate::store::StoreError::Database(e.to_string()))?;
-    let resumed = resume(&shared).await?;
+    // A cluster node resumes no match at start: it takes the expired leases (a dead node's,
+    // its own last run's) in its lease rounds, as any other node may.
+    let resumed = match node {
+        Some(pg) => {
+            let _ = shared.cluster.set(pg.clone());
+            crate::cluster::round(&shared, &pg).await;
+            tokio::spawn(crate::cluster::run(shared.clone(), pg));
+            (lock(&shared.matches).len(), Vec::new())
+        }
+        None => resume(&shared).await?,
+    };
     let mut reconciled = 0;
     if let Some(l) = &shared.ledger {
         reconciled = crate::ledger::reconcile(&shared, l).await.map_err(StartError::Reconcile)?;

@@ -68,6 +68,8 @@ pub struct Shared {
     pub ledger: Option<Arc<crate::ledger::ServerLedger>>,
     /// Tournament games being arranged (seats and terms), by invitation id.
     pub tournaments: Mutex<crate::tournament::Arranging>,
+    /// The PostgreSQL store of a cluster node (`serve --cluster`), for its leases.
+    pub cluster: std::sync::OnceLock<Arc<crate::store::postgres::PostgresStore>>,
     next_conn: AtomicU64,
 }
 
@@ -109,6 +111,7 @@ impl Shared {
             uploads,
             ledger,
             tournaments: Mutex::new(crate::tournament::Arranging::default()),
+            cluster: std::sync::OnceLock::new(),
             next_conn: AtomicU64::new(1),
         }
     }

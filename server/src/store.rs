@@ -4,13 +4,15 @@
 //! data directory, WAL, `synchronous = FULL`, so a commit survives a crash of the process or
 //! the machine); [`postgres::PostgresStore`] the second implementation (`fogproof serve
 //! --database postgres://...`: `synchronous_commit = on`, one server owns the database at a
-//! time, fenced by an epoch: docs/SERVER.md, several nodes). Everything a store holds is bytes,
+//! time, fenced by an epoch; or, with `--cluster`, any number of nodes, each live match
+//! owned by one through a lease fencing its writes: [`lease`], docs/SERVER.md, several nodes). Everything a store holds is bytes,
 //! text and integers; PostgreSQL's schema is SQLite's with the types translated
 //! ([`postgres::translate_schema`]).
 //!
 //! The rule the server keeps (docs/SERVER.md, durability): an entry is committed before its
 //! receipt leaves the server, so every receipt any client holds is in the store.
 
+pub mod lease;
 pub mod postgres;
 pub mod sqlite;
 #[cfg(test)]

@@ -299,7 +299,25 @@ async fn finished_frames(
     let row = match shared.store.get_match(id).await {
         Ok(Some(row)) if row.finish.is_some() => row,
         Ok(Some(_)) => {
-            return Err((code::TRY_LATER, "the match is not running here; reconnect".into()));
+            // A cluster node names the node that holds the match's lease (docs/SERVER.md,
+            // several nodes); an expired lease is taken by the next lease round.
+            let owner = match shared.cluster.get().and_then(|pg| pg.leases().map(|l| (pg, l))) {
+                // (An operator's URL, bounded so the reason stays within its 1024 bytes.)
+                Some((pg, l)) => l
+                    .owner_url(pg.pool(), id)
+                    .await
+                    .ok()
+                    .flatten()
+                    .map(|u| u.chars().take(512).collect::<String>()),
+                None => None,
+            };
+            return Err((
+                code::TRY_LATER,
+                owner.map_or_else(
+                    || "the match is not running here; reconnect".into(),
+                    |url| format!("the match is running on the node at {url}; reconnect there"),
+                ),
+            ));
         }
         Ok(None) => return Err((code::POLICY, "no such match".into())),
         Err(e) => return Err((code::INTERNAL, e.to_string())),

@@ -23,6 +23,9 @@
 //! does not know of: no split brain, whatever the clocks and the network do. A store that
 //! finds itself deposed refuses every write after (the match tasks stop) and says so. The lock
 //! connection sets short TCP keepalives (about 10 s), so a dead machine's lock goes with it.
+//!
+//! **Or several nodes** ([`PostgresStore::open_node`], `serve --cluster`): no owner epoch;
+//! each live match's writes are fenced by its lease instead ([`super::lease`]).
 
 use super::sqlite::{SCHEMA, from_ms, id_text, key, match_id, ms};
 use super::{
@@ -109,6 +112,8 @@ pub struct PostgresStore {
     lock: tokio::task::JoinHandle<()>,
     /// The lock connection's backend pid (tests end it to simulate a lost connection).
     lock_backend: Arc<std::sync::atomic::AtomicI32>,
+    /// A cluster node's match leases; none: the single owner of the database.
+    cluster: Option<Arc<super::lease::Leases>>,
 }
 
 impl Drop for PostgresStore {
@@ -183,6 +188,56 @@ async fn try_lock(c: &mut PgConnection, wait_ms: u64) -> Result<bool, StoreError
     }
 }
 
+/// Takes [`OWNER_LOCK`] shared on `c` (a cluster node), waiting up to `wait_ms`; false while
+/// a single-owner server holds it.
+async fn try_lock_shared(c: &mut PgConnection, wait_ms: u64) -> Result<bool, StoreError> {
+    let deadline = tokio::time::Instant::now() + Duration::from_millis(wait_ms);
+    loop {
+        let got: bool = sqlx::query_scalar("SELECT pg_try_advisory_lock_shared($1)")
+            .bind(OWNER_LOCK)
+            .fetch_one(&mut *c)
+            .await
+            .map_err(db)?;
+        if got {
+            return Ok(true);
+        }
+        if tokio::time::Instant::now() >= deadline {
+            return Ok(false);
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// A cluster node's keeper of its shared owner lock: taken again after a lost connection.
+/// Nothing rests on it but keeping a single-owner server out; the leases fence the writes.
+async fn keep_shared_lock(
+    mut lock: PgConnection,
+    options: PgConnectOptions,
+    check_ms: u64,
+    backend: Arc<std::sync::atomic::AtomicI32>,
+) {
+    loop {
+        tokio::time::sleep(Duration::from_millis(check_ms)).await;
+        if sqlx::query("SELECT 1").execute(&mut lock).await.is_ok() {
+            continue;
+        }
+        let again = async {
+            let mut c = PgConnection::connect_with(&options).await.map_err(db)?;
+            if try_lock_shared(&mut c, 0).await? { Ok::<_, StoreError>(Some(c)) } else { Ok(None) }
+        };
+        match again.await {
+            Ok(Some(mut c)) => {
+                if let Ok(pid) = backend_pid(&mut c).await {
+                    backend.store(pid, Ordering::Relaxed);
+                }
+                lock = c;
+            }
+            Ok(None) => tracing::warn!("a single-owner server holds the database's owner lock"),
+            Err(e) => tracing::warn!(error = %e, "could not take the owner lock again; retrying"),
+        }
+    }
+}
+
 async fn backend_pid(c: &mut PgConnection) -> Result<i32, StoreError> {
     sqlx::query_scalar("SELECT pg_backend_pid()").fetch_one(&mut *c).await.map_err(db)
 }
@@ -197,6 +252,37 @@ fn hostname() -> String {
     std::fs::read_to_string("/etc/hostname").map(|h| h.trim().to_owned()).unwrap_or_default()
 }
 
+/// Connects to `url` and creates the schema if needed (serialised between servers starting
+/// at once).
+async fn connect(url: &str) -> Result<(PgPool, PgConnectOptions), StoreError> {
+    let options = options(url)?;
+    let pool = PgPoolOptions::new()
+        .max_connections(MAX_POOL_CONNECTIONS)
+        .acquire_timeout(Duration::from_secs(30))
+        .connect_with(options.clone())
+        .await
+        .map_err(db)?;
+    let mut tx = pool.begin().await.map_err(db)?;
+    sqlx::query("SELECT pg_advisory_xact_lock($1)")
+        .bind(SCHEMA_LOCK)
+        .execute(&mut *tx)
+        .await
+        .map_err(db)?;
+    for statement in SCHEMA {
+        // The schema is this crate's own constants, translated.
+        sqlx::query(sqlx::AssertSqlSafe(translate_schema(statement)))
+            .execute(&mut *tx)
+            .await
+            .map_err(db)?;
+    }
+    sqlx::query(OWNER_TABLE).execute(&mut *tx).await.map_err(db)?;
+    for statement in super::lease::SCHEMA {
+        sqlx::query(statement).execute(&mut *tx).await.map_err(db)?;
+    }
+    tx.commit().await.map_err(db)?;
+    Ok((pool, options))
+}
+
 impl PostgresStore {
     /// Connects to `url` (`postgres://user@host:port/db`), creates the schema if needed and
     /// takes the database for this server: refused while another server holds it.
@@ -206,29 +292,7 @@ impl PostgresStore {
 
     /// [`PostgresStore::open`], the lock connection checked every `check_ms`.
     pub(crate) async fn open_with(url: &str, check_ms: u64) -> Result<PostgresStore, StoreError> {
-        let options = options(url)?;
-        let pool = PgPoolOptions::new()
-            .max_connections(MAX_POOL_CONNECTIONS)
-            .acquire_timeout(Duration::from_secs(30))
-            .connect_with(options.clone())
-            .await
-            .map_err(db)?;
-        let mut tx = pool.begin().await.map_err(db)?;
-        sqlx::query("SELECT pg_advisory_xact_lock($1)")
-            .bind(SCHEMA_LOCK)
-            .execute(&mut *tx)
-            .await
-            .map_err(db)?;
-        for statement in SCHEMA {
-            // The schema is this crate's own constants, translated.
-            sqlx::query(sqlx::AssertSqlSafe(translate_schema(statement)))
-                .execute(&mut *tx)
-                .await
-                .map_err(db)?;
-        }
-        sqlx::query(OWNER_TABLE).execute(&mut *tx).await.map_err(db)?;
-        tx.commit().await.map_err(db)?;
-
+        let (pool, options) = connect(url).await?;
         let mut lock = PgConnection::connect_with(&options).await.map_err(db)?;
         if !try_lock(&mut lock, OWNER_LOCK_WAIT_MS).await? {
             let owner = sqlx::query("SELECT pid, host, since_ms FROM server_owner WHERE id = 1")
@@ -268,7 +332,67 @@ impl PostgresStore {
         let deposed = Arc::new(AtomicBool::new(false));
         let keeper =
             keep_lock(lock, options, check_ms, epoch, deposed.clone(), lock_backend.clone());
-        Ok(PostgresStore { pool, epoch, deposed, lock: tokio::spawn(keeper), lock_backend })
+        Ok(PostgresStore {
+            pool,
+            epoch,
+            deposed,
+            lock: tokio::spawn(keeper),
+            lock_backend,
+            cluster: None,
+        })
+    }
+
+    /// Opens the database as one node of a cluster (`fogproof serve --cluster`, docs/SERVER.md,
+    /// several nodes): any number of nodes share it, each live match owned by one node at a time
+    /// through its row in `match_leases` ([`crate::store::lease`]). The node registers in
+    /// `nodes` with `node_url`, where players reach it. A node holds the owner lock shared, so a
+    /// single-owner server ([`PostgresStore::open`]) is refused while any node runs, and a node
+    /// is refused while a single-owner server runs.
+    pub async fn open_node(
+        url: &str,
+        node_url: &str,
+        lease_ms: u64,
+    ) -> Result<PostgresStore, StoreError> {
+        let (pool, options) = connect(url).await?;
+        let mut lock = PgConnection::connect_with(&options).await.map_err(db)?;
+        if !try_lock_shared(&mut lock, OWNER_LOCK_WAIT_MS).await? {
+            return Err(StoreError::Database(
+                "the database is owned by a single fogproof server (serve without --cluster): \
+                 stop it before starting cluster nodes on it (docs/SERVER.md, several nodes)"
+                    .into(),
+            ));
+        }
+        let node: i64 = sqlx::query_scalar(
+            "INSERT INTO nodes (url, pid, host, heartbeat) VALUES ($1, $2, $3, now()) RETURNING id",
+        )
+        .bind(node_url)
+        .bind(i64::from(std::process::id()))
+        .bind(hostname())
+        .fetch_one(&pool)
+        .await
+        .map_err(db)?;
+        let lock_backend =
+            Arc::new(std::sync::atomic::AtomicI32::new(backend_pid(&mut lock).await?));
+        let keeper = keep_shared_lock(lock, options, OWNER_CHECK_MS, lock_backend.clone());
+        tracing::info!(node, url = node_url, lease_ms, "joined the cluster");
+        Ok(PostgresStore {
+            pool,
+            epoch: 0,
+            deposed: Arc::new(AtomicBool::new(false)),
+            lock: tokio::spawn(keeper),
+            lock_backend,
+            cluster: Some(Arc::new(super::lease::Leases::new(node, lease_ms))),
+        })
+    }
+
+    /// The node's leases, when it is a cluster node ([`PostgresStore::open_node`]).
+    pub fn leases(&self) -> Option<&super::lease::Leases> {
+        self.cluster.as_deref()
+    }
+
+    /// The connection pool (the lease operations of [`crate::store::lease`] run on it).
+    pub(crate) fn pool(&self) -> &PgPool {
+        &self.pool
     }
 
     /// This store's epoch (raised by each opening of the database).
@@ -289,6 +413,10 @@ impl PostgresStore {
     /// A transaction in which this store still owns the database (its epoch read `FOR SHARE`,
     /// so no other server can take the database until it ends).
     async fn owned(&self) -> Result<Transaction<'static, Postgres>, StoreError> {
+        if self.cluster.is_some() {
+            // A cluster node: shared rows are anyone's; a match's rows are fenced by its lease.
+            return self.pool.begin().await.map_err(db);
+        }
         if self.deposed() {
             return Err(deposed_error(self.epoch, None));
         }
@@ -304,6 +432,48 @@ impl PostgresStore {
             return Err(deposed_error(self.epoch, now));
         }
         Ok(tx)
+    }
+
+    /// One fenced transaction for a group commit, all or none, as SQLite's. On a cluster node
+    /// the entries' matches are fenced by their leases and each new match gets its lease.
+    async fn batch(&self, batch: &[Write]) -> Result<(), StoreError> {
+        let began = std::time::Instant::now();
+        let mut tx = self.owned().await?;
+        if let Some(l) = &self.cluster {
+            let ids: std::collections::BTreeSet<MatchId> = batch
+                .iter()
+                .flat_map(|w| match w {
+                    Write::Entries(rows) => rows.iter().map(|r| r.match_id).collect(),
+                    _ => Vec::new(),
+                })
+                .collect();
+            l.fence(&mut tx, &ids).await?;
+        }
+        for w in batch {
+            match w {
+                Write::Match(row, first) => {
+                    insert_match(&mut tx, row, first).await?;
+                    if let Some(l) = &self.cluster {
+                        l.insert(&mut tx, &row.id).await?;
+                    }
+                }
+                Write::Challenge(c) => upsert_challenge(&mut tx, c).await?,
+                Write::Entries(rows) => {
+                    for chunk in rows.chunks(MAX_ROWS_PER_INSERT) {
+                        insert_entries(chunk).build().execute(&mut *tx).await.map_err(db)?;
+                    }
+                }
+            }
+        }
+        tx.commit().await.map_err(db)?;
+        if let Some(l) = &self.cluster {
+            for w in batch {
+                if let Write::Match(row, _) = w {
+                    l.created(row.id, began);
+                }
+            }
+        }
+        Ok(())
     }
 
     fn match_row(row: &PgRow) -> Result<MatchRow, StoreError> {
@@ -535,30 +705,11 @@ impl Store for PostgresStore {
     }
 
     fn create_match<'a>(&'a self, row: &'a MatchRow, first: &'a [EntryRow]) -> StoreFuture<'a, ()> {
-        Box::pin(async move {
-            let mut tx = self.owned().await?;
-            insert_match(&mut tx, row, first).await?;
-            tx.commit().await.map_err(db)
-        })
+        Box::pin(async move { self.batch(&[Write::Match(row.clone(), first.to_vec())]).await })
     }
 
     fn write_batch<'a>(&'a self, batch: &'a [Write]) -> StoreFuture<'a, ()> {
-        // One fenced transaction for the whole group commit, all or none, as SQLite's.
-        Box::pin(async move {
-            let mut tx = self.owned().await?;
-            for w in batch {
-                match w {
-                    Write::Match(row, first) => insert_match(&mut tx, row, first).await?,
-                    Write::Challenge(c) => upsert_challenge(&mut tx, c).await?,
-                    Write::Entries(rows) => {
-                        for chunk in rows.chunks(MAX_ROWS_PER_INSERT) {
-                            insert_entries(chunk).build().execute(&mut *tx).await.map_err(db)?;
-                        }
-                    }
-                }
-            }
-            tx.commit().await.map_err(db)
-        })
+        Box::pin(self.batch(batch))
     }
 
     fn append_entries<'a>(&'a self, rows: &'a [EntryRow]) -> StoreFuture<'a, ()> {
@@ -566,17 +717,17 @@ impl Store for PostgresStore {
             if rows.is_empty() {
                 return Ok(());
             }
-            let mut tx = self.owned().await?;
-            for chunk in rows.chunks(MAX_ROWS_PER_INSERT) {
-                insert_entries(chunk).build().execute(&mut *tx).await.map_err(db)?;
-            }
-            tx.commit().await.map_err(db)
+            self.batch(&[Write::Entries(rows.to_vec())]).await
         })
     }
 
     fn finish_match<'a>(&'a self, id: &'a MatchId, f: &'a Finish) -> StoreFuture<'a, ()> {
         Box::pin(async move {
             let mut tx = self.owned().await?;
+            if let Some(l) = &self.cluster {
+                l.fence(&mut tx, &std::iter::once(*id).collect()).await?;
+                l.finish(&mut tx, id).await?;
+            }
             sqlx::query(
                 "UPDATE matches SET status = 'finished', finished_ms = $1, record_sha256 = $2,
                  verdict = $3, result = $4 WHERE id = $5",
@@ -589,7 +740,11 @@ impl Store for PostgresStore {
             .execute(&mut *tx)
             .await
             .map_err(db)?;
-            tx.commit().await.map_err(db)
+            tx.commit().await.map_err(db)?;
+            if let Some(l) = &self.cluster {
+                l.forget(id);
+            }
+            Ok(())
         })
     }
 
