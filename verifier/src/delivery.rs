@@ -18,6 +18,11 @@
 //!    record share, and (with the party's other such notices, in its numbering order) it answers
 //!    the very duty timed out: that deadline is gone.
 //!
+//! A notice for a message behind a later receipted message of its author on its channel (the
+//! relay dropped N and receipted N+1) is judged by [`behind`] instead of step 4: the relay's
+//! fault if it was offered [`CLOCK_TOLERANCE_MS`] before that receipt and the rules would have
+//! taken it on its arrival; nothing otherwise (its author may have sent N+1 first).
+//!
 //! The first timeout a notice defeats is the relay's fault (`DroppedMessage`): it was offered
 //! a message that answered the duty, through a witness that forwarded it, and timed the party
 //! out instead. The game is void, and the party is never named for it. Anything the record
@@ -116,6 +121,70 @@ pub fn verify_with_notices(
             continue;
         }
         candidates.sort_by_key(|(i, body, _)| (body.seq, *i));
+        // Step 4 for a notice behind a later receipted message of its author on its channel
+        // (PROTOCOL.md 16a, "behind a later receipt"): the relay's fault if the witness had it
+        // well before that receipt and the rules would have taken it on its arrival.
+        let mut behind_found: Option<(usize, usize)> = None;
+        candidates.retain(|&(i, body, d)| {
+            let Some(later) = ordered.entries[..entry].iter().position(|e| {
+                e.body.author == body.author && e.body.channel == body.channel && e.body.seq > body.seq
+            }) else {
+                return true;
+            };
+            let Some((time, _, _)) = &checked[i] else { return false };
+            match behind(&ordered, later, body, d, *time) {
+                Ok(()) => {
+                    findings[i] = NoticeFinding::ProvesDrop { entry };
+                    if behind_found.is_none_or(|(e, _)| later < e) {
+                        behind_found = Some((later, i));
+                    }
+                }
+                Err(why) => note(&mut findings[i], why),
+            }
+            false
+        });
+        if let Some((later, i)) = behind_found {
+            let Some((time, body, d)) = &checked[i] else { continue };
+            let e = &ordered.entries[later];
+            let fault = Fault {
+                kind: FaultKind::DroppedMessage,
+                culprit: Some(ordered.terms.terms.relay),
+                role: Role::Relay,
+                entry: Some(later),
+                message: Some(e.hash),
+                evidence: format!(
+                    "witness {} signed that it was offered {party}'s message {} (seq {} on {}) \
+                     at {time} ms and forwarded it; the relay did not receipt it, receipted \
+                     {party}'s later message (seq {}) at {} ms in entry {later}, and timed \
+                     {party} out in entry {entry}",
+                    witness_of(d),
+                    d.message.hash(),
+                    body.seq,
+                    body.channel,
+                    e.body.seq,
+                    e.receipt.time_ms,
+                ),
+                explanation: format!(
+                    "Relay fault: dropped message. {party}'s message reached the relay through a \
+                     delivery witness at least {CLOCK_TOLERANCE_MS} ms before the relay \
+                     receipted {party}'s next message on that channel; the rules would have \
+                     taken it, and the relay skipped it instead. The game is void; {party} is \
+                     not at fault."
+                ),
+            };
+            let verdict = match &base {
+                Verdict::Faults(faults)
+                    if faults.first().is_some_and(|f| stands(f, later, key.as_ref())) =>
+                {
+                    base.clone()
+                }
+                _ => Verdict::Faults(vec![fault]),
+            };
+            return NoticeVerdict { verdict, findings };
+        }
+        if candidates.is_empty() {
+            continue;
+        }
         // Step 4: the rules, right before the timeout.
         let mut state = before;
         let mut used = Vec::new();
@@ -176,6 +245,51 @@ pub fn verify_with_notices(
     NoticeVerdict { verdict: base, findings }
 }
 
+/// Judges a notice for `body` (witness time `time`) behind entry `later`, the first receipted
+/// message of the same author on the same channel with a higher number: it proves a drop only
+/// if the witness was offered it at least [`CLOCK_TOLERANCE_MS`] before that receipt (an honest
+/// agent sends a channel's next message only after that: `client::delivery`), and the rules
+/// would have taken it at every point of the log where its forwarded copy could have arrived
+/// (entries receipted within [`CLOCK_TOLERANCE_MS`] of `time` either way). A notice newer than
+/// the receipt proves nothing: its author may have sent the later message first.
+fn behind(
+    ordered: &envelope::Ordered,
+    later: usize,
+    body: &MessageBody,
+    d: &Delivered,
+    time: u64,
+) -> Result<(), String> {
+    let e = &ordered.entries[later];
+    if time.saturating_add(CLOCK_TOLERANCE_MS) > e.receipt.time_ms {
+        return Err(format!(
+            "offered at {time} ms by the witness's clock, not {CLOCK_TOLERANCE_MS} ms before its \
+             author's later message on the channel (seq {}) was receipted at {} ms in entry \
+             {later}: it may have been sent after that one",
+            e.body.seq, e.receipt.time_ms
+        ));
+    }
+    let lo = ordered.entries[..later]
+        .iter()
+        .position(|x| x.receipt.time_ms.saturating_add(CLOCK_TOLERANCE_MS) >= time)
+        .unwrap_or(later);
+    let hi = ordered.entries[..later]
+        .iter()
+        .position(|x| x.receipt.time_ms > time.saturating_add(CLOCK_TOLERANCE_MS))
+        .unwrap_or(later)
+        .max(lo);
+    let mut state = Replay::to(ordered, lo);
+    for k in lo..=hi {
+        state
+            .clone()
+            .take(body, d, time)
+            .map_err(|why| format!("{why} (arriving before entry {k})"))?;
+        if k < hi {
+            state.push(&ordered.entries[k], ordered.void.get(k).copied().unwrap_or(false));
+        }
+    }
+    Ok(())
+}
+
 /// A party's name in sentences.
 fn party_name(p: Party) -> &'static str {
     match p {
@@ -210,6 +324,7 @@ fn witness_of(d: &Delivered) -> String {
 }
 
 /// The relay's two rule books replayed over a record's first entries.
+#[derive(Clone)]
 struct Replay {
     sequence: Sequence,
     coordinator: Coordinator,
