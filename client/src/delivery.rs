@@ -8,8 +8,8 @@
 //! back through the socket like any other.
 
 use protocol::codec::{Canonical, VERSION};
-pub use protocol::delivery::GRACE_MS;
 use protocol::delivery::CLOCK_TOLERANCE_MS;
+pub use protocol::delivery::GRACE_MS;
 use protocol::delivery::{DeliveryAnswer, DeliveryRequest, RelayAnswer};
 use protocol::message::SignedMessage;
 use protocol::terms::SignedTerms;

@@ -685,8 +685,7 @@ impl Driver<'_> {
                 if self.network_step(&mut queue) {
                     continue;
                 }
-            } else if let Some((who, m)) =
-                self.next_sendable(&queue).and_then(|i| queue.remove(i))
+            } else if let Some((who, m)) = self.next_sendable(&queue).and_then(|i| queue.remove(i))
             {
                 self.send(who, m);
                 continue;

@@ -658,7 +658,10 @@ fn behind_exact_culprits(variant: Variant) -> (usize, usize) {
                     } else {
                         // The sender, and nobody else.
                         assert_eq!(judged.verdict, base, "{ctx}");
-                        assert!(!faults.is_empty(), "{ctx}: a reordering sender got away: {judged:#?}");
+                        assert!(
+                            !faults.is_empty(),
+                            "{ctx}: a reordering sender got away: {judged:#?}"
+                        );
                         assert!(
                             faults.iter().all(|f| f.culprit == Some(p.key)),
                             "{ctx}: {judged:#?}"
@@ -686,8 +689,7 @@ fn behind_a_later_receipt_names_exactly_the_relay_or_the_reordering_sender() {
     for variant in [Variant::Chess, Variant::Kriegspiel, Variant::Sic] {
         met.insert(format!("{variant:?}"), behind_exact_culprits(variant));
     }
-    let (relay, cheat) =
-        met.values().fold((0, 0), |(a, b), (x, y)| (a + x, b + y));
+    let (relay, cheat) = met.values().fold((0, 0), |(a, b), (x, y)| (a + x, b + y));
     assert!(relay > 0 && cheat > 0, "the cases were met: {met:?}");
 }
 

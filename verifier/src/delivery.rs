@@ -127,7 +127,9 @@ pub fn verify_with_notices(
         let mut behind_found: Option<(usize, usize)> = None;
         candidates.retain(|&(i, body, d)| {
             let Some(later) = ordered.entries[..entry].iter().position(|e| {
-                e.body.author == body.author && e.body.channel == body.channel && e.body.seq > body.seq
+                e.body.author == body.author
+                    && e.body.channel == body.channel
+                    && e.body.seq > body.seq
             }) else {
                 return true;
             };
