@@ -24,10 +24,11 @@ pub const MAX_ANSWER_BYTES: usize = DeliveryAnswer::MAX_BYTES;
 /// How long one offer to the witness may take, in ms.
 pub const OFFER_TIMEOUT_MS: u64 = 10_000;
 /// How long after a notice is in hand the seat waits before it sends its next message, in ms
-/// (docs/PROTOCOL.md 16a, "behind a later receipt"): a notice proves a drop behind a later
-/// receipted message only if it is [`CLOCK_TOLERANCE_MS`] older than that receipt by the
-/// relay's clock; twice that covers the witness's and the relay's clocks disagreeing by up to
-/// the tolerance.
+/// (docs/PROTOCOL.md 16a, "skipped"): a notice proves a drop only if the rules would have
+/// taken the message wherever within [`CLOCK_TOLERANCE_MS`] of the notice (by the relay's
+/// clock) it could have arrived, so the seat's next message on the channel must not be
+/// receipted in that window; twice the tolerance covers the witness's and the relay's clocks
+/// disagreeing by up to the tolerance.
 pub const NOTICE_WAIT_MS: u64 = 2 * CLOCK_TOLERANCE_MS;
 
 /// Where a seat offers late messages, and where it keeps the notices.

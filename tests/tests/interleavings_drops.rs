@@ -602,11 +602,13 @@ fn behind_a_later_receipt(p: &Played) -> bool {
 /// seed of `variant`, the cases where the dropped message ends up behind a later receipted one
 /// of its author on its channel. A relay that drops it (and the witness's copy) and receipts the
 /// next one is named, alone, the game void; a party that sends the next one first and offers
-/// the kept one to the witness after that receipt is named (its notice proves nothing), and the
-/// relay never is. Returns how many cases of each kind were met.
-fn behind_exact_culprits(variant: Variant) -> (usize, usize) {
+/// the kept one to the witness after that receipt gets the record's own verdict (its notice
+/// proves nothing): it is named where the message it kept was owed, nobody is where it was not,
+/// and the relay never is. Returns how many cases of each kind were met (a reordering sender
+/// counted where it was named).
+fn behind_exact_culprits(variant: Variant) -> (usize, usize, usize) {
     let umpired = variant.mode() == GameMode::Umpire;
-    let (mut relay_cases, mut cheat_cases) = (0, 0);
+    let (mut relay_cases, mut cheat_cases, mut harmless_cases) = (0, 0, 0);
     for party in 0..if umpired { 3u8 } else { 2 } {
         let probe = Case {
             variant,
@@ -645,9 +647,17 @@ fn behind_exact_culprits(variant: Variant) -> (usize, usize) {
                     );
                     let relay = p.s.cast.relay.public();
                     let faults = judged.verdict.faults();
-                    if witness == Witness::Timely {
+                    if witness == Witness::Timely
+                        && faults.first().map(|f| f.culprit) != Some(Some(relay))
+                    {
+                        // The relay is not named only where the dropped message would have
+                        // changed nothing (a claim after the close, a void race): then the
+                        // record's own verdict names nobody, the sender least of all.
+                        assert_eq!(judged.verdict, base, "{ctx}");
+                        assert!(faults.is_empty(), "{ctx}: the drop cost someone: {judged:#?}");
+                        harmless_cases += 1;
+                    } else if witness == Witness::Timely {
                         // The relay, and nobody else.
-                        assert!(!faults.is_empty(), "{ctx}: {judged:#?}");
                         assert_eq!(
                             (faults[0].kind, faults[0].role),
                             (FaultKind::DroppedMessage, Role::Relay),
@@ -660,12 +670,10 @@ fn behind_exact_culprits(variant: Variant) -> (usize, usize) {
                         assert_eq!(judged.verdict.sanctioned_result(), None, "{ctx}");
                         relay_cases += 1;
                     } else {
-                        // The sender, and nobody else.
+                        // The record's own verdict: the sender, and nobody else, or nobody
+                        // where the message it kept back was owed to nobody (a void claim
+                        // after the close: refused behind its number, it changes nothing).
                         assert_eq!(judged.verdict, base, "{ctx}");
-                        assert!(
-                            !faults.is_empty(),
-                            "{ctx}: a reordering sender got away: {judged:#?}"
-                        );
                         assert!(
                             faults.iter().all(|f| f.culprit == Some(p.key)),
                             "{ctx}: {judged:#?}"
@@ -678,13 +686,15 @@ fn behind_exact_culprits(variant: Variant) -> (usize, usize) {
                             "{ctx}: {:?}",
                             judged.findings
                         );
-                        cheat_cases += 1;
+                        if !faults.is_empty() {
+                            cheat_cases += 1;
+                        }
                     }
                 }
             }
         }
     }
-    (relay_cases, cheat_cases)
+    (relay_cases, cheat_cases, harmless_cases)
 }
 
 #[test]
@@ -693,8 +703,11 @@ fn behind_a_later_receipt_names_exactly_the_relay_or_the_reordering_sender() {
     for variant in [Variant::Chess, Variant::Kriegspiel, Variant::Sic] {
         met.insert(format!("{variant:?}"), behind_exact_culprits(variant));
     }
-    let (relay, cheat) = met.values().fold((0, 0), |(a, b), (x, y)| (a + x, b + y));
+    let (relay, cheat) = met.values().fold((0, 0), |(a, b), (x, y, _)| (a + x, b + y));
     assert!(relay > 0 && cheat > 0, "the cases were met: {met:?}");
+    // Most drops behind a later receipt cost the sender something: the relay is named.
+    let harmless: usize = met.values().map(|m| m.2).sum();
+    assert!(harmless < relay, "the cases were met: {met:?}");
 }
 
 #[test]
