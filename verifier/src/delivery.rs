@@ -112,6 +112,8 @@ pub fn verify_with_notices(
         })
         .collect();
     let mut behind_found: Option<(usize, usize)> = None;
+    // Why each notice proves no skip, noted after the timeouts' own reasons (which come first).
+    let mut skip_why: Vec<Option<String>> = vec![None; notices.len()];
     for (i, c) in checked.iter().enumerate() {
         let Some((time, body, d)) = c else { continue };
         if receipted[i] {
@@ -128,7 +130,7 @@ pub fn verify_with_notices(
                     behind_found = Some((at, i));
                 }
             }
-            Err(why) => note(&mut findings[i], why),
+            Err(why) => skip_why[i] = Some(why),
         }
     }
     // Notices behind a later receipted message of their author on their channel: the rules
@@ -239,6 +241,7 @@ pub fn verify_with_notices(
             }
             _ => Verdict::Faults(vec![fault]),
         };
+        fill(&mut findings, skip_why);
         return NoticeVerdict { verdict, findings };
     }
     if let Some((at, i)) = behind_found
@@ -257,8 +260,10 @@ pub fn verify_with_notices(
                 }
             }
         }
+        fill(&mut findings, skip_why);
         return NoticeVerdict { verdict, findings };
     }
+    fill(&mut findings, skip_why);
     NoticeVerdict { verdict: base, findings }
 }
 
@@ -379,6 +384,15 @@ fn stands(f: &Fault, entry: usize, timed_out: Option<&PublicKey>) -> bool {
     let silence = matches!(f.kind, FaultKind::Timeout | FaultKind::MissingReveal)
         && f.culprit.as_ref() == timed_out;
     !silence && f.entry.is_some_and(|e| e < entry)
+}
+
+/// Notes the reasons a notice proves no skipped message, where no other reason was given.
+fn fill(findings: &mut [NoticeFinding], skip_why: Vec<Option<String>>) {
+    for (f, why) in findings.iter_mut().zip(skip_why) {
+        if let Some(why) = why {
+            note(f, why);
+        }
+    }
 }
 
 /// Records why a notice proved nothing (the first reason given stays).
