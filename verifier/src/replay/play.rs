@@ -81,7 +81,7 @@ impl<'a> Replayer<'a> {
         // A sealed setup or tie-break without its author's public commitment before it: the
         // umpire cannot hold its author to it, and forfeits it (`roles::Umpire`, the same rule).
         if let Some(purpose) = needs
-            && !self.commits.get(&(e.author(), purpose)).is_some_and(|(_, at)| *at < e.index)
+            && self.commits.get(&(e.author(), purpose)).is_none_or(|(_, at)| *at >= e.index)
         {
             let (who, shown) = (self.who(&e.author()), shown());
             self.blame(
