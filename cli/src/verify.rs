@@ -120,7 +120,7 @@ fn report(path: &Path, notices: &Notices) -> Report {
         .zip(&judged.findings)
         .map(|((f, _), finding)| match finding {
             verifier::NoticeFinding::ProvesDrop { entry } => format!(
-                "{}: proves the relay dropped a message (the timeout in entry {entry})",
+                "{}: proves the relay dropped a message (its fault is at entry {entry})",
                 f.display()
             ),
             verifier::NoticeFinding::ProvesNothing(why) => {

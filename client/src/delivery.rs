@@ -8,6 +8,7 @@
 //! back through the socket like any other.
 
 use protocol::codec::{Canonical, VERSION};
+use protocol::delivery::CLOCK_TOLERANCE_MS;
 pub use protocol::delivery::GRACE_MS;
 use protocol::delivery::{DeliveryAnswer, DeliveryRequest, RelayAnswer};
 use protocol::message::SignedMessage;
@@ -22,6 +23,13 @@ use tokio::time::Instant;
 pub const MAX_ANSWER_BYTES: usize = DeliveryAnswer::MAX_BYTES;
 /// How long one offer to the witness may take, in ms.
 pub const OFFER_TIMEOUT_MS: u64 = 10_000;
+/// How long after a notice is in hand the seat waits before it sends its next message, in ms
+/// (docs/PROTOCOL.md 16a, "skipped"): a notice proves a drop only if the rules would have
+/// taken the message wherever within [`CLOCK_TOLERANCE_MS`] of the notice (by the relay's
+/// clock) it could have arrived, so the seat's next message on the channel must not be
+/// receipted in that window; twice the tolerance covers the witness's and the relay's clocks
+/// disagreeing by up to the tolerance.
+pub const NOTICE_WAIT_MS: u64 = 2 * CLOCK_TOLERANCE_MS;
 
 /// Where a seat offers late messages, and where it keeps the notices.
 #[derive(Clone, Debug)]
@@ -34,6 +42,8 @@ pub struct Courier {
     pub dir: PathBuf,
     sent_at: BTreeMap<MessageHash, Instant>,
     offered: BTreeSet<MessageHash>,
+    /// When each message with a notice in hand lets the next one go.
+    released: BTreeMap<MessageHash, Instant>,
 }
 
 /// What became of one offer, for the seat to report.
@@ -54,7 +64,38 @@ impl Courier {
             dir,
             sent_at: BTreeMap::new(),
             offered: BTreeSet::new(),
+            released: BTreeMap::new(),
         }
+    }
+
+    /// The witness's notice for `hash` is in hand: the seat's next message may go
+    /// [`NOTICE_WAIT_MS`] from now.
+    pub fn noticed(&mut self, hash: MessageHash) {
+        let at = Instant::now() + Duration::from_millis(NOTICE_WAIT_MS);
+        self.released.entry(hash).or_insert(at);
+    }
+
+    /// Whether the seat may send its next message, `unconfirmed` being its messages sent without
+    /// a receipt or refusal yet: only once each of them has its notice and [`NOTICE_WAIT_MS`]
+    /// have passed since (docs/PROTOCOL.md 16a). Otherwise the relay could drop one, receipt
+    /// the next, and the earlier one's notice would look like a message sent after it.
+    pub fn may_send<'a>(&self, mut unconfirmed: impl Iterator<Item = &'a MessageHash>) -> bool {
+        let now = Instant::now();
+        unconfirmed.all(|h| self.released.get(h).is_some_and(|t| *t <= now))
+    }
+
+    /// When the seat may next send, if it waits on notices it has (`None`: it waits on a
+    /// receipt, a refusal or a notice not in hand yet, or on nothing).
+    pub fn next_release<'a>(
+        &self,
+        mut unconfirmed: impl Iterator<Item = &'a MessageHash>,
+    ) -> Option<Instant> {
+        let mut latest = None;
+        for h in &mut unconfirmed {
+            let t = *self.released.get(h)?;
+            latest = Some(latest.map_or(t, |l: Instant| l.max(t)));
+        }
+        latest
     }
 
     /// The seat sent (or queued) `hash` now; a message sent again keeps its first time.

@@ -159,6 +159,12 @@ pub struct Seat {
     /// The relay's receipt times checked against this seat's clock
     /// ([`crate::receipt_time`]).
     receipt_clock: crate::receipt_time::ReceiptClock,
+    /// With a delivery witness: what the machine wrote that waits, in order, until every
+    /// message sent before has its receipt, was refused, or has its notice
+    /// ([`crate::delivery::Courier::may_send`], docs/PROTOCOL.md 16a).
+    held: VecDeque<(MessageHash, SignedMessage)>,
+    /// The hashes of messages whose notice the offering task obtained.
+    noticed: (mpsc::UnboundedSender<MessageHash>, mpsc::UnboundedReceiver<MessageHash>),
     /// The seat's clock's origin (its milliseconds are since this instant).
     origin: tokio::time::Instant,
 }
@@ -202,6 +208,8 @@ impl Seat {
             shown: None,
             courier: None,
             receipt_clock: crate::receipt_time::ReceiptClock::new(),
+            held: VecDeque::new(),
+            noticed: mpsc::unbounded_channel(),
             origin: tokio::time::Instant::now(),
         }
     }
@@ -295,8 +303,13 @@ impl Seat {
             return;
         }
         let (courier, id, events) = (courier.clone(), self.terms.match_id, self.events.clone());
+        let noticed = self.noticed.0.clone();
         tokio::spawn(async move {
-            for r in courier.offer_all(id, late).await {
+            let hashes: Vec<MessageHash> = late.iter().map(SignedMessage::hash).collect();
+            for (r, h) in courier.offer_all(id, late).await.into_iter().zip(hashes) {
+                if r.is_ok() {
+                    let _ = noticed.send(h);
+                }
                 let said = match r {
                     Ok(o) => match o.relay {
                         protocol::delivery::RelayAnswer::Receipted(_) => {
@@ -406,11 +419,26 @@ impl Seat {
             let now = self.now_ms();
             self.receipt_clock.sent(h, now);
         }
+        self.release(Some(&mut socket)).await;
         loop {
             let due = self
                 .courier
                 .as_ref()
                 .and_then(|c| c.next_due(self.unconfirmed.iter().map(|(h, _)| h)));
+            let release_at = if self.held.is_empty() {
+                None
+            } else {
+                self.courier
+                    .as_ref()
+                    .and_then(|c| c.next_release(self.unconfirmed.iter().map(|(h, _)| h)))
+            };
+            let release = async {
+                match release_at {
+                    Some(at) => tokio::time::sleep_until(at).await,
+                    None => std::future::pending().await,
+                }
+            };
+            let noticed = &mut self.noticed.1;
             let late = async {
                 match due {
                     Some(at) => tokio::time::sleep_until(at).await,
@@ -431,6 +459,7 @@ impl Seat {
                             self.unconfirmed.retain(|(u, _)| *u != h);
                         }
                         self.report(SeatEvent::Refused(reason));
+                        self.release(Some(&mut socket)).await;
                     }
                     Some(Ok(ServerFrame::Finished { .. })) => return self.finished().await.map(Some),
                     // A second Welcome, or frames of the multiplexed socket itself (the match
@@ -447,6 +476,13 @@ impl Seat {
                     None => self.decider = Decider::None,
                 },
                 () = late => self.offer_overdue(),
+                Some(h) = noticed.recv() => {
+                    if let Some(c) = self.courier.as_mut() {
+                        c.noticed(h);
+                    }
+                    self.release(Some(&mut socket)).await;
+                }
+                () = release => self.release(Some(&mut socket)).await,
             }
         }
     }
@@ -454,7 +490,7 @@ impl Seat {
     async fn deliver(
         &mut self,
         entry: Entry,
-        socket: Option<&mut MatchSocket>,
+        mut socket: Option<&mut MatchSocket>,
     ) -> Result<(), SeatError> {
         // The machine checks the relay's signature on the receipt first thing and changes
         // nothing if it is wrong; the seat decodes the receipt for its position only and checks
@@ -490,6 +526,7 @@ impl Seat {
             }
         }
         self.unconfirmed.retain(|(u, _)| *u != hash);
+        self.release(socket.as_deref_mut()).await;
         self.received.push(((receipt.channel, receipt.position), entry.to_canonical()));
         self.positions[channel] = Some(receipt.position);
         self.since = Some(self.since.map_or(0, |s| s + 1));
@@ -499,6 +536,28 @@ impl Seat {
         Ok(())
     }
 
+    /// With a delivery witness, sends the held messages that may go now (docs/PROTOCOL.md 16a):
+    /// the first only once every unconfirmed message before it has its receipt, its refusal,
+    /// or its notice and [`crate::delivery::NOTICE_WAIT_MS`] since.
+    async fn release(&mut self, mut socket: Option<&mut MatchSocket>) {
+        while let Some(c) = self.courier.as_ref() {
+            if self.held.is_empty() || !c.may_send(self.unconfirmed.iter().map(|(h, _)| h)) {
+                return;
+            }
+            let Some((h, m)) = self.held.pop_front() else { return };
+            if let Some(s) = socket.as_deref_mut()
+                && s.send(&m).await.is_ok()
+            {
+                let now = self.now_ms();
+                self.receipt_clock.sent(h, now);
+            }
+            if let Some(c) = self.courier.as_mut() {
+                c.sent(h);
+            }
+            self.unconfirmed.push_back((h, m));
+        }
+    }
+
     /// Sends (or queues) what the machine wrote, answers its questions, replays journaled
     /// decisions due at this position.
     async fn drain(&mut self, mut socket: Option<&mut MatchSocket>) -> Result<(), SeatError> {
@@ -506,6 +565,12 @@ impl Seat {
             while let Some(out) = self.machine.poll_output() {
                 match out {
                     Output::Send(m) => {
+                        if self.courier.is_some() {
+                            // In order, each only once those before are receipted or noticed.
+                            self.held.push_back((m.hash(), m));
+                            self.release(socket.as_deref_mut()).await;
+                            continue;
+                        }
                         if let Some(s) = socket.as_deref_mut()
                             && s.send(&m).await.is_ok()
                         {

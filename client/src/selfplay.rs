@@ -116,13 +116,18 @@ pub struct SimWitness {
     /// or a player that sent its message to the witness only) or drops it too (a relay that
     /// drops the party's messages whatever path they come by).
     pub relay_takes: bool,
+    /// Whether each party sends its next message only once the previous one has its receipt,
+    /// was refused, or has its notice and [`crate::delivery::NOTICE_WAIT_MS`] have passed since
+    /// (the honest agent, docs/PROTOCOL.md 16a); `false`: it sends regardless (a cheat that
+    /// sends its next message first and the earlier one only to the witness, or a v2 agent).
+    pub in_order: bool,
 }
 
 impl SimWitness {
     /// A witness with key `identity`, offered messages after [`GRACE_MS`], whose forwarded
     /// messages the relay drops.
     pub fn new(identity: Identity) -> SimWitness {
-        SimWitness { identity, offer_after_ms: GRACE_MS, relay_takes: false }
+        SimWitness { identity, offer_after_ms: GRACE_MS, relay_takes: false, in_order: true }
     }
 }
 
@@ -469,6 +474,7 @@ pub fn selfplay_with(mut config: SelfplayConfig) -> Result<Selfplay, SelfplayErr
         match_id: agreed.match_id,
         timers: Vec::new(),
         notices: Vec::new(),
+        unconfirmed: Vec::new(),
     };
     if let Some(seed) = d.config.interleave {
         let rng = <rand_chacha::ChaCha20Rng as rand_core::SeedableRng>::from_seed(derive(
@@ -534,6 +540,9 @@ struct Driver<'a> {
     /// the order they were set).
     timers: Vec<(u64, Timer)>,
     notices: Vec<(Who, Delivered)>,
+    /// With a witness that keeps parties in order ([`SimWitness::in_order`]): each party's last
+    /// message sent without a receipt or refusal yet, and when its notice lets the next one go.
+    unconfirmed: Vec<(Who, Vec<u8>, Option<u64>)>,
 }
 
 /// Something due at a simulated time.
@@ -542,6 +551,8 @@ enum Timer {
     Arrive(Who, Vec<u8>),
     /// A message without a receipt is offered to the witness.
     Offer(Who, Vec<u8>),
+    /// A party held back by its gate may send again.
+    Wake,
 }
 
 impl Driver<'_> {
@@ -549,6 +560,7 @@ impl Driver<'_> {
     /// random author in flight, or a random machine gets its next entry. `false` when nothing
     /// is in flight.
     fn network_step(&mut self, queue: &mut VecDeque<(Who, SignedMessage)>) -> bool {
+        let open: Vec<bool> = queue.iter().map(|(who, _)| self.may_send(*who)).collect();
         let Some((rng, inboxes)) = &mut self.network else { return false };
         let mut authors: Vec<usize> = Vec::new();
         let mut firsts: Vec<usize> = Vec::new();
@@ -560,7 +572,9 @@ impl Driver<'_> {
             };
             if !authors.contains(&w) {
                 authors.push(w);
-                firsts.push(i);
+                if open[i] {
+                    firsts.push(i);
+                }
             }
         }
         let waiting: Vec<usize> = (0..inboxes.len()).filter(|i| !inboxes[*i].is_empty()).collect();
@@ -583,6 +597,35 @@ impl Driver<'_> {
             }
         }
         true
+    }
+
+    /// Whether `who` may send its next message now: its previous one has a receipt or was
+    /// refused, or its notice is [`crate::delivery::NOTICE_WAIT_MS`] old (docs/PROTOCOL.md 16a).
+    fn may_send(&self, who: Who) -> bool {
+        self.unconfirmed
+            .iter()
+            .filter(|(w, _, _)| *w == who)
+            .all(|(_, _, open)| open.is_some_and(|t| t <= self.now))
+    }
+
+    /// The first queued message whose author may send now (each author's in order).
+    fn next_sendable(&self, queue: &VecDeque<(Who, SignedMessage)>) -> Option<usize> {
+        let mut blocked: Vec<Who> = Vec::new();
+        for (i, (who, _)) in queue.iter().enumerate() {
+            if blocked.contains(who) {
+                continue;
+            }
+            if self.may_send(*who) {
+                return Some(i);
+            }
+            blocked.push(*who);
+        }
+        None
+    }
+
+    /// A message of `bytes` was receipted or refused: its author's gate opens.
+    fn confirmed(&mut self, bytes: &[u8]) {
+        self.unconfirmed.retain(|(_, b, _)| b.as_slice() != bytes);
     }
 
     fn actions(&self) -> u32 {
@@ -642,7 +685,8 @@ impl Driver<'_> {
                 if self.network_step(&mut queue) {
                     continue;
                 }
-            } else if let Some((who, m)) = queue.pop_front() {
+            } else if let Some((who, m)) = self.next_sendable(&queue).and_then(|i| queue.remove(i))
+            {
                 self.send(who, m);
                 continue;
             }
@@ -705,6 +749,9 @@ impl Driver<'_> {
             None => Fate::Send,
         };
         let bytes = wire.bytes;
+        if self.config.witness.as_ref().is_some_and(|w| w.in_order) {
+            self.unconfirmed.push((who, bytes.clone(), None));
+        }
         let held = std::mem::take(&mut self.held);
         match fate {
             Fate::Send => self.accept(who, &bytes),
@@ -750,6 +797,7 @@ impl Driver<'_> {
                     self.accept(who, &bytes);
                 }
             }
+            Timer::Wake => {}
             Timer::Offer(who, bytes) => {
                 let Some(witness) = self.config.witness.clone() else { return true };
                 let Ok(m) = SignedMessage::from_canonical(&bytes) else { return true };
@@ -758,6 +806,14 @@ impl Driver<'_> {
                 }
                 let notice = Delivered::notarize(&witness.identity, self.match_id, m, time);
                 self.notices.push((who, notice));
+                // The notice is in hand: the author's next message may go once the wait is over.
+                let open = time + crate::delivery::NOTICE_WAIT_MS;
+                for (_, b, at) in &mut self.unconfirmed {
+                    if *b == bytes {
+                        *at = Some(open);
+                    }
+                }
+                self.timers.push((open, Timer::Wake));
                 if witness.relay_takes {
                     self.accept(who, &bytes);
                 }
@@ -774,6 +830,7 @@ impl Driver<'_> {
             Ok(accepted) => self.deliver(&accepted.entry, accepted.body.channel),
             Err(e) => self.refused.push((who, e)),
         }
+        self.confirmed(bytes);
         self.relay_events();
     }
 

@@ -8,7 +8,12 @@
 //! `verifier::verify_with_notices` with the witness's key trusted. For every variant:
 //!
 //! - a timely notice: the verdict names the relay (`DroppedMessage`, no result) or nobody, never
-//!   the sender nor anyone honest;
+//!   the sender nor anyone honest, also where the relay receipts the sender's later messages
+//!   (the agent sends them only after the dropped one's notice: PROTOCOL.md 16a, "behind a
+//!   later receipt");
+//! - a party that sends its next message first and offers the one it kept to the witness only
+//!   after that (`Witness::SelfReordered`): its notice proves nothing, it is named, never the
+//!   relay;
 //! - no notice: the documented limit (PROTOCOL.md 20): the drop reads as the sender's silence,
 //!   so the verdict is valid, or its first fault is the sender's `Timeout`/`MissingReveal` (a
 //!   player forfeits, an umpire voids the game); nobody else honest is named;
@@ -92,6 +97,11 @@ enum Witness {
     /// Not the relay: the party itself sends from the chosen message on only to the witness,
     /// which it offers long after any deadline (the witness forwards; the relay takes it).
     SelfWithheldLate,
+    /// Not the relay: the party keeps the chosen message alone from the relay, sends its later
+    /// messages at once (it does not wait for the notice: `SimWitness::in_order` off), and
+    /// offers the kept one to the witness after the grace time, behind its next message's
+    /// receipt (the witness forwards; the relay refuses it as behind the channel's number).
+    SelfReordered,
 }
 
 #[derive(Clone, Debug)]
@@ -134,6 +144,7 @@ fn witness_strategy() -> impl Strategy<Value = Witness> {
         Witness::Late,
         Witness::Forwarded,
         Witness::SelfWithheldLate,
+        Witness::SelfReordered,
     ])
 }
 
@@ -223,7 +234,7 @@ fn play(case: &Case, phases: Option<&BTreeMap<Phase, Vec<usize>>>) -> Played {
     let at = phases[&phase][usize::from(case.nth) % phases[&phase].len()];
     let mut config = config(case);
     let harm = match case.witness {
-        Witness::SelfWithheldLate => Harm::Drop,
+        Witness::SelfWithheldLate | Witness::SelfReordered => Harm::Drop,
         _ => case.harm,
     };
     config.witness = match case.witness {
@@ -240,12 +251,17 @@ fn play(case: &Case, phases: Option<&BTreeMap<Phase, Vec<usize>>>) -> Played {
             relay_takes: true,
             ..SimWitness::new(witness_key())
         }),
+        Witness::SelfReordered => Some(SimWitness {
+            relay_takes: true,
+            in_order: false,
+            ..SimWitness::new(witness_key())
+        }),
     };
     let harmed: Arc<Mutex<Vec<SignedMessage>>> = Arc::default();
     let log = harmed.clone();
     let mut n = 0;
     let mut until = None;
-    let all_after = case.all_after;
+    let all_after = case.all_after && case.witness != Witness::SelfReordered;
     config.wire = Some(Box::new(move |w| {
         if w.from != who {
             return Fate::Send;
@@ -328,25 +344,10 @@ fn check(case: &Case, phases: Option<&BTreeMap<Phase, Vec<usize>>>) -> Result<()
             prop_assert_eq!(&judged.verdict, &base, "{}", ctx);
             documented_limit(&p, &base, &ctx)?;
         }
-        Witness::Timely if !case.all_after => {
-            // One message harmed while the author's later ones go through: the relay that
-            // receipts a later message of the author's on the channel can no longer take the
-            // dropped one (its number is behind), so the notice proves nothing, and an honest
-            // relay would refuse it the same way to a player that sent the later one first. The
-            // limit (PROTOCOL.md 20) holds where it does not name the relay: only the sender is
-            // named, never anyone else honest.
-            match judged.verdict.faults().first() {
-                Some(f) if f.culprit == Some(relay) => {
-                    prop_assert_eq!(f.kind, FaultKind::DroppedMessage, "{}", ctx);
-                    prop_assert_eq!(judged.verdict.sanctioned_result(), None, "{}", ctx);
-                    for key in honest(&p, None) {
-                        prop_assert!(!names(&judged.verdict, &key), "{}: names {key}", ctx);
-                    }
-                }
-                _ => documented_limit(&p, &judged.verdict, &ctx)?,
-            }
-        }
         Witness::Timely => {
+            // With or without the author's later messages going through: an honest agent sends
+            // its next message only once the dropped one has its notice (and the wait after),
+            // so a dropped message behind a later receipted one names the relay too.
             for key in honest(&p, None) {
                 prop_assert!(!names(&judged.verdict, &key), "{}: names {key}: {:#?}", ctx, judged);
             }
@@ -397,6 +398,13 @@ fn check(case: &Case, phases: Option<&BTreeMap<Phase, Vec<usize>>>) -> Result<()
             prop_assert_eq!(claims.len(), 1, "{}: claims {:?}", ctx, p.s.finished);
             let claim = p.s.finished.values().next().expect("a claim");
             prop_assert_eq!(claim.reason, result.reason.into(), "{}", ctx);
+        }
+        Witness::SelfReordered => {
+            // Its notice is newer than its later message's receipt: it proves nothing, the
+            // relay (which took what it was given, in order) is never named.
+            prop_assert_eq!(&judged.verdict, &base, "{}: its reordered offer changes nothing", ctx);
+            prop_assert!(!names(&judged.verdict, &relay), "{}: names the relay", ctx);
+            documented_limit(&p, &base, &ctx)?;
         }
         Witness::SelfWithheldLate => {
             prop_assert_eq!(&judged.verdict, &base, "{}: its late offers change nothing", ctx);
@@ -506,6 +514,7 @@ fn sweep(variant: Variant) {
         Witness::Forwarded,
         Witness::Late,
         Witness::SelfWithheldLate,
+        Witness::SelfReordered,
     ];
     let umpired = variant.mode() == GameMode::Umpire;
     let parties = if umpired { 3u8 } else { 2 };
@@ -529,7 +538,7 @@ fn sweep(variant: Variant) {
         for phase in 0..phases.len() {
             let case = Case {
                 phase: u8::try_from(phase).expect("few phases"),
-                all_after: k % 2 == 1,
+                all_after: (k / modes.len()) % 2 == 1,
                 harm: if k % 7 == 3 { Harm::Withhold(30_000) } else { Harm::Drop },
                 witness: modes[k % modes.len()],
                 ..probe.clone()
@@ -572,6 +581,133 @@ fn regression_a_dropped_commitment_with_a_timely_notice() {
         (first.kind, first.culprit),
         (FaultKind::DroppedMessage, Some(p.s.cast.relay.public()))
     );
+}
+
+/// Whether the first message `p` harmed is behind a later receipted message of its author on
+/// its channel (the record receipts a higher number there).
+fn behind_a_later_receipt(p: &Played) -> bool {
+    let Ok(dropped) = p.harmed[0].verify() else { return false };
+    let signed = p.harmed[0].signed_hash();
+    if p.s.record.entries.iter().any(|e| e.message.signed_hash() == signed) {
+        return false; // it reached the relay after all (the witness forwarded it in time)
+    }
+    p.s.record.entries.iter().any(|e| {
+        e.message.verify().is_ok_and(|b| {
+            b.author == dropped.author && b.channel == dropped.channel && b.seq > dropped.seq
+        })
+    })
+}
+
+/// PROTOCOL.md 16a, "behind a later receipt": over every (party, phase, first messages) of one
+/// seed of `variant`, the cases where the dropped message ends up behind a later receipted one
+/// of its author on its channel. A relay that drops it (and the witness's copy) and receipts the
+/// next one is named, alone, the game void; a party that sends the next one first and offers
+/// the kept one to the witness after that receipt gets the record's own verdict (its notice
+/// proves nothing): it is named where the message it kept was owed, nobody is where it was not,
+/// and the relay never is. Returns how many cases of each kind were met (a reordering sender
+/// counted where it was named).
+fn behind_exact_culprits(variant: Variant) -> (usize, usize, usize) {
+    let umpired = variant.mode() == GameMode::Umpire;
+    let (mut relay_cases, mut cheat_cases, mut harmless_cases) = (0, 0, 0);
+    for party in 0..if umpired { 3u8 } else { 2 } {
+        let probe = Case {
+            variant,
+            seed: 1,
+            interleave: false,
+            author: party,
+            phase: 0,
+            nth: 0,
+            all_after: false,
+            harm: Harm::Drop,
+            witness: Witness::Timely,
+            resign_after: Some(24),
+        };
+        let phases = phases_of(&probe, author(&probe));
+        for (phase, at) in phases.values().enumerate() {
+            for nth in 0..at.len().min(3) {
+                for witness in [Witness::Timely, Witness::SelfReordered] {
+                    let case = Case {
+                        phase: u8::try_from(phase).expect("few phases"),
+                        nth: u8::try_from(nth).expect("few"),
+                        witness,
+                        ..probe.clone()
+                    };
+                    let p = play(&case, Some(&phases));
+                    if !behind_a_later_receipt(&p) {
+                        continue;
+                    }
+                    let ctx = format!("{case:?}: record\n{}", dump(&p.s));
+                    let notices: Vec<Delivered> =
+                        p.s.notices.iter().map(|(_, d)| d.clone()).collect();
+                    let base = verifier::verify(&p.s.bytes);
+                    let judged = verifier::verify_with_notices(
+                        &p.s.bytes,
+                        &notices,
+                        &[witness_key().public()],
+                    );
+                    let relay = p.s.cast.relay.public();
+                    let faults = judged.verdict.faults();
+                    if witness == Witness::Timely
+                        && faults.first().map(|f| f.culprit) != Some(Some(relay))
+                    {
+                        // The relay is not named only where the dropped message would have
+                        // changed nothing (a claim after the close, a void race): then the
+                        // record's own verdict names nobody, the sender least of all.
+                        assert_eq!(judged.verdict, base, "{ctx}");
+                        assert!(faults.is_empty(), "{ctx}: the drop cost someone: {judged:#?}");
+                        harmless_cases += 1;
+                    } else if witness == Witness::Timely {
+                        // The relay, and nobody else.
+                        assert_eq!(
+                            (faults[0].kind, faults[0].role),
+                            (FaultKind::DroppedMessage, Role::Relay),
+                            "{ctx}: {judged:#?}"
+                        );
+                        assert!(
+                            faults.iter().all(|f| f.culprit == Some(relay)),
+                            "{ctx}: {judged:#?}"
+                        );
+                        assert_eq!(judged.verdict.sanctioned_result(), None, "{ctx}");
+                        relay_cases += 1;
+                    } else {
+                        // The record's own verdict: the sender, and nobody else, or nobody
+                        // where the message it kept back was owed to nobody (a void claim
+                        // after the close: refused behind its number, it changes nothing).
+                        assert_eq!(judged.verdict, base, "{ctx}");
+                        assert!(
+                            faults.iter().all(|f| f.culprit == Some(p.key)),
+                            "{ctx}: {judged:#?}"
+                        );
+                        assert!(
+                            judged
+                                .findings
+                                .iter()
+                                .all(|f| matches!(f, NoticeFinding::ProvesNothing(_))),
+                            "{ctx}: {:?}",
+                            judged.findings
+                        );
+                        if !faults.is_empty() {
+                            cheat_cases += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    (relay_cases, cheat_cases, harmless_cases)
+}
+
+#[test]
+fn behind_a_later_receipt_names_exactly_the_relay_or_the_reordering_sender() {
+    let mut met = BTreeMap::new();
+    for variant in [Variant::Chess, Variant::Kriegspiel, Variant::Sic] {
+        met.insert(format!("{variant:?}"), behind_exact_culprits(variant));
+    }
+    let (relay, cheat) = met.values().fold((0, 0), |(a, b), (x, y, _)| (a + x, b + y));
+    assert!(relay > 0 && cheat > 0, "the cases were met: {met:?}");
+    // Most drops behind a later receipt cost the sender something: the relay is named.
+    let harmless: usize = met.values().map(|m| m.2).sum();
+    assert!(harmless < relay, "the cases were met: {met:?}");
 }
 
 #[test]

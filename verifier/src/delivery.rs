@@ -18,10 +18,23 @@
 //!    record share, and (with the party's other such notices, in its numbering order) it answers
 //!    the very duty timed out: that deadline is gone.
 //!
-//! The first timeout a notice defeats is the relay's fault (`DroppedMessage`): it was offered
-//! a message that answered the duty, through a witness that forwarded it, and timed the party
-//! out instead. The game is void, and the party is never named for it. Anything the record
-//! proves against anyone before that entry stands.
+//! Besides, every notice for a message the record does not receipt, by a player or the
+//! umpire, is judged by [`skipped`], whether or not the record times anyone out (a dropped
+//! message can cost its author otherwise: a later message of its on the channel receipted
+//! first puts it behind the channel's number; a skipped Intrigue owner's answer reads as a
+//! false answer at its next move; the umpire's skipped `Turn` makes its next answer read as an
+//! answer without it): the relay's fault, at the first entry receipted more than
+//! [`CLOCK_TOLERANCE_MS`] after the notice, if the rules would have taken the message, counting,
+//! wherever within [`CLOCK_TOLERANCE_MS`] of the notice it could have arrived; nothing
+//! otherwise (its author may have sent a later message first: an honest agent sends its next
+//! message only `client::delivery::NOTICE_WAIT_MS` after the notice).
+//!
+//! The earliest entry a notice proves the relay's fault at is the verdict, `DroppedMessage`:
+//! the relay was offered a message the rules would have taken, through a witness that
+//! forwarded it, and timed the party out or went on without it. The game is void, and the
+//! party is never named for it. Anything the record proves against anyone before that entry
+//! stands, except the party's own silence, which the drop caused (for a skipped message: unless
+//! the relay timed the party out before it had the message, since late is late).
 
 use crate::envelope::{self, Auth};
 use crate::{Fault, FaultKind, Role, Verdict};
@@ -37,9 +50,10 @@ use std::collections::BTreeMap;
 /// What became of one notice.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum NoticeFinding {
-    /// It proves the relay dropped the message: the timeout in this entry is the relay's fault.
+    /// It proves the relay dropped the message: the relay's fault is at this entry (the timeout
+    /// it defeats, or the later receipted message of its author it was skipped behind).
     ProvesDrop {
-        /// The timeout entry it defeats.
+        /// The entry of the relay's fault.
         entry: usize,
     },
     /// It proves nothing, and why.
@@ -83,11 +97,64 @@ pub fn verify_with_notices(
             }
         }
     }
+    // Skipped (PROTOCOL.md 16a, "skipped"), judged whether or not the record times anyone out:
+    // a dropped message can cost its author other than by its timeout (a later message of its
+    // behind it, an Intrigue owner's answer read as a false answer at its next move, the
+    // umpire's answer without its `Turn`), and skipping an acceptable message is the relay's
+    // fault by itself.
+    let receipted: Vec<bool> = checked
+        .iter()
+        .map(|c| {
+            c.as_ref().is_some_and(|(_, _, d)| {
+                let signed = d.message.signed_hash();
+                ordered.entries.iter().any(|e| e.receipt.message == signed)
+            })
+        })
+        .collect();
+    let mut behind_found: Option<(usize, usize)> = None;
+    // Why each notice proves no skip, noted after the timeouts' own reasons (which come first).
+    let mut skip_why: Vec<Option<String>> = vec![None; notices.len()];
+    for (i, c) in checked.iter().enumerate() {
+        let Some((time, body, d)) = c else { continue };
+        if receipted[i] {
+            continue;
+        }
+        if !is_party(&ordered, &body.author) {
+            note(&mut findings[i], "not by a player or the umpire".to_owned());
+            continue;
+        }
+        match skipped(&ordered, body, d, *time) {
+            Ok(at) => {
+                findings[i] = NoticeFinding::ProvesDrop { entry: at };
+                if behind_found.is_none_or(|(e, _)| at < e) {
+                    behind_found = Some((at, i));
+                }
+            }
+            Err(why) => skip_why[i] = Some(why),
+        }
+    }
+    // Notices behind a later receipted message of their author on their channel: the rules
+    // refuse them at any later timeout (their number is behind); judged above only.
+    let later_of: Vec<Option<usize>> = checked
+        .iter()
+        .map(|c| {
+            let (_, body, _) = c.as_ref()?;
+            ordered.entries.iter().position(|e| {
+                e.body.author == body.author
+                    && e.body.channel == body.channel
+                    && e.body.seq > body.seq
+            })
+        })
+        .collect();
     for &(entry, timed_out, expectation, deadline) in &ordered.timeouts {
+        if behind_found.is_some_and(|(later, _)| later < entry) {
+            break; // the skipped message comes first
+        }
         let party = party_name(timed_out);
         let before = Replay::to(&ordered, entry);
         let key = before.key_of(timed_out);
-        // Step 2 and 3: this party's notices, in time, not receipted before the timeout.
+        // Step 2 and 3: this party's notices, in time, not receipted before the timeout, and
+        // not behind a later receipted message of theirs (judged above).
         let mut candidates: Vec<(usize, &MessageBody, &Delivered)> = Vec::new();
         for (i, c) in checked.iter().enumerate() {
             let Some((time, body, d)) = c else { continue };
@@ -98,6 +165,9 @@ pub fn verify_with_notices(
             let signed = d.message.signed_hash();
             if ordered.entries[..entry].iter().any(|e| e.receipt.message == signed) {
                 note(&mut findings[i], format!("receipted before the timeout in entry {entry}"));
+                continue;
+            }
+            if later_of[i].is_some_and(|later| later < entry) {
                 continue;
             }
             if time.saturating_add(CLOCK_TOLERANCE_MS) > deadline {
@@ -112,10 +182,10 @@ pub fn verify_with_notices(
             }
             candidates.push((i, body, *d));
         }
+        candidates.sort_by_key(|(i, body, _)| (body.seq, *i));
         if candidates.is_empty() {
             continue;
         }
-        candidates.sort_by_key(|(i, body, _)| (body.seq, *i));
         // Step 4: the rules, right before the timeout.
         let mut state = before;
         let mut used = Vec::new();
@@ -171,9 +241,132 @@ pub fn verify_with_notices(
             }
             _ => Verdict::Faults(vec![fault]),
         };
+        fill(&mut findings, skip_why);
         return NoticeVerdict { verdict, findings };
     }
+    if let Some((at, i)) = behind_found
+        && let Some((time, body, d)) = &checked[i]
+    {
+        let verdict = skipped_verdict(&ordered, &base, at, *time, body, d);
+        if verdict == base {
+            // The record's own first fault, before the relay had the message, stands.
+            let why = format!(
+                "the record's own fault before entry {at} stands: its author's message reached \
+                 the relay only after it (late is late)"
+            );
+            for f in &mut findings {
+                if matches!(f, NoticeFinding::ProvesDrop { entry } if *entry >= at) {
+                    *f = NoticeFinding::ProvesNothing(why.clone());
+                }
+            }
+        }
+        fill(&mut findings, skip_why);
+        return NoticeVerdict { verdict, findings };
+    }
+    fill(&mut findings, skip_why);
     NoticeVerdict { verdict: base, findings }
+}
+
+/// The verdict where the relay skipped `body` (noticed at `time`) and went on without it at
+/// entry `at`: `DroppedMessage` there, unless the record's own first fault, before it, stands:
+/// the author's silence only where the relay timed the author out before `at` (the notice
+/// does not show that the relay had the message any earlier: late is late).
+fn skipped_verdict(
+    ordered: &envelope::Ordered,
+    base: &Verdict,
+    at: usize,
+    time: u64,
+    body: &MessageBody,
+    d: &Delivered,
+) -> Verdict {
+    let replay = Replay::to(ordered, at);
+    let party = [Party::White, Party::Black]
+        .into_iter()
+        .find(|p| replay.key_of(*p) == Some(body.author))
+        .map_or("the umpire", party_name);
+    let e = &ordered.entries[at];
+    let fault = Fault {
+        kind: FaultKind::DroppedMessage,
+        culprit: Some(ordered.terms.terms.relay),
+        role: Role::Relay,
+        entry: Some(at),
+        message: Some(e.hash),
+        evidence: format!(
+            "witness {} signed that it was offered {party}'s message {} (seq {} on {}) at {time} \
+             ms and forwarded it; the rules would have taken it wherever it arrived within \
+             {CLOCK_TOLERANCE_MS} ms of that; the relay did not receipt it, and went on to entry \
+             {at} at {} ms without it",
+            witness_of(d),
+            d.message.hash(),
+            body.seq,
+            body.channel,
+            e.receipt.time_ms,
+        ),
+        explanation: format!(
+            "Relay fault: dropped message. {party}'s message reached the relay through a \
+             delivery witness, the rules would have taken it, and the relay went on without it. \
+             The game is void; {party} is not at fault."
+        ),
+    };
+    // The author's silence stands only if the relay timed it out before `at` (before the relay
+    // had the message: late is late); any other fault before `at` stands.
+    let timed_out_before = ordered
+        .timeouts
+        .iter()
+        .any(|&(entry, party, _, _)| entry < at && replay.key_of(party) == Some(body.author));
+    let stands = |f: &Fault| {
+        let silence = matches!(f.kind, FaultKind::Timeout | FaultKind::MissingReveal)
+            && f.culprit == Some(body.author);
+        if silence { timed_out_before } else { f.entry.is_some_and(|e| e < at) }
+    };
+    match base {
+        Verdict::Faults(faults) if faults.first().is_some_and(stands) => base.clone(),
+        _ => Verdict::Faults(vec![fault]),
+    }
+}
+
+/// Whether `key` is a player's or the umpire's in the record's terms.
+fn is_party(ordered: &envelope::Ordered, key: &PublicKey) -> bool {
+    let terms = &ordered.terms.terms;
+    terms.player(key).is_some() || terms.umpire.as_ref().is_some_and(|u| u.key == *key)
+}
+
+/// Judges a notice for `body` (witness time `time`), a message the record does not receipt:
+/// the witness forwarded it, so it reached the relay within [`CLOCK_TOLERANCE_MS`] of `time`
+/// (by the relay's clock). It proves a drop, at the first entry receipted after that window
+/// (the relay went on without it), if the rules would have taken it, counting (a void race
+/// changes nothing), at every point of the log where it could have arrived: right before each
+/// entry receipted within the window, and after the last of them. Otherwise it proves nothing:
+/// the record ends before the window does, or an honest relay could have refused it (a message
+/// its author sent after a later one on its channel, for one: behind the channel's number).
+fn skipped(
+    ordered: &envelope::Ordered,
+    body: &MessageBody,
+    d: &Delivered,
+    time: u64,
+) -> Result<usize, String> {
+    let end = time.saturating_add(CLOCK_TOLERANCE_MS);
+    let Some(hi) = ordered.entries.iter().position(|x| x.receipt.time_ms > end) else {
+        return Err(format!(
+            "offered at {time} ms by the witness's clock; the record has no entry after {end} \
+             ms, by when the relay had it"
+        ));
+    };
+    let lo = ordered.entries[..hi]
+        .iter()
+        .position(|x| x.receipt.time_ms.saturating_add(CLOCK_TOLERANCE_MS) >= time)
+        .unwrap_or(hi);
+    let mut state = Replay::to(ordered, lo);
+    for k in lo..=hi {
+        state
+            .clone()
+            .take(body, d, time)
+            .map_err(|why| format!("{why} (arriving before entry {k})"))?;
+        if k < hi {
+            state.push(&ordered.entries[k], ordered.void.get(k).copied().unwrap_or(false));
+        }
+    }
+    Ok(hi)
 }
 
 /// A party's name in sentences.
@@ -193,6 +386,15 @@ fn stands(f: &Fault, entry: usize, timed_out: Option<&PublicKey>) -> bool {
     !silence && f.entry.is_some_and(|e| e < entry)
 }
 
+/// Notes the reasons a notice proves no skipped message, where no other reason was given.
+fn fill(findings: &mut [NoticeFinding], skip_why: Vec<Option<String>>) {
+    for (f, why) in findings.iter_mut().zip(skip_why) {
+        if let Some(why) = why {
+            note(f, why);
+        }
+    }
+}
+
 /// Records why a notice proved nothing (the first reason given stays).
 fn note(finding: &mut NoticeFinding, why: String) {
     if let NoticeFinding::ProvesNothing(old) = finding
@@ -210,6 +412,7 @@ fn witness_of(d: &Delivered) -> String {
 }
 
 /// The relay's two rule books replayed over a record's first entries.
+#[derive(Clone)]
 struct Replay {
     sequence: Sequence,
     coordinator: Coordinator,

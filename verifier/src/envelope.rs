@@ -616,6 +616,16 @@ fn authenticate(terms: &AgreedTerms, raws: Vec<Raw>, sigs: &Signatures) -> (Vec<
 fn colours(terms: &AgreedTerms, entries: &[Auth]) -> (ByColour, Option<[[u8; 32]; 2]>) {
     let t = &terms.terms;
     let fallback = ByColour { white: t.players[0].key, black: t.players[1].key };
+    // Only reveals before the relay's first timeout or close draw the colours: one after them
+    // (a player that withheld its reveal and sent it after it was timed out) is a void race.
+    let live = entries
+        .iter()
+        .position(|e| {
+            e.body.author == t.relay
+                && matches!(e.body.payload, Payload::Timeout { .. } | Payload::Close { .. })
+        })
+        .unwrap_or(entries.len());
+    let entries = &entries[..live];
     let contribution = |key: PublicKey| -> Option<[u8; 32]> {
         let public =
             |e: &&Auth| e.body.author == key && e.body.channel == protocol::Channel::Public;

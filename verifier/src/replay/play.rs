@@ -69,6 +69,31 @@ impl<'a> Replayer<'a> {
                 format!("{who} acted before the game could start."),
             );
         };
+        let needs = match game::decode_action(variant, bytes) {
+            Ok(AnyAction::SecretChess6(rules::secretchess6::Action::Setup { .. })) => {
+                Some(protocol::flow::SECRETCHESS6_SETUP)
+            }
+            Ok(AnyAction::SecretChess6(rules::secretchess6::Action::TieBreak { .. })) => {
+                Some(protocol::flow::TIEBREAK)
+            }
+            _ => None,
+        };
+        // A sealed setup or tie-break without its author's public commitment before it: the
+        // umpire cannot hold its author to it, and forfeits it (`roles::Umpire`, the same rule).
+        if let Some(purpose) = needs
+            && self.commits.get(&(e.author(), purpose)).is_none_or(|(_, at)| *at >= e.index)
+        {
+            let (who, shown) = (self.who(&e.author()), shown());
+            self.blame(
+                FaultKind::IllegalAction,
+                e.author(),
+                e,
+                format!("{who} sealed the {purpose:?} {shown} without its public commitment"),
+                format!("{who} sealed a setup it had not committed to publicly, and forfeits."),
+            );
+            self.umpire_accepted_refused(e, &shown);
+            return Err(Stop);
+        }
         match game::decode_action(variant, bytes) {
             Ok(AnyAction::SecretChess6(rules::secretchess6::Action::Setup { .. })) => {
                 self.sealed_setup[actor].get_or_insert((bytes.to_vec(), e));
