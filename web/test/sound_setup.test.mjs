@@ -113,6 +113,16 @@ test('Intrigue setup by clicks as Black: the board is Black\'s way up and the ag
   await pageShows(page, asked.ask);
   await page.locator('form[data-setup="intrigue"]').waitFor();
   assert.ok(await page.locator('#board .orientation-black, #board.orientation-black, .cg-wrap.orientation-black').count() > 0, 'Black at the bottom');
+  // Before the setups there is no position yet, but both armies are public but for the kings:
+  // the page draws them (the informer is one of the pawns to click), no king, queens home.
+  await page.locator('#board piece').first().waitFor();
+  const men = await page.$$eval('#board piece:not(.ghost)', (els) => els.map((e) => `${e.cgKey}:${[...e.classList].filter((c) => /^(white|black|.-piece)$/.test(c)).sort().join(' ')}`).sort());
+  assert.equal(men.length, 30, men.join(' '));
+  assert.ok(!men.some((x) => x.includes('k-piece')), 'no king before the setups');
+  for (const f of 'abcdefgh') {
+    assert.ok(men.includes(`${f}7:black p-piece`) && men.includes(`${f}2:p-piece white`), `pawns on ${f}7 and ${f}2: ${men.join(' ')}`);
+  }
+  assert.ok(men.includes('d8:black q-piece') && men.includes('d1:q-piece white'), men.join(' '));
   // King's square, then the informer pawn: clicks where Black's board draws g6 and b7 (White's
   // way up those points would be b3 and g2).
   await clickSquare(page, 'g6', true);

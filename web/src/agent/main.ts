@@ -3,8 +3,8 @@
 // API (docs/SERVER.md section 11), which gives the seat's own view only: the page never sees
 // more of a hidden board than the player may know.
 import { getJson, postJson, followNdjson, esc, clockText, shortKey, ApiError } from '../common/api';
-import { Board, destsOf, boardSize, type Side } from '../common/board';
-import { numbered, announcement, role } from '../common/notation';
+import { Board, destsOf, boardSize, boardShown, type Side } from '../common/board';
+import { numbered, announcement, role, moveUci } from '../common/notation';
 import { readMove } from '../common/input';
 import { HELP, helpHtml } from '../common/help';
 import { resultWords, serverText, setupWords, timeControlProblem, nameOf, playerText } from '../common/words';
@@ -435,7 +435,7 @@ function gamePage(id: string): void {
     const marks = boardMarks(variant, s.view);
     if (board && s.view) {
       if (live) {
-        board.set(s.view.board === '-' ? '' : s.view.board, s.stage === 'started' ? destsOf(moves, size) : new Map(), {
+        board.set(boardShown(variant, s.view.board), s.stage === 'started' ? destsOf(moves, size) : new Map(), {
           lastMove: lastMove(variant, s),
           marks,
           check: check.mine ? side : check.theirs && OPEN.has(variant) ? (side === 'white' ? 'black' : 'white') : null,
@@ -517,7 +517,7 @@ function gamePage(id: string): void {
     const box = $('#moves');
     const intrigue = s.view?.knows?.intrigue;
     if (variant === 'chess' || variant === 'espionage' || (variant === 'intrigue' && intrigue?.moves)) {
-      const list: string[] = variant === 'intrigue' ? intrigue.moves.map((m: any) => `${m.from}${m.to}${m.promotion ?? ''}`) : s.san;
+      const list: string[] = variant === 'intrigue' ? intrigue.moves.map((m: any) => moveUci(m)) : s.san;
       $('#moves-title').textContent = variant === 'chess' ? 'Moves (SAN)' : 'Moves (both sides, public)';
       box.innerHTML = list.length ? `<ol>${numbered(list).map(([, w, b]) => `<li>${esc(w ?? '…')} ${esc(b ?? '')}</li>`).join('')}</ol>` : '<p class="muted">No move yet.</p>';
     } else {
@@ -919,7 +919,7 @@ function knowsPanel(variant: string, s: GameState): string {
   const k = s.view?.knows ?? {};
   if (variant === 'kriegspiel' && k.kriegspiel) {
     const kk = k.kriegspiel;
-    const tried = (kk.tried ?? []).map((m: any) => `${m.from}${m.to}${m.promotion ?? ''}`);
+    const tried = (kk.tried ?? []).map((m: any) => moveUci(m));
     const turn = s.stage !== 'started' ? 'The game is over.' : kk.to_move === s.side ? 'Your turn.' : 'The opponent is to move.';
     return `<h2>The umpire</h2><p id="umpire-turn">${esc(turn)}</p>
 ${tried.length && s.stage === 'started' ? `<p class="warn">Illegal this turn: <span class="mono">${esc(tried.join(' '))}</span></p>` : ''}
