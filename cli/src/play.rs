@@ -403,8 +403,11 @@ fn prompt(snap: &Snapshot, ask: &Ask) -> String {
         Ask::IntrigueSetup => {
             // The example is the asker's own: an informer among its own pawns (R-I1).
             let black = snap.view.as_ref().is_some_and(|v| v.side == Color::Black);
-            let (rank, example) =
-                if black { (7, "'e8 d7' or 'c3 f7 queen'") } else { (2, "'e1 d2' or 'c6 f2 queen'") };
+            let (rank, example) = if black {
+                (7, "'e8 d7' or 'c3 f7 queen'")
+            } else {
+                (2, "'e1 d2' or 'c6 f2 queen'")
+            };
             format!(
                 "setup: intrigue\nYour secret setup: the king's hiding square (any square), your \
                  informer pawn's square (on rank {rank}), and 'queen' to start the queen on the \

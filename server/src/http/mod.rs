@@ -603,7 +603,8 @@ fn accepts_gzip(headers: &HeaderMap) -> bool {
             let mut parts = item.split(';').map(str::trim);
             let name = parts.next().unwrap_or_default();
             let refused = parts.any(|p| {
-                p.strip_prefix("q=").is_some_and(|q| q.trim().trim_end_matches('0') == "0." || q.trim() == "0")
+                p.strip_prefix("q=")
+                    .is_some_and(|q| q.trim().trim_end_matches('0') == "0." || q.trim() == "0")
             });
             (name.eq_ignore_ascii_case("gzip") || name == "*") && !refused
         })
