@@ -558,7 +558,7 @@ async fn pgn(
 }
 
 /// `GET /api/match/{id}/replay`: the compact replay (`verifier::views::CompactReplay`), gzipped
-/// where the request accepts it (a 281-step chess game: 174 KB of JSON, a tenth of that sent).
+/// where the request accepts it (a 34-step Kriegspiel game: 23 KB of JSON, 3.6 KB gzipped).
 async fn replay(
     State(shared): State<Arc<Shared>>,
     Path(id): Path<String>,
