@@ -14,7 +14,7 @@ let m;
 before(async () => {
   const dir = mkdtempSync(join(tmpdir(), 'fogproof-units-'));
   const entry = join(dir, 'entry.ts');
-  writeFileSync(entry, `export * from '${process.cwd()}/src/common/input';\nexport * from '${process.cwd()}/src/common/words';\nexport * from '${process.cwd()}/src/host/words';\nexport * from '${process.cwd()}/src/common/help';\nexport { moveUci } from '${process.cwd()}/src/common/notation';\n`);
+  writeFileSync(entry, `export * from '${process.cwd()}/src/common/input';\nexport * from '${process.cwd()}/src/common/words';\nexport * from '${process.cwd()}/src/host/words';\nexport * from '${process.cwd()}/src/common/help';\nexport { moveUci } from '${process.cwd()}/src/common/notation';\nexport { checkOf } from '${process.cwd()}/src/common/check';\n`);
   const out = join(dir, 'units.mjs');
   await build({ entryPoints: [entry], outfile: out, bundle: true, format: 'esm', platform: 'node', logLevel: 'warning' });
   m = await import(pathToFileURL(out).href);
@@ -155,4 +155,20 @@ test("which actions every view sees: open games' and Intrigue's moves, never a s
   assert.equal(m.actionIsPublic('intrigue', 'd8c7'), true, "Intrigue's moves are public");
   assert.equal(m.actionIsPublic('intrigue', JSON.stringify({ setup: { king: 'e1', informer: 'd2', queen_on_king_square: false } })), false);
   for (const v of ['kriegspiel', 'sic', 'secretchess6']) assert.equal(m.actionIsPublic(v, 'e2e4'), false, v);
+});
+
+test('check as each seat was told it, Espionage included', () => {
+  const none = { mine: false, theirs: false, decoy: false };
+  // Chess: the last SAN says it; the side to move is the one in check.
+  const chess = { side: 'black', san: ['e4', 'f5', 'Qh5+'], view: { board: 'x b', knows: {} } };
+  assert.deepEqual(m.checkOf('chess', chess), { ...none, mine: true });
+  assert.deepEqual(m.checkOf('chess', { ...chess, side: 'white' }), { ...none, theirs: true });
+  // Espionage: the last move's public report (R-E5).
+  const esp = (mover, check) => ({ side: 'white', san: [], view: { board: 'x w', knows: { espionage: { moves: [] } }, last: { espionage: { mover, move: 'f3f2s', capture: null, check, end: null } } } });
+  assert.deepEqual(m.checkOf('espionage', esp('black', true)), { ...none, mine: true });
+  assert.deepEqual(m.checkOf('espionage', esp('white', true)), { ...none, theirs: true });
+  assert.deepEqual(m.checkOf('espionage', esp('black', false)), none);
+  // SIC and Intrigue from their knowledge.
+  assert.deepEqual(m.checkOf('sic', { side: 'white', view: { knows: { sic: { check: 'decoy', gave_check: false } } } }), { ...none, decoy: true });
+  assert.deepEqual(m.checkOf('intrigue', { side: 'white', view: { knows: { intrigue: { check: ['black'] } } } }), { ...none, theirs: true });
 });

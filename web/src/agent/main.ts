@@ -6,6 +6,7 @@ import { getJson, postJson, followNdjson, esc, clockText, shortKey, ApiError } f
 import { Board, destsOf, boardSize, boardShown, type Side } from '../common/board';
 import { numbered, announcement, role, moveUci } from '../common/notation';
 import { readMove } from '../common/input';
+import { checkOf } from '../common/check';
 import { HELP, helpHtml } from '../common/help';
 import { resultWords, serverText, setupWords, timeControlProblem, nameOf, playerText } from '../common/words';
 import { namePanel } from './names';
@@ -642,30 +643,6 @@ function beep(freq: number, seconds: number): void {
   }
 }
 
-/** Who is in check, as far as the seat was told. */
-function checkOf(variant: string, s: GameState): { mine: boolean; theirs: boolean; decoy: boolean } {
-  const k = s.view?.knows ?? {};
-  const side = s.side ?? 'white';
-  const toMove = s.view?.board?.split(' ')[1] === 'b' ? 'black' : 'white';
-  const out = { mine: false, theirs: false, decoy: false };
-  if (variant === 'chess') {
-    const last = s.san[s.san.length - 1] ?? '';
-    if (/[+#]$/.test(last)) out[toMove === side ? 'mine' : 'theirs'] = true;
-  } else if (variant === 'kriegspiel' && k.kriegspiel) {
-    const anns = k.kriegspiel.announcements ?? [];
-    const a = anns[anns.length - 1];
-    if (a?.checks?.length) out[k.kriegspiel.to_move === side ? 'mine' : 'theirs'] = true;
-  } else if (variant === 'sic' && k.sic) {
-    out.mine = k.sic.check === 'king';
-    out.decoy = k.sic.check === 'decoy';
-    out.theirs = !!k.sic.gave_check;
-  } else if (variant === 'intrigue' && k.intrigue) {
-    const c: string[] = k.intrigue.check ?? [];
-    out.mine = c.includes(side);
-    out.theirs = c.some((x) => x !== side);
-  }
-  return out;
-}
 
 const VALUES: Record<string, number> = { p: 1, n: 3, b: 3, r: 5, q: 9, k: 0, m: 8, a: 7, c: 6, h: 7, d: 7, s: 3, y: 3, o: 4 };
 
