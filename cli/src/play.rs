@@ -400,10 +400,20 @@ fn prompt(snap: &Snapshot, ask: &Ask) -> String {
                 snap.offered.join(" ")
             )
         }
-        Ask::IntrigueSetup => "setup: intrigue\nYour secret setup: the king's hiding square, your \
-                               informer pawn's square, and 'queen' to start the queen on the \
-                               king's square (e.g. 'e1 d2' or 'c6 f2 queen'):"
-            .into(),
+        Ask::IntrigueSetup => {
+            // The example is the asker's own: an informer among its own pawns (R-I1).
+            let black = snap.view.as_ref().is_some_and(|v| v.side == Color::Black);
+            let (rank, example) = if black {
+                (7, "'e8 d7' or 'c3 f7 queen'")
+            } else {
+                (2, "'e1 d2' or 'c6 f2 queen'")
+            };
+            format!(
+                "setup: intrigue\nYour secret setup: the king's hiding square (any square), your \
+                 informer pawn's square (on rank {rank}), and 'queen' to start the queen on the \
+                 king's square (e.g. {example}):"
+            )
+        }
         Ask::Sc6Setup { max_false_squares } => format!(
             "setup: secretchess6 {max_false_squares}\nYour formation (files a to f: K Q R B N \
              once each and 1 for the empty file) and up to {max_false_squares} false squares in \

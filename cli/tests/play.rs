@@ -264,3 +264,58 @@ async fn intrigue_and_6x6_setups_are_typed_in_the_terminal() {
     let _ = std::fs::remove_dir_all(&net.dir);
     result.expect("the scripted player");
 }
+
+/// The terminal's Intrigue board before the setups, for each colour: both armies without kings
+/// (no stray `-` for the position not yet made), and the setup's example is the asker's own
+/// (Black's informer is on rank 7, not White's d2).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_intrigue_board_before_the_setup_shows_the_armies_and_the_askers_own_example() {
+    let net = network("intrigue-before").await;
+    let (base, dir) = (net.base.clone(), net.dir.clone());
+    let result = tokio::task::spawn_blocking(move || {
+        let me = key(&dir, 23);
+        for (color, top, example) in [
+            ("white", "8  r n b q . b n r", "(e.g. 'e1 d2' or 'c6 f2 queen')"),
+            ("black", "1  R N B . Q B N R", "(e.g. 'e8 d7' or 'c3 f7 queen')"),
+        ] {
+            let mut child = play(
+                &base,
+                &me,
+                &dir.join(format!("me-{color}")),
+                &["--variant", "intrigue", "--time", "10+0", "--vs", "bot", "--color", color],
+            );
+            let stdout = BufReader::new(child.stdout.take().expect("stdout"));
+            let mut lines = Vec::new();
+            for line in stdout.lines() {
+                let Ok(line) = line else { break };
+                let asked = line.starts_with("Your secret setup:");
+                lines.push(line);
+                if asked {
+                    break;
+                }
+            }
+            let _ = child.kill();
+            let _ = child.wait();
+            let text = lines.join("\n");
+            let ask = lines.iter().position(|l| l == "setup: intrigue").expect(&text);
+            let board = lines.iter().position(|l| l == top).expect(&text);
+            assert!(board < ask, "the board is drawn before the setup is asked\n{text}");
+            let files = if color == "white" { "   a b c d e f g h" } else { "   h g f e d c b a" };
+            assert_eq!(lines[board + 8], files, "{text}");
+            for l in &lines[board..board + 9] {
+                assert!(!l.contains('-'), "no stray '-' on the board\n{text}");
+            }
+            assert!(text.contains(&format!("You are {} (intrigue).", capital(color))), "{text}");
+            assert!(lines.last().expect("asked").contains(example), "{color}\n{text}");
+        }
+    })
+    .await;
+    net.running.shutdown().await.expect("clean shutdown");
+    let _ = std::fs::remove_dir_all(&net.dir);
+    result.expect("the scripted player");
+}
+
+fn capital(color: &str) -> String {
+    let mut c = color.chars();
+    c.next().map(|f| f.to_ascii_uppercase().to_string() + c.as_str()).unwrap_or_default()
+}

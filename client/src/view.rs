@@ -66,12 +66,20 @@ fn squares(list: impl IntoIterator<Item = Square>) -> String {
     if v.is_empty() { "none".into() } else { v.join(" ") }
 }
 
+/// Intrigue before the setups: the seat has no position yet (its board string is `-`), but all
+/// of it is public except each king's hiding square, its informer and where its queen starts
+/// (R-I1): both armies without kings, each queen drawn on its own square.
+const INTRIGUE_BEFORE_SETUP: &str = "rnbq1bnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQ1BNR";
+
 /// The board of a seat's view, from its side: `.` known empty, `*` fog (nothing known), `?` an
 /// enemy man of unknown kind, letters for men (upper case White), files and ranks labelled.
 pub fn board_text(view: &SeatView) -> String {
     let size = view.variant.board_size();
     let w = usize::from(size.width());
-    let field = view.board.split_whitespace().next().unwrap_or("");
+    let mut field = view.board.split_whitespace().next().unwrap_or("");
+    if field == "-" && view.variant == Variant::Intrigue {
+        field = INTRIGUE_BEFORE_SETUP;
+    }
     // Rows from the top rank down, as the string has them.
     let mut rows: Vec<Vec<char>> = Vec::new();
     for rank in field.split('/') {
@@ -197,6 +205,13 @@ pub fn render(view: &SeatView) -> String {
             }
         }
         Knows::Intrigue(k) => {
+            if view.board.trim() == "-" {
+                let _ = writeln!(
+                    out,
+                    "Before the setups: both kings hide off the board; each queen starts on its \
+                     own square or on its king's (e1, e8), as its side chooses."
+                );
+            }
             if let Some(s) = &k.setup {
                 let queen = if s.queen_on_king_square { "on the king's square" } else { "home" };
                 let _ = writeln!(
@@ -285,6 +300,23 @@ mod tests {
     use super::*;
     use rules::GameOptions;
     use rules::seat::Seat;
+
+    #[test]
+    fn an_intrigue_view_before_the_setups_draws_both_armies_without_kings_and_no_dash() {
+        for side in [Color::White, Color::Black] {
+            let view = Seat::new(&GameOptions::default_for(Variant::Intrigue), side).view();
+            assert_eq!(view.board, "-", "no position before the setups");
+            let text = render(&view);
+            let lines: Vec<&str> = text.lines().collect();
+            assert!(!lines.iter().take(9).any(|l| l.contains('-')), "{text}");
+            let (top, bottom, files) = match side {
+                Color::White => ("8  r n b q . b n r", "1  R N B Q . B N R", "   a b c d e f g h"),
+                Color::Black => ("1  R N B . Q B N R", "8  r n b . q b n r", "   h g f e d c b a"),
+            };
+            assert_eq!((lines[0], lines[7], lines[8]), (top, bottom, files), "{text}");
+            assert!(text.contains("Before the setups: both kings hide off the board"), "{text}");
+        }
+    }
 
     #[test]
     fn a_kriegspiel_view_draws_own_men_and_fog_only_from_its_side() {

@@ -14,6 +14,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { get as httpGet } from 'node:http';
+import { gunzipSync } from 'node:zlib';
 import { chromium } from 'playwright-core';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -61,6 +63,19 @@ function applyDelta(old, d) {
     else out[k] = k in out ? applyDelta(out[k], v) : v[0];
   }
   return out;
+}
+
+/** A GET with exactly these headers (fetch adds its own Accept-Encoding and decodes): the
+ * status, headers and the body's bytes as sent. */
+function rawGet(path, headers) {
+  return new Promise((res, rej) => {
+    httpGet(base + path, { headers }, (r) => {
+      const chunks = [];
+      r.on('data', (c) => chunks.push(c));
+      r.on('end', () => res({ status: r.statusCode, headers: r.headers, body: Buffer.concat(chunks) }));
+      r.on('error', rej);
+    }).on('error', rej);
+  });
 }
 
 async function replayOf(id) {
@@ -282,6 +297,14 @@ test("the replay shows each view, and White's view never shows a man White could
   const { bytes, replay } = await replayOf(game.id);
   // Compact: the start's views whole, then at most 1.5 KB a step (full frames: over 10 KB).
   assert.ok(bytes <= 8000 + 1500 * replay.frames.length, `${bytes} bytes for ${replay.frames.length} steps`);
+  // Sent gzipped to a client that accepts it (browsers do), plain to one that does not.
+  const sent = await rawGet(`/api/match/${game.id}/replay`, { 'accept-encoding': 'gzip' });
+  assert.equal(sent.headers['content-encoding'], 'gzip');
+  assert.equal(gunzipSync(sent.body).toString().length, bytes);
+  assert.ok(sent.body.length * 3 < bytes, `${sent.body.length} bytes gzipped of ${bytes}`);
+  const plainSent = await rawGet(`/api/match/${game.id}/replay`, {});
+  assert.equal(plainSent.headers['content-encoding'], undefined);
+  assert.equal(plainSent.body.toString().length, bytes);
   const verdict = await json(`/api/match/${game.id}/verdict`);
   assert.ok(replay.frames.length > 4, 'a game of several moves');
   const { page, close } = await openPage(`/game/${game.id}`);

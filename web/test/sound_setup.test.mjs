@@ -96,14 +96,15 @@ test('move sounds: the setting persists; moves sound when on and never when off'
   assert.deepEqual(errors, []);
 });
 
-/** Clicks square `sq` where the page's board draws it (8x8; `black`: Black at the bottom). */
-async function clickSquare(page, sq, black) {
+/** Clicks square `sq` where the page's board draws it (`size` squares a side; `black`: Black
+ * at the bottom). */
+async function clickSquare(page, sq, black, size = 8) {
   const box = await page.locator('#board cg-board').boundingBox();
   const file = sq.charCodeAt(0) - 97;
   const rank = Number(sq[1]) - 1;
-  const col = black ? 7 - file : file;
-  const row = black ? rank : 7 - rank;
-  await page.mouse.click(box.x + (col + 0.5) * box.width / 8, box.y + (row + 0.5) * box.height / 8);
+  const col = black ? size - 1 - file : file;
+  const row = black ? rank : size - 1 - rank;
+  await page.mouse.click(box.x + (col + 0.5) * box.width / size, box.y + (row + 0.5) * box.height / size);
 }
 
 test('Intrigue setup by clicks as Black: the board is Black\'s way up and the agent gets the squares clicked', async () => {
@@ -113,6 +114,16 @@ test('Intrigue setup by clicks as Black: the board is Black\'s way up and the ag
   await pageShows(page, asked.ask);
   await page.locator('form[data-setup="intrigue"]').waitFor();
   assert.ok(await page.locator('#board .orientation-black, #board.orientation-black, .cg-wrap.orientation-black').count() > 0, 'Black at the bottom');
+  // Before the setups there is no position yet, but both armies are public but for the kings:
+  // the page draws them (the informer is one of the pawns to click), no king, queens home.
+  await page.locator('#board piece').first().waitFor();
+  const men = await page.$$eval('#board piece:not(.ghost)', (els) => els.map((e) => `${e.cgKey}:${[...e.classList].filter((c) => /^(white|black|.-piece)$/.test(c)).sort().join(' ')}`).sort());
+  assert.equal(men.length, 30, men.join(' '));
+  assert.ok(!men.some((x) => x.includes('k-piece')), 'no king before the setups');
+  for (const f of 'abcdefgh') {
+    assert.ok(men.includes(`${f}7:black p-piece`) && men.includes(`${f}2:p-piece white`), `pawns on ${f}7 and ${f}2: ${men.join(' ')}`);
+  }
+  assert.ok(men.includes('d8:black q-piece') && men.includes('d1:q-piece white'), men.join(' '));
   // King's square, then the informer pawn: clicks where Black's board draws g6 and b7 (White's
   // way up those points would be b3 and g2).
   await clickSquare(page, 'g6', true);
@@ -124,6 +135,30 @@ test('Intrigue setup by clicks as Black: the board is Black\'s way up and the ag
   const s = await until(id, (t) => t.view?.knows?.intrigue?.setup, 'the setup to be committed');
   assert.equal(s.view.knows.intrigue.setup.king, 'g6');
   assert.equal(s.view.knows.intrigue.setup.informer, 'b7');
+  await page.getByRole('button', { name: 'Resign' }).click();
+  await until(id, (t) => t.stage === 'finished' || t.stage === 'stopped', 'the end', 90000);
+  assert.deepEqual(errors, []);
+});
+
+test('6x6 setup by clicks as Black: the formation row runs f to a as Black\'s board, and the agent gets what was clicked', async () => {
+  const { page, errors } = b;
+  const id = await newGame(page, 'secretchess6', 'black');
+  const asked = await until(id, (t) => t.ask?.kind === 'secretchess6-setup', 'the setup to be asked');
+  await pageShows(page, asked.ask);
+  await page.locator('form[data-setup="six"]').waitFor();
+  assert.ok(asked.ask.max_false_squares >= 1, JSON.stringify(asked.ask));
+  assert.equal(await page.$$eval('form[data-setup="six"] select', (els) => els.map((e) => e.dataset.file).join('')), 'fedcba');
+  // From NBKQ1R: a click on a6 (Black's own rank, drawn at the bottom right) makes it empty
+  // (knight -> empty), five on e6 make it a knight (empty -> K Q R B N); b2 is a false square.
+  await clickSquare(page, 'a6', true, 6);
+  for (let i = 0; i < 5; i++) await clickSquare(page, 'e6', true, 6);
+  await clickSquare(page, 'b2', true, 6);
+  await page.locator('#formation-check').filter({ hasText: 'Formation a→f: 1BKQNR' }).waitFor();
+  assert.equal(await page.inputValue('form[data-setup="six"] input[name="false_squares"]'), 'b2');
+  await page.getByRole('button', { name: 'Commit setup' }).click();
+  const s = await until(id, (t) => t.view?.knows?.secretchess6?.formation, 'the setup to be committed');
+  assert.equal(s.view.knows.secretchess6.formation, '1BKQNR');
+  assert.deepEqual(s.view.knows.secretchess6.false_squares, ['b2']);
   await page.getByRole('button', { name: 'Resign' }).click();
   await until(id, (t) => t.stage === 'finished' || t.stage === 'stopped', 'the end', 90000);
   assert.deepEqual(errors, []);

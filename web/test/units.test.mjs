@@ -14,7 +14,7 @@ let m;
 before(async () => {
   const dir = mkdtempSync(join(tmpdir(), 'fogproof-units-'));
   const entry = join(dir, 'entry.ts');
-  writeFileSync(entry, `export * from '${process.cwd()}/src/common/input';\nexport * from '${process.cwd()}/src/common/words';\nexport * from '${process.cwd()}/src/host/words';\n`);
+  writeFileSync(entry, `export * from '${process.cwd()}/src/common/input';\nexport * from '${process.cwd()}/src/common/words';\nexport * from '${process.cwd()}/src/host/words';\nexport * from '${process.cwd()}/src/common/help';\nexport { moveUci } from '${process.cwd()}/src/common/notation';\nexport { checkOf } from '${process.cwd()}/src/common/check';\n`);
   const out = join(dir, 'units.mjs');
   await build({ entryPoints: [entry], outfile: out, bundle: true, format: 'esm', platform: 'node', logLevel: 'warning' });
   m = await import(pathToFileURL(out).href);
@@ -113,6 +113,12 @@ test('replay steps in words for every game: no JSON', () => {
   // Intrigue: a setup report and a move that took the informer.
   const ir = { intrigue: { move: { side: 'white', mv: { from: 'b4', to: 'a5', promotion: null }, capture: { square: 'a5' }, inspection: { owner: 'black', informer: true, appeared: { square: 'g6', removed: null } }, check: [], result: null } } };
   assert.equal(m.toldWords(ir, k), "White played b4a5; captured on a5; Black's captured pawn was the informer; its king appeared on g6");
+  // A promotion in UCI's letter, not the role's name.
+  const promo = { intrigue: { move: { side: 'black', mv: { from: 'h2', to: 'g1', promotion: 'bishop' }, capture: null, inspection: null, check: [], result: null } } };
+  assert.equal(m.toldWords(promo, k), 'Black played h2g1b');
+  assert.equal(m.toldWords({ chess: { mv: { from: 'e7', to: 'e8', promotion: 'queen' }, end: null } }, k), 'e7e8q was played');
+  assert.equal(m.moveUci({ from: 'a7', to: 'a8', promotion: 'knight' }), 'a7a8n');
+  assert.equal(m.moveUci({ from: 'e2', to: 'e4', promotion: null }), 'e2e4');
   noJson(m.actionWords('intrigue', JSON.stringify({ setup: { king: 'e1', informer: 'd2', queen_on_king_square: true } })));
   assert.doesNotMatch(m.actionWords('intrigue', JSON.stringify({ setup: { king: 'e1', informer: 'd2', queen_on_king_square: false } })), /e1|d2/, 'the secret is not in the words');
   // Kriegspiel: illegal, and a legal answer through the announcement words.
@@ -130,4 +136,39 @@ test("an opened secret setup in words (the end screen)", () => {
   assert.equal(m.setupWords('secretchess6', { formation: 'NBKQ1R', false_squares: ['b2', 'e1'] }), 'formation NBKQ1R (files a to f), false squares b2 e1');
   assert.equal(m.setupWords('secretchess6', { formation: 'RNBQ1K', false_squares: [] }), 'formation RNBQ1K (files a to f), false squares none');
   assert.equal(m.setupWords('kriegspiel', null), '');
+});
+
+test('every game has rules and help in plain words, with no design ids', () => {
+  const key = { chess: /checkmate/, kriegspiel: /umpire/, sic: /decoy/i, intrigue: /informer/, secretchess6: /formation/, espionage: /cannon/ };
+  for (const [variant, word] of Object.entries(key)) {
+    const html = m.helpHtml(variant);
+    assert.ok(m.HELP[variant].rules.length >= 1 && m.HELP[variant].howTo.length >= 1, variant);
+    assert.match(html, word, variant);
+    assert.doesNotMatch(html, /\bR-[A-Z]+\d/, `${variant}: no design id`);
+  }
+  assert.equal(m.helpHtml('no-such-game'), '');
+});
+
+test("which actions every view sees: open games' and Intrigue's moves, never a secret setup", () => {
+  assert.equal(m.actionIsPublic('chess', 'e2e4'), true);
+  assert.equal(m.actionIsPublic('espionage', 'c6c3'), true);
+  assert.equal(m.actionIsPublic('intrigue', 'd8c7'), true, "Intrigue's moves are public");
+  assert.equal(m.actionIsPublic('intrigue', JSON.stringify({ setup: { king: 'e1', informer: 'd2', queen_on_king_square: false } })), false);
+  for (const v of ['kriegspiel', 'sic', 'secretchess6']) assert.equal(m.actionIsPublic(v, 'e2e4'), false, v);
+});
+
+test('check as each seat was told it, Espionage included', () => {
+  const none = { mine: false, theirs: false, decoy: false };
+  // Chess: the last SAN says it; the side to move is the one in check.
+  const chess = { side: 'black', san: ['e4', 'f5', 'Qh5+'], view: { board: 'x b', knows: {} } };
+  assert.deepEqual(m.checkOf('chess', chess), { ...none, mine: true });
+  assert.deepEqual(m.checkOf('chess', { ...chess, side: 'white' }), { ...none, theirs: true });
+  // Espionage: the last move's public report (R-E5).
+  const esp = (mover, check) => ({ side: 'white', san: [], view: { board: 'x w', knows: { espionage: { moves: [] } }, last: { espionage: { mover, move: 'f3f2s', capture: null, check, end: null } } } });
+  assert.deepEqual(m.checkOf('espionage', esp('black', true)), { ...none, mine: true });
+  assert.deepEqual(m.checkOf('espionage', esp('white', true)), { ...none, theirs: true });
+  assert.deepEqual(m.checkOf('espionage', esp('black', false)), none);
+  // SIC and Intrigue from their knowledge.
+  assert.deepEqual(m.checkOf('sic', { side: 'white', view: { knows: { sic: { check: 'decoy', gave_check: false } } } }), { ...none, decoy: true });
+  assert.deepEqual(m.checkOf('intrigue', { side: 'white', view: { knows: { intrigue: { check: ['black'] } } } }), { ...none, theirs: true });
 });

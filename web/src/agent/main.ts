@@ -3,9 +3,10 @@
 // API (docs/SERVER.md section 11), which gives the seat's own view only: the page never sees
 // more of a hidden board than the player may know.
 import { getJson, postJson, followNdjson, esc, clockText, shortKey, ApiError, type ServerJson } from '../common/api';
-import { Board, destsOf, boardSize, type Side } from '../common/board';
-import { numbered, announcement, role } from '../common/notation';
+import { Board, destsOf, boardSize, boardShown, type Side } from '../common/board';
+import { numbered, announcement, role, moveUci } from '../common/notation';
 import { readMove } from '../common/input';
+import { checkOf } from '../common/check';
 import { HELP, helpHtml } from '../common/help';
 import { resultWords, serverText, setupWords, timeControlProblem, nameOf, playerText } from '../common/words';
 import { namePanel } from './names';
@@ -421,7 +422,7 @@ function gamePage(id: string): void {
     const marks = boardMarks(variant, s.view);
     if (board && s.view) {
       if (live) {
-        board.set(s.view.board === '-' ? '' : s.view.board, s.stage === 'started' ? destsOf(moves, size) : new Map(), {
+        board.set(boardShown(variant, s.view.board), s.stage === 'started' ? destsOf(moves, size) : new Map(), {
           lastMove: lastMove(variant, s),
           marks,
           check: check.mine ? side : check.theirs && OPEN.has(variant) ? (side === 'white' ? 'black' : 'white') : null,
@@ -503,7 +504,7 @@ function gamePage(id: string): void {
     const box = $('#moves');
     const intrigue = known(s.view, 'intrigue');
     if (modeOf(variant) === 'open' || (variant === 'intrigue' && intrigue?.moves)) {
-      const list: string[] = variant === 'intrigue' && intrigue ? intrigue.moves.map((m) => `${m.from}${m.to}${m.promotion ?? ''}`) : s.san;
+      const list: string[] = variant === 'intrigue' && intrigue ? intrigue.moves.map((m) => moveUci(m)) : s.san;
       $('#moves-title').textContent = variant === 'chess' ? 'Moves (SAN)' : 'Moves (both sides, public)';
       box.innerHTML = list.length ? `<ol>${numbered(list).map(([, w, b]) => `<li>${esc(w ?? '…')} ${esc(b ?? '')}</li>`).join('')}</ol>` : '<p class="muted">No move yet.</p>';
     } else {
@@ -631,32 +632,6 @@ function beep(freq: number, seconds: number): void {
   }
 }
 
-/** Who is in check, as far as the seat was told. */
-function checkOf(variant: string, s: GameState): { mine: boolean; theirs: boolean; decoy: boolean } {
-  const side = s.side ?? 'white';
-  const kriegspiel = known(s.view, 'kriegspiel');
-  const sic = known(s.view, 'sic');
-  const intrigue = known(s.view, 'intrigue');
-  const toMove = s.view?.board?.split(' ')[1] === 'b' ? 'black' : 'white';
-  const out = { mine: false, theirs: false, decoy: false };
-  if (variant === 'chess') {
-    const last = s.san[s.san.length - 1] ?? '';
-    if (/[+#]$/.test(last)) out[toMove === side ? 'mine' : 'theirs'] = true;
-  } else if (variant === 'kriegspiel' && kriegspiel) {
-    const anns = kriegspiel.announcements ?? [];
-    const a = anns[anns.length - 1];
-    if (a?.checks?.length) out[kriegspiel.to_move === side ? 'mine' : 'theirs'] = true;
-  } else if (variant === 'sic' && sic) {
-    out.mine = sic.check === 'king';
-    out.decoy = sic.check === 'decoy';
-    out.theirs = !!sic.gave_check;
-  } else if (variant === 'intrigue' && intrigue) {
-    const c: string[] = intrigue.check ?? [];
-    out.mine = c.includes(side);
-    out.theirs = c.some((x) => x !== side);
-  }
-  return out;
-}
 
 const VALUES: Record<string, number> = { p: 1, n: 3, b: 3, r: 5, q: 9, k: 0, m: 8, a: 7, c: 6, h: 7, d: 7, s: 3, y: 3, o: 4 };
 
@@ -907,7 +882,7 @@ function knowsPanel(variant: string, s: GameState): string {
   const ik = known(s.view, 'intrigue');
   const six = known(s.view, 'secretchess6');
   if (variant === 'kriegspiel' && kk) {
-    const tried = (kk.tried ?? []).map((m) => `${m.from}${m.to}${m.promotion ?? ''}`);
+    const tried = (kk.tried ?? []).map((m) => moveUci(m));
     const turn = s.stage !== 'started' ? 'The game is over.' : kk.to_move === s.side ? 'Your turn.' : 'The opponent is to move.';
     return `<h2>The umpire</h2><p id="umpire-turn">${esc(turn)}</p>
 ${tried.length && s.stage === 'started' ? `<p class="warn">Illegal this turn: <span class="mono">${esc(tried.join(' '))}</span></p>` : ''}

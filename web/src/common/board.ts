@@ -15,6 +15,18 @@ export function boardSize(variant: string): number {
   return VARIANTS.find((v) => v.id === variant)?.size ?? 8;
 }
 
+/** Intrigue before both setups: the seat has no position yet (its board string is `-`), but
+ * all of it is public except each king's hiding square, its informer and where its queen starts
+ * (RULES.md R-I1): both armies without kings, each queen on its own square. */
+export const INTRIGUE_BEFORE_SETUP = 'rnbq1bnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQ1BNR w';
+
+/** The board string to draw for a seat's board string: `-` (no position yet) is Intrigue's
+ * armies before the setups, so the informer pawn can be clicked, and nothing in other games. */
+export function boardShown(variant: string, board: string): string {
+  if (board !== '-') return board;
+  return variant === 'intrigue' ? INTRIGUE_BEFORE_SETUP : '';
+}
+
 /**
  * The piece image letter (src/common/pieces/{w,b}{letter}.svg) of a board-string letter, per
  * game (RULES.md R-C3: `C` is a Centaur in SIC but a Cannon in Espionage).

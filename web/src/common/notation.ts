@@ -24,3 +24,15 @@ export function announcement(a: any): string {
 export function role(r: unknown): string {
   return String(r ?? '').replace(/-/g, ' ');
 }
+
+/** The promotion letters of UCI for the roles a pawn of the orthodox games becomes. */
+const PROMOTION_LETTER: Record<string, string> = { queen: 'q', rook: 'r', bishop: 'b', knight: 'n' };
+
+/** A move as the API gives it (`{from, to, promotion}`, the role spelt out) in UCI: `h2g1b`,
+ * not `h2g1bishop`; a role with no UCI letter is named in words after the squares. */
+export function moveUci(m: { from?: string; to?: string; promotion?: string | null } | null | undefined): string {
+  if (!m) return '';
+  const p = m.promotion ?? '';
+  const letter = p === '' ? '' : PROMOTION_LETTER[p] ?? ` (${role(p)})`;
+  return `${m.from ?? ''}${m.to ?? ''}${letter}`;
+}

@@ -4,8 +4,8 @@
 // view (`views.white` / `views.black`, built by the verifier from what that side was told):
 // nothing here reads the full position for a player's view.
 
-import { OPEN_GAMES, words } from "./dom";
-import { actionWords, toldWords } from "./words";
+import { words } from "./dom";
+import { actionIsPublic, actionWords, toldWords } from "./words";
 
 export type Side = "white" | "black";
 export type ViewName = Side | "full";
@@ -136,10 +136,11 @@ export function clocksAt(r: Replay, step: number): Clocks | null {
 }
 
 /** What a view is told about the action of a frame: the whole action in the umpire's view, the
- * actor's own view and open games; in a hidden game only that the opponent acted. */
+ * actor's own view, open games and Intrigue's public moves; otherwise only that the opponent
+ * acted. */
 export function actionText(r: Replay, frame: Frame, view: ViewName): string {
   const who = frame.actor === "white" ? "White" : "Black";
-  if (view === "full" || view === frame.actor || OPEN_GAMES.has(r.variant)) {
+  if (view === "full" || view === frame.actor || actionIsPublic(r.variant, frame.action)) {
     return `${who}: ${actionWords(r.variant, frame.action)}${illegal(frame) ? " (illegal attempt)" : ""}`;
   }
   return `${who} acted (hidden from ${view === "white" ? "White" : "Black"})`;

@@ -2,6 +2,8 @@
 // holds the rules' own serde forms: see verifier::views). Pure functions; anything of a shape
 // not known here falls back to a short plain rendering, never to raw JSON text.
 
+import { moveUci } from "../common/notation";
+
 const ROLES: Record<string, string> = {
   p: "pawn", n: "knight", b: "bishop", r: "rook", q: "queen", k: "king", m: "marshall", a: "archbishop",
   c: "centaur", h: "dragon horse", d: "dragon king", s: "spy", y: "decoy", o: "cannon",
@@ -28,6 +30,15 @@ function parse(action: string): unknown {
   } catch {
     return action;
   }
+}
+
+/** Whether every view sees an action: every action of an open game (chess, Espionage), and
+ * Intrigue's moves (all public there; only its setups are secret). */
+export function actionIsPublic(variant: string, action: string): boolean {
+  if (variant === "chess" || variant === "espionage") return true;
+  if (variant !== "intrigue") return false;
+  const v = parse(action);
+  return !(v !== null && typeof v === "object" && "setup" in (v as Record<string, unknown>));
 }
 
 /** An action (the replay's `action` text: UCI, or the rules' JSON for the others) in words. */
@@ -147,7 +158,7 @@ function intrigueWords(o: any): string {
   const x: any = b ?? {};
   if (kind === "setup") return `${x.side === "white" ? "White" : "Black"} has set up${x.queen_on_king_square ? " (queen on the king's square)" : ""}${x.play_starts ? "; play begins" : ""}`;
   if (kind === "move") {
-    const parts = [`${x.side === "white" ? "White" : "Black"} played ${x.mv?.from ?? ""}${x.mv?.to ?? ""}${x.mv?.promotion ?? ""}`];
+    const parts = [`${x.side === "white" ? "White" : "Black"} played ${moveUci(x.mv)}`];
     if (x.capture) parts.push(`captured on ${x.capture.square ?? plain(x.capture)}`);
     const i = x.inspection;
     if (i) {
@@ -181,7 +192,7 @@ export function toldWords(last: Record<string, unknown> | null, kriegspiel: (a: 
       return intrigueWords(v);
     case "chess": {
       const m = v?.mv;
-      return `${m ? `${m.from}${m.to}${m.promotion ?? ""} was played` : "a move was played"}${v?.end ? `; ${resultText(v.end)}` : ""}`;
+      return `${m ? `${moveUci(m)} was played` : "a move was played"}${v?.end ? `; ${resultText(v.end)}` : ""}`;
     }
     case "espionage": {
       const parts = [`${v?.mover === "black" ? "Black" : "White"} played ${v?.move ?? "?"}`];
