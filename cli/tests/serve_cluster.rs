@@ -21,6 +21,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 mod common;
+mod finished;
 use common::{agent, free_port, serve, up};
 
 /// A failover proxy on `listener`: each connection goes to the backend it last reached, or
@@ -162,32 +163,7 @@ async fn a_cluster_node_killed_mid_match_loses_nothing_a_receipt_promised() {
         up(ports[victim]).await;
     }
     assert!(killed_live >= 2, "the kills hit live matches ({killed_live})");
-    for (v, alice, bob) in &pairs {
-        let mut waited = 0;
-        let (record, theirs) = loop {
-            let a = alice.records().into_values().next();
-            let b = bob.records().into_values().next();
-            if let (Some(a), Some(b)) = (a, b) {
-                break (a.expect("alice's seat ends with the record"), b.expect("bob's too"));
-            }
-            waited += 1;
-            assert!(waited < 24_000, "{v}: no end within 240 s");
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        };
-        assert_eq!(record, theirs, "{v}: one record");
-        let verified = verifier::verify_match(&record);
-        assert!(verified.verdict.is_valid(), "{v}: {:#?}", verified.verdict);
-    }
-    let mut waited = 0;
-    loop {
-        let games = probe.get("/api/games").await.expect("games");
-        if games["games"].as_array().map_or(0, Vec::len) == variants.len() {
-            break;
-        }
-        waited += 1;
-        assert!(waited < 100, "the finished matches are not listed: {games}");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    finished::records_agree_and_are_listed(&pairs, &probe, 240).await;
     for mut n in nodes {
         let _ = n.kill();
         let _ = n.wait();

@@ -13,6 +13,7 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 mod common;
+mod finished;
 use common::{agent, free_port, serve, up};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -83,33 +84,8 @@ async fn a_server_on_postgres_loses_nothing_a_receipt_promised() {
         eprintln!("restart {n} after {pause_ms} ms");
     }
     assert!(killed_live >= 4, "the kills hit live matches ({killed_live})");
-    for (v, alice, bob) in &pairs {
-        let mut waited = 0;
-        let (record, theirs) = loop {
-            let a = alice.records().into_values().next();
-            let b = bob.records().into_values().next();
-            if let (Some(a), Some(b)) = (a, b) {
-                break (a.expect("alice's seat ends with the record"), b.expect("bob's too"));
-            }
-            waited += 1;
-            assert!(waited < 18_000, "{v}: no end within 180 s");
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        };
-        assert_eq!(record, theirs, "{v}: one record");
-        let verified = verifier::verify_match(&record);
-        assert!(verified.verdict.is_valid(), "{v}: {:#?}", verified.verdict);
-    }
-    // The finished matches are served from PostgreSQL, and no SQLite store was made.
-    let mut waited = 0;
-    loop {
-        let games = probe.get("/api/games").await.expect("games");
-        if games["games"].as_array().map_or(0, Vec::len) == variants.len() {
-            break;
-        }
-        waited += 1;
-        assert!(waited < 100, "the finished matches are not listed: {games}");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    finished::records_agree_and_are_listed(&pairs, &probe, 180).await;
+    // The finished matches were served from PostgreSQL, and no SQLite store was made.
     assert!(!data.join("server").join("fogproof.sqlite").exists(), "no SQLite store was made");
     child.kill().expect("kill");
     let _ = child.wait();
