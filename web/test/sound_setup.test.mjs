@@ -126,10 +126,16 @@ test('Intrigue setup by clicks as Black: the board is Black\'s way up and the ag
   assert.ok(men.includes('d8:black q-piece') && men.includes('d1:q-piece white'), men.join(' '));
   // King's square, then the informer pawn: clicks where Black's board draws g6 and b7 (White's
   // way up those points would be b3 and g2).
+  // The board reports a click after the mouse event has returned (chessground's select runs
+  // on its own turn): wait for each field to take the square before the next click and the check.
+  const field = (name) => `form[data-setup="intrigue"] input[name="${name}"]`;
+  const takes = (name, sq) => page.waitForFunction(([sel, v]) => document.querySelector(sel)?.value === v, [field(name), sq], { timeout: 5000 }).catch(() => {});
   await clickSquare(page, 'g6', true);
+  await takes('king', 'g6');
   await clickSquare(page, 'b7', true);
-  assert.equal(await page.inputValue('form[data-setup="intrigue"] input[name="king"]'), 'g6');
-  assert.equal(await page.inputValue('form[data-setup="intrigue"] input[name="informer"]'), 'b7');
+  await takes('informer', 'b7');
+  assert.equal(await page.inputValue(field('king')), 'g6');
+  assert.equal(await page.inputValue(field('informer')), 'b7');
   await page.screenshot({ path: join(ARTIFACTS, 'setup-intrigue-black-clicks.png'), fullPage: true });
   await page.getByRole('button', { name: 'Commit setup' }).click();
   const s = await until(id, (t) => t.view?.knows?.intrigue?.setup, 'the setup to be committed');
