@@ -107,6 +107,12 @@ async function clickSquare(page, sq, black, size = 8) {
   await page.mouse.click(box.x + (col + 0.5) * box.width / size, box.y + (row + 0.5) * box.height / size);
 }
 
+/** Waits (up to 5 s) until the form field `sel` holds `value`: the board reports a click on its
+ * own turn, after the mouse event has returned. The caller asserts the value itself. */
+function fieldTakes(page, sel, value) {
+  return page.waitForFunction(([s, v]) => document.querySelector(s)?.value === v, [sel, value], { timeout: 5000 }).catch(() => {});
+}
+
 test('Intrigue setup by clicks as Black: the board is Black\'s way up and the agent gets the squares clicked', async () => {
   const { page, errors } = b;
   const id = await newGame(page, 'intrigue', 'black');
@@ -129,7 +135,7 @@ test('Intrigue setup by clicks as Black: the board is Black\'s way up and the ag
   // The board reports a click after the mouse event has returned (chessground's select runs
   // on its own turn): wait for each field to take the square before the next click and the check.
   const field = (name) => `form[data-setup="intrigue"] input[name="${name}"]`;
-  const takes = (name, sq) => page.waitForFunction(([sel, v]) => document.querySelector(sel)?.value === v, [field(name), sq], { timeout: 5000 }).catch(() => {});
+  const takes = (name, sq) => fieldTakes(page, field(name), sq);
   await clickSquare(page, 'g6', true);
   await takes('king', 'g6');
   await clickSquare(page, 'b7', true);
@@ -160,6 +166,7 @@ test('6x6 setup by clicks as Black: the formation row runs f to a as Black\'s bo
   for (let i = 0; i < 5; i++) await clickSquare(page, 'e6', true, 6);
   await clickSquare(page, 'b2', true, 6);
   await page.locator('#formation-check').filter({ hasText: 'Formation a→f: 1BKQNR' }).waitFor();
+  await fieldTakes(page, 'form[data-setup="six"] input[name="false_squares"]', 'b2');
   assert.equal(await page.inputValue('form[data-setup="six"] input[name="false_squares"]'), 'b2');
   await page.getByRole('button', { name: 'Commit setup' }).click();
   const s = await until(id, (t) => t.view?.knows?.secretchess6?.formation, 'the setup to be committed');
