@@ -169,35 +169,24 @@ pub async fn fresh_database(url: &str, name: &str) -> Result<String, StoreError>
     Ok(with_database(url, name))
 }
 
-/// Takes [`OWNER_LOCK`] on `c`, waiting up to `wait_ms`; false if another session holds it.
-async fn try_lock(c: &mut PgConnection, wait_ms: u64) -> Result<bool, StoreError> {
-    let deadline = tokio::time::Instant::now() + Duration::from_millis(wait_ms);
-    loop {
-        let got: bool = sqlx::query_scalar("SELECT pg_try_advisory_lock($1)")
-            .bind(OWNER_LOCK)
-            .fetch_one(&mut *c)
-            .await
-            .map_err(db)?;
-        if got {
-            return Ok(true);
-        }
-        if tokio::time::Instant::now() >= deadline {
-            return Ok(false);
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+/// How a server holds [`OWNER_LOCK`]: alone (a single-owner server) or shared (a cluster node).
+#[derive(Clone, Copy)]
+enum LockMode {
+    Exclusive,
+    Shared,
 }
 
-/// Takes [`OWNER_LOCK`] shared on `c` (a cluster node), waiting up to `wait_ms`; false while
-/// a single-owner server holds it.
-async fn try_lock_shared(c: &mut PgConnection, wait_ms: u64) -> Result<bool, StoreError> {
+/// Takes [`OWNER_LOCK`] on `c` in `mode`, waiting up to `wait_ms`; false while a session holds
+/// it in a mode that excludes this one (any holder for exclusive, an exclusive one for shared).
+async fn try_lock(c: &mut PgConnection, mode: LockMode, wait_ms: u64) -> Result<bool, StoreError> {
+    let sql = match mode {
+        LockMode::Exclusive => "SELECT pg_try_advisory_lock($1)",
+        LockMode::Shared => "SELECT pg_try_advisory_lock_shared($1)",
+    };
     let deadline = tokio::time::Instant::now() + Duration::from_millis(wait_ms);
     loop {
-        let got: bool = sqlx::query_scalar("SELECT pg_try_advisory_lock_shared($1)")
-            .bind(OWNER_LOCK)
-            .fetch_one(&mut *c)
-            .await
-            .map_err(db)?;
+        let got: bool =
+            sqlx::query_scalar(sql).bind(OWNER_LOCK).fetch_one(&mut *c).await.map_err(db)?;
         if got {
             return Ok(true);
         }
@@ -223,7 +212,11 @@ async fn keep_shared_lock(
         }
         let again = async {
             let mut c = PgConnection::connect_with(&options).await.map_err(db)?;
-            if try_lock_shared(&mut c, 0).await? { Ok::<_, StoreError>(Some(c)) } else { Ok(None) }
+            if try_lock(&mut c, LockMode::Shared, 0).await? {
+                Ok::<_, StoreError>(Some(c))
+            } else {
+                Ok(None)
+            }
         };
         match again.await {
             Ok(Some(mut c)) => {
@@ -294,7 +287,7 @@ impl PostgresStore {
     pub(crate) async fn open_with(url: &str, check_ms: u64) -> Result<PostgresStore, StoreError> {
         let (pool, options) = connect(url).await?;
         let mut lock = PgConnection::connect_with(&options).await.map_err(db)?;
-        if !try_lock(&mut lock, OWNER_LOCK_WAIT_MS).await? {
+        if !try_lock(&mut lock, LockMode::Exclusive, OWNER_LOCK_WAIT_MS).await? {
             let owner = sqlx::query("SELECT pid, host, since_ms FROM server_owner WHERE id = 1")
                 .fetch_optional(&pool)
                 .await
@@ -355,7 +348,7 @@ impl PostgresStore {
     ) -> Result<PostgresStore, StoreError> {
         let (pool, options) = connect(url).await?;
         let mut lock = PgConnection::connect_with(&options).await.map_err(db)?;
-        if !try_lock_shared(&mut lock, OWNER_LOCK_WAIT_MS).await? {
+        if !try_lock(&mut lock, LockMode::Shared, OWNER_LOCK_WAIT_MS).await? {
             return Err(StoreError::Database(
                 "the database is owned by a single fogproof server (serve without --cluster): \
                  stop it before starting cluster nodes on it (docs/SERVER.md, several nodes)"
@@ -543,7 +536,7 @@ async fn keep_lock(
         tracing::warn!("the database's owner lock connection was lost: taking the lock again");
         let again = async {
             let mut c = PgConnection::connect_with(&options).await.map_err(db)?;
-            if !try_lock(&mut c, 0).await? {
+            if !try_lock(&mut c, LockMode::Exclusive, 0).await? {
                 // Still held: by this server's old session (the database has not noticed it
                 // is gone yet) or by another server, which will have raised the epoch.
                 return Ok::<_, StoreError>(None);
