@@ -37,7 +37,13 @@ mod text {
         use super::*;
 
         pub fn serialize<S: Serializer>(moves: &[Move], s: S) -> Result<S::Ok, S::Error> {
-            s.collect_seq(moves.iter().map(|m| m.uci(Alphabet::SIC)))
+            // As `collect_seq` over the texts, without a `String` per move.
+            use serde::ser::SerializeSeq;
+            let mut seq = s.serialize_seq(Some(moves.len()))?;
+            for m in moves {
+                seq.serialize_element(m.uci_text(Alphabet::SIC).as_str())?;
+            }
+            seq.end()
         }
 
         pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Move>, D::Error> {
@@ -367,7 +373,7 @@ impl Game for State {
         };
 
         let mut legal = legal_moves(&pos);
-        legal.sort_by_key(|m| m.uci(Alphabet::SIC));
+        legal.sort_by_key(|m| m.uci_order(Alphabet::SIC));
         let mut state = State { pos, ids, lost, history, result: None };
         state.result = state.end_of_game(actor, &legal);
         if state.result.is_some() {

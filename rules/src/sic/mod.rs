@@ -190,7 +190,7 @@ impl Position {
     #[must_use]
     pub fn legal_moves(&self) -> Vec<Move> {
         let mut moves = movegen::legal_moves(self);
-        moves.sort_by_key(|m| m.uci(Alphabet::SIC));
+        moves.sort_by_key(|m| m.uci_order(Alphabet::SIC));
         moves
     }
 
