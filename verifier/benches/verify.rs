@@ -12,6 +12,14 @@
 //! `FOGPROOF_BENCH_PROFILE=VARIANT[:SECONDS]` loops one variant's verification only, for a
 //! profiler. The table's times are the thread's CPU time (see `clock`).
 //!
+//! `FOGPROOF_BENCH_COUNT=VARIANT:ROUNDS` builds one variant's corpus, then runs `verify_all`
+//! ROUNDS times and `signatures_only` ROUNDS times over the same records, and nothing else, for
+//! an instruction count: run it under `valgrind --tool=callgrind` and read the inclusive counts
+//! of the two functions (`callgrind_annotate --inclusive=yes`); their quotient is verify ÷ batch
+//! signature check in instructions, the same whatever the machine's load.
+//! `verifier/benches/callgrind.sh` does this for every variant. `FOGPROOF_BENCH_RECORDS=DIR`
+//! keeps the self-played records in DIR and reads them back on the next run.
+//!
 //! Figures: docs/PROTOCOL.md section 12 (protocol v3). Release build, contended 2-core machine
 //! (load average 12), thread CPU time, `-- no-criterion-run`: ratio chess 1.08, kriegspiel
 //! 1.18, sic 1.69, intrigue 1.36, secretchess6 1.53, espionage 1.27 (the bar is not met for
@@ -42,14 +50,29 @@ struct Corpus {
     contexts: usize,
 }
 
+/// The record self-play gives for `variant` and `seed`; with `FOGPROOF_BENCH_RECORDS=DIR`, read
+/// from `DIR/VARIANT-SEED.record` when that file exists and written there when it does not (so
+/// that a run under callgrind, which slows self-play as much as the verifier, skips it).
+fn self_played(variant: Variant, seed: u64) -> Vec<u8> {
+    let file = std::env::var_os("FOGPROOF_BENCH_RECORDS")
+        .map(|dir| std::path::PathBuf::from(dir).join(format!("{}-{seed}.record", variant.id())));
+    if let Some(bytes) = file.as_ref().and_then(|f| std::fs::read(f).ok()) {
+        return bytes;
+    }
+    let bytes = client::selfplay::selfplay(variant, seed).expect("self-play").0;
+    if let Some(f) = file {
+        std::fs::write(&f, &bytes).expect("writes the record");
+    }
+    bytes
+}
+
 fn corpus(only: Option<&str>) -> Vec<Corpus> {
     Variant::ALL
         .into_iter()
         .filter(|v| only.is_none_or(|id| v.id() == id))
         .map(|variant| {
-            let bytes: Vec<Vec<u8>> = (1..=RECORDS)
-                .map(|seed| client::selfplay::selfplay(variant, seed).expect("self-play").0)
-                .collect();
+            let bytes: Vec<Vec<u8>> =
+                (1..=RECORDS).map(|seed| self_played(variant, seed)).collect();
             let records =
                 bytes.iter().map(|b| MatchRecord::from_canonical(b).expect("a record")).collect();
             let mut sealed = (0, 0);
@@ -72,12 +95,17 @@ fn corpus(only: Option<&str>) -> Vec<Corpus> {
         .collect()
 }
 
+/// Verifies every record of the corpus (not inlined, so that callgrind counts it by name).
+#[inline(never)]
 fn verify_all(c: &Corpus) {
     for b in &c.bytes {
         black_box(verifier::verify(black_box(b)));
     }
 }
 
+/// Batch-checks every record's signatures, as the verifier's first step does (not inlined, so
+/// that callgrind counts it by name).
+#[inline(never)]
 fn signatures_only(c: &Corpus) {
     for r in &c.records {
         let items = verifier::envelope::signature_items(r);
@@ -162,9 +190,34 @@ fn profile_loop(spec: &str) {
     println!("{id}: {runs} rounds, {:.3} ms/rec", per.as_secs_f64() * 1e3);
 }
 
+/// `FOGPROOF_BENCH_COUNT=VARIANT:ROUNDS`: `verify_all` then `signatures_only`, ROUNDS times
+/// each over one variant's corpus, for callgrind (see the module documentation). Prints the
+/// corpus so that the counts can be read per record.
+fn count_loop(spec: &str) {
+    let (id, rounds) = spec.split_once(':').unwrap_or((spec, "1"));
+    let rounds: u32 = rounds.parse().expect("rounds");
+    let c = corpus(Some(id)).pop().expect("a variant id");
+    for _ in 0..rounds {
+        verify_all(&c);
+    }
+    for _ in 0..rounds {
+        signatures_only(&c);
+    }
+    let entries: usize = c.records.iter().map(|r| r.entries.len()).sum();
+    println!(
+        "{id}: {rounds} rounds over {} records, {entries} entries, {} sealed",
+        c.bytes.len(),
+        c.sealed.0 + c.sealed.1
+    );
+}
+
 fn main() {
     if let Ok(spec) = std::env::var("FOGPROOF_BENCH_PROFILE") {
         profile_loop(&spec);
+        return;
+    }
+    if let Ok(spec) = std::env::var("FOGPROOF_BENCH_COUNT") {
+        count_loop(&spec);
         return;
     }
     let corpus = corpus(None);
