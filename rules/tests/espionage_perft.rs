@@ -70,3 +70,37 @@ fn legal_moves_agree_node_by_node() {
         walk(&fen, &Slow::parse(&fen), 2);
     }
 }
+
+/// `is_legal` and `has_legal_move` test one move (or stop at the first legal one) instead of
+/// generating every legal move: they must agree with `legal_moves` exactly. Checked at every
+/// position of the data file and up to eight positions one legal move after each, for every
+/// (from, to) pair of the board, and for every legal move's squares with every promotion role
+/// and none.
+#[test]
+fn is_legal_and_has_legal_move_agree_with_legal_moves() {
+    let mut checked = 0;
+    let mut without_moves = 0;
+    for (fen, _) in cases() {
+        let root = Position::from_fen(&fen).unwrap_or_else(|e| panic!("{fen}: {e}"));
+        let mut nodes = vec![root.clone()];
+        nodes.extend(root.legal_moves().iter().take(8).map(|m| root.play(m).expect("legal").0));
+        for pos in nodes {
+            let legal = pos.legal_moves();
+            assert_eq!(pos.has_legal_move(), !legal.is_empty(), "{fen}");
+            without_moves += usize::from(legal.is_empty());
+            let squares = || (0..64).filter_map(rules::Square::from_index);
+            let plain = squares().flat_map(|from| squares().map(move |to| rules::Move::new(from, to)));
+            let promotions = legal.iter().flat_map(|m| {
+                let roles = rules::espionage::PROMOTION_ROLES.map(Some);
+                [None].into_iter().chain(roles).map(|promotion| rules::Move { promotion, ..*m })
+            });
+            for m in plain.chain(promotions) {
+                assert_eq!(pos.is_legal(&m), legal.contains(&m), "{fen}: {m:?}");
+                assert_eq!(pos.play(&m).is_ok(), legal.contains(&m), "{fen}: {m:?}");
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked > 100, "{checked} positions");
+    assert!(without_moves > 0, "the data file has a position without a legal move");
+}

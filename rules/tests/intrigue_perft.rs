@@ -63,3 +63,35 @@ fn intrigue_legal_moves_match_the_slow_generator_move_by_move() {
         same_moves(&position, &Slow::parse(&line[0]), 2);
     }
 }
+
+/// `is_legal` and `has_legal_move` test one move (or stop at the first legal one) instead of
+/// generating every legal move: they must agree with `legal_moves` exactly. Checked at every
+/// position of the data file and up to eight positions one legal move after each, for every
+/// (from, to) pair of the board, and for every legal move's squares with every promotion role
+/// and none.
+#[test]
+fn is_legal_and_has_legal_move_agree_with_legal_moves() {
+    use rules::{Move, Role, Square};
+    let mut checked = 0;
+    for line in common::data_lines("intrigue.perft") {
+        let fen = &line[0];
+        let root = Position::from_fen(fen).unwrap_or_else(|e| panic!("{fen}: {e}"));
+        let mut nodes = vec![root.clone()];
+        nodes.extend(root.legal_moves().into_iter().take(8).map(|m| root.play(m).0));
+        for pos in nodes {
+            let legal = pos.legal_moves();
+            assert_eq!(pos.has_legal_move(), !legal.is_empty(), "{fen}");
+            let squares = || (0..64).filter_map(Square::from_index);
+            let plain = squares().flat_map(|from| squares().map(move |to| Move::new(from, to)));
+            let promotions = legal.iter().flat_map(|m| {
+                let roles = [Role::Queen, Role::Rook, Role::Bishop, Role::Knight].map(Some);
+                [None].into_iter().chain(roles).map(|promotion| Move { promotion, ..*m })
+            });
+            for m in plain.chain(promotions) {
+                assert_eq!(pos.is_legal(m), legal.contains(&m), "{fen}: {m:?}");
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked > 50, "{checked} positions");
+}

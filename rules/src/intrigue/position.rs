@@ -403,10 +403,30 @@ impl Position {
         moves
     }
 
-    /// Whether `m` is legal here.
+    /// Whether `m` is legal here: one of [`Position::legal_moves`], testing only `m` for the
+    /// king.
     #[must_use]
     pub fn is_legal(&self, m: Move) -> bool {
-        self.legal_moves().contains(&m)
+        self.pseudo_moves().contains(&m) && self.keeps_king_safe(m)
+    }
+
+    /// Whether the side to move has a legal move (`!legal_moves().is_empty()`, stopping at the
+    /// first one found).
+    #[must_use]
+    pub fn has_legal_move(&self) -> bool {
+        self.pseudo_moves().into_iter().any(|m| self.keeps_king_safe(m))
+    }
+
+    /// Whether the pseudo-legal `m` leaves the mover's king, if on the board, unattacked (the
+    /// filter of [`Position::legal_moves`]).
+    fn keeps_king_safe(&self, m: Move) -> bool {
+        let us = self.turn;
+        if self.board.king_of(us).is_none() {
+            return true;
+        }
+        let (next, _) = self.make(m);
+        let king = next.board.king_of(us).expect("a move keeps its own king");
+        !attacked(&next.board, king, us.other())
     }
 
     /// Plays a move taken from [`Position::legal_moves`]: moves the pieces, then, if a pawn was
@@ -452,7 +472,7 @@ impl Position {
         let appearing = self.turn;
         let other = appearing.other();
         if captured_king {
-            let mated = self.in_check(appearing) && self.legal_moves().is_empty();
+            let mated = self.in_check(appearing) && !self.has_legal_move();
             return Some(if mated {
                 GameResult::draw(EndReason::Checkmate)
             } else {

@@ -212,7 +212,7 @@ type Transition = crate::Transition<State, Observation>;
 /// stalemate (a draw even with a hidden king, R-I3), then R-C2's automatic draws.
 fn end_of(position: &Position, occurrences: usize) -> Option<GameResult> {
     let turn = position.turn();
-    if position.legal_moves().is_empty() {
+    if !position.has_legal_move() {
         return Some(if position.in_check(turn) {
             GameResult::win(turn.other(), EndReason::Checkmate)
         } else {
