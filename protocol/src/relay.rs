@@ -207,10 +207,32 @@ impl Sequence {
     /// Appends an entry at `time_ms` (checked by [`Sequence::check`]) and returns where.
     pub fn push(&mut self, body: &MessageBody, signed: &crate::SignedHash, time_ms: u64) -> Placed {
         let c = usize::from(body.channel.byte());
+        let head = next_head(&self.heads[c], self.lengths[c], time_ms, signed);
+        let order = next_order(&self.order, body.channel, &head);
+        self.place(body, head, order)
+    }
+
+    /// [`Sequence::push`] of an entry whose channel head and order head after it are already
+    /// known to be the ones `push` computes: the verifier has checked a record's receipts
+    /// against the hash chains (`verifier::envelope::order`) and hands them over instead of
+    /// hashing every entry twice. The same state as `push` (debug builds recompute and compare).
+    pub fn push_known(
+        &mut self,
+        body: &MessageBody,
+        signed: &crate::SignedHash,
+        time_ms: u64,
+        (head, order): (LogHead, LogHead),
+    ) -> Placed {
+        let c = usize::from(body.channel.byte());
+        debug_assert_eq!(head, next_head(&self.heads[c], self.lengths[c], time_ms, signed));
+        debug_assert_eq!(order, next_order(&self.order, body.channel, &head));
+        self.place(body, head, order)
+    }
+
+    fn place(&mut self, body: &MessageBody, head: LogHead, order: LogHead) -> Placed {
+        let c = usize::from(body.channel.byte());
         let position = self.lengths[c];
-        let head = next_head(&self.heads[c], position, time_ms, signed);
         let after = self.order;
-        let order = next_order(&after, body.channel, &head);
         self.heads[c] = head;
         self.lengths[c] += 1;
         self.order = order;

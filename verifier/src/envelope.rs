@@ -76,8 +76,8 @@ pub fn check(record_bytes: &[u8]) -> Result<Checked, Vec<Fault>> {
         }
         return Err(faults);
     }
-    order::check(&terms, &entries)?;
-    let coordinated = coordinate::check(&terms, &entries).map_err(|mut f| {
+    let heads = order::check(&terms, &entries)?;
+    let coordinated = coordinate::check(&terms, &entries, &heads).map_err(|mut f| {
         if let Some(key) = f.culprit {
             f.role = checked::roles(&terms, &colours, &key).unwrap_or(f.role);
         }
@@ -99,8 +99,8 @@ pub(crate) fn ordered(record_bytes: &[u8]) -> Option<Ordered> {
     if !faults.is_empty() {
         return None;
     }
-    order::check(&terms, &entries).ok()?;
-    let coordinated = coordinate::check(&terms, &entries).ok()?;
+    let heads = order::check(&terms, &entries).ok()?;
+    let coordinated = coordinate::check(&terms, &entries, &heads).ok()?;
     Some(Ordered { terms, entries, void: coordinated.void, timeouts: coordinated.timeouts })
 }
 

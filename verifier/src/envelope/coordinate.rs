@@ -47,8 +47,12 @@ pub(crate) struct Coordinated {
 }
 
 /// Runs the sequence and the coordinator over the entries (in the relay's order, already
-/// checked by stage 3a).
-pub(crate) fn check(terms: &AgreedTerms, entries: &[Auth]) -> Result<Coordinated, Box<Fault>> {
+/// checked by stage 3a, which gives each entry's channel head and order head: `heads`).
+pub(crate) fn check(
+    terms: &AgreedTerms,
+    entries: &[Auth],
+    heads: &[(protocol::LogHead, protocol::LogHead)],
+) -> Result<Coordinated, Box<Fault>> {
     let relay_key = terms.terms.relay;
     let relay = || Blame::relay(terms);
     let mut sequence = Sequence::new(&terms.match_id);
@@ -63,7 +67,7 @@ pub(crate) fn check(terms: &AgreedTerms, entries: &[Auth]) -> Result<Coordinated
     let mut numbered: BTreeMap<(PublicKey, u8, u64), protocol::MessageHash> = BTreeMap::new();
     let max_messages = terms.terms.limits.max_messages_per_side;
     let mut budget = RecordBudget::new(terms);
-    for e in entries {
+    for (e, &known) in entries.iter().zip(heads) {
         let b = &e.body;
         let t = e.receipt.time_ms;
         let colours = coordinator.colours().unwrap_or(ByColour {
@@ -93,7 +97,7 @@ pub(crate) fn check(terms: &AgreedTerms, entries: &[Auth]) -> Result<Coordinated
                 out.timeouts.push((e.index, party, expectation, deadline_ms));
             }
             out.seen.push(b.seen.and_then(|s| sequence.position_of(&s.order)));
-            sequence.push(b, &e.receipt.message, t);
+            sequence.push_known(b, &e.receipt.message, t, known);
             coordinator.apply(b, e.hash, Admission::Counts, t);
             out.void.push(false);
             continue;
@@ -266,7 +270,7 @@ pub(crate) fn check(terms: &AgreedTerms, entries: &[Auth]) -> Result<Coordinated
                 ),
             )));
         }
-        sequence.push(b, &e.receipt.message, t);
+        sequence.push_known(b, &e.receipt.message, t, known);
         coordinator.apply(b, e.hash, admission, t);
         out.void.push(admission == Admission::Void);
         out.seen.push(seen);

@@ -21,11 +21,17 @@ use protocol::terms::AgreedTerms;
 use protocol::{Channel, LogHead};
 use std::collections::BTreeMap;
 
-/// Checks the match's order; `Err` with the fault found.
-pub(crate) fn check(terms: &AgreedTerms, entries: &[Auth]) -> Result<(), Vec<Fault>> {
-    match numbering(terms, entries) {
+/// Checks the match's order; `Err` with the fault found. `Ok`: each entry's channel head and
+/// the order head after it (its receipt's `head` and `order()`), now known to chain, so that
+/// stage 3b need not hash them again.
+pub(crate) fn check(
+    terms: &AgreedTerms,
+    entries: &[Auth],
+) -> Result<Vec<(LogHead, LogHead)>, Vec<Fault>> {
+    let orders: Vec<LogHead> = entries.iter().map(|e| e.receipt.order()).collect();
+    match numbering(terms, entries, &orders) {
         Some(f) => Err(vec![f]),
-        None => Ok(()),
+        None => Ok(entries.iter().zip(orders).map(|(e, order)| (e.receipt.head, order)).collect()),
     }
 }
 
@@ -36,7 +42,8 @@ fn equivocation(terms: &AgreedTerms, e: &Auth, evidence: String, why: &str) -> F
 /// Each channel's receipts number it 0, 1, 2, ... once each, every receipt follows the one
 /// before it in the record by the order head, time never goes back and every channel head
 /// chains from the one before (PROTOCOL.md 11).
-fn numbering(terms: &AgreedTerms, log: &[Auth]) -> Option<Fault> {
+/// `orders[i]` is `log[i].receipt.order()`.
+fn numbering(terms: &AgreedTerms, log: &[Auth], orders: &[LogHead]) -> Option<Fault> {
     for e in log {
         if e.receipt.channel != e.body.channel {
             return Some(Blame::relay(terms).fault(
@@ -111,14 +118,15 @@ fn numbering(terms: &AgreedTerms, log: &[Auth]) -> Option<Fault> {
     // In record order: each entry follows the one before it (the record's fault if not), time
     // never goes back, and the relay's order agrees with each channel's positions and heads (the
     // relay's fault if not). The first fault in record order is the one reported.
+    let order_of = orders;
     let orders: BTreeMap<LogHead, usize> =
-        log.iter().map(|e| (e.receipt.order(), e.index)).collect();
+        log.iter().zip(order_of).map(|(e, order)| (*order, e.index)).collect();
     let genesis = genesis_order(&terms.match_id);
     let mut order = genesis;
     let mut heads = Channel::ALL.map(|c| genesis_head(&terms.match_id, c));
     let mut lengths = [0u64; 3];
     let mut last_time = 0;
-    for e in log {
+    for (e, order_after) in log.iter().zip(order_of) {
         let r = &e.receipt;
         if r.after != order {
             let (kind, evidence, why) = match orders.get(&r.after) {
@@ -182,7 +190,7 @@ fn numbering(terms: &AgreedTerms, log: &[Auth]) -> Option<Fault> {
         }
         heads[c] = head;
         lengths[c] += 1;
-        order = r.order();
+        order = *order_after;
         last_time = r.time_ms;
     }
     None
