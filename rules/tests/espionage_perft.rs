@@ -89,7 +89,8 @@ fn is_legal_and_has_legal_move_agree_with_legal_moves() {
             assert_eq!(pos.has_legal_move(), !legal.is_empty(), "{fen}");
             without_moves += usize::from(legal.is_empty());
             let squares = || (0..64).filter_map(rules::Square::from_index);
-            let plain = squares().flat_map(|from| squares().map(move |to| rules::Move::new(from, to)));
+            let plain =
+                squares().flat_map(|from| squares().map(move |to| rules::Move::new(from, to)));
             let promotions = legal.iter().flat_map(|m| {
                 let roles = rules::espionage::PROMOTION_ROLES.map(Some);
                 [None].into_iter().chain(roles).map(|promotion| rules::Move { promotion, ..*m })

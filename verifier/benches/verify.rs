@@ -24,8 +24,10 @@
 //! (load average 12), thread CPU time, `-- no-criterion-run`: ratio chess 1.08, kriegspiel
 //! 1.18, sic 1.69, intrigue 1.36, secretchess6 1.53, espionage 1.27 (the bar is not met for
 //! sic, intrigue and secretchess6). Version 2 (release, docs/LOADTEST.md): kriegspiel 3.74 to
-//! 4.30, sic 3.58 to 4.11. Not yet re-measured after stop 15's changes (strict decode compares
-//! in place, `serde_bytes` byte fields, disclosed messages opened once): see docs/PROTOCOL.md.
+//! 4.30, sic 3.58 to 4.11. Stop 17 (docs/PROTOCOL.md section 12, with the commands): verify Ir
+//! ÷ signature-check Ir (callgrind) chess 1.17, kriegspiel 1.24, sic 1.20, intrigue 1.20,
+//! secretchess6 1.37, espionage 1.18; in time, 3 runs, sic 1.26 to 1.35, secretchess6 1.31 to
+//! 1.54.
 
 use criterion::{Criterion, Throughput};
 use protocol::codec::Canonical;
