@@ -485,10 +485,12 @@ async fn run_slot(shared: Arc<Shared>, slot: usize) {
         game += 1;
         match play_match(&shared, white, black, seed).await {
             Ok(()) => {}
-            // The host's admission control (docs/SERVER.md, limits): told to come back.
+            // The host's admission control (docs/SERVER.md, limits): told to come back, after
+            // 1 to 4.5 s (spread over the slots, so they do not all come back at once).
             Err(MatchError::Net(NetError::Refused { status: 503, .. })) => {
                 shared.counters.busy.fetch_add(1, Ordering::Relaxed);
-                tokio::time::sleep(Duration::from_secs(1)).await;
+                let wait = 1_000 + 500 * (slot as u64 % 8);
+                tokio::time::sleep(Duration::from_millis(wait)).await;
             }
             Err(e) => {
                 shared.counters.failed.fetch_add(1, Ordering::Relaxed);

@@ -63,11 +63,16 @@ struct Owes {
 /// only the umpire's own lateness (or the host's) makes the oldest item old.
 ///
 /// [`UmpireBacklog::admit`] refuses new matches that need an umpire whose oldest item is older
-/// than `max_umpire_lag_ms`, with a `503` (the host's capacity, not anyone's quota), before
-/// that umpire falls behind the terms' `answer_ms` in the matches it already umpires.
+/// than `max_umpire_lag_ms`, or that owes `max_umpire_terms_owed` terms, with a `503` (the
+/// host's capacity, not anyone's quota), before that umpire falls behind the terms' `answer_ms`
+/// in the matches it already umpires; once behind, it is refused new matches for `Retry-After`
+/// seconds even if it caught up meanwhile (so that the matches told to come back do not all
+/// come back at the first moment it is not behind, and put it behind again).
 #[derive(Debug, Default)]
 pub struct UmpireBacklog {
     by_umpire: Mutex<std::collections::BTreeMap<protocol::PublicKey, Owes>>,
+    /// Umpires found behind, and until when they take no new match.
+    behind: Mutex<std::collections::BTreeMap<protocol::PublicKey, tokio::time::Instant>>,
 }
 
 /// What one umpire owes now ([`UmpireBacklog::of`]).
@@ -138,23 +143,53 @@ impl UmpireBacklog {
     }
 
     /// Whether a new match under `umpire` is admitted now: refused (a `503` naming the
-    /// umpire's backlog) while the oldest thing it owes has waited longer than `max_lag_ms`.
+    /// umpire's backlog) while the oldest thing it owes has waited longer than
+    /// `limits.max_umpire_lag_ms` or it owes `limits.max_umpire_terms_owed` terms, and for
+    /// `limits.retry_after_s` after it was last found so.
     pub fn admit(
         &self,
         umpire: &protocol::PublicKey,
-        max_lag_ms: u64,
-        retry_after_s: u32,
+        limits: &crate::config::Limits,
     ) -> Result<(), Busy> {
-        let owing = self.of(umpire, tokio::time::Instant::now());
-        if owing.oldest_ms <= max_lag_ms {
+        let now = tokio::time::Instant::now();
+        let owing = self.of(umpire, now);
+        let (max_lag_ms, max_terms) = (limits.max_umpire_lag_ms, limits.max_umpire_terms_owed);
+        let retry_after_s = limits.retry_after_s;
+        let why = if owing.oldest_ms > max_lag_ms {
+            format!("the oldest for {} ms (max_umpire_lag_ms {max_lag_ms})", owing.oldest_ms)
+        } else if owing.terms >= max_terms {
+            format!("{} terms at most (max_umpire_terms_owed)", max_terms)
+        } else {
+            let mut behind = lock(&self.behind);
+            match behind.get(umpire) {
+                Some(until) if *until > now => {
+                    let left = until.saturating_duration_since(now).as_millis();
+                    return Err(Busy::new(
+                        format!(
+                            "the umpire {umpire} was behind moments ago: it takes no new match \
+                             for {left} ms more (max_umpire_lag_ms, Retry-After): try again \
+                             later"
+                        ),
+                        retry_after_s,
+                    ));
+                }
+                Some(_) => {
+                    behind.remove(umpire);
+                }
+                None => {}
+            }
             return Ok(());
-        }
+        };
+        let until = now + std::time::Duration::from_secs(u64::from(retry_after_s));
+        let mut behind = lock(&self.behind);
+        behind.retain(|_, t| *t > now);
+        behind.insert(*umpire, until);
+        drop(behind);
         Err(Busy::new(
             format!(
-                "the umpire {umpire} is behind: it owes {} terms and {} answers, the oldest for \
-                 {} ms (max_umpire_lag_ms {max_lag_ms}); matches it umpires go on: try again \
-                 later",
-                owing.terms, owing.answers, owing.oldest_ms
+                "the umpire {umpire} is behind: it owes {} terms and {} answers, {why}; matches \
+                 it umpires go on: try again later",
+                owing.terms, owing.answers
             ),
             retry_after_s,
         ))
@@ -200,15 +235,31 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn admission_names_the_umpires_backlog_and_its_limit() {
         let u = protocol::Identity::from_seed(&[1; 32]).public();
+        let other = protocol::Identity::from_seed(&[2; 32]).public();
+        let mut limits = crate::config::Limits::DEFAULT;
+        limits.max_umpire_lag_ms = 500;
+        limits.max_umpire_terms_owed = 3;
+        limits.retry_after_s = 5;
         let b = UmpireBacklog::default();
         b.owe(u, Owed::Answer(protocol::MatchId([1; 32])), Instant::now());
-        assert_eq!(b.admit(&u, 500, 5), Ok(()));
+        assert_eq!(b.admit(&u, &limits), Ok(()));
         tokio::time::advance(Duration::from_millis(501)).await;
-        let busy = b.admit(&u, 500, 5).expect_err("behind");
+        let busy = b.admit(&u, &limits).expect_err("behind");
         assert!(busy.message.contains("max_umpire_lag_ms"), "{}", busy.message);
         assert!(busy.message.contains(&u.to_string()), "{}", busy.message);
         assert_eq!(busy.retry_after_s, 5);
+        assert_eq!(b.admit(&other, &limits), Ok(()), "another umpire is not behind");
+        // Caught up, it still takes no new match until Retry-After has passed.
         b.paid(&u, &Owed::Answer(protocol::MatchId([1; 32])));
-        assert_eq!(b.admit(&u, 500, 5), Ok(()));
+        let busy = b.admit(&u, &limits).expect_err("behind moments ago");
+        assert!(busy.message.contains("was behind"), "{}", busy.message);
+        tokio::time::advance(Duration::from_millis(5_001)).await;
+        assert_eq!(b.admit(&u, &limits), Ok(()));
+        // Terms it owes, at most `max_umpire_terms_owed` however young.
+        for id in ["a", "b", "c"] {
+            b.owe(u, Owed::Terms(id.into()), Instant::now());
+        }
+        let busy = b.admit(&u, &limits).expect_err("too many terms");
+        assert!(busy.message.contains("max_umpire_terms_owed"), "{}", busy.message);
     }
 }

@@ -103,6 +103,9 @@ pub struct Limits {
     /// in a live match), in ms: past it, new challenges, seeks and accepts that need that
     /// umpire get a `503` with `Retry-After` (the matches it umpires go on).
     pub max_umpire_lag_ms: u64,
+    /// Terms one umpire key may owe its seat or signature on at once: at this many, new
+    /// challenges, seeks and accepts that need that umpire get a `503` with `Retry-After`.
+    pub max_umpire_terms_owed: usize,
     /// The `Retry-After` a `503` of the admission limits names, in seconds.
     pub retry_after_s: u32,
     // connection layer (issue 14): every TCP connection, before and beside the limits above
@@ -177,6 +180,7 @@ impl Limits {
         max_host_stall_ms: 1_000,
         max_timer_lag_ms: 500,
         max_umpire_lag_ms: 2_000,
+        max_umpire_terms_owed: 128,
         retry_after_s: 5,
         // connection layer (issue 14)
         max_tcp_connections: 50_000,

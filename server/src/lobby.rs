@@ -456,7 +456,7 @@ pub async fn create(
             ));
         }
         // An umpire that has fallen behind takes no new match (a 503: the host's capacity).
-        shared.umpires.admit(&u, l.max_umpire_lag_ms, l.retry_after_s)?;
+        shared.umpires.admit(&u, &l)?;
         Some(u.to_string())
     } else {
         None
@@ -619,8 +619,7 @@ pub async fn accept(
         let umpire =
             c.umpire.as_deref().and_then(|u| u.parse::<PublicKey>().ok()).map(|u| (u, None));
         if let Some((u, _)) = &umpire {
-            let l = &shared.config.limits;
-            shared.umpires.admit(u, l.max_umpire_lag_ms, l.retry_after_s)?;
+            shared.umpires.admit(u, &shared.config.limits)?;
         }
         let Some(mut c) = lobby.open.remove(id) else {
             return Err(LobbyError::NotFound(format!("no open challenge {}", cut(id))));
