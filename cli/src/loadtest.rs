@@ -623,8 +623,8 @@ async fn measure(
     )?;
     writeln!(
         out,
-        "errors: {} ({} matches given up, {} messages refused; {} starts told to come back \
-         with a 503, not errors){}{}",
+        "errors: {} ({} matches given up, {} messages refused), {} starts told to come back \
+         with a 503 (not errors){}{}",
         end.errors,
         end.failed,
         end.refused,

@@ -510,8 +510,6 @@ async fn set_up(
     let config = &shared.config;
     let phases = &shared.counters.phases;
     let mut at = Instant::now();
-    let (mut w_events, mut b_events) = (white.1.events().await?, black.1.events().await?);
-    phases.add(0, &mut at);
     let request = json!({
         "variant": config.variant.id(),
         "clock_limit": config.clock_seconds.0,
@@ -528,7 +526,19 @@ async fn set_up(
         .ok_or_else(|| MatchError::Protocol(format!("a challenge without an id: {made}")))?
         .to_owned();
     phases.add(1, &mut at);
-    if let Err(e) = black.1.post(&format!("/api/challenge/{id}/accept"), &seat_json(&black.0)?).await
+    // The streams open once the challenge is made (a challenge told to come back opens
+    // none), before it is accepted (the terms come after the acceptance).
+    let streams = async { Ok::<_, NetError>((white.1.events().await?, black.1.events().await?)) };
+    let (mut w_events, mut b_events) = match streams.await {
+        Ok(s) => s,
+        Err(e) => {
+            let _ = white.1.post(&format!("/api/challenge/{id}/cancel"), &json!({})).await;
+            return Err(e.into());
+        }
+    };
+    phases.add(0, &mut at);
+    if let Err(e) =
+        black.1.post(&format!("/api/challenge/{id}/accept"), &seat_json(&black.0)?).await
     {
         // Not accepted (a 503 of admission, or anything else): the challenge is withdrawn, so
         // the slot's open challenges never pile up to `max_open_challenges_per_key`.
