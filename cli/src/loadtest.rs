@@ -543,9 +543,11 @@ async fn measure(
         if said.elapsed() >= Duration::from_secs(5) {
             said = Instant::now();
             eprintln!(
-                "ramp: {} matches playing, {} started, {} errors after {:.0} s{}",
+                "ramp: {} matches playing, {} started, {} told to come back (503), {} errors after \
+                 {:.0} s{}",
                 p.playing,
                 p.started,
+                p.busy,
                 p.errors,
                 ramp_started.elapsed().as_secs_f64(),
                 error_kinds(&p.error_kinds, 3)
@@ -570,10 +572,12 @@ async fn measure(
     writeln!(
         out,
         "ramp: {} matches playing after {ramp_seconds:.1} s: {:.0} matches started per second \
-         (asked: {} per second), {} errors, {} matches given up{}",
+         (asked: {} per second), {} starts told to come back (503), {} errors, {} matches \
+         given up{}",
         ramped.playing,
         ramped.started as f64 / ramp_seconds.max(1e-3),
         args.ramp,
+        ramped.busy,
         ramped.errors,
         ramped.failed,
         error_kinds(&ramped.error_kinds, usize::MAX)
@@ -619,10 +623,12 @@ async fn measure(
     )?;
     writeln!(
         out,
-        "errors: {} ({} matches given up, {} messages refused){}{}",
+        "errors: {} ({} matches given up, {} messages refused), {} starts told to come back \
+         with a 503 (not errors){}{}",
         end.errors,
         end.failed,
         end.refused,
+        end.busy,
         error_kinds(&end.error_kinds, usize::MAX),
         if end.first_errors.is_empty() {
             String::new()

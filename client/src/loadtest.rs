@@ -131,6 +131,8 @@ struct Counters {
     finished: AtomicU64,
     /// Matches given up (setup or socket failure).
     failed: AtomicU64,
+    /// Starts the server told to come back later (a `503`: its admission control), not errors.
+    busy: AtomicU64,
     /// Messages sent by the players.
     sent: AtomicU64,
     /// Messages the relay refused.
@@ -252,6 +254,9 @@ pub struct Progress {
     pub finished: u64,
     /// Matches given up so far.
     pub failed: u64,
+    /// Starts refused with a `503` so far (the host's admission control: not errors; the slot
+    /// tries again a second later).
+    pub busy: u64,
     /// Messages the players sent so far.
     pub sent: u64,
     /// Messages the relay refused so far.
@@ -313,6 +318,7 @@ impl Load {
             started: c.started.load(Ordering::Relaxed),
             finished: c.finished.load(Ordering::Relaxed),
             failed: c.failed.load(Ordering::Relaxed),
+            busy: c.busy.load(Ordering::Relaxed),
             sent: c.sent.load(Ordering::Relaxed),
             refused: c.refused.load(Ordering::Relaxed),
             errors: e.count,
@@ -479,6 +485,13 @@ async fn run_slot(shared: Arc<Shared>, slot: usize) {
         game += 1;
         match play_match(&shared, white, black, seed).await {
             Ok(()) => {}
+            // The host's admission control (docs/SERVER.md, limits): told to come back, after
+            // 1 to 4.5 s (spread over the slots, so they do not all come back at once).
+            Err(MatchError::Net(NetError::Refused { status: 503, .. })) => {
+                shared.counters.busy.fetch_add(1, Ordering::Relaxed);
+                let wait = 1_000 + 500 * (slot as u64 % 8);
+                tokio::time::sleep(Duration::from_millis(wait)).await;
+            }
             Err(e) => {
                 shared.counters.failed.fetch_add(1, Ordering::Relaxed);
                 shared.error(format!("slot {slot}: {e}"));
@@ -497,8 +510,6 @@ async fn set_up(
     let config = &shared.config;
     let phases = &shared.counters.phases;
     let mut at = Instant::now();
-    let (mut w_events, mut b_events) = (white.1.events().await?, black.1.events().await?);
-    phases.add(0, &mut at);
     let request = json!({
         "variant": config.variant.id(),
         "clock_limit": config.clock_seconds.0,
@@ -515,7 +526,25 @@ async fn set_up(
         .ok_or_else(|| MatchError::Protocol(format!("a challenge without an id: {made}")))?
         .to_owned();
     phases.add(1, &mut at);
-    black.1.post(&format!("/api/challenge/{id}/accept"), &seat_json(&black.0)?).await?;
+    // The streams open once the challenge is made (a challenge told to come back opens
+    // none), before it is accepted (the terms come after the acceptance).
+    let streams = async { Ok::<_, NetError>((white.1.events().await?, black.1.events().await?)) };
+    let (mut w_events, mut b_events) = match streams.await {
+        Ok(s) => s,
+        Err(e) => {
+            let _ = white.1.post(&format!("/api/challenge/{id}/cancel"), &json!({})).await;
+            return Err(e.into());
+        }
+    };
+    phases.add(0, &mut at);
+    if let Err(e) =
+        black.1.post(&format!("/api/challenge/{id}/accept"), &seat_json(&black.0)?).await
+    {
+        // Not accepted (a 503 of admission, or anything else): the challenge is withdrawn, so
+        // the slot's open challenges never pile up to `max_open_challenges_per_key`.
+        let _ = white.1.post(&format!("/api/challenge/{id}/cancel"), &json!({})).await;
+        return Err(e.into());
+    }
     phases.add(2, &mut at);
     let (w, b) = tokio::join!(
         sign_and_start(white, &mut w_events, &id, Some((phases, at))),

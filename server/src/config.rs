@@ -94,6 +94,18 @@ pub struct Limits {
     /// A storage commit slower than this, in ms, is the host's delay: the excess is not
     /// charged to anyone's clock (relay time stands still for it, docs/SERVER.md, limits).
     pub max_host_stall_ms: u64,
+    /// A match's deadline timer that fires more than this late, in ms, finds the host behind
+    /// (a storage commit held the match, or the runtime did not run it): relay time stands
+    /// still for the lateness and this long again, so the deadline is checked again this long
+    /// after the host caught up (docs/SERVER.md, limits: host faults).
+    pub max_timer_lag_ms: u64,
+    /// The oldest thing an umpire key may owe (a seat or signature on accepted terms, an answer
+    /// in a live match), in ms: past it, new challenges, seeks and accepts that need that
+    /// umpire get a `503` with `Retry-After` (the matches it umpires go on).
+    pub max_umpire_lag_ms: u64,
+    /// Terms one umpire key may owe its seat or signature on at once: at this many, new
+    /// challenges, seeks and accepts that need that umpire get a `503` with `Retry-After`.
+    pub max_umpire_terms_owed: usize,
     /// The `Retry-After` a `503` of the admission limits names, in seconds.
     pub retry_after_s: u32,
     // connection layer (issue 14): every TCP connection, before and beside the limits above
@@ -166,6 +178,9 @@ impl Limits {
         max_live_matches: 20_000,
         max_pending_commits: 2_048,
         max_host_stall_ms: 1_000,
+        max_timer_lag_ms: 500,
+        max_umpire_lag_ms: 2_000,
+        max_umpire_terms_owed: 128,
         retry_after_s: 5,
         // connection layer (issue 14)
         max_tcp_connections: 50_000,

@@ -235,6 +235,18 @@ pub struct MatchTask {
     ended: Option<[u64; 2]>,
     info: Arc<Mutex<MatchInfo>>,
     rx: mpsc::Receiver<Command>,
+    /// The umpire's key (umpired games) and the deadline it owes now, if any, as last told to
+    /// the host's [`crate::admission::UmpireBacklog`].
+    umpire: Option<(PublicKey, Option<(u64, protocol::message::Expectation)>)>,
+}
+
+impl Drop for MatchTask {
+    fn drop(&mut self) {
+        // However the task ends, its umpire owes nothing more here.
+        if let Some((u, Some(_))) = self.umpire {
+            self.shared.umpires.paid(&u, &crate::admission::Owed::Answer(self.row.id));
+        }
+    }
 }
 
 /// Why a match task could not start.
@@ -302,6 +314,7 @@ impl MatchTask {
             stored: 0,
         }));
         let handle = MatchHandle { tx, info: info.clone(), parties: parties.clone() };
+        let umpire = agreed.terms.umpire.as_ref().map(|u| (u.key, None));
         let task = MatchTask {
             shared,
             row,
@@ -321,6 +334,7 @@ impl MatchTask {
             ended: None,
             info,
             rx,
+            umpire,
         };
         (task, handle)
     }
@@ -471,6 +485,11 @@ impl MatchTask {
                 }
                 Err(_) => break,
             }
+        }
+        if self.timer_lagged() {
+            // Relay time moved back: the timer is armed again for the deadline's new moment.
+            self.refresh_info();
+            return Ok(false);
         }
         let now = self.relay_now();
         self.relay.set_wall_ms(self.shared.clock.now_ms());
@@ -762,7 +781,7 @@ impl MatchTask {
         let took_ms = u64::try_from(took.as_millis()).unwrap_or(u64::MAX);
         let excess = took_ms.saturating_sub(self.shared.config.limits.max_host_stall_ms);
         if excess > 0 {
-            metrics::counter!(crate::metrics::HOST_STALLS).increment(1);
+            metrics::counter!(crate::metrics::HOST_STALLS, "cause" => "storage").increment(1);
             tracing::warn!(
                 match_id = %crate::store::sqlite::id_text(&self.row.id),
                 took_ms,
@@ -772,12 +791,60 @@ impl MatchTask {
         }
     }
 
+    /// Whether the deadline timer fired more than `max_timer_lag_ms` late: the host did not
+    /// run this match for that long (a storage commit held the task, or its runtime was
+    /// behind), so the party that owes may not have been sent its question, or its answer may
+    /// wait unread in a socket. Relay time then stands still for the lateness and
+    /// `max_timer_lag_ms` more (the deadline is not missed yet), and the deadline is checked
+    /// again that long after the host caught up; a timer on time (or late by less) times out
+    /// as due. It only ever delays a timeout, for every party of the match alike, and no party
+    /// can make one match's timer late without loading the whole host (which admission
+    /// bounds).
+    fn timer_lagged(&mut self) -> bool {
+        let Some(due) = self.relay.poll_timeout() else { return false };
+        let fire = due.saturating_add(1);
+        let late = self.relay_now().saturating_sub(fire);
+        if late <= self.shared.config.limits.max_timer_lag_ms {
+            return false;
+        }
+        metrics::counter!(crate::metrics::HOST_STALLS, "cause" => "timer").increment(1);
+        tracing::warn!(
+            match_id = %crate::store::sqlite::id_text(&self.row.id),
+            late_ms = late,
+            "a deadline's timer fired late; relay time stands still for it"
+        );
+        // Relay time goes back to `max_timer_lag_ms` before the timer was due to fire.
+        let grace = self.shared.config.limits.max_timer_lag_ms;
+        self.offset_ms = self.offset_ms.saturating_add(late.saturating_add(grace));
+        true
+    }
+
+    /// Tells the host's umpire backlog whether this match waits for its umpire, and since
+    /// when (a new deadline is a new question: it is owed from now).
+    fn owes_umpire(&mut self, deadlines: &[protocol::coordinator::Deadline]) {
+        let Some((key, before)) = self.umpire else { return };
+        let now = deadlines
+            .iter()
+            .find(|d| d.party == protocol::Party::Umpire)
+            .map(|d| (d.due_ms, d.expectation));
+        if now == before {
+            return;
+        }
+        let item = crate::admission::Owed::Answer(self.row.id);
+        match now {
+            Some(_) => self.shared.umpires.owe(key, item, tokio::time::Instant::now()),
+            None => self.shared.umpires.paid(&key, &item),
+        }
+        self.umpire = Some((key, now));
+    }
+
     fn refresh_info(&mut self) {
+        let deadlines = self.relay.coordinator().deadlines();
+        self.owes_umpire(&deadlines);
         let colours = self.relay.colours();
         let coordinator = self.relay.coordinator();
         let now = self.relay_now();
-        let running = coordinator
-            .deadlines()
+        let running = deadlines
             .into_iter()
             .find(|d| d.expectation == protocol::message::Expectation::Move)
             .and_then(|d| d.party.side().map(|s| (s, d.due_ms)));

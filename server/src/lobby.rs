@@ -8,7 +8,7 @@
 //! starts. A party that does not sign within `max_terms_wait_ms` cancels it: nothing was
 //! committed yet, so nobody loses anything.
 
-use crate::admission::{Admit, Busy, lock};
+use crate::admission::{Admit, Busy, Owed, lock};
 use crate::live::MatchTask;
 use crate::state::Shared;
 use crate::store::{ChallengeRow, MatchRow, MatchStatus};
@@ -20,7 +20,7 @@ use protocol::terms::{
 use protocol::{PublicKey, Signature};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 /// A player's (or the umpire's) part of the terms: its per-match seal key and nonce.
@@ -455,6 +455,8 @@ pub async fn create(
                 "the umpire must be a party of its own (not a player, not the relay)".into(),
             ));
         }
+        // An umpire that has fallen behind takes no new match (a 503: the host's capacity).
+        shared.umpires.admit(&u, &l)?;
         Some(u.to_string())
     } else {
         None
@@ -614,12 +616,15 @@ pub async fn accept(
         if c.dest.as_ref().is_some_and(|d| *d != key.to_string()) {
             return Err(LobbyError::Forbidden("this challenge is for another player".into()));
         }
+        let umpire =
+            c.umpire.as_deref().and_then(|u| u.parse::<PublicKey>().ok()).map(|u| (u, None));
+        if let Some((u, _)) = &umpire {
+            shared.umpires.admit(u, &shared.config.limits)?;
+        }
         let Some(mut c) = lobby.open.remove(id) else {
             return Err(LobbyError::NotFound(format!("no open challenge {}", cut(id))));
         };
         c.status = ChallengeStatus::Accepted;
-        let umpire =
-            c.umpire.as_deref().and_then(|u| u.parse::<PublicKey>().ok()).map(|u| (u, None));
         let mut p = Pending {
             challenge: c.clone(),
             acceptor: (key, seat),
@@ -633,6 +638,10 @@ pub async fn accept(
             p.terms = Some(write_terms(shared, &p)?);
         }
         lobby.pending.insert(id.to_owned(), p.clone());
+        if let Some((u, None)) = &p.umpire {
+            // Asked for its seat from now on (admission: max_umpire_lag_ms).
+            shared.umpires.owe(*u, Owed::Terms(id.to_owned()), tokio::time::Instant::now());
+        }
         (c, p)
     };
     store_challenge(shared, &challenge).await?;
@@ -666,6 +675,8 @@ pub fn umpire_seat(
         }
         let terms = write_terms(shared, p)?;
         p.terms = Some(terms);
+        // Its seat is in; its signature is owed from now on.
+        shared.umpires.owe(key, Owed::Terms(id.to_owned()), tokio::time::Instant::now());
         (p.terms_event(), p.parties())
     };
     if let (Some(e), parties) = event {
@@ -748,6 +759,9 @@ pub async fn sign(
         key.verify(protocol::tags::TERMS, bytes, &signature)
             .map_err(|e| LobbyError::Bad(format!("signature: {e}")))?;
         p.signatures.insert(key, signature);
+        if p.umpire.as_ref().is_some_and(|(u, _)| *u == key) {
+            shared.umpires.paid(&key, &Owed::Terms(id.to_owned()));
+        }
         if p.parties().iter().all(|k| p.signatures.contains_key(k)) {
             let relay_sig = shared.config.relay.sign(protocol::tags::TERMS, bytes);
             let signatures =
@@ -865,6 +879,9 @@ pub async fn sweep(shared: &Arc<Shared>) -> usize {
         ids.iter().filter_map(|id| lobby.pending.remove(id)).collect()
     };
     for p in &expired {
+        if let Some((u, _)) = &p.umpire {
+            shared.umpires.paid(u, &Owed::Terms(p.challenge.id.clone()));
+        }
         let mut c = p.challenge.clone();
         c.status = ChallengeStatus::Canceled;
         let _ = store_challenge(shared, &c).await;
@@ -881,6 +898,9 @@ pub async fn sweep(shared: &Arc<Shared>) -> usize {
         });
         shared.events.send_all(p.parties().iter(), &event);
     }
+    // Terms that ended by another way (a tournament's runner) owe nothing any more.
+    let pending: BTreeSet<String> = lock(&shared.lobby).pending.keys().cloned().collect();
+    shared.umpires.retain_terms(|id| pending.contains(id));
     expired.len() + stale.len()
 }
 

@@ -70,6 +70,8 @@ pub struct Shared {
     pub tournaments: Mutex<crate::tournament::Arranging>,
     /// The PostgreSQL store of a cluster node (`serve --cluster`), for its leases.
     pub cluster: std::sync::OnceLock<Arc<crate::store::postgres::PostgresStore>>,
+    /// What each umpire key owes (terms, answers), for admission (`max_umpire_lag_ms`).
+    pub umpires: crate::admission::UmpireBacklog,
     next_conn: AtomicU64,
 }
 
@@ -112,6 +114,7 @@ impl Shared {
             ledger,
             tournaments: Mutex::new(crate::tournament::Arranging::default()),
             cluster: std::sync::OnceLock::new(),
+            umpires: crate::admission::UmpireBacklog::default(),
             next_conn: AtomicU64::new(1),
         }
     }

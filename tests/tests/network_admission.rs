@@ -12,7 +12,12 @@
 //!   match ends validly;
 //! - a Kriegspiel player's illegal attempts show in no public answer about the live match;
 //! - a receipt is stamped when its frame was read from the socket, not when the match task got
-//!   to it.
+//!   to it;
+//! - an umpire that has fallen behind gets no new match (`503`, `Retry-After`, naming its
+//!   backlog) while unumpired games and other umpires' are admitted, and its match ends
+//!   validly;
+//! - a deadline whose timer the host could not fire on time (a storage commit held the match)
+//!   is checked again after the host caught up, and nobody is timed out for the host's delay.
 
 mod network;
 
@@ -512,16 +517,31 @@ async fn remote_match(
     names: (&str, &str),
     variant: &str,
 ) -> (Agent, Agent, SeatEnds, SeatEnds) {
+    remote_match_with(net, names, variant, 600, None).await
+}
+
+/// [`remote_match`] with a clock of `clock_s` seconds and, for an umpired game, its umpire
+/// (trusted by both players; default: the server's).
+async fn remote_match_with(
+    net: &Net,
+    names: (&str, &str),
+    variant: &str,
+    clock_s: u64,
+    umpire: Option<protocol::PublicKey>,
+) -> (Agent, Agent, SeatEnds, SeatEnds) {
     let (white_seat, black_seat) = (Remote::default(), Remote::default());
     let black = net.agent(names.1, black_seat.factory(), Accept::Addressed).await;
     let white = net.agent(names.0, white_seat.factory(), Accept::Nothing).await;
-    white
-        .challenge(json!({
-            "variant": variant, "clock_limit": 600, "clock_increment": 0, "color": "white",
-            "opponent": black.session().key.to_string(),
-        }))
-        .await
-        .expect("challenge");
+    let mut challenge = json!({
+        "variant": variant, "clock_limit": clock_s, "clock_increment": 0, "color": "white",
+        "opponent": black.session().key.to_string(),
+    });
+    if let Some(u) = umpire {
+        black.trust_umpire(u);
+        white.trust_umpire(u);
+        challenge["umpire"] = json!(u.to_string());
+    }
+    white.challenge(challenge).await.expect("challenge");
     let w = white_seat.take().await;
     let b = black_seat.take().await;
     (white, black, w, b)
@@ -716,4 +736,279 @@ async fn relay_time_stands_still_while_the_hosts_storage_stalls() {
         "relay time ran on through the host's stall: the last entry {} ms after Black's move",
         last - moves[1]
     );
+}
+
+/// A TCP proxy in front of the server whose server-to-party direction the test can hold: while
+/// held, what the server sends waits in the proxy (the party behind it hears nothing, as if it
+/// were slow), and arrives in order once released.
+struct Holding {
+    base: String,
+    held: tokio::sync::watch::Sender<bool>,
+}
+
+impl Holding {
+    fn run(listener: tokio::net::TcpListener, target: std::net::SocketAddr) -> Holding {
+        let base = format!("http://{}", listener.local_addr().expect("addr"));
+        let (held, _) = tokio::sync::watch::channel(false);
+        let gate = held.clone();
+        tokio::spawn(async move {
+            while let Ok((inbound, _)) = listener.accept().await {
+                let mut gate = gate.subscribe();
+                tokio::spawn(async move {
+                    let Ok(outbound) = tokio::net::TcpStream::connect(target).await else {
+                        return;
+                    };
+                    let (mut in_read, mut in_write) = inbound.into_split();
+                    let (mut out_read, mut out_write) = outbound.into_split();
+                    tokio::spawn(async move {
+                        let _ = tokio::io::copy(&mut in_read, &mut out_write).await;
+                        let _ = out_write.shutdown().await;
+                    });
+                    let mut buf = vec![0u8; 16 * 1024];
+                    loop {
+                        let n = match out_read.read(&mut buf).await {
+                            Ok(0) | Err(_) => break,
+                            Ok(n) => n,
+                        };
+                        if gate.wait_for(|held| !*held).await.is_err()
+                            || in_write.write_all(&buf[..n]).await.is_err()
+                        {
+                            break;
+                        }
+                    }
+                    let _ = in_write.shutdown().await;
+                });
+            }
+        });
+        Holding { base, held }
+    }
+
+    fn hold(&self, on: bool) {
+        self.held.send_replace(on);
+    }
+}
+
+/// A challenge by `token`'s key over bare HTTP: the status, the response head and the body.
+async fn challenge_as(net: &Net, token: &str, body: &Value) -> (u16, String, String) {
+    let body = body.to_string();
+    let (status, head, out) = request(
+        &net.base,
+        "POST",
+        "/api/challenge",
+        &json_headers(body.len(), Some(token)),
+        body.as_bytes(),
+    )
+    .await;
+    (status, head, String::from_utf8_lossy(&out).into_owned())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_umpire_behind_gets_no_new_match_and_its_matches_end_validly() {
+    const LAG_MS: u64 = 300;
+    let net = Net::start_with("admit-umpire-lag", |c| c.limits.max_umpire_lag_ms = LAG_MS).await;
+    let s = shared(&net);
+    // An umpire of its own (any umpire key, not only the server's), behind a proxy the test
+    // can hold.
+    let proxy = Holding::run(net.spare_listener(), net.server.as_ref().expect("running").addr);
+    let slow = identity("slow-umpire");
+    let u = slow.public();
+    let umpire = Agent::connect(client::agent::AgentConfig {
+        server_key: None,
+        server: proxy.base.clone(),
+        identity: slow,
+        name: Some("slow-umpire".into()),
+        dir: net.dir.join("slow-umpire"),
+        umpire: true,
+        accept: Accept::Nothing,
+        variants: Vec::new(),
+        decider: Arc::new(|_| (Decider::None, None)),
+    })
+    .await
+    .expect("the umpire signs in");
+    let runner = umpire.clone();
+    tokio::spawn(async move { runner.run().await });
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let (white, _black, (w_tx, mut w_ev), (b_tx, mut b_ev)) =
+        remote_match_with(&net, ("lag-white", "lag-black"), "kriegspiel", 600, Some(u)).await;
+    // Two more players, over bare HTTP: a challenge naming this umpire, open before it falls
+    // behind.
+    let (c, d) = (identity("lag-c"), identity("lag-d"));
+    let (tc, td) = (token_of(&net, &c).await, token_of(&net, &d).await);
+    let kriegspiel = |umpire: Option<protocol::PublicKey>| {
+        let mut v = json!({
+            "variant": "kriegspiel", "clock_limit": 600, "clock_increment": 0,
+            "opponent": d.public().to_string(), "seat": seat(&c),
+        });
+        if let Some(u) = umpire {
+            v["umpire"] = json!(u.to_string());
+        }
+        v
+    };
+    let (status, _, body) = challenge_as(&net, &tc, &kriegspiel(Some(u))).await;
+    assert_eq!(status, 200, "{body}");
+    let waiting: Value = serde_json::from_str(&body).expect("json");
+    let waiting = waiting["challenge"]["id"].as_str().expect("an id").to_owned();
+    assert_eq!(s.umpires.of(&u, tokio::time::Instant::now()).answers, 0);
+    // The umpire hears nothing from now on: White's first attempt waits for its answer.
+    let k = rules::Variant::Kriegspiel;
+    let options = next_ask(&mut w_ev).await;
+    proxy.hold(true);
+    w_tx.send(SeatCommand::Decide(option(k, &options, "e2e4"))).await.expect("seat");
+    let mut owing = s.umpires.of(&u, tokio::time::Instant::now());
+    for _ in 0..500 {
+        if owing.oldest_ms > LAG_MS {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+        owing = s.umpires.of(&u, tokio::time::Instant::now());
+    }
+    assert_eq!(owing.answers, 1, "the live match waits for its umpire: {owing:?}");
+    assert!(owing.oldest_ms > LAG_MS, "{owing:?}");
+    // New matches that need this umpire are told to come back, naming its backlog: a
+    // challenge, and an accept of the challenge made before.
+    let (status, head, body) = challenge_as(&net, &tc, &kriegspiel(Some(u))).await;
+    assert_eq!(status, 503, "{body}");
+    assert!(body.contains("max_umpire_lag_ms") && body.contains(&u.to_string()), "{body}");
+    assert!(retry_after(&head).is_some(), "{head}");
+    let accept = json!(seat(&d)).to_string();
+    let (status, head, out) = request(
+        &net.base,
+        "POST",
+        &format!("/api/challenge/{waiting}/accept"),
+        &json_headers(accept.len(), Some(&td)),
+        accept.as_bytes(),
+    )
+    .await;
+    assert_eq!(status, 503, "{}", String::from_utf8_lossy(&out));
+    assert!(String::from_utf8_lossy(&out).contains("max_umpire_lag_ms"));
+    assert!(retry_after(&head).is_some(), "{head}");
+    assert!(
+        server::state::lock(&s.lobby).open.contains_key(&waiting),
+        "the challenge waits, still open"
+    );
+    // Nobody else is held up: an unumpired game, and one under the server's own umpire.
+    let chess = json!({
+        "variant": "chess", "clock_limit": 600, "clock_increment": 0,
+        "opponent": d.public().to_string(), "seat": seat(&c),
+    });
+    let (status, _, body) = challenge_as(&net, &tc, &chess).await;
+    assert_eq!(status, 200, "{body}");
+    let (status, _, body) = challenge_as(&net, &tc, &kriegspiel(None)).await;
+    assert_eq!(status, 200, "{body}");
+    // The umpire catches up (well within the terms' answer time): new matches are admitted.
+    proxy.hold(false);
+    let b_options = next_ask(&mut b_ev).await;
+    let mut status = 0;
+    for _ in 0..200 {
+        status = challenge_as(&net, &tc, &kriegspiel(Some(u))).await.0;
+        if status == 200 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(status, 200, "admitted once the umpire caught up");
+    // The held match goes on and ends validly: nobody, the umpire included, is at fault.
+    b_tx.send(SeatCommand::Decide(option(k, &b_options, "a7a6"))).await.expect("seat");
+    let _ = next_ask(&mut w_ev).await;
+    w_tx.send(SeatCommand::Resign).await.expect("resign");
+    let (_, record) = net.finished(&white).await;
+    let verified = verifier::verify_match(&record);
+    assert!(verified.verdict.is_valid(), "{:#?}", verified.verdict);
+    assert_eq!(s.umpires.of(&u, tokio::time::Instant::now()).answers, 0, "nothing owed after");
+    net.stop().await;
+}
+
+/// A chess match on a clock of `CLOCK_S` seconds whose storage stalls `STALL_MS` while White's
+/// first move is stored, so that Black's whole clock runs out inside the stall (the host holds
+/// the move: Black cannot have seen it), with no allowance for slow commits: whether Black
+/// was asked (it answers at once), the verdict, and Black's key.
+async fn a_deadline_inside_a_stall(
+    name: &str,
+    max_timer_lag_ms: u64,
+) -> (bool, verifier::Verdict, protocol::PublicKey) {
+    use sqlx::Connection as _;
+    const CLOCK_S: u64 = 2;
+    const STALL_MS: u64 = 5_000;
+    let net = Net::start_with(name, |c| {
+        c.limits.min_initial_clock_ms = 1_000;
+        c.limits.max_host_stall_ms = 600_000;
+        c.limits.max_timer_lag_ms = max_timer_lag_ms;
+    })
+    .await;
+    let (white, black, (w_tx, mut w_ev), (b_tx, mut b_ev)) =
+        remote_match_with(&net, ("d-white", "d-black"), "chess", CLOCK_S, None).await;
+    let c = rules::Variant::Chess;
+    let options = next_ask(&mut w_ev).await;
+    let db = net.dir.join("server").join("fogproof.sqlite");
+    let mut writer = sqlx::sqlite::SqliteConnection::connect(&format!("sqlite://{}", db.display()))
+        .await
+        .expect("a second connection");
+    sqlx::query("BEGIN IMMEDIATE").execute(&mut writer).await.expect("the write lock");
+    w_tx.send(SeatCommand::Decide(option(c, &options, "e2e4"))).await.expect("seat");
+    tokio::time::sleep(Duration::from_millis(STALL_MS)).await;
+    sqlx::query("ROLLBACK").execute(&mut writer).await.expect("released");
+    drop(writer);
+    // Black is asked once the move is stored, unless the match ended first (on time).
+    let answered = match ask_or_end(&white, &mut b_ev).await {
+        Some(options) => {
+            b_tx.send(SeatCommand::Decide(option(c, &options, "e7e5"))).await.expect("seat");
+            true
+        }
+        None => false,
+    };
+    // White resigns at its turn, unless the match is over.
+    if answered && ask_or_end(&white, &mut w_ev).await.is_some() {
+        w_tx.send(SeatCommand::Resign).await.expect("resign");
+    }
+    let (_, record) = net.finished(&white).await;
+    let verified = verifier::verify_match(&record);
+    let key = black.session().key;
+    net.stop().await;
+    (answered, verified.verdict, key)
+}
+
+/// The seat's next question, or `None` once `white`'s match has ended.
+async fn ask_or_end(
+    white: &Agent,
+    events: &mut mpsc::UnboundedReceiver<SeatEvent>,
+) -> Option<Vec<Vec<u8>>> {
+    for _ in 0..600 {
+        if !white.records().is_empty() {
+            return None;
+        }
+        match tokio::time::timeout(Duration::from_millis(100), events.recv()).await {
+            Ok(Some(SeatEvent::Ask(Ask::Choose(options)))) => return Some(options),
+            Ok(None) => return None,
+            _ => {}
+        }
+    }
+    panic!("no question and no end within 60 s");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deadline_that_fell_inside_the_hosts_stall_is_checked_after_the_host_caught_up() {
+    // With the timer rule: the stall is nobody's, Black moves, White resigns.
+    let (answered, verdict, _) = a_deadline_inside_a_stall("admit-timer-lag", 1_500).await;
+    assert!(answered, "Black was asked to move after the stall");
+    match verdict {
+        verifier::Verdict::Valid { result } => {
+            assert_eq!(result.score(), "0-1", "White resigned, Black was not timed out");
+        }
+        faults => panic!("the host's stall was charged to someone: {faults:#?}"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_the_timer_rule_the_hosts_stall_would_time_out_an_honest_player() {
+    // The control: with no allowance at all, Black's clock ran out inside the host's stall.
+    let (_, verdict, black) = a_deadline_inside_a_stall("admit-timer-none", 600_000).await;
+    match verdict {
+        verifier::Verdict::Faults(faults) => assert!(
+            faults
+                .iter()
+                .any(|f| f.kind == verifier::FaultKind::Timeout && f.culprit == Some(black)),
+            "{faults:#?}"
+        ),
+        valid => panic!("Black was not timed out: {valid:?} (the control shows nothing)"),
+    }
 }
