@@ -638,8 +638,13 @@ pub async fn accept(
             p.terms = Some(write_terms(shared, &p)?);
         }
         lobby.pending.insert(id.to_owned(), p.clone());
-        if let Some((u, None)) = &p.umpire {
-            // Asked for its seat from now on (admission: max_umpire_lag_ms).
+        if let Some((u, None)) = &p.umpire
+            && shared.config.default_umpire == Some(*u)
+        {
+            // The host's own umpire service owes its seat from now on (admission:
+            // max_umpire_lag_ms): its seat backlog is the host's capacity. Any other umpire
+            // owes nothing before it takes its seat: strangers naming a key as umpire in
+            // challenges they accept between themselves must not count against that key.
             shared.umpires.owe(*u, Owed::Terms(id.to_owned()), tokio::time::Instant::now());
         }
         (c, p)

@@ -1012,3 +1012,55 @@ async fn without_the_timer_rule_the_hosts_stall_would_time_out_an_honest_player(
         valid => panic!("Black was not timed out: {valid:?} (the control shows nothing)"),
     }
 }
+
+/// Strangers who name a key as umpire in challenges they accept between themselves charge
+/// that key nothing until it takes a seat (issue 14: naming a key as umpire must not count
+/// against it): an umpire that never answers them is not found behind, and a match that
+/// wants it is still admitted.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn strangers_naming_an_umpire_that_never_sat_do_not_put_it_behind() {
+    const LAG_MS: u64 = 200;
+    let net = Net::start_with("admit-umpire-named", |c| {
+        c.limits.max_umpire_lag_ms = LAG_MS;
+        c.limits.max_umpire_terms_owed = 2;
+    })
+    .await;
+    let s = shared(&net);
+    // An umpire key that is never online: it takes no seat in anything.
+    let u = identity("named-umpire").public();
+    let (c, d) = (identity("named-c"), identity("named-d"));
+    let (tc, td) = (token_of(&net, &c).await, token_of(&net, &d).await);
+    let kriegspiel = json!({
+        "variant": "kriegspiel", "clock_limit": 600, "clock_increment": 0,
+        "opponent": d.public().to_string(), "seat": seat(&c), "umpire": u.to_string(),
+    });
+    for _ in 0..4 {
+        let (status, _, body) = challenge_as(&net, &tc, &kriegspiel).await;
+        assert_eq!(status, 200, "{body}");
+        let made: Value = serde_json::from_str(&body).expect("json");
+        let id = made["challenge"]["id"].as_str().expect("an id").to_owned();
+        let accept = json!(seat(&d)).to_string();
+        let (status, _, out) = request(
+            &net.base,
+            "POST",
+            &format!("/api/challenge/{id}/accept"),
+            &json_headers(accept.len(), Some(&td)),
+            accept.as_bytes(),
+        )
+        .await;
+        assert_eq!(status, 200, "{}", String::from_utf8_lossy(&out));
+    }
+    tokio::time::sleep(Duration::from_millis(LAG_MS * 2)).await;
+    let owing = s.umpires.of(&u, tokio::time::Instant::now());
+    assert_eq!((owing.terms, owing.answers, owing.oldest_ms), (0, 0, 0), "{owing:?}");
+    // Someone else's match under that umpire is still admitted.
+    let (e, f) = (identity("named-e"), identity("named-f"));
+    let te = token_of(&net, &e).await;
+    let wanted = json!({
+        "variant": "kriegspiel", "clock_limit": 600, "clock_increment": 0,
+        "opponent": f.public().to_string(), "seat": seat(&e), "umpire": u.to_string(),
+    });
+    let (status, _, body) = challenge_as(&net, &te, &wanted).await;
+    assert_eq!(status, 200, "{body}");
+    net.stop().await;
+}
