@@ -58,6 +58,7 @@
 #![warn(missing_docs)]
 
 pub mod agent;
+pub mod api_types;
 pub mod bot;
 pub mod delivery;
 pub mod housebot;

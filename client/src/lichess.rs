@@ -3,7 +3,7 @@
 //! fogproof's streams unmodified. fogproof's own knowledge stays in fields lichess does not
 //! have (docs/AGENT-API.md).
 
-use crate::local::Status;
+use crate::api_types::{LichessVariant, Player, Status, VariantInfo};
 use protocol::message::{Claim, ClaimReason, Outcome};
 use protocol::names::SignedName;
 use rules::seat::{Knows, SeatView};
@@ -50,7 +50,43 @@ pub fn variant_short(v: Variant) -> &'static str {
 
 /// The `variant` object: `key`, `name`, `short`, and fogproof's `id`.
 pub fn variant_json(v: Variant) -> Value {
-    json!(crate::local::types::LichessVariant::of(v))
+    json!(LichessVariant::of(v))
+}
+
+/// The pages' list of variants ([`VariantInfo`]): lichess's key beside fogproof's id and name.
+impl VariantInfo {
+    /// Every variant, in `Variant::ALL`'s order.
+    pub fn all() -> Vec<VariantInfo> {
+        Variant::ALL.into_iter().map(VariantInfo::of).collect()
+    }
+
+    /// One variant's.
+    pub fn of(v: Variant) -> VariantInfo {
+        let mode = match v.mode() {
+            rules::Mode::Open => "open",
+            rules::Mode::Owner => "owner",
+            rules::Mode::Umpire => "umpire",
+        };
+        VariantInfo {
+            id: v,
+            name: v.name(),
+            key: variant_key(v),
+            size: v.board_size().width(),
+            mode,
+        }
+    }
+}
+
+impl LichessVariant {
+    /// The object of `v`.
+    pub fn of(v: Variant) -> LichessVariant {
+        LichessVariant {
+            key: variant_key(v),
+            name: variant_name(v),
+            short: variant_short(v),
+            id: v,
+        }
+    }
 }
 
 /// lichess's speed of a clock (initial and increment in ms): by the estimated duration, the
@@ -136,7 +172,7 @@ pub fn player_json(key: Option<&str>, name: Option<&SignedName>) -> Value {
     let fingerprint = k.parse::<protocol::PublicKey>().ok().map(|p| p.fingerprint());
     let name = name.filter(|n| n.key.to_string() == k);
     let shown = name.map_or(k, |n| n.name.as_str());
-    json!(crate::local::types::Player {
+    json!(Player {
         id: k.to_owned(),
         name: shown.to_owned(),
         username: shown.to_owned(),

@@ -59,7 +59,8 @@ pub mod hub;
 pub mod router;
 pub mod setup;
 pub mod snapshot;
-pub mod types;
+/// The API's JSON types, below both `local` and `lichess` ([`crate::api_types`]).
+pub use crate::api_types as types;
 
 pub use api::MAX_TOURNAMENTS_LISTED;
 pub use error::LocalError;

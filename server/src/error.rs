@@ -7,7 +7,6 @@ use axum::Json;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use protocol::MatchId;
-use serde_json::json;
 
 /// An API error: a status and a sentence.
 #[derive(Debug)]
@@ -43,12 +42,20 @@ impl AppError {
 
 impl IntoResponse for AppError {
     fn into_response(self) -> Response {
-        let mut r = (self.status, Json(json!({ "error": self.message }))).into_response();
+        let mut r = (self.status, Json(ErrorBody { error: self.message })).into_response();
         if let Some(s) = self.retry_after_s {
             r.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(s));
         }
         r
     }
+}
+
+/// An error's JSON: the sentence naming what is wrong (any route, with a fitting status).
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct ErrorBody {
+    /// What is wrong.
+    pub error: String,
 }
 
 impl From<Busy> for AppError {

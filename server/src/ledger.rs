@@ -34,7 +34,6 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use ledger::entry::TournamentRound;
 use ledger::{AppendError, Ledger, Submission};
-use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -417,28 +416,167 @@ pub fn ledger_of(shared: &Shared) -> Result<&Arc<ServerLedger>, AppError> {
 /// whose cosignatures the checkpoint carries.
 pub async fn info(
     axum::extract::State(shared): axum::extract::State<Arc<Shared>>,
-) -> Result<axum::Json<Value>, AppError> {
+) -> Result<axum::Json<LedgerInfo>, AppError> {
     let l = ledger_of(&shared)?.clone();
     let vkey = l.vkey.clone();
     let cp = l.with(|led| led.checkpoint().clone()).await?;
     let origin = cp.checkpoint.origin.clone();
-    let witnesses: Vec<Value> = cp
+    let witnesses = cp
         .note
         .signatures
         .iter()
         .filter(|s| s.name != origin)
-        .map(|s| json!({ "name": s.name, "key_id": s.key_id().map(|k| format!("{k:08x}")) }))
+        .map(|s| Cosignature {
+            name: s.name.clone(),
+            key_id: s.key_id().map(|k| format!("{k:08x}")),
+        })
         .collect();
-    Ok(axum::Json(json!({
-        "origin": origin,
-        "size": cp.checkpoint.size,
-        "root": base64(&cp.checkpoint.root),
-        "checkpoint": cp.to_text(),
-        "vkey": vkey,
-        "witnesses": witnesses,
-        "witness_policy": crate::witnessing::policy_json(&shared.config, &cp),
-        "tiles": "/ledger/",
-    })))
+    Ok(axum::Json(LedgerInfo {
+        witness_policy: crate::witnessing::policy_json(&shared.config, &cp),
+        size: cp.checkpoint.size,
+        root: base64(&cp.checkpoint.root),
+        checkpoint: cp.to_text(),
+        origin,
+        vkey,
+        witnesses,
+        tiles: "/ledger/",
+    }))
+}
+
+/// `GET /api/ledger`'s answer.
+#[derive(Clone, Debug, serde::Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct LedgerInfo {
+    /// The log's origin line.
+    pub origin: String,
+    /// Its size (entries).
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub size: u64,
+    /// Its root hash (base64).
+    pub root: String,
+    /// The latest signed checkpoint (the note's text).
+    pub checkpoint: String,
+    /// The log's verifier key.
+    pub vkey: String,
+    /// The cosignatures the checkpoint carries but the log's own.
+    pub witnesses: Vec<Cosignature>,
+    /// The server's witness policy, and how the checkpoint meets it.
+    pub witness_policy: crate::witnessing::WitnessPolicy,
+    /// Where the log's files are served.
+    #[cfg_attr(feature = "ts", ts(type = "\"/ledger/\""))]
+    pub tiles: &'static str,
+}
+
+/// A cosignature of the checkpoint.
+#[derive(Clone, Debug, serde::Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct Cosignature {
+    /// The signer's name.
+    pub name: String,
+    /// Its key id (8 hex digits), where the signature line has one.
+    pub key_id: Option<String>,
+}
+
+/// `GET /api/ledger/proof/{id}`'s answer.
+#[derive(Clone, Debug, serde::Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct LedgerProof {
+    /// The leaf's index.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub index: u64,
+    /// The checkpoint's size.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub size: u64,
+    /// The leaf's bytes (base64).
+    pub leaf: Option<String>,
+    /// The proof's hashes (base64).
+    pub hashes: Vec<String>,
+    /// The checkpoint proved against.
+    pub checkpoint: String,
+    /// What the entry says, where it is a match's.
+    pub entry: Option<MatchEntryJson>,
+    /// Where the stored record is served.
+    pub record: Option<String>,
+    /// The C2SP tlog-proof.
+    pub tlog_proof: String,
+}
+
+/// A match's log entry, as the proof shows it.
+#[derive(Clone, Debug, serde::Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct MatchEntryJson {
+    /// The match id (hex).
+    pub match_id: String,
+    /// The record's SHA-256 (hex).
+    pub record_sha256: String,
+    /// The variant id.
+    pub variant: String,
+    /// The ruleset.
+    pub ruleset: String,
+    /// White's key.
+    pub white: String,
+    /// Black's key.
+    pub black: String,
+    /// Whether the colours are known.
+    pub colours_known: bool,
+    /// The umpire's key.
+    pub umpire: Option<String>,
+    /// The relay's key.
+    pub relay: String,
+    /// Whether the verdict was valid.
+    pub valid: bool,
+    /// The score.
+    pub result: Option<&'static str>,
+    /// Rated or casual.
+    pub rated: bool,
+    /// The tournament and round, for a tournament game.
+    pub tournament: Option<EntryTournament>,
+    /// When it finished (ms).
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub finished_at_ms: u64,
+    /// The verifier's version.
+    pub verifier_version: String,
+}
+
+/// The tournament of a match entry.
+#[derive(Clone, Debug, serde::Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct EntryTournament {
+    /// Its id (hex).
+    pub id: String,
+    /// The round.
+    pub round: u32,
+}
+
+/// `GET /api/ratings/{variant}`'s answer.
+#[derive(Clone, Debug, serde::Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct RatingList {
+    /// The variant.
+    pub variant: rules::Variant,
+    /// The log's size.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub log_size: u64,
+    /// Best first.
+    pub ratings: Vec<RatingRow>,
+}
+
+/// A player's rating.
+#[derive(Clone, Debug, serde::Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct RatingRow {
+    /// The key.
+    pub key: String,
+    /// Glicko-2 rating.
+    pub rating: f64,
+    /// Its deviation.
+    pub deviation: f64,
+    /// Its volatility.
+    pub volatility: f64,
+    /// Rated games.
+    pub games: u32,
+    /// Whether it is provisional.
+    pub provisional: bool,
 }
 
 fn base64(bytes: &[u8]) -> String {
@@ -451,7 +589,7 @@ fn base64(bytes: &[u8]) -> String {
 pub async fn proof(
     axum::extract::State(shared): axum::extract::State<Arc<Shared>>,
     axum::extract::Path(id): axum::extract::Path<String>,
-) -> Result<axum::Json<Value>, AppError> {
+) -> Result<axum::Json<LedgerProof>, AppError> {
     let l = ledger_of(&shared)?.clone();
     let id = crate::error::parse_match_id(&id)?;
     let p = l.with(move |led| led.prove(&id.0)).await?.map_err(|e| match e {
@@ -470,36 +608,36 @@ pub async fn proof(
         .and_then(ledger::entry::LedgerEntry::stored_file)
         .map(|sha| format!("/ledger/{}", ledger::store::record_path(&sha)));
     let entry = decoded.as_ref().and_then(|e| e.as_match().cloned());
-    let entry_json = entry.map(|m| {
-        json!({
-            "match_id": protocol::hex::encode(&m.match_id),
-            "record_sha256": protocol::hex::encode(&m.record_sha256),
-            "variant": m.variant,
-            "ruleset": m.ruleset,
-            "white": m.white.to_string(),
-            "black": m.black.to_string(),
-            "colours_known": m.colours_known,
-            "umpire": m.umpire.map(|k| k.to_string()),
-            "relay": m.relay.to_string(),
-            "valid": m.verdict == ledger::entry::EntryVerdict::Valid,
-            "result": m.result.map(|r| r.score()),
-            "rated": m.rated,
-            "tournament": m.context.tournament.map(|t| json!({
-                "id": protocol::hex::encode(&t.tournament), "round": t.round })),
-            "finished_at_ms": m.context.finished_at_ms,
-            "verifier_version": m.verifier_version,
-        })
+    let entry_json = entry.map(|m| MatchEntryJson {
+        match_id: protocol::hex::encode(&m.match_id),
+        record_sha256: protocol::hex::encode(&m.record_sha256),
+        variant: m.variant,
+        ruleset: m.ruleset,
+        white: m.white.to_string(),
+        black: m.black.to_string(),
+        colours_known: m.colours_known,
+        umpire: m.umpire.map(|k| k.to_string()),
+        relay: m.relay.to_string(),
+        valid: m.verdict == ledger::entry::EntryVerdict::Valid,
+        result: m.result.map(|r| r.score()),
+        rated: m.rated,
+        tournament: m
+            .context
+            .tournament
+            .map(|t| EntryTournament { id: protocol::hex::encode(&t.tournament), round: t.round }),
+        finished_at_ms: m.context.finished_at_ms,
+        verifier_version: m.verifier_version,
     });
-    Ok(axum::Json(json!({
-        "index": p.index,
-        "size": p.checkpoint.checkpoint.size,
-        "leaf": p.extra.as_deref().map(base64),
-        "hashes": p.proof.iter().map(|h| base64(h)).collect::<Vec<_>>(),
-        "checkpoint": p.checkpoint.to_text(),
-        "entry": entry_json,
-        "record": record,
-        "tlog_proof": p.to_text(),
-    })))
+    Ok(axum::Json(LedgerProof {
+        index: p.index,
+        size: p.checkpoint.checkpoint.size,
+        leaf: p.extra.as_deref().map(base64),
+        hashes: p.proof.iter().map(|h| base64(h)).collect(),
+        checkpoint: p.checkpoint.to_text(),
+        entry: entry_json,
+        record,
+        tlog_proof: p.to_text(),
+    }))
 }
 
 /// `GET /api/ratings/{variant}`: every rated player of the variant, as the log gives them
@@ -507,7 +645,7 @@ pub async fn proof(
 pub async fn ratings(
     axum::extract::State(shared): axum::extract::State<Arc<Shared>>,
     axum::extract::Path(variant): axum::extract::Path<String>,
-) -> Result<axum::Json<Value>, AppError> {
+) -> Result<axum::Json<RatingList>, AppError> {
     let v: rules::Variant = variant.parse().map_err(|_| {
         AppError::new(
             StatusCode::NOT_FOUND,
@@ -523,20 +661,18 @@ pub async fn ratings(
         l.with(move |led| (led.ratings(v), led.checkpoint().checkpoint.size)).await?;
     // Best first; ties by key, so the order is the same everywhere.
     list.sort_by(|a, b| b.1.rating.total_cmp(&a.1.rating).then(a.0.cmp(&b.0)));
-    let players: Vec<Value> = list
+    let ratings = list
         .iter()
-        .map(|(k, r)| {
-            json!({
-                "key": k.to_string(),
-                "rating": r.rating,
-                "deviation": r.deviation,
-                "volatility": r.volatility,
-                "games": r.games,
-                "provisional": r.provisional,
-            })
+        .map(|(k, r)| RatingRow {
+            key: k.to_string(),
+            rating: r.rating,
+            deviation: r.deviation,
+            volatility: r.volatility,
+            games: r.games,
+            provisional: r.provisional,
         })
         .collect();
-    Ok(axum::Json(json!({ "variant": v.id(), "log_size": size, "ratings": players })))
+    Ok(axum::Json(RatingList { variant: v, log_size: size, ratings }))
 }
 
 #[cfg(test)]

@@ -150,10 +150,12 @@ pub enum Command {
 /// mover's clock stops while the umpire answers each attempt, so the live values would count
 /// them). Finished matches show everything.
 #[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct MatchInfo {
     /// The match id (hex).
     pub id: String,
     /// The variant id.
+    #[cfg_attr(feature = "ts", ts(as = "rules::Variant"))]
     pub variant: String,
     /// Rated or casual.
     pub rated: bool,
@@ -166,15 +168,20 @@ pub struct MatchInfo {
     /// The umpire, in umpired games.
     pub umpire: Option<String>,
     /// When it started (server ms).
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub started_ms: u64,
     /// White's clock, ms (as of its last completed move, or running now).
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub white_ms: u64,
     /// Black's clock, ms.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub black_ms: u64,
     /// Whose clock runs, if one does.
+    #[cfg_attr(feature = "ts", ts(as = "Option<rules::Color>"))]
     pub running: Option<&'static str>,
     /// Entries in the log so far: open games only (absent for games that hide information).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional, type = "number"))]
     pub entries: Option<u64>,
     /// Entries stored so far, whatever the game (for the operator and tests, never published
     /// while the match is live).

@@ -144,6 +144,7 @@ impl ChallengeRequest {
 /// The challenger's colour: drawn, or the one it asked for. Serde form: `random`, `white`,
 /// `black` (the wire's and the stored challenge's).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
 pub enum ColorChoice {
     /// Drawn when the terms are written (`Colours::Drawn`).
@@ -168,6 +169,7 @@ impl ColorChoice {
 
 /// Where a challenge stands. Serde form: the lower-case word (the wire's and the store's).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
 pub enum ChallengeStatus {
     /// Waiting for its opponent (or anyone, a seek).
@@ -238,35 +240,110 @@ pub struct Challenge {
 
 /// A lichess-shaped player object of a key: `id` the key, and where the key signed a display
 /// name, `name` and `signedName` (the statement with its signature, for anyone to check).
-pub fn player(key: &str, name: Option<&SignedName>) -> Value {
-    let mut v = json!({ "id": key });
-    if let Some(n) = name.filter(|n| n.key.to_string() == key) {
-        v["name"] = json!(n.name);
-        v["signedName"] = json!(n);
+#[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct PlayerJson {
+    /// The key.
+    pub id: String,
+    /// The display name the key signed, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub name: Option<String>,
+    /// Its signed statement.
+    #[serde(rename = "signedName", skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub signed_name: Option<SignedName>,
+}
+
+/// The player object of `key`, with `name` where it is the key's.
+pub fn player(key: &str, name: Option<&SignedName>) -> PlayerJson {
+    let name = name.filter(|n| n.key.to_string() == key);
+    PlayerJson {
+        id: key.to_owned(),
+        name: name.map(|n| n.name.clone()),
+        signed_name: name.cloned(),
     }
-    v
+}
+
+/// The lichess-shaped JSON of a challenge ([`Challenge::shown`]; its seat is not shown).
+#[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct ChallengeJson {
+    /// Its id.
+    pub id: String,
+    /// Where it stands.
+    pub status: ChallengeStatus,
+    /// Who made it.
+    pub challenger: PlayerJson,
+    /// Its opponent, or none (a seek).
+    #[serde(rename = "destUser")]
+    pub dest_user: Option<PlayerJson>,
+    /// The variant (`key`: its id).
+    pub variant: VariantKey,
+    /// Rated or casual.
+    pub rated: bool,
+    /// The clock.
+    #[serde(rename = "timeControl")]
+    pub time_control: TimeControlJson,
+    /// The challenger's colour.
+    pub color: ColorChoice,
+    /// Options.
+    pub options: BTreeMap<String, String>,
+    /// The umpire (umpired games).
+    pub umpire: Option<String>,
+}
+
+/// lichess's `variant` object of a challenge.
+#[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct VariantKey {
+    /// The variant's id.
+    pub key: rules::Variant,
+}
+
+/// lichess's `timeControl` object of a challenge.
+#[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct TimeControlJson {
+    /// Always `clock`.
+    #[serde(rename = "type")]
+    #[cfg_attr(feature = "ts", ts(type = "\"clock\""))]
+    pub kind: &'static str,
+    /// Initial time, s.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub limit: u64,
+    /// Increment, s.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub increment: u64,
+    /// `minutes+seconds`.
+    pub show: String,
 }
 
 impl Challenge {
-    /// The lichess-shaped JSON of the challenge (its seat is not shown).
-    pub fn json(&self) -> Value {
-        json!({
-            "id": self.id,
-            "status": self.status,
-            "challenger": player(&self.challenger, self.challenger_name.as_ref()),
-            "destUser": self.dest.as_ref().map(|d| player(d, self.dest_name.as_ref())),
-            "variant": { "key": self.variant },
-            "rated": self.rated,
-            "timeControl": {
-                "type": "clock",
-                "limit": self.initial_ms / 1000,
-                "increment": self.increment_ms / 1000,
-                "show": format!("{}+{}", self.initial_ms / 60_000, self.increment_ms / 1000),
+    /// The lichess-shaped object of the challenge (its seat is not shown).
+    pub fn shown(&self) -> ChallengeJson {
+        ChallengeJson {
+            id: self.id.clone(),
+            status: self.status,
+            challenger: player(&self.challenger, self.challenger_name.as_ref()),
+            dest_user: self.dest.as_ref().map(|d| player(d, self.dest_name.as_ref())),
+            variant: VariantKey { key: self.variant },
+            rated: self.rated,
+            time_control: TimeControlJson {
+                kind: "clock",
+                limit: self.initial_ms / 1000,
+                increment: self.increment_ms / 1000,
+                show: format!("{}+{}", self.initial_ms / 60_000, self.increment_ms / 1000),
             },
-            "color": self.color,
-            "options": self.options,
-            "umpire": self.umpire,
-        })
+            color: self.color,
+            options: self.options.clone(),
+            umpire: self.umpire.clone(),
+        }
+    }
+
+    /// [`Challenge::shown`] as JSON, for the events.
+    pub fn json(&self) -> Value {
+        serde_json::to_value(self.shown()).unwrap_or(Value::Null)
     }
 }
 

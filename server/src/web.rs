@@ -95,10 +95,10 @@ async fn fallback(request: Request) -> Response {
 /// culprit's key once. Absent fields are `null`; a verdict that is not JSON gives
 /// `{"status": "unknown"}` (it was written by this server, so that would be a bug to report,
 /// not a reason to hide the game).
-pub fn verdict_summary(verdict: &str) -> serde_json::Value {
+pub fn verdict_summary(verdict: &str) -> VerdictSummary {
     use serde_json::{Value, json};
     let Ok(v) = serde_json::from_str::<Value>(verdict) else {
-        return json!({ "status": "unknown" });
+        return VerdictSummary::Unknown { status: UnknownStatus::Unknown };
     };
     let outcome = if v["status"] == "valid" { &v["result"] } else { &v["sanction"] };
     let (score, reason) = match outcome {
@@ -112,15 +112,66 @@ pub fn verdict_summary(verdict: &str) -> serde_json::Value {
             culprits.push(f["culprit"].clone());
         }
     }
-    json!({
-        "status": v["status"],
-        "white": v["white"]["key"],
-        "black": v["black"]["key"],
-        "score": score,
-        "reason": reason,
-        "faults": v["faults"].as_array().map_or(0, Vec::len),
-        "culprits": culprits,
+    VerdictSummary::Read(ReadVerdict {
+        status: v["status"].clone(),
+        white: v["white"]["key"].clone(),
+        black: v["black"]["key"].clone(),
+        score,
+        reason,
+        faults: v["faults"].as_array().map_or(0, Vec::len),
+        culprits,
     })
+}
+
+/// A finished game's verdict summed up ([`verdict_summary`]).
+#[derive(Clone, Debug, serde::Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(untagged)]
+pub enum VerdictSummary {
+    /// The stored verdict, read.
+    Read(ReadVerdict),
+    /// A stored verdict that is not JSON (a bug of this server's to report).
+    Unknown {
+        /// Always `unknown`.
+        status: UnknownStatus,
+    },
+}
+
+/// `unknown`.
+#[derive(Clone, Copy, Debug, serde::Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "lowercase")]
+pub enum UnknownStatus {
+    /// The verdict could not be read.
+    Unknown,
+}
+
+/// What a stored verdict says, as far as a list shows it. The values are the verifier's
+/// (`verifier::json`), copied as they are.
+#[derive(Clone, Debug, serde::Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct ReadVerdict {
+    /// `valid` or `faults`.
+    #[cfg_attr(feature = "ts", ts(type = "\"valid\" | \"faults\" | null"))]
+    pub status: serde_json::Value,
+    /// White's key, where the verdict names it.
+    #[cfg_attr(feature = "ts", ts(type = "string | null"))]
+    pub white: serde_json::Value,
+    /// Black's key, likewise.
+    #[cfg_attr(feature = "ts", ts(type = "string | null"))]
+    pub black: serde_json::Value,
+    /// The score (`1-0`, `0-1`, `1/2-1/2`), or none (a void game).
+    #[cfg_attr(feature = "ts", ts(type = "string | null"))]
+    pub score: serde_json::Value,
+    /// Why it ended (the sanction's reason, for a record with faults).
+    #[cfg_attr(feature = "ts", ts(type = "string | null"))]
+    pub reason: serde_json::Value,
+    /// How many faults.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub faults: usize,
+    /// Each culprit's key, once.
+    #[cfg_attr(feature = "ts", ts(type = "string[]"))]
+    pub culprits: Vec<serde_json::Value>,
 }
 
 #[cfg(test)]
@@ -147,7 +198,9 @@ mod tests {
             fault(FaultKind::TruncatedRecord, None, Role::Record),
         ]);
         // The stored verdict is the verifier's own JSON.
-        let s = verdict_summary(&verifier::json::verdict(&verdict).to_string());
+        let s =
+            serde_json::to_value(verdict_summary(&verifier::json::verdict(&verdict).to_string()))
+                .expect("plain data");
         assert_eq!(s["status"], "faults");
         assert_eq!(s["faults"], 3);
         assert_eq!(s["culprits"], json!([umpire.to_string()]));
@@ -157,7 +210,8 @@ mod tests {
 
     #[test]
     fn a_verdict_that_is_not_json_is_unknown_not_hidden() {
-        assert_eq!(verdict_summary("{not json")["status"], "unknown");
-        assert_eq!(verdict_summary("")["status"], "unknown");
+        let summary = |v: &str| serde_json::to_value(verdict_summary(v)).expect("plain data");
+        assert_eq!(summary("{not json")["status"], "unknown");
+        assert_eq!(summary("")["status"], "unknown");
     }
 }

@@ -33,7 +33,6 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use ledger::checkpoint::SignedCheckpoint;
 use ledger::witness::Witness;
-use serde_json::{Value, json};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -253,7 +252,7 @@ async fn read_limited(mut response: reqwest::Response) -> Result<String, String>
 /// What `/api/ledger` says of the witnesses: each configured witness (name, key, URL, whether
 /// its cosignature on the checkpoint verifies), the quorum, how many verify, and a warning when
 /// fewer than the quorum (or none at all) do.
-pub fn policy_json(config: &crate::Config, cp: &SignedCheckpoint) -> Value {
+pub fn policy_json(config: &crate::Config, cp: &SignedCheckpoint) -> WitnessPolicy {
     let settings = config.ledger.as_ref().map(|l| l.witnesses.clone()).unwrap_or_default();
     let have = cosigned_by(&settings, cp);
     let count = have.iter().filter(|&&b| b).count();
@@ -267,17 +266,52 @@ pub fn policy_json(config: &crate::Config, cp: &SignedCheckpoint) -> Value {
     } else {
         None
     };
-    json!({
-        "quorum": settings.quorum,
-        "cosignatures": count,
-        "witnesses": settings.witnesses.iter().zip(&have).map(|(w, &c)| json!({
-            "name": w.key.name(),
-            "vkey": w.key.to_string(),
-            "url": w.url,
-            "cosigned": c,
-        })).collect::<Vec<_>>(),
-        "warning": warning,
-    })
+    WitnessPolicy {
+        quorum: settings.quorum,
+        cosignatures: count,
+        witnesses: settings
+            .witnesses
+            .iter()
+            .zip(&have)
+            .map(|(w, &c)| PolicyWitness {
+                name: w.key.name().to_owned(),
+                vkey: w.key.to_string(),
+                url: w.url.clone(),
+                cosigned: c,
+            })
+            .collect(),
+        warning,
+    }
+}
+
+/// The witness policy `GET /api/ledger` reports ([`policy_json`]).
+#[derive(Clone, Debug, serde::Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct WitnessPolicy {
+    /// How many cosignatures the server wants.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub quorum: usize,
+    /// How many valid ones the latest checkpoint carries.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub cosignatures: usize,
+    /// The configured witnesses.
+    pub witnesses: Vec<PolicyWitness>,
+    /// What a reader should be told, if the checkpoint falls short.
+    pub warning: Option<String>,
+}
+
+/// A configured witness.
+#[derive(Clone, Debug, serde::Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct PolicyWitness {
+    /// Its name.
+    pub name: String,
+    /// Its verifier key.
+    pub vkey: String,
+    /// Where it is asked.
+    pub url: String,
+    /// Whether the latest checkpoint carries its valid cosignature.
+    pub cosigned: bool,
 }
 
 /// The witness side's state.

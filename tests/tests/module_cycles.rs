@@ -20,19 +20,18 @@ const CRATES: &[&str] = &["server", "protocol", "client", "verifier", "rules", "
 /// into its data (below `state`) and its services (above it); the witnessing service asks
 /// witnesses to cosign the `ServerLedger`'s checkpoints, which the ledger's appender drives.
 ///
-/// In `client`: `lichess` (lichess's names and shapes) reads the local API's types
-/// (`local::types`: `Status`, the typed `variant` and player objects) that `local`'s handlers
-/// build with its helpers; breaking it means moving `local::types` to a module of its own below
-/// both.
-///
 /// `server`'s `store` → `commit` is test code only: the storage suite's cluster test
 /// (`store/suite.rs`) drives the real group committer over two nodes' stores to show that a lost
 /// lease fails only its own match's part of a group commit.
 ///
 /// `protocol`'s cycle (record → relay → coordinator → terms → record) was broken by defining
 /// `Entry` in `record` and `MAX_RECORD_BYTES` in `terms`, their old paths re-exported.
+///
+/// `client`'s `lichess` → `local` (lichess's names read the local API's `Status` and typed
+/// `variant` and player objects) was broken by moving those types to `api_types`, below both
+/// (still `local::types` by re-export); the constructors that need lichess's names are in
+/// `lichess`.
 const KNOWN_BACK_EDGES: &[(&str, &str, &str)] = &[
-    ("client", "lichess", "local"),
     ("server", "auth", "state"),
     ("server", "finished", "state"),
     ("server", "ledger", "state"),

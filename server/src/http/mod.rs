@@ -7,6 +7,7 @@ pub mod socket;
 pub mod spectate;
 pub mod stream;
 pub mod tournament;
+pub mod types;
 
 use crate::admission::{Admit, lock};
 use crate::error::{ApiResult, AppError, internal, parse_match_id};
@@ -23,10 +24,15 @@ use extract::{Authed, key_of};
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use protocol::{PublicKey, Signature};
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::net::{IpAddr, SocketAddr};
 use std::num::NonZeroU32;
 use std::sync::Arc;
+use types::{
+    AccountAnswer, Created, Done, FinishedGame, Games, Info, InfoDeadlines, InfoLimits, LiveMatch,
+    LobbyView, MatchAnswer, MyChallenges, Named, SignInChallenge, Signed, SignedIn, StoredStatus,
+    Unreadable, named,
+};
 
 /// The per-key and per-address request limits.
 pub struct RateLimits {
@@ -184,32 +190,32 @@ async fn ledger_file(
     crate::ledger::serve_file(&shared, &path).await
 }
 
-async fn info(State(shared): State<Arc<Shared>>) -> Json<Value> {
-    Json(json!({
-        "server": "fogproof",
-        "version": env!("CARGO_PKG_VERSION"),
-        "protocol": protocol::codec::VERSION,
-        "relay": shared.config.relay.public().to_string(),
-        "umpire": shared.config.default_umpire.map(|k| k.to_string()),
-        "bot": shared.config.house_bot.map(|k| k.to_string()),
-        "variants": rules::Variant::ALL.iter().map(|v| v.id()).collect::<Vec<_>>(),
-        "limits": {
-            "max_frame_bytes": shared.config.limits.max_frame_bytes,
-            "max_body_bytes": shared.config.limits.max_body_bytes,
-            "max_open_challenges_per_key": shared.config.limits.max_open_challenges_per_key,
-            "max_terms_wait_ms": shared.config.limits.max_terms_wait_ms,
+async fn info(State(shared): State<Arc<Shared>>) -> Json<Info> {
+    Json(Info {
+        server: "fogproof",
+        version: env!("CARGO_PKG_VERSION"),
+        protocol: protocol::codec::VERSION,
+        relay: shared.config.relay.public().to_string(),
+        umpire: shared.config.default_umpire.map(|k| k.to_string()),
+        bot: shared.config.house_bot.map(|k| k.to_string()),
+        variants: rules::Variant::ALL.iter().map(|v| v.id()).collect(),
+        limits: InfoLimits {
+            max_frame_bytes: shared.config.limits.max_frame_bytes,
+            max_body_bytes: shared.config.limits.max_body_bytes,
+            max_open_challenges_per_key: shared.config.limits.max_open_challenges_per_key,
+            max_terms_wait_ms: shared.config.limits.max_terms_wait_ms,
         },
-        "deadlines": {
-            "reveal_ms": shared.config.deadlines.reveal_ms,
-            "answer_ms": shared.config.deadlines.answer_ms,
+        deadlines: InfoDeadlines {
+            reveal_ms: shared.config.deadlines.reveal_ms,
+            answer_ms: shared.config.deadlines.answer_ms,
         },
-    }))
+    })
 }
 
 async fn sign_in_challenge(
     State(shared): State<Arc<Shared>>,
     req: axum::extract::Request,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<SignInChallenge>> {
     let l = shared.config.limits;
     shared.admit(Admit::SignIn)?;
     let peer = req.extensions().get::<ConnectInfo<SocketAddr>>().map(|c| c.0);
@@ -228,11 +234,11 @@ async fn sign_in_challenge(
             let wait = u32::try_from(l.sign_in_challenge_ms.div_ceil(1000)).unwrap_or(u32::MAX);
             AppError::busy(e.to_string(), wait.min(l.retry_after_s.max(1)))
         })?;
-    Ok(Json(json!({
-        "challenge": protocol::hex::encode(&c),
-        "server": shared.config.relay.public().to_string(),
-        "expires_in_ms": l.sign_in_challenge_ms,
-    })))
+    Ok(Json(SignInChallenge {
+        challenge: protocol::hex::encode(&c),
+        server: shared.config.relay.public().to_string(),
+        expires_in_ms: l.sign_in_challenge_ms,
+    }))
 }
 
 #[derive(Deserialize)]
@@ -260,7 +266,7 @@ fn parse_signature(text: &str) -> ApiResult<Signature> {
 async fn sign_in(
     State(shared): State<Arc<Shared>>,
     Json(req): Json<SignIn>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<SignedIn>> {
     let key: PublicKey = req.key.parse().map_err(|e| AppError::bad(format!("key: {e}")))?;
     let challenge = protocol::hex::decode_array::<32>(&req.challenge)
         .ok_or_else(|| AppError::bad("challenge: expected 64 hex digits"))?;
@@ -302,22 +308,25 @@ async fn sign_in(
             crate::auth::name_of(&shared, &key).await
         }
     };
-    Ok(Json(json!({
-        "token": token,
-        "key": key.to_string(),
-        "name": name.as_ref().map(|n| n.name.clone()),
-        "signedName": name,
-    })))
+    Ok(Json(SignedIn {
+        token,
+        key: key.to_string(),
+        name: name.as_ref().map(|n| n.name.clone()),
+        signed_name: name,
+    }))
 }
 
-async fn account(State(shared): State<Arc<Shared>>, Authed(key): Authed) -> ApiResult<Json<Value>> {
+async fn account(
+    State(shared): State<Arc<Shared>>,
+    Authed(key): Authed,
+) -> ApiResult<Json<AccountAnswer>> {
     let name = crate::auth::name_of(&shared, &key).await;
-    Ok(Json(json!({
-        "key": key.to_string(),
-        "fingerprint": key.fingerprint(),
-        "name": name.as_ref().map(|n| n.name.clone()),
-        "signedName": name,
-    })))
+    Ok(Json(AccountAnswer {
+        key: key.to_string(),
+        fingerprint: key.fingerprint(),
+        name: name.as_ref().map(|n| n.name.clone()),
+        signed_name: name,
+    }))
 }
 
 #[derive(Deserialize)]
@@ -331,38 +340,41 @@ async fn rename(
     State(shared): State<Arc<Shared>>,
     Authed(key): Authed,
     Json(req): Json<Rename>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<AccountAnswer>> {
     let name = crate::auth::accept_name(&shared, &key, &req.name)?;
     let name = crate::auth::store_name(&shared, name).await?;
-    Ok(Json(json!({
-        "key": key.to_string(),
-        "fingerprint": key.fingerprint(),
-        "name": name.name,
-        "signedName": name,
-    })))
+    Ok(Json(AccountAnswer {
+        key: key.to_string(),
+        fingerprint: key.fingerprint(),
+        name: Some(name.name.clone()),
+        signed_name: Some(name),
+    }))
 }
 
-async fn my_challenges(State(shared): State<Arc<Shared>>, Authed(key): Authed) -> Json<Value> {
+async fn my_challenges(
+    State(shared): State<Arc<Shared>>,
+    Authed(key): Authed,
+) -> Json<MyChallenges> {
     let me = key.to_string();
     let lobby = lock(&shared.lobby);
-    let out: Vec<Value> =
-        lobby.open.values().filter(|c| c.challenger == me).map(lobby::Challenge::json).collect();
-    let incoming: Vec<Value> = lobby
+    let out =
+        lobby.open.values().filter(|c| c.challenger == me).map(lobby::Challenge::shown).collect();
+    let incoming = lobby
         .open
         .values()
         .filter(|c| c.dest.as_deref() == Some(me.as_str()))
-        .map(lobby::Challenge::json)
+        .map(lobby::Challenge::shown)
         .collect();
-    Json(json!({ "in": incoming, "out": out }))
+    Json(MyChallenges { incoming, out })
 }
 
 async fn create_challenge(
     State(shared): State<Arc<Shared>>,
     Authed(key): Authed,
     Json(req): Json<ChallengeRequest>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<Created>> {
     let c = lobby::create(&shared, key, req.parse()?).await?;
-    Ok(Json(json!({ "challenge": c.json() })))
+    Ok(Json(Created { challenge: c.shown() }))
 }
 
 async fn accept(
@@ -370,27 +382,27 @@ async fn accept(
     Authed(key): Authed,
     Path(id): Path<String>,
     Json(seat): Json<Seat>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<Done>> {
     lobby::accept(&shared, key, &id, seat).await?;
-    Ok(Json(json!({ "ok": true })))
+    Ok(Json(Done { ok: true }))
 }
 
 async fn decline(
     State(shared): State<Arc<Shared>>,
     Authed(key): Authed,
     Path(id): Path<String>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<Done>> {
     lobby::close(&shared, key, &id, true).await?;
-    Ok(Json(json!({ "ok": true })))
+    Ok(Json(Done { ok: true }))
 }
 
 async fn cancel(
     State(shared): State<Arc<Shared>>,
     Authed(key): Authed,
     Path(id): Path<String>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<Done>> {
     lobby::close(&shared, key, &id, false).await?;
-    Ok(Json(json!({ "ok": true })))
+    Ok(Json(Done { ok: true }))
 }
 
 async fn umpire_seat(
@@ -398,9 +410,9 @@ async fn umpire_seat(
     Authed(key): Authed,
     Path(id): Path<String>,
     Json(seat): Json<Seat>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<Done>> {
     lobby::umpire_seat(&shared, key, &id, seat)?;
-    Ok(Json(json!({ "ok": true })))
+    Ok(Json(Done { ok: true }))
 }
 
 #[derive(Deserialize)]
@@ -413,24 +425,21 @@ async fn sign(
     Authed(key): Authed,
     Path(id): Path<String>,
     Json(req): Json<Sign>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<Signed>> {
     let signature = parse_signature(&req.signature)?;
     let started = lobby::sign(&shared, key, &id, signature).await?;
-    Ok(Json(json!({ "ok": true, "started": started })))
+    Ok(Json(Signed { ok: true, started }))
 }
 
-async fn lobby_view(State(shared): State<Arc<Shared>>) -> Json<Value> {
-    let seeks: Vec<Value> = lock(&shared.lobby)
+async fn lobby_view(State(shared): State<Arc<Shared>>) -> ApiResult<Json<Named<LobbyView>>> {
+    let seeks = lock(&shared.lobby)
         .open
         .values()
         .filter(|c| c.dest.is_none())
-        .map(lobby::Challenge::json)
+        .map(lobby::Challenge::shown)
         .collect();
-    let live: Vec<Value> = lock(&shared.matches)
-        .values()
-        .map(|h| serde_json::to_value(&*lock(&h.info)).unwrap_or(Value::Null))
-        .collect();
-    Json(crate::auth::with_names(&shared, json!({ "seeks": seeks, "live": live })).await)
+    let live = lock(&shared.matches).values().map(|h| lock(&h.info).clone()).collect();
+    Ok(Json(named(&shared, LobbyView { seeks, live }).await?))
 }
 
 #[derive(Deserialize)]
@@ -439,46 +448,50 @@ struct Page {
     limit: Option<u32>,
 }
 
-fn finished_json(row: &crate::store::MatchRow) -> Value {
+fn finished_json(row: &crate::store::MatchRow) -> FinishedGame {
     let finish = row.finish.as_ref();
-    json!({
-        "id": protocol::hex::encode(&row.id.0),
-        "variant": row.variant,
-        "rated": row.rated,
-        "players": row.players.map(|k| k.to_string()),
-        "started_ms": row.created_ms,
-        "status": match row.status { crate::store::MatchStatus::Live => "live", crate::store::MatchStatus::Finished => "finished" },
-        "finished_ms": finish.map(|f| f.finished_ms),
-        "result": finish.map(|f| f.result.clone()),
-        "record_sha256": finish.map(|f| protocol::hex::encode(&f.record_sha256)),
-        "verdict": finish.map(|f| crate::web::verdict_summary(&f.verdict)),
-    })
+    FinishedGame {
+        id: protocol::hex::encode(&row.id.0),
+        variant: row.variant.clone(),
+        rated: row.rated,
+        players: row.players.map(|k| k.to_string()),
+        started_ms: row.created_ms,
+        status: match row.status {
+            crate::store::MatchStatus::Live => StoredStatus::Live,
+            crate::store::MatchStatus::Finished => StoredStatus::Finished,
+        },
+        finished_ms: finish.map(|f| f.finished_ms),
+        result: finish.map(|f| f.result.clone()),
+        record_sha256: finish.map(|f| protocol::hex::encode(&f.record_sha256)),
+        verdict: finish.map(|f| crate::web::verdict_summary(&f.verdict)),
+    }
 }
 
-async fn games(State(shared): State<Arc<Shared>>, Query(p): Query<Page>) -> ApiResult<Json<Value>> {
+async fn games(
+    State(shared): State<Arc<Shared>>,
+    Query(p): Query<Page>,
+) -> ApiResult<Json<Named<Games>>> {
     let rows =
         shared.store.finished_matches(p.limit.unwrap_or(50).min(500)).await.map_err(internal)?;
-    let v = json!({ "games": rows.iter().map(finished_json).collect::<Vec<_>>() });
-    Ok(Json(crate::auth::with_names(&shared, v).await))
+    let games = Games { games: rows.iter().map(finished_json).collect() };
+    Ok(Json(named(&shared, games).await?))
 }
 
 async fn match_info(
     State(shared): State<Arc<Shared>>,
     Path(id): Path<String>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<Named<MatchAnswer>>> {
     let id = parse_match_id(&id)?;
     if let Some(h) = shared.live(&id) {
-        let mut v = serde_json::to_value(&*lock(&h.info)).map_err(internal)?;
-        if let Value::Object(m) = &mut v {
-            m.insert("status".into(), json!("live"));
-        }
-        return Ok(Json(crate::auth::with_names(&shared, v).await));
+        let info = lock(&h.info).clone();
+        let live = MatchAnswer::Live(LiveMatch { info, status: "live" });
+        return Ok(Json(named(&shared, live).await?));
     }
     let row = shared.store.get_match(&id).await.map_err(internal)?;
     let v = row
-        .map(|r| finished_json(&r))
+        .map(|r| MatchAnswer::Stored(finished_json(&r)))
         .ok_or_else(|| AppError::new(StatusCode::NOT_FOUND, "no such match"))?;
-    Ok(Json(crate::auth::with_names(&shared, v).await))
+    Ok(Json(named(&shared, v).await?))
 }
 
 /// A place to render a finished match (`max_concurrent_renderings`), or a `503` with
@@ -663,11 +676,13 @@ async fn verify_upload(
     }
     let value = tokio::task::spawn_blocking(move || {
         if let Some(why) = verifier::envelope::not_a_record(&bytes) {
-            return serde_json::json!({ "status": "unreadable", "error": format!("not a fogproof match record: {why}") });
+            let error = format!("not a fogproof match record: {why}");
+            return serde_json::to_value(Unreadable { status: "unreadable", error });
         }
-        verifier::json::verified(&verifier::verify_match(&bytes))
+        Ok(verifier::json::verified(&verifier::verify_match(&bytes)))
     })
     .await
+    .map_err(internal)?
     .map_err(internal)?;
     Ok(Json(value).into_response())
 }

@@ -26,6 +26,7 @@
 //! and a watcher that falls that far behind is dropped by the match task (it never waits for a
 //! watcher).
 
+use super::types::WatchLine;
 use crate::admission::lock;
 use crate::error::{AppError, parse_match_id};
 use crate::live::{Command, MatchHandle, Outgoing};
@@ -40,7 +41,6 @@ use protocol::codec::Canonical;
 use protocol::message::{MessageBody, Payload};
 use protocol::wire::ServerFrame;
 use rules::{AnyGame, Color, GameOptions, Mode, Variant};
-use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::convert::Infallible;
 use std::sync::{Arc, Mutex};
@@ -203,16 +203,15 @@ async fn start(
         let info = lock(&w.handle.info);
         (info.white.clone(), info.black.clone())
     };
-    let first = w.line(json!({
-        "type": "start",
-        "id": protocol::hex::encode(&id.0),
-        "variant": variant.id(),
-        "white": white,
-        "black": black,
-        "board": w.game.fen(),
-        "moves": w.moves,
-        "result": w.game.result(),
-    }));
+    let first = w.line(&WatchLine::Start {
+        id: protocol::hex::encode(&id.0),
+        variant: variant.id(),
+        white,
+        black,
+        board: w.game.fen(),
+        moves: w.moves.clone(),
+        result: w.game.result(),
+    });
     let stream = futures_util::stream::unfold((w, Some(first)), |(mut w, first)| async move {
         if let Some(f) = first {
             return Some((Ok::<_, Infallible>(f), (w, None)));
@@ -248,8 +247,8 @@ impl Drop for Watcher {
 }
 
 impl Watcher {
-    fn line(&self, v: Value) -> Bytes {
-        let mut s = v.to_string();
+    fn line(&self, v: &WatchLine) -> Bytes {
+        let mut s = serde_json::to_string(v).unwrap_or_default();
         s.push('\n');
         Bytes::from(s)
     }
@@ -271,7 +270,7 @@ impl Watcher {
                 // The task stopped sending (the end, or this watcher dropped as too slow), or
                 // the server is shutting down: say so once, then end.
                 self.closed = true;
-                return Some(self.line(json!({ "type": "closed" })));
+                return Some(self.line(&WatchLine::Closed));
             };
             if let Some(line) = self.follow(&bytes) {
                 return Some(line);
@@ -301,13 +300,12 @@ impl Watcher {
         self.game = t.state;
         let uci = action.as_move().map(|m| m.uci(self.variant.alphabet()))?;
         self.moves.push(uci.clone());
-        Some(self.line(json!({
-            "type": "move",
-            "ply": self.moves.len(),
-            "uci": uci,
-            "board": self.game.fen(),
-            "result": self.game.result(),
-        })))
+        Some(self.line(&WatchLine::Move {
+            ply: self.moves.len(),
+            uci,
+            board: self.game.fen(),
+            result: self.game.result(),
+        }))
     }
 }
 

@@ -1,6 +1,10 @@
 //! The tournament routes (docs/SERVER.md, tournaments): list, show, publish, join, start,
 //! withdraw, and a player's seat for a tournament game. The runner is `crate::tournament`.
 
+use super::types::{
+    Done, Entered, Entrant, Named, Published, RoundRobinKind, SystemJson, TournamentSummary,
+    TournamentView, Tournaments, named,
+};
 use crate::admission::lock;
 use crate::error::AppError;
 use crate::http::extract::Authed;
@@ -16,7 +20,6 @@ use ledger::entry::Sha256Digest;
 use ledger::history::TournamentState;
 use protocol::PublicKey;
 use serde::Deserialize;
-use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -30,25 +33,29 @@ async fn state_of(shared: &Arc<Shared>, id: Sha256Digest) -> Result<TournamentSt
     })
 }
 
-fn summary(t: &TournamentState, organiser: Option<PublicKey>) -> Value {
+fn summary(t: &TournamentState, organiser: Option<PublicKey>) -> TournamentSummary {
+    use ledger::tournament::definition::System;
     let d = &t.definition;
-    json!({
-        "id": protocol::hex::encode(&t.id),
-        "name": d.name,
-        "variant": d.variant.id(),
-        "organiser": organiser.map(|k| k.to_string()),
-        "system": match d.system {
-            ledger::tournament::definition::System::RoundRobin { double } =>
-                json!({ "round-robin": if double { "double" } else { "single" } }),
-            ledger::tournament::definition::System::Swiss { rounds } => json!({ "swiss": rounds }),
+    TournamentSummary {
+        id: protocol::hex::encode(&t.id),
+        name: d.name.clone(),
+        variant: d.variant.id(),
+        organiser: organiser.map(|k| k.to_string()),
+        system: match d.system {
+            System::RoundRobin { double } => SystemJson::RoundRobin(if double {
+                RoundRobinKind::Double
+            } else {
+                RoundRobinKind::Single
+            }),
+            System::Swiss { rounds } => SystemJson::Swiss(rounds),
         },
-        "time_control": d.time_control,
-        "players": d.players.len(),
-        "rounds": d.rounds(),
-        "rounds_started": t.rounds.len(),
-        "status": status(t),
-        "entry": t.entry_index,
-    })
+        time_control: d.time_control.clone(),
+        players: d.players.len(),
+        rounds: d.rounds(),
+        rounds_started: t.rounds.len(),
+        status: status(t),
+        entry: t.entry_index,
+    }
 }
 
 fn organiser_of(t: &TournamentState) -> Option<PublicKey> {
@@ -58,12 +65,12 @@ fn organiser_of(t: &TournamentState) -> Option<PublicKey> {
 }
 
 /// `GET /api/tournaments`: every tournament in the log.
-pub async fn list(State(shared): State<Arc<Shared>>) -> Result<Json<Value>, AppError> {
+pub async fn list(State(shared): State<Arc<Shared>>) -> Result<Json<Named<Tournaments>>, AppError> {
     let l = ledger_of(&shared)?;
     let all: Vec<TournamentState> =
         l.with(|led| led.history().tournaments().cloned().collect()).await?;
-    let list: Vec<Value> = all.iter().map(|t| summary(t, organiser_of(t))).collect();
-    Ok(Json(crate::auth::with_names(&shared, json!({ "tournaments": list })).await))
+    let tournaments = all.iter().map(|t| summary(t, organiser_of(t))).collect();
+    Ok(Json(named(&shared, Tournaments { tournaments }).await?))
 }
 
 /// `GET /api/tournament/{id}`: definition, players (and who joined), pairings with results,
@@ -72,38 +79,39 @@ pub async fn list(State(shared): State<Arc<Shared>>) -> Result<Json<Value>, AppE
 pub async fn show(
     State(shared): State<Arc<Shared>>,
     Path(id): Path<String>,
-) -> Result<Json<Value>, AppError> {
+) -> Result<Json<Named<TournamentView>>, AppError> {
     let id = parse_tournament_id(&id)?;
     let t = state_of(&shared, id).await?;
     let joined = joined_now(&shared, &id).await?;
-    let mut v = summary(&t, organiser_of(&t));
-    v["definition"] = json!(protocol::hex::encode(&t.definition_file));
-    v["tie_breaks"] =
-        json!(t.definition.tie_breaks.iter().map(|b| format!("{b:?}")).collect::<Vec<_>>());
-    v["entrants"] = json!(
-        t.definition
-            .players
-            .iter()
-            .enumerate()
-            .map(|(i, p)| json!({
-                "index": i,
-                "name": p.name,
-                "key": p.key.to_string(),
-                "rating": p.rating,
-                "joined": joined.contains(&p.key),
-            }))
-            .collect::<Vec<_>>()
-    );
-    v["pairings"] = ledger::bundle::pairings_json(&t);
-    v["standings"] = ledger::bundle::standings_json(&t);
-    let inviting: Vec<Value> = lock(&shared.tournaments)
+    let entrants = t
+        .definition
+        .players
+        .iter()
+        .enumerate()
+        .map(|(i, p)| Entrant {
+            index: i,
+            name: p.name.clone(),
+            key: p.key.to_string(),
+            rating: p.rating,
+            joined: joined.contains(&p.key),
+        })
+        .collect();
+    let invitations = lock(&shared.tournaments)
         .games
         .values()
         .filter(|g| g.tournament == id)
         .map(Invitation::event)
         .collect();
-    v["invitations"] = json!(inviting);
-    Ok(Json(crate::auth::with_names(&shared, v).await))
+    let v = TournamentView {
+        summary: summary(&t, organiser_of(&t)),
+        definition: protocol::hex::encode(&t.definition_file),
+        tie_breaks: t.definition.tie_breaks.iter().map(|b| format!("{b:?}")).collect(),
+        entrants,
+        pairings: ledger::bundle::pairings_json(&t),
+        standings: ledger::bundle::standings_json(&t),
+        invitations,
+    };
+    Ok(Json(named(&shared, v).await?))
 }
 
 /// The body of `POST /api/tournament`.
@@ -118,7 +126,7 @@ pub async fn publish(
     State(shared): State<Arc<Shared>>,
     Authed(key): Authed,
     Json(req): Json<Publish>,
-) -> Result<Json<Value>, AppError> {
+) -> Result<Json<Published>, AppError> {
     let l = ledger_of(&shared)?.clone();
     let max = shared.config.limits.max_definition_bytes;
     if req.definition.len() > 2 * max {
@@ -178,7 +186,7 @@ pub async fn publish(
     })
     .await?
     .map_err(|e| AppError::new(StatusCode::CONFLICT, format!("the ledger refused it: {e}")))?;
-    Ok(Json(json!({ "id": protocol::hex::encode(&id), "name": def.name })))
+    Ok(Json(Published { id: protocol::hex::encode(&id), name: def.name }))
 }
 
 /// The tournament `id` names, if `key` is one of its entrants and it is not over (what join and
@@ -207,10 +215,10 @@ pub async fn join(
     State(shared): State<Arc<Shared>>,
     Authed(key): Authed,
     Path(id): Path<String>,
-) -> Result<Json<Value>, AppError> {
+) -> Result<Json<Entered>, AppError> {
     let id = entrant_of_live(&shared, &id, &key).await?;
     shared.store.join_tournament(&id, &key, shared.clock.now_ms()).await.map_err(internal)?;
-    Ok(Json(json!({ "ok": true, "tournament": protocol::hex::encode(&id) })))
+    Ok(Json(Entered { ok: true, tournament: protocol::hex::encode(&id) }))
 }
 
 /// `POST /api/tournament/{id}/withdraw`: a signed-in entrant who joined withdraws: absent
@@ -220,10 +228,10 @@ pub async fn withdraw(
     State(shared): State<Arc<Shared>>,
     Authed(key): Authed,
     Path(id): Path<String>,
-) -> Result<Json<Value>, AppError> {
+) -> Result<Json<Entered>, AppError> {
     let id = entrant_of_live(&shared, &id, &key).await?;
     shared.store.withdraw_tournament(&id, &key).await.map_err(internal)?;
-    Ok(Json(json!({ "ok": true, "tournament": protocol::hex::encode(&id) })))
+    Ok(Json(Entered { ok: true, tournament: protocol::hex::encode(&id) }))
 }
 
 /// `POST /api/tournament/{id}/start`: the organiser starts round 1 without waiting for every
@@ -232,7 +240,7 @@ pub async fn start(
     State(shared): State<Arc<Shared>>,
     Authed(key): Authed,
     Path(id): Path<String>,
-) -> Result<Json<Value>, AppError> {
+) -> Result<Json<Done>, AppError> {
     let id = parse_tournament_id(&id)?;
     let t = state_of(&shared, id).await?;
     if organiser_of(&t) != Some(key) {
@@ -245,7 +253,7 @@ pub async fn start(
         return Err(AppError::new(StatusCode::CONFLICT, "the tournament has started"));
     }
     lock(&shared.tournaments).start_requested.insert(id);
-    Ok(Json(json!({ "ok": true })))
+    Ok(Json(Done { ok: true }))
 }
 
 /// `POST /api/tournament/game/{id}/seat`: a paired player brings its seat.
@@ -254,7 +262,7 @@ pub async fn seat(
     Authed(key): Authed,
     Path(id): Path<String>,
     Json(seat): Json<Seat>,
-) -> Result<Json<Value>, AppError> {
+) -> Result<Json<Done>, AppError> {
     seat.check()?;
     let now = shared.clock.now_ms();
     let to_send = {
@@ -314,5 +322,5 @@ pub async fn seat(
             }
         }
     }
-    Ok(Json(json!({ "ok": true })))
+    Ok(Json(Done { ok: true }))
 }

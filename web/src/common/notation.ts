@@ -2,6 +2,8 @@
 // (`moves`, computed from the seat's own knowledge); the hidden games show the player's own
 // moves as sent (`sent`) and what the umpire or the rules told it.
 
+import type { Announcement } from '../types';
+
 /** Pairs a flat list of moves into numbered rows: [[1, 'e4', 'e5'], [2, 'Nf3', undefined]]. */
 export function numbered(moves: string[], firstBlack = false): Array<[number, string | undefined, string | undefined]> {
   const list = firstBlack ? [undefined, ...moves] : moves;
@@ -11,7 +13,7 @@ export function numbered(moves: string[], firstBlack = false): Array<[number, st
 }
 
 /** A Kriegspiel announcement in words (R-K3: captures, checks, pawn tries, the end). */
-export function announcement(a: any): string {
+export function announcement(a: Announcement): string {
   const parts: string[] = [];
   if (a.capture) parts.push(`${a.capture.kind === 'pawn' ? 'Pawn' : 'Piece'} captured on ${a.capture.square}${a.capture.en_passant ? ' (en passant)' : ''}`);
   for (const c of a.checks ?? []) parts.push(`Check: ${String(c).replace(/-/g, ' ')}`);

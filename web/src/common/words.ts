@@ -1,6 +1,7 @@
 // Texts the pages show players, as pure functions (tested without a browser).
 
 import type { Side } from './board';
+import type { SignedName } from '../types';
 
 /**
  * Why a time control typed in the lobby cannot be sent (`null` when it can): minutes from 1
@@ -39,8 +40,10 @@ export function resultWords(result: string | null, reason: string | null, side: 
 }
 
 /** A side's opened secret setup in words (Intrigue, 6x6); '' for games without one. */
-export function setupWords(variant: string, setup: any): string {
-  if (!setup || typeof setup !== 'object') return '';
+export function setupWords(variant: string, opened: unknown): string {
+  if (!opened || typeof opened !== 'object') return '';
+  // The setup action's JSON as the record opens it (Intrigue's `IntrigueSetup`, 6x6's setup).
+  const setup = opened as Record<string, unknown>;
   if (variant === 'intrigue') {
     return `king hidden on ${setup.king}, informer pawn ${setup.informer}${setup.queen_on_king_square ? ', queen on the king\'s square' : ''}`;
   }
@@ -72,7 +75,11 @@ export function shortKeyText(key: string | null | undefined): string {
  * The display name of `key` from an answer's `names` map (key → signed name) or a player
  * object's `name` (where its `signedName` is that key's), or null.
  */
-export function nameOf(key: string | null | undefined, names?: Record<string, any> | null, player?: any): string | null {
+export function nameOf(
+  key: string | null | undefined,
+  names?: { [key in string]?: Partial<SignedName> | null } | null,
+  player?: { id?: string; signedName?: Partial<SignedName> | null } | null,
+): string | null {
   if (!key) return null;
   const signed = names?.[key];
   if (signed && signed.key === key && typeof signed.name === 'string') return signed.name;

@@ -23,6 +23,7 @@ import {
 } from "./replay";
 import { type Verdict, renderVerdict } from "./verdict";
 import type { Page } from "./page";
+import type { FinishedGame, MatchAnswer, Named } from "../types/host";
 
 const UMPIRED = new Set(["kriegspiel", "sic", "secretchess6"]);
 
@@ -34,9 +35,9 @@ function viewLabel(view: ViewName, variant: string): string {
 
 export const gamePage: Page = async (root, params, ctx) => {
   const id = params[0] ?? "";
-  let info: any;
+  let info: Named<MatchAnswer>;
   try {
-    info = await getJson(`/api/match/${encodeURIComponent(id)}`);
+    info = await getJson<Named<MatchAnswer>>(`/api/match/${encodeURIComponent(id)}`);
   } catch (e) {
     if (e instanceof ApiError && e.notFound) {
       document.title = "No such game — fogproof";
@@ -47,7 +48,7 @@ export const gamePage: Page = async (root, params, ctx) => {
   }
   if (info.status === "live") {
     renderLive(root, info, ctx.known);
-    ctx.every(2000, async () => renderLive(root, await getJson(`/api/match/${encodeURIComponent(id)}`), ctx.known));
+    ctx.every(2000, async () => renderLive(root, await getJson<Named<MatchAnswer>>(`/api/match/${encodeURIComponent(id)}`), ctx.known));
     return;
   }
   const [replay, verdict] = await Promise.all([
@@ -57,12 +58,16 @@ export const gamePage: Page = async (root, params, ctx) => {
   renderFinished(root, id, info, replay, verdict, ctx);
 };
 
-function renderLive(root: HTMLElement, m: any, known: Record<string, string>): void {
-  if (m.status !== "live") {
+function renderLive(root: HTMLElement, answer: MatchAnswer, known: Record<string, string>): void {
+  if (answer.status !== "live") {
     // It finished while we watched: load the replay.
     location.reload();
     return;
   }
+  // A match live on another node of a cluster is shown from its stored row: no sides or
+  // clocks yet.
+  const m = answer;
+  const live = "white_ms" in m ? m : undefined;
   replace(
     root,
     h("h1", {}, `${variantName(m.variant)} — live`),
@@ -75,14 +80,14 @@ function renderLive(root: HTMLElement, m: any, known: Record<string, string>): v
       "dl",
       { class: "facts" },
       h("dt", {}, "White"),
-      h("dd", {}, m.white ? keySpan(m.white, known) : "not drawn yet"),
+      h("dd", {}, live?.white ? keySpan(live.white, known) : "not drawn yet"),
       h("dt", {}, "Black"),
-      h("dd", {}, m.black ? keySpan(m.black, known) : "not drawn yet"),
+      h("dd", {}, live?.black ? keySpan(live.black, known) : "not drawn yet"),
       h("dt", {}, "Clocks"),
-      h("dd", { class: "live-clocks" }, `White ${clock(m.white_ms)} · Black ${clock(m.black_ms)}${m.running ? ` (${m.running} to play)` : ""}`),
+      h("dd", { class: "live-clocks" }, `White ${clock(live?.white_ms)} · Black ${clock(live?.black_ms)}${live?.running ? ` (${live.running} to play)` : ""}`),
       // Hidden games publish no entry count while live (it would tell the public a
       // Kriegspiel player's illegal attempts, R-K1); open games do.
-      ...(typeof m.entries === "number" ? [h("dt", {}, "Entries"), h("dd", {}, String(m.entries))] : []),
+      ...(typeof live?.entries === "number" ? [h("dt", {}, "Entries"), h("dd", {}, String(live.entries))] : []),
       h("dt", {}, "Started"),
       h("dd", {}, when(m.started_ms)),
     ),
@@ -93,7 +98,7 @@ function renderLive(root: HTMLElement, m: any, known: Record<string, string>): v
 function renderFinished(
   root: HTMLElement,
   id: string,
-  info: any,
+  info: FinishedGame,
   replay: Replay | Error,
   verdict: Verdict,
   ctx: Parameters<Page>[2],

@@ -6,6 +6,7 @@ import { clock, h, keySpan, link, replace, variantName, when } from "./dom";
 import { getJson } from "./http";
 import { watchable } from "./watch";
 import type { Page, PageContext } from "./page";
+import type { ChallengeJson, FinishedGame, Games, LobbyView, MatchInfo, Named } from "../types/host";
 
 function table(head: string[], rows: HTMLTableRowElement[], empty: string, cls: string): HTMLElement {
   if (!rows.length) return h("p", { class: `muted empty ${cls}` }, empty);
@@ -16,7 +17,7 @@ function table(head: string[], rows: HTMLTableRowElement[], empty: string, cls: 
   );
 }
 
-function liveRows(live: any[], known: Record<string, string>): HTMLTableRowElement[] {
+function liveRows(live: MatchInfo[], known: Record<string, string>): HTMLTableRowElement[] {
   return live
     .slice()
     .sort((a, b) => (b.started_ms ?? 0) - (a.started_ms ?? 0))
@@ -35,7 +36,7 @@ function liveRows(live: any[], known: Record<string, string>): HTMLTableRowEleme
     );
 }
 
-function seekRows(seeks: any[], known: Record<string, string>): HTMLTableRowElement[] {
+function seekRows(seeks: ChallengeJson[], known: Record<string, string>): HTMLTableRowElement[] {
   return seeks.map((s) =>
     h(
       "tr",
@@ -51,25 +52,26 @@ function seekRows(seeks: any[], known: Record<string, string>): HTMLTableRowElem
 }
 
 /** A finished game's result in words, from /api/games' row and its verdict summary. */
-export function finishedResult(g: any): string {
-  const v = g.verdict;
+export function finishedResult(g: Pick<FinishedGame, "result" | "verdict">): string {
+  const v = g.verdict && "faults" in g.verdict ? g.verdict : null;
   if (v?.status === "faults") {
     return `${g.result ?? "*"} (${v.faults} fault${v.faults === 1 ? "" : "s"}${v.reason ? `; ${String(v.reason).replace(/-/g, " ")}` : ""})`;
   }
   return `${g.result ?? "*"}${v?.reason ? ` ${String(v.reason).replace(/-/g, " ")}` : ""}`;
 }
 
-function finishedRows(games: any[], known: Record<string, string>): HTMLTableRowElement[] {
+function finishedRows(games: FinishedGame[], known: Record<string, string>): HTMLTableRowElement[] {
   return games.map((g) => {
-    const white = g.verdict?.white ?? g.players?.[0];
-    const black = g.verdict?.black ?? g.players?.[1];
+    const v = g.verdict && "faults" in g.verdict ? g.verdict : null;
+    const white = v?.white ?? g.players?.[0];
+    const black = v?.black ?? g.players?.[1];
     return h(
       "tr",
       { "data-match": g.id },
       h("td", {}, link(`/game/${g.id}`, variantName(g.variant))),
       h("td", {}, keySpan(white, known)),
       h("td", {}, keySpan(black, known)),
-      h("td", { class: g.verdict?.status === "faults" ? "bad" : "" }, finishedResult(g)),
+      h("td", { class: v?.status === "faults" ? "bad" : "" }, finishedResult(g)),
       h("td", {}, when(g.finished_ms)),
     );
   });
@@ -98,7 +100,7 @@ export const lobbyPage: Page = async (root, _params, ctx) => {
     h("p", {}, link("/games", "All finished games →")),
   );
   const refresh = async () => {
-    const [lobby, games] = await Promise.all([getJson("/api/lobby"), getJson("/api/games?limit=10")]);
+    const [lobby, games] = await Promise.all([getJson<Named<LobbyView>>("/api/lobby"), getJson<Named<Games>>("/api/games?limit=10")]);
     replace(
       seeks,
       table(["Game", "Player", "Time", "Colour", "", "Umpire"], seekRows(lobby.seeks ?? [], ctx.known), "No open seeks.", "seeks"),
@@ -120,7 +122,7 @@ export const gamesPage: Page = async (root, _params, ctx: PageContext) => {
   const list = h("div");
   replace(root, h("h1", {}, "Finished games"), list);
   const refresh = async () => {
-    const games = await getJson("/api/games?limit=200");
+    const games = await getJson<Named<Games>>("/api/games?limit=200");
     replace(
       list,
       table(["Game", "White", "Black", "Result", "Finished"], finishedRows(games.games ?? [], ctx.known), "No game has finished yet.", "finished-games"),

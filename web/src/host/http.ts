@@ -1,6 +1,9 @@
 // The host site's calls to the server's public JSON API (docs/SERVER.md). Errors carry the
 // status and the server's own `{"error": …}` sentence.
 
+import type { ErrorBody } from "../types/host";
+import type { SignedName } from "../types";
+
 /** A failed API call: its status (0 when the server could not be reached) and why. */
 export class ApiError extends Error {
   constructor(
@@ -18,13 +21,18 @@ export class ApiError extends Error {
   }
 }
 
+/** Whether a JSON answer is the server's `{"error": …}` (server::error::ErrorBody). */
+function isErrorBody(v: unknown): v is ErrorBody {
+  return typeof v === "object" && v !== null && typeof (v as { error?: unknown }).error === "string";
+}
+
 async function failure(path: string, r: Response): Promise<ApiError> {
   let why = `${r.status} ${r.statusText}`.trim();
   try {
     const text = await r.text();
     try {
-      const v = JSON.parse(text);
-      if (v && typeof v.error === "string") why = v.error;
+      const v: unknown = JSON.parse(text);
+      if (isErrorBody(v)) why = v.error;
     } catch {
       if (text && text.length < 300 && !text.trimStart().startsWith("<")) why = text.trim();
     }
@@ -52,13 +60,14 @@ async function call(path: string, init?: RequestInit): Promise<Response> {
  */
 export const signedNames: Record<string, string> = {};
 
-/** `GET path` as JSON. */
-export async function getJson<T = any>(path: string): Promise<T> {
+/** `GET path` as JSON: the type the server's route answers with (`web/src/types/host`,
+ * generated from server::http::types), which the caller names. */
+export async function getJson<T>(path: string): Promise<T> {
   const r = await call(path);
-  const v = await r.json();
-  const names = v && typeof v === "object" ? (v as any).names : null;
+  const v: unknown = await r.json();
+  const names = v && typeof v === "object" ? (v as { names?: unknown }).names : null;
   if (names && typeof names === "object") {
-    for (const [k, n] of Object.entries(names as Record<string, any>)) {
+    for (const [k, n] of Object.entries(names as Record<string, Partial<SignedName> | null>)) {
       if (n && n.key === k && typeof n.name === "string") signedNames[k] = n.name;
     }
   }
@@ -71,7 +80,7 @@ export async function getText(path: string): Promise<string> {
 }
 
 /** `POST path` with raw bytes, the answer as JSON. */
-export async function postBytes<T = any>(path: string, body: ArrayBuffer | Uint8Array): Promise<T> {
+export async function postBytes<T>(path: string, body: ArrayBuffer | Uint8Array): Promise<T> {
   const r = await call(path, {
     method: "POST",
     body: body as BodyInit,
@@ -81,7 +90,7 @@ export async function postBytes<T = any>(path: string, body: ArrayBuffer | Uint8
 }
 
 /** `GET path` as JSON, or `null` when the server has no such endpoint or thing (404). */
-export async function getOptional<T = any>(path: string): Promise<T | null> {
+export async function getOptional<T>(path: string): Promise<T | null> {
   try {
     return await getJson<T>(path);
   } catch (e) {

@@ -3,9 +3,10 @@
 // latest checkpoint, its witnesses, its size, and the inclusion proof of any match). They read
 // the server's ledger API; a server without it answers 404, and the page says so.
 
-import { h, keySpan, link, replace, variantName, VARIANTS, when } from "./dom";
+import { h, keySpan, link, replace, variantName, VARIANTS } from "./dom";
 import { ApiError, getJson, getText } from "./http";
 import type { Page } from "./page";
+import type { BundlePlayer, LedgerInfo, LedgerProof, Named, RatingList, Standing, TournamentView, Tournaments } from "../types/host";
 
 /** The box shown when the server has no such endpoint. */
 function unavailable(what: string, e: ApiError): HTMLElement {
@@ -30,25 +31,9 @@ async function orUnavailable(el: HTMLElement, what: string, f: () => Promise<voi
   }
 }
 
-/** The first array in a JSON answer: the answer itself, or its first array-valued field (the
- * pages accept `[…]` and `{"players": […]}` alike). */
-export function firstArray(v: any, ...names: string[]): any[] {
-  if (Array.isArray(v)) return v;
-  if (v && typeof v === "object") {
-    for (const n of names) if (Array.isArray(v[n])) return v[n];
-    for (const x of Object.values(v)) if (Array.isArray(x)) return x;
-  }
-  return [];
-}
-
 function num(v: unknown, digits = 0): string {
   const n = typeof v === "number" ? v : typeof v === "string" ? Number(v) : NaN;
   return Number.isFinite(n) ? n.toFixed(digits) : "—";
-}
-
-function keyOf(p: any): string | undefined {
-  if (typeof p === "string") return p;
-  return p?.key ?? p?.player ?? p?.id;
 }
 
 function tableOf(head: string[], rows: Node[][], cls: string): HTMLElement {
@@ -76,10 +61,8 @@ export const ratingsPage: Page = async (root, params, ctx) => {
   const body = h("div");
   replace(root, h("h1", {}, `Ratings: ${variantName(variant)}`), tabs, body);
   await orUnavailable(body, "Ratings", async () => {
-    const v = await getJson(`/api/ratings/${variant}`);
-    const players = firstArray(v, "players", "ratings")
-      .slice()
-      .sort((a, b) => Number(b.rating ?? 0) - Number(a.rating ?? 0));
+    const v = await getJson<RatingList>(`/api/ratings/${variant}`);
+    const players = v.ratings.slice().sort((a, b) => b.rating - a.rating);
     if (!players.length) {
       replace(body, h("p", { class: "muted" }, "No rated game of this variant is in the ledger yet."));
       return;
@@ -95,10 +78,10 @@ export const ratingsPage: Page = async (root, params, ctx) => {
         ["#", "Player", "Rating", "Deviation", "Games", ""],
         players.map((p, i) => [
           text(i + 1),
-          keySpan(keyOf(p), ctx.known),
+          keySpan(p.key, ctx.known),
           text(num(p.rating)),
-          text(num(p.deviation ?? p.rd)),
-          text(p.games ?? "—"),
+          text(num(p.deviation)),
+          text(p.games),
           text(p.provisional ? "provisional" : ""),
         ]),
         "ratings",
@@ -122,7 +105,7 @@ export const tournamentsPage: Page = async (root) => {
   const body = h("div");
   replace(root, h("h1", {}, "Tournaments"), body);
   await orUnavailable(body, "Tournaments", async () => {
-    const list = firstArray(await getJson("/api/tournaments"), "tournaments");
+    const list = (await getJson<Named<Tournaments>>("/api/tournaments")).tournaments;
     if (!list.length) {
       replace(body, h("p", { class: "muted" }, "No tournament is in the ledger yet."));
       return;
@@ -132,11 +115,11 @@ export const tournamentsPage: Page = async (root) => {
       tableOf(
         ["Name", "Game", "System", "Rounds", "Players", "Status"],
         list.map((t) => [
-          link(`/tournament/${t.id}`, t.name ?? t.id),
+          link(`/tournament/${t.id}`, t.name),
           text(variantName(t.variant)),
           text(systemText(t.system)),
-          text(t.rounds_started !== undefined ? `${t.rounds_started} of ${t.rounds}` : t.rounds),
-          text(Array.isArray(t.players) ? t.players.length : t.players),
+          text(`${t.rounds_started} of ${t.rounds}`),
+          text(t.players),
           text(t.status),
         ]),
         "tournaments",
@@ -157,9 +140,9 @@ function points(result: unknown, white: boolean): string {
   return r === "*" || !r ? "·" : r;
 }
 
-/** A player's index in a pairings or standings row: `{index, name, key}` or a number. */
-function indexOf(p: any): number {
-  return typeof p === "number" ? p : Number(p?.index);
+/** A player's index in a pairings or standings row (`{index, name, key}`), or the index. */
+function indexOf(p: BundlePlayer | number): number {
+  return typeof p === "number" ? p : p.index;
 }
 
 /** A value offered as a file to save (JSON unless `type` says otherwise): the bundle's derived
@@ -180,14 +163,16 @@ export const tournamentPage: Page = async (root, params, ctx) => {
   const body = h("div", {}, h("h1", {}, "Tournament"));
   replace(root, body);
   await orUnavailable(body, "This tournament", async () => {
-    const t = await getJson(`/api/tournament/${encodeURIComponent(id)}`);
-    const entrants: any[] = firstArray(t, "entrants");
-    const name = (p: any) => {
+    const t = await getJson<Named<TournamentView>>(`/api/tournament/${encodeURIComponent(id)}`);
+    const entrants = t.entrants;
+    const name = (p: BundlePlayer | number) => {
       const i = indexOf(p);
-      const e = entrants[i] ?? p;
-      return e?.name ? String(e.name) : keySpan(e?.key, ctx.known).textContent ?? `#${i + 1}`;
+      const e: { name: string; key: string } | number = entrants[i] ?? p;
+      if (typeof e === "number") return keySpan(undefined, ctx.known).textContent ?? `#${i + 1}`;
+      return e.name ? String(e.name) : keySpan(e.key, ctx.known).textContent ?? `#${i + 1}`;
     };
-    const rounds: any[] = firstArray(t.pairings ?? {}, "rounds");
+    const rounds = t.pairings.rounds;
+    const standings: Standing[] | null = Array.isArray(t.standings) ? t.standings : null;
     const out: Node[] = [
       h("h1", {}, t.name ?? "Tournament"),
       h(
@@ -197,9 +182,8 @@ export const tournamentPage: Page = async (root, params, ctx) => {
       ),
     ];
     const files: (Node | string)[] = [];
-    if (t.bundle) files.push(h("a", { href: String(t.bundle), download: "" }, "the bundle"), " · ");
-    if (t.pairings) files.push(download("pairings.json", t.pairings), " · ");
-    if (Array.isArray(t.standings)) files.push(download("standings.json", t.standings));
+    files.push(download("pairings.json", t.pairings), " · ");
+    if (standings) files.push(download("standings.json", standings));
     out.push(
       h("p", {}, "Files: ", ...files),
       h(
@@ -222,28 +206,28 @@ export const tournamentPage: Page = async (root, params, ctx) => {
         ),
       );
     }
-    if (Array.isArray(t.standings) && t.standings.length) {
+    if (standings && standings.length) {
       out.push(
         h("h2", {}, "Standings"),
         tableOf(
           ["#", "Player", "Points", "Tie-breaks"],
-          t.standings.map((s: any) => [
+          standings.map((s) => [
             text(s.rank),
             text(name(s.player)),
-            text(s.points ?? (typeof s.half_points === "number" ? s.half_points / 2 : "—")),
-            text(Array.isArray(s.tie_breaks) ? s.tie_breaks.map((b: any) => (typeof b === "object" ? `${b.name} ${b.value}` : String(b))).join(", ") : "—"),
+            text(s.points),
+            text(s.tie_breaks.map((b) => `${b.name} ${b.value}`).join(", ")),
           ]),
           "standings",
         ),
       );
-    } else if (t.standings?.error) {
+    } else if (!Array.isArray(t.standings) && t.standings.error) {
       out.push(h("p", { class: "muted" }, `Standings: ${t.standings.error}`));
     }
     // The crosstable: one row per player, one cell per round (opponent, colour, points).
     if (entrants.length && rounds.length) {
       const cells: string[][] = entrants.map(() => rounds.map(() => ""));
       rounds.forEach((r, ri) => {
-        for (const g of firstArray(r, "games", "pairings")) {
+        for (const g of r.games) {
           const w = indexOf(g.white);
           const b = indexOf(g.black);
           if (cells[w]) cells[w][ri] = `${b + 1}w ${points(g.result, true)}`;
@@ -251,27 +235,27 @@ export const tournamentPage: Page = async (root, params, ctx) => {
         }
         const bye = r.pairing_allocated_bye;
         if (bye !== null && bye !== undefined && cells[indexOf(bye)]) cells[indexOf(bye)][ri] = "bye";
-        for (const a of firstArray(r, "absent")) {
-          const i = indexOf(a.player ?? a);
+        for (const a of r.absent) {
+          const i = indexOf(a.player);
           if (cells[i]) cells[i][ri] = a.bye ? `absent (${a.bye})` : "absent";
         }
       });
       out.push(
         h("h2", {}, "Crosstable"),
         tableOf(
-          ["#", "Player", ...rounds.map((r, i) => `R${r.round ?? i + 1}`)],
+          ["#", "Player", ...rounds.map((r) => `R${r.round}`)],
           entrants.map((_, i) => [text(i + 1), text(name(i)), ...cells[i].map(text)]),
           "crosstable",
         ),
         h("h2", {}, "Pairings"),
       );
-      for (const [ri, r] of rounds.entries()) {
-        const games = firstArray(r, "games", "pairings");
+      for (const r of rounds) {
+        const games = r.games;
         out.push(
-          h("h3", {}, `Round ${r.round ?? ri + 1}`),
+          h("h3", {}, `Round ${r.round}`),
           tableOf(
             ["Board", "White", "Black", "Result"],
-            games.map((g, i) => [text(g.board ?? i + 1), text(name(g.white)), text(name(g.black)), text(g.result ?? "*")]),
+            games.map((g) => [text(g.board), text(name(g.white)), text(name(g.black)), text(g.result)]),
             "pairings",
           ),
         );
@@ -303,10 +287,11 @@ export const ledgerPage: Page = async (root) => {
     getText(`/api/ledger/proof/${id}`)
       .then((answer) => {
         let text = answer;
-        let v: any = null;
+        let v: Partial<LedgerProof> | null = null;
         try {
-          v = JSON.parse(answer);
-          text = typeof v.tlog_proof === "string" ? v.tlog_proof : typeof v.proof === "string" ? v.proof : JSON.stringify(v, null, 2);
+          const parsed: unknown = JSON.parse(answer);
+          v = parsed !== null && typeof parsed === "object" ? (parsed as Partial<LedgerProof>) : null;
+          text = typeof v?.tlog_proof === "string" ? v.tlog_proof : JSON.stringify(parsed, null, 2);
         } catch {
           // a tlog-proof is plain text
         }
@@ -334,12 +319,12 @@ export const ledgerPage: Page = async (root) => {
   replace(root, h("h1", {}, "The ledger"), body);
   // A checkpoint with no witness cosignature, or fewer than the server's quorum, could be one
   // of two different logs shown to different readers: say so where it cannot be missed.
-  const witnessWarning = (l: any, cosigned: number): HTMLElement | "" => {
-    const policy = l.witness_policy ?? {};
-    const quorum = Number(policy.quorum ?? 0);
-    const valid = Number(policy.cosignatures ?? cosigned);
+  const witnessWarning = (l: LedgerInfo, cosigned: number): HTMLElement | "" => {
+    const policy = l.witness_policy;
+    const quorum = policy.quorum;
+    const valid = policy.cosignatures;
     let text = "";
-    if (typeof policy.warning === "string" && policy.warning) text = policy.warning;
+    if (policy.warning) text = policy.warning;
     else if (cosigned === 0) text = "No witness has cosigned the latest checkpoint.";
     else if (valid < quorum) text = `The latest checkpoint has ${valid} witness cosignature(s); the server's quorum is ${quorum}.`;
     if (!text) return "";
@@ -356,20 +341,18 @@ export const ledgerPage: Page = async (root) => {
   // `/log?match=ID` (the game page's link) asks for that match's proof at once.
   const asked = new URLSearchParams(location.search).get("match");
   await orUnavailable(body, "The ledger", async () => {
-    const l = await getJson("/api/ledger");
-    const cp = l.checkpoint ?? l;
-    const witnesses: any[] = firstArray(l, "witnesses", "cosignatures");
+    const l = await getJson<LedgerInfo>("/api/ledger");
+    const witnesses = l.witnesses;
     const facts = h("dl", { class: "facts" });
     const fact = (k: string, v: unknown) => {
       if (v === undefined || v === null || v === "") return;
       facts.append(h("dt", {}, k), h("dd", {}, typeof v === "object" ? JSON.stringify(v) : String(v)));
     };
-    fact("Origin", l.origin ?? cp.origin);
-    fact("Size", l.size ?? cp.size);
-    fact("Root hash", l.root ?? cp.root);
-    fact("Log key (vkey)", l.vkey ?? l.log_key ?? l.key);
-    fact("Updated", l.updated_ms ? when(l.updated_ms) : undefined);
-    const note = typeof l.checkpoint === "string" ? l.checkpoint : (l.text ?? l.note ?? cp.text ?? cp.note);
+    fact("Origin", l.origin);
+    fact("Size", l.size);
+    fact("Root hash", l.root);
+    fact("Log key (vkey)", l.vkey);
+    const note = l.checkpoint;
     replace(
       body,
       facts,
@@ -377,7 +360,7 @@ export const ledgerPage: Page = async (root) => {
       witnessWarning(l, witnesses.length),
       h("h2", {}, `Witnesses (${witnesses.length})`),
       witnesses.length
-        ? h("ul", { class: "witnesses" }, witnesses.map((w) => h("li", {}, typeof w === "string" ? w : `${w.name ?? w.key ?? JSON.stringify(w)}${w.key_id ? ` (key id ${w.key_id})` : ""}`)))
+        ? h("ul", { class: "witnesses" }, witnesses.map((w) => h("li", {}, `${w.name}${w.key_id ? ` (key id ${w.key_id})` : ""}`)))
         : h("p", { class: "muted" }, "No witness has cosigned the latest checkpoint."),
       h("h2", {}, "Proofs"),
       form,

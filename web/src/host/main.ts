@@ -10,6 +10,7 @@ import { getJson } from "./http";
 import { ledgerPage, ratingsPage, tournamentPage, tournamentsPage } from "./ledger";
 import type { Page, PageContext } from "./page";
 import { applyTheme, toggleTheme } from "./theme";
+import type { Info } from "../types/host";
 import "./host.css";
 
 const ROUTES: [RegExp, Page, string][] = [
@@ -134,7 +135,7 @@ window.addEventListener("popstate", () => void route());
 
 applyTheme();
 layout();
-getJson("/api/info")
+getJson<Info>("/api/info")
   .then((info) => {
     if (info.bot) known[info.bot] = "house bot";
     if (info.umpire) known[info.umpire] = "umpire service";

@@ -6,6 +6,7 @@
 
 import { words } from "./dom";
 import { actionIsPublic, actionWords, toldWords } from "./words";
+import type { Announcement, AnyObservation, Knows } from "../types";
 
 export type Side = "white" | "black";
 export type ViewName = Side | "full";
@@ -17,8 +18,8 @@ export interface SeatView {
   board: string;
   legal: unknown[];
   result: { winner: Side | null; reason: string } | null;
-  last: Record<string, unknown> | null;
-  knows: Record<string, any>;
+  last: AnyObservation | null;
+  knows: Knows;
 }
 
 export interface Clocks {
@@ -51,7 +52,7 @@ export interface CompactReplay {
   format: string;
   variant: string;
   result: Replay["result"];
-  start: any;
+  start: { views: Record<Side, SeatView>; full: string | null };
   deltas: unknown[];
 }
 
@@ -62,7 +63,7 @@ export const COMPACT_FORMAT = "fogproof-replay-delta/1";
  * keys it names; `[v]` replaces; `[]` removes the key; `["s", at, cut, text]` splices a string;
  * `["a", keep, items]` keeps an array's first `keep` items and appends `items`. Throws on a
  * delta that does not fit. */
-export function applyDelta(old: any, d: any): any {
+export function applyDelta(old: unknown, d: unknown): unknown {
   const bad = () => new Error("a replay step that does not fit the one before");
   if (Array.isArray(d)) {
     if (d.length === 1) return d[0];
@@ -79,7 +80,7 @@ export function applyDelta(old: any, d: any): any {
     throw bad();
   }
   if (d === null || typeof d !== "object" || old === null || typeof old !== "object" || Array.isArray(old)) throw bad();
-  const out: Record<string, any> = { ...old };
+  const out: Record<string, unknown> = { ...(old as Record<string, unknown>) };
   for (const [k, cd] of Object.entries(d)) {
     if (Array.isArray(cd) && cd.length === 0) {
       if (!(k in out)) throw bad();
@@ -99,7 +100,7 @@ export function applyDelta(old: any, d: any): any {
 export function expandReplay(c: CompactReplay): Replay {
   if (c.format !== COMPACT_FORMAT) throw new Error(`a replay in format ${String(c.format)}; this page reads ${COMPACT_FORMAT}`);
   const frames: Frame[] = [];
-  let step = c.start;
+  let step: unknown = c.start;
   for (const d of c.deltas) {
     step = applyDelta(step, d);
     frames.push(step as Frame);
@@ -148,8 +149,8 @@ export function actionText(r: Replay, frame: Frame, view: ViewName): string {
 
 /** Whether a frame is a Kriegspiel attempt the umpire called illegal (told to the mover only). */
 export function illegal(frame: Frame): boolean {
-  const last = frame.views[frame.actor]?.last as Record<string, any> | null;
-  const k = last?.kriegspiel;
+  const last = frame.views[frame.actor]?.last;
+  const k: unknown = last && "kriegspiel" in last ? last.kriegspiel : undefined;
   return k === "illegal" || (k !== null && typeof k === "object" && "illegal" in k);
 }
 
@@ -160,7 +161,7 @@ export function sideToMove(board: string | null): Side | null {
 }
 
 /** A Kriegspiel announcement (rules::kriegspiel::Announcement) in the umpire's words. */
-export function kriegspielAnnouncement(a: any): string {
+export function kriegspielAnnouncement(a: Announcement | null | undefined): string {
   if (!a || typeof a !== "object") return "";
   const parts: string[] = [];
   if (a.capture) {
@@ -190,7 +191,7 @@ export function compact(v: unknown): string {
 
 /** Every announcement a Kriegspiel seat holds, in words, oldest first. */
 export function announcements(seat: SeatView): string[] {
-  const k = seat.knows?.kriegspiel;
+  const k = seat.knows && "kriegspiel" in seat.knows ? seat.knows.kriegspiel : undefined;
   if (!k || !Array.isArray(k.announcements)) return [];
   return k.announcements.map(kriegspielAnnouncement);
 }

@@ -7,6 +7,11 @@ import { Board } from "../common/board";
 import { followNdjson, ApiError } from "../common/api";
 import { OPEN_GAMES, h, keySpan, link, replace, variantName } from "./dom";
 import type { Page } from "./page";
+import type { WatchLine } from "../types/host";
+import type { GameResult } from "../types";
+
+/** A line that shows a board: the first, or a move. */
+type BoardLine = Exclude<WatchLine, { type: "closed" }>;
 
 /** The moves in pairs: `1. e2e4 e7e5`. */
 function moveList(moves: string[]): string {
@@ -15,7 +20,7 @@ function moveList(moves: string[]): string {
   return out.join("  ");
 }
 
-function resultText(r: any): string {
+function resultText(r: GameResult | null | undefined): string {
   if (!r) return "";
   const why = r.reason ? ` by ${String(r.reason).replace(/-/g, " ")}` : "";
   return r.winner ? `${r.winner === "white" ? "White" : "Black"} wins${why}.` : `Draw${why}.`;
@@ -42,19 +47,20 @@ export const watchPage: Page = async (root, params, ctx) => {
   );
   let board: Board | null = null;
   let list: string[] = [];
-  let last: any = null;
-  const draw = (v: any) => {
+  let last: BoardLine | null = null;
+  const draw = (v: BoardLine) => {
     last = v;
     if (!board) {
-      board = new Board(boardEl, { variant: v.variant ?? "chess", side: "white" });
+      board = new Board(boardEl, { variant: (v.type === "start" ? v.variant : null) ?? "chess", side: "white" });
     }
-    if (v.board) board.set(v.board, new Map(), { lastMove: v.uci ? [v.uci.slice(0, 2), v.uci.slice(2, 4)] as [string, string] : undefined });
+    const uci = v.type === "move" ? v.uci : null;
+    if (v.board) board.set(v.board, new Map(), { lastMove: uci ? [uci.slice(0, 2), uci.slice(2, 4)] as [string, string] : undefined });
     moves.textContent = list.length ? moveList(list) : "No move yet.";
     ply.textContent = `${list.length} move${list.length === 1 ? "" : "s"} played`;
     const r = resultText(v.result);
     status.textContent = r ? `Game over: ${r}` : "Live: the board follows the game.";
   };
-  const stream = followNdjson(
+  const stream = followNdjson<WatchLine>(
     `/api/match/${encodeURIComponent(id)}/watch`,
     (v) => {
       if (v.type === "start") {

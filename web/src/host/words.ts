@@ -3,6 +3,24 @@
 // not known here falls back to a short plain rendering, never to raw JSON text.
 
 import { moveUci } from "../common/notation";
+import type {
+  Announcement,
+  AnyObservation,
+  EspionageObservation,
+  GameResult,
+  IntrigueObservation,
+  Played,
+  SicObservation,
+  SicView,
+  SixEvent,
+  SixObservation,
+} from "../types";
+
+/** The first `{kind: body}` pair of an externally tagged serde value, or `["", undefined]`. */
+function tagged(v: unknown): [string, unknown] {
+  if (v === null || typeof v !== "object") return ["", undefined];
+  return Object.entries(v as Record<string, unknown>)[0] ?? ["", undefined];
+}
 
 const ROLES: Record<string, string> = {
   p: "pawn", n: "knight", b: "bishop", r: "rook", q: "queen", k: "king", m: "marshall", a: "archbishop",
@@ -50,7 +68,9 @@ export function actionWords(variant: string, action: string): string {
     return v;
   }
   if (!v || typeof v !== "object") return String(v);
-  const [kind, body] = Object.entries(v as Record<string, any>)[0] ?? ["", null];
+  const [kind, raw] = tagged(v);
+  // The rules' action JSON (rules' serde forms of each game's action), read field by field.
+  const body = (raw !== null && typeof raw === "object" ? raw : null) as Record<string, unknown> | null;
   switch (kind) {
     case "setup":
       if (variant === "intrigue") {
@@ -63,11 +83,11 @@ export function actionWords(variant: string, action: string): string {
       }
       return "setup";
     case "move":
-      return typeof body === "object" && body ? String(body.mv ?? body.move ?? JSON.stringify(body)) : String(body);
+      return body ? String(body.mv ?? body.move ?? JSON.stringify(body)) : String(raw);
     case "life-freeze":
       return `Life Freeze on ${body?.piece ?? "?"}`;
     case "tie-break":
-      return `tie-break guess: formation ${body?.formation ?? "?"}, turns ${(body?.moves ?? []).join(" ") || "none"}`;
+      return `tie-break guess: formation ${body?.formation ?? "?"}, turns ${(Array.isArray(body?.moves) ? (body.moves as unknown[]) : []).join(" ") || "none"}`;
     default:
       return plain(v);
   }
@@ -84,25 +104,25 @@ export function plain(v: unknown): string {
     .join("; ");
 }
 
-function resultText(r: any): string {
+function resultText(r: GameResult | null | undefined): string {
   if (!r) return "";
   const winner = r.winner ? `${r.winner === "white" ? "White" : "Black"} wins` : "draw";
   return `game over: ${winner}${r.reason ? ` by ${String(r.reason).replace(/-/g, " ")}` : ""}`;
 }
 
-/** What SIC tells a side after a move. */
-function sicWords(o: any): string {
+/** What SIC tells a side after a move (or at the start: its view). */
+function sicWords(o: SicObservation | SicView | null | undefined): string {
   if (!o || typeof o !== "object") return plain(o);
-  if (o["you-moved"] || o.you_moved) {
-    const r = o["you-moved"] ?? o.you_moved;
+  if ("you-moved" in o && o["you-moved"]) {
+    const r = o["you-moved"];
     const parts = ["your move was made"];
     if (r.captured) parts.push(`you captured a ${roleWords(r.captured)}`);
     if (r.check) parts.push("check (on the king or the decoy)");
     if (r.end) parts.push(resultText(r.end));
     return parts.join("; ");
   }
-  if (o["opponent-moved"] || o.opponent_moved) {
-    const r = o["opponent-moved"] ?? o.opponent_moved;
+  if ("opponent-moved" in o && o["opponent-moved"]) {
+    const r = o["opponent-moved"];
     const parts = [`the enemy man from ${r.id} moved ${r.from} to ${r.to}`];
     if (r.lost) parts.push(`your ${roleWords(r.lost.role)} on ${r.lost.square} was captured`);
     if (r.check === "king") parts.push("check: your king is attacked");
@@ -111,39 +131,45 @@ function sicWords(o: any): string {
     if (r.end) parts.push(resultText(r.end));
     return parts.join("; ");
   }
-  if (Array.isArray(o.own)) return `the start: your army of ${o.own.length} men on its squares${Array.isArray(o.legal) ? `, ${o.legal.length} legal moves` : ""}`;
+  if ("own" in o && Array.isArray(o.own)) return `the start: your army of ${o.own.length} men on its squares${Array.isArray(o.legal) ? `, ${o.legal.length} legal moves` : ""}`;
   return plain(o);
 }
 
 /** What 6x6 tells a side: a list of events, or one. */
-function sixWords(o: any): string {
-  const events: any[] = Array.isArray(o?.events) ? o.events : Array.isArray(o) ? o : [o];
+function sixWords(o: SixObservation | SixEvent[] | SixEvent | null | undefined): string {
+  const events: (SixEvent | null | undefined)[] = Array.isArray(o) ? o : o && typeof o === "object" && "events" in o && Array.isArray(o.events) ? o.events : [o as SixEvent | null | undefined];
   if (!events.length) return "nothing new";
   return events
     .map((e) => {
       if (typeof e === "string") {
         if (e === "setup-accepted") return "your setup was accepted";
         if (e === "opponent-ready") return "the opponent has committed";
-        return e.replace(/-/g, " ");
+        return (e as string).replace(/-/g, " ");
       }
-      const [kind, b] = Object.entries(e ?? {})[0] ?? ["", null];
-      const x: any = b ?? {};
+      const [kind] = tagged(e);
       switch (kind) {
-        case "board":
-          return `turn ${x.turn}${x.your_turn ? ", your move" : ""}: ${(x.pieces ?? []).length} men; threatened squares ${squares(x.red).join(" ") || "none"}`;
+        case "board": {
+          const x = (e as Extract<SixEvent, { board: unknown }>).board;
+          return `turn ${x?.turn}${x?.your_turn ? ", your move" : ""}: ${(x?.pieces ?? []).length} men; threatened squares ${squares(x?.red).join(" ") || "none"}`;
+        }
         case "moved":
-          return `your move ${x.mv} was made`;
+          return `your move ${(e as Extract<SixEvent, { moved: unknown }>).moved?.mv} was made`;
         case "passed":
-          return `your turn passed (${plain(x.reason)})`;
+          return `your turn passed (${plain((e as Extract<SixEvent, { passed: unknown }>).passed?.reason)})`;
         case "frozen":
-          return `Life Freeze on ${x.piece}`;
-        case "scores":
-          return `scores after turn ${x.turn}: White ${x.scores?.white ?? "?"}, Black ${x.scores?.black ?? "?"}`;
-        case "tie-break-needed":
-          return `scores level (${x.scores?.white ?? "?"}–${x.scores?.black ?? "?"}): tie-break, ${x.opponent_turns} opponent turns to guess`;
+          return `Life Freeze on ${(e as Extract<SixEvent, { frozen: unknown }>).frozen?.piece}`;
+        case "scores": {
+          const x = (e as Extract<SixEvent, { scores: unknown }>).scores;
+          return `scores after turn ${x?.turn}: White ${x?.scores?.white ?? "?"}, Black ${x?.scores?.black ?? "?"}`;
+        }
+        case "tie-break-needed": {
+          const x = (e as Extract<SixEvent, { "tie-break-needed": unknown }>)["tie-break-needed"];
+          return `scores level (${x?.scores?.white ?? "?"}–${x?.scores?.black ?? "?"}): tie-break, ${x?.opponent_turns} opponent turns to guess`;
+        }
         case "end": {
-          const tb = x.tie_break ? `; tie-break: formation errors White ${x.tie_break.formation_errors?.white}, Black ${x.tie_break.formation_errors?.black}` : "";
-          return `${resultText(x.result)}; scores White ${x.scores?.white ?? "?"}, Black ${x.scores?.black ?? "?"}${tb}`;
+          const x = (e as Extract<SixEvent, { end: unknown }>).end;
+          const tb = x?.tie_break ? `; tie-break: formation errors White ${x.tie_break.formation_errors?.white}, Black ${x.tie_break.formation_errors?.black}` : "";
+          return `${resultText(x?.result)}; scores White ${x?.scores?.white ?? "?"}, Black ${x?.scores?.black ?? "?"}${tb}`;
         }
         default:
           return plain(e);
@@ -153,11 +179,14 @@ function sixWords(o: any): string {
 }
 
 /** What Intrigue tells both sides. */
-function intrigueWords(o: any): string {
-  const [kind, b] = Object.entries(o ?? {})[0] ?? ["", null];
-  const x: any = b ?? {};
-  if (kind === "setup") return `${x.side === "white" ? "White" : "Black"} has set up${x.queen_on_king_square ? " (queen on the king's square)" : ""}${x.play_starts ? "; play begins" : ""}`;
+function intrigueWords(o: IntrigueObservation | null | undefined): string {
+  const [kind] = tagged(o);
+  if (kind === "setup") {
+    const x = (o as Extract<IntrigueObservation, { setup: unknown }>).setup ?? {};
+    return `${x.side === "white" ? "White" : "Black"} has set up${x.queen_on_king_square ? " (queen on the king's square)" : ""}${x.play_starts ? "; play begins" : ""}`;
+  }
   if (kind === "move") {
+    const x = (o as Extract<IntrigueObservation, { move: unknown }>).move;
     const parts = [`${x.side === "white" ? "White" : "Black"} played ${moveUci(x.mv)}`];
     if (x.capture) parts.push(`captured on ${x.capture.square ?? plain(x.capture)}`);
     const i = x.inspection;
@@ -165,7 +194,7 @@ function intrigueWords(o: any): string {
       parts.push(`${i.owner === "white" ? "White" : "Black"}'s captured pawn was ${i.informer ? "the informer" : "not the informer"}`);
       if (i.appeared) parts.push(`its king appeared on ${i.appeared.square}`);
     }
-    if ((x.check ?? []).length) parts.push(`check to ${(x.check as string[]).join(" and ")}`);
+    if ((x.check ?? []).length) parts.push(`check to ${x.check.join(" and ")}`);
     if (x.result) parts.push(resultText(x.result));
     return parts.join("; ");
   }
@@ -173,32 +202,33 @@ function intrigueWords(o: any): string {
 }
 
 /** The last thing a seat was told (`SeatView.last`: `{game: observation}`), in words. */
-export function toldWords(last: Record<string, unknown> | null, kriegspiel: (a: any) => string): string {
+export function toldWords(last: AnyObservation | Record<string, unknown> | null, kriegspiel: (a: Announcement) => string): string {
   if (!last) return "nothing yet";
-  const [game, value] = Object.entries(last)[0] ?? [];
-  const v: any = value;
+  const [game, v] = tagged(last);
   switch (game) {
     case "kriegspiel":
       if (v === "illegal" || (v && typeof v === "object" && "illegal" in v)) return "illegal attempt";
-      if (v && typeof v === "object" && "legal" in v) return kriegspiel(v.legal);
+      if (v && typeof v === "object" && "legal" in v) return kriegspiel((v as { legal: Announcement }).legal);
       return plain(v);
     case "sic":
     case "sic-start":
     case "sic_start":
-      return sicWords(v);
+      return sicWords(v as SicObservation | SicView | null);
     case "secretchess6":
-      return sixWords(v);
+      return sixWords(v as SixObservation | null);
     case "intrigue":
-      return intrigueWords(v);
+      return intrigueWords(v as IntrigueObservation | null);
     case "chess": {
-      const m = v?.mv;
-      return `${m ? `${moveUci(m)} was played` : "a move was played"}${v?.end ? `; ${resultText(v.end)}` : ""}`;
+      const p = v as Played | null | undefined;
+      const m = p?.mv;
+      return `${m ? `${moveUci(m)} was played` : "a move was played"}${p?.end ? `; ${resultText(p.end)}` : ""}`;
     }
     case "espionage": {
-      const parts = [`${v?.mover === "black" ? "Black" : "White"} played ${v?.move ?? "?"}`];
-      if (v?.capture) parts.push(`taking a ${roleWords(v.capture)}`);
-      if (v?.check) parts.push("check");
-      if (v?.end) parts.push(resultText(v.end));
+      const x = v as EspionageObservation | null | undefined;
+      const parts = [`${x?.mover === "black" ? "Black" : "White"} played ${x?.move ?? "?"}`];
+      if (x?.capture) parts.push(`taking a ${roleWords(x.capture)}`);
+      if (x?.check) parts.push("check");
+      if (x?.end) parts.push(resultText(x.end));
       return parts.join("; ");
     }
     default:

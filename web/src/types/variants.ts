@@ -1,5 +1,5 @@
-// Generated from rules::Variant by client/src/local/types.rs (VariantInfo::all): do not edit.
-// Regenerate: FOGPROOF_WRITE_TYPES=1 cargo test -p fogproof-client --lib local::types
+// Generated from rules::Variant by client/src/api_types.rs (VariantInfo::all): do not edit.
+// Regenerate: FOGPROOF_WRITE_TYPES=1 cargo test -p fogproof-client --lib api_types
 import type { VariantInfo } from './VariantInfo';
 import type { Variant } from './Variant';
 
