@@ -229,7 +229,11 @@ async fn heard(
     let event = &v["e"];
     // The lobby first, then the streams: a player told of a challenge can accept it here.
     resync(shared, store, event, last).await;
-    shared.events.deliver_local(&key, event.to_string().into());
+    // This node's in-process umpire service and house bot serve its own lobby only.
+    let local = shared.config.cluster.as_ref().is_some_and(|c| c.local_services.contains(&key));
+    if !local {
+        shared.events.deliver_local(&key, event.to_string().into());
+    }
 }
 
 /// Reads again the challenge an event names, if it is about one (once per event).
