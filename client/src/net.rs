@@ -107,7 +107,7 @@ pub struct ServerInfo {
 }
 
 /// A signed-in session with a server. Its token is renewed by signing in again whenever the
-/// server no longer knows it (after a restart, tokens live in the server's memory only).
+/// server no longer honours it (expired, or another host's server).
 #[derive(Clone, Debug)]
 pub struct Session {
     http: reqwest::Client,
