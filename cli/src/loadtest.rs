@@ -7,6 +7,13 @@
 //! child with `--spawn-server`, or the one at `--server`), the matches ramped up, a warm-up,
 //! one measurement window (counters and histograms read from the server's `/metrics` at both
 //! ends, CPU time from `/proc`), then White resigns everywhere and the matches drain.
+//!
+//! Several nodes of one host (docs/SERVER.md, several nodes): `--spawn-server --nodes N
+//! --database postgres://…` starts N `fogproof serve --cluster` nodes on a fresh database of
+//! their own on that PostgreSQL server (dropped after), or `--server` given once per node;
+//! each match's two players use one node, the matches spread over the nodes in turn. The
+//! figures are the nodes' together (their `/metrics` summed, their CPU and memory added), and
+//! with `--nodes` the database server's CPU too (its processes, from `pg_stat_activity`).
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
@@ -21,9 +28,10 @@ use std::time::{Duration, Instant};
 /// Arguments of `fogproof loadtest`.
 #[derive(Args)]
 pub struct LoadtestArgs {
-    /// The server, `http://host:port` (or `--spawn-server`).
+    /// The server, `http://host:port` (or `--spawn-server`); once per node for several nodes
+    /// of one host.
     #[arg(long, required_unless_present = "spawn_server", conflicts_with = "spawn_server")]
-    server: Option<String>,
+    server: Vec<String>,
     /// Start `fogproof serve` as a child process on a fresh data directory, and measure its
     /// CPU and memory.
     #[arg(long)]
@@ -31,8 +39,16 @@ pub struct LoadtestArgs {
     /// With `--spawn-server`: run the umpire as its own process (`fogproof serve
     /// --external-umpire` and `fogproof umpire` beside it), so the server's CPU is the relay's
     /// alone (with its storage and sockets); the umpire's CPU is measured apart.
-    #[arg(long, requires = "spawn_server")]
+    #[arg(long, requires = "spawn_server", conflicts_with = "nodes")]
     umpire_process: bool,
+    /// With `--spawn-server`: start this many `fogproof serve --cluster` nodes on the
+    /// PostgreSQL server `--database` names (each with its umpire service in its process).
+    #[arg(long, requires_all = ["spawn_server", "database"])]
+    nodes: Option<usize>,
+    /// The PostgreSQL server of `--nodes` (`postgres://user@host:port/db`): the nodes get a
+    /// fresh database of their own on it, dropped after the run.
+    #[arg(long, requires = "nodes")]
+    database: Option<String>,
     /// The process id of the server at `--server`, to measure its CPU and memory.
     #[arg(long)]
     server_pid: Option<u32>,
@@ -85,6 +101,48 @@ struct Server {
     child: Option<(std::process::Child, PathBuf, bool)>,
     /// The umpire running as its own process (`--umpire-process`).
     umpire: Option<std::process::Child>,
+    /// Every node's address (several nodes of one host), `base` first; empty: `base` alone.
+    nodes: Vec<String>,
+    /// The other nodes `--nodes` started (`child` is the first).
+    others: Vec<std::process::Child>,
+    /// With `--nodes`: the PostgreSQL server's URL and the database made for the run.
+    database: Option<(String, String)>,
+}
+
+/// The first line `fogproof serve` prints once it listens, naming its address.
+const LISTENING: &str = "fogproof server listening on ";
+
+/// Starts `fogproof serve --listen 127.0.0.1:0 --no-bot --data DATA` with `extra` and waits
+/// for its address.
+fn spawn_serve(
+    data: &std::path::Path,
+    extra: &[&str],
+    log: &std::path::Path,
+) -> Result<(std::process::Child, String)> {
+    let log_file = std::fs::File::create(log).context("the server's log")?;
+    let mut child = std::process::Command::new(std::env::current_exe()?)
+        .args(["serve", "--listen", "127.0.0.1:0", "--no-bot", "--data"])
+        .arg(data)
+        .args(extra)
+        .env("FOGPROOF_LOG", "warn")
+        .stdout(std::process::Stdio::piped())
+        .stderr(log_file)
+        .spawn()
+        .context("starting fogproof serve")?;
+    let stdout = child.stdout.take().context("the server's output")?;
+    let mut lines = std::io::BufReader::new(stdout).lines();
+    let base = loop {
+        let Some(line) = lines.next() else {
+            let _ = child.kill();
+            bail!("fogproof serve ended before listening (see {})", log.display());
+        };
+        if let Some(url) = line?.strip_prefix(LISTENING) {
+            break url.trim().to_owned();
+        }
+    };
+    // Keep reading its output so it never blocks on a full pipe.
+    std::thread::spawn(move || for _ in lines {});
+    Ok((child, base))
 }
 
 /// Sends SIGTERM to a child and waits up to `seconds` for it, then kills it.
@@ -108,35 +166,18 @@ impl Server {
         let dir = std::env::temp_dir().join(format!("fogproof-loadtest-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
-        let log = std::fs::File::create(dir.join("serve.log")).context("the server's log")?;
-        let mut child = std::process::Command::new(std::env::current_exe()?)
-            .args(["serve", "--listen", "127.0.0.1:0", "--no-bot", "--data"])
-            .arg(dir.join("data"))
-            .args(umpire_process.then_some("--external-umpire"))
-            .env("FOGPROOF_LOG", "warn")
-            .stdout(std::process::Stdio::piped())
-            .stderr(log)
-            .spawn()
-            .context("starting fogproof serve")?;
-        let stdout = child.stdout.take().context("the server's output")?;
-        let mut lines = std::io::BufReader::new(stdout).lines();
-        let base = loop {
-            let Some(line) = lines.next() else {
-                let _ = child.kill();
-                bail!(
-                    "fogproof serve ended before listening (see {})",
-                    dir.join("serve.log").display()
-                );
-            };
-            if let Some(url) = line?.strip_prefix("fogproof server listening on ") {
-                break url.trim().to_owned();
-            }
-        };
-        // Keep reading its output so it never blocks on a full pipe.
-        std::thread::spawn(move || for _ in lines {});
+        let extra: &[&str] = if umpire_process { &["--external-umpire"] } else { &[] };
+        let (child, base) = spawn_serve(&dir.join("data"), extra, &dir.join("serve.log"))?;
         let pid = child.id();
-        let mut server =
-            Server { base, pid: Some(pid), child: Some((child, dir.clone(), keep)), umpire: None };
+        let mut server = Server {
+            base,
+            pid: Some(pid),
+            child: Some((child, dir.clone(), keep)),
+            umpire: None,
+            nodes: Vec::new(),
+            others: Vec::new(),
+            database: None,
+        };
         if umpire_process {
             // The key `fogproof serve` wrote before it listened, so the umpire is the server's.
             let log = std::fs::File::create(dir.join("umpire.log")).context("the umpire's log")?;
@@ -155,6 +196,73 @@ impl Server {
         Ok(server)
     }
 
+    /// `n` cluster nodes on a fresh database on the PostgreSQL server `url` names, sharing
+    /// the first node's keys (the host's), the first keeping the ledger.
+    fn spawn_nodes(
+        keep: bool,
+        n: usize,
+        url: &str,
+        runtime: &tokio::runtime::Runtime,
+    ) -> Result<Server> {
+        if n == 0 {
+            bail!("--nodes must be at least 1");
+        }
+        let dir = std::env::temp_dir().join(format!("fogproof-loadtest-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+        let name = format!("fogproof_loadtest_{}", std::process::id());
+        let db = runtime
+            .block_on(server::store::postgres::fresh_database(url, &name))
+            .context("a fresh database for the nodes")?;
+        let mut server = Server {
+            base: String::new(),
+            pid: None,
+            child: None,
+            umpire: None,
+            nodes: Vec::new(),
+            others: Vec::new(),
+            database: Some((url.to_owned(), name)),
+        };
+        for i in 0..n {
+            let data = dir.join(format!("node-{i}"));
+            if i > 0 {
+                std::fs::create_dir_all(&data)?;
+                for key in ["relay.key", "umpire.key", "bot.key"] {
+                    let from = dir.join("node-0").join(key);
+                    if from.exists() {
+                        std::fs::copy(&from, data.join(key))
+                            .with_context(|| format!("copying {}", from.display()))?;
+                    }
+                }
+            }
+            let mut extra = vec!["--cluster", "--database", db.as_str()];
+            if i > 0 {
+                extra.push("--no-ledger");
+            }
+            let log = dir.join(format!("serve-{i}.log"));
+            let (child, base) = spawn_serve(&data, &extra, &log)?;
+            server.nodes.push(base.clone());
+            if i == 0 {
+                server.base = base;
+                server.pid = Some(child.id());
+                server.child = Some((child, dir.clone(), keep));
+            } else {
+                server.others.push(child);
+            }
+        }
+        Ok(server)
+    }
+
+    /// Every node's process id.
+    fn pids(&self) -> Vec<u32> {
+        self.pid.into_iter().chain(self.others.iter().map(std::process::Child::id)).collect()
+    }
+
+    /// Every node's address.
+    fn bases(&self) -> Vec<String> {
+        if self.nodes.is_empty() { vec![self.base.clone()] } else { self.nodes.clone() }
+    }
+
     /// The umpire process's id, if it runs apart.
     fn umpire_pid(&self) -> Option<u32> {
         self.umpire.as_ref().map(std::process::Child::id)
@@ -163,6 +271,9 @@ impl Server {
     fn stop(&mut self) {
         if let Some(mut umpire) = self.umpire.take() {
             terminate(&mut umpire, 5);
+        }
+        for mut node in std::mem::take(&mut self.others) {
+            terminate(&mut node, 20);
         }
         let Some((mut child, dir, keep)) = self.child.take() else { return };
         terminate(&mut child, 20);
@@ -222,6 +333,8 @@ struct Snapshot {
     umpire_cpu: Option<f64>,
     own_cpu: Option<f64>,
     machine: Option<(f64, f64)>,
+    /// The database server's processes (`--nodes`).
+    database_cpu: Option<f64>,
 }
 
 /// The server's Prometheus text, as numbers by series (`name{labels}`).
@@ -421,15 +534,33 @@ pub fn run(args: LoadtestArgs, out: &mut impl Write) -> Result<()> {
     )?;
     out.flush()?;
 
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting tokio")?;
+
     // 2. The server.
-    let mut server = match &args.server {
-        Some(base) => Server {
+    let mut server = match (args.server.first(), args.nodes) {
+        (Some(base), _) => Server {
             base: base.trim_end_matches('/').to_owned(),
             pid: args.server_pid,
             child: None,
             umpire: None,
+            nodes: if args.server.len() > 1 {
+                args.server.iter().map(|b| b.trim_end_matches('/').to_owned()).collect()
+            } else {
+                Vec::new()
+            },
+            others: Vec::new(),
+            database: None,
         },
-        None => Server::spawn(args.keep_data, args.umpire_process)?,
+        (None, Some(n)) => Server::spawn_nodes(
+            args.keep_data,
+            n,
+            args.database.as_deref().unwrap_or(""),
+            &runtime,
+        )?,
+        (None, None) => Server::spawn(args.keep_data, args.umpire_process)?,
     };
     let host_is_loopback = server
         .base
@@ -447,8 +578,13 @@ pub fn run(args: LoadtestArgs, out: &mut impl Write) -> Result<()> {
     writeln!(
         out,
         "server: {}{} (load from {} local addresses, open-file limit {files}){}",
-        server.base,
-        server.pid.map_or(String::new(), |p| format!(", pid {p}")),
+        server.bases().join(" "),
+        match (server.nodes.len(), &server.database) {
+            (0, _) => server.pid.map_or(String::new(), |p| format!(", pid {p}")),
+            (n, Some(_)) =>
+                format!(", {n} cluster nodes on one PostgreSQL database, pids {:?}", server.pids()),
+            (n, None) => format!(", {n} nodes"),
+        },
         sources.len().max(1),
         server.umpire_pid().map_or(" with its umpire service in its process".into(), |p| format!(
             "; the umpire in a process of its own, pid {p}"
@@ -456,10 +592,6 @@ pub fn run(args: LoadtestArgs, out: &mut impl Write) -> Result<()> {
     )?;
     out.flush()?;
 
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("starting tokio")?;
     let result = runtime.block_on(measure(
         &args,
         &server,
@@ -471,6 +603,12 @@ pub fn run(args: LoadtestArgs, out: &mut impl Write) -> Result<()> {
         out,
     ));
     server.stop();
+    if let Some((url, name)) = server.database.take()
+        && !args.keep_data
+        && let Err(e) = runtime.block_on(server::store::postgres::drop_database(&url, &name))
+    {
+        eprintln!("dropping the run's database {name}: {e}");
+    }
     result
 }
 
@@ -491,39 +629,70 @@ async fn measure(
         .pool_idle_timeout(client::net::POOL_IDLE)
         .build()
         .context("an HTTP client")?;
-    let metrics_url = format!("{}/metrics", server.base);
+    // Every node's `/metrics`, summed series by series (counters and histogram buckets add).
+    let metrics_urls: Vec<String> = server.bases().iter().map(|b| format!("{b}/metrics")).collect();
     let read_metrics = || async {
-        let text = http
-            .get(&metrics_url)
-            .send()
-            .await
-            .and_then(reqwest::Response::error_for_status)
-            .with_context(|| format!("reading {metrics_url}"))?
-            .text()
-            .await
-            .with_context(|| format!("reading {metrics_url}"))?;
-        anyhow::Ok(Metrics::parse(&text))
+        let mut sum = Metrics::default();
+        for metrics_url in &metrics_urls {
+            let text = http
+                .get(metrics_url)
+                .send()
+                .await
+                .and_then(reqwest::Response::error_for_status)
+                .with_context(|| format!("reading {metrics_url}"))?
+                .text()
+                .await
+                .with_context(|| format!("reading {metrics_url}"))?;
+            for (k, v) in Metrics::parse(&text).0 {
+                *sum.0.entry(k).or_insert(0.0) += v;
+            }
+        }
+        anyhow::Ok(sum)
     };
-    let pid = server.pid;
+    // The nodes' CPU added (unknown if any is).
+    let pids: Vec<String> = if server.pid.is_some() {
+        server.pids().iter().map(u32::to_string).collect()
+    } else {
+        Vec::new()
+    };
+    let cpu_of = |pids: &[String]| -> Option<f64> {
+        if pids.is_empty() {
+            return None;
+        }
+        pids.iter().map(|p| process_cpu_seconds(p)).sum()
+    };
     let umpire_pid = server.umpire_pid();
     let me = std::process::id().to_string();
-    let snapshot = || async {
-        let metrics = read_metrics().await?;
-        anyhow::Ok(Snapshot {
-            at: Instant::now(),
-            metrics,
-            server_cpu: pid.and_then(|p| process_cpu_seconds(&p.to_string())),
-            umpire_cpu: umpire_pid.and_then(|p| process_cpu_seconds(&p.to_string())),
-            own_cpu: process_cpu_seconds(&me),
-            machine: machine_cpu_seconds(),
-        })
+    let snapshot = |db_pids: Vec<String>| {
+        let (read_metrics, pids, me) = (&read_metrics, &pids, &me);
+        async move {
+            let metrics = read_metrics().await?;
+            anyhow::Ok(Snapshot {
+                at: Instant::now(),
+                metrics,
+                server_cpu: cpu_of(pids),
+                umpire_cpu: umpire_pid.and_then(|p| process_cpu_seconds(&p.to_string())),
+                own_cpu: process_cpu_seconds(me),
+                machine: machine_cpu_seconds(),
+                // Processes that ended in the window count for nothing (the pools keep theirs).
+                database_cpu: (!db_pids.is_empty())
+                    .then(|| db_pids.iter().filter_map(|p| process_cpu_seconds(p)).sum()),
+            })
+        }
     };
+    let memory_of = |pids: &[u32]| -> Option<(u64, u64)> {
+        let each: Option<Vec<(u64, u64)>> = pids.iter().map(|p| process_memory_kib(*p)).collect();
+        each.filter(|e| !e.is_empty())
+            .map(|e| e.iter().fold((0, 0), |(a, b), (x, y)| (a + x, b + y)))
+    };
+    let node_pids = if server.pid.is_some() { server.pids() } else { Vec::new() };
     read_metrics().await?;
-    let baseline_memory = pid.and_then(process_memory_kib);
+    let baseline_memory = memory_of(&node_pids);
 
     // 3. The matches, ramped up.
     let load = Load::start(LoadConfig {
         server: server.base.clone(),
+        nodes: server.nodes.clone(),
         matches: args.matches,
         variant,
         move_interval: Duration::from_millis(args.move_interval_ms),
@@ -595,14 +764,21 @@ async fn measure(
     tokio::time::sleep(Duration::from_secs_f64(args.warmup)).await;
 
     // 4. The window.
-    let a = snapshot().await?;
+    let db_pids: Vec<String> = match &server.database {
+        Some((url, _)) => server::store::postgres::server_pids(url)
+            .await
+            .map(|p| p.iter().map(u32::to_string).collect())
+            .unwrap_or_default(),
+        None => Vec::new(),
+    };
+    let a = snapshot(db_pids.clone()).await?;
     let at_start = load.progress();
     load.open_window();
     tokio::time::sleep(Duration::from_secs_f64(args.duration)).await;
     let players = load.close_window();
-    let b = snapshot().await?;
+    let b = snapshot(db_pids).await?;
     let at_end = load.progress();
-    let memory = pid.and_then(process_memory_kib);
+    let memory = memory_of(&node_pids);
     report(bound, &a, &b, &players, &at_start, &at_end, baseline_memory, memory, out)?;
     out.flush()?;
 
@@ -722,6 +898,7 @@ fn report(
     let server = cores(a.server_cpu, b.server_cpu);
     let umpire = cores(a.umpire_cpu, b.umpire_cpu);
     let own = cores(a.own_cpu, b.own_cpu);
+    let database = cores(a.database_cpu, b.database_cpu);
     let machine = match (a.machine, b.machine) {
         (Some((busy0, total0)), Some((busy1, total1))) => {
             Some(((busy1 - busy0) / seconds, (total1 - total0) / seconds))
@@ -754,6 +931,18 @@ fn report(
     if let Some(s) = server {
         per_core(out, "per core of server CPU", s)?;
     }
+    if let Some(d) = database {
+        writeln!(
+            out,
+            "database CPU (PostgreSQL's processes): {d:.2} cores = {:.0} us per accepted message{}",
+            1e6 * d / rate.max(f64::MIN_POSITIVE),
+            server.map_or(String::new(), |s| format!(
+                " = {:.0}% of nodes + database ({:.0} us per message together)",
+                100.0 * d / (s + d).max(f64::MIN_POSITIVE),
+                1e6 * (s + d) / rate.max(f64::MIN_POSITIVE)
+            ))
+        )?;
+    }
     if let Some(u) = umpire {
         writeln!(
             out,
@@ -785,7 +974,7 @@ fn report(
         match (machine, server, own) {
             (Some(m), Some(s), Some(o)) => format!(
                 " ({:.2} by other processes)",
-                (m.0 - s - o - umpire.unwrap_or(0.0)).max(0.0)
+                (m.0 - s - o - umpire.unwrap_or(0.0) - database.unwrap_or(0.0)).max(0.0)
             ),
             _ => String::new(),
         }

@@ -302,9 +302,11 @@ pub fn serve(args: ServeArgs, out: &mut impl Write) -> Result<()> {
         let mut config = server::Config::new(args.data.join("server"), relay.clone());
         config.database = args.database.clone();
         if args.cluster {
+            let in_process = umpire.as_ref().filter(|_| !args.external_umpire).into_iter();
             config.cluster = Some(server::config::ClusterConfig {
                 node_url: args.node_url.clone(),
                 lease_ms: args.lease_ms,
+                local_services: in_process.chain(bot.as_ref()).map(|k| k.public()).collect(),
             });
         }
         config.limits.max_tournament_show_wait_ms = args.tournament_show_ms;

@@ -24,19 +24,28 @@ mod common;
 mod finished;
 use common::{agent, free_port, serve, up};
 
-/// A failover proxy on `listener`: each connection goes to the backend it last reached, or
-/// the next that accepts.
-async fn failover(listener: tokio::net::TcpListener, backends: Vec<u16>) {
-    let current = Arc::new(AtomicUsize::new(0));
+/// A failover proxy on `listener`: each connection goes to the backend `current` names, or
+/// the next that accepts. A send on `cut` drops every connection it carries (a load balancer
+/// sending players elsewhere).
+async fn failover(
+    listener: tokio::net::TcpListener,
+    backends: Vec<u16>,
+    current: Arc<AtomicUsize>,
+    cut: tokio::sync::watch::Receiver<u32>,
+) {
     loop {
         let Ok((mut inbound, _)) = listener.accept().await else { return };
-        let (current, backends) = (current.clone(), backends.clone());
+        let (current, backends, mut cut) = (current.clone(), backends.clone(), cut.clone());
+        cut.mark_unchanged();
         tokio::spawn(async move {
             for _ in 0..backends.len() * 20 {
                 let at = current.load(Ordering::Relaxed);
                 match tokio::net::TcpStream::connect(("127.0.0.1", backends[at])).await {
                     Ok(mut outbound) => {
-                        let _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound).await;
+                        tokio::select! {
+                            _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound) => {}
+                            _ = cut.changed() => {}
+                        }
                         return;
                     }
                     Err(_) => {
@@ -69,104 +78,336 @@ fn node(data: &Path, port: u16, url: &str, lb: &str) -> std::process::Child {
     serve(data, port, &args)
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_cluster_node_killed_mid_match_loses_nothing_a_receipt_promised() {
-    let Ok(base_url) = std::env::var("FOGPROOF_TEST_POSTGRES") else {
-        println!("SKIPPED: serve --cluster: FOGPROOF_TEST_POSTGRES is not set");
-        return;
-    };
-    let db = format!("fogproof_cluster{}", std::process::id());
-    let url = server::store::postgres::fresh_database(&base_url, &db).await.expect("database");
-    let dir: PathBuf = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("pg-cluster-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    // The host's keys, the same on every node.
-    let umpire = Identity::from_seed(&[72; 32]);
-    let datas = [dir.join("node-a"), dir.join("node-b")];
-    for data in &datas {
-        std::fs::create_dir_all(data).expect("dir");
-        let relay = Identity::from_seed(&[71; 32]);
-        client::keyfile::write_new(&data.join("relay.key"), &relay, "relay").expect("key");
-        client::keyfile::write_new(&data.join("umpire.key"), &umpire, "umpire").expect("key");
-    }
-    let ports = [free_port(), free_port()];
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let lb = format!("http://{}", listener.local_addr().expect("addr"));
-    tokio::spawn(failover(listener, ports.to_vec()));
-    let mut nodes = Vec::new();
-    for (data, port) in datas.iter().zip(ports) {
-        nodes.push(node(data, port, &url, &lb));
-        up(port).await;
+/// Two nodes behind the failover proxy, an umpire process and a pair of agents per variant,
+/// each pair's match started on node A (the proxy's first).
+struct Cluster {
+    url: String,
+    dir: PathBuf,
+    datas: [PathBuf; 2],
+    ports: [u16; 2],
+    lb: String,
+    current: Arc<AtomicUsize>,
+    cut: tokio::sync::watch::Sender<u32>,
+    nodes: Vec<std::process::Child>,
+    pairs: Vec<(&'static &'static str, Agent, Agent)>,
+}
+
+/// Every umpired variant (the umpire service is a process of its own) and chess.
+const VARIANTS: [&str; 4] = ["chess", "kriegspiel", "sic", "secretchess6"];
+
+impl Cluster {
+    async fn start(tag: &str, seed: u64) -> Option<Cluster> {
+        let Ok(base_url) = std::env::var("FOGPROOF_TEST_POSTGRES") else {
+            println!("SKIPPED: serve --cluster: FOGPROOF_TEST_POSTGRES is not set");
+            return None;
+        };
+        let db = format!("fogproof_cluster_{tag}{}", std::process::id());
+        let url = server::store::postgres::fresh_database(&base_url, &db).await.expect("database");
+        let dir: PathBuf = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+            .join(format!("pg-cluster-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        // The host's keys, the same on every node.
+        let umpire = Identity::from_seed(&[72; 32]);
+        let datas = [dir.join("node-a"), dir.join("node-b")];
+        for data in &datas {
+            std::fs::create_dir_all(data).expect("dir");
+            let relay = Identity::from_seed(&[71; 32]);
+            client::keyfile::write_new(&data.join("relay.key"), &relay, "relay").expect("key");
+            client::keyfile::write_new(&data.join("umpire.key"), &umpire, "umpire").expect("key");
+        }
+        let ports = [free_port(), free_port()];
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let lb = format!("http://{}", listener.local_addr().expect("addr"));
+        let current = Arc::new(AtomicUsize::new(0));
+        let (cut, cut_rx) = tokio::sync::watch::channel(0u32);
+        tokio::spawn(failover(listener, ports.to_vec(), current.clone(), cut_rx));
+        let mut nodes = Vec::new();
+        for (data, port) in datas.iter().zip(ports) {
+            nodes.push(node(data, port, &url, &lb));
+            up(port).await;
+        }
+
+        // The umpire service, a process of its own behind the load balancer like the players.
+        let u = Agent::connect(AgentConfig {
+            server_key: None,
+            server: lb.clone(),
+            identity: umpire,
+            name: Some("umpire".into()),
+            dir: dir.join("umpire"),
+            umpire: true,
+            accept: Accept::Nothing,
+            variants: Vec::new(),
+            decider: Arc::new(|_| (Decider::None, None)),
+        })
+        .await
+        .expect("umpire");
+        let ur = u.clone();
+        tokio::spawn(async move { ur.run().await });
+
+        let mut pairs = Vec::new();
+        for (i, v) in VARIANTS.iter().enumerate() {
+            let seed = seed + i as u64;
+            let bob = agent(&lb, &dir, &format!("bob-{v}"), seed * 2, Accept::Addressed).await;
+            let alice =
+                agent(&lb, &dir, &format!("alice-{v}"), seed * 2 + 1, Accept::Nothing).await;
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            alice
+                .challenge(json!({
+                    "variant": v,
+                    "clock_limit": 900,
+                    "clock_increment": 0,
+                    "opponent": bob.session().key.to_string(),
+                }))
+                .await
+                .expect("challenge");
+            pairs.push((v, alice, bob));
+        }
+        Some(Cluster { url, dir, datas, ports, lb, current, cut, nodes, pairs })
     }
 
-    // The umpire service, a process of its own behind the load balancer like the players.
-    let u = Agent::connect(AgentConfig {
-        server_key: None,
-        server: lb.clone(),
-        identity: umpire,
-        name: Some("umpire".into()),
-        dir: dir.join("umpire"),
-        umpire: true,
-        accept: Accept::Nothing,
-        variants: Vec::new(),
-        decider: Arc::new(|_| (Decider::None, None)),
-    })
-    .await
-    .expect("umpire");
-    let ur = u.clone();
-    tokio::spawn(async move { ur.run().await });
-
-    let variants = ["chess", "kriegspiel", "sic"];
-    let mut pairs = Vec::new();
-    for (i, v) in variants.iter().enumerate() {
-        let seed = 700 + i as u64;
-        let bob = agent(&lb, &dir, &format!("bob-{v}"), seed * 2, Accept::Addressed).await;
-        let alice = agent(&lb, &dir, &format!("alice-{v}"), seed * 2 + 1, Accept::Nothing).await;
-        tokio::time::sleep(Duration::from_millis(200)).await;
-        alice
-            .challenge(json!({
-                "variant": v,
-                "clock_limit": 900,
-                "clock_increment": 0,
-                "opponent": bob.session().key.to_string(),
-            }))
-            .await
-            .expect("challenge");
-        pairs.push((v, alice, bob));
-    }
-    let probe = pairs[0].1.session().clone();
-    // Node A serves everything (the proxy's first); kill it mid-match, restart it, then kill
-    // node B, which took the matches over.
-    let mut killed_live = 0;
-    for (n, victim) in [0usize, 1].into_iter().enumerate() {
-        tokio::time::sleep(Duration::from_millis(1_500)).await;
+    /// The matches node `i` runs now (its own lobby, not the load balancer's node).
+    async fn live_on(&self, i: usize) -> usize {
+        let http = client::net::Session::http_client(&self.lb, None).expect("client");
+        let lobby = format!("http://127.0.0.1:{}/api/lobby", self.ports[i]);
         let mut live = 0;
-        for _ in 0..100 {
-            if let Ok(lobby) = probe.get("/api/lobby").await {
-                live = lobby["live"].as_array().map_or(0, Vec::len);
+        for _ in 0..20 {
+            if let Ok(r) = http.get(&lobby).send().await
+                && let Ok(v) = r.json::<serde_json::Value>().await
+            {
+                live = v["live"].as_array().map_or(0, Vec::len);
                 if live > 0 {
                     break;
                 }
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
+        live
+    }
+
+    /// Every match finishes; both seats hold one record that verifies and holds every entry
+    /// either received.
+    async fn finish(self) {
+        let probe = self.pairs[0].1.session().clone();
+        finished::records_agree_and_are_listed(&self.pairs, &probe, 240).await;
+        for mut n in self.nodes {
+            let _ = n.kill();
+            let _ = n.wait();
+        }
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cluster_node_killed_mid_match_loses_nothing_a_receipt_promised() {
+    let Some(mut c) = Cluster::start("kill", 700).await else { return };
+
+    // The load balancer turns to node B while node A runs every match: node B closes each
+    // match socket naming node A (1013), and every seat follows it there, signing in at node
+    // A's own address (no redirect followed, no seat could reach its match again).
+    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    c.current.store(1, Ordering::Relaxed);
+    c.cut.send_modify(|n| *n += 1);
+    // (A match that ended before the turn, a quick random game, has nothing to follow; one
+    // still playing reaches node A only through the redirect.)
+    let redirected = |c: &Cluster| {
+        c.pairs
+            .iter()
+            .filter(|(_, a, b)| a.session().redirects() > 0 && b.session().redirects() > 0)
+            .count()
+    };
+    let ended = |c: &Cluster| {
+        c.pairs
+            .iter()
+            .filter(|(_, a, b)| {
+                a.session().redirects() == 0 && !a.records().is_empty() && !b.records().is_empty()
+            })
+            .count()
+    };
+    for _ in 0..200 {
+        if redirected(&c) + ended(&c) == c.pairs.len() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(
+        redirected(&c) + ended(&c),
+        c.pairs.len(),
+        "every seat of a match still playing followed the redirect to node A"
+    );
+    assert!(redirected(&c) >= 2, "the turn hit matches still playing ({})", redirected(&c));
+
+    // Node A serves everything; kill it mid-match, restart it at once, then kill node B,
+    // which took (some of) the matches over.
+    let mut killed_live = 0;
+    for (n, victim) in [0usize, 1].into_iter().enumerate() {
+        if n > 0 {
+            tokio::time::sleep(Duration::from_millis(1_500)).await;
+        }
+        let live = c.live_on(victim).await;
         killed_live += live;
         eprintln!("kill {n}: node {victim} with {live} matches live");
-        nodes[victim].kill().expect("SIGKILL");
-        let _ = nodes[victim].wait();
-        // Restarted once the survivor has taken the matches over (the lease, 2 s, and a round):
-        // a node restarted sooner may take some of them itself, and until the agent follows
-        // the redirect to it (not built, docs/SERVER.md) the proxy, which stays with the
-        // survivor, would keep its players away from them. A new node holds no lease.
-        tokio::time::sleep(Duration::from_millis(4_000)).await;
-        nodes[victim] = node(&datas[victim], ports[victim], &url, &lb);
-        up(ports[victim]).await;
+        c.nodes[victim].kill().expect("SIGKILL");
+        let _ = c.nodes[victim].wait();
+        // Restarted at once: it may take some of the killed node's matches itself when their
+        // leases expire, while the proxy stays with the survivor; the survivor then closes
+        // their sockets naming the restarted node (1013), and the agents follow it there.
+        c.nodes[victim] = node(&c.datas[victim], c.ports[victim], &c.url, &c.lb);
+        up(c.ports[victim]).await;
     }
     assert!(killed_live >= 2, "the kills hit live matches ({killed_live})");
-    finished::records_agree_and_are_listed(&pairs, &probe, 240).await;
+    c.finish().await;
+}
+
+/// Runs the test server's `pg_ctl` (as the postgres user when the test runs as root, as
+/// `.ci/run` and /tmp/pg.sh start it) on its cluster `DIR/data`.
+fn pg_ctl(bin: &str, dir: &str, args: &[&str]) {
+    let pg_ctl = format!("{bin}/pg_ctl");
+    let data = format!("{dir}/data");
+    let mut cmd = if rustix::process::getuid().is_root() {
+        let mut c = std::process::Command::new("runuser");
+        c.args(["-u", "postgres", "--", &pg_ctl]);
+        c
+    } else {
+        std::process::Command::new(&pg_ctl)
+    };
+    let status = cmd.args(["-D", &data]).args(args).status().expect("pg_ctl runs");
+    assert!(status.success(), "pg_ctl {args:?}: {status}");
+}
+
+/// The database stops (`pg_ctl stop -m fast`: every session cut) mid-match and starts again
+/// 3 s later: while it is down the nodes commit nothing, so receipt nothing; after it the
+/// match tasks that stopped on a failed commit are taken over from their stored entries, the
+/// agents reconnect, and every match finishes with one record that verifies and holds every
+/// entry any seat received (a receipt without a commit would be missing from it). Runs when
+/// `FOGPROOF_TEST_PG_CLUSTER` names the test server's `BIN DIR` (/tmp/pg.sh's first two
+/// words: its `pg_ctl` and its directory, the cluster in `DIR/data`, its socket in `DIR`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_database_restarting_mid_match_loses_nothing_a_receipt_promised() {
+    let Some((bin, pgdir)) = std::env::var("FOGPROOF_TEST_PG_CLUSTER")
+        .ok()
+        .and_then(|v| v.split_once(' ').map(|(b, d)| (b.to_owned(), d.trim().to_owned())))
+    else {
+        println!("SKIPPED: a database restart: FOGPROOF_TEST_PG_CLUSTER is not set");
+        return;
+    };
+    let Some(c) = Cluster::start("dbrestart", 800).await else { return };
+    let port = std::env::var("FOGPROOF_TEST_POSTGRES")
+        .ok()
+        .and_then(|u| u.rsplit_once(':').map(|(_, p)| p.split('/').next().unwrap_or("").to_owned()))
+        .expect("the test server's port");
+    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    let live = c.live_on(0).await;
+    eprintln!("the database stops with {live} matches live");
+    assert!(live >= 2, "the restart hits live matches ({live})");
+    pg_ctl(&bin, &pgdir, &["stop", "-m", "fast", "-w"]);
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let options =
+        format!("-p {port} -k {pgdir} -c listen_addresses=127.0.0.1 -c max_connections=300");
+    let log = format!("{pgdir}/log");
+    pg_ctl(&bin, &pgdir, &["-l", &log, "-w", "-o", &options, "start"]);
+    c.finish().await;
+}
+
+/// A sign-in token node A issued is honoured by node B (and by node A restarted): tokens are
+/// signed by the host's relay key, which every node holds. A challenge made on node A reaches
+/// the challenged player streaming events from node B (NOTIFY), who accepts it on node B (its
+/// lobby read the challenge from the database), and the challenger streaming from node A
+/// hears of the terms written on node B.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tokens_and_lobby_events_reach_every_node() {
+    let Ok(base_url) = std::env::var("FOGPROOF_TEST_POSTGRES") else {
+        println!("SKIPPED: serve --cluster: FOGPROOF_TEST_POSTGRES is not set");
+        return;
+    };
+    let db = format!("fogproof_cluster_ev{}", std::process::id());
+    let url = server::store::postgres::fresh_database(&base_url, &db).await.expect("database");
+    let dir: PathBuf = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("pg-cluster-ev-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let datas = [dir.join("node-a"), dir.join("node-b")];
+    for data in &datas {
+        std::fs::create_dir_all(data).expect("dir");
+        let relay = Identity::from_seed(&[81; 32]);
+        client::keyfile::write_new(&data.join("relay.key"), &relay, "relay").expect("key");
+    }
+    let ports = [free_port(), free_port()];
+    let bases: Vec<String> = ports.iter().map(|p| format!("http://127.0.0.1:{p}")).collect();
+    let mut nodes = Vec::new();
+    for ((data, port), base) in datas.iter().zip(ports).zip(&bases) {
+        nodes.push(node(data, port, &url, base));
+        up(port).await;
+    }
+    let (a, b) = (&bases[0], &bases[1]);
+
+    // Tokens.
+    let me = Identity::from_seed(&[90; 32]);
+    let session = client::net::Session::sign_in(a, &me, None).await.expect("sign in on A");
+    let token = session.bearer_token();
+    let http = client::net::Session::http_client(b, None).expect("client");
+    let account = |base: &str, token: &str| {
+        let (http, url, token) = (http.clone(), format!("{base}/api/account"), token.to_owned());
+        async move {
+            let r = http.get(&url).bearer_auth(&token).send().await.expect("request");
+            let status = r.status().as_u16();
+            (status, r.text().await.unwrap_or_default())
+        }
+    };
+    let (status, body) = account(b, &token).await;
+    assert_eq!(status, 200, "node B honours node A's token: {body}");
+    assert!(body.contains(&me.public().to_string()), "{body}");
+    let last = if token.ends_with('0') { "1" } else { "0" };
+    let forged = format!("{}{last}", &token[..token.len() - 1]);
+    assert_eq!(account(b, &forged).await.0, 401, "a token changed in its signature is refused");
+    nodes[0].kill().expect("SIGKILL");
+    let _ = nodes[0].wait();
+    nodes[0] = node(&datas[0], ports[0], &url, a);
+    up(ports[0]).await;
+    assert_eq!(account(a, &token).await.0, 200, "node A restarted honours its token");
+
+    // Events.
+    let bob = agent(b, &dir, "bob", 901, Accept::Addressed).await;
+    let alice = agent(a, &dir, "alice", 903, Accept::Nothing).await;
+    let mut alice_heard = alice.subscribe();
+    let mut bob_heard = bob.subscribe();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let challenge = alice
+        .challenge(json!({
+            "variant": "chess",
+            "clock_limit": 900,
+            "clock_increment": 0,
+            "opponent": bob.session().key.to_string(),
+        }))
+        .await
+        .expect("challenge on node A");
+    let id = challenge["id"].as_str().or_else(|| challenge["challenge"]["id"].as_str());
+    let id = id.expect("challenge id").to_owned();
+    wait_for(&mut bob_heard, "challenge", &id).await;
+    let terms = wait_for(&mut alice_heard, "terms", &id).await;
+    assert!(terms["terms"].as_str().is_some_and(|t| !t.is_empty()), "{terms}");
     for mut n in nodes {
         let _ = n.kill();
         let _ = n.wait();
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The first event of type `kind` about challenge `id` an agent's observer hears (20 s at most).
+async fn wait_for(
+    rx: &mut tokio::sync::broadcast::Receiver<serde_json::Value>,
+    kind: &str,
+    id: &str,
+) -> serde_json::Value {
+    let found = tokio::time::timeout(Duration::from_secs(20), async {
+        loop {
+            match rx.recv().await {
+                Ok(e) if e["type"] == kind && (e["id"] == id || e["challenge"]["id"] == id) => {
+                    return e;
+                }
+                Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
+                Err(e) => panic!("{e}"),
+            }
+        }
+    })
+    .await;
+    found.unwrap_or_else(|_| panic!("no {kind} event for challenge {id}"))
 }

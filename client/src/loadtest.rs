@@ -101,6 +101,10 @@ pub fn error_kind(text: &str) -> String {
 pub struct LoadConfig {
     /// The server, `http://host:port`.
     pub server: String,
+    /// Several nodes of one host (`fogproof loadtest --nodes`): slot `i`'s two players use
+    /// `nodes[i % len]` (a match's players on one node, as a sticky load balancer sends
+    /// them); empty: everyone uses `server`.
+    pub nodes: Vec<String>,
     /// Matches played at once.
     pub matches: usize,
     /// The game.
@@ -436,6 +440,11 @@ fn seat_json(identity: &Identity) -> Result<Value, MatchError> {
 /// One slot: two keys signed in once, then one match after another until the load stops.
 async fn run_slot(shared: Arc<Shared>, slot: usize) {
     let config = &shared.config;
+    let server = if config.nodes.is_empty() {
+        &config.server
+    } else {
+        &config.nodes[slot % config.nodes.len()]
+    };
     let source =
         |i: usize| (!config.sources.is_empty()).then(|| config.sources[i % config.sources.len()]);
     let identity = |colour: &str| {
@@ -458,15 +467,13 @@ async fn run_slot(shared: Arc<Shared>, slot: usize) {
                     shared.clients.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
                 match clients.get(&local) {
                     Some(c) => Ok(c.clone()),
-                    None => Session::http_client(&config.server, local).inspect(|c| {
+                    None => Session::http_client(server, local).inspect(|c| {
                         clients.insert(local, c.clone());
                     }),
                 }
             };
             let signed_in = match client {
-                Ok(http) => {
-                    Session::sign_in_with(http, &config.server, &id, Some(&name), local).await
-                }
+                Ok(http) => Session::sign_in_with(http, server, &id, Some(&name), local).await,
                 Err(e) => Err(e),
             };
             match signed_in {

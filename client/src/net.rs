@@ -75,6 +75,16 @@ impl NetError {
         }
     }
 
+    /// The URL a cluster node named as the owner of the match it does not run (its 1013
+    /// close, or the multiplexed socket's `Left`: [`protocol::wire::owner_redirect`]), if this
+    /// error is one. An address to judge ([`Session::at_node`]), not to trust.
+    pub fn moved_to(&self) -> Option<&str> {
+        match self {
+            NetError::Connect { why, .. } => protocol::wire::redirect_target(why),
+            _ => None,
+        }
+    }
+
     /// The error of a failed request or connection to `url`: [`NetError::Tls`] where a TLS
     /// error is in `e`'s chain, else [`NetError::Connect`].
     pub fn connect(url: &str, e: &(dyn std::error::Error + 'static)) -> NetError {
@@ -97,7 +107,7 @@ pub struct ServerInfo {
 }
 
 /// A signed-in session with a server. Its token is renewed by signing in again whenever the
-/// server no longer knows it (after a restart, tokens live in the server's memory only).
+/// server no longer honours it (expired, or another host's server).
 #[derive(Clone, Debug)]
 pub struct Session {
     http: reqwest::Client,
@@ -119,7 +129,21 @@ pub struct Session {
     /// Numbers this session's subscriptions (so a match opened again is not left by the
     /// old one's end).
     subscriptions: Arc<AtomicU64>,
+    /// Sessions signed in afresh at the cluster nodes a redirect named, by origin (at most
+    /// [`MAX_NODE_SESSIONS`]; [`Session::at_node`]).
+    nodes: Arc<tokio::sync::Mutex<std::collections::BTreeMap<String, Session>>>,
+    /// How many redirects to another node this session has followed ([`Session::redirects`]).
+    followed: Arc<AtomicU64>,
 }
+
+/// How many redirects to a match's owner node a seat follows in a row (without reaching the
+/// match) before it waits its backoff and starts again from its configured server: a node
+/// that names another, which names another, never keeps it from waiting.
+pub const MAX_REDIRECTS: usize = 4;
+
+/// How many cluster nodes' sessions one session keeps ([`Session::at_node`]); past it one
+/// (the first by origin) is dropped, and signed in again if named again.
+pub const MAX_NODE_SESSIONS: usize = 16;
 
 type WsStream =
     tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
@@ -157,6 +181,11 @@ pub const POOL_IDLE: Duration = Duration::from_secs(30);
 
 fn key_field(v: &Value, field: &str) -> Option<PublicKey> {
     v.get(field).and_then(Value::as_str).and_then(|s| s.parse().ok())
+}
+
+/// A match id's hex (for logs).
+pub fn hex_id(id: &MatchId) -> String {
+    protocol::hex::encode(&id.0)
 }
 
 /// The hex of a signature's 64 bytes.
@@ -280,9 +309,88 @@ impl Session {
             info,
             mux: Arc::default(),
             subscriptions: Arc::default(),
+            nodes: Arc::default(),
+            followed: Arc::default(),
         };
         session.renew().await?;
         Ok(session)
+    }
+
+    /// A session at the cluster node `url` that a redirect named as a match's owner (docs/
+    /// SERVER.md, several nodes), for that match's socket: the address is the server's word,
+    /// so it is judged, never trusted. Only an `http(s)://` (or `ws(s)://`) address is
+    /// followed, only its origin, and never from `https` down to `http`. The agent signs in
+    /// there **afresh**: this session's token never goes to another origin (the node may be a
+    /// stranger's: a sign-in names the origin it is made at, so the node can replay it
+    /// nowhere else), and `relay`, the key this match's terms name, must be the node's relay
+    /// key before anything is signed (a node with another key could not receipt the match
+    /// anyway). The sessions are kept by origin ([`MAX_NODE_SESSIONS`]). Returns this session
+    /// itself for its own origin.
+    pub async fn at_node(&self, url: &str, relay: &PublicKey) -> Result<Session, NetError> {
+        let bad = |why: &str| NetError::Protocol { url: url.to_owned(), why: why.to_owned() };
+        let http_url = match url.split_once("://") {
+            Some((scheme, rest)) => match scheme.to_ascii_lowercase().as_str() {
+                "http" | "ws" => format!("http://{rest}"),
+                "https" | "wss" => format!("https://{rest}"),
+                _ => return Err(bad("a redirect to a node must name an http(s) or ws(s) address")),
+            },
+            None => return Err(bad("a redirect to a node must name an http(s) or ws(s) address")),
+        };
+        let origin = protocol::wire::origin(&http_url)
+            .ok_or_else(|| bad("a redirect to a node must name an http(s)://host[:port]"))?;
+        let own = protocol::wire::origin(&self.base);
+        if own.as_deref() == Some(origin.as_str()) {
+            return Ok(self.clone());
+        }
+        if own.as_deref().is_some_and(|o| o.starts_with("https://"))
+            && !origin.starts_with("https://")
+        {
+            return Err(bad("a redirect from https to plain http is not followed"));
+        }
+        let mut nodes = self.nodes.lock().await;
+        if let Some(s) = nodes.get(&origin).filter(|s| s.info.relay == *relay) {
+            self.followed.fetch_add(1, Ordering::Relaxed);
+            return Ok(s.clone());
+        }
+        let info = Session::server_info(&self.http, &origin).await?;
+        if info.relay != *relay {
+            return Err(NetError::Protocol {
+                url: format!("{origin}/api/info"),
+                why: format!(
+                    "the node's relay key is {}, the match's is {relay}: not following it",
+                    info.relay
+                ),
+            });
+        }
+        let session = Session {
+            http: self.http.clone(),
+            base: origin.clone(),
+            identity: self.identity.clone(),
+            name: Arc::new(std::sync::Mutex::new(self.name())),
+            token: std::sync::Arc::default(),
+            local: self.local,
+            key: self.key,
+            info,
+            mux: Arc::default(),
+            subscriptions: Arc::default(),
+            nodes: Arc::default(),
+            followed: Arc::default(),
+        };
+        session.renew().await?;
+        if nodes.len() >= MAX_NODE_SESSIONS
+            && let Some(first) = nodes.keys().next().cloned()
+        {
+            nodes.remove(&first);
+        }
+        nodes.insert(origin, session.clone());
+        self.followed.fetch_add(1, Ordering::Relaxed);
+        Ok(session)
+    }
+
+    /// How many times [`Session::at_node`] gave this session (and its clones) another node's
+    /// session to follow a redirect to.
+    pub fn redirects(&self) -> u64 {
+        self.followed.load(Ordering::Relaxed)
     }
 
     /// Signs in again (a fresh challenge, signed) and keeps the new token.
@@ -915,4 +1023,102 @@ pub fn wall_ms() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    fn session(base: &str) -> Session {
+        let identity = Identity::from_seed(&[5; 32]);
+        Session {
+            http: Session::http_client(base, None).unwrap(),
+            base: base.to_owned(),
+            key: identity.public(),
+            identity,
+            name: Arc::default(),
+            token: Arc::new(std::sync::Mutex::new("the-configured-servers-token".into())),
+            local: None,
+            info: ServerInfo {
+                relay: Identity::from_seed(&[6; 32]).public(),
+                umpire: None,
+                bot: None,
+            },
+            mux: Arc::default(),
+            subscriptions: Arc::default(),
+            nodes: Arc::default(),
+            followed: Arc::default(),
+        }
+    }
+
+    /// A server that answers every request with `info` and records each request's head.
+    async fn stranger(info: Value) -> (String, Arc<std::sync::Mutex<Vec<String>>>) {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        let heard: Arc<std::sync::Mutex<Vec<String>>> = Arc::default();
+        let log = heard.clone();
+        tokio::spawn(async move {
+            while let Ok((mut s, _)) = listener.accept().await {
+                let mut buf = vec![0; 8192];
+                let n = s.read(&mut buf).await.unwrap_or(0);
+                log.lock().unwrap().push(String::from_utf8_lossy(&buf[..n]).into_owned());
+                let body = info.to_string();
+                let answer = format!(
+                    "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\
+                     connection: close\r\n\r\n{body}",
+                    body.len()
+                );
+                let _ = s.write_all(answer.as_bytes()).await;
+            }
+        });
+        (base, heard)
+    }
+
+    #[tokio::test]
+    async fn a_redirect_is_judged_before_anything_is_signed_or_sent() {
+        let relay = Identity::from_seed(&[6; 32]).public();
+        let s = session("https://play.example");
+        for url in ["ftp://node.example", "javascript:alert(1)", "node.example", "https://u@node"] {
+            assert!(
+                matches!(s.at_node(url, &relay).await, Err(NetError::Protocol { .. })),
+                "{url}"
+            );
+        }
+        // Never from https down to http.
+        let e = s.at_node("http://node.example", &relay).await.unwrap_err();
+        assert!(e.to_string().contains("plain http"), "{e}");
+        // Its own origin: itself (no new sign-in), whatever the path.
+        let same = s.at_node("wss://play.example:443/api/socket", &relay).await.unwrap();
+        assert_eq!(same.base(), s.base());
+        assert_eq!(s.redirects(), 0);
+
+        // A node whose relay key is not the match's: nothing is signed, no token is sent.
+        let other = Identity::from_seed(&[7; 32]).public();
+        let (base, heard) = stranger(json!({ "relay": other.to_string() })).await;
+        let s = session("http://127.0.0.1:1");
+        let e = s.at_node(&format!("{base}/x"), &relay).await.unwrap_err();
+        assert!(e.to_string().contains("relay key"), "{e}");
+        let heard = heard.lock().unwrap().clone();
+        assert_eq!(heard.len(), 1, "only /api/info was asked: {heard:?}");
+        assert!(heard[0].starts_with("GET /api/info "), "{heard:?}");
+        assert!(!heard[0].to_ascii_lowercase().contains("authorization"), "{heard:?}");
+        assert!(!heard[0].contains("the-configured-servers-token"), "{heard:?}");
+        assert_eq!(s.redirects(), 0);
+    }
+
+    #[test]
+    fn a_refusal_naming_the_owner_reads_as_a_redirect() {
+        let reason = protocol::wire::owner_redirect("http://10.0.0.2:8080");
+        let e = NetError::Connect {
+            url: "ws://lb/api/socket".into(),
+            why: format!("closed: {reason}"),
+        };
+        assert_eq!(e.moved_to(), Some("http://10.0.0.2:8080"));
+        let e = NetError::Connect {
+            url: "ws://lb".into(),
+            why: "closed: 1013 the match has stopped".into(),
+        };
+        assert_eq!(e.moved_to(), None);
+    }
 }

@@ -167,6 +167,12 @@ pub struct Seat {
     noticed: (mpsc::UnboundedSender<MessageHash>, mpsc::UnboundedReceiver<MessageHash>),
     /// The seat's clock's origin (its milliseconds are since this instant).
     origin: tokio::time::Instant,
+    /// The owner's URL named by the last socket's refusal (a cluster node that does not run
+    /// the match), to follow ([`Seat::follow`]).
+    moved: Option<String>,
+    /// The origins followed since the match was last reached (at most
+    /// [`crate::net::MAX_REDIRECTS`]; one named twice is a loop, not followed).
+    hops: Vec<String>,
 }
 
 impl Seat {
@@ -211,6 +217,8 @@ impl Seat {
             held: VecDeque::new(),
             noticed: mpsc::unbounded_channel(),
             origin: tokio::time::Instant::now(),
+            moved: None,
+            hops: Vec::new(),
         }
     }
 
@@ -363,15 +371,23 @@ impl Seat {
         self.terms.match_id
     }
 
-    /// Runs the seat until the record is final; returns the record's bytes.
+    /// Runs the seat until the record is final; returns the record's bytes. A cluster node
+    /// that does not run the match names the node that does (docs/SERVER.md, several nodes):
+    /// the seat follows it at once ([`Seat::follow`]), and goes back to its configured server
+    /// once that node's socket drops.
     pub async fn run(mut self) -> Result<Vec<u8>, SeatError> {
         let id = self.terms.match_id;
         let mut backoff = crate::retry::Delays::default();
         self.drain(None).await?;
+        // The owner node's session, while the seat follows a redirect.
+        let mut at: Option<Session> = None;
         loop {
-            let socket = match self.session.open(&id, self.since).await {
+            let session = at.clone().unwrap_or_else(|| self.session.clone());
+            let socket = match session.open(&id, self.since).await {
                 Ok(s) => s,
-                Err(e) if e.is_transient() => {
+                Err(e) if e.is_transient() || at.is_some() => {
+                    at = None;
+                    self.hops.clear();
                     backoff.sleep().await;
                     continue;
                 }
@@ -384,10 +400,45 @@ impl Seat {
                     return Ok(record);
                 }
                 None => {
+                    if let Some(url) = self.moved.take()
+                        && let Some(next) = self.follow(&url).await
+                    {
+                        at = Some(next);
+                        continue;
+                    }
+                    at = None;
+                    self.hops.clear();
                     backoff.sleep().await;
                 }
             }
         }
+    }
+
+    /// The session at the node a redirect named, if the seat follows it: at most
+    /// [`crate::net::MAX_REDIRECTS`] in a row, never to an origin already followed since the
+    /// match was last reached (nor to the configured server's: a loop), and only where
+    /// [`Session::at_node`] accepts the address and finds the relay key of this match's terms
+    /// there (a sign-in of its own: the configured server's token never goes to it).
+    async fn follow(&mut self, url: &str) -> Option<Session> {
+        let id = crate::net::hex_id(&self.terms.match_id);
+        if self.hops.len() >= crate::net::MAX_REDIRECTS {
+            tracing::warn!(match_id = %id, to = url, "too many redirects in a row: waiting");
+            return None;
+        }
+        let next = match self.session.at_node(url, &self.terms.terms.relay).await {
+            Ok(s) => s,
+            Err(e) => {
+                tracing::warn!(match_id = %id, to = url, error = %e, "redirect not followed");
+                return None;
+            }
+        };
+        let to = next.base().to_owned();
+        if to == self.session.base() || self.hops.contains(&to) {
+            tracing::warn!(match_id = %id, to = url, "a redirect loop: waiting");
+            return None;
+        }
+        self.hops.push(to);
+        Some(next)
     }
 
     /// One socket's life; `Some(record)` at the end of the match, `None` if the socket
@@ -396,11 +447,17 @@ impl Seat {
         let catch_up = match socket.next().await {
             Some(Ok(ServerFrame::Welcome { catch_up, .. })) => catch_up,
             Some(Ok(ServerFrame::Refused { reason, .. })) => {
+                self.moved = protocol::wire::redirect_target(&reason).map(str::to_owned);
                 self.report(SeatEvent::Refused(reason));
+                return Ok(None);
+            }
+            Some(Err(e)) => {
+                self.moved = e.moved_to().map(str::to_owned);
                 return Ok(None);
             }
             _ => return Ok(None),
         };
+        self.hops.clear();
         self.report(SeatEvent::Joined { terms: Box::new(self.terms.clone()) });
         self.receipt_clock.reconnected();
         self.shown = None;

@@ -81,9 +81,13 @@ pub const INCLUSION_PROMISE: Tag = Tag("fogproof/v2/inclusion-promise");
 pub const DELIVERY_NOTICE: Tag = Tag("fogproof/v2/delivery-notice");
 /// A key's display name (`names::SignedName`): the name it chose for itself, signed by it.
 pub const DISPLAY_NAME: Tag = Tag("fogproof/v2/display-name");
+/// A server's sign-in token: the host's relay key over the signed-in key and the token's
+/// expiry, so every node of the host honours it (docs/SERVER.md, several nodes). Never in a
+/// record; nothing but the host's nodes checks it.
+pub const HOST_TOKEN: Tag = Tag("fogproof/v2/host-token");
 
 /// Every tag, for tests that check they are distinct.
-pub const ALL: [Tag; 26] = [
+pub const ALL: [Tag; 27] = [
     MATCH_ID,
     TERMS,
     COMMITMENT,
@@ -110,6 +114,7 @@ pub const ALL: [Tag; 26] = [
     INCLUSION_PROMISE,
     DELIVERY_NOTICE,
     DISPLAY_NAME,
+    HOST_TOKEN,
 ];
 
 #[cfg(test)]

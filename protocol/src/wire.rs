@@ -285,6 +285,27 @@ pub fn origin(url: &str) -> Option<String> {
     }
 }
 
+/// The words around the owner's URL in the reason a cluster node gives for a match it does not
+/// run (docs/SERVER.md, several nodes): close code 1013 on a match's own socket, a `Left` on
+/// the multiplexed one. [`owner_redirect`] writes it, [`redirect_target`] reads it back.
+const REDIRECT_BEFORE: &str = "the match is running on the node at ";
+const REDIRECT_AFTER: &str = "; reconnect there";
+
+/// The reason a cluster node gives for a match whose lease the node at `url` holds.
+pub fn owner_redirect(url: &str) -> String {
+    format!("{REDIRECT_BEFORE}{url}{REDIRECT_AFTER}")
+}
+
+/// The owner's URL in a reason written by [`owner_redirect`] (possibly after other words, as
+/// in a close's "1013 …"), if it is one: an address to judge, not to trust (the agent follows
+/// only an http(s) origin, signs in there afresh and checks the relay's key).
+pub fn redirect_target(reason: &str) -> Option<&str> {
+    let start = reason.find(REDIRECT_BEFORE)? + REDIRECT_BEFORE.len();
+    let rest = &reason[start..];
+    let url = &rest[..rest.find(REDIRECT_AFTER)?];
+    (!url.is_empty() && !url.contains(char::is_whitespace)).then_some(url)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -349,6 +370,18 @@ mod tests {
         ] {
             assert_eq!(ClientFrame::from_canonical(&f.to_canonical()).unwrap(), f);
         }
+    }
+
+    #[test]
+    fn an_owner_redirect_reads_back_and_nothing_else_does() {
+        let r = owner_redirect("http://10.0.0.2:8080");
+        assert_eq!(redirect_target(&r), Some("http://10.0.0.2:8080"));
+        assert_eq!(redirect_target(&format!("closed: 1013 {r}")), Some("http://10.0.0.2:8080"));
+        assert_eq!(redirect_target("the match is not running here; reconnect"), None);
+        assert_eq!(redirect_target(&owner_redirect("")), None);
+        assert_eq!(redirect_target(&owner_redirect("http://a b")), None);
+        // Cut short (a close frame's 123 bytes): no URL rather than part of one.
+        assert_eq!(redirect_target(&r[..r.len() - 3]), None);
     }
 
     #[test]

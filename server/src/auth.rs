@@ -5,8 +5,13 @@
 //! (`serve --public-url`), so a sign-in relayed by a proxy at another origin gets no token. An
 //! account is its key and a display name.
 //!
-//! Challenges are single-use and expire; tokens expire. Both live in memory: after a restart a
-//! client simply signs in again.
+//! Challenges are single-use, expire and live in memory. Tokens expire, and a server started
+//! by [`crate::server::start`] **signs** them with the host's relay key ([`Auth::set_issuer`]):
+//! a token is the key it stands for, its expiry and the relay's signature over both
+//! ([`protocol::tags::HOST_TOKEN`]), so every node of a cluster (which all hold the host's relay key)
+//! honours a token any of them issued, and a restarted server the tokens it issued before,
+//! without a database write per sign-in or read per request (docs/SERVER.md, several nodes).
+//! A token checked once is kept in memory ([`MAX_CACHED_TOKENS`]).
 //!
 //! A display name is a [`SignedName`] (docs/PROTOCOL.md, display names): the key's own
 //! statement, checked here ([`accept_name`]) and kept in the account (its JSON in the accounts
@@ -32,9 +37,19 @@ pub const MAX_CACHED_NAMES: usize = 65_536;
 /// others are left out of that answer's `names`).
 pub const MAX_NAME_LOOKUPS: usize = 64;
 
+/// The most tokens kept in memory once checked (past it a token is checked by its signature
+/// on every request, still honoured).
+pub const MAX_CACHED_TOKENS: usize = 262_144;
+
+/// The hex length of a signed token: key (32), expiry (8), signature (64).
+const SIGNED_TOKEN_HEX: usize = 2 * (32 + 8 + 64);
+
 /// Outstanding challenges and live tokens.
 #[derive(Debug, Default)]
 pub struct Auth {
+    /// The host's relay key, which signs the tokens ([`Auth::set_issuer`]); none: tokens are
+    /// random and known to this process only.
+    issuer: Option<protocol::Identity>,
     /// Each challenge's expiry and the address (bucket) it was handed to.
     challenges: BTreeMap<[u8; 32], (u64, Option<IpAddr>)>,
     /// Outstanding challenges by address bucket ([`address_bucket`]).
@@ -96,6 +111,55 @@ pub fn address_bucket(ip: IpAddr) -> IpAddr {
 }
 
 impl Auth {
+    /// From now on tokens are signed by `relay` (the host's key, the same on every node) and
+    /// any token it signed is honoured until its expiry.
+    pub fn set_issuer(&mut self, relay: protocol::Identity) {
+        self.issuer = Some(relay);
+    }
+
+    /// What the relay signs for a token (under [`protocol::tags::HOST_TOKEN`]): the key's 32
+    /// bytes and the expiry's 8 (big-endian ms).
+    fn token_bytes(key: &PublicKey, until: u64) -> Vec<u8> {
+        let mut b = Vec::with_capacity(40);
+        b.extend_from_slice(&key.0);
+        b.extend_from_slice(&until.to_be_bytes());
+        b
+    }
+
+    /// A token for `key` until `until` ms: signed by the issuer, else random.
+    fn new_token(&self, key: &PublicKey, until: u64) -> Result<String, SignInError> {
+        let Some(relay) = &self.issuer else {
+            return protocol::keys::random_32()
+                .map(|b| protocol::hex::encode(&b))
+                .map_err(|e| SignInError::Signature(e.to_string()));
+        };
+        let sig = relay.sign(protocol::tags::HOST_TOKEN, &Auth::token_bytes(key, until));
+        let mut b = Vec::with_capacity(104);
+        b.extend_from_slice(&key.0);
+        b.extend_from_slice(&until.to_be_bytes());
+        b.extend_from_slice(&sig.r);
+        b.extend_from_slice(&sig.s);
+        Ok(protocol::hex::encode(&b))
+    }
+
+    /// The key and expiry of a token the issuer signed, if `token` is one (its expiry not
+    /// judged here).
+    fn signed_token(&self, token: &str) -> Option<(PublicKey, u64)> {
+        let relay = self.issuer.as_ref()?;
+        if token.len() != SIGNED_TOKEN_HEX {
+            return None;
+        }
+        let b = protocol::hex::decode(token)?;
+        let key = PublicKey(b[..32].try_into().ok()?);
+        let until = u64::from_be_bytes(b[32..40].try_into().ok()?);
+        let sig = Signature { r: b[40..72].try_into().ok()?, s: b[72..104].try_into().ok()? };
+        relay
+            .public()
+            .verify(protocol::tags::HOST_TOKEN, &Auth::token_bytes(&key, until), &sig)
+            .ok()?;
+        Some((key, until))
+    }
+
     fn forget(&mut self, c: &[u8; 32]) -> bool {
         let Some((_, address)) = self.challenges.remove(c) else { return false };
         if let Some(a) = address
@@ -179,16 +243,25 @@ impl Auth {
         }
         protocol::wire::check_sign_in(key, server, origin, challenge, signature)
             .map_err(|e| SignInError::Signature(e.to_string()))?;
-        let token = protocol::keys::random_32()
-            .map(|b| protocol::hex::encode(&b))
-            .map_err(|e| SignInError::Signature(e.to_string()))?;
-        self.tokens.insert(token.clone(), (*key, now_ms + valid_ms));
+        let until = now_ms.saturating_add(valid_ms);
+        let token = self.new_token(key, until)?;
+        if self.tokens.len() < MAX_CACHED_TOKENS {
+            self.tokens.insert(token.clone(), (*key, until));
+        }
         Ok(token)
     }
 
-    /// The key a token stands for, if it is live.
-    pub fn key_of(&self, token: &str, now_ms: u64) -> Option<PublicKey> {
-        self.tokens.get(token).filter(|(_, until)| *until > now_ms).map(|(k, _)| *k)
+    /// The key a token stands for, if it is live: one kept in memory, or one the issuer
+    /// signed (on this node or another of the host's, before or since a restart), then kept.
+    pub fn key_of(&mut self, token: &str, now_ms: u64) -> Option<PublicKey> {
+        if let Some((k, until)) = self.tokens.get(token) {
+            return (*until > now_ms).then_some(*k);
+        }
+        let (key, until) = self.signed_token(token).filter(|(_, until)| *until > now_ms)?;
+        if self.tokens.len() < MAX_CACHED_TOKENS {
+            self.tokens.insert(token.to_owned(), (key, until));
+        }
+        Some(key)
     }
 
     /// Keeps a checked display name in memory, unless an equal or newer one of its key is
@@ -419,6 +492,42 @@ mod tests {
             a.sign_in(&server, &origins(), AT, &other, &c3, &sig3, 1, 5000),
             Err(SignInError::Signature(_))
         ));
+    }
+
+    #[test]
+    fn a_token_signed_by_the_hosts_relay_key_is_honoured_by_every_node_of_the_host() {
+        let relay = Identity::from_seed(&[9; 32]);
+        let me = Identity::from_seed(&[1; 32]);
+        let node = || {
+            let mut a = Auth::default();
+            a.set_issuer(relay.clone());
+            a
+        };
+        let (mut a, mut b) = (node(), node());
+        let c = a.challenge(0, 1000, 10, None, 10).unwrap();
+        let sig = protocol::wire::sign_in(&me, &relay.public(), AT, &c);
+        let token =
+            a.sign_in(&relay.public(), &origins(), AT, &me.public(), &c, &sig, 10, 5000).unwrap();
+        // Node B never saw the sign-in: it honours the token until its expiry, not after.
+        assert_eq!(b.key_of(&token, 20), Some(me.public()));
+        assert_eq!(node().key_of(&token, 5009), Some(me.public()));
+        assert_eq!(node().key_of(&token, 5010), None, "expired");
+        assert_eq!(b.key_of(&token, 5010), None, "expired, though kept in memory");
+        // Another host's node (another relay key) does not.
+        let mut other = Auth::default();
+        other.set_issuer(Identity::from_seed(&[8; 32]));
+        assert_eq!(other.key_of(&token, 20), None);
+        // Nor a node without an issuer, nor a token changed in any part: another key, a later
+        // expiry, another signature.
+        assert_eq!(Auth::default().key_of(&token, 20), None);
+        let bytes = protocol::hex::decode(&token).unwrap();
+        for at in [0, 39, 40, 103] {
+            let mut forged = bytes.clone();
+            forged[at] ^= 1;
+            assert_eq!(node().key_of(&protocol::hex::encode(&forged), 20), None, "byte {at}");
+        }
+        assert_eq!(node().key_of(&token[..token.len() - 2], 20), None);
+        assert_eq!(node().key_of("", 20), None);
     }
 
     #[test]

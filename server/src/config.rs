@@ -313,6 +313,10 @@ pub struct ClusterConfig {
     /// How long a match lease lasts unless renewed (`--lease-ms`): a dead node's matches are
     /// taken over within about this.
     pub lease_ms: u64,
+    /// Keys whose agents run in this node's process (its in-process umpire service and house
+    /// bot): they serve this node's lobby only, so the other nodes' events for them are not
+    /// handed to them (every node's copy of the service would answer, with seats of its own).
+    pub local_services: Vec<PublicKey>,
 }
 
 /// The origins of the listening address `addr`, which a server always accepts: `http://ADDR`,

@@ -3,6 +3,12 @@
 //!
 //! A stream is a bounded queue; a stream that does not keep up is dropped (its client
 //! reconnects and gets the current state again), so a slow reader never holds the server.
+//!
+//! On a cluster node every event sent here is also handed to the node's publisher
+//! ([`EventBus::publish_to`]), which NOTIFYs the other nodes through PostgreSQL
+//! (`crate::cluster::events`); what they publish comes back through
+//! [`EventBus::deliver_local`], so a key's streams hear of its events whichever node it
+//! streams from.
 
 use protocol::PublicKey;
 use serde_json::Value;
@@ -20,6 +26,8 @@ pub type Line = Arc<str>;
 #[derive(Debug, Default)]
 pub struct EventBus {
     streams: Mutex<BTreeMap<PublicKey, Vec<mpsc::Sender<Line>>>>,
+    /// A cluster node's publisher of its events to the other nodes (none: one server).
+    publish: std::sync::OnceLock<mpsc::Sender<(PublicKey, Line)>>,
 }
 
 impl EventBus {
@@ -32,9 +40,26 @@ impl EventBus {
         rx
     }
 
-    /// Sends `event` to every stream of `key` (dropping those that are full or closed).
+    /// Hands every event sent from now on to `tx` as well (a cluster node's publisher; its
+    /// queue is bounded: an event it has no room for reaches this node's streams only).
+    pub fn publish_to(&self, tx: mpsc::Sender<(PublicKey, Line)>) {
+        let _ = self.publish.set(tx);
+    }
+
+    /// Sends `event` to every stream of `key` (dropping those that are full or closed), and
+    /// to the other nodes of a cluster.
     pub fn send(&self, key: &PublicKey, event: &Value) {
         let line: Line = event.to_string().into();
+        if let Some(tx) = self.publish.get()
+            && tx.try_send((*key, line.clone())).is_err()
+        {
+            tracing::warn!(%key, "the cluster's event queue is full: an event reaches this node only");
+        }
+        self.deliver_local(key, line);
+    }
+
+    /// Sends an event line to this node's streams of `key` only (one another node published).
+    pub fn deliver_local(&self, key: &PublicKey, line: Line) {
         let mut streams = self.streams.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         if let Some(list) = streams.get_mut(key) {
             list.retain(|tx| tx.try_send(line.clone()).is_ok());

@@ -105,6 +105,10 @@ pub async fn start(
     // listening address's own (its loopback agents, the umpire service and the house bot).
     let listening = listener.local_addr().map_err(StartError::Listener)?;
     config.public_origins.extend(crate::config::default_origins(listening));
+    // A cluster node's own URL, where a redirect sends players (they sign in there afresh).
+    if let Some(url) = config.cluster.as_ref().and_then(|c| c.node_url.as_deref()) {
+        config.public_origins.extend(protocol::wire::origin(url));
+    }
     config.public_origins.sort();
     config.public_origins.dedup();
     if config.default_umpire == Some(relay) {
@@ -142,6 +146,8 @@ pub async fn start(
     };
     let ledger_settings = config.ledger.clone();
     let shared = Arc::new(Shared::with_ledger(config, clock, store, ledger));
+    // Sign-in tokens are signed by the host's relay key: every node honours them.
+    lock(&shared.auth).set_issuer(shared.config.relay.clone());
     let metrics = crate::metrics::install();
     crate::lobby::restore(&shared)
         .await
@@ -151,6 +157,7 @@ pub async fn start(
     let resumed = match node {
         Some(pg) => {
             let _ = shared.cluster.set(pg.clone());
+            crate::cluster::events(&shared, &pg);
             crate::cluster::round(&shared, &pg).await;
             tokio::spawn(crate::cluster::run(shared.clone(), pg));
             (lock(&shared.matches).len(), Vec::new())

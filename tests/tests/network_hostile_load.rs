@@ -480,6 +480,7 @@ async fn under_hostile_load_honest_matches_keep_their_p99_end_validly_and_health
     // generator's), one move every 200 ms each.
     let load = Load::start(LoadConfig {
         server: net.base.clone(),
+        nodes: Vec::new(),
         matches: 6,
         variant: rules::Variant::Kriegspiel,
         move_interval: Duration::from_millis(200),

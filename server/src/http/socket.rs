@@ -315,7 +315,7 @@ async fn finished_frames(
                 code::TRY_LATER,
                 owner.map_or_else(
                     || "the match is not running here; reconnect".into(),
-                    |url| format!("the match is running on the node at {url}; reconnect there"),
+                    |url| protocol::wire::owner_redirect(&url),
                 ),
             ));
         }

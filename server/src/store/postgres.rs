@@ -169,6 +169,33 @@ pub async fn fresh_database(url: &str, name: &str) -> Result<String, StoreError>
     Ok(with_database(url, name))
 }
 
+/// The process ids of the database server's processes now (`pg_stat_activity`: every
+/// backend and background process of the server `url` names), for a load test on the same
+/// machine to measure the database's CPU (`fogproof loadtest --nodes`).
+pub async fn server_pids(url: &str) -> Result<Vec<u32>, StoreError> {
+    let mut c = PgConnection::connect_with(&options(url)?).await.map_err(db)?;
+    let pids: Vec<i32> = sqlx::query_scalar("SELECT pid FROM pg_stat_activity")
+        .fetch_all(&mut c)
+        .await
+        .map_err(db)?;
+    c.close().await.map_err(db)?;
+    Ok(pids.into_iter().filter_map(|p| u32::try_from(p).ok()).collect())
+}
+
+/// Drops the database `name` on the server `url` names (what [`fresh_database`] made).
+pub async fn drop_database(url: &str, name: &str) -> Result<(), StoreError> {
+    if !name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_') {
+        return Err(StoreError::Database(format!("database name {name:?}")));
+    }
+    let mut c = PgConnection::connect_with(&options(url)?).await.map_err(db)?;
+    // `name` is checked above: lower-case letters, digits and underscores only.
+    sqlx::query(sqlx::AssertSqlSafe(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)")))
+        .execute(&mut c)
+        .await
+        .map_err(db)?;
+    c.close().await.map_err(db)
+}
+
 /// How a server holds [`OWNER_LOCK`]: alone (a single-owner server) or shared (a cluster node).
 #[derive(Clone, Copy)]
 enum LockMode {
@@ -381,6 +408,28 @@ impl PostgresStore {
     /// The node's leases, when it is a cluster node ([`PostgresStore::open_node`]).
     pub fn leases(&self) -> Option<&super::lease::Leases> {
         self.cluster.as_deref()
+    }
+
+    /// The challenge `id`'s row, if any (a cluster node reads again a challenge another node
+    /// changed: `crate::cluster::events`).
+    pub async fn challenge(&self, id: &str) -> Result<Option<ChallengeRow>, StoreError> {
+        let row = sqlx::query(
+            "SELECT id, challenger, status, body, created_ms FROM challenges WHERE id = $1",
+        )
+        .bind(id)
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(db)?;
+        row.map(|r| {
+            Ok(ChallengeRow {
+                id: r.try_get("id").map_err(db)?,
+                challenger: key(&r.try_get::<String, _>("challenger").map_err(db)?)?,
+                status: r.try_get("status").map_err(db)?,
+                body: r.try_get("body").map_err(db)?,
+                created_ms: from_ms(r.try_get("created_ms").map_err(db)?),
+            })
+        })
+        .transpose()
     }
 
     /// The connection pool (the lease operations of [`crate::store::lease`] run on it).
