@@ -101,8 +101,13 @@ impl Cluster {
             println!("SKIPPED: serve --cluster: FOGPROOF_TEST_POSTGRES is not set");
             return None;
         };
+        Some(Cluster::start_on(tag, seed, &base_url).await)
+    }
+
+    /// Two nodes on a fresh database of the server at `base_url`.
+    async fn start_on(tag: &str, seed: u64, base_url: &str) -> Cluster {
         let db = format!("fogproof_cluster_{tag}{}", std::process::id());
-        let url = server::store::postgres::fresh_database(&base_url, &db).await.expect("database");
+        let url = server::store::postgres::fresh_database(base_url, &db).await.expect("database");
         let dir: PathBuf = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
             .join(format!("pg-cluster-{tag}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
@@ -162,7 +167,7 @@ impl Cluster {
                 .expect("challenge");
             pairs.push((v, alice, bob));
         }
-        Some(Cluster { url, dir, datas, ports, lb, current, cut, nodes, pairs })
+        Cluster { url, dir, datas, ports, lb, current, cut, nodes, pairs }
     }
 
     /// The matches node `i` runs now (its own lobby, not the load balancer's node).
@@ -279,21 +284,25 @@ fn pg_ctl(bin: &str, dir: &str, args: &[&str]) {
 /// match tasks that stopped on a failed commit are taken over from their stored entries, the
 /// agents reconnect, and every match finishes with one record that verifies and holds every
 /// entry any seat received (a receipt without a commit would be missing from it). Runs when
-/// `FOGPROOF_TEST_PG_CLUSTER` names the test server's `BIN DIR` (/tmp/pg.sh's first two
-/// words: its `pg_ctl` and its directory, the cluster in `DIR/data`, its socket in `DIR`).
+/// `FOGPROOF_TEST_PG_CLUSTER` names a PostgreSQL server of its own as `BIN DIR URL` (/tmp/pg.sh's
+/// output: its `pg_ctl`'s folder, its directory with the cluster in `DIR/data` and its socket in
+/// `DIR`, and its URL): a server stopped under the other tests would fail them, so `.ci/run`
+/// starts a second one for this test.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_database_restarting_mid_match_loses_nothing_a_receipt_promised() {
-    let Some((bin, pgdir)) = std::env::var("FOGPROOF_TEST_PG_CLUSTER")
-        .ok()
-        .and_then(|v| v.split_once(' ').map(|(b, d)| (b.to_owned(), d.trim().to_owned())))
+    let Some((bin, pgdir, base_url)) =
+        std::env::var("FOGPROOF_TEST_PG_CLUSTER").ok().and_then(|v| {
+            let mut words = v.split_whitespace().map(str::to_owned);
+            Some((words.next()?, words.next()?, words.next()?))
+        })
     else {
         println!("SKIPPED: a database restart: FOGPROOF_TEST_PG_CLUSTER is not set");
         return;
     };
-    let Some(c) = Cluster::start("dbrestart", 800).await else { return };
-    let port = std::env::var("FOGPROOF_TEST_POSTGRES")
-        .ok()
-        .and_then(|u| u.rsplit_once(':').map(|(_, p)| p.split('/').next().unwrap_or("").to_owned()))
+    let c = Cluster::start_on("dbrestart", 800, &base_url).await;
+    let port = base_url
+        .rsplit_once(':')
+        .map(|(_, p)| p.split('/').next().unwrap_or("").to_owned())
         .expect("the test server's port");
     tokio::time::sleep(Duration::from_millis(1_500)).await;
     let live = c.live_on(0).await;
