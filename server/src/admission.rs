@@ -155,10 +155,13 @@ impl UmpireBacklog {
         let owing = self.of(umpire, now);
         let (max_lag_ms, max_terms) = (limits.max_umpire_lag_ms, limits.max_umpire_terms_owed);
         let retry_after_s = limits.retry_after_s;
+        // The refusal names the limit, never what the umpire owes: how many matches wait for
+        // it, and since when, would tell a prober when another match's umpire was asked
+        // (a Kriegspiel attempt, R-K1). The operator's log has the figures.
         let why = if owing.oldest_ms > max_lag_ms {
-            format!("the oldest for {} ms (max_umpire_lag_ms {max_lag_ms})", owing.oldest_ms)
+            format!("max_umpire_lag_ms {max_lag_ms}")
         } else if owing.terms >= max_terms {
-            format!("{} terms at most (max_umpire_terms_owed)", max_terms)
+            format!("max_umpire_terms_owed {max_terms}")
         } else {
             let mut behind = lock(&self.behind);
             match behind.get(umpire) {
@@ -185,11 +188,13 @@ impl UmpireBacklog {
         behind.retain(|_, t| *t > now);
         behind.insert(*umpire, until);
         drop(behind);
+        tracing::info!(
+            %umpire, terms = owing.terms, answers = owing.answers, oldest_ms = owing.oldest_ms,
+            "an umpire is behind: new matches under it are refused"
+        );
         Err(Busy::new(
             format!(
-                "the umpire {umpire} is behind: it owes {} terms and {} answers, {why}; matches \
-                 it umpires go on: try again later",
-                owing.terms, owing.answers
+                "the umpire {umpire} is behind ({why}); matches it umpires go on: try again later"
             ),
             retry_after_s,
         ))

@@ -133,19 +133,21 @@ impl Auth {
                 .map(|b| protocol::hex::encode(&b))
                 .map_err(|e| SignInError::Signature(e.to_string()));
         };
-        let sig = relay.sign(protocol::tags::HOST_TOKEN, &Auth::token_bytes(key, until));
-        let mut b = Vec::with_capacity(104);
-        b.extend_from_slice(&key.0);
-        b.extend_from_slice(&until.to_be_bytes());
+        let mut b = Auth::token_bytes(key, until);
+        let sig = relay.sign(protocol::tags::HOST_TOKEN, &b);
         b.extend_from_slice(&sig.r);
         b.extend_from_slice(&sig.s);
         Ok(protocol::hex::encode(&b))
     }
 
-    /// The key and expiry of a token the issuer signed, if `token` is one (its expiry not
-    /// judged here).
-    fn signed_token(&self, token: &str) -> Option<(PublicKey, u64)> {
-        let relay = self.issuer.as_ref()?;
+    /// The key that signs tokens, if any ([`Auth::set_issuer`]).
+    pub fn issuer(&self) -> Option<PublicKey> {
+        self.issuer.as_ref().map(protocol::Identity::public)
+    }
+
+    /// The key and expiry of a token `issuer` signed, if `token` is one (its expiry not judged
+    /// here). A signature check: callers make it outside the lock on [`Auth`].
+    pub fn signed_token(issuer: &PublicKey, token: &str) -> Option<(PublicKey, u64)> {
         if token.len() != SIGNED_TOKEN_HEX {
             return None;
         }
@@ -153,10 +155,7 @@ impl Auth {
         let key = PublicKey(b[..32].try_into().ok()?);
         let until = u64::from_be_bytes(b[32..40].try_into().ok()?);
         let sig = Signature { r: b[40..72].try_into().ok()?, s: b[72..104].try_into().ok()? };
-        relay
-            .public()
-            .verify(protocol::tags::HOST_TOKEN, &Auth::token_bytes(&key, until), &sig)
-            .ok()?;
+        issuer.verify(protocol::tags::HOST_TOKEN, &b[..40], &sig).ok()?;
         Some((key, until))
     }
 
@@ -254,10 +253,30 @@ impl Auth {
     /// The key a token stands for, if it is live: one kept in memory, or one the issuer
     /// signed (on this node or another of the host's, before or since a restart), then kept.
     pub fn key_of(&mut self, token: &str, now_ms: u64) -> Option<PublicKey> {
-        if let Some((k, until)) = self.tokens.get(token) {
-            return (*until > now_ms).then_some(*k);
+        if let Some(known) = self.cached(token, now_ms) {
+            return known;
         }
-        let (key, until) = self.signed_token(token).filter(|(_, until)| *until > now_ms)?;
+        let signed = Auth::signed_token(&self.issuer()?, token)?;
+        self.remember(token, signed, now_ms)
+    }
+
+    /// What memory says of a token: `Some(key or none)` when it is kept (live or expired),
+    /// `None` when it was never seen (then [`Auth::signed_token`] may still know it).
+    pub fn cached(&self, token: &str, now_ms: u64) -> Option<Option<PublicKey>> {
+        self.tokens.get(token).map(|(k, until)| (*until > now_ms).then_some(*k))
+    }
+
+    /// Keeps a token whose signature was checked ([`Auth::signed_token`]), if it is live and
+    /// there is room ([`MAX_CACHED_TOKENS`]); its key while it is live.
+    pub fn remember(
+        &mut self,
+        token: &str,
+        (key, until): (PublicKey, u64),
+        now_ms: u64,
+    ) -> Option<PublicKey> {
+        if until <= now_ms {
+            return None;
+        }
         if self.tokens.len() < MAX_CACHED_TOKENS {
             self.tokens.insert(token.to_owned(), (key, until));
         }

@@ -152,15 +152,9 @@ pub fn with_database(url: &str, name: &str) -> String {
 /// Creates (dropping it first if it exists) the database `name` on the server of `url`, and
 /// returns `url` naming it: for tests and the load test, each on a database of its own.
 pub async fn fresh_database(url: &str, name: &str) -> Result<String, StoreError> {
-    if !name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_') {
-        return Err(StoreError::Database(format!("database name {name:?}")));
-    }
+    drop_database(url, name).await?;
     let mut c = PgConnection::connect_with(&options(url)?).await.map_err(db)?;
-    // `name` is checked above: lower-case letters, digits and underscores only.
-    sqlx::query(sqlx::AssertSqlSafe(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)")))
-        .execute(&mut c)
-        .await
-        .map_err(db)?;
+    // `name` was checked by `drop_database`: lower-case letters, digits and underscores only.
     sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
         .execute(&mut c)
         .await
