@@ -570,10 +570,11 @@ impl Session {
         let connector = Some(tokio_tungstenite::Connector::Rustls(tls));
         let connected = match self.local {
             None => {
+                // No Nagle (`disable_nagle`): frames are small and must leave at once.
                 tokio_tungstenite::connect_async_tls_with_config(
                     req,
                     Some(config),
-                    false,
+                    true,
                     connector,
                 )
                 .await
@@ -809,7 +810,10 @@ async fn connect_from(
         };
         socket.bind(std::net::SocketAddr::new(local, 0))?;
         match socket.connect(addr).await {
-            Ok(s) => return Ok(s),
+            Ok(s) => {
+                s.set_nodelay(true)?;
+                return Ok(s);
+            }
             Err(e) => last = e,
         }
     }

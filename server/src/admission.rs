@@ -158,10 +158,22 @@ impl UmpireBacklog {
         // The refusal names the limit, never what the umpire owes: how many matches wait for
         // it, and since when, would tell a prober when another match's umpire was asked
         // (a Kriegspiel attempt, R-K1). The operator's log has the figures.
+        // The count is a cap on starts in flight, not a sign of lateness: at a start's few
+        // round trips it is reached by a fast ramp with the umpire on time, and it admits
+        // again as soon as one is signed (no hold: marking the umpire behind for it held
+        // every start back for `retry_after_s` at 30 starts a second, with the oldest item
+        // 0.36 s old).
+        if owing.oldest_ms <= max_lag_ms && owing.terms >= max_terms {
+            return Err(Busy::new(
+                format!(
+                    "the umpire {umpire} has max_umpire_terms_owed {max_terms} terms to sign \
+                     at once; matches it umpires go on: try again in a moment"
+                ),
+                1,
+            ));
+        }
         let why = if owing.oldest_ms > max_lag_ms {
             format!("max_umpire_lag_ms {max_lag_ms}")
-        } else if owing.terms >= max_terms {
-            format!("max_umpire_terms_owed {max_terms}")
         } else {
             let mut behind = lock(&self.behind);
             match behind.get(umpire) {
@@ -266,5 +278,18 @@ mod tests {
         }
         let busy = b.admit(&u, &limits).expect_err("too many terms");
         assert!(busy.message.contains("max_umpire_terms_owed"), "{}", busy.message);
+        assert_eq!(busy.retry_after_s, 1, "a cap on starts in flight, not a lateness");
+        // One signed, the next start is admitted at once: the cap holds nothing back.
+        b.paid(&u, &Owed::Terms("a".into()));
+        assert_eq!(b.admit(&u, &limits), Ok(()));
+        // Late as well as full: lateness wins, and holds for Retry-After.
+        b.owe(u, Owed::Terms("d".into()), Instant::now());
+        tokio::time::advance(Duration::from_millis(501)).await;
+        let busy = b.admit(&u, &limits).expect_err("behind");
+        assert!(busy.message.contains("max_umpire_lag_ms"), "{}", busy.message);
+        for id in ["b", "c", "d"] {
+            b.paid(&u, &Owed::Terms(id.into()));
+        }
+        assert!(b.admit(&u, &limits).expect_err("held").message.contains("was behind"));
     }
 }

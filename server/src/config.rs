@@ -180,7 +180,7 @@ impl Limits {
         max_host_stall_ms: 1_000,
         max_timer_lag_ms: 500,
         max_umpire_lag_ms: 2_000,
-        max_umpire_terms_owed: 128,
+        max_umpire_terms_owed: 512,
         retry_after_s: 5,
         // connection layer (issue 14)
         max_tcp_connections: 50_000,

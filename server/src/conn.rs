@@ -530,6 +530,12 @@ async fn connection(
     stop: tokio::sync::watch::Receiver<bool>,
 ) {
     let settings = held.slot.gate.settings;
+    // No Nagle: a match socket's frames and an event stream's lines are small writes that
+    // must leave at once; with Nagle a write behind one not yet acknowledged waited for the
+    // peer's delayed acknowledgement (tens of ms a hop, on every start's event and entry).
+    if let Err(e) = stream.set_nodelay(true) {
+        tracing::debug!(error = %e, "could not set TCP_NODELAY");
+    }
     if settings.send_buffer_bytes > 0
         && let Err(e) =
             socket2::SockRef::from(&stream).set_send_buffer_size(settings.send_buffer_bytes)
