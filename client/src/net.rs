@@ -90,9 +90,25 @@ impl NetError {
     pub fn connect(url: &str, e: &(dyn std::error::Error + 'static)) -> NetError {
         match crate::tls::explain(e) {
             Some(why) => NetError::Tls { url: url.into(), why },
-            None => NetError::Connect { url: url.into(), why: e.to_string() },
+            None => NetError::Connect { url: url.into(), why: with_causes(e) },
         }
     }
+}
+
+/// An error's text followed by its causes' (reqwest's own text, "error sending request for
+/// url", says nothing of why: the cause, a reset or a refused connection, is in its sources).
+pub fn with_causes(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        let more = c.to_string();
+        if !text.contains(&more) {
+            text.push_str(": ");
+            text.push_str(&more);
+        }
+        cause = c.source();
+    }
+    text
 }
 
 /// What `/api/info` says of the server.
