@@ -83,6 +83,11 @@ pub struct LoadtestArgs {
     /// Rated matches (they count in the ledger's ratings); casual by default.
     #[arg(long)]
     rated: bool,
+    /// Matches each pair of players plays at once over its two multiplexed sockets (a bot's
+    /// or a simul player's load); 1: every match has its own two players. Past about 9,000
+    /// matches with the default, the server needs more open files than a 20,000 limit gives.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=64))]
+    matches_per_pair: u16,
     /// After the window: how long the matches have to end once White resigns, seconds.
     #[arg(long, default_value_t = 60.0)]
     drain: f64,
@@ -519,6 +524,15 @@ pub fn run(args: LoadtestArgs, out: &mut impl Write) -> Result<()> {
         variant.id(),
         args.move_interval_ms
     )?;
+    if args.matches_per_pair > 1 {
+        let pairs = args.matches.div_ceil(usize::from(args.matches_per_pair));
+        writeln!(
+            out,
+            "players: {} keys, {} matches at once per pair (one multiplexed socket per key)",
+            2 * pairs,
+            args.matches_per_pair
+        )?;
+    }
     out.flush()?;
 
     // 1. The signature bound, on one core, before anything else runs.
@@ -701,6 +715,7 @@ async fn measure(
         seed,
         sources,
         rated: args.rated,
+        matches_per_pair: usize::from(args.matches_per_pair),
     });
     let ramp_started = Instant::now();
     let ramp_limit = Duration::from_secs_f64(args.matches as f64 / f64::from(args.ramp.max(1)))

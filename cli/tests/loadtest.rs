@@ -110,3 +110,23 @@ fn loadtest_with_the_umpire_in_its_own_process() {
         "{stdout}"
     );
 }
+
+/// `--matches-per-pair`: one pair of keys plays several matches at once, each player's
+/// matches over its one multiplexed socket (a bot's or a simul player's load); every match is
+/// played and ends valid, with nothing refused.
+#[test]
+fn loadtest_with_one_pair_playing_three_matches_at_once() {
+    let stdout = small_loadtest(&["loadtest", "--matches-per-pair", "3"]);
+    let line = |prefix: &str| line(&stdout, prefix);
+    assert!(line("players:").starts_with("players: 2 keys, 3 matches at once per pair"));
+    assert!(line("ramp:").starts_with("ramp: 3 matches playing"), "{stdout}");
+    assert!(number_after(line("throughput:"), "(") > 0.0, "{stdout}");
+    let ends = line("ends:").trim_start_matches("ends:").trim();
+    assert!(ends.contains("resignation (valid)"), "{stdout}");
+    assert!(ends.split(", ").all(|e| e.ends_with("(valid)")), "{stdout}");
+    assert!(line("drain:").contains("3 matches; 3 ended"), "{stdout}");
+    assert!(
+        line("errors:").starts_with("errors: 0 (0 matches given up, 0 messages refused)"),
+        "{stdout}"
+    );
+}

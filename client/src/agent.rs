@@ -127,6 +127,9 @@ pub struct Agent {
 const EXPECTATION_WAITS: u32 = 20;
 /// See [`EXPECTATION_WAITS`].
 const EXPECTATION_WAIT_MS: u64 = 100;
+/// Tries of a seat or signature the agent owes pending terms ([`Agent::post_owed`]): on the
+/// retry schedule about 16 s in all, within the server's `max_terms_wait_ms` (30 s).
+const OWED_TRIES: usize = 8;
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -611,7 +614,7 @@ impl Agent {
                 let (seal, nonce) = journal::fresh_seat(&self.config.identity)?;
                 let seat =
                     json!({ "seal_key": seal.to_string(), "nonce": protocol::hex::encode(&nonce) });
-                self.session.post(&format!("/api/pending/{id}/umpire"), &seat).await?;
+                self.post_owed(&format!("/api/pending/{id}/umpire"), &seat).await?;
             }
             "terms" => {
                 let id = e.get("id").and_then(Value::as_str).unwrap_or_default();
@@ -653,12 +656,11 @@ impl Agent {
                 )
                 .map_err(AgentError::Terms)?;
                 let sig = self.config.identity.sign(protocol::tags::TERMS, &bytes);
-                self.session
-                    .post(
-                        &format!("/api/pending/{id}/sign"),
-                        &json!({ "signature": signature_hex(&sig) }),
-                    )
-                    .await?;
+                self.post_owed(
+                    &format!("/api/pending/{id}/sign"),
+                    &json!({ "signature": signature_hex(&sig) }),
+                )
+                .await?;
             }
             "gameStart" => {
                 let signed = e
@@ -679,6 +681,15 @@ impl Agent {
             _ => {}
         }
         Ok(())
+    }
+
+    /// Posts what the agent owes pending terms (its seat, its signature), again after a
+    /// transient refusal (a `429`, a `503`, a lost connection) on the retry schedule, at most
+    /// [`OWED_TRIES`] times: an event is not sent twice, so a refusal not retried left the
+    /// terms unsigned until they expired (an umpire service over its address's rate, in a
+    /// load test).
+    async fn post_owed(&self, path: &str, body: &Value) -> Result<Value, NetError> {
+        self.session.post_retrying(path, body, OWED_TRIES).await
     }
 
     /// Starts the seat of a new match: the secret is drawn and journaled (fsynced) before the

@@ -122,6 +122,10 @@ pub struct LoadConfig {
     pub sources: Vec<IpAddr>,
     /// Whether the matches are rated (they count in the ledger's ratings).
     pub rated: bool,
+    /// Matches one pair of keys plays at once (slots `k * n .. k * n + n` share pair `k`'s
+    /// keys and sessions, so one multiplexed socket per key carries `n` matches, as a bot's
+    /// agent or a player in a simul does); 1: every match its own two keys.
+    pub matches_per_pair: usize,
 }
 
 /// Counters of a running load.
@@ -193,7 +197,13 @@ struct Shared {
     /// One HTTP client per source address, shared by the players starting from it (one pool
     /// of idle connections per address, not one per player).
     clients: Mutex<BTreeMap<Option<IpAddr>, reqwest::Client>>,
+    /// Each pair's two signed-in players ([`LoadConfig::matches_per_pair`]), signed in by the
+    /// first of its slots.
+    pairs: Mutex<BTreeMap<usize, Arc<tokio::sync::OnceCell<Players>>>>,
 }
+
+/// A pair's White and Black, signed in.
+type Players = [(Identity, Session); 2];
 
 /// The errors so far: counted, the first few kept verbatim, all counted by kind.
 #[derive(Debug, Default)]
@@ -300,6 +310,7 @@ impl Load {
             ends: Mutex::new(BTreeMap::new()),
             stop,
             clients: Mutex::new(BTreeMap::new()),
+            pairs: Mutex::new(BTreeMap::new()),
         });
         let mut slots = JoinSet::new();
         let every = Duration::from_secs_f64(1.0 / f64::from(shared.config.ramp_per_second.max(1)));
@@ -439,53 +450,16 @@ fn seat_json(identity: &Identity) -> Result<Value, MatchError> {
 
 /// One slot: two keys signed in once, then one match after another until the load stops.
 async fn run_slot(shared: Arc<Shared>, slot: usize) {
+    let pair = slot / shared.config.matches_per_pair.max(1);
+    let cell = {
+        let mut pairs = shared.pairs.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        pairs.entry(pair).or_default().clone()
+    };
+    let Some(sessions) = cell.get_or_try_init(|| sign_in_pair(&shared, pair)).await.ok() else {
+        return;
+    };
+    let [white, black] = sessions;
     let config = &shared.config;
-    let server = if config.nodes.is_empty() {
-        &config.server
-    } else {
-        &config.nodes[slot % config.nodes.len()]
-    };
-    let source =
-        |i: usize| (!config.sources.is_empty()).then(|| config.sources[i % config.sources.len()]);
-    let identity = |colour: &str| {
-        Identity::from_seed(&crate::selfplay::derive(
-            config.seed,
-            &format!("loadtest/{slot}/{colour}"),
-        ))
-    };
-    let mut sessions = Vec::new();
-    for (i, colour) in ["white", "black"].into_iter().enumerate() {
-        let id = identity(colour);
-        let name = format!("load-{slot}-{colour}");
-        loop {
-            if shared.stopping() {
-                return;
-            }
-            let local = source(2 * slot + i);
-            let client = {
-                let mut clients =
-                    shared.clients.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-                match clients.get(&local) {
-                    Some(c) => Ok(c.clone()),
-                    None => Session::http_client(server, local).inspect(|c| {
-                        clients.insert(local, c.clone());
-                    }),
-                }
-            };
-            let signed_in = match client {
-                Ok(http) => Session::sign_in_with(http, server, &id, Some(&name), local).await,
-                Err(e) => Err(e),
-            };
-            match signed_in {
-                Ok(s) => break sessions.push((id, s)),
-                Err(e) => {
-                    shared.error(format!("slot {slot}: sign-in: {e}"));
-                    tokio::time::sleep(Duration::from_secs(1)).await;
-                }
-            }
-        }
-    }
-    let (white, black) = (&sessions[0], &sessions[1]);
     let mut game = 0u64;
     while !shared.stopping() {
         let seed = crate::selfplay::derive(config.seed, &format!("loadtest/{slot}/{game}"));
@@ -506,6 +480,60 @@ async fn run_slot(shared: Arc<Shared>, slot: usize) {
             }
         }
     }
+}
+
+/// Signs in pair `pair`'s two players (White, Black), retrying until it works or the load
+/// stops (`Err`).
+async fn sign_in_pair(shared: &Shared, pair: usize) -> Result<Players, ()> {
+    let config = &shared.config;
+    let server = if config.nodes.is_empty() {
+        &config.server
+    } else {
+        &config.nodes[pair % config.nodes.len()]
+    };
+    let source =
+        |i: usize| (!config.sources.is_empty()).then(|| config.sources[i % config.sources.len()]);
+    let identity = |colour: &str| {
+        Identity::from_seed(&crate::selfplay::derive(
+            config.seed,
+            &format!("loadtest/{pair}/{colour}"),
+        ))
+    };
+    let mut sessions = Vec::new();
+    for (i, colour) in ["white", "black"].into_iter().enumerate() {
+        let id = identity(colour);
+        let name = format!("load-{pair}-{colour}");
+        loop {
+            if shared.stopping() {
+                return Err(());
+            }
+            let local = source(2 * pair + i);
+            let client = {
+                let mut clients =
+                    shared.clients.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                match clients.get(&local) {
+                    Some(c) => Ok(c.clone()),
+                    None => Session::http_client(server, local).inspect(|c| {
+                        clients.insert(local, c.clone());
+                    }),
+                }
+            };
+            let signed_in = match client {
+                Ok(http) => Session::sign_in_with(http, server, &id, Some(&name), local).await,
+                Err(e) => Err(e),
+            };
+            match signed_in {
+                Ok(s) => break sessions.push((id, s)),
+                Err(e) => {
+                    shared.error(format!("pair {pair}: sign-in: {e}"));
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                }
+            }
+        }
+    }
+    let black = sessions.pop().ok_or(())?;
+    let white = sessions.pop().ok_or(())?;
+    Ok([white, black])
 }
 
 /// The signed terms of a new match between `white` (the challenger) and `black`.

@@ -504,6 +504,22 @@ impl Session {
         answer(&url, Ok(r)).await
     }
 
+    /// `POST path`, tried again after a transient failure ([`NetError::is_transient`]: a
+    /// `429`, a `5xx`, a lost connection) on [`crate::retry::backoff`]'s schedule, at most
+    /// `retries` more times; any other answer is returned at once.
+    pub async fn post_retrying(
+        &self,
+        path: &str,
+        body: &Value,
+        retries: usize,
+    ) -> Result<Value, NetError> {
+        use crate::retry::Retryable;
+        (|| self.post(path, body))
+            .retry(crate::retry::backoff().with_max_times(retries))
+            .when(NetError::is_transient)
+            .await
+    }
+
     /// `GET path` as bytes (a record).
     pub async fn get_bytes(&self, path: &str) -> Result<Vec<u8>, NetError> {
         let url = format!("{}{path}", self.base);
@@ -587,13 +603,8 @@ impl Session {
         let connected = match self.local {
             None => {
                 // No Nagle (`disable_nagle`): frames are small and must leave at once.
-                tokio_tungstenite::connect_async_tls_with_config(
-                    req,
-                    Some(config),
-                    true,
-                    connector,
-                )
-                .await
+                tokio_tungstenite::connect_async_tls_with_config(req, Some(config), true, connector)
+                    .await
             }
             Some(local) => {
                 let stream =
@@ -1093,6 +1104,56 @@ mod tests {
             }
         });
         (base, heard)
+    }
+
+    /// A server that answers its requests with `answers` in turn (status, body), the last
+    /// one again once they run out, and counts them.
+    async fn scripted(answers: Vec<(u16, &'static str)>) -> (String, Arc<AtomicU64>) {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        let count = Arc::new(AtomicU64::new(0));
+        let seen = count.clone();
+        tokio::spawn(async move {
+            while let Ok((mut s, _)) = listener.accept().await {
+                let mut buf = vec![0; 8192];
+                let _ = s.read(&mut buf).await;
+                let n = usize::try_from(seen.fetch_add(1, Ordering::SeqCst)).unwrap();
+                let (status, body) = answers[n.min(answers.len() - 1)];
+                let answer = format!(
+                    "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\n\
+                     content-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+                let _ = s.write_all(answer.as_bytes()).await;
+            }
+        });
+        (base, count)
+    }
+
+    /// What an agent owes pending terms is posted again after a 429 or a 503 (an umpire
+    /// service over its address's rate had its signature refused once and the start was
+    /// canceled), at most the tries given, and never after an answer that is not transient.
+    #[tokio::test]
+    async fn an_owed_post_is_tried_again_after_a_transient_refusal_only() {
+        let (base, count) = scripted(vec![
+            (429, r#"{"error":"too many"}"#),
+            (503, r#"{"error":"busy"}"#),
+            (200, r#"{"ok":true}"#),
+        ])
+        .await;
+        let got = session(&base).post_retrying("/api/pending/x/sign", &json!({}), 8).await;
+        assert_eq!(got.unwrap(), json!({ "ok": true }));
+        assert_eq!(count.load(Ordering::SeqCst), 3);
+        // A refusal that is not transient (a 400 naming what is wrong) is not tried again.
+        let (base, count) = scripted(vec![(400, r#"{"error":"bad signature"}"#)]).await;
+        let got = session(&base).post_retrying("/api/pending/x/sign", &json!({}), 8).await;
+        assert!(matches!(got, Err(NetError::Refused { status: 400, .. })), "{got:?}");
+        assert_eq!(count.load(Ordering::SeqCst), 1);
+        // Transient for ever: the first try and `retries` more, then the refusal.
+        let (base, count) = scripted(vec![(429, r#"{"error":"too many"}"#)]).await;
+        let got = session(&base).post_retrying("/api/pending/x/sign", &json!({}), 2).await;
+        assert!(matches!(got, Err(NetError::Refused { status: 429, .. })), "{got:?}");
+        assert_eq!(count.load(Ordering::SeqCst), 3);
     }
 
     #[tokio::test]

@@ -252,3 +252,53 @@ async fn a_request_flood_gets_429_naming_the_limit() {
     assert!(body.contains("max_requests_per_second_per_address"), "{body}");
     net.stop().await;
 }
+
+/// The host's own umpire service answers for every umpired start from one address: it is
+/// spared that address's request rate once its token is known (a load test's ramp found its
+/// seats and signatures refused with 429 and the starts canceled 30 s later, the umpire
+/// blamed). Anyone else from the same address is still held to the rate, and a token that
+/// merely claims the umpire's key is not taken for it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_hosts_umpire_service_is_spared_its_addresses_request_rate() {
+    let net = Net::start_with("umpire-rate", |c| {
+        c.limits.max_requests_per_second_per_address = 20;
+    })
+    .await;
+    let umpire = net.umpire.session().clone();
+    for i in 0..100 {
+        umpire
+            .get("/api/account")
+            .await
+            .unwrap_or_else(|e| panic!("the umpire service's request {i} was refused: {e}"));
+    }
+    // A stranger from the same address (once the umpire's second has passed, so that it can
+    // sign in) is refused within its own second's flood.
+    tokio::time::sleep(std::time::Duration::from_millis(1_100)).await;
+    let stranger = net.agent("stranger", bot(1), Accept::Nothing).await;
+    let mut refused = None;
+    for _ in 0..100 {
+        if let Err(e) = stranger.session().get("/api/account").await {
+            refused = Some(e);
+            break;
+        }
+    }
+    let err = refused.expect("a stranger over the address's rate is refused");
+    assert!(err.to_string().contains("max_requests_per_second_per_address"), "{err}");
+    // The umpire's key in a token the host never signed: not spared (a 429 or a 401, never
+    // answered as the umpire's).
+    let umpire_hex = net.umpire.session().key.to_string();
+    let forged = format!("{}{}", umpire_hex.trim_start_matches("ed25519:"), "00".repeat(72));
+    let mut statuses = std::collections::BTreeSet::new();
+    for _ in 0..60 {
+        let r = reqwest::Client::new()
+            .get(format!("{}/api/account", net.base))
+            .bearer_auth(&forged)
+            .send()
+            .await
+            .expect("answered");
+        statuses.insert(r.status().as_u16());
+    }
+    assert!(!statuses.contains(&200), "{statuses:?}");
+    assert!(statuses.contains(&429), "the flood of forged tokens is rate limited: {statuses:?}");
+    net.stop().await;
+}

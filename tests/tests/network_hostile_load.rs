@@ -489,6 +489,7 @@ async fn under_hostile_load_honest_matches_keep_their_p99_end_validly_and_health
         seed: 14,
         sources: Vec::new(),
         rated: false,
+        matches_per_pair: 1,
     });
     for _ in 0..3_000 {
         if load.progress().playing == 6 {

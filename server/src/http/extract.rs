@@ -36,6 +36,13 @@ fn token(parts: &Parts) -> ApiResult<Option<String>> {
         .map_err(|e| AppError::bad(format!("malformed query (?token=): {}", e.body_text())))
 }
 
+/// The key of a request whose token the server already checked and keeps in memory
+/// (`Auth::cached`), without checking a new one: what a refusal path may look up for free.
+pub(crate) fn cached_key(parts: &Parts, shared: &Shared) -> Option<PublicKey> {
+    let t = token(parts).ok()??;
+    lock(&shared.auth).cached(&t, shared.clock.now_ms()).flatten()
+}
+
 /// The signed-in key of a request (401 without a live token).
 #[derive(Clone, Copy, Debug)]
 pub struct Authed(pub PublicKey);
