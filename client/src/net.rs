@@ -587,8 +587,13 @@ impl Session {
         let connected = match self.local {
             None => {
                 // No Nagle (`disable_nagle`): frames are small and must leave at once.
-                tokio_tungstenite::connect_async_tls_with_config(req, Some(config), true, connector)
-                    .await
+                tokio_tungstenite::connect_async_tls_with_config(
+                    req,
+                    Some(config),
+                    true,
+                    connector,
+                )
+                .await
             }
             Some(local) => {
                 let stream =
