@@ -54,7 +54,7 @@ pub struct BatchError {
 
 /// The encodings of the eight points of small order (canonical `y`), and for the two points with
 /// `x = 0` also their encoding with the sign bit set, which decompresses to the same point.
-const SMALL_ORDER: [[u8; 32]; 10] = {
+pub(crate) const SMALL_ORDER: [[u8; 32]; 10] = {
     let mut identity = [0u8; 32];
     identity[0] = 1;
     let mut identity_neg = identity;

@@ -26,8 +26,9 @@ use crate::keys::{ByColour, Identity, PublicKey, Signature, SignatureError};
 use crate::seal::SealPublicKey;
 use crate::tags;
 use crate::transcript::Transcript;
-use curve25519_dalek::edwards::CompressedEdwardsY;
+use curve25519_dalek::edwards::{CompressedEdwardsY, EdwardsPoint};
 use curve25519_dalek::montgomery::MontgomeryPoint;
+use curve25519_dalek::scalar::Scalar;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use thiserror::Error;
@@ -85,7 +86,8 @@ pub enum KeyProblem {
 }
 
 /// Checks an ed25519 public key strictly: a canonical encoding of a point of the prime-order
-/// subgroup (curve25519-dalek's decompression, `is_small_order` and `is_torsion_free`).
+/// subgroup (curve25519-dalek's decompression, `is_small_order`, and [`torsion_free`], which
+/// agrees with `is_torsion_free` in variable time).
 pub fn check_signing_key(key: &PublicKey) -> Result<(), KeyProblem> {
     let point = CompressedEdwardsY(key.0).decompress().ok_or(KeyProblem::NotOnCurve)?;
     if point.compress().0 != key.0 {
@@ -94,10 +96,24 @@ pub fn check_signing_key(key: &PublicKey) -> Result<(), KeyProblem> {
     if point.is_small_order() {
         return Err(KeyProblem::SmallOrder);
     }
-    if !point.is_torsion_free() {
+    if !torsion_free(&point) {
         return Err(KeyProblem::MixedOrder);
     }
     Ok(())
+}
+
+/// Whether `point` is in the prime-order subgroup (`ℓ·P` is the identity), in variable time:
+/// the keys the terms carry are public, so a constant-time check (`is_torsion_free`, a
+/// constant-time multiplication by ℓ) buys nothing. `Scalar` holds only reduced scalars, so ℓ
+/// itself cannot be one: this computes `(ℓ - 1)·P` with curve25519-dalek's variable-time
+/// `vartime_double_scalar_mul_basepoint` (plus `0·B`) and compares it with `-P`. The two are
+/// equal exactly when `ℓ·P` is the identity: with `P = Q + T` (`Q` of order ℓ, `T` a torsion
+/// point, of order dividing 8), `(ℓ - 1)·P = -Q + 4·T` since `ℓ ≡ 5 (mod 8)`, which is
+/// `-Q - T` only when `5·T`, hence `T`, is the identity. Tested against `is_torsion_free` on
+/// honest keys and on each of the eight torsion points added to them.
+pub fn torsion_free(point: &EdwardsPoint) -> bool {
+    let minus_one = -Scalar::ONE;
+    EdwardsPoint::vartime_double_scalar_mul_basepoint(&minus_one, point, &Scalar::ZERO) == -point
 }
 
 /// Checks an X25519 seal key: the canonical u-coordinate of a point of Curve25519 (not its
@@ -496,5 +512,63 @@ impl SignedTerms {
                 .map_err(|source| TermsError::Signature { index, source })?;
         }
         Ok(AgreedTerms { match_id: match_id(&self.terms), bytes: self.terms.clone(), terms })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use curve25519_dalek::constants::ED25519_BASEPOINT_POINT;
+    use curve25519_dalek::traits::IsIdentity;
+
+    /// The eight points of the torsion subgroup, from `batch`'s table of small-order encodings.
+    fn torsion_points() -> Vec<EdwardsPoint> {
+        let mut points: Vec<EdwardsPoint> = Vec::new();
+        for enc in crate::batch::SMALL_ORDER {
+            let p = CompressedEdwardsY(enc).decompress().expect("a curve point");
+            assert!(p.is_small_order());
+            if !points.contains(&p) {
+                points.push(p);
+            }
+        }
+        assert_eq!(points.len(), 8);
+        points
+    }
+
+    #[test]
+    fn variable_time_torsion_check_agrees_with_is_torsion_free() {
+        let torsion = torsion_points();
+        let mut keys: Vec<EdwardsPoint> = (1u8..=12)
+            .map(|seed| {
+                let public = Identity::from_seed(&[seed; 32]).public();
+                CompressedEdwardsY(public.0).decompress().expect("an honest key")
+            })
+            .collect();
+        keys.push(ED25519_BASEPOINT_POINT);
+        keys.push(-ED25519_BASEPOINT_POINT);
+        keys.push(ED25519_BASEPOINT_POINT * Scalar::from(8u8).invert());
+        let mut mixed = 0;
+        for key in &keys {
+            assert!(key.is_torsion_free());
+            assert!(torsion_free(key), "an honest key");
+            for t in &torsion {
+                let p = key + t;
+                let expected = p.is_torsion_free();
+                assert_eq!(torsion_free(&p), expected, "{:02x?}", p.compress().0);
+                assert_eq!(expected, t.is_identity());
+                if !expected {
+                    mixed += 1;
+                    let enc = PublicKey(p.compress().0);
+                    assert_eq!(check_signing_key(&enc), Err(KeyProblem::MixedOrder));
+                }
+            }
+            assert_eq!(check_signing_key(&PublicKey(key.compress().0)), Ok(()));
+        }
+        assert_eq!(mixed, keys.len() * 7);
+        // The torsion points themselves: only the identity is in the prime-order subgroup.
+        for t in &torsion {
+            assert_eq!(torsion_free(t), t.is_torsion_free());
+            assert_eq!(torsion_free(t), t.is_identity());
+        }
     }
 }

@@ -179,8 +179,13 @@ fn not_versioned(record_bytes: &[u8]) -> Option<String> {
     match record_bytes.first() {
         None => Some("the file is empty".to_owned()),
         Some(1) => Some(
-            "this is a version 1 record; fogproof reads version 2 records only (version 1 was \
+            "this is a version 1 record; fogproof reads version 3 records only (version 1 was \
              never published: play the match again)"
+                .to_owned(),
+        ),
+        Some(2) => Some(
+            "this is a version 2 record; fogproof reads version 3 records only (version 3 \
+             changed the sealing, the deadlines and the record: docs/PROTOCOL.md section 22)"
                 .to_owned(),
         ),
         Some(&v) if v != protocol::codec::VERSION => Some(format!(

@@ -908,6 +908,18 @@ fn a_version_one_record_is_refused_with_a_clear_error() {
 }
 
 #[test]
+fn a_version_two_record_is_refused_with_a_clear_error() {
+    // Version 3 reads no version 2 record (different sealing and record rules): refused by its
+    // first byte, with the reason, never read under version 3's rules.
+    let h = Harness::honest("chess");
+    let mut bytes = h.bytes();
+    bytes[0] = 2;
+    let f = only_fault(&faults(&bytes), FaultKind::MalformedRecord, None, Role::Record);
+    assert!(f.evidence.contains("version 2 record"), "{f:?}");
+    assert!(f.evidence.contains("version 3 records only"), "{f:?}");
+}
+
+#[test]
 fn a_relay_closing_an_unfinished_match_is_named() {
     // The relay slips a Close into a match in play: it may only close a complete one.
     let mut h = Harness::new("chess", 1);
