@@ -15,7 +15,7 @@ use protocol::codec::Canonical;
 use protocol::commitment;
 use protocol::message::{MessageBody, Payload, SignedMessage};
 use protocol::relay::Relay;
-use protocol::{Channel, Side, tags};
+use protocol::{Channel, Color, tags};
 use verifier::{Fault, FaultKind, Role};
 
 fn faults(bytes: &[u8]) -> Vec<Fault> {
@@ -38,8 +38,8 @@ fn forged_signature() {
     // Black writes a move in White's name (White's key as author, Black's signature); the relay
     // receipts it although it does not verify.
     let (h, mut all) = midgame("chess");
-    let white = h.side(Side::White);
-    let black = h.side(Side::Black);
+    let white = h.side(Color::White);
+    let black = h.side(Color::Black);
     let body = h.authors[&h.key(white)].next_body(
         Channel::Public,
         None,
@@ -137,7 +137,7 @@ fn player_signing_two_messages_with_one_sequence_number() {
     // White forks its own chain: a second, different message under a used seq (a lax relay
     // takes it). White's two signatures contradict each other.
     let (h, mut all) = midgame("chess");
-    let white = h.side(Side::White);
+    let white = h.side(Color::White);
     let mut body: MessageBody =
         h.authors[&h.key(white)].next_body(Channel::Public, None, Payload::Action(b"e4".to_vec()));
     body.seq -= 1;
@@ -165,8 +165,8 @@ fn relay_showing_the_two_players_different_histories() {
         fork.accept(&e.message.to_canonical(), time).expect("same prefix");
     }
     assert_eq!(fork.head(), h.relay.head(), "the same history so far");
-    let white = h.side(Side::White);
-    let black = h.side(Side::Black);
+    let white = h.side(Color::White);
+    let black = h.side(Color::Black);
     // Black never sees White's move: its author state is from before it.
     let mut black_author = h.authors[&h.key(black)].clone();
     let w = h.write(white, Channel::Public, Payload::Action(b"e4".to_vec()));
@@ -234,7 +234,7 @@ fn non_canonical_encoding() {
 
     // A message body White signed with an overlong seq (a lax relay receipts it): White's fault.
     let (h, mut all) = midgame("chess");
-    let white = h.side(Side::White);
+    let white = h.side(Color::White);
     let body =
         h.authors[&h.key(white)].next_body(Channel::Public, None, Payload::Action(b"e4".to_vec()));
     let canonical = body.to_canonical();
@@ -273,13 +273,13 @@ fn opening_that_does_not_match_its_commitment() {
     // The relay cannot see it; White's own disclosure at the end shows it.
     let mut h = Harness::new("sic", 1);
     h.setup();
-    let white = h.side(Side::White);
+    let white = h.side(Color::White);
     let Payload::Open { purpose, mut opening } = h.open_payload(white, commitment::PRIVATE_SEED)
     else {
         unreachable!()
     };
     opening.value[0] ^= 1;
-    let e = h.send_sealed(white, Side::White, Payload::Open { purpose, opening });
+    let e = h.send_sealed(white, Color::White, Payload::Open { purpose, opening });
     // The game ends; everyone discloses what it sealed, which shows the false opening.
     h.finish();
     let f = only_fault(&faults(&h.bytes()), FaultKind::BadOpening, Some(h.key(white)), Role::White);
@@ -305,8 +305,8 @@ fn missing_reveal() {
         };
         h.send(who, Channel::Public, p);
     }
-    let white = h.side(Side::White);
-    let black = h.side(Side::Black);
+    let white = h.side(Color::White);
+    let black = h.side(Color::Black);
     let claim = Payload::Claim(protocol::message::Claim {
         outcome: protocol::message::Outcome::WhiteWins,
         reason: rules::EndReason::Resignation.into(),
@@ -506,7 +506,7 @@ fn selfplay_umpire_falsely_claiming_a_forfeit_is_named() {
         if matches!(p, Payload::Turn { .. }) {
             turns += 1;
             if turns == 4 {
-                *p = Payload::Claim(protocol::flow::loss_of(Side::Black, protocol::flow::FORFEIT));
+                *p = Payload::Claim(protocol::flow::loss_of(Color::Black, protocol::flow::FORFEIT));
             }
         }
         true

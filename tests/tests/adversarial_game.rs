@@ -11,7 +11,7 @@ use client::{Selfplay, SelfplayConfig};
 use protocol::codec::Canonical;
 use protocol::message::{Outcome, Payload};
 use protocol::terms::Colours;
-use protocol::{Channel, PublicKey, Side};
+use protocol::{Channel, Color, PublicKey};
 use rules::kriegspiel::{Answer, CheckKind};
 use rules::secretchess6 as sc6;
 use rules::{Square, Variant};
@@ -103,7 +103,7 @@ const LIE_CAP: u32 = 160;
 fn kriegspiel_umpire_lie(edit: fn(&mut Answer) -> bool) -> Selfplay {
     first_cheat(Variant::Kriegspiel, |c, fired| {
         c.max_actions = LIE_CAP;
-        c.umpire_lie = Some(Box::new(move |_side: Side, _i: usize, bytes: &mut Vec<u8>| {
+        c.umpire_lie = Some(Box::new(move |_side: Color, _i: usize, bytes: &mut Vec<u8>| {
             if fired.get() {
                 return;
             }
@@ -160,7 +160,7 @@ fn r_s2_sealed_seed_other_than_committed_is_a_bad_opening() {
 fn sic_umpire_view_lie(edit: fn(&mut rules::sic::View) -> bool) -> Selfplay {
     first_cheat(Variant::Sic, |c, fired| {
         c.max_actions = LIE_CAP;
-        c.umpire_lie = Some(Box::new(move |_side: Side, _i: usize, bytes: &mut Vec<u8>| {
+        c.umpire_lie = Some(Box::new(move |_side: Color, _i: usize, bytes: &mut Vec<u8>| {
             if fired.get() {
                 return;
             }
@@ -287,7 +287,7 @@ fn r_k2_false_pawn_tries_is_a_false_announcement() {
 fn sic_umpire_lie(edit: fn(&mut rules::sic::Observation) -> bool) -> Selfplay {
     first_cheat(Variant::Sic, |c, fired| {
         c.max_actions = LIE_CAP;
-        c.umpire_lie = Some(Box::new(move |_side: Side, _i: usize, bytes: &mut Vec<u8>| {
+        c.umpire_lie = Some(Box::new(move |_side: Color, _i: usize, bytes: &mut Vec<u8>| {
             if fired.get() {
                 return;
             }
@@ -331,7 +331,7 @@ fn r_s8_false_check_report_is_a_false_announcement() {
 /// An umpire that rewrites one 6x6 event (the first `edit` changes).
 fn sc6_umpire_lie(edit: fn(&mut sc6::Event) -> bool) -> Selfplay {
     first_cheat(Variant::SecretChess6, |c, fired| {
-        c.umpire_lie = Some(Box::new(move |_side: Side, _i: usize, bytes: &mut Vec<u8>| {
+        c.umpire_lie = Some(Box::new(move |_side: Color, _i: usize, bytes: &mut Vec<u8>| {
             if fired.get() {
                 return;
             }

@@ -10,7 +10,7 @@ use protocol::codec::Canonical;
 use protocol::message::{Claim, MessageBody, Outcome, Owed, Payload, SignedMessage};
 use protocol::relay::RelayError;
 use protocol::terms::Colours;
-use protocol::{Channel, PublicKey, Side};
+use protocol::{Channel, Color, PublicKey};
 use rules::Variant;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -32,7 +32,7 @@ fn play(config: SelfplayConfig) -> Selfplay {
 fn key(played: &Selfplay, role: Role) -> PublicKey {
     match role {
         Role::White | Role::Black => {
-            let colours = played.colours.unwrap_or(protocol::keys::ByColour {
+            let colours = played.colours.unwrap_or(protocol::keys::ByColor {
                 white: played.cast.players[0].public(),
                 black: played.cast.players[1].public(),
             });
@@ -329,7 +329,7 @@ fn an_umpire_answering_a_move_without_its_turn_is_named() {
     // the umpire at that answer, before the mover's timeout.
     for variant in [Variant::Kriegspiel, Variant::Sic] {
         let played = umpire_drops(variant, |_, p| {
-            matches!(p, Payload::Turn { next: Owed::Side(Side::Black) })
+            matches!(p, Payload::Turn { next: Owed::Side(Color::Black) })
         });
         let f = assert_fault(
             &played,
@@ -365,7 +365,7 @@ fn a_turn_naming_anything_but_its_action_is_refused_and_the_umpire_named() {
         if w.from == Who::Umpire
             && let Some(m) = w.message()
             && let Ok(b) = m.verify()
-            && matches!(b.payload, Payload::Turn { next: Owed::Side(Side::Black) })
+            && matches!(b.payload, Payload::Turn { next: Owed::Side(Color::Black) })
             && hook.fetch_add(1, Ordering::SeqCst) == 0
         {
             w.bytes = with_re(&w.bytes, w.cast, Some(protocol::MessageHash([0x5e; 32])));
@@ -447,7 +447,7 @@ fn hidden_information_sealed_in_another_kind_convicts_the_umpire() {
                 purpose: protocol::commitment::PRIVATE_SEED,
                 opening: protocol::commitment::Opening { value: vec![12, 28], nonce: [0; 32] },
             }),
-            ("turn", || Payload::Turn { next: Owed::Side(Side::White) }),
+            ("turn", || Payload::Turn { next: Owed::Side(Color::White) }),
         ]
         .map(move |k| (c, k))
     }) {

@@ -44,7 +44,7 @@ use crate::{Fault, FaultKind, Role};
 use protocol::batch::{self, Item};
 use protocol::codec::{Canonical, DecodeError};
 use protocol::commitment;
-use protocol::keys::ByColour;
+use protocol::keys::ByColor;
 use protocol::message::{MessageBody, Payload, Receipt, message_hash};
 use protocol::record::MatchRecord;
 use protocol::terms::{AgreedTerms, Colours, MatchTerms, TermsError};
@@ -121,7 +121,7 @@ pub struct Description {
     /// The terms' ruleset.
     pub ruleset: String,
     /// The players by colour (in `players` order if colours were never drawn).
-    pub colours: ByColour,
+    pub colours: ByColor<PublicKey>,
     /// Whether the colours are known (fixed, or drawn from two revealed contributions).
     pub colours_known: bool,
 }
@@ -207,7 +207,7 @@ impl Blame {
     }
 
     /// The signer of a message; a key the terms do not name is reported as the record's.
-    pub fn signer(terms: &AgreedTerms, colours: &ByColour, key: &PublicKey) -> Blame {
+    pub fn signer(terms: &AgreedTerms, colours: &ByColor<PublicKey>, key: &PublicKey) -> Blame {
         match checked::roles(terms, colours, key) {
             Some(role) => Blame { key: Some(*key), role },
             None => Blame::record(),
@@ -485,7 +485,7 @@ fn authenticate(terms: &AgreedTerms, raws: Vec<Raw>, sigs: &Signatures) -> (Vec<
     let relay = || Blame::relay(terms);
     let mut faults = Vec::new();
     let mut out = Vec::with_capacity(raws.len());
-    let unknown = ByColour { white: terms.terms.players[0].key, black: terms.terms.players[1].key };
+    let unknown = ByColor { white: terms.terms.players[0].key, black: terms.terms.players[1].key };
     for (index, raw) in raws.into_iter().enumerate() {
         let at = Some((index, raw.hash));
         let receipt = match raw.receipt {
@@ -613,9 +613,9 @@ fn authenticate(terms: &AgreedTerms, raws: Vec<Raw>, sigs: &Signatures) -> (Vec<
 
 /// The colours (fixed, or drawn from both revealed public contributions) and the contributions.
 /// Undrawn colours fall back to the players' order (see the module docs); stage 4 reports why.
-fn colours(terms: &AgreedTerms, entries: &[Auth]) -> (ByColour, Option<[[u8; 32]; 2]>) {
+fn colours(terms: &AgreedTerms, entries: &[Auth]) -> (ByColor<PublicKey>, Option<[[u8; 32]; 2]>) {
     let t = &terms.terms;
-    let fallback = ByColour { white: t.players[0].key, black: t.players[1].key };
+    let fallback = ByColor { white: t.players[0].key, black: t.players[1].key };
     // Only reveals before the relay's first timeout or close draw the colours: one after them
     // (a player that withheld its reveal and sent it after it was timed out) is a void race.
     let live = entries

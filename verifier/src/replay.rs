@@ -54,9 +54,8 @@ use crate::envelope::{Checked, CheckedEntry};
 use crate::{Fault, FaultKind, Role, Verdict};
 use protocol::commitment::{Opening, PRIVATE_SEED, Purpose};
 use protocol::game::{self, Told};
-use protocol::keys::ByColour;
 use protocol::message::{Claim, Outcome, Payload};
-use protocol::{Commitment, PublicKey, Side};
+use protocol::{Commitment, PublicKey};
 use rules::intrigue::{Inspection, MoveReport};
 use rules::{AnyGame, ByColor, Color, GameResult, Mode, Variant};
 use std::collections::{BTreeMap, VecDeque};
@@ -84,7 +83,7 @@ pub struct GameLog {
     /// The game, once the terms named a known one.
     pub variant: Option<Variant>,
     /// The players by colour, once known.
-    pub colours: Option<ByColour>,
+    pub colours: Option<ByColor<PublicKey>>,
     /// What each side was told before the first action (SIC's start views).
     pub start: Told,
     /// The full position string when play began (after any secret setups), where the game has
@@ -198,10 +197,6 @@ struct Replayer<'a> {
     log: GameLog,
 }
 
-fn side_of(c: Color) -> Side {
-    game::side(c)
-}
-
 fn outcome_text(o: Outcome) -> &'static str {
     match o {
         Outcome::WhiteWins => "1-0 (white wins)",
@@ -280,11 +275,11 @@ impl<'a> Replayer<'a> {
     }
 
     fn player_color(&self, key: &PublicKey) -> Option<Color> {
-        self.c.colours.side_of(key).map(game::color)
+        self.c.colours.color_of(key)
     }
 
     fn key_of(&self, c: Color) -> Option<PublicKey> {
-        Some(self.c.colours.key(side_of(c)))
+        Some(self.c.colours[c])
     }
 
     fn who(&self, key: &PublicKey) -> String {

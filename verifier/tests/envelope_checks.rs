@@ -12,7 +12,7 @@ use protocol::message::{Expectation, Payload, SignedMessage};
 use protocol::record::MatchRecord;
 use protocol::relay::{Entry, RelayError};
 use protocol::seal;
-use protocol::{Channel, Side};
+use protocol::{Channel, Color};
 use verifier::envelope::{self, Checked};
 use verifier::{FaultKind, Role};
 
@@ -56,11 +56,11 @@ fn honest_sic_game_hands_over_the_seeds() {
     // Two commitments each, all opened: the contributions at setup, the seeds at the end.
     assert_eq!(c.commitments.len(), 4);
     assert!(c.commitments.iter().all(|x| x.opening.is_some()));
-    let seed = c.private_seed(Side::White).expect("white's seed opened");
-    let theirs = c.contribution(Side::Black).expect("black's contribution");
+    let seed = c.private_seed(Color::White).expect("white's seed opened");
+    let theirs = c.contribution(Color::Black).expect("black's contribution");
     assert_eq!(
-        c.setup_seed(Side::White),
-        Some(protocol::seed::setup_seed(&seed, &theirs, &h.match_id(), Side::White))
+        c.setup_seed(Color::White),
+        Some(protocol::seed::setup_seed(&seed, &theirs, &h.match_id(), Color::White))
     );
     let sealed_actions =
         c.entries.iter().filter(|e| e.sealed && matches!(e.payload, Payload::Action(_))).count();
@@ -221,7 +221,7 @@ fn unsealed_private_payload_and_sealed_public_payload_are_their_authors_fault() 
     // is named (the relay should have refused it too, but only the author's bytes prove intent).
     let mut h = Harness::new("kriegspiel", 1);
     h.setup();
-    let white = h.side(Side::White);
+    let white = h.side(Color::White);
     let plain = h.write(white, Channel::WhiteUmpire, Payload::Action(b"e2e4".to_vec()));
     let mut all = messages(&h.record());
     all.push(plain);
@@ -235,7 +235,7 @@ fn unsealed_private_payload_and_sealed_public_payload_are_their_authors_fault() 
     // Black writing on white's private channel.
     let mut h = Harness::new("kriegspiel", 1);
     h.setup();
-    let black = h.side(Side::Black);
+    let black = h.side(Color::Black);
     let sealed = Payload::Sealed(protocol::seal::Sealed {
         setup: Some(seal::SealSetup { enc: [9; 32], key_commitment: [7; 32] }),
         commitment: [8; 32],
@@ -370,7 +370,7 @@ fn an_honest_record_discloses_every_sealed_message_in_signed_messages() {
 
 #[test]
 fn a_false_disclosure_is_its_signers_fault() {
-    let white = |h: &Harness| h.side(Side::White);
+    let white = |h: &Harness| h.side(Color::White);
     // A seed that is not the one it set its context up with, under its own signature.
     let (h, bytes, m) = with_changed_disclosure(Who::P0, |_, items| items[0].seal_seed[0] ^= 1);
     let key = h.key(Who::P0);
@@ -417,7 +417,7 @@ fn the_relay_refuses_a_false_disclosure() {
         outcome: protocol::message::Outcome::BlackWins,
         reason: rules::EndReason::Resignation.into(),
     });
-    h.send(h.side(Side::White), Channel::Public, claim);
+    h.send(h.side(Color::White), Channel::Public, claim);
     let mut items = h.disclosures[&h.key(Who::Umpire)].clone();
     assert_eq!(items.len(), 2, "one disclosure per channel, however many messages");
     items[0].seal_seed[0] ^= 1;
@@ -440,7 +440,7 @@ fn the_relay_refuses_a_false_disclosure() {
 
 /// White's context on its channel, to the umpire, for its next message, from `seed`.
 fn white_sealer(h: &mut Harness, seed: [u8; 32]) -> (seal::Sealer, seal::SealContext) {
-    let white = h.side(Side::White);
+    let white = h.side(Color::White);
     let recipient = h.terms.terms.umpire.as_ref().unwrap().seal_key;
     let key = h.key(white);
     let match_id = h.match_id();
@@ -459,7 +459,7 @@ fn white_seals_one_thing_and_commits_to_another(
 ) -> (Harness, SignedMessage, seal::SealDisclosure) {
     let mut h = Harness::new("kriegspiel", 1);
     h.setup();
-    let white = h.side(Side::White);
+    let white = h.side(Color::White);
     let seed = [3; 32];
     let padded_len = h.padded_len(white);
     let (mut sealer, ctx) = white_sealer(&mut h, seed);
@@ -471,7 +471,7 @@ fn white_seals_one_thing_and_commits_to_another(
         outcome: protocol::message::Outcome::WhiteWins,
         reason: rules::EndReason::Resignation.into(),
     });
-    h.send(h.side(Side::Black), Channel::Public, claim);
+    h.send(h.side(Color::Black), Channel::Public, claim);
     for who in [Who::P0, Who::P1, Who::Umpire] {
         if who != white {
             h.disclose(who);
@@ -489,7 +489,7 @@ fn a_ciphertext_that_does_not_carry_its_committed_plaintext_cannot_be_disclosed_
     // game even though Black had resigned.
     let claimed = Payload::Action(b"anything".to_vec()).to_canonical();
     let (mut h, m, d) = white_seals_one_thing_and_commits_to_another(&[0xff, 0xff], claimed);
-    let white = h.side(Side::White);
+    let white = h.side(Color::White);
     let lie = h.write(white, Channel::Public, Payload::Disclose(vec![d]));
     let refused = h.relay.accept(&lie.to_canonical(), h.now);
     assert!(
@@ -535,7 +535,7 @@ fn a_sealed_message_without_its_contexts_setup_or_with_another_is_its_authors_fa
         if case == "changed" {
             h.play(2);
         }
-        let white = h.side(Side::White);
+        let white = h.side(Color::White);
         let padded = h.padded_len(white);
         let (mut sealer, ctx) = white_sealer(&mut h, [0x5e; 32]);
         let sealed = sealer.seal(&ctx, &e2e4, padded, case == "changed").unwrap();
@@ -569,7 +569,7 @@ fn a_setup_committing_to_another_key_than_its_enc_gives_convicts_its_author() {
     // relay that logs either of White's seeds as its disclosure has logged White's fault.
     let mut h = Harness::new("kriegspiel", 1);
     h.setup();
-    let white = h.side(Side::White);
+    let white = h.side(Color::White);
     let padded = h.padded_len(white);
     let (honest, ctx) = white_sealer(&mut h, [1; 32]);
     let (mut other, _) = white_sealer(&mut h, [2; 32]);
@@ -584,7 +584,7 @@ fn a_setup_committing_to_another_key_than_its_enc_gives_convicts_its_author() {
     );
     let m = h.write(white, Channel::WhiteUmpire, Payload::Sealed(sealed));
     h.submit(&m);
-    let complaint = Payload::Claim(protocol::flow::loss_of(Side::White, protocol::flow::FORFEIT));
+    let complaint = Payload::Claim(protocol::flow::loss_of(Color::White, protocol::flow::FORFEIT));
     let c = h.write_re(Who::Umpire, Channel::Public, Some(m.hash()), complaint);
     h.submit(&c);
     for who in [Who::P0, Who::P1, Who::Umpire] {
@@ -661,7 +661,7 @@ fn a_ciphertext_moved_to_another_channel_or_position_convicts_its_author() {
             outcome: protocol::message::Outcome::WhiteWins,
             reason: rules::EndReason::Resignation.into(),
         });
-        h.send(h.side(Side::Black), Channel::Public, claim);
+        h.send(h.side(Color::Black), Channel::Public, claim);
         h.disclose(Who::P0);
         h.disclose(Who::P1);
         let items = h.disclosures.remove(&umpire).expect("the umpire's disclosures");
@@ -690,7 +690,7 @@ fn a_sealed_payload_of_another_size_than_agreed_is_its_authors_fault() {
     // it; a relay that logs it anyway has logged White's fault, which the verifier names.
     let mut h = Harness::new("kriegspiel", 1);
     h.setup();
-    let white = h.side(Side::White);
+    let white = h.side(Color::White);
     let recipient = h.terms.terms.umpire.as_ref().unwrap().seal_key;
     let padded_len = h.padded_len(white) + 1;
     let key = h.key(white);
@@ -728,7 +728,7 @@ fn sealing_bytes_that_are_no_payload_is_the_authors_fault() {
     // it is White's fault.
     let garbage = vec![0xff, 0xff, 0xff];
     let (mut h, m, d) = white_seals_one_thing_and_commits_to_another(&garbage, garbage.clone());
-    let white = h.side(Side::White);
+    let white = h.side(Color::White);
     let lie = h.write(white, Channel::Public, Payload::Disclose(vec![d]));
     assert!(matches!(
         h.relay.accept(&lie.to_canonical(), h.now),
@@ -751,13 +751,13 @@ fn a_party_that_withholds_its_disclosures_is_timed_out_and_named() {
     let mut h = Harness::new("kriegspiel", 1);
     h.setup();
     h.play(4);
-    let white = h.side(Side::White);
+    let white = h.side(Color::White);
     let claim = Payload::Claim(protocol::message::Claim {
         outcome: protocol::message::Outcome::BlackWins,
         reason: rules::EndReason::Resignation.into(),
     });
     h.send(white, Channel::Public, claim);
-    let black = h.side(Side::Black);
+    let black = h.side(Color::Black);
     h.disclose(black);
     h.disclose(Who::Umpire);
     let notice = h.next_timeout();
@@ -960,9 +960,9 @@ fn a_commitment_sealed_to_the_umpire_is_its_authors_fault() {
     // (SIC: a commitment does not fit Kriegspiel's 16-byte padded size, PROTOCOL.md 19.)
     let mut h = Harness::new("sic", 1);
     h.setup();
-    let white = h.side(Side::White);
+    let white = h.side(Color::White);
     let c = h.commit_payload(white, commitment::PRIVATE_SEED);
-    let e = h.send_sealed(white, Side::White, c);
+    let e = h.send_sealed(white, Color::White, c);
     h.finish();
     let role = Role::White;
     let f = only_fault(&faults(&h.bytes()), FaultKind::NotAllowed, Some(h.key(white)), role);
@@ -980,7 +980,7 @@ fn a_refused_message_does_not_block_its_authors_later_ones() {
     let mut h = Harness::new("kriegspiel", 1);
     h.setup();
     h.play(2);
-    let white = h.side(Side::White);
+    let white = h.side(Color::White);
     let colours = h.relay.colours().expect("colours");
     // A public message refused (a countersignature before the close: refused as not now, like
     // a draw offer that lost a race).
@@ -1011,12 +1011,12 @@ fn a_refused_message_does_not_block_its_authors_later_ones() {
         h.relay.accept(&refused.to_canonical(), h.now + 1),
         Err(RelayError::NotEntitled(NotEntitled::SealedSize { .. }))
     ));
-    let first = h.send_sealed(white, Side::White, Payload::Action(b"move 2".to_vec()));
+    let first = h.send_sealed(white, Color::White, Payload::Action(b"move 2".to_vec()));
     h.last_action = Some(first.message.hash());
     // The umpire answers White's move, then White resigns and everyone discloses: every later
     // message of White's is accepted despite the two unused numbers.
-    h.turn(h.last_action, protocol::message::Owed::Side(Side::Black));
-    for s in Side::BOTH {
+    h.turn(h.last_action, protocol::message::Owed::Side(Color::Black));
+    for s in Color::ALL {
         h.send_sealed(Who::Umpire, s, Payload::Observation(b"ok".to_vec()));
     }
     h.finish();

@@ -6,7 +6,7 @@
 
 use protocol::flow;
 use protocol::message::{Claim, Expectation, Outcome, Payload};
-use protocol::{Party, PublicKey, Side};
+use protocol::{Party, PublicKey};
 use rules::{Color, EndReason, GameResult, Variant};
 use verifier::envelope::{Checked, CheckedEntry};
 use verifier::{FaultKind, Role, Verdict};
@@ -170,7 +170,7 @@ fn an_umpire_declaring_a_forfeit_for_a_legal_game_is_false_adjudication() {
     cut_after_action(&mut c, 12);
     let umpire = c.terms.terms.umpire.as_ref().map(|u| u.key).expect("an umpire");
     let last = c.entries.len() - 1;
-    let forfeit = Payload::Claim(flow::loss_of(Side::White, flow::FORFEIT));
+    let forfeit = Payload::Claim(flow::loss_of(Color::White, flow::FORFEIT));
     c.entries.push(entry(&c, last, umpire, forfeit));
     assert_eq!(first(&c), (FaultKind::FalseAdjudication, Role::Umpire, Some(umpire)));
 }

@@ -3,11 +3,11 @@
 
 use crate::Role;
 use protocol::commitment::{self, Opening};
-use protocol::keys::ByColour;
+use protocol::keys::ByColor;
 use protocol::message::{Expectation, MessageBody, Payload, Receipt};
 use protocol::record::MatchRecord;
 use protocol::terms::AgreedTerms;
-use protocol::{Channel, Commitment, MatchId, MessageHash, PublicKey, Side};
+use protocol::{Channel, Color, Commitment, MatchId, MessageHash, PublicKey};
 use rules::Variant;
 
 /// A record whose envelope checked out, ready for replay.
@@ -24,7 +24,7 @@ pub struct Checked {
     /// The game, from the terms' variant id (its ruleset matches `Variant::ruleset`).
     pub variant: Variant,
     /// Who plays which colour: fixed by the terms or drawn from both public contributions.
-    pub colours: ByColour,
+    pub colours: ByColor<PublicKey>,
     /// The players' public contributions in `players` order, when both were revealed.
     pub contributions: Option<[[u8; 32]; 2]>,
     /// Every entry, in record order (which is the relay's acceptance order).
@@ -77,7 +77,7 @@ impl CheckedEntry {
     }
 
     /// The author's side, if the author is a player.
-    pub fn side(&self) -> Option<Side> {
+    pub fn side(&self) -> Option<Color> {
         side_of_role(self.role)
     }
 }
@@ -100,19 +100,19 @@ pub struct CheckedCommitment {
 }
 
 /// The side a role plays, for White and Black.
-pub fn side_of_role(role: Role) -> Option<Side> {
+pub fn side_of_role(role: Role) -> Option<Color> {
     match role {
-        Role::White => Some(Side::White),
-        Role::Black => Some(Side::Black),
+        Role::White => Some(Color::White),
+        Role::Black => Some(Color::Black),
         Role::Umpire | Role::Relay | Role::Record => None,
     }
 }
 
 /// The role of a side.
-pub fn role_of_side(side: Side) -> Role {
+pub fn role_of_side(side: Color) -> Role {
     match side {
-        Side::White => Role::White,
-        Side::Black => Role::Black,
+        Color::White => Role::White,
+        Color::Black => Role::Black,
     }
 }
 
@@ -151,21 +151,21 @@ impl Checked {
     }
 
     /// A side's private seed (the opening of its `private-seed` commitment), if 32 bytes.
-    pub fn private_seed(&self, side: Side) -> Option<[u8; 32]> {
-        let o = self.opening(&self.colours.key(side), commitment::PRIVATE_SEED)?;
+    pub fn private_seed(&self, side: Color) -> Option<[u8; 32]> {
+        let o = self.opening(&self.colours[side], commitment::PRIVATE_SEED)?;
         o.value.as_slice().try_into().ok()
     }
 
     /// A side's public contribution.
-    pub fn contribution(&self, side: Side) -> Option<[u8; 32]> {
-        let key = self.colours.key(side);
+    pub fn contribution(&self, side: Color) -> Option<[u8; 32]> {
+        let key = self.colours[side];
         let index = self.terms.terms.players.iter().position(|p| p.key == key)?;
         self.contributions.map(|c| c[index])
     }
 
     /// A side's setup seed (`protocol::seed::setup_seed`), when its private seed and the
     /// opponent's contribution are both known.
-    pub fn setup_seed(&self, side: Side) -> Option<[u8; 32]> {
+    pub fn setup_seed(&self, side: Color) -> Option<[u8; 32]> {
         let own = self.private_seed(side)?;
         let theirs = self.contribution(side.other())?;
         Some(protocol::seed::setup_seed(&own, &theirs, &self.terms.match_id, side))
@@ -181,8 +181,12 @@ impl Checked {
 }
 
 /// The role of `key` under these terms and colours.
-pub(crate) fn roles(terms: &AgreedTerms, colours: &ByColour, key: &PublicKey) -> Option<Role> {
-    if let Some(side) = colours.side_of(key) {
+pub(crate) fn roles(
+    terms: &AgreedTerms,
+    colours: &ByColor<PublicKey>,
+    key: &PublicKey,
+) -> Option<Role> {
+    if let Some(side) = colours.color_of(key) {
         return Some(role_of_side(side));
     }
     if terms.terms.relay == *key {

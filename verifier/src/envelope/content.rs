@@ -6,11 +6,11 @@ use super::coordinate::Coordinated;
 use super::{Auth, Blame, Checked, who};
 use crate::{Fault, FaultKind, Role};
 use protocol::commitment::{self, Opening};
-use protocol::keys::ByColour;
+use protocol::keys::ByColor;
 use protocol::message::{Expectation, Payload};
 use protocol::record::MatchRecord;
 use protocol::terms::{AgreedTerms, Colours};
-use protocol::{MessageHash, Party};
+use protocol::{MessageHash, Party, PublicKey};
 use rules::Variant;
 use std::collections::BTreeMap;
 
@@ -19,7 +19,7 @@ pub(crate) fn check(
     record: MatchRecord,
     terms: AgreedTerms,
     variant: Variant,
-    (colours, contributions): (ByColour, Option<[[u8; 32]; 2]>),
+    (colours, contributions): (ByColor<PublicKey>, Option<[[u8; 32]; 2]>),
     entries: Vec<Auth>,
     mut coordinated: Coordinated,
 ) -> Result<Checked, Vec<Fault>> {
@@ -256,7 +256,7 @@ fn commitments(
 /// still owes its openings and disclosures, under a reveal deadline of their own.
 fn missing(
     terms: &AgreedTerms,
-    colours: &ByColour,
+    colours: &ByColor<PublicKey>,
     entries: &[CheckedEntry],
     commitments: &[CheckedCommitment],
     undisclosed: &[(usize, MessageHash, Role)],
@@ -279,7 +279,7 @@ fn missing(
         match party.and_then(|p| timed_out.get(&p).map(|t| (p, *t))) {
             Some((party, (t, expectation))) => {
                 let key = match party.side() {
-                    Some(side) => colours.key(side),
+                    Some(side) => colours[side],
                     None => terms.terms.umpire.as_ref().map_or(terms.terms.relay, |u| u.key),
                 };
                 faults.push(Blame { key: Some(key), role }.fault(
