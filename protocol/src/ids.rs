@@ -161,7 +161,7 @@ impl std::fmt::Display for Channel {
 mod tests {
     use super::*;
 
-    /// The side's wire form did not change when `Side` became the rules' `Color`: postcard's
+    /// The side's wire form did not change when `Color` became the rules' `Color`: postcard's
     /// variant index 0 = white, 1 = black (the byte in hash inputs too), and one JSON spelling.
     #[test]
     fn a_side_keeps_its_wire_byte_and_has_one_json_spelling() {

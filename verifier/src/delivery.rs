@@ -37,7 +37,7 @@
 //! the relay timed the party out before it had the message, since late is late).
 
 use crate::envelope::{self, Auth};
-use crate::{Fault, FaultKind, Role, Verdict};
+use crate::{Fault, FaultKind, MatchRole, Verdict};
 use protocol::coordinator::{Admission, Coordinator};
 use protocol::delivery::{CLOCK_TOLERANCE_MS, Delivered};
 use protocol::keys::ByColor;
@@ -216,7 +216,7 @@ pub fn verify_with_notices(
         let fault = Fault {
             kind: FaultKind::DroppedMessage,
             culprit: Some(ordered.terms.terms.relay),
-            role: Role::Relay,
+            role: MatchRole::Relay,
             entry: Some(entry),
             message: Some(ordered.entries[entry].hash),
             evidence: format!(
@@ -288,7 +288,7 @@ fn skipped_verdict(
     let fault = Fault {
         kind: FaultKind::DroppedMessage,
         culprit: Some(ordered.terms.terms.relay),
-        role: Role::Relay,
+        role: MatchRole::Relay,
         entry: Some(at),
         message: Some(e.hash),
         evidence: format!(

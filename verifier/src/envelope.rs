@@ -6,7 +6,7 @@
 //! so one cheat is reported once and not as a cascade of consequences:
 //!
 //! 1. **Bytes.** The record decodes strictly (`protocol::codec`): malformed, truncated,
-//!    non-canonical or trailing bytes are the record's fault (`Role::Record`, no culprit key).
+//!    non-canonical or trailing bytes are the record's fault (`MatchRole::Record`, no culprit key).
 //! 2. **Terms and signatures.** The terms decode and pass the one terms gate every party calls
 //!    (`MatchTerms::validate`: strict keys, seal keys that can be sealed to, the variant's
 //!    ruleset, an umpire exactly in umpired games, options, every deadline, cap and budget in
@@ -14,7 +14,7 @@
 //!    message, every receipt) are checked in **one batch** (`protocol::batch`); only if the batch
 //!    fails are they checked one by one with `verify_strict`, to name the culprits. Then each
 //!    entry: its receipt must be the relay's receipt for this very message (else the record
-//!    paired them: `Role::Record`); given that, whatever is wrong with the message is the relay's
+//!    paired them: `MatchRole::Record`); given that, whatever is wrong with the message is the relay's
 //!    fault, since it receipted it (`BadSignature`, `WrongMatch`), except a body its author
 //!    signed but did not encode canonically (`NonCanonical`, the author).
 //! 3. **Order.** The relay's receipts number each channel 0, 1, 2, ... with each channel head
@@ -40,7 +40,7 @@ mod order;
 
 pub use checked::{Checked, CheckedCommitment, CheckedEntry, role_of_side, side_of_role};
 
-use crate::{Fault, FaultKind, Role};
+use crate::{Fault, FaultKind, MatchRole};
 use protocol::batch::{self, Item};
 use protocol::codec::{Canonical, DecodeError};
 use protocol::commitment;
@@ -194,16 +194,16 @@ fn not_versioned(record_bytes: &[u8]) -> Option<String> {
 /// A finding, built field by field.
 pub(crate) struct Blame {
     pub key: Option<PublicKey>,
-    pub role: Role,
+    pub role: MatchRole,
 }
 
 impl Blame {
     pub fn record() -> Blame {
-        Blame { key: None, role: Role::Record }
+        Blame { key: None, role: MatchRole::Record }
     }
 
     pub fn relay(terms: &AgreedTerms) -> Blame {
-        Blame { key: Some(terms.terms.relay), role: Role::Relay }
+        Blame { key: Some(terms.terms.relay), role: MatchRole::Relay }
     }
 
     /// The signer of a message; a key the terms do not name is reported as the record's.
@@ -234,13 +234,13 @@ impl Blame {
 }
 
 /// How a role is named in sentences.
-pub(crate) fn who(role: Role) -> &'static str {
+pub(crate) fn who(role: MatchRole) -> &'static str {
     match role {
-        Role::White => "White",
-        Role::Black => "Black",
-        Role::Umpire => "The umpire",
-        Role::Relay => "The relay",
-        Role::Record => "The record",
+        MatchRole::White => "White",
+        MatchRole::Black => "Black",
+        MatchRole::Umpire => "The umpire",
+        MatchRole::Relay => "The relay",
+        MatchRole::Record => "The record",
     }
 }
 

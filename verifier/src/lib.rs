@@ -25,7 +25,7 @@ mod verdict;
 pub mod views;
 
 pub use delivery::{NoticeFinding, NoticeVerdict, verify_with_notices};
-pub use verdict::{Fault, FaultKind, Role, Verdict};
+pub use verdict::{Fault, FaultKind, MatchRole, Verdict};
 
 /// Verifies one record given as the exact bytes stored.
 #[must_use]

@@ -51,7 +51,7 @@ pub mod text;
 mod umpire;
 
 use crate::envelope::{Checked, CheckedEntry};
-use crate::{Fault, FaultKind, Role, Verdict};
+use crate::{Fault, FaultKind, MatchRole, Verdict};
 use protocol::commitment::{Opening, PRIVATE_SEED, Purpose};
 use protocol::game::{self, Told};
 use protocol::message::{Claim, Outcome, Payload};
@@ -270,8 +270,8 @@ impl<'a> Replayer<'a> {
 
     // ---------------------------------------------------------------- who is who, faults
 
-    fn role(&self, key: &PublicKey) -> Role {
-        self.c.role_of(key).unwrap_or(Role::Record)
+    fn role(&self, key: &PublicKey) -> MatchRole {
+        self.c.role_of(key).unwrap_or(MatchRole::Record)
     }
 
     fn player_color(&self, key: &PublicKey) -> Option<Color> {
@@ -284,11 +284,11 @@ impl<'a> Replayer<'a> {
 
     fn who(&self, key: &PublicKey) -> String {
         match self.role(key) {
-            Role::White => "White".into(),
-            Role::Black => "Black".into(),
-            Role::Umpire => "The umpire".into(),
-            Role::Relay => "The relay".into(),
-            Role::Record => format!("Key {key}"),
+            MatchRole::White => "White".into(),
+            MatchRole::Black => "Black".into(),
+            MatchRole::Umpire => "The umpire".into(),
+            MatchRole::Relay => "The relay".into(),
+            MatchRole::Record => format!("Key {key}"),
         }
     }
 
@@ -322,7 +322,7 @@ impl<'a> Replayer<'a> {
         self.faults.push(Fault {
             kind,
             culprit: None,
-            role: Role::Record,
+            role: MatchRole::Record,
             entry: e.map(|e| e.index),
             message: e.map(|e| e.hash),
             evidence,

@@ -16,7 +16,7 @@ use protocol::relay::RelayError;
 use protocol::terms::Limits;
 use protocol::{Channel, Color};
 use verifier::envelope;
-use verifier::{FaultKind, Role};
+use verifier::{FaultKind, MatchRole};
 
 const FLOOD_BYTES: usize = 16 * 1024;
 
@@ -88,7 +88,7 @@ fn a_relay_that_receipts_beyond_the_share_gets_the_signer_named() {
     let bytes = with_entries(&h, relog(&h, &all));
     let Err(faults) = envelope::check(&bytes) else { panic!("a message over the share passed") };
     let white = h.key(h.side(Color::White));
-    let f = only_fault(&faults, FaultKind::NotAllowed, Some(white), Role::White);
+    let f = only_fault(&faults, FaultKind::NotAllowed, Some(white), MatchRole::White);
     assert!(f.evidence.contains("share of the terms' max_record_bytes"), "{f:#?}");
 }
 

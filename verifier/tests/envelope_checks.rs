@@ -14,7 +14,7 @@ use protocol::relay::{Entry, RelayError};
 use protocol::seal;
 use protocol::{Channel, Color};
 use verifier::envelope::{self, Checked};
-use verifier::{FaultKind, Role};
+use verifier::{FaultKind, MatchRole};
 
 fn checked(h: &Harness) -> Checked {
     match envelope::check(&h.bytes()) {
@@ -39,8 +39,8 @@ fn honest_open_game_hands_over_everything() {
     assert_eq!(Some(c.colours), h.relay.colours());
     assert_eq!(c.entries.len(), h.relay.entries().len());
     let white = c.colours.white;
-    assert_eq!(c.role_of(&white), Some(Role::White));
-    assert_eq!(c.key_of(Role::Relay), Some(h.relay_id.public()));
+    assert_eq!(c.role_of(&white), Some(MatchRole::White));
+    assert_eq!(c.key_of(MatchRole::Relay), Some(h.relay_id.public()));
     // One commitment each (the public contribution), revealed at setup.
     assert_eq!(c.commitments.len(), 2);
     assert!(c.commitments.iter().all(|x| x.opening.is_some()));
@@ -76,9 +76,9 @@ fn honest_umpired_game_shows_disclosed_plaintexts() {
     assert!(sealed.iter().all(|e| !matches!(e.payload, Payload::Sealed(_))));
     let first = sealed[0];
     assert_eq!(first.payload, Payload::Action(b"move 0".to_vec()));
-    assert_eq!(first.role, Role::White);
+    assert_eq!(first.role, MatchRole::White);
     assert_eq!(first.channel(), Channel::WhiteUmpire);
-    assert_eq!(sealed[1].role, Role::Umpire);
+    assert_eq!(sealed[1].role, MatchRole::Umpire);
     assert_eq!(sealed[1].payload, Payload::Observation(b"white 0".to_vec()));
 }
 
@@ -87,7 +87,7 @@ fn terms_not_signed_by_a_player_void_everything() {
     let h = Harness::honest("chess");
     let mut r = h.record();
     r.terms.signatures[1].s[3] ^= 1;
-    let f = only_fault(&faults(&r.to_canonical()), FaultKind::BadTerms, None, Role::Record);
+    let f = only_fault(&faults(&r.to_canonical()), FaultKind::BadTerms, None, MatchRole::Record);
     assert!(f.explanation.contains("signer 1"), "{f:?}");
 }
 
@@ -117,7 +117,7 @@ fn terms_of_an_unknown_game_or_without_their_umpire_are_refused() {
             .collect();
         let signed = protocol::terms::SignedTerms { terms: bytes, signatures };
         let r = MatchRecord { terms: signed, ..h.record() };
-        only_fault(&faults(&r.to_canonical()), FaultKind::BadTerms, None, Role::Record);
+        only_fault(&faults(&r.to_canonical()), FaultKind::BadTerms, None, MatchRole::Record);
     }
 }
 
@@ -126,7 +126,7 @@ fn receipt_not_signed_by_the_relay_is_the_records_fault() {
     let h = Harness::honest("chess");
     let mut r = h.record();
     r.entries[3].receipt.signature.s[0] ^= 1;
-    let f = only_fault(&faults(&r.to_canonical()), FaultKind::BadReceipt, None, Role::Record);
+    let f = only_fault(&faults(&r.to_canonical()), FaultKind::BadReceipt, None, MatchRole::Record);
     assert_eq!(f.entry, Some(3));
 }
 
@@ -136,7 +136,7 @@ fn receipt_of_another_message_is_the_records_fault() {
     let mut r = h.record();
     let other = r.entries[4].receipt.clone();
     r.entries[3].receipt = other;
-    let f = only_fault(&faults(&r.to_canonical()), FaultKind::BadReceipt, None, Role::Record);
+    let f = only_fault(&faults(&r.to_canonical()), FaultKind::BadReceipt, None, MatchRole::Record);
     assert_eq!(f.entry, Some(3));
 }
 
@@ -149,7 +149,8 @@ fn a_flipped_message_signature_bit_is_the_records_fault_not_the_relays() {
     for bit in [0u8, 7] {
         let mut r = h.record();
         r.entries[2].message.signature.s[3] ^= 1 << bit;
-        let f = only_fault(&faults(&r.to_canonical()), FaultKind::BadReceipt, None, Role::Record);
+        let f =
+            only_fault(&faults(&r.to_canonical()), FaultKind::BadReceipt, None, MatchRole::Record);
         assert_eq!(f.entry, Some(2));
     }
 }
@@ -167,7 +168,7 @@ fn a_relay_head_that_does_not_chain_is_equivocation() {
         &faults(&r.to_canonical()),
         FaultKind::Equivocation,
         Some(h.relay_id.public()),
-        Role::Relay,
+        MatchRole::Relay,
     );
     assert_eq!(f.entry, Some(4));
 }
@@ -183,7 +184,7 @@ fn relay_receipts_going_back_in_time_are_the_relays_fault() {
         &faults(&r.to_canonical()),
         FaultKind::BadReceipt,
         Some(h.relay_id.public()),
-        Role::Relay,
+        MatchRole::Relay,
     );
     assert_eq!(f.entry, Some(5));
 }
@@ -194,7 +195,7 @@ fn entries_swapped_in_the_record_are_the_records_fault() {
     let h = Harness::honest("chess");
     let mut r = h.record();
     r.entries.swap(2, 3);
-    only_fault(&faults(&r.to_canonical()), FaultKind::MalformedRecord, None, Role::Record);
+    only_fault(&faults(&r.to_canonical()), FaultKind::MalformedRecord, None, MatchRole::Record);
 }
 
 #[test]
@@ -210,7 +211,7 @@ fn a_stranger_on_the_public_channel_is_not_allowed() {
         &faults(&with_entries(&h, relog(&h, &all))),
         FaultKind::NotAllowed,
         Some(h.relay_id.public()),
-        Role::Relay,
+        MatchRole::Relay,
     );
     assert_eq!(f.entry, Some(all.len() - 1));
 }
@@ -229,7 +230,7 @@ fn unsealed_private_payload_and_sealed_public_payload_are_their_authors_fault() 
         &faults(&with_entries(&h, relog(&h, &all))),
         FaultKind::NotAllowed,
         Some(h.key(white)),
-        Role::White,
+        MatchRole::White,
     );
 
     // Black writing on white's private channel.
@@ -248,7 +249,7 @@ fn unsealed_private_payload_and_sealed_public_payload_are_their_authors_fault() 
         &faults(&with_entries(&h, relog(&h, &all))),
         FaultKind::NotAllowed,
         Some(h.key(black)),
-        Role::Black,
+        MatchRole::Black,
     );
 
     // A sealed payload in the open.
@@ -261,7 +262,7 @@ fn unsealed_private_payload_and_sealed_public_payload_are_their_authors_fault() 
         &faults(&with_entries(&h, relog(&h, &all))),
         FaultKind::NotAllowed,
         Some(h.key(black)),
-        Role::Black,
+        MatchRole::Black,
     );
 }
 
@@ -291,7 +292,7 @@ fn a_timeout_before_its_deadline_is_the_relays_fault() {
             &faults(&with_entries(&h, relog(&h, &all))),
             FaultKind::Timeout,
             Some(h.relay_id.public()),
-            Role::Relay,
+            MatchRole::Relay,
         );
         assert!(f.explanation.contains(&party.to_string()), "{f:?}");
     }
@@ -311,7 +312,7 @@ fn a_copied_commitment_is_the_copiers_fault() {
         &faults(&with_entries(&h, relog(&h, &all))),
         FaultKind::DuplicateCommitment,
         Some(h.p1.public()),
-        Role::Black, // colours never drawn: players[1] is reported as black
+        MatchRole::Black, // colours never drawn: players[1] is reported as black
     );
     assert!(f.explanation.contains("copy"), "{f:?}");
 }
@@ -374,7 +375,7 @@ fn a_false_disclosure_is_its_signers_fault() {
     // A seed that is not the one it set its context up with, under its own signature.
     let (h, bytes, m) = with_changed_disclosure(Who::P0, |_, items| items[0].seal_seed[0] ^= 1);
     let key = h.key(Who::P0);
-    let role = if white(&h) == Who::P0 { Role::White } else { Role::Black };
+    let role = if white(&h) == Who::P0 { MatchRole::White } else { MatchRole::Black };
     let f = only_fault(&faults(&bytes), FaultKind::BadDisclosure, Some(key), role);
     assert_eq!(f.message, Some(m));
     assert!(f.evidence.contains("does not reproduce the signed setup"), "{f:?}");
@@ -395,7 +396,12 @@ fn a_false_disclosure_is_its_signers_fault() {
         let mine = items.iter_mut().find(|d| d.channel == theirs.channel).expect("the channel");
         mine.seal_seed = theirs.seal_seed;
     });
-    only_fault(&faults(&bytes), FaultKind::BadDisclosure, Some(h.key(Who::Umpire)), Role::Umpire);
+    only_fault(
+        &faults(&bytes),
+        FaultKind::BadDisclosure,
+        Some(h.key(Who::Umpire)),
+        MatchRole::Umpire,
+    );
     // A player disclosing the other player's channel, on which it sealed nothing.
     let (h, bytes, _) = with_changed_disclosure(Who::P0, |_, items| {
         let other = Channel::private(items[0].channel.side().unwrap().other());
@@ -501,8 +507,12 @@ fn a_ciphertext_that_does_not_carry_its_committed_plaintext_cannot_be_disclosed_
         notice.message.verify().unwrap().payload,
         Payload::Timeout { party: protocol::Party::White, expectation: Expectation::Reveal, .. }
     ));
-    let f =
-        only_fault(&faults(&h.bytes()), FaultKind::MissingReveal, Some(h.key(white)), Role::White);
+    let f = only_fault(
+        &faults(&h.bytes()),
+        FaultKind::MissingReveal,
+        Some(h.key(white)),
+        MatchRole::White,
+    );
     assert_eq!(f.message, Some(m.hash()));
     assert_eq!(
         verifier::verify(&h.bytes()).sanctioned_result(),
@@ -516,7 +526,7 @@ fn a_ciphertext_that_does_not_carry_its_committed_plaintext_cannot_be_disclosed_
         &faults(&with_entries(&h, relog(&h, &all))),
         FaultKind::BadDisclosure,
         Some(h.key(white)),
-        Role::White,
+        MatchRole::White,
     );
     assert!(f.evidence.contains(&m.hash().to_string()), "{f:?}");
     assert!(f.evidence.contains("does not open"), "{f:?}");
@@ -551,7 +561,7 @@ fn a_sealed_message_without_its_contexts_setup_or_with_another_is_its_authors_fa
             &faults(&with_entries(&h, relog(&h, &all))),
             FaultKind::NotAllowed,
             Some(h.key(white)),
-            Role::White,
+            MatchRole::White,
         );
         assert_eq!(f.message, Some(m.hash()), "{case}");
         let why = if case == "missing" { "carries its setup" } else { "another setup" };
@@ -612,7 +622,7 @@ fn a_setup_committing_to_another_key_than_its_enc_gives_convicts_its_author() {
         notice.message.verify().unwrap().payload,
         Payload::Timeout { party: protocol::Party::White, expectation: Expectation::Reveal, .. }
     ));
-    only_fault(&faults(&h.bytes()), FaultKind::MissingReveal, Some(h.key(white)), Role::White);
+    only_fault(&faults(&h.bytes()), FaultKind::MissingReveal, Some(h.key(white)), MatchRole::White);
     assert_eq!(
         verifier::verify(&h.bytes()).sanctioned_result(),
         Some(rules::GameResult::win(rules::Color::Black, rules::EndReason::Forfeit))
@@ -625,7 +635,7 @@ fn a_setup_committing_to_another_key_than_its_enc_gives_convicts_its_author() {
             &faults(&with_entries(&h, relog(&h, &all))),
             FaultKind::BadDisclosure,
             Some(h.key(white)),
-            Role::White,
+            MatchRole::White,
         );
         assert!(f.evidence.contains("does not reproduce the signed setup"), "{f:?}");
     }
@@ -677,7 +687,7 @@ fn a_ciphertext_moved_to_another_channel_or_position_convicts_its_author() {
             &faults(&with_entries(&h, relog(&h, &all))),
             FaultKind::BadDisclosure,
             Some(umpire),
-            Role::Umpire,
+            MatchRole::Umpire,
         );
         assert!(f.evidence.contains(&moved.hash().to_string()), "{channel}: {f:?}");
         assert!(f.evidence.contains("does not open"), "{channel}: {f:?}");
@@ -714,7 +724,7 @@ fn a_sealed_payload_of_another_size_than_agreed_is_its_authors_fault() {
         &faults(&with_entries(&h, relog(&h, &all))),
         FaultKind::NotAllowed,
         Some(key),
-        Role::White,
+        MatchRole::White,
     );
     assert_eq!(f.message, Some(m.hash()));
     assert!(f.evidence.contains("ciphertext bytes, not the agreed"), "{f:?}");
@@ -740,7 +750,7 @@ fn sealing_bytes_that_are_no_payload_is_the_authors_fault() {
         &faults(&with_entries(&h, relog(&h, &all))),
         FaultKind::BadDisclosure,
         Some(h.key(white)),
-        Role::White,
+        MatchRole::White,
     );
     assert!(f.evidence.contains(&m.hash().to_string()), "{f:?}");
 }
@@ -770,7 +780,7 @@ fn a_party_that_withholds_its_disclosures_is_timed_out_and_named() {
     for f in &f {
         assert_eq!(
             (f.kind, f.culprit, f.role),
-            (FaultKind::MissingReveal, Some(h.key(white)), Role::White)
+            (FaultKind::MissingReveal, Some(h.key(white)), MatchRole::White)
         );
     }
     assert_eq!(
@@ -799,7 +809,7 @@ fn a_party_that_withholds_its_disclosures_is_timed_out_and_named() {
     let f = faults(&h.bytes());
     assert!(
         f.iter().all(|f| (f.kind, f.culprit, f.role)
-            == (FaultKind::MissingReveal, Some(h.key(Who::Umpire)), Role::Umpire)),
+            == (FaultKind::MissingReveal, Some(h.key(Who::Umpire)), MatchRole::Umpire)),
         "{f:#?}"
     );
     assert_eq!(verifier::verify(&h.bytes()).sanctioned_result(), None);
@@ -820,7 +830,7 @@ fn an_undisclosed_sealed_message_without_a_timeout_means_an_incomplete_record() 
     let f = faults(&r.to_canonical());
     assert!(!f.is_empty());
     assert!(
-        f.iter().all(|f| f.kind == FaultKind::TruncatedRecord && f.role == Role::Record),
+        f.iter().all(|f| f.kind == FaultKind::TruncatedRecord && f.role == MatchRole::Record),
         "{f:#?}"
     );
 }
@@ -834,7 +844,7 @@ fn a_record_cut_before_the_reveals_is_truncated() {
     r.entries.truncate(3);
     let f = faults(&r.to_canonical());
     assert_eq!(f.len(), 2, "both contributions unopened: {f:#?}");
-    assert!(f.iter().all(|f| f.kind == FaultKind::TruncatedRecord && f.role == Role::Record));
+    assert!(f.iter().all(|f| f.kind == FaultKind::TruncatedRecord && f.role == MatchRole::Record));
 }
 
 #[test]
@@ -859,8 +869,12 @@ fn the_last_revealer_who_aborts_forfeits_instead_of_voiding_the_game() {
         Payload::Timeout { party: protocol::Party::Black, expectation: Expectation::Reveal, .. }
     ));
     // Colours were never drawn: players[1] is reported as Black, and forfeits.
-    let f =
-        only_fault(&faults(&h.bytes()), FaultKind::MissingReveal, Some(h.p1.public()), Role::Black);
+    let f = only_fault(
+        &faults(&h.bytes()),
+        FaultKind::MissingReveal,
+        Some(h.p1.public()),
+        MatchRole::Black,
+    );
     assert!(f.explanation.contains("timeout"), "{f:?}");
     let verdict = verifier::verify(&h.bytes());
     assert_eq!(
@@ -903,7 +917,7 @@ fn a_version_one_record_is_refused_with_a_clear_error() {
     let h = Harness::honest("chess");
     let mut bytes = h.bytes();
     bytes[0] = 1;
-    let f = only_fault(&faults(&bytes), FaultKind::MalformedRecord, None, Role::Record);
+    let f = only_fault(&faults(&bytes), FaultKind::MalformedRecord, None, MatchRole::Record);
     assert!(f.evidence.contains("version 1 record"), "{f:?}");
 }
 
@@ -939,7 +953,7 @@ fn a_relay_closing_an_unfinished_match_is_named() {
         &faults(&with_entries(&h, relog(&h, &all))),
         FaultKind::NotAllowed,
         Some(relay.public()),
-        Role::Relay,
+        MatchRole::Relay,
     );
     assert!(f.evidence.contains("close notice"), "{f:?}");
     // The honest end of the same match is closed by the relay and countersigned by both.
@@ -964,7 +978,7 @@ fn a_commitment_sealed_to_the_umpire_is_its_authors_fault() {
     let c = h.commit_payload(white, commitment::PRIVATE_SEED);
     let e = h.send_sealed(white, Color::White, c);
     h.finish();
-    let role = Role::White;
+    let role = MatchRole::White;
     let f = only_fault(&faults(&h.bytes()), FaultKind::NotAllowed, Some(h.key(white)), role);
     assert_eq!(f.message, Some(e.message.hash()));
     assert!(f.explanation.contains("public only"), "{f:?}");

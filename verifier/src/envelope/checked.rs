@@ -1,7 +1,7 @@
 //! What layer 1 hands layer 2: the record decoded and authenticated, so the replay never parses
 //! or verifies anything again.
 
-use crate::Role;
+use crate::MatchRole;
 use protocol::commitment::{self, Opening};
 use protocol::keys::ByColor;
 use protocol::message::{Expectation, MessageBody, Payload, Receipt};
@@ -48,7 +48,7 @@ pub struct CheckedEntry {
     /// The decoded, relay-checked receipt.
     pub receipt: Receipt,
     /// The author's role in this match.
-    pub role: Role,
+    pub role: MatchRole,
     /// What the message says: for a sealed message the disclosed inner payload (never `Sealed`),
     /// otherwise the body's payload.
     pub payload: Payload,
@@ -88,7 +88,7 @@ pub struct CheckedCommitment {
     /// Who committed.
     pub author: PublicKey,
     /// The author's role.
-    pub role: Role,
+    pub role: MatchRole,
     /// What it commits to.
     pub purpose: protocol::commitment::Purpose,
     /// The commitment.
@@ -100,19 +100,19 @@ pub struct CheckedCommitment {
 }
 
 /// The side a role plays, for White and Black.
-pub fn side_of_role(role: Role) -> Option<Color> {
+pub fn side_of_role(role: MatchRole) -> Option<Color> {
     match role {
-        Role::White => Some(Color::White),
-        Role::Black => Some(Color::Black),
-        Role::Umpire | Role::Relay | Role::Record => None,
+        MatchRole::White => Some(Color::White),
+        MatchRole::Black => Some(Color::Black),
+        MatchRole::Umpire | MatchRole::Relay | MatchRole::Record => None,
     }
 }
 
 /// The role of a side.
-pub fn role_of_side(side: Color) -> Role {
+pub fn role_of_side(side: Color) -> MatchRole {
     match side {
-        Color::White => Role::White,
-        Color::Black => Role::Black,
+        Color::White => MatchRole::White,
+        Color::Black => MatchRole::Black,
     }
 }
 
@@ -123,18 +123,18 @@ impl Checked {
     }
 
     /// The role of a key in this match (`None` for a key the terms do not name).
-    pub fn role_of(&self, key: &PublicKey) -> Option<Role> {
+    pub fn role_of(&self, key: &PublicKey) -> Option<MatchRole> {
         roles(&self.terms, &self.colours, key)
     }
 
     /// The key playing a role (`None` for `Record`, and for `Umpire` in games without one).
-    pub fn key_of(&self, role: Role) -> Option<PublicKey> {
+    pub fn key_of(&self, role: MatchRole) -> Option<PublicKey> {
         match role {
-            Role::White => Some(self.colours.white),
-            Role::Black => Some(self.colours.black),
-            Role::Umpire => self.terms.terms.umpire.as_ref().map(|u| u.key),
-            Role::Relay => Some(self.terms.terms.relay),
-            Role::Record => None,
+            MatchRole::White => Some(self.colours.white),
+            MatchRole::Black => Some(self.colours.black),
+            MatchRole::Umpire => self.terms.terms.umpire.as_ref().map(|u| u.key),
+            MatchRole::Relay => Some(self.terms.terms.relay),
+            MatchRole::Record => None,
         }
     }
 
@@ -185,15 +185,15 @@ pub(crate) fn roles(
     terms: &AgreedTerms,
     colours: &ByColor<PublicKey>,
     key: &PublicKey,
-) -> Option<Role> {
+) -> Option<MatchRole> {
     if let Some(side) = colours.color_of(key) {
         return Some(role_of_side(side));
     }
     if terms.terms.relay == *key {
-        return Some(Role::Relay);
+        return Some(MatchRole::Relay);
     }
     if terms.terms.umpire.as_ref().is_some_and(|u| u.key == *key) {
-        return Some(Role::Umpire);
+        return Some(MatchRole::Umpire);
     }
     None
 }

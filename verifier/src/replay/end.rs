@@ -5,7 +5,7 @@
 
 use super::{Flow, Over, Replayer, claim_text, text};
 use crate::envelope::CheckedEntry;
-use crate::{FaultKind, Role};
+use crate::{FaultKind, MatchRole};
 use protocol::Party;
 use protocol::flow;
 use protocol::game;
@@ -68,7 +68,7 @@ impl Replayer<'_> {
                 format!("the game goes on ({} to act)", to_act.join(" and "))
             })
             .unwrap_or_else(|| "the game has not started".to_owned());
-        if claimant == Role::Umpire && claim.reason == flow::FORFEIT {
+        if claimant == MatchRole::Umpire && claim.reason == flow::FORFEIT {
             return self.stop(
                 FaultKind::FalseAdjudication,
                 e.author(),

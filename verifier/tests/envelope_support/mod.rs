@@ -506,7 +506,7 @@ pub fn only_fault(
     faults: &[verifier::Fault],
     kind: verifier::FaultKind,
     culprit: Option<PublicKey>,
-    role: verifier::Role,
+    role: verifier::MatchRole,
 ) -> verifier::Fault {
     assert_eq!(faults.len(), 1, "exactly one fault expected: {faults:#?}");
     let f = faults[0].clone();
