@@ -7,7 +7,7 @@ use anyhow::{Context, Result, bail};
 use clap::Subcommand;
 use protocol::codec::Canonical;
 use protocol::commitment::Purpose;
-use protocol::keys::ByColour;
+use protocol::keys::ByColor;
 use protocol::message::{Claim, MessageBody, Outcome, Payload, Receipt};
 use protocol::record::MatchRecord;
 use protocol::terms::{Colours, MatchTerms};
@@ -214,11 +214,15 @@ fn payload_json(variant: Variant, p: &Payload, start_view: bool) -> Value {
 }
 
 /// The colours: from the envelope check, else fixed by the terms, else unknown.
-fn colours_of(bytes: &[u8], terms: &MatchTerms) -> Option<ByColour> {
+fn colours_of(bytes: &[u8], terms: &MatchTerms) -> Option<ByColor<PublicKey>> {
     verifier::envelope::check(bytes).ok().map(|c| c.colours).or_else(|| terms.fixed_colours())
 }
 
-fn role_name(terms: &MatchTerms, colours: Option<&ByColour>, k: &PublicKey) -> &'static str {
+fn role_name(
+    terms: &MatchTerms,
+    colours: Option<&ByColor<PublicKey>>,
+    k: &PublicKey,
+) -> &'static str {
     if colours.is_some_and(|c| c.white == *k) {
         "white"
     } else if colours.is_some_and(|c| c.black == *k) {

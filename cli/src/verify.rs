@@ -10,7 +10,7 @@ use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use verifier::envelope::Description;
-use verifier::{Role, Verdict};
+use verifier::{MatchRole, Verdict};
 
 /// Arguments of `fogproof verify`.
 #[derive(Args)]
@@ -226,13 +226,13 @@ fn result_text(r: &GameResult) -> String {
     format!("{} {}", r.score(), r.reason.name())
 }
 
-fn role_name(role: Role) -> &'static str {
+fn role_name(role: MatchRole) -> &'static str {
     match role {
-        Role::White => "white",
-        Role::Black => "black",
-        Role::Umpire => "the umpire",
-        Role::Relay => "the relay",
-        Role::Record => "the record",
+        MatchRole::White => "white",
+        MatchRole::Black => "black",
+        MatchRole::Umpire => "the umpire",
+        MatchRole::Relay => "the relay",
+        MatchRole::Record => "the record",
     }
 }
 

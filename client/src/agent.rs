@@ -7,7 +7,7 @@
 //! behind a person's terminal, browser page or a local bot (a remote decider answers the
 //! seat's questions).
 
-use crate::journal::{self, Journal, Record, Role};
+use crate::journal::{self, Journal, Keeper, Record};
 use crate::net::{NetError, Session, signature_hex};
 use crate::promise::{PromiseBook, PromiseStatus, WitnessPolicy};
 use crate::retry::{self, Retryable};
@@ -708,9 +708,9 @@ impl Agent {
         }
         let key = self.config.identity.public();
         let role = if agreed.terms.umpire.as_ref().is_some_and(|u| u.key == key) {
-            Role::Umpire
+            Keeper::Umpire
         } else if agreed.terms.player(&key).is_some() {
-            Role::Player
+            Keeper::Player
         } else {
             return Ok(());
         };
@@ -754,12 +754,12 @@ impl Agent {
         };
         let identity = self.config.identity.clone();
         let (machine, decider, events) = match role {
-            Role::Umpire => {
+            Keeper::Umpire => {
                 let u = protocol::roles::Umpire::new(identity, agreed.clone(), secret)
                     .map_err(|e| AgentError::Terms(e.to_string()))?;
                 (Machine::Umpire(Box::new(u)), Decider::None, None)
             }
-            Role::Player => {
+            Keeper::Player => {
                 let p = protocol::roles::Player::asking(identity, agreed.clone(), secret)
                     .map_err(|e| AgentError::Terms(e.to_string()))?;
                 let (decider, events) = (self.config.decider)(&agreed);

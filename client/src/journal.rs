@@ -28,9 +28,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use thiserror::Error;
 
-/// The role a journal is kept for.
+/// Who keeps a journal: a player or the umpire (which machine it rebuilds).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Role {
+pub enum Keeper {
     /// A player.
     Player,
     /// The umpire.
@@ -43,7 +43,7 @@ pub enum Record {
     /// The first record: the role, the signed terms (canonical bytes) and the secret.
     Start {
         /// The role.
-        role: Role,
+        role: Keeper,
         /// `SignedTerms`, canonical.
         terms: Vec<u8>,
         /// The machine's secret seed.
@@ -141,7 +141,7 @@ impl Journal {
     pub fn create(
         dir: &Path,
         id: &MatchId,
-        role: Role,
+        role: Keeper,
         terms: &SignedTerms,
         secret: [u8; 32],
     ) -> Result<Journal, JournalError> {
@@ -267,9 +267,9 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("fogproof-journal-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let id = MatchId([4; 32]);
-        let mut j = Journal::create(&dir, &id, Role::Player, &terms(), [9; 32]).unwrap();
+        let mut j = Journal::create(&dir, &id, Keeper::Player, &terms(), [9; 32]).unwrap();
         assert!(
-            Journal::create(&dir, &id, Role::Player, &terms(), [9; 32]).is_err(),
+            Journal::create(&dir, &id, Keeper::Player, &terms(), [9; 32]).is_err(),
             "no overwrite"
         );
         j.append(&Record::Decision { after: Some(3), bytes: vec![7, 7] }).unwrap();
@@ -305,7 +305,8 @@ mod tests {
             std::env::temp_dir().join(format!("fogproof-journal-mode-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&base);
         let dir = base.join("agent").join("journals");
-        let j = Journal::create(&dir, &MatchId([5; 32]), Role::Player, &terms(), [9; 32]).unwrap();
+        let j =
+            Journal::create(&dir, &MatchId([5; 32]), Keeper::Player, &terms(), [9; 32]).unwrap();
         let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode(j.path()), 0o600, "the journal holds the match secret");
         assert_eq!(mode(&dir), 0o700);

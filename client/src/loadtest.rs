@@ -841,7 +841,7 @@ impl SeatLoop<'_> {
             return;
         }
         let Some(side) = self.player.side() else { return };
-        let bytes = self.policy.decide(self.variant, protocol::game::color(side), &ask);
+        let bytes = self.policy.decide(self.variant, side, &ask);
         if let Err(e) = self.player.handle(Input::Decision(bytes)) {
             self.shared.error(format!("decision refused by the player: {e}"));
         }

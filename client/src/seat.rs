@@ -358,7 +358,7 @@ impl Seat {
         }
         let Some(p) = self.machine.player() else { return };
         let Some(view) = p.view() else { return };
-        let now = (view, p.draw_offer().map(protocol::game::color));
+        let now = (view, p.draw_offer());
         if self.shown.as_ref() == Some(&now) {
             return;
         }
@@ -692,7 +692,7 @@ impl Seat {
                     let Some(p) = self.machine.player() else { return Ok(()) };
                     let Some(side) = p.side() else { return Ok(()) };
                     let variant = self.terms.terms.variant;
-                    let color = protocol::game::color(side);
+                    let color = side;
                     let bytes = policy.decide_seeing(p.seat(), variant, color, &ask);
                     self.decide(bytes)?;
                 }

@@ -6,7 +6,7 @@ use crate::bot::RandomBot;
 use protocol::codec::{Canonical, VERSION};
 use protocol::delivery::{Delivered, GRACE_MS};
 use protocol::game;
-use protocol::keys::{ByColour, Identity};
+use protocol::keys::{ByColor, Identity};
 use protocol::message::{Claim, Payload, SignedMessage};
 use protocol::record::MatchRecord;
 use protocol::relay::{Entry, Relay, RelayError, RelayEvent};
@@ -16,7 +16,7 @@ use protocol::terms::{
     AgreedTerms, Colours, Limits, MatchTerms, PlayerTerms, SignedTerms, TermsError, TimeControl,
     UmpireTerms,
 };
-use protocol::{Channel, Side};
+use protocol::{Channel, PublicKey};
 use rules::Mode;
 use rules::{AnyObservation, Variant};
 use sha2::{Digest, Sha256};
@@ -285,7 +285,7 @@ pub struct Selfplay {
     /// Faults participants reported about what they were delivered.
     pub faults: Vec<(Who, RoleError)>,
     /// The colours.
-    pub colours: Option<ByColour>,
+    pub colours: Option<ByColor<PublicKey>>,
     /// The notices the [`SelfplayConfig::witness`] signed, with each message's author, in the
     /// order it signed them.
     pub notices: Vec<(Who, Delivered)>,
@@ -731,7 +731,7 @@ impl Driver<'_> {
         };
         let Some(side) = player.side() else { return true };
         self.now += STEP_MS;
-        let answer = policy.decide(variant, game::color(side), &ask);
+        let answer = policy.decide(variant, side, &ask);
         if let Err(e) = player.handle(Input::Decision(answer)) {
             self.faults.push((Who::Player(p), e));
         }
@@ -852,7 +852,7 @@ impl Driver<'_> {
             let gets = match (channel.side(), who) {
                 (None, _) | (Some(_), Who::Umpire) => true,
                 (Some(side), Who::Player(p)) => {
-                    colours.is_some_and(|c| c.key(side) == self.cast.players[p].public())
+                    colours.is_some_and(|c| c[side] == self.cast.players[p].public())
                 }
                 (Some(_), Who::Relay) => false,
             };
@@ -909,9 +909,4 @@ fn plies(variant: Variant, record: &MatchRecord) -> u32 {
         n += u32::from(count);
     }
     n
-}
-
-/// The rules colour of a protocol side (for hooks).
-pub fn color(side: Side) -> rules::Color {
-    game::color(side)
 }

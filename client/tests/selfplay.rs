@@ -8,16 +8,15 @@
 //! with the rules' bytes, and every claim with the rules' result.
 
 use client::{Fate, SelfplayConfig, Who, selfplay_with};
+use protocol::Channel;
 use protocol::codec::Canonical;
 use protocol::commitment::Opening;
 use protocol::flow::{self, Mode};
 use protocol::game::{self, claim_of};
-use protocol::keys::ByColour;
 use protocol::message::{Claim, Expectation, Payload};
 use protocol::record::MatchRecord;
 use protocol::seed::setup_seed;
 use protocol::terms::Colours;
-use protocol::{Channel, Side};
 use rules::AnyGame;
 use rules::{ByColor, Color, Variant};
 use std::collections::{BTreeMap, VecDeque};
@@ -31,7 +30,7 @@ struct Replayed {
     observations: usize,
     /// The first disagreement, if any.
     mismatch: Option<String>,
-    timeouts: Vec<(Side, Expectation)>,
+    timeouts: Vec<(Color, Expectation)>,
 }
 
 fn replay(record: &MatchRecord) -> Replayed {
@@ -58,7 +57,7 @@ fn replay(record: &MatchRecord) -> Replayed {
             _ => {}
         }
     }
-    let colours: ByColour = t.fixed_colours().unwrap_or_else(|| {
+    let colours: ByColor<protocol::PublicKey> = t.fixed_colours().unwrap_or_else(|| {
         let c = [contributions[&t.players[0].key], contributions[&t.players[1].key]];
         protocol::seed::draw_colours(t, &agreed.match_id, &c)
     });
@@ -97,7 +96,7 @@ fn replay(record: &MatchRecord) -> Replayed {
     let sealed = bodies.iter().filter(|(_, b)| matches!(b.payload, Payload::Sealed(_))).count();
     assert_eq!(disclosed.len(), sealed, "every sealed message is disclosed");
     let mut out = Replayed::default();
-    let side_of = |k: &protocol::PublicKey| colours.side_of(k);
+    let side_of = |k: &protocol::PublicKey| colours.color_of(k);
     let umpire = t.umpire.as_ref().map(|u| u.key);
     let mut expected: ByColor<VecDeque<Vec<u8>>> = ByColor::default();
     let mut game: Option<AnyGame> = None;
@@ -129,12 +128,12 @@ fn replay(record: &MatchRecord) -> Replayed {
                 if *purpose == flow::PRIVATE_SEED =>
             {
                 let side = author_side.unwrap();
-                seeds[game::color(side)] = Some(opening.value.as_slice().try_into().unwrap());
+                seeds[side] = Some(opening.value.as_slice().try_into().unwrap());
                 if let (Some(w), Some(bl)) = (seeds.white, seeds.black) {
-                    let c = |s: Side| contributions[&colours.key(s)];
+                    let c = |s: Color| contributions[&colours[s]];
                     let s = ByColor {
-                        white: setup_seed(&w, &c(Side::Black), &agreed.match_id, Side::White),
-                        black: setup_seed(&bl, &c(Side::White), &agreed.match_id, Side::Black),
+                        white: setup_seed(&w, &c(Color::Black), &agreed.match_id, Color::White),
+                        black: setup_seed(&bl, &c(Color::White), &agreed.match_id, Color::Black),
                     };
                     let g = game::start(t, Some(&s)).unwrap();
                     for c in Color::ALL {
@@ -167,10 +166,10 @@ fn replay(record: &MatchRecord) -> Replayed {
             (Payload::Action(bytes), channel) if author_side.is_some() => {
                 let side = author_side.unwrap();
                 let Some(g) = &game else { panic!("entry {i}: action before the game") };
-                match game::apply(g, game::color(side), bytes) {
+                match game::apply(g, side, bytes) {
                     Ok((next, told)) => {
                         if channel != Channel::Public {
-                            for c in [game::color(side), !game::color(side)] {
+                            for c in [side, !side] {
                                 if let Some(o) = told[c].clone() {
                                     expected[c].push_back(o);
                                 }
@@ -193,7 +192,7 @@ fn replay(record: &MatchRecord) -> Replayed {
             }
             (Payload::Observation(bytes), channel) if Some(b.author) == umpire => {
                 let side = channel.side().expect("private");
-                let want = expected[game::color(side)].pop_front();
+                let want = expected[side].pop_front();
                 if want.as_deref() != Some(bytes.as_slice()) {
                     mismatch(&mut out, format!("entry {i}: observation to {side}"));
                 }
@@ -343,7 +342,7 @@ fn a_player_that_plays_an_illegal_move_forfeits_to_the_umpire() {
     let mut c = first_is_white(Variant::Sic, 2);
     c.policies[0] = Some(Box::new(Illegal));
     let s = selfplay_with(c).unwrap();
-    let forfeit = flow::loss_of(Side::White, flow::FORFEIT);
+    let forfeit = flow::loss_of(Color::White, flow::FORFEIT);
     assert_eq!(s.finished.get(&Who::Umpire), Some(&forfeit));
     assert_eq!(s.finished.get(&Who::Player(1)), Some(&forfeit));
     let r = replay(&s.record);
@@ -357,7 +356,7 @@ fn a_player_that_withholds_its_openings_is_timed_out_by_the_relay() {
     c.player_hooks[1] = Some(Box::new(|_, p| !matches!(p, Payload::Open { .. })));
     let s = selfplay_with(c).unwrap();
     let r = replay(&s.record);
-    assert_eq!(r.timeouts, vec![(Side::Black, Expectation::Reveal)]);
+    assert_eq!(r.timeouts, vec![(Color::Black, Expectation::Reveal)]);
     assert!(r.mismatch.is_some_and(|m| m.contains("never opened")));
 }
 
@@ -373,8 +372,8 @@ fn a_silent_umpired_player_loses_on_time() {
         actions < 3 || !matches!(p, Payload::Action(_))
     }));
     let s = selfplay_with(c).unwrap();
-    assert_eq!(replay(&s.record).timeouts, vec![(Side::Black, Expectation::Move)]);
-    let lost = flow::loss_of(Side::Black, flow::TIMEOUT);
+    assert_eq!(replay(&s.record).timeouts, vec![(Color::Black, Expectation::Move)]);
+    let lost = flow::loss_of(Color::Black, flow::TIMEOUT);
     assert_eq!(s.finished.get(&Who::Umpire), Some(&lost));
     assert_eq!(s.finished.get(&Who::Player(0)), Some(&lost));
 }
@@ -405,9 +404,9 @@ fn wire_hooks_drop_duplicate_and_forge_and_the_relay_refuses() {
     ));
     assert!(matches!(s.refused[1].1, RelayError::Message(_)));
     let r = replay(&s.record);
-    assert_eq!(r.timeouts, vec![(Side::Black, Expectation::Move)]);
+    assert_eq!(r.timeouts, vec![(Color::Black, Expectation::Move)]);
 
-    assert_eq!(s.summary.result, Some(flow::loss_of(Side::Black, flow::TIMEOUT)));
+    assert_eq!(s.summary.result, Some(flow::loss_of(Color::Black, flow::TIMEOUT)));
 }
 
 #[test]

@@ -24,7 +24,7 @@ use protocol::PublicKey;
 use protocol::codec::{self, Canonical, DecodeError};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
-use verifier::{FaultKind, Role, VerifiedMatch};
+use verifier::{FaultKind, MatchRole, VerifiedMatch};
 
 /// The version every entry carries (2: match entries say whether they are rated).
 pub const ENTRY_VERSION: u8 = 2;
@@ -143,7 +143,7 @@ pub struct EntryFault {
     /// What went wrong.
     pub kind: FaultKind,
     /// The culprit's role.
-    pub role: Role,
+    pub role: MatchRole,
     /// The key that signed the false statement, if any.
     pub culprit: Option<PublicKey>,
 }

@@ -22,7 +22,7 @@ use protocol::PublicKey;
 use protocol::codec::Canonical;
 use rules::{Color, EndReason, Variant};
 use serde::Serialize;
-use verifier::{FaultKind, Role};
+use verifier::{FaultKind, MatchRole};
 
 /// The document, as compiled into this test.
 const DOC: &str = include_str!("../../docs/LEDGER.md");
@@ -178,7 +178,7 @@ fn the_entry_vectors_are_the_documented_ones() {
             verdict: EntryVerdict::Faults {
                 faults: vec![EntryFault {
                     kind: FaultKind::MissingReveal,
-                    role: Role::Black,
+                    role: MatchRole::Black,
                     culprit: Some(PublicKey([0x22; 32])),
                 }],
                 total: 1,
@@ -299,10 +299,20 @@ fn code_enums() -> Vec<(&'static str, Vec<(u8, String)>)> {
             ByeKind::PairingAllocated | ByeKind::Half | ByeKind::Zero | ByeKind::Full => (),
         }
     }
-    let roles = [Role::White, Role::Black, Role::Umpire, Role::Relay, Role::Record];
+    let roles = [
+        MatchRole::White,
+        MatchRole::Black,
+        MatchRole::Umpire,
+        MatchRole::Relay,
+        MatchRole::Record,
+    ];
     for r in roles {
         match r {
-            Role::White | Role::Black | Role::Umpire | Role::Relay | Role::Record => (),
+            MatchRole::White
+            | MatchRole::Black
+            | MatchRole::Umpire
+            | MatchRole::Relay
+            | MatchRole::Record => (),
         }
     }
     let colours = [Color::White, Color::Black];
@@ -365,7 +375,7 @@ fn code_enums() -> Vec<(&'static str, Vec<(u8, String)>)> {
         ("ByeKind", list(&byes)),
         ("Color", list(&colours)),
         ("EndReason", list(&EndReason::ALL)),
-        ("Role", list(&roles)),
+        ("MatchRole", list(&roles)),
         ("FaultKind", list(&faults)),
     ]
 }

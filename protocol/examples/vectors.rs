@@ -13,7 +13,7 @@ use protocol::terms::{
     Colours, Limits, MatchTerms, PlayerTerms, SignedTerms, TimeControl, UmpireTerms, match_id,
 };
 use protocol::transcript::{Frame, Transcript};
-use protocol::{Channel, Side, seed, tags};
+use protocol::{Channel, Color, seed, tags};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 
@@ -73,7 +73,7 @@ pub fn generate() -> Value {
 
     let contributions = [[0x33u8; 32], [0x44u8; 32]];
     let colours = seed::draw_colours(&terms, &id, &contributions);
-    let setup_white = seed::setup_seed(&[0x11; 32], &contributions[1], &id, Side::White);
+    let setup_white = seed::setup_seed(&[0x11; 32], &contributions[1], &id, Color::White);
 
     let mut author = Author::new(alice.clone(), id);
     let m0 = author.write(Channel::Public, None, Payload::Action(b"e2e4".to_vec()));

@@ -41,12 +41,12 @@ use crate::codec::Canonical;
 use crate::commitment::{self, Committed, DuplicateCommitmentError, OpeningError};
 use crate::flow;
 use crate::game::{self, SealDirection};
-use crate::keys::{ByColour, PublicKey};
+use crate::keys::{ByColor, PublicKey};
 use crate::message::{Expectation, MessageBody, Owed, Payload, seal_context};
 use crate::seal::{self, SealContext, SealDisclosure, SealPublicKey, SealSetup, Sealed};
 use crate::seed::draw_colours;
 use crate::terms::AgreedTerms;
-use crate::{Channel, MessageHash, Party, Side};
+use crate::{Channel, Color, MessageHash, Party};
 use rules::Mode;
 use rules::Variant;
 use std::collections::{BTreeMap, BTreeSet};
@@ -119,7 +119,7 @@ pub enum NotEntitled {
     #[error("{side} has made the {max} attempts one turn allows")]
     TooManyAttempts {
         /// The side.
-        side: Side,
+        side: Color,
         /// The terms' `max_attempts_per_turn`.
         max: u32,
     },
@@ -234,7 +234,7 @@ pub struct Coordinator {
     variant: Variant,
     mode: Mode,
     phase: Phase,
-    colours: Option<ByColour>,
+    colours: Option<ByColor<PublicKey>>,
     commitments: Vec<Committed>,
     commitment_set: BTreeMap<crate::Commitment, Committed>,
     opened: BTreeSet<(PublicKey, crate::commitment::Purpose)>,
@@ -244,12 +244,12 @@ pub struct Coordinator {
     /// Sealed setup or tie-break messages received, by side.
     sealed_in: [bool; 2],
     /// The side whose move clock runs, and since when.
-    clock: Option<(Side, u64)>,
+    clock: Option<(Color, u64)>,
     remaining_ms: [u64; 2],
     /// Other obligations, by party index.
     owe: [Option<Owe>; 3],
     /// The player action the umpire owes an answer to, and its author.
-    answer_to: Option<(MessageHash, Side)>,
+    answer_to: Option<(MessageHash, Color)>,
     /// The umpire owes a Turn for a completed setup or tie-break (`answer_to` covers actions).
     turn_due: bool,
     /// The last player sealed message that counted in a setup or tie-break: the one a Turn
@@ -261,7 +261,7 @@ pub struct Coordinator {
     /// it is timed out, never the player.
     announce: [Option<Option<MessageHash>>; 2],
     /// The side entitled to move whose clock waits for its announcement.
-    clock_pending: Option<Side>,
+    clock_pending: Option<Color>,
     /// An umpired game ended by two draw offers, and the position of the umpire's claim that
     /// told the players so.
     agreed_end: bool,
@@ -272,7 +272,7 @@ pub struct Coordinator {
     /// Both sides act at once (6x6 tie-break).
     both: bool,
     /// A standing draw offer (a `Claim` of a draw by agreement) and who made it.
-    draw_offer: Option<Side>,
+    draw_offer: Option<Color>,
     attempts: u32,
     timed_out: [bool; 3],
     /// Per entry (by seq): which sides were entitled to act after it.
@@ -337,7 +337,7 @@ impl Coordinator {
     }
 
     /// The colours, once known.
-    pub fn colours(&self) -> Option<ByColour> {
+    pub fn colours(&self) -> Option<ByColor<PublicKey>> {
         self.colours
     }
 
@@ -347,7 +347,7 @@ impl Coordinator {
     }
 
     /// A side's remaining clock time, as of its last completed wait.
-    pub fn remaining_ms(&self, side: Side) -> u64 {
+    pub fn remaining_ms(&self, side: Color) -> u64 {
         self.remaining_ms[side.index()]
     }
 
@@ -357,7 +357,7 @@ impl Coordinator {
     }
 
     /// The standing draw offer's author, if any.
-    pub fn draw_offer(&self) -> Option<Side> {
+    pub fn draw_offer(&self) -> Option<Color> {
         self.draw_offer
     }
 
@@ -421,8 +421,8 @@ impl Coordinator {
         }
         t.player(key)?;
         let colours =
-            self.colours.unwrap_or(ByColour { white: t.players[0].key, black: t.players[1].key });
-        colours.side_of(key).map(Party::of)
+            self.colours.unwrap_or(ByColor { white: t.players[0].key, black: t.players[1].key });
+        colours.color_of(key).map(Party::of)
     }
 
     fn who(party: Option<Party>) -> &'static str {
@@ -435,7 +435,7 @@ impl Coordinator {
     }
 
     /// Whether `side` may make a move after the entries so far (or after entry `seq`).
-    pub fn entitled_at(&self, side: Side, seq: Option<u64>) -> bool {
+    pub fn entitled_at(&self, side: Color, seq: Option<u64>) -> bool {
         match seq {
             None => self.entitled_now(side),
             Some(s) => usize::try_from(s)
@@ -445,7 +445,7 @@ impl Coordinator {
         }
     }
 
-    fn entitled_now(&self, side: Side) -> bool {
+    fn entitled_now(&self, side: Color) -> bool {
         if self.phase != Phase::Play || self.timed_out[side.index()] {
             return false;
         }
@@ -648,16 +648,16 @@ impl Coordinator {
                 Ok(Admission::Counts)
             }
             (Payload::Action(_), Party::White | Party::Black) if !umpired => {
-                self.admit_action(body, seen, side.unwrap_or(Side::White))
+                self.admit_action(body, seen, side.unwrap_or(Color::White))
             }
             (Payload::Observation(_), Party::White | Party::Black) if self.mode == Mode::Owner => {
-                let s = side.unwrap_or(Side::White);
+                let s = side.unwrap_or(Color::White);
                 match self.phase {
                     // Setup reports: White's first, then Black's (PROTOCOL.md 18.2).
                     Phase::Setup => {
                         let ok = !self.reports[s.index()]
                             && self.both_setup_committed()
-                            && (s == Side::White || self.reports[0]);
+                            && (s == Color::White || self.reports[0]);
                         if ok {
                             Ok(Admission::Counts)
                         } else {
@@ -674,7 +674,7 @@ impl Coordinator {
                 }
             }
             (Payload::Sealed(_), Party::White | Party::Black) => {
-                let s = side.unwrap_or(Side::White);
+                let s = side.unwrap_or(Color::White);
                 match self.phase {
                     Phase::Setup if self.needs_sealed_setup() => {
                         if self.sealed_in[s.index()] {
@@ -798,7 +798,7 @@ impl Coordinator {
         author: &PublicKey,
         purpose: crate::commitment::Purpose,
         c: &crate::Commitment,
-        side: Option<Side>,
+        side: Option<Color>,
     ) -> Result<Admission, NotEntitled> {
         let not_now = |why: &str| NotEntitled::NotNow {
             who: Self::who(side.map(Party::of)),
@@ -861,7 +861,7 @@ impl Coordinator {
         &self,
         body: &MessageBody,
         seen: Option<u64>,
-        side: Side,
+        side: Color,
     ) -> Result<Admission, NotEntitled> {
         if self.timed_out[side.index()] {
             return Err(NotEntitled::TimedOut { party: Party::of(side) });
@@ -990,7 +990,7 @@ impl Coordinator {
         if admission == Admission::Counts {
             self.apply_counted(body, hash, now);
         }
-        let flags = [self.entitled_now(Side::White), self.entitled_now(Side::Black)];
+        let flags = [self.entitled_now(Color::White), self.entitled_now(Color::Black)];
         self.entitled.push(flags);
     }
 
@@ -999,7 +999,7 @@ impl Coordinator {
         match &body.payload {
             Payload::Start => {
                 self.phase = Phase::Commit;
-                for side in Side::BOTH {
+                for side in Color::ALL {
                     self.owe_reveal(Party::of(side), now);
                 }
             }
@@ -1051,7 +1051,7 @@ impl Coordinator {
             Payload::Action(_) => {
                 self.draw_offer = None;
                 if let Some(Party::White | Party::Black) = party {
-                    let side = party.and_then(Party::side).unwrap_or(Side::White);
+                    let side = party.and_then(Party::side).unwrap_or(Color::White);
                     self.hand_over(side, side.other(), now);
                 }
             }
@@ -1093,7 +1093,7 @@ impl Coordinator {
                     }
                 }
                 Some(p @ (Party::White | Party::Black)) => {
-                    let side = p.side().unwrap_or(Side::White);
+                    let side = p.side().unwrap_or(Color::White);
                     self.player_sealed.insert(hash);
                     if self.phase == Phase::Setup || self.both {
                         self.sealed_in[side.index()] = true;
@@ -1157,7 +1157,7 @@ impl Coordinator {
                             self.announce = [Some(body.re); 2];
                             self.owe_answer(now);
                         } else {
-                            for side in Side::BOTH {
+                            for side in Color::ALL {
                                 self.owe_reveal(Party::of(side), now);
                             }
                         }
@@ -1242,7 +1242,7 @@ impl Coordinator {
         }
     }
 
-    fn credit_increment(&mut self, side: Side) {
+    fn credit_increment(&mut self, side: Color) {
         let i = side.index();
         self.remaining_ms[i] =
             self.remaining_ms[i].saturating_add(self.terms.terms.time_control.increment_ms);
@@ -1250,7 +1250,7 @@ impl Coordinator {
 
     /// Stops `side`'s clock at `now`, charging the time used (and the increment if the move
     /// handed the turn over).
-    fn stop_clock(&mut self, side: Side, now: u64, increment: bool) {
+    fn stop_clock(&mut self, side: Color, now: u64, increment: bool) {
         if let Some((s, since)) = self.clock
             && s == side
         {
@@ -1265,7 +1265,7 @@ impl Coordinator {
     }
 
     /// An open or owner move by `from`: its clock stops with the increment, `to`'s starts.
-    fn hand_over(&mut self, from: Side, to: Side, now: u64) {
+    fn hand_over(&mut self, from: Color, to: Color, now: u64) {
         if self.phase != Phase::Play {
             return;
         }
@@ -1303,16 +1303,16 @@ impl Coordinator {
     }
 
     /// Whether the player of `side` has a commitment it has not opened.
-    fn owes_openings(&self, side: Side) -> bool {
+    fn owes_openings(&self, side: Color) -> bool {
         let Some(key) = self.key_of(side) else { return false };
         self.commitments.iter().any(|c| c.author == key && !self.opened.contains(&(key, c.purpose)))
     }
 
-    fn key_of(&self, side: Side) -> Option<PublicKey> {
+    fn key_of(&self, side: Color) -> Option<PublicKey> {
         let t = &self.terms.terms;
         let colours =
-            self.colours.unwrap_or(ByColour { white: t.players[0].key, black: t.players[1].key });
-        Some(colours.key(side))
+            self.colours.unwrap_or(ByColor { white: t.players[0].key, black: t.players[1].key });
+        Some(colours[side])
     }
 
     fn maybe_draw_colours(&mut self) {
@@ -1333,20 +1333,20 @@ impl Coordinator {
             let before = self.phase;
             match self.phase {
                 Phase::Commit => {
-                    for side in Side::BOTH {
+                    for side in Color::ALL {
                         if self.early_committed(side) && self.owe_is(side, Expectation::Reveal) {
                             self.owe[side.index()] = None;
                         }
                     }
                     if self.both_early_committed() {
                         self.phase = Phase::Reveal;
-                        for side in Side::BOTH {
+                        for side in Color::ALL {
                             self.owe_reveal(Party::of(side), now);
                         }
                     }
                 }
                 Phase::Reveal => {
-                    for side in Side::BOTH {
+                    for side in Color::ALL {
                         if let Some(key) = self.key_of_player(side)
                             && self.contributions.contains_key(&key)
                         {
@@ -1360,13 +1360,13 @@ impl Coordinator {
                 Phase::Setup => self.progress_setup(now),
                 Phase::Play => {
                     if self.both {
-                        for side in Side::BOTH {
+                        for side in Color::ALL {
                             if self.sealed_in[side.index()] && self.tiebreak_committed(side) {
                                 self.owe[side.index()] = None;
                             }
                         }
                         if self.sealed_in == [true, true]
-                            && Side::BOTH.iter().all(|s| self.tiebreak_committed(*s))
+                            && Color::ALL.iter().all(|s| self.tiebreak_committed(*s))
                             && self.owe[Party::Umpire.index()].is_none()
                         {
                             self.owe_answer(now);
@@ -1391,17 +1391,17 @@ impl Coordinator {
         }
     }
 
-    fn tiebreak_committed(&self, side: Side) -> bool {
+    fn tiebreak_committed(&self, side: Color) -> bool {
         let Some(key) = self.key_of(side) else { return false };
         self.commitments.iter().any(|c| c.author == key && c.purpose == flow::TIEBREAK)
     }
 
-    fn key_of_player(&self, side: Side) -> Option<PublicKey> {
+    fn key_of_player(&self, side: Color) -> Option<PublicKey> {
         // Before colours, "sides" are the players' order (see the module docs).
         self.key_of(side)
     }
 
-    fn owe_is(&self, side: Side, e: Expectation) -> bool {
+    fn owe_is(&self, side: Color, e: Expectation) -> bool {
         self.owe_is_party(Party::of(side), e)
     }
 
@@ -1409,7 +1409,7 @@ impl Coordinator {
         self.owe[party.index()].is_some_and(|o| o.expectation == e)
     }
 
-    fn early_committed(&self, side: Side) -> bool {
+    fn early_committed(&self, side: Color) -> bool {
         let Some(key) = self.key_of_player(side) else { return false };
         flow::early_commitments(self.variant)
             .iter()
@@ -1422,16 +1422,16 @@ impl Coordinator {
         match self.mode {
             Mode::Open => {
                 self.phase = Phase::Play;
-                self.clock = Some((Side::White, now));
+                self.clock = Some((Color::White, now));
             }
             Mode::Owner => {
-                for side in Side::BOTH {
+                for side in Color::ALL {
                     self.owe_reveal(Party::of(side), now);
                 }
             }
             Mode::Umpire => {
                 if self.needs_sealed_setup() {
-                    for side in Side::BOTH {
+                    for side in Color::ALL {
                         self.owe_reveal(Party::of(side), now);
                     }
                 } else {
@@ -1447,7 +1447,7 @@ impl Coordinator {
             Mode::Open => {}
             Mode::Owner => {
                 let committed = self.both_setup_committed();
-                for side in Side::BOTH {
+                for side in Color::ALL {
                     let key = self.key_of(side);
                     let own = key.is_some_and(|k| {
                         self.commitments
@@ -1455,7 +1455,7 @@ impl Coordinator {
                             .any(|c| c.author == k && c.purpose == flow::INTRIGUE_SETUP)
                     });
                     // Committed: now its report is owed, White's first.
-                    let report_due = committed && (side == Side::White || self.reports[0]);
+                    let report_due = committed && (side == Color::White || self.reports[0]);
                     let done = self.reports[side.index()];
                     let i = side.index();
                     if done || (own && !report_due) {
@@ -1467,11 +1467,11 @@ impl Coordinator {
                 if self.reports == [true, true] {
                     self.phase = Phase::Play;
                     self.owe = [None; 3];
-                    self.clock = Some((Side::White, now));
+                    self.clock = Some((Color::White, now));
                 }
             }
             Mode::Umpire => {
-                for side in Side::BOTH {
+                for side in Color::ALL {
                     let i = side.index();
                     let committed = flow::setup_commitment(self.variant).is_none_or(|p| {
                         self.key_of(side).is_some_and(|k| {

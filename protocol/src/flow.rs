@@ -28,7 +28,7 @@
 //!            Seal seeds go into the record as disclosures.
 //! ```
 
-use crate::Side;
+use crate::Color;
 use crate::message::{Claim, ClaimReason, Outcome};
 use rules::Variant;
 
@@ -73,10 +73,10 @@ pub fn setup_commitment(variant: Variant) -> Option<Purpose> {
 }
 
 /// The claim that `side` lost for `reason` (a forfeit or a timeout).
-pub fn loss_of(side: Side, reason: ClaimReason) -> Claim {
+pub fn loss_of(side: Color, reason: ClaimReason) -> Claim {
     let outcome = match side {
-        Side::White => Outcome::BlackWins,
-        Side::Black => Outcome::WhiteWins,
+        Color::White => Outcome::BlackWins,
+        Color::Black => Outcome::WhiteWins,
     };
     Claim { outcome, reason }
 }
@@ -92,6 +92,6 @@ mod tests {
         assert_eq!(setup_commitment(Variant::Intrigue), Some(INTRIGUE_SETUP));
         assert_eq!(setup_commitment(Variant::Chess), None);
         assert_eq!(Variant::Intrigue.mode(), Mode::Owner);
-        assert_eq!(loss_of(Side::White, FORFEIT).outcome, Outcome::BlackWins);
+        assert_eq!(loss_of(Color::White, FORFEIT).outcome, Outcome::BlackWins);
     }
 }

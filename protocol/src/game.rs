@@ -18,7 +18,6 @@
 //! | secretchess6 | `rules::secretchess6::Action` | `rules::secretchess6::Observation` | none |
 //! | espionage | `rules::Move` | `rules::espionage::Observation` | none |
 
-use crate::Side;
 use crate::codec::{Canonical, DecodeError};
 use crate::message::{Claim, Outcome};
 use crate::terms::MatchTerms;
@@ -52,22 +51,6 @@ canonical! {
     rules::secretchess6::Action => "secretchess6 action",
     rules::secretchess6::Observation => "secretchess6 observation",
     rules::espionage::Observation => "espionage observation",
-}
-
-/// The rules colour of a protocol side.
-pub fn color(side: Side) -> Color {
-    match side {
-        Side::White => Color::White,
-        Side::Black => Color::Black,
-    }
-}
-
-/// The protocol side of a rules colour.
-pub fn side(color: Color) -> Side {
-    match color {
-        Color::White => Side::White,
-        Color::Black => Side::Black,
-    }
 }
 
 /// The claim that states a rules result: outcome by winner, reason by its kebab-case name.
@@ -211,7 +194,7 @@ pub fn turn_of(game: &AnyGame) -> crate::message::Owed {
         return Owed::Nobody;
     }
     match game.to_act().as_slice() {
-        [c] => Owed::Side(side(*c)),
+        [c] => Owed::Side(*c),
         [] => Owed::Nobody,
         _ => Owed::Both,
     }

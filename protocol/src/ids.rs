@@ -1,4 +1,4 @@
-//! Small vocabulary: sides, channels, and the 32-byte hashes that name things.
+//! Small vocabulary: sides (the rules' `Color`), parties, channels, and the 32-byte hashes that name things.
 
 use crate::hex;
 use serde::{Deserialize, Serialize};
@@ -48,50 +48,10 @@ hash32!(
     LogHead
 );
 
-/// A side of the board. On the wire: 0 = white, 1 = black (postcard enum index, and the one
-/// byte used in hash inputs).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-pub enum Side {
-    /// White.
-    White,
-    /// Black.
-    Black,
-}
-
-impl Side {
-    /// Both sides, white first.
-    pub const BOTH: [Side; 2] = [Side::White, Side::Black];
-
-    /// The byte used for this side in hash inputs.
-    pub fn byte(self) -> u8 {
-        match self {
-            Side::White => 0,
-            Side::Black => 1,
-        }
-    }
-
-    /// The other side.
-    pub fn other(self) -> Side {
-        match self {
-            Side::White => Side::Black,
-            Side::Black => Side::White,
-        }
-    }
-
-    /// 0 for white, 1 for black: an index into per-side arrays.
-    pub fn index(self) -> usize {
-        usize::from(self.byte())
-    }
-}
-
-impl std::fmt::Display for Side {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Side::White => "white",
-            Side::Black => "black",
-        })
-    }
-}
+/// A side of the board: the rules' [`Color`], re-exported. On the wire: 0 = white, 1 = black
+/// (postcard enum index, and the one byte, `side as u8`, used in hash inputs); in JSON `white` /
+/// `black`.
+pub use rules::Color;
 
 /// A party that owes things under deadlines: a player by its side, or the umpire.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -109,18 +69,18 @@ impl Party {
     pub const ALL: [Party; 3] = [Party::White, Party::Black, Party::Umpire];
 
     /// The party of a side.
-    pub fn of(side: Side) -> Party {
+    pub fn of(side: Color) -> Party {
         match side {
-            Side::White => Party::White,
-            Side::Black => Party::Black,
+            Color::White => Party::White,
+            Color::Black => Party::Black,
         }
     }
 
     /// The side of a player party.
-    pub fn side(self) -> Option<Side> {
+    pub fn side(self) -> Option<Color> {
         match self {
-            Party::White => Some(Side::White),
-            Party::Black => Some(Side::Black),
+            Party::White => Some(Color::White),
+            Party::Black => Some(Color::Black),
             Party::Umpire => None,
         }
     }
@@ -170,19 +130,19 @@ impl Channel {
     }
 
     /// The private channel of `side`.
-    pub fn private(side: Side) -> Channel {
+    pub fn private(side: Color) -> Channel {
         match side {
-            Side::White => Channel::WhiteUmpire,
-            Side::Black => Channel::BlackUmpire,
+            Color::White => Channel::WhiteUmpire,
+            Color::Black => Channel::BlackUmpire,
         }
     }
 
     /// The player side of a private channel (`None` for the public channel).
-    pub fn side(self) -> Option<Side> {
+    pub fn side(self) -> Option<Color> {
         match self {
             Channel::Public => None,
-            Channel::WhiteUmpire => Some(Side::White),
-            Channel::BlackUmpire => Some(Side::Black),
+            Channel::WhiteUmpire => Some(Color::White),
+            Channel::BlackUmpire => Some(Color::Black),
         }
     }
 }
@@ -194,5 +154,27 @@ impl std::fmt::Display for Channel {
             Channel::WhiteUmpire => "white-umpire",
             Channel::BlackUmpire => "black-umpire",
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The side's wire form did not change when `Color` became the rules' `Color`: postcard's
+    /// variant index 0 = white, 1 = black (the byte in hash inputs too), and one JSON spelling.
+    #[test]
+    fn a_side_keeps_its_wire_byte_and_has_one_json_spelling() {
+        for (side, byte, json) in [(Color::White, 0u8, "\"white\""), (Color::Black, 1, "\"black\"")]
+        {
+            assert_eq!(postcard::to_allocvec(&side).unwrap(), vec![byte]);
+            assert_eq!(side as u8, byte);
+            assert_eq!(serde_json::to_string(&side).unwrap(), json);
+            assert_eq!(serde_json::from_str::<Color>(json).unwrap(), side);
+        }
+        assert_eq!(postcard::from_bytes::<Color>(&[2]).ok(), None, "no third side");
+        let keys = crate::ByColor { white: 1u8, black: 2 };
+        assert_eq!(postcard::to_allocvec(&keys).unwrap(), vec![1, 2], "white's first");
+        assert_eq!((keys.color_of(&2), keys.color_of(&3)), (Some(Color::Black), None));
     }
 }

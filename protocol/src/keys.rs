@@ -16,9 +16,9 @@
 //! comment: <free text on one line, may be empty>
 //! ```
 
+use crate::hex;
 use crate::tags::Tag;
 use crate::transcript::signing_input;
-use crate::{Side, hex};
 use ed25519_dalek::{SigningKey, VerifyingKey};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
@@ -367,35 +367,9 @@ pub enum KeyFileError {
     MultiLineComment,
 }
 
-/// The two player keys of a match in colour order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ByColour {
-    /// White's key.
-    pub white: PublicKey,
-    /// Black's key.
-    pub black: PublicKey,
-}
-
-impl ByColour {
-    /// The key playing `side`.
-    pub fn key(&self, side: Side) -> PublicKey {
-        match side {
-            Side::White => self.white,
-            Side::Black => self.black,
-        }
-    }
-
-    /// The side `key` plays, if it is one of the two players.
-    pub fn side_of(&self, key: &PublicKey) -> Option<Side> {
-        if *key == self.white {
-            Some(Side::White)
-        } else if *key == self.black {
-            Some(Side::Black)
-        } else {
-            None
-        }
-    }
-}
+/// The two player keys of a match by colour are a `ByColor<PublicKey>` (re-exported here and at
+/// the crate root; `colours[side]` is a side's key, `colours.color_of(&key)` a key's side).
+pub use rules::ByColor;
 
 #[cfg(test)]
 mod tests {

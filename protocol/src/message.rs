@@ -24,7 +24,7 @@ use crate::keys::{Identity, PublicKey, Signature, SignatureError};
 use crate::seal::{self, SealContext, SealError, SealPublicKey, Sealed, Sealer};
 use crate::tags;
 use crate::transcript::Transcript;
-use crate::{Channel, Commitment, LogHead, MatchId, MessageHash, Party, Side, SignedHash};
+use crate::{Channel, Color, Commitment, LogHead, MatchId, MessageHash, Party, SignedHash};
 use serde::{Deserialize, Serialize};
 
 use thiserror::Error;
@@ -48,7 +48,7 @@ pub enum Expectation {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Owed {
     /// One side is to act.
-    Side(Side),
+    Side(Color),
     /// Both sides act at once (6x6's tie-break, R-G8): each under the reveal deadline.
     Both,
     /// Nobody: the game is over.

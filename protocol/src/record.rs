@@ -16,7 +16,7 @@
 
 use crate::LogHead;
 use crate::codec::{self, Canonical, DecodeError};
-use crate::keys::ByColour;
+use crate::keys::{ByColor, PublicKey};
 use crate::message::{
     MessageError, ReceiptError, SignedMessage, SignedReceipt, genesis_head, genesis_order,
     next_head,
@@ -552,7 +552,7 @@ pub struct Disclosed {
 /// by sealed message, the index of the `Disclose` entry and what it shows.
 pub fn open_disclosed<'a>(
     agreed: &AgreedTerms,
-    colours: Option<&ByColour>,
+    colours: Option<&ByColor<PublicKey>>,
     bodies: impl Iterator<Item = (usize, crate::MessageHash, &'a crate::message::MessageBody)> + Clone,
 ) -> std::collections::BTreeMap<crate::MessageHash, (usize, Disclosed)> {
     use crate::message::{Payload, seal_context};
@@ -623,13 +623,13 @@ pub fn open_disclosed<'a>(
 /// side's player, that player if the author is the umpire; `None` otherwise.
 pub fn recipient_seal_key(
     agreed: &AgreedTerms,
-    colours: &ByColour,
-    side: crate::Side,
+    colours: &ByColor<PublicKey>,
+    side: crate::Color,
     author: &crate::PublicKey,
 ) -> Option<SealPublicKey> {
     let t = &agreed.terms;
     let umpire = t.umpire.as_ref()?;
-    let player_key = colours.key(side);
+    let player_key = colours[side];
     if *author == player_key {
         Some(umpire.seal_key)
     } else if *author == umpire.key {

@@ -19,14 +19,14 @@
 
 use crate::codec::{self, Canonical};
 use crate::coordinator::{Admission, Coordinator, Deadline, NotEntitled};
-use crate::keys::{ByColour, Identity, PublicKey};
+use crate::keys::{ByColor, Identity, PublicKey};
 use crate::message::{
     Expectation, MessageBody, MessageError, Payload, Receipt, Seen, SignedMessage, SignedReceipt,
     genesis_head, genesis_order, next_head, next_order,
 };
 use crate::tags;
 use crate::terms::AgreedTerms;
-use crate::{Channel, LogHead, MatchId, MessageHash, Party, Side};
+use crate::{Channel, Color, LogHead, MatchId, MessageHash, Party};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use thiserror::Error;
 
@@ -248,13 +248,18 @@ impl Sequence {
 
 /// Whether the party with `key` reads `channel` under `colours` (the umpire reads all; a player
 /// the public channel and its own).
-pub fn reads(terms: &AgreedTerms, colours: &ByColour, key: &PublicKey, channel: Channel) -> bool {
+pub fn reads(
+    terms: &AgreedTerms,
+    colours: &ByColor<PublicKey>,
+    key: &PublicKey,
+    channel: Channel,
+) -> bool {
     if terms.terms.umpire.as_ref().is_some_and(|u| u.key == *key) || *key == terms.terms.relay {
         return true;
     }
     match channel.side() {
         None => true,
-        Some(side) => colours.key(side) == *key,
+        Some(side) => colours[side] == *key,
     }
 }
 
@@ -319,7 +324,7 @@ pub enum SenderError {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum RelayEvent {
     /// Colours are known (at once for fixed colours, after both public reveals for drawn ones).
-    Colours(ByColour),
+    Colours(ByColor<PublicKey>),
     /// A party missed a deadline; `notice` is the relay's signed public timeout message.
     TimedOut {
         /// The party.
@@ -440,7 +445,7 @@ impl Relay {
     }
 
     /// The colours, once known.
-    pub fn colours(&self) -> Option<ByColour> {
+    pub fn colours(&self) -> Option<ByColor<PublicKey>> {
         self.coordinator.colours()
     }
 
@@ -505,7 +510,7 @@ impl Relay {
     }
 
     /// A side's remaining clock time (as of its last completed move).
-    pub fn remaining_ms(&self, side: Side) -> u64 {
+    pub fn remaining_ms(&self, side: Color) -> u64 {
         self.coordinator.remaining_ms(side)
     }
 
@@ -609,7 +614,7 @@ impl Relay {
             }
             .into());
         }
-        let colours = self.coordinator.colours().unwrap_or(ByColour {
+        let colours = self.coordinator.colours().unwrap_or(ByColor {
             white: self.terms.terms.players[0].key,
             black: self.terms.terms.players[1].key,
         });

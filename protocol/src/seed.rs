@@ -15,25 +15,25 @@
 //! anything) nor learn it (the private seed stays secret until the end); `c0`, `c1` are in
 //! `players` order. The setup seed feeds `rules::sic::setup(seed, side)`.
 
-use crate::keys::ByColour;
+use crate::keys::{ByColor, PublicKey};
 use crate::tags;
 use crate::terms::MatchTerms;
 use crate::transcript::Transcript;
-use crate::{MatchId, Side};
+use crate::{Color, MatchId};
 
 /// Colours drawn from both public contributions (`contributions` in `players` order).
 pub fn draw_colours(
     terms: &MatchTerms,
     match_id: &MatchId,
     contributions: &[[u8; 32]; 2],
-) -> ByColour {
+) -> ByColor<PublicKey> {
     let h = Transcript::new(tags::COLOURS)
         .append("match-id", &match_id.0)
         .append("contribution-0", &contributions[0])
         .append("contribution-1", &contributions[1])
         .finish();
     let white = usize::from(h[0] & 1);
-    ByColour { white: terms.players[white].key, black: terms.players[1 - white].key }
+    ByColor { white: terms.players[white].key, black: terms.players[1 - white].key }
 }
 
 /// A side's private setup seed (formula in the module docs).
@@ -41,13 +41,13 @@ pub fn setup_seed(
     private_seed: &[u8; 32],
     opponent_contribution: &[u8; 32],
     match_id: &MatchId,
-    side: Side,
+    side: Color,
 ) -> [u8; 32] {
     Transcript::new(tags::SETUP_SEED)
         .append("private-seed", private_seed)
         .append("opponent-contribution", opponent_contribution)
         .append("match-id", &match_id.0)
-        .append("side", &[side.byte()])
+        .append("side", &[side as u8])
         .finish()
 }
 
@@ -58,11 +58,11 @@ mod tests {
     #[test]
     fn setup_seed_depends_on_every_input() {
         let m = MatchId([1; 32]);
-        let base = setup_seed(&[2; 32], &[3; 32], &m, Side::White);
-        assert_ne!(base, setup_seed(&[9; 32], &[3; 32], &m, Side::White));
-        assert_ne!(base, setup_seed(&[2; 32], &[9; 32], &m, Side::White));
-        assert_ne!(base, setup_seed(&[2; 32], &[3; 32], &MatchId([9; 32]), Side::White));
-        assert_ne!(base, setup_seed(&[2; 32], &[3; 32], &m, Side::Black));
-        assert_eq!(base, setup_seed(&[2; 32], &[3; 32], &m, Side::White));
+        let base = setup_seed(&[2; 32], &[3; 32], &m, Color::White);
+        assert_ne!(base, setup_seed(&[9; 32], &[3; 32], &m, Color::White));
+        assert_ne!(base, setup_seed(&[2; 32], &[9; 32], &m, Color::White));
+        assert_ne!(base, setup_seed(&[2; 32], &[3; 32], &MatchId([9; 32]), Color::White));
+        assert_ne!(base, setup_seed(&[2; 32], &[3; 32], &m, Color::Black));
+        assert_eq!(base, setup_seed(&[2; 32], &[3; 32], &m, Color::White));
     }
 }

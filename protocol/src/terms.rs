@@ -22,7 +22,7 @@
 
 use crate::MatchId;
 use crate::codec::{self, Canonical, DecodeError};
-use crate::keys::{ByColour, Identity, PublicKey, Signature, SignatureError};
+use crate::keys::{ByColor, Identity, PublicKey, Signature, SignatureError};
 use crate::seal::SealPublicKey;
 use crate::tags;
 use crate::transcript::Transcript;
@@ -241,10 +241,10 @@ impl Canonical for MatchTerms {
 
 impl MatchTerms {
     /// The colour assignment when it does not depend on a draw.
-    pub fn fixed_colours(&self) -> Option<ByColour> {
+    pub fn fixed_colours(&self) -> Option<ByColor<PublicKey>> {
         match self.colours {
             Colours::FirstIsWhite => {
-                Some(ByColour { white: self.players[0].key, black: self.players[1].key })
+                Some(ByColor { white: self.players[0].key, black: self.players[1].key })
             }
             Colours::Drawn => None,
         }

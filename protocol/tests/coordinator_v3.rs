@@ -9,7 +9,7 @@ use protocol::coordinator::NotEntitled;
 use protocol::message::{Claim, Expectation, Outcome, Owed, Payload};
 use protocol::relay::RelayError;
 use protocol::terms::Colours;
-use protocol::{Channel, MessageHash, Party, Side};
+use protocol::{Channel, Color, MessageHash, Party};
 use rules::Variant;
 
 fn action(bytes: &[u8]) -> Payload {
@@ -32,7 +32,7 @@ fn bad_reference<T: std::fmt::Debug>(r: Result<T, RelayError>) -> bool {
 fn kriegspiel(c: &Cast) -> Table {
     let mut t = Table::new(c, terms_for(c, Variant::Kriegspiel, Colours::FirstIsWhite), 0);
     t.open_match([1, 2, 3, 4]);
-    t.send(UMPIRE, Channel::Public, None, Payload::Turn { next: Owed::Side(Side::White) }, 10)
+    t.send(UMPIRE, Channel::Public, None, Payload::Turn { next: Owed::Side(Color::White) }, 10)
         .expect("umpire starts play");
     t
 }
@@ -46,7 +46,7 @@ fn the_side_a_turn_names_has_no_clock_until_its_announcement() {
         UMPIRE,
         Channel::Public,
         Some(a.hash),
-        Payload::Turn { next: Owed::Side(Side::Black) },
+        Payload::Turn { next: Owed::Side(Color::Black) },
         200,
     )
     .expect("black to move");
@@ -62,7 +62,7 @@ fn the_side_a_turn_names_has_no_clock_until_its_announcement() {
         UMPIRE,
         Channel::Public,
         Some(a.hash),
-        Payload::Turn { next: Owed::Side(Side::Black) },
+        Payload::Turn { next: Owed::Side(Color::Black) },
         200,
     )
     .expect("black to move");
@@ -89,12 +89,12 @@ fn the_side_named_may_move_before_its_announcement() {
         UMPIRE,
         Channel::Public,
         Some(a.hash),
-        Payload::Turn { next: Owed::Side(Side::Black) },
+        Payload::Turn { next: Owed::Side(Color::Black) },
         200,
     )
     .expect("black to move");
     t.send_sealed(BOB, Channel::BlackUmpire, None, &action(b"e7e5"), 220).expect("black moves");
-    assert_eq!(t.relay.remaining_ms(Side::Black), 1000);
+    assert_eq!(t.relay.remaining_ms(Color::Black), 1000);
     assert_eq!(t.relay.poll_timeout(), Some(720), "the umpire owes Black's answer");
 }
 
@@ -103,7 +103,7 @@ fn a_turn_names_exactly_what_it_adjudicates() {
     let c = cast();
     let mut t = kriegspiel(&c);
     let a = t.send_sealed(ALICE, Channel::WhiteUmpire, None, &action(b"e2e4"), 110).expect("e2e4");
-    let turn = Payload::Turn { next: Owed::Side(Side::Black) };
+    let turn = Payload::Turn { next: Owed::Side(Color::Black) };
     for re in [None, Some(MessageHash([0x5e; 32]))] {
         let m = t.write(UMPIRE, Channel::Public, re, turn.clone());
         assert!(bad_reference(t.submit(UMPIRE, &m, 150)), "re {re:?}");
@@ -112,7 +112,7 @@ fn a_turn_names_exactly_what_it_adjudicates() {
     // Kriegspiel's first Turn names nothing.
     let mut t = Table::new(&c, terms_for(&c, Variant::Kriegspiel, Colours::FirstIsWhite), 0);
     t.open_match([1, 2, 3, 4]);
-    let first = Payload::Turn { next: Owed::Side(Side::White) };
+    let first = Payload::Turn { next: Owed::Side(Color::White) };
     let m = t.write(UMPIRE, Channel::Public, Some(MessageHash([1; 32])), first);
     assert!(bad_reference(t.submit(UMPIRE, &m, 10)));
 }
@@ -131,11 +131,11 @@ fn every_other_re_is_fixed() {
         BOB,
         Channel::Public,
         stray,
-        Payload::Claim(protocol::flow::loss_of(Side::Black, rules::EndReason::Resignation.into())),
+        Payload::Claim(protocol::flow::loss_of(Color::Black, rules::EndReason::Resignation.into())),
     );
     assert!(bad_reference(t.submit(BOB, &m, 120)));
     // The umpire's complaint names the player's sealed message: accepted.
-    let complaint = Payload::Claim(protocol::flow::loss_of(Side::White, protocol::flow::FORFEIT));
+    let complaint = Payload::Claim(protocol::flow::loss_of(Color::White, protocol::flow::FORFEIT));
     t.send(UMPIRE, Channel::Public, Some(a.hash), complaint, 130).expect("a complaint names it");
 }
 
@@ -206,7 +206,7 @@ fn a_player_seals_only_where_a_sealed_message_is_owed() {
     let j = t.send_sealed(ALICE, Channel::WhiteUmpire, None, &junk, 110).expect("taken");
     assert_eq!(t.relay.poll_timeout(), Some(610), "the umpire owes an answer by answer_ms");
     // The honest umpire's complaint names it and ends the game...
-    let complaint = Payload::Claim(protocol::flow::loss_of(Side::White, protocol::flow::FORFEIT));
+    let complaint = Payload::Claim(protocol::flow::loss_of(Color::White, protocol::flow::FORFEIT));
     t.send(UMPIRE, Channel::Public, Some(j.hash), complaint, 120).expect("the complaint");
     assert!(!t.relay.has_timed_out(Party::Umpire));
     // ...after which a player's sealed message, written having seen the end, is refused.

@@ -4,7 +4,7 @@ mod common;
 
 use common::{ALICE, BOB, Table, UMPIRE, cast, sign, terms_for};
 use protocol::Channel;
-use protocol::Side;
+use protocol::Color;
 use protocol::codec::{Canonical, VERSION};
 use protocol::evidence::{At, Contradiction, Evidence, EvidenceError};
 use protocol::message::{Owed, Payload, Receipt, SignedReceipt, next_head};
@@ -31,12 +31,12 @@ fn kriegspiel_table() -> Table {
     let c = cast();
     let mut t = Table::new(&c, terms_for(&c, Variant::Kriegspiel, Colours::FirstIsWhite), 0);
     t.open_match([1, 2, 3, 4]);
-    t.send(UMPIRE, Channel::Public, None, Payload::Turn { next: Owed::Side(Side::White) }, 5)
+    t.send(UMPIRE, Channel::Public, None, Payload::Turn { next: Owed::Side(Color::White) }, 5)
         .expect("the umpire starts play");
     t
 }
 
-fn resign(side: Side) -> Payload {
+fn resign(side: Color) -> Payload {
     Payload::Claim(protocol::flow::loss_of(side, rules::EndReason::Resignation.into()))
 }
 
@@ -72,7 +72,7 @@ fn two_entries_of_different_channels_after_one_order_head_are_an_order_fork() {
     // One log: White's sealed attempt on her channel. The other: Black resigning in public.
     let attempt =
         t.write_sealed(ALICE, Channel::WhiteUmpire, None, &Payload::Action(b"e2e4".to_vec()));
-    let resign = t.write(BOB, Channel::Public, None, resign(Side::Black));
+    let resign = t.write(BOB, Channel::Public, None, resign(Color::Black));
     let a = t.relay.accept(&attempt.to_canonical(), 10).unwrap().entry.receipt;
     let b = twin.accept(&resign.to_canonical(), 10).unwrap().entry.receipt;
     let e = evidence(&t, a, b);

@@ -13,7 +13,7 @@ use protocol::message::{
 use protocol::relay::{ChainError, Relay, RelayError, RelayEvent, ResumeError, SenderError};
 use protocol::seal::{self, SealSecret};
 use protocol::terms::{Colours, Limits, MatchTerms};
-use protocol::{Channel, Party, Side, flow, seed};
+use protocol::{Channel, Color, Party, flow, seed};
 use rules::Variant;
 
 fn chess(c: &Cast) -> MatchTerms {
@@ -24,7 +24,7 @@ fn action(bytes: &[u8]) -> Payload {
     Payload::Action(bytes.to_vec())
 }
 
-fn resign(side: Side) -> Payload {
+fn resign(side: Color) -> Payload {
     Payload::Claim(flow::loss_of(side, rules::EndReason::Resignation.into()))
 }
 
@@ -207,20 +207,20 @@ fn seen_must_name_an_entry_its_author_could_have_received() {
     let c = cast();
     let mut t = Table::new(&c, terms_for(&c, Variant::Kriegspiel, Colours::FirstIsWhite), 0);
     t.open_match([1, 2, 3, 4]);
-    t.send(UMPIRE, Channel::Public, None, Payload::Turn { next: Owed::Side(Side::White) }, 5)
+    t.send(UMPIRE, Channel::Public, None, Payload::Turn { next: Owed::Side(Color::White) }, 5)
         .expect("the umpire starts play");
     let len = t.relay.entries().len() as u64;
     let order_of = |t: &Table, i: u64| t.receipt(i as usize).order();
     // An order head the log does not have: a channel head instead (a forked or invented view).
     let last = t.receipt(len as usize - 1);
-    let m = with_seen(&t, BOB, Some(Seen { order: last.head }), resign(Side::Black));
+    let m = with_seen(&t, BOB, Some(Seen { order: last.head }), resign(Color::Black));
     assert_eq!(
         t.relay.accept(&m.to_canonical(), 6).err(),
         Some(RelayError::Chain(ChainError::SeenUnknown { seen: last.head }))
     );
     // The order head the next entry would have if it were another one (a forked view).
     let forked = message::next_order(&last.order(), Channel::Public, &last.head);
-    let m = with_seen(&t, BOB, Some(Seen { order: forked }), resign(Side::Black));
+    let m = with_seen(&t, BOB, Some(Seen { order: forked }), resign(Color::Black));
     assert_eq!(
         t.relay.accept(&m.to_canonical(), 6).err(),
         Some(RelayError::Chain(ChainError::SeenUnknown { seen: forked }))
@@ -231,14 +231,14 @@ fn seen_must_name_an_entry_its_author_could_have_received() {
     t.deliver(ALICE);
     t.deliver(UMPIRE);
     let at = t.relay.entries().len() as u64 - 1;
-    let m = with_seen(&t, BOB, Some(Seen { order: order_of(&t, at) }), resign(Side::Black));
+    let m = with_seen(&t, BOB, Some(Seen { order: order_of(&t, at) }), resign(Color::Black));
     assert_eq!(
         t.relay.accept(&m.to_canonical(), 8).err(),
         Some(RelayError::Chain(ChainError::SeenInvisible { seen: at }))
     );
     // Going back from what the author's previous message had seen.
     let back = Some(Seen { order: order_of(&t, 1) });
-    let m = with_seen(&t, BOB, back, resign(Side::Black));
+    let m = with_seen(&t, BOB, back, resign(Color::Black));
     assert!(matches!(
         t.relay.accept(&m.to_canonical(), 8),
         Err(RelayError::Chain(ChainError::SeenBackwards { .. }))
@@ -268,7 +268,7 @@ fn who_may_say_what() {
     for p in [
         Payload::Timeout { party: Party::Black, expectation: Expectation::Move, deadline_ms: 0 },
         Payload::Start,
-        Payload::Turn { next: Owed::Side(Side::White) },
+        Payload::Turn { next: Owed::Side(Color::White) },
     ] {
         let m = t.write(ALICE, Channel::Public, None, p);
         assert!(
@@ -364,7 +364,7 @@ fn commit_reveal_draws_colours_and_the_umpire_opens_sealed_setups() {
     assert_eq!(t.relay.poll_event(), Some(RelayEvent::Colours(expected)));
     assert_eq!(t.relay.colours(), Some(expected));
     // White seals its private-seed opening to the umpire, who can open it.
-    let white = t.of(Side::White);
+    let white = t.of(Color::White);
     let (value, nonce) = PRIVATE_SEEDS[white];
     let inner =
         Payload::Open { purpose: PRIVATE_SEED, opening: Opening { value: value.to_vec(), nonce } };
@@ -460,10 +460,10 @@ fn open_moves_run_the_clocks_with_increment() {
     assert_eq!(t.relay.poll_timeout(), Some(1040));
     t.send(ALICE, Channel::Public, None, action(b"e2e4"), 340).expect("white moves");
     // 1000 - 300 used + 100 increment; Black's clock runs from 340.
-    assert_eq!(t.relay.remaining_ms(Side::White), 800);
+    assert_eq!(t.relay.remaining_ms(Color::White), 800);
     assert_eq!(t.relay.poll_timeout(), Some(1340));
     t.send(BOB, Channel::Public, None, action(b"e7e5"), 1340).expect("black moves at the deadline");
-    assert_eq!(t.relay.remaining_ms(Side::Black), 100);
+    assert_eq!(t.relay.remaining_ms(Color::Black), 100);
     assert_eq!(t.relay.poll_timeout(), Some(1340 + 800));
     // Nothing expires before a deadline.
     assert!(t.expire(2140).is_empty());
@@ -546,19 +546,19 @@ fn a_silent_umpire_is_timed_out_and_no_player_clock_runs_meanwhile() {
     assert_eq!(t.expire(505), vec![(Party::Umpire, Expectation::Answer, 504, 505)]);
     // Once play is under way: an attempt stops White's clock until the umpire answers.
     let mut t = kriegspiel_in_play(&c);
-    t.send(UMPIRE, Channel::Public, None, Payload::Turn { next: Owed::Side(Side::White) }, 10)
+    t.send(UMPIRE, Channel::Public, None, Payload::Turn { next: Owed::Side(Color::White) }, 10)
         .expect("umpire starts play");
     let a = t
         .send_sealed(ALICE, Channel::WhiteUmpire, None, &action(b"e2e4"), 110)
         .expect("white's attempt");
     // White had 1000 from t = 10 and used 100; the umpire's wait is not White's.
-    assert_eq!(t.relay.remaining_ms(Side::White), 900);
+    assert_eq!(t.relay.remaining_ms(Color::White), 900);
     let out = t.expire(5000);
     assert_eq!(out, vec![(Party::Umpire, Expectation::Answer, 610, 5000)]);
     assert!(!t.relay.has_timed_out(Party::White));
     // An answer naming the attempt hands the turn over, with White's increment.
     let mut t = kriegspiel_in_play(&c);
-    t.send(UMPIRE, Channel::Public, None, Payload::Turn { next: Owed::Side(Side::White) }, 10)
+    t.send(UMPIRE, Channel::Public, None, Payload::Turn { next: Owed::Side(Color::White) }, 10)
         .expect("umpire starts play");
     let a2 = t
         .send_sealed(ALICE, Channel::WhiteUmpire, None, &action(b"e2e4"), 110)
@@ -568,11 +568,11 @@ fn a_silent_umpire_is_timed_out_and_no_player_clock_runs_meanwhile() {
         UMPIRE,
         Channel::Public,
         Some(a2.hash),
-        Payload::Turn { next: Owed::Side(Side::Black) },
+        Payload::Turn { next: Owed::Side(Color::Black) },
         200,
     )
     .expect("umpire hands the turn to black");
-    assert_eq!(t.relay.remaining_ms(Side::White), 1000);
+    assert_eq!(t.relay.remaining_ms(Color::White), 1000);
     // v3: Black's clock waits for its announcement, which the umpire owes under answer_ms.
     assert_eq!(t.relay.poll_timeout(), Some(700));
     t.send_sealed(UMPIRE, Channel::BlackUmpire, Some(a2.hash), &action(b"announce"), 250)
@@ -586,7 +586,7 @@ fn a_sealed_payload_of_another_size_than_agreed_is_refused() {
     // so the relay (which sees only sizes) refuses any other, whoever sends it.
     let c = cast();
     let mut t = kriegspiel_in_play(&c);
-    t.send(UMPIRE, Channel::Public, None, Payload::Turn { next: Owed::Side(Side::White) }, 10)
+    t.send(UMPIRE, Channel::Public, None, Payload::Turn { next: Owed::Side(Color::White) }, 10)
         .expect("umpire starts play");
     let umpire_seal = t.agreed.terms.umpire.as_ref().expect("an umpire").seal_key;
     let agreed = t.padded_len(ALICE);
@@ -651,7 +651,7 @@ fn kriegspiel_attempts_per_turn_are_limited() {
         0,
     );
     t.open_match([1, 2, 3, 4]);
-    t.send(UMPIRE, Channel::Public, None, Payload::Turn { next: Owed::Side(Side::White) }, 10)
+    t.send(UMPIRE, Channel::Public, None, Payload::Turn { next: Owed::Side(Color::White) }, 10)
         .expect("umpire starts play");
     for i in 0..u64::from(max) {
         let a = t
@@ -670,7 +670,7 @@ fn kriegspiel_attempts_per_turn_are_limited() {
     let m = t.write_sealed(ALICE, Channel::WhiteUmpire, None, &action(b"e2e6"));
     assert!(matches!(
         t.relay.accept(&m.to_canonical(), 20 + 2 * u64::from(max)),
-        Err(RelayError::NotEntitled(NotEntitled::TooManyAttempts { side: Side::White, max: 256 }))
+        Err(RelayError::NotEntitled(NotEntitled::TooManyAttempts { side: Color::White, max: 256 }))
     ));
 }
 
@@ -702,7 +702,7 @@ fn a_move_racing_a_resignation_is_void_and_one_sent_after_seeing_it_is_refused()
     // White writes its move, having seen everything so far; Black's resignation reaches the
     // relay first.
     let racing = t.write(ALICE, Channel::Public, None, action(b"e2e4"));
-    t.send(BOB, Channel::Public, None, resign(Side::Black), 50).expect("black resigns");
+    t.send(BOB, Channel::Public, None, resign(Color::Black), 50).expect("black resigns");
     let a = t.submit(ALICE, &racing, 51).expect("the racing move is recorded");
     assert_eq!(a.admission, Admission::Void);
     assert!(t.relay.coordinator().is_over());
@@ -734,7 +734,7 @@ fn a_draw_offer_lapses_with_the_offerers_move_and_two_offers_agree() {
     };
     let mut t = chess_in_play(&c);
     t.send(ALICE, Channel::Public, None, draw(), 50).expect("white offers");
-    assert_eq!(t.relay.coordinator().draw_offer(), Some(Side::White));
+    assert_eq!(t.relay.coordinator().draw_offer(), Some(Color::White));
     t.send(ALICE, Channel::Public, None, action(b"e2e4"), 60).expect("white moves");
     assert_eq!(t.relay.coordinator().draw_offer(), None);
     t.send(BOB, Channel::Public, None, draw(), 70).expect("black offers");
@@ -752,7 +752,7 @@ fn resume_rebuilds_the_same_relay_from_its_entries() {
     let mut resumed = Relay::resume(c.relay.clone(), t.agreed.clone(), &entries).expect("resumes");
     assert_eq!(resumed.head(), t.relay.head());
     assert_eq!(resumed.poll_timeout(), t.relay.poll_timeout());
-    assert_eq!(resumed.remaining_ms(Side::White), t.relay.remaining_ms(Side::White));
+    assert_eq!(resumed.remaining_ms(Color::White), t.relay.remaining_ms(Color::White));
     assert_eq!(resumed.colours(), t.relay.colours());
     // Both accept the next message with byte-identical receipts.
     let m = t.write(BOB, Channel::Public, None, action(b"e7e5"));
@@ -781,7 +781,7 @@ fn the_relay_closes_a_complete_match_and_the_parties_countersign_its_final_head(
     t.send(ALICE, Channel::Public, None, action(b"e2e4"), 50).expect("white moves");
     // A move written before Black's resignation reached the relay: a race, then the close.
     let racing = t.write(ALICE, Channel::Public, None, action(b"d2d4"));
-    t.send(BOB, Channel::Public, None, resign(Side::Black), 60).expect("black resigns");
+    t.send(BOB, Channel::Public, None, resign(Color::Black), 60).expect("black resigns");
     let n = t.relay.entries().len();
     assert!(
         matches!(t.body(n - 1).payload, Payload::Close { .. }),
@@ -837,11 +837,11 @@ fn no_close_while_something_is_owed() {
     t.send(ALICE, Channel::Public, None, Table::reveal_payload(ALICE), 3).expect("reveal");
     t.send(BOB, Channel::Public, None, Table::reveal_payload(BOB), 4).expect("reveal");
     // Black resigns at once: both still owe their private seeds' openings.
-    let black = t.of(Side::Black);
-    t.send(black, Channel::Public, None, resign(Side::Black), 5).expect("resigns");
+    let black = t.of(Color::Black);
+    t.send(black, Channel::Public, None, resign(Color::Black), 5).expect("resigns");
     let last = t.body(t.relay.entries().len() - 1);
     assert!(!matches!(last.payload, Payload::Close { .. }));
-    let white = t.of(Side::White);
+    let white = t.of(Color::White);
     for who in [white, black] {
         let (value, nonce) = common::PRIVATE_SEEDS[who];
         let open = Payload::Open {
@@ -863,14 +863,14 @@ fn a_sealed_move_racing_a_resignation_is_void_and_its_disclosure_is_taken() {
     let c = cast();
     let mut t = Table::new(&c, terms_for(&c, Variant::Kriegspiel, Colours::FirstIsWhite), 0);
     t.open_match([1, 2, 3, 4]);
-    t.send(UMPIRE, Channel::Public, None, Payload::Turn { next: Owed::Side(Side::White) }, 10)
+    t.send(UMPIRE, Channel::Public, None, Payload::Turn { next: Owed::Side(Color::White) }, 10)
         .expect("umpire starts play");
     let a = t.send_sealed(ALICE, Channel::WhiteUmpire, None, &action(b"e2e4"), 20).expect("white");
     t.send(
         UMPIRE,
         Channel::Public,
         Some(a.hash),
-        Payload::Turn { next: Owed::Side(Side::Black) },
+        Payload::Turn { next: Owed::Side(Color::Black) },
         21,
     )
     .expect("the umpire's answer: black to move");
@@ -885,7 +885,7 @@ fn a_sealed_move_racing_a_resignation_is_void_and_its_disclosure_is_taken() {
             t.padded_len(BOB),
         )
         .expect("seals");
-    t.send(ALICE, Channel::Public, None, resign(Side::White), 30).expect("white resigns");
+    t.send(ALICE, Channel::Public, None, resign(Color::White), 30).expect("white resigns");
     let r = t.submit(BOB, &racing, 31).expect("the racing move is recorded");
     assert_eq!(r.admission, Admission::Void);
     assert!(

@@ -127,6 +127,13 @@ impl<T> ByColor<T> {
     }
 }
 
+impl<T: PartialEq> ByColor<T> {
+    /// The side whose value is `value`, White's first if both are.
+    pub fn color_of(&self, value: &T) -> Option<Color> {
+        Color::ALL.into_iter().find(|&c| self[c] == *value)
+    }
+}
+
 impl<T> std::ops::Index<Color> for ByColor<T> {
     type Output = T;
     fn index(&self, c: Color) -> &T {

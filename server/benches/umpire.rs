@@ -52,7 +52,7 @@ struct Game {
     /// The seal seed of each channel the umpire sealed on (from its disclosures).
     seeds: BTreeMap<Channel, [u8; 32]>,
     /// The players' keys by colour.
-    colours: protocol::keys::ByColour,
+    colours: protocol::ByColor<protocol::PublicKey>,
 }
 
 fn game() -> Game {
@@ -143,7 +143,7 @@ fn bare(g: &Game, ns: &mut [u64; 4]) {
                     let context = seal_context(body);
                     let sealer = sealers.entry(body.channel).or_insert_with(|| {
                         let side = body.channel.side().expect("a private channel");
-                        let key = g.colours.key(side);
+                        let key = g.colours[side];
                         let recipient = g
                             .agreed
                             .terms

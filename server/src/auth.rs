@@ -21,13 +21,14 @@
 
 use crate::admission::lock;
 use crate::error::AppError;
-use crate::state::Shared;
+use crate::store::Store;
 use axum::http::StatusCode;
 use protocol::names::SignedName;
 use protocol::{PublicKey, Signature};
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::net::IpAddr;
+use std::sync::Mutex;
 
 /// The most display names the server keeps in memory ([`Auth::remember_name`]); past it one is
 /// dropped for each new one (the store keeps them all: a dropped one is read again when
@@ -306,10 +307,43 @@ impl Auth {
     }
 }
 
+/// What the display-name functions below need of the server: its name cache, its store, its
+/// clock and its `max_name_bytes`. `crate::state::Shared` implements it; a trait here keeps `auth`
+/// below `state` (issue 17: no module cycles).
+pub trait NameBook {
+    /// The sign-in state, whose name cache the functions below read and fill.
+    fn auth(&self) -> &Mutex<Auth>;
+    /// Where accounts (and their names) are kept.
+    fn store(&self) -> &dyn Store;
+    /// The server's clock (ms).
+    fn now_ms(&self) -> u64;
+    /// The configured `max_name_bytes`.
+    fn max_name_bytes(&self) -> usize;
+}
+
+impl<T: NameBook + ?Sized> NameBook for std::sync::Arc<T> {
+    fn auth(&self) -> &Mutex<Auth> {
+        (**self).auth()
+    }
+    fn store(&self) -> &dyn Store {
+        (**self).store()
+    }
+    fn now_ms(&self) -> u64 {
+        (**self).now_ms()
+    }
+    fn max_name_bytes(&self) -> usize {
+        (**self).max_name_bytes()
+    }
+}
+
 /// Reads a display name sent to the server (at sign-in or `POST /api/account`) for `key`: the
 /// JSON form of a [`SignedName`] of `key`'s, whose signature verifies, in the allowed form, at
 /// most `max_name_bytes`. Each refusal names its reason (400).
-pub fn accept_name(shared: &Shared, key: &PublicKey, v: &Value) -> Result<SignedName, AppError> {
+pub fn accept_name(
+    shared: &(impl NameBook + ?Sized),
+    key: &PublicKey,
+    v: &Value,
+) -> Result<SignedName, AppError> {
     let bad = |m: String| AppError::new(StatusCode::BAD_REQUEST, m);
     if v.is_string() {
         return Err(bad(
@@ -326,7 +360,7 @@ pub fn accept_name(shared: &Shared, key: &PublicKey, v: &Value) -> Result<Signed
         ));
     }
     n.verify().map_err(|e| bad(format!("name: {e}")))?;
-    let max = shared.config.limits.max_name_bytes;
+    let max = shared.max_name_bytes();
     if n.name.len() > max {
         return Err(bad(format!(
             "name: {} bytes, this server keeps names of at most {max} bytes (max_name_bytes)",
@@ -346,16 +380,19 @@ pub fn stored_name(account: &crate::store::Account) -> Option<SignedName> {
 
 /// Keeps `name` (checked by [`accept_name`]) as its key's display name, unless the account has
 /// a newer one (409, naming when that one was chosen). Returns the name now kept.
-pub async fn store_name(shared: &Shared, name: SignedName) -> Result<SignedName, AppError> {
+pub async fn store_name(
+    shared: &(impl NameBook + ?Sized),
+    name: SignedName,
+) -> Result<SignedName, AppError> {
     let internal = |e: crate::store::StoreError| {
         AppError::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string())
     };
-    let now = shared.clock.now_ms();
-    let existing = shared.store.account(&name.key).await.map_err(internal)?;
+    let now = shared.now_ms();
+    let existing = shared.store().account(&name.key).await.map_err(internal)?;
     let old = existing.as_ref().and_then(stored_name);
     if let Some(old) = &old {
         if *old == name {
-            lock(&shared.auth).remember_name(name.clone());
+            lock(shared.auth()).remember_name(name.clone());
             return Ok(name);
         }
         if !name.replaces(old) {
@@ -376,20 +413,20 @@ pub async fn store_name(shared: &Shared, name: SignedName) -> Result<SignedName,
         name: text,
         created_ms: existing.map_or(now, |a| a.created_ms),
     };
-    shared.store.put_account(&account).await.map_err(internal)?;
-    lock(&shared.auth).remember_name(name.clone());
+    shared.store().put_account(&account).await.map_err(internal)?;
+    lock(shared.auth()).remember_name(name.clone());
     Ok(name)
 }
 
 /// The display name of `key`, if it chose one: from memory, else from its account.
-pub async fn name_of(shared: &Shared, key: &PublicKey) -> Option<SignedName> {
-    let cached = lock(&shared.auth).cached_name(key);
+pub async fn name_of(shared: &(impl NameBook + ?Sized), key: &PublicKey) -> Option<SignedName> {
+    let cached = lock(shared.auth()).cached_name(key);
     if cached.is_some() {
         return cached;
     }
-    let account = shared.store.account(key).await.ok().flatten()?;
+    let account = shared.store().account(key).await.ok().flatten()?;
     let n = stored_name(&account)?;
-    lock(&shared.auth).remember_name(n.clone());
+    lock(shared.auth()).remember_name(n.clone());
     Some(n)
 }
 
@@ -413,13 +450,13 @@ fn keys_in(v: &Value, out: &mut BTreeSet<PublicKey>, max: usize) {
 /// The `names` of an answer: for every key `v` shows (the first [`MAX_NAME_LOOKUPS`] read from
 /// the store when not in memory), its display name with the key's signature, by key. Keys
 /// without a name are left out.
-pub async fn names_for(shared: &Shared, v: &Value) -> Value {
+pub async fn names_for(shared: &(impl NameBook + ?Sized), v: &Value) -> Value {
     let mut keys = BTreeSet::new();
     keys_in(v, &mut keys, 4 * MAX_NAME_LOOKUPS);
     let mut out = serde_json::Map::new();
     let mut lookups = 0;
     for k in keys {
-        let cached = lock(&shared.auth).cached_name(&k);
+        let cached = lock(shared.auth()).cached_name(&k);
         let n = match cached {
             Some(n) => Some(n),
             None if lookups < MAX_NAME_LOOKUPS => {
@@ -436,7 +473,7 @@ pub async fn names_for(shared: &Shared, v: &Value) -> Value {
 }
 
 /// `v` with its `names` ([`names_for`]) added, where `v` is an object.
-pub async fn with_names(shared: &Shared, mut v: Value) -> Value {
+pub async fn with_names(shared: &(impl NameBook + ?Sized), mut v: Value) -> Value {
     let names = names_for(shared, &v).await;
     if let Value::Object(m) = &mut v {
         m.insert("names".into(), names);

@@ -1,16 +1,15 @@
-//! Finished matches as the store keeps them: the row of a finished match and its record's
+//! Finished matches as the store keeps them (below `crate::state`: it is given the store): the row of a finished match and its record's
 //! bytes, rebuilt from the stored entries (served by `crate::http`, appended by
 //! `crate::ledger`, promised by `crate::promise`).
 
 use crate::error::{ApiResult, AppError, internal, parse_match_id};
-use crate::state::Shared;
+use crate::store::{MatchRow, Store};
 use axum::http::StatusCode;
 
 /// The finished match `id` (404 if unknown, 409 while it is being played).
-pub(crate) async fn finished_row(shared: &Shared, id: &str) -> ApiResult<crate::store::MatchRow> {
+pub(crate) async fn finished_row(store: &dyn Store, id: &str) -> ApiResult<MatchRow> {
     let id = parse_match_id(id)?;
-    let row = shared
-        .store
+    let row = store
         .get_match(&id)
         .await
         .map_err(internal)?
@@ -25,11 +24,11 @@ pub(crate) async fn finished_row(shared: &Shared, id: &str) -> ApiResult<crate::
 }
 
 /// The record bytes of a finished match, rebuilt from its stored entries.
-pub async fn record_bytes(shared: &Shared, row: &crate::store::MatchRow) -> ApiResult<Vec<u8>> {
+pub async fn record_bytes(store: &dyn Store, row: &MatchRow) -> ApiResult<Vec<u8>> {
     use protocol::codec::Canonical;
     let terms = protocol::terms::SignedTerms::from_canonical(&row.terms).map_err(internal)?;
     let mut bytes = protocol::record::MatchRecord::header_bytes(&terms);
-    for e in shared.store.entries(&row.id).await.map_err(internal)? {
+    for e in store.entries(&row.id).await.map_err(internal)? {
         let entry = protocol::relay::Entry::from_canonical(&e).map_err(internal)?;
         bytes.extend(protocol::record::MatchRecord::entry_frame(&entry));
     }

@@ -260,7 +260,7 @@ fn refused(row: &MatchRow, why: &str) {
 /// The submission of a finished match: its record rebuilt from the store, its tournament round
 /// if the server started it as one.
 async fn submission(shared: &Arc<Shared>, row: &MatchRow) -> Result<Submission, String> {
-    let record = crate::finished::record_bytes(shared, row).await.map_err(|e| e.message)?;
+    let record = crate::finished::record_bytes(&*shared.store, row).await.map_err(|e| e.message)?;
     let tournament = shared
         .store
         .tournament_game(&row.id)

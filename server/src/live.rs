@@ -10,13 +10,13 @@ use crate::state::{FinishedMatch, Shared};
 use crate::store::{EntryRow, Finish, MatchRow, Write};
 use axum::body::Bytes;
 use protocol::codec::Canonical;
-use protocol::keys::ByColour;
+use protocol::keys::ByColor;
 use protocol::message::{MessageBody, SignedMessage};
 use protocol::record::MatchRecord;
 use protocol::relay::{Entry, Relay, RelayEvent, SenderError};
 use protocol::terms::{AgreedTerms, SignedTerms};
 use protocol::wire::ServerFrame;
-use protocol::{Channel, Identity, PublicKey, Side};
+use protocol::{Channel, Color, Identity, PublicKey};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex};
@@ -193,7 +193,7 @@ pub struct MatchInfo {
 #[derive(Clone, Copy, Debug)]
 struct TurnClock {
     /// Whose turn it became.
-    side: Side,
+    side: Color,
     /// When that side's clock runs out, as it stood then (relay ms).
     due_ms: u64,
     /// The other side's clock then.
@@ -416,8 +416,8 @@ impl MatchTask {
         self.shared.clock.now_ms().saturating_sub(self.offset_ms)
     }
 
-    fn colours(&self) -> ByColour {
-        self.relay.colours().unwrap_or(ByColour {
+    fn colours(&self) -> ByColor<PublicKey> {
+        self.relay.colours().unwrap_or(ByColor {
             white: self.agreed.terms.players[0].key,
             black: self.agreed.terms.players[1].key,
         })
@@ -856,11 +856,11 @@ impl MatchTask {
             .find(|d| d.expectation == protocol::message::Expectation::Move)
             .and_then(|d| d.party.side().map(|s| (s, d.due_ms)));
         let (clocks, running) = if self.open_game {
-            let clock = |side: Side| match running {
+            let clock = |side: Color| match running {
                 Some((s, due)) if s == side => due.saturating_sub(now),
                 _ => coordinator.remaining_ms(side),
             };
-            ([clock(Side::White), clock(Side::Black)], running.map(|(s, _)| s))
+            ([clock(Color::White), clock(Color::Black)], running.map(|(s, _)| s))
         } else {
             // Only what changes at a change of turn (the type's docs).
             if self.ended.is_none()
@@ -873,8 +873,8 @@ impl MatchTask {
             let at = |t: TurnClock, when: u64| {
                 let mine = t.due_ms.saturating_sub(when);
                 match t.side {
-                    Side::White => [mine, t.other_ms],
-                    Side::Black => [t.other_ms, mine],
+                    Color::White => [mine, t.other_ms],
+                    Color::Black => [t.other_ms, mine],
                 }
             };
             let initial = self.agreed.terms.time_control.initial_ms;
@@ -898,8 +898,8 @@ impl MatchTask {
         info.white_ms = clocks[0];
         info.black_ms = clocks[1];
         info.running = running.map(|s| match s {
-            Side::White => "white",
-            Side::Black => "black",
+            Color::White => "white",
+            Color::Black => "black",
         });
         info.entries = self.open_game.then_some(self.persisted as u64);
         info.stored = self.persisted as u64;

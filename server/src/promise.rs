@@ -58,7 +58,7 @@ pub async fn issue(
     if let Ok(bytes) = tokio::fs::read(&path).await {
         return Ok(bytes);
     }
-    let record = crate::finished::record_bytes(shared, row).await?;
+    let record = crate::finished::record_bytes(&*shared.store, row).await?;
     let now = shared.clock.now_ms();
     let promise = Promise {
         version: PROMISE_VERSION,
@@ -108,7 +108,7 @@ pub async fn serve(
     Path(id): Path<String>,
 ) -> Result<Response, AppError> {
     crate::ledger::ledger_of(&shared)?;
-    let row = crate::finished::finished_row(&shared, &id).await?;
+    let row = crate::finished::finished_row(&*shared.store, &id).await?;
     let bytes = issue(&shared, &row).await?;
     Ok((
         [

@@ -75,6 +75,21 @@ pub struct Shared {
     next_conn: AtomicU64,
 }
 
+impl crate::auth::NameBook for Shared {
+    fn auth(&self) -> &Mutex<Auth> {
+        &self.auth
+    }
+    fn store(&self) -> &dyn Store {
+        &*self.store
+    }
+    fn now_ms(&self) -> u64 {
+        self.clock.now_ms()
+    }
+    fn max_name_bytes(&self) -> usize {
+        self.config.limits.max_name_bytes
+    }
+}
+
 impl Shared {
     /// The shared state of a server.
     pub fn new(config: Config, clock: Arc<dyn Clock>, store: Arc<dyn Store>) -> Shared {

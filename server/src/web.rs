@@ -178,7 +178,7 @@ pub struct ReadVerdict {
 mod tests {
     use super::verdict_summary;
     use serde_json::json;
-    use verifier::{Fault, FaultKind, Role, Verdict};
+    use verifier::{Fault, FaultKind, MatchRole, Verdict};
 
     #[test]
     fn a_faulty_verdict_is_summed_up_with_each_culprit_once() {
@@ -193,9 +193,9 @@ mod tests {
             explanation: "the umpire lied".into(),
         };
         let verdict = Verdict::Faults(vec![
-            fault(FaultKind::FalseAnnouncement, Some(umpire), Role::Umpire),
-            fault(FaultKind::FalseClaim, Some(umpire), Role::Umpire),
-            fault(FaultKind::TruncatedRecord, None, Role::Record),
+            fault(FaultKind::FalseAnnouncement, Some(umpire), MatchRole::Umpire),
+            fault(FaultKind::FalseClaim, Some(umpire), MatchRole::Umpire),
+            fault(FaultKind::TruncatedRecord, None, MatchRole::Record),
         ]);
         // The stored verdict is the verifier's own JSON.
         let s =

@@ -15,8 +15,8 @@ use protocol::codec::Canonical;
 use protocol::commitment;
 use protocol::message::{MessageBody, Payload, SignedMessage};
 use protocol::relay::Relay;
-use protocol::{Channel, Side, tags};
-use verifier::{Fault, FaultKind, Role};
+use protocol::{Channel, Color, tags};
+use verifier::{Fault, FaultKind, MatchRole};
 
 fn faults(bytes: &[u8]) -> Vec<Fault> {
     let verdict = verifier::verify(bytes);
@@ -38,8 +38,8 @@ fn forged_signature() {
     // Black writes a move in White's name (White's key as author, Black's signature); the relay
     // receipts it although it does not verify.
     let (h, mut all) = midgame("chess");
-    let white = h.side(Side::White);
-    let black = h.side(Side::Black);
+    let white = h.side(Color::White);
+    let black = h.side(Color::Black);
     let body = h.authors[&h.key(white)].next_body(
         Channel::Public,
         None,
@@ -54,7 +54,7 @@ fn forged_signature() {
         &faults(&with_entries(&h, relog(&h, &all))),
         FaultKind::BadSignature,
         Some(h.relay_id.public()),
-        Role::Relay,
+        MatchRole::Relay,
     );
     assert_eq!((f.entry, f.message), (Some(all.len() - 1), Some(forged.hash())));
 }
@@ -78,7 +78,7 @@ fn message_replayed_from_another_match() {
         &faults(&with_entries(&h, relog(&h, &all))),
         FaultKind::WrongMatch,
         Some(h.relay_id.public()),
-        Role::Relay,
+        MatchRole::Relay,
     );
     assert_eq!(f.message, Some(replayed.hash()));
 }
@@ -97,7 +97,7 @@ fn reordered_messages() {
         &faults(&with_entries(&h, relog(&h, &all))),
         FaultKind::Equivocation,
         Some(h.relay_id.public()),
-        Role::Relay,
+        MatchRole::Relay,
     );
     assert_eq!(f.entry, Some(1));
     assert!(f.evidence.contains("which the log does not have"), "{f:?}");
@@ -111,7 +111,7 @@ fn dropped_message() {
     let (h, mut all) = midgame("chess");
     all.remove(1);
     let f = faults(&with_entries(&h, relog(&h, &all)));
-    let f = only_fault(&f, FaultKind::Equivocation, Some(h.relay_id.public()), Role::Relay);
+    let f = only_fault(&f, FaultKind::Equivocation, Some(h.relay_id.public()), MatchRole::Relay);
     assert!(f.evidence.contains("which the log does not have"), "{f:?}");
     assert_eq!(f.entry, Some(1));
 }
@@ -127,7 +127,7 @@ fn duplicated_message() {
         &faults(&with_entries(&h, relog(&h, &all))),
         FaultKind::BrokenChain,
         Some(h.relay_id.public()),
-        Role::Relay,
+        MatchRole::Relay,
     );
     assert_eq!(f.message, Some(again.hash()));
 }
@@ -137,7 +137,7 @@ fn player_signing_two_messages_with_one_sequence_number() {
     // White forks its own chain: a second, different message under a used seq (a lax relay
     // takes it). White's two signatures contradict each other.
     let (h, mut all) = midgame("chess");
-    let white = h.side(Side::White);
+    let white = h.side(Color::White);
     let mut body: MessageBody =
         h.authors[&h.key(white)].next_body(Channel::Public, None, Payload::Action(b"e4".to_vec()));
     body.seq -= 1;
@@ -147,7 +147,7 @@ fn player_signing_two_messages_with_one_sequence_number() {
         &faults(&with_entries(&h, relog(&h, &all))),
         FaultKind::BrokenChain,
         Some(h.key(white)),
-        Role::White,
+        MatchRole::White,
     );
 }
 
@@ -165,8 +165,8 @@ fn relay_showing_the_two_players_different_histories() {
         fork.accept(&e.message.to_canonical(), time).expect("same prefix");
     }
     assert_eq!(fork.head(), h.relay.head(), "the same history so far");
-    let white = h.side(Side::White);
-    let black = h.side(Side::Black);
+    let white = h.side(Color::White);
+    let black = h.side(Color::Black);
     // Black never sees White's move: its author state is from before it.
     let mut black_author = h.authors[&h.key(black)].clone();
     let w = h.write(white, Channel::Public, Payload::Action(b"e4".to_vec()));
@@ -184,7 +184,7 @@ fn relay_showing_the_two_players_different_histories() {
         &faults(&r.to_canonical()),
         FaultKind::Equivocation,
         Some(h.relay_id.public()),
-        Role::Relay,
+        MatchRole::Relay,
     );
     assert_eq!(f.message, Some(b.hash()));
 
@@ -203,7 +203,7 @@ fn relay_showing_the_two_players_different_histories() {
         &faults(&with_entries(&h2, relog(&h2, &all))),
         FaultKind::Equivocation,
         Some(h.relay_id.public()),
-        Role::Relay,
+        MatchRole::Relay,
     );
     assert_eq!(f.message, Some(reply.hash()));
     assert!(f.evidence.contains("which the log does not have"), "{f:?}");
@@ -230,11 +230,11 @@ fn non_canonical_encoding() {
     let (len, _) = postcard::take_from_bytes::<u64>(&overlong(&bytes, 1)[1..]).unwrap();
     let (canonical, _) = postcard::take_from_bytes::<u64>(&bytes[1..]).unwrap();
     assert_eq!(len, canonical, "postcard alone reads the same length");
-    only_fault(&faults(&overlong(&bytes, 1)), FaultKind::NonCanonical, None, Role::Record);
+    only_fault(&faults(&overlong(&bytes, 1)), FaultKind::NonCanonical, None, MatchRole::Record);
 
     // A message body White signed with an overlong seq (a lax relay receipts it): White's fault.
     let (h, mut all) = midgame("chess");
-    let white = h.side(Side::White);
+    let white = h.side(Color::White);
     let body =
         h.authors[&h.key(white)].next_body(Channel::Public, None, Payload::Action(b"e4".to_vec()));
     let canonical = body.to_canonical();
@@ -249,7 +249,7 @@ fn non_canonical_encoding() {
         &faults(&with_entries(&h, relog(&h, &all))),
         FaultKind::NonCanonical,
         Some(h.key(white)),
-        Role::White,
+        MatchRole::White,
     );
 }
 
@@ -260,11 +260,11 @@ fn trailing_bytes() {
     let h = Harness::honest("chess");
     let mut bytes = h.bytes();
     bytes.push(0);
-    let f = only_fault(&faults(&bytes), FaultKind::MalformedRecord, None, Role::Record);
+    let f = only_fault(&faults(&bytes), FaultKind::MalformedRecord, None, MatchRole::Record);
     assert!(f.evidence.contains("empty frame"), "{f:?}");
     let mut bytes = h.bytes();
     bytes.push(5);
-    only_fault(&faults(&bytes), FaultKind::TruncatedRecord, None, Role::Record);
+    only_fault(&faults(&bytes), FaultKind::TruncatedRecord, None, MatchRole::Record);
 }
 
 #[test]
@@ -273,16 +273,21 @@ fn opening_that_does_not_match_its_commitment() {
     // The relay cannot see it; White's own disclosure at the end shows it.
     let mut h = Harness::new("sic", 1);
     h.setup();
-    let white = h.side(Side::White);
+    let white = h.side(Color::White);
     let Payload::Open { purpose, mut opening } = h.open_payload(white, commitment::PRIVATE_SEED)
     else {
         unreachable!()
     };
     opening.value[0] ^= 1;
-    let e = h.send_sealed(white, Side::White, Payload::Open { purpose, opening });
+    let e = h.send_sealed(white, Color::White, Payload::Open { purpose, opening });
     // The game ends; everyone discloses what it sealed, which shows the false opening.
     h.finish();
-    let f = only_fault(&faults(&h.bytes()), FaultKind::BadOpening, Some(h.key(white)), Role::White);
+    let f = only_fault(
+        &faults(&h.bytes()),
+        FaultKind::BadOpening,
+        Some(h.key(white)),
+        MatchRole::White,
+    );
     assert_eq!(f.message, Some(e.message.hash()));
 }
 
@@ -305,8 +310,8 @@ fn missing_reveal() {
         };
         h.send(who, Channel::Public, p);
     }
-    let white = h.side(Side::White);
-    let black = h.side(Side::Black);
+    let white = h.side(Color::White);
+    let black = h.side(Color::Black);
     let claim = Payload::Claim(protocol::message::Claim {
         outcome: protocol::message::Outcome::WhiteWins,
         reason: rules::EndReason::Resignation.into(),
@@ -315,8 +320,12 @@ fn missing_reveal() {
     let p = h.open_payload(white, commitment::PRIVATE_SEED);
     h.send(white, Channel::Public, p);
     let timeout = h.next_timeout();
-    let f =
-        only_fault(&faults(&h.bytes()), FaultKind::MissingReveal, Some(h.key(black)), Role::Black);
+    let f = only_fault(
+        &faults(&h.bytes()),
+        FaultKind::MissingReveal,
+        Some(h.key(black)),
+        MatchRole::Black,
+    );
     assert!(f.evidence.contains("private-seed"), "{f:?}");
     let t = h.relay.entries().iter().position(|e| *e == timeout).expect("in the log");
     assert!(f.explanation.contains(&format!("entry {t}")), "{f:?}");
@@ -327,12 +336,13 @@ fn truncated_record() {
     let h = Harness::honest("kriegspiel");
     let bytes = h.bytes();
     for cut in [1, 100, bytes.len() / 2, bytes.len() - 1] {
-        let f = only_fault(&faults(&bytes[..cut]), FaultKind::TruncatedRecord, None, Role::Record);
+        let f =
+            only_fault(&faults(&bytes[..cut]), FaultKind::TruncatedRecord, None, MatchRole::Record);
         assert!(f.evidence.contains("match record"), "{f:?}");
     }
     // Not a record at all: nothing, or text.
-    only_fault(&faults(&[]), FaultKind::MalformedRecord, None, Role::Record);
-    only_fault(&faults(b"hello"), FaultKind::MalformedRecord, None, Role::Record);
+    only_fault(&faults(&[]), FaultKind::MalformedRecord, None, MatchRole::Record);
+    only_fault(&faults(b"hello"), FaultKind::MalformedRecord, None, MatchRole::Record);
     let _ = Who::Umpire;
 }
 
@@ -351,9 +361,9 @@ fn selfplay_cheat(
     (s, f)
 }
 
-fn role_of(s: &client::selfplay::Selfplay, player: usize) -> Role {
+fn role_of(s: &client::selfplay::Selfplay, player: usize) -> MatchRole {
     let key = s.cast.players[player].public();
-    if s.colours.expect("colours drawn").white == key { Role::White } else { Role::Black }
+    if s.colours.expect("colours drawn").white == key { MatchRole::White } else { MatchRole::Black }
 }
 
 #[test]
@@ -399,7 +409,7 @@ fn selfplay_loser_withholding_its_disclosures_forfeits_instead_of_voiding() {
         );
     }
     let loser =
-        if role_of(&s, 1) == Role::White { rules::Color::White } else { rules::Color::Black };
+        if role_of(&s, 1) == MatchRole::White { rules::Color::White } else { rules::Color::Black };
     assert_eq!(
         verifier::verify(&s.bytes).sanctioned_result(),
         Some(rules::GameResult::win(!loser, rules::EndReason::Forfeit))
@@ -489,7 +499,7 @@ fn selfplay_player_sealing_garbage_gets_a_complaint_and_forfeits() {
         .expect("the umpire's complaint");
     assert_eq!(complaint.re, f.message);
     let loser =
-        if role_of(&s, 1) == Role::White { rules::Color::White } else { rules::Color::Black };
+        if role_of(&s, 1) == MatchRole::White { rules::Color::White } else { rules::Color::Black };
     assert_eq!(
         verifier::verify(&s.bytes).sanctioned_result(),
         Some(rules::GameResult::win(!loser, rules::EndReason::Forfeit))
@@ -506,7 +516,7 @@ fn selfplay_umpire_falsely_claiming_a_forfeit_is_named() {
         if matches!(p, Payload::Turn { .. }) {
             turns += 1;
             if turns == 4 {
-                *p = Payload::Claim(protocol::flow::loss_of(Side::Black, protocol::flow::FORFEIT));
+                *p = Payload::Claim(protocol::flow::loss_of(Color::Black, protocol::flow::FORFEIT));
             }
         }
         true

@@ -11,13 +11,13 @@ use client::{Selfplay, SelfplayConfig};
 use protocol::codec::Canonical;
 use protocol::message::{Outcome, Payload};
 use protocol::terms::Colours;
-use protocol::{Channel, PublicKey, Side};
+use protocol::{Channel, Color, PublicKey};
 use rules::kriegspiel::{Answer, CheckKind};
 use rules::secretchess6 as sc6;
 use rules::{Square, Variant};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use verifier::{FaultKind, Role, Verdict};
+use verifier::{FaultKind, MatchRole, Verdict};
 
 fn config(variant: Variant, seed: u64) -> SelfplayConfig {
     let mut c = SelfplayConfig::new(variant, seed);
@@ -32,24 +32,28 @@ fn play(config: SelfplayConfig) -> Selfplay {
     client::selfplay_with(config).unwrap_or_else(|e| panic!("{v} seed {s}: {e:?}"))
 }
 
-fn key(played: &Selfplay, role: Role) -> PublicKey {
+fn key(played: &Selfplay, role: MatchRole) -> PublicKey {
     let colours = played.colours.expect("the match got as far as colours");
     match role {
-        Role::White => colours.white,
-        Role::Black => colours.black,
-        Role::Umpire => played.cast.umpire.public(),
-        Role::Relay | Role::Record => played.cast.relay.public(),
+        MatchRole::White => colours.white,
+        MatchRole::Black => colours.black,
+        MatchRole::Umpire => played.cast.umpire.public(),
+        MatchRole::Relay | MatchRole::Record => played.cast.relay.public(),
     }
 }
 
 /// The role `players[i]` played.
-fn role_of_player(played: &Selfplay, i: usize) -> Role {
+fn role_of_player(played: &Selfplay, i: usize) -> MatchRole {
     let colours = played.colours.expect("the match got as far as colours");
-    if colours.white == played.cast.players[i].public() { Role::White } else { Role::Black }
+    if colours.white == played.cast.players[i].public() {
+        MatchRole::White
+    } else {
+        MatchRole::Black
+    }
 }
 
 /// The verdict's first fault is exactly `kind`, signed by `role`'s key.
-fn assert_fault(played: &Selfplay, kind: FaultKind, role: Role) -> verifier::Fault {
+fn assert_fault(played: &Selfplay, kind: FaultKind, role: MatchRole) -> verifier::Fault {
     let verdict = verifier::verify(&played.bytes);
     let Verdict::Faults(faults) = &verdict else { panic!("expected {kind:?}, got {verdict:?}") };
     let first = faults.first().unwrap_or_else(|| panic!("no fault in {verdict:?}")).clone();
@@ -103,7 +107,7 @@ const LIE_CAP: u32 = 160;
 fn kriegspiel_umpire_lie(edit: fn(&mut Answer) -> bool) -> Selfplay {
     first_cheat(Variant::Kriegspiel, |c, fired| {
         c.max_actions = LIE_CAP;
-        c.umpire_lie = Some(Box::new(move |_side: Side, _i: usize, bytes: &mut Vec<u8>| {
+        c.umpire_lie = Some(Box::new(move |_side: Color, _i: usize, bytes: &mut Vec<u8>| {
             if fired.get() {
                 return;
             }
@@ -131,7 +135,7 @@ fn r_s2_start_view_not_from_the_seeds_is_bad_setup() {
             _ => false,
         }
     });
-    let f = assert_fault(&played, FaultKind::BadSetup, Role::Umpire);
+    let f = assert_fault(&played, FaultKind::BadSetup, MatchRole::Umpire);
     assert!(f.evidence.contains("start"), "{}", f.evidence);
 }
 
@@ -160,7 +164,7 @@ fn r_s2_sealed_seed_other_than_committed_is_a_bad_opening() {
 fn sic_umpire_view_lie(edit: fn(&mut rules::sic::View) -> bool) -> Selfplay {
     first_cheat(Variant::Sic, |c, fired| {
         c.max_actions = LIE_CAP;
-        c.umpire_lie = Some(Box::new(move |_side: Side, _i: usize, bytes: &mut Vec<u8>| {
+        c.umpire_lie = Some(Box::new(move |_side: Color, _i: usize, bytes: &mut Vec<u8>| {
             if fired.get() {
                 return;
             }
@@ -216,7 +220,7 @@ fn r_k1_umpire_refusing_a_legal_attempt_is_false_adjudication() {
         *a = Answer::Illegal;
         legal
     });
-    let f = assert_fault(&played, FaultKind::FalseAdjudication, Role::Umpire);
+    let f = assert_fault(&played, FaultKind::FalseAdjudication, MatchRole::Umpire);
     assert!(f.explanation.contains("refused a legal attempt"), "{}", f.explanation);
 }
 
@@ -232,7 +236,7 @@ fn r_k1_umpire_accepting_an_illegal_attempt_is_false_adjudication() {
         });
         illegal
     });
-    let f = assert_fault(&played, FaultKind::FalseAdjudication, Role::Umpire);
+    let f = assert_fault(&played, FaultKind::FalseAdjudication, MatchRole::Umpire);
     assert!(f.explanation.contains("accepted an illegal attempt"), "{}", f.explanation);
 }
 
@@ -249,7 +253,7 @@ fn r_k2_false_capture_square_is_a_false_announcement() {
         },
         Answer::Illegal => false,
     });
-    let f = assert_fault(&played, FaultKind::FalseAnnouncement, Role::Umpire);
+    let f = assert_fault(&played, FaultKind::FalseAnnouncement, MatchRole::Umpire);
     assert!(f.evidence.contains("differs in: capture"), "{}", f.evidence);
 }
 
@@ -266,7 +270,7 @@ fn r_k2_false_check_kind_is_a_false_announcement() {
         }
         _ => false,
     });
-    let f = assert_fault(&played, FaultKind::FalseAnnouncement, Role::Umpire);
+    let f = assert_fault(&played, FaultKind::FalseAnnouncement, MatchRole::Umpire);
     assert!(f.evidence.contains("differs in: checks"), "{}", f.evidence);
 }
 
@@ -279,7 +283,7 @@ fn r_k2_false_pawn_tries_is_a_false_announcement() {
         }
         Answer::Illegal => false,
     });
-    let f = assert_fault(&played, FaultKind::FalseAnnouncement, Role::Umpire);
+    let f = assert_fault(&played, FaultKind::FalseAnnouncement, MatchRole::Umpire);
     assert!(f.evidence.contains("differs in: pawn_tries"), "{}", f.evidence);
 }
 
@@ -287,7 +291,7 @@ fn r_k2_false_pawn_tries_is_a_false_announcement() {
 fn sic_umpire_lie(edit: fn(&mut rules::sic::Observation) -> bool) -> Selfplay {
     first_cheat(Variant::Sic, |c, fired| {
         c.max_actions = LIE_CAP;
-        c.umpire_lie = Some(Box::new(move |_side: Side, _i: usize, bytes: &mut Vec<u8>| {
+        c.umpire_lie = Some(Box::new(move |_side: Color, _i: usize, bytes: &mut Vec<u8>| {
             if fired.get() {
                 return;
             }
@@ -310,7 +314,7 @@ fn r_s10_false_legal_move_list_is_a_false_announcement() {
         }
         _ => false,
     });
-    let f = assert_fault(&played, FaultKind::FalseAnnouncement, Role::Umpire);
+    let f = assert_fault(&played, FaultKind::FalseAnnouncement, MatchRole::Umpire);
     assert!(f.evidence.contains("differs in: legal"), "{}", f.evidence);
 }
 
@@ -324,14 +328,14 @@ fn r_s8_false_check_report_is_a_false_announcement() {
         }
         _ => false,
     });
-    let f = assert_fault(&played, FaultKind::FalseAnnouncement, Role::Umpire);
+    let f = assert_fault(&played, FaultKind::FalseAnnouncement, MatchRole::Umpire);
     assert!(f.evidence.contains("differs in: check"), "{}", f.evidence);
 }
 
 /// An umpire that rewrites one 6x6 event (the first `edit` changes).
 fn sc6_umpire_lie(edit: fn(&mut sc6::Event) -> bool) -> Selfplay {
     first_cheat(Variant::SecretChess6, |c, fired| {
-        c.umpire_lie = Some(Box::new(move |_side: Side, _i: usize, bytes: &mut Vec<u8>| {
+        c.umpire_lie = Some(Box::new(move |_side: Color, _i: usize, bytes: &mut Vec<u8>| {
             if fired.get() {
                 return;
             }
@@ -358,7 +362,7 @@ fn r_g6_false_red_squares_are_a_false_announcement() {
         }
         _ => false,
     });
-    let f = assert_fault(&played, FaultKind::FalseAnnouncement, Role::Umpire);
+    let f = assert_fault(&played, FaultKind::FalseAnnouncement, MatchRole::Umpire);
     assert!(f.evidence.contains("red"), "{}", f.evidence);
 }
 
@@ -371,7 +375,7 @@ fn r_g7_false_scores_are_a_false_announcement() {
         }
         _ => false,
     });
-    let f = assert_fault(&played, FaultKind::FalseAnnouncement, Role::Umpire);
+    let f = assert_fault(&played, FaultKind::FalseAnnouncement, MatchRole::Umpire);
     assert!(f.evidence.contains("scores"), "{}", f.evidence);
 }
 
@@ -403,9 +407,9 @@ fn false_result_claim_is_caught() {
         .find(|b| matches!(b.payload, Payload::Claim(_)))
         .expect("a claim");
     let role = if Some(first.author) == played.colours.map(|c| c.white) {
-        Role::White
+        MatchRole::White
     } else {
-        Role::Black
+        MatchRole::Black
     };
     let f = assert_fault(&played, FaultKind::FalseClaim, role);
     assert!(f.evidence.contains("by checkmate"), "{}", f.evidence);
@@ -453,7 +457,7 @@ fn a_silent_player_is_timed_out_and_the_timeout_is_its_fault() {
         actions < 3 || !matches!(p, Payload::Action(_))
     }));
     let played = play(c);
-    let f = assert_fault(&played, FaultKind::Timeout, Role::Black);
+    let f = assert_fault(&played, FaultKind::Timeout, MatchRole::Black);
     assert!(f.evidence.contains("did not move"), "{}", f.evidence);
     assert_eq!(verifier::verify(&played.bytes).faults().len(), 1, "the claims agree");
 }

@@ -36,7 +36,7 @@ use protocol::{Identity, LogHead, PublicKey};
 use rules::{Mode as GameMode, Variant};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex};
-use verifier::{FaultKind, NoticeFinding, Role, Verdict};
+use verifier::{FaultKind, MatchRole, NoticeFinding, Verdict};
 
 const VARIANTS: [Variant; 6] = [
     Variant::Chess,
@@ -358,7 +358,7 @@ fn check(case: &Case, phases: Option<&BTreeMap<Phase, Vec<usize>>>) -> Result<()
                 };
                 prop_assert_eq!(
                     (faults[0].kind, faults[0].role, faults[0].culprit),
-                    (FaultKind::DroppedMessage, Role::Relay, Some(relay)),
+                    (FaultKind::DroppedMessage, MatchRole::Relay, Some(relay)),
                     "{}",
                     ctx
                 );
@@ -475,12 +475,12 @@ fn documented_limit(p: &Played, verdict: &Verdict, ctx: &str) -> Result<(), Test
         // umpire's silence voids the game.
         let expected = match (p.who, first.role) {
             (Who::Umpire, _) => None,
-            (_, Role::White) => Some(rules::Color::Black),
-            (_, Role::Black) => Some(rules::Color::White),
+            (_, MatchRole::White) => Some(rules::Color::Black),
+            (_, MatchRole::Black) => Some(rules::Color::White),
             (_, role) => return Err(TestCaseError::fail(format!("{ctx}: a player as {role:?}"))),
         };
         if let (Some(c), Some(winner)) = (p.s.colours, expected) {
-            prop_assert!(c.key(protocol::game::side(winner)) != p.key, "{}: the sender wins", ctx);
+            prop_assert!(c[winner] != p.key, "{}: the sender wins", ctx);
         }
         prop_assert_eq!(verdict.sanctioned_result().and_then(|r| r.winner), expected, "{}", ctx);
     }
@@ -660,7 +660,7 @@ fn behind_exact_culprits(variant: Variant) -> (usize, usize, usize) {
                         // The relay, and nobody else.
                         assert_eq!(
                             (faults[0].kind, faults[0].role),
-                            (FaultKind::DroppedMessage, Role::Relay),
+                            (FaultKind::DroppedMessage, MatchRole::Relay),
                             "{ctx}: {judged:#?}"
                         );
                         assert!(

@@ -12,7 +12,7 @@
 use client::selfplay::derive;
 use client::{RandomBot, SelfplayConfig, selfplay_with};
 use protocol::codec::Canonical;
-use protocol::keys::ByColour;
+use protocol::keys::ByColor;
 use protocol::message::{MessageBody, Payload, Receipt};
 use protocol::record::MatchRecord;
 use protocol::relay::reads;
@@ -92,10 +92,10 @@ fn black_frames(record: &MatchRecord) -> Vec<(usize, Shape)> {
     out
 }
 
-fn colours(record: &MatchRecord) -> ByColour {
+fn colours(record: &MatchRecord) -> ByColor<PublicKey> {
     let agreed = record.terms.verify().expect("terms");
     // Colours::FirstIsWhite in every run here.
-    ByColour { white: agreed.terms.players[0].key, black: agreed.terms.players[1].key }
+    ByColor { white: agreed.terms.players[0].key, black: agreed.terms.players[1].key }
 }
 
 /// White's policy: the self-play's own default bot for player 0 (same seed, so the same

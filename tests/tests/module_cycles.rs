@@ -32,8 +32,6 @@ const CRATES: &[&str] = &["server", "protocol", "client", "verifier", "rules", "
 /// (still `local::types` by re-export); the constructors that need lichess's names are in
 /// `lichess`.
 const KNOWN_BACK_EDGES: &[(&str, &str, &str)] = &[
-    ("server", "auth", "state"),
-    ("server", "finished", "state"),
     ("server", "ledger", "state"),
     ("server", "live", "state"),
     ("server", "lobby", "state"),

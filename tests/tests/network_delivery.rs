@@ -21,7 +21,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use verifier::{FaultKind, Role};
+use verifier::{FaultKind, MatchRole};
 
 /// A proxy that drops the `Message` frames a party sends over its match sockets while `drop`
 /// is set (counting them), and passes everything else both ways.
@@ -245,7 +245,7 @@ async fn a_relay_that_drops_whites_messages_is_named_and_white_never_loses() {
     let faults = judged.verdict.faults();
     assert_eq!(
         faults.first().map(|f| (f.kind, f.role)),
-        Some((FaultKind::DroppedMessage, Role::Relay)),
+        Some((FaultKind::DroppedMessage, MatchRole::Relay)),
         "{judged:#?}"
     );
     assert_eq!(faults[0].culprit, Some(identity("relay").public()));

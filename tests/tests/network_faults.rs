@@ -9,7 +9,7 @@ use client::agent::Accept;
 use network::{Net, bot};
 use serde_json::json;
 use std::time::Duration;
-use verifier::{FaultKind, Role};
+use verifier::{FaultKind, MatchRole};
 
 fn quick(config: &mut server::Config) {
     config.limits.min_initial_clock_ms = 1_000;
@@ -106,7 +106,7 @@ async fn an_umpire_that_never_returns_voids_the_game_and_is_named() {
     assert_eq!(verified.result, None, "void: {:#?}", verified.verdict);
     for f in verified.verdict.faults() {
         assert_eq!(f.culprit, Some(umpire), "only the umpire is named: {f:#?}");
-        assert_eq!(f.role, Role::Umpire);
+        assert_eq!(f.role, MatchRole::Umpire);
     }
     net.stop().await;
 }

@@ -10,11 +10,11 @@ use protocol::codec::Canonical;
 use protocol::message::{Claim, MessageBody, Outcome, Owed, Payload, SignedMessage};
 use protocol::relay::RelayError;
 use protocol::terms::Colours;
-use protocol::{Channel, PublicKey, Side};
+use protocol::{Channel, Color, PublicKey};
 use rules::Variant;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
-use verifier::{FaultKind, Role, Verdict};
+use verifier::{FaultKind, MatchRole, Verdict};
 
 fn config(variant: Variant, seed: u64) -> SelfplayConfig {
     let mut c = SelfplayConfig::new(variant, seed);
@@ -29,24 +29,24 @@ fn play(config: SelfplayConfig) -> Selfplay {
     client::selfplay_with(config).unwrap_or_else(|e| panic!("{v} seed {s}: {e:?}"))
 }
 
-fn key(played: &Selfplay, role: Role) -> PublicKey {
+fn key(played: &Selfplay, role: MatchRole) -> PublicKey {
     match role {
-        Role::White | Role::Black => {
-            let colours = played.colours.unwrap_or(protocol::keys::ByColour {
+        MatchRole::White | MatchRole::Black => {
+            let colours = played.colours.unwrap_or(protocol::keys::ByColor {
                 white: played.cast.players[0].public(),
                 black: played.cast.players[1].public(),
             });
-            if role == Role::White { colours.white } else { colours.black }
+            if role == MatchRole::White { colours.white } else { colours.black }
         }
-        Role::Umpire => played.cast.umpire.public(),
-        Role::Relay | Role::Record => played.cast.relay.public(),
+        MatchRole::Umpire => played.cast.umpire.public(),
+        MatchRole::Relay | MatchRole::Record => played.cast.relay.public(),
     }
 }
 
 /// The role `players[i]` played (the players' order when colours were never drawn).
-fn role_of_player(played: &Selfplay, i: usize) -> Role {
+fn role_of_player(played: &Selfplay, i: usize) -> MatchRole {
     let white = played.colours.map_or(played.cast.players[0].public(), |c| c.white);
-    if white == played.cast.players[i].public() { Role::White } else { Role::Black }
+    if white == played.cast.players[i].public() { MatchRole::White } else { MatchRole::Black }
 }
 
 /// The verdict's first fault is exactly `kind`, signed by `role`'s key; no fault names the
@@ -54,8 +54,8 @@ fn role_of_player(played: &Selfplay, i: usize) -> Role {
 fn assert_fault(
     played: &Selfplay,
     kind: FaultKind,
-    role: Role,
-    honest: &[Role],
+    role: MatchRole,
+    honest: &[MatchRole],
 ) -> verifier::Fault {
     assert_fault_of(played, &[kind], role, honest)
 }
@@ -65,8 +65,8 @@ fn assert_fault(
 fn assert_fault_of(
     played: &Selfplay,
     kinds: &[FaultKind],
-    role: Role,
-    honest: &[Role],
+    role: MatchRole,
+    honest: &[MatchRole],
 ) -> verifier::Fault {
     let verdict = verifier::verify(&played.bytes);
     let Verdict::Faults(faults) = &verdict else { panic!("expected {kinds:?}, got {verdict:?}") };
@@ -184,8 +184,11 @@ fn fits(variant: Variant, junk: &Payload) -> bool {
 /// umpire, the relay or the opponent, and never as anyone's timeout.
 fn assert_junk_convicts_the_player(played: &Selfplay, context: &str, name: &str) {
     let cheat = role_of_player(played, 0);
-    let honest =
-        [Role::Umpire, Role::Relay, if cheat == Role::White { Role::Black } else { Role::White }];
+    let honest = [
+        MatchRole::Umpire,
+        MatchRole::Relay,
+        if cheat == MatchRole::White { MatchRole::Black } else { MatchRole::White },
+    ];
     // NotAllowed; a sealed opening of nothing committed is named as that (BadOpening).
     let f =
         assert_fault_of(played, &[FaultKind::NotAllowed, FaultKind::BadOpening], cheat, &honest);
@@ -209,7 +212,7 @@ fn assert_junk_convicts_the_player(played: &Selfplay, context: &str, name: &str)
         played.refused
     );
     // The game is the cheat's loss.
-    let winner = if cheat == Role::White { rules::Color::Black } else { rules::Color::White };
+    let winner = if cheat == MatchRole::White { rules::Color::Black } else { rules::Color::White };
     let result = verifier::verify(&played.bytes).sanctioned_result();
     assert_eq!(result.and_then(|r| r.winner), Some(winner), "{context}");
 }
@@ -259,7 +262,7 @@ fn junk_too_long_to_seal_leaves_the_player_silent_and_timed_out() {
             &played,
             &[FaultKind::Timeout],
             cheat,
-            &[Role::Umpire, Role::Relay, Role::Black],
+            &[MatchRole::Umpire, MatchRole::Relay, MatchRole::Black],
         );
         let sealed_by_cheat = played.record.entries.iter().any(|e| {
             e.message.verify().is_ok_and(|b| {
@@ -314,8 +317,8 @@ fn an_umpire_withholding_the_announcement_after_its_turn_is_timed_out() {
                 FaultKind::BadSetup,
                 FaultKind::FalseAnnouncement,
             ],
-            Role::Umpire,
-            &[Role::White, Role::Black],
+            MatchRole::Umpire,
+            &[MatchRole::White, MatchRole::Black],
         );
         assert_eq!(verifier::verify(&played.bytes).sanctioned_result(), None, "{variant}: void");
     }
@@ -329,13 +332,13 @@ fn an_umpire_answering_a_move_without_its_turn_is_named() {
     // the umpire at that answer, before the mover's timeout.
     for variant in [Variant::Kriegspiel, Variant::Sic] {
         let played = umpire_drops(variant, |_, p| {
-            matches!(p, Payload::Turn { next: Owed::Side(Side::Black) })
+            matches!(p, Payload::Turn { next: Owed::Side(Color::Black) })
         });
         let f = assert_fault(
             &played,
             FaultKind::FalseAnnouncement,
-            Role::Umpire,
-            &[Role::White, Role::Black],
+            MatchRole::Umpire,
+            &[MatchRole::White, MatchRole::Black],
         );
         assert!(f.evidence.contains("without its public Turn"), "{variant}: {}", f.evidence);
     }
@@ -365,7 +368,7 @@ fn a_turn_naming_anything_but_its_action_is_refused_and_the_umpire_named() {
         if w.from == Who::Umpire
             && let Some(m) = w.message()
             && let Ok(b) = m.verify()
-            && matches!(b.payload, Payload::Turn { next: Owed::Side(Side::Black) })
+            && matches!(b.payload, Payload::Turn { next: Owed::Side(Color::Black) })
             && hook.fetch_add(1, Ordering::SeqCst) == 0
         {
             w.bytes = with_re(&w.bytes, w.cast, Some(protocol::MessageHash([0x5e; 32])));
@@ -386,8 +389,8 @@ fn a_turn_naming_anything_but_its_action_is_refused_and_the_umpire_named() {
     // What follows the refusal (its answers without the Turn, or its silence) is the umpire's.
     let verdict = verifier::verify(&played.bytes);
     let first = verdict.faults().first().expect("a fault").clone();
-    assert_eq!(first.role, Role::Umpire, "{first:#?}");
-    assert!(verdict.faults().iter().all(|f| f.role == Role::Umpire), "{verdict:#?}");
+    assert_eq!(first.role, MatchRole::Umpire, "{first:#?}");
+    assert!(verdict.faults().iter().all(|f| f.role == MatchRole::Umpire), "{verdict:#?}");
 }
 
 #[test]
@@ -421,7 +424,7 @@ fn an_umpire_answer_naming_another_message_is_refused() {
     );
     let verdict = verifier::verify(&played.bytes);
     let first = verdict.faults().first().expect("a fault").clone();
-    assert_eq!(first.role, Role::Umpire, "{first:#?}");
+    assert_eq!(first.role, MatchRole::Umpire, "{first:#?}");
 }
 
 #[test]
@@ -447,7 +450,7 @@ fn hidden_information_sealed_in_another_kind_convicts_the_umpire() {
                 purpose: protocol::commitment::PRIVATE_SEED,
                 opening: protocol::commitment::Opening { value: vec![12, 28], nonce: [0; 32] },
             }),
-            ("turn", || Payload::Turn { next: Owed::Side(Side::White) }),
+            ("turn", || Payload::Turn { next: Owed::Side(Color::White) }),
         ]
         .map(move |k| (c, k))
     }) {
@@ -480,7 +483,12 @@ fn hidden_information_sealed_in_another_kind_convicts_the_umpire() {
         } else {
             &[FaultKind::Timeout, FaultKind::MissingReveal, FaultKind::NotAllowed]
         };
-        let f = assert_fault_of(&played, kinds, Role::Umpire, &[Role::White, Role::Black]);
+        let f = assert_fault_of(
+            &played,
+            kinds,
+            MatchRole::Umpire,
+            &[MatchRole::White, MatchRole::Black],
+        );
         if f.kind == FaultKind::NotAllowed && sealable {
             assert!(f.evidence.contains(name), "{variant} {nth} {name}: {}", f.evidence);
         }
@@ -537,9 +545,9 @@ fn a_draw_offer_outside_play_is_refused() {
         &played,
         &[FaultKind::Timeout, FaultKind::MissingReveal],
         cheat,
-        &[Role::Umpire, Role::Relay],
+        &[MatchRole::Umpire, MatchRole::Relay],
     );
-    let winner = if cheat == Role::White { rules::Color::Black } else { rules::Color::White };
+    let winner = if cheat == MatchRole::White { rules::Color::Black } else { rules::Color::White };
     assert_eq!(
         verifier::verify(&played.bytes).sanctioned_result().and_then(|r| r.winner),
         Some(winner)
@@ -565,10 +573,16 @@ fn a_player_who_never_commits_forfeits() {
     for variant in [Variant::Chess, Variant::Kriegspiel, Variant::Sic] {
         let played = silent_committer(variant, &[1]);
         let cheat = role_of_player(&played, 1);
-        let other = if cheat == Role::White { Role::Black } else { Role::White };
-        assert_fault(&played, FaultKind::Timeout, cheat, &[Role::Umpire, Role::Relay, other]);
+        let other = if cheat == MatchRole::White { MatchRole::Black } else { MatchRole::White };
+        assert_fault(
+            &played,
+            FaultKind::Timeout,
+            cheat,
+            &[MatchRole::Umpire, MatchRole::Relay, other],
+        );
         let result = verifier::verify(&played.bytes).sanctioned_result().expect("a result");
-        let winner = if cheat == Role::White { rules::Color::Black } else { rules::Color::White };
+        let winner =
+            if cheat == MatchRole::White { rules::Color::Black } else { rules::Color::White };
         assert_eq!(result.winner, Some(winner), "{variant}");
     }
 }
@@ -581,7 +595,7 @@ fn both_players_never_committing_is_no_result() {
         let first = verdict.faults().first().expect("a fault").clone();
         assert_eq!(
             (first.kind, first.role, first.culprit),
-            (FaultKind::Timeout, Role::Record, None)
+            (FaultKind::Timeout, MatchRole::Record, None)
         );
         assert_eq!(verdict.sanctioned_result(), None, "{variant}");
         // The relay timed both out.
@@ -628,7 +642,7 @@ fn an_honest_umpired_match_under_one_mib_terms_verifies() {
                 played.refused
             );
             for f in verdict.faults() {
-                assert_ne!(f.role, Role::Umpire, "seed {seed}: the umpire named: {f:#?}");
+                assert_ne!(f.role, MatchRole::Umpire, "seed {seed}: the umpire named: {f:#?}");
             }
             continue;
         }
@@ -683,8 +697,8 @@ fn seven_hundred_illegal_attempts_never_exhaust_the_umpire() {
     let played = flood(700);
     assert!(!played.refused.iter().any(|(w, _)| *w == Who::Umpire), "{:?}", played.refused);
     for f in verifier::verify(&played.bytes).faults() {
-        assert_ne!(f.role, Role::Umpire, "{f:#?}");
-        assert_ne!(f.role, Role::Black, "{f:#?}");
+        assert_ne!(f.role, MatchRole::Umpire, "{f:#?}");
+        assert_ne!(f.role, MatchRole::Black, "{f:#?}");
     }
 }
 
@@ -705,7 +719,7 @@ fn a_flood_exhausts_only_the_flooder() {
     assert_fault_of(
         &played,
         &[FaultKind::Timeout, FaultKind::MissingReveal],
-        Role::White,
-        &[Role::Umpire, Role::Black],
+        MatchRole::White,
+        &[MatchRole::Umpire, MatchRole::Black],
     );
 }

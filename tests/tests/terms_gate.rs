@@ -33,7 +33,7 @@ use rules::{Mode, Variant};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::time::Duration;
-use verifier::{FaultKind, Role, Verdict};
+use verifier::{FaultKind, MatchRole, Verdict};
 
 struct Cast {
     alice: Identity,
@@ -152,7 +152,7 @@ fn answers(c: &Cast, terms: &MatchTerms) -> Answers {
     if !verifier {
         // Terms are the record's fault: nobody's gameplay is judged.
         for f in verdict.faults() {
-            assert_eq!((f.role, f.culprit), (Role::Record, None), "{f:?}");
+            assert_eq!((f.role, f.culprit), (MatchRole::Record, None), "{f:?}");
         }
     }
     let umpire_machine = terms
@@ -392,7 +392,7 @@ fn a_small_order_seal_key_is_refused_by_the_relay_and_judged_bad_terms() {
     };
     assert_eq!(faults.len(), 1, "{faults:#?}");
     let f = &faults[0];
-    assert_eq!((f.kind, f.role, f.culprit), (FaultKind::BadTerms, Role::Record, None));
+    assert_eq!((f.kind, f.role, f.culprit), (FaultKind::BadTerms, MatchRole::Record, None));
     assert!(f.evidence.contains(&zero.to_string()), "{}", f.evidence);
     assert!(f.explanation.contains("nobody's gameplay"), "{}", f.explanation);
 }

@@ -85,7 +85,7 @@ fn corpus(only: Option<&str>) -> Vec<Corpus> {
                 let mut seen = std::collections::BTreeSet::new();
                 for e in checked.entries.iter().filter(|e| e.sealed) {
                     seen.insert((e.author(), e.body.channel));
-                    if e.role == verifier::Role::Umpire {
+                    if e.role == verifier::MatchRole::Umpire {
                         sealed.0 += 1;
                     } else {
                         sealed.1 += 1;

@@ -37,10 +37,10 @@
 //! the relay timed the party out before it had the message, since late is late).
 
 use crate::envelope::{self, Auth};
-use crate::{Fault, FaultKind, Role, Verdict};
+use crate::{Fault, FaultKind, MatchRole, Verdict};
 use protocol::coordinator::{Admission, Coordinator};
 use protocol::delivery::{CLOCK_TOLERANCE_MS, Delivered};
-use protocol::keys::ByColour;
+use protocol::keys::ByColor;
 use protocol::message::{MessageBody, Payload};
 use protocol::record::RecordBudget;
 use protocol::relay::{Sequence, reads};
@@ -216,7 +216,7 @@ pub fn verify_with_notices(
         let fault = Fault {
             kind: FaultKind::DroppedMessage,
             culprit: Some(ordered.terms.terms.relay),
-            role: Role::Relay,
+            role: MatchRole::Relay,
             entry: Some(entry),
             message: Some(ordered.entries[entry].hash),
             evidence: format!(
@@ -288,7 +288,7 @@ fn skipped_verdict(
     let fault = Fault {
         kind: FaultKind::DroppedMessage,
         culprit: Some(ordered.terms.terms.relay),
-        role: Role::Relay,
+        role: MatchRole::Relay,
         entry: Some(at),
         message: Some(e.hash),
         evidence: format!(
@@ -451,8 +451,8 @@ impl Replay {
         self.coordinator.apply(&e.body, e.hash, admission, t);
     }
 
-    fn colours(&self) -> ByColour {
-        self.coordinator.colours().unwrap_or(ByColour {
+    fn colours(&self) -> ByColor<PublicKey> {
+        self.coordinator.colours().unwrap_or(ByColor {
             white: self.terms.terms.players[0].key,
             black: self.terms.terms.players[1].key,
         })
@@ -460,7 +460,7 @@ impl Replay {
 
     fn key_of(&self, party: Party) -> Option<PublicKey> {
         match party.side() {
-            Some(side) => Some(self.colours().key(side)),
+            Some(side) => Some(self.colours()[side]),
             None => self.terms.terms.umpire.as_ref().map(|u| u.key),
         }
     }

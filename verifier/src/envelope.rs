@@ -6,7 +6,7 @@
 //! so one cheat is reported once and not as a cascade of consequences:
 //!
 //! 1. **Bytes.** The record decodes strictly (`protocol::codec`): malformed, truncated,
-//!    non-canonical or trailing bytes are the record's fault (`Role::Record`, no culprit key).
+//!    non-canonical or trailing bytes are the record's fault (`MatchRole::Record`, no culprit key).
 //! 2. **Terms and signatures.** The terms decode and pass the one terms gate every party calls
 //!    (`MatchTerms::validate`: strict keys, seal keys that can be sealed to, the variant's
 //!    ruleset, an umpire exactly in umpired games, options, every deadline, cap and budget in
@@ -14,7 +14,7 @@
 //!    message, every receipt) are checked in **one batch** (`protocol::batch`); only if the batch
 //!    fails are they checked one by one with `verify_strict`, to name the culprits. Then each
 //!    entry: its receipt must be the relay's receipt for this very message (else the record
-//!    paired them: `Role::Record`); given that, whatever is wrong with the message is the relay's
+//!    paired them: `MatchRole::Record`); given that, whatever is wrong with the message is the relay's
 //!    fault, since it receipted it (`BadSignature`, `WrongMatch`), except a body its author
 //!    signed but did not encode canonically (`NonCanonical`, the author).
 //! 3. **Order.** The relay's receipts number each channel 0, 1, 2, ... with each channel head
@@ -40,11 +40,11 @@ mod order;
 
 pub use checked::{Checked, CheckedCommitment, CheckedEntry, role_of_side, side_of_role};
 
-use crate::{Fault, FaultKind, Role};
+use crate::{Fault, FaultKind, MatchRole};
 use protocol::batch::{self, Item};
 use protocol::codec::{Canonical, DecodeError};
 use protocol::commitment;
-use protocol::keys::ByColour;
+use protocol::keys::ByColor;
 use protocol::message::{MessageBody, Payload, Receipt, message_hash};
 use protocol::record::MatchRecord;
 use protocol::terms::{AgreedTerms, Colours, MatchTerms, TermsError};
@@ -121,7 +121,7 @@ pub struct Description {
     /// The terms' ruleset.
     pub ruleset: String,
     /// The players by colour (in `players` order if colours were never drawn).
-    pub colours: ByColour,
+    pub colours: ByColor<PublicKey>,
     /// Whether the colours are known (fixed, or drawn from two revealed contributions).
     pub colours_known: bool,
 }
@@ -199,20 +199,20 @@ fn not_versioned(record_bytes: &[u8]) -> Option<String> {
 /// A finding, built field by field.
 pub(crate) struct Blame {
     pub key: Option<PublicKey>,
-    pub role: Role,
+    pub role: MatchRole,
 }
 
 impl Blame {
     pub fn record() -> Blame {
-        Blame { key: None, role: Role::Record }
+        Blame { key: None, role: MatchRole::Record }
     }
 
     pub fn relay(terms: &AgreedTerms) -> Blame {
-        Blame { key: Some(terms.terms.relay), role: Role::Relay }
+        Blame { key: Some(terms.terms.relay), role: MatchRole::Relay }
     }
 
     /// The signer of a message; a key the terms do not name is reported as the record's.
-    pub fn signer(terms: &AgreedTerms, colours: &ByColour, key: &PublicKey) -> Blame {
+    pub fn signer(terms: &AgreedTerms, colours: &ByColor<PublicKey>, key: &PublicKey) -> Blame {
         match checked::roles(terms, colours, key) {
             Some(role) => Blame { key: Some(*key), role },
             None => Blame::record(),
@@ -239,13 +239,13 @@ impl Blame {
 }
 
 /// How a role is named in sentences.
-pub(crate) fn who(role: Role) -> &'static str {
+pub(crate) fn who(role: MatchRole) -> &'static str {
     match role {
-        Role::White => "White",
-        Role::Black => "Black",
-        Role::Umpire => "The umpire",
-        Role::Relay => "The relay",
-        Role::Record => "The record",
+        MatchRole::White => "White",
+        MatchRole::Black => "Black",
+        MatchRole::Umpire => "The umpire",
+        MatchRole::Relay => "The relay",
+        MatchRole::Record => "The record",
     }
 }
 
@@ -490,7 +490,7 @@ fn authenticate(terms: &AgreedTerms, raws: Vec<Raw>, sigs: &Signatures) -> (Vec<
     let relay = || Blame::relay(terms);
     let mut faults = Vec::new();
     let mut out = Vec::with_capacity(raws.len());
-    let unknown = ByColour { white: terms.terms.players[0].key, black: terms.terms.players[1].key };
+    let unknown = ByColor { white: terms.terms.players[0].key, black: terms.terms.players[1].key };
     for (index, raw) in raws.into_iter().enumerate() {
         let at = Some((index, raw.hash));
         let receipt = match raw.receipt {
@@ -618,9 +618,9 @@ fn authenticate(terms: &AgreedTerms, raws: Vec<Raw>, sigs: &Signatures) -> (Vec<
 
 /// The colours (fixed, or drawn from both revealed public contributions) and the contributions.
 /// Undrawn colours fall back to the players' order (see the module docs); stage 4 reports why.
-fn colours(terms: &AgreedTerms, entries: &[Auth]) -> (ByColour, Option<[[u8; 32]; 2]>) {
+fn colours(terms: &AgreedTerms, entries: &[Auth]) -> (ByColor<PublicKey>, Option<[[u8; 32]; 2]>) {
     let t = &terms.terms;
-    let fallback = ByColour { white: t.players[0].key, black: t.players[1].key };
+    let fallback = ByColor { white: t.players[0].key, black: t.players[1].key };
     // Only reveals before the relay's first timeout or close draw the colours: one after them
     // (a player that withheld its reveal and sent it after it was timed out) is a void race.
     let live = entries

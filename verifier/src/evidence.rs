@@ -1,7 +1,7 @@
 //! Judging evidence of relay equivocation ([`protocol::evidence`]): two receipts the relay
 //! signed for one match that cannot both be true convict the relay, from its signatures alone.
 
-use crate::{Fault, FaultKind, Role};
+use crate::{Fault, FaultKind, MatchRole};
 use protocol::codec::Canonical;
 use protocol::evidence::{Evidence, EvidenceError, contradiction};
 use protocol::message::{Receipt, SignedReceipt};
@@ -14,7 +14,7 @@ pub fn judge(bytes: &[u8]) -> Result<Fault, EvidenceError> {
     Ok(Fault {
         kind: FaultKind::Equivocation,
         culprit: Some(terms.terms.relay),
-        role: Role::Relay,
+        role: MatchRole::Relay,
         // The receipts name places in channels, not entries of a record.
         entry: None,
         message: None,

@@ -25,7 +25,7 @@ mod verdict;
 pub mod views;
 
 pub use delivery::{NoticeFinding, NoticeVerdict, verify_with_notices};
-pub use verdict::{Fault, FaultKind, Role, Verdict};
+pub use verdict::{Fault, FaultKind, MatchRole, Verdict};
 
 /// Verifies one record given as the exact bytes stored.
 #[must_use]
@@ -49,7 +49,7 @@ pub struct VerifiedMatch {
     /// The terms' variant and ruleset, if readable.
     pub variant: Option<(rules::Variant, String)>,
     /// The players by colour (`players` order if the colours were never drawn), if readable.
-    pub players: Option<protocol::keys::ByColour>,
+    pub players: Option<protocol::ByColor<protocol::PublicKey>>,
     /// Whether `players` is by colour.
     pub colours_known: bool,
     /// The umpire's and the relay's keys, if the terms can be read.

@@ -51,12 +51,11 @@ pub mod text;
 mod umpire;
 
 use crate::envelope::{Checked, CheckedEntry};
-use crate::{Fault, FaultKind, Role, Verdict};
+use crate::{Fault, FaultKind, MatchRole, Verdict};
 use protocol::commitment::{Opening, PRIVATE_SEED, Purpose};
 use protocol::game::{self, Told};
-use protocol::keys::ByColour;
 use protocol::message::{Claim, Outcome, Payload};
-use protocol::{Commitment, PublicKey, Side};
+use protocol::{Commitment, PublicKey};
 use rules::intrigue::{Inspection, MoveReport};
 use rules::{AnyGame, ByColor, Color, GameResult, Mode, Variant};
 use std::collections::{BTreeMap, VecDeque};
@@ -84,7 +83,7 @@ pub struct GameLog {
     /// The game, once the terms named a known one.
     pub variant: Option<Variant>,
     /// The players by colour, once known.
-    pub colours: Option<ByColour>,
+    pub colours: Option<ByColor<PublicKey>>,
     /// What each side was told before the first action (SIC's start views).
     pub start: Told,
     /// The full position string when play began (after any secret setups), where the game has
@@ -198,10 +197,6 @@ struct Replayer<'a> {
     log: GameLog,
 }
 
-fn side_of(c: Color) -> Side {
-    game::side(c)
-}
-
 fn outcome_text(o: Outcome) -> &'static str {
     match o {
         Outcome::WhiteWins => "1-0 (white wins)",
@@ -275,25 +270,25 @@ impl<'a> Replayer<'a> {
 
     // ---------------------------------------------------------------- who is who, faults
 
-    fn role(&self, key: &PublicKey) -> Role {
-        self.c.role_of(key).unwrap_or(Role::Record)
+    fn role(&self, key: &PublicKey) -> MatchRole {
+        self.c.role_of(key).unwrap_or(MatchRole::Record)
     }
 
     fn player_color(&self, key: &PublicKey) -> Option<Color> {
-        self.c.colours.side_of(key).map(game::color)
+        self.c.colours.color_of(key)
     }
 
     fn key_of(&self, c: Color) -> Option<PublicKey> {
-        Some(self.c.colours.key(side_of(c)))
+        Some(self.c.colours[c])
     }
 
     fn who(&self, key: &PublicKey) -> String {
         match self.role(key) {
-            Role::White => "White".into(),
-            Role::Black => "Black".into(),
-            Role::Umpire => "The umpire".into(),
-            Role::Relay => "The relay".into(),
-            Role::Record => format!("Key {key}"),
+            MatchRole::White => "White".into(),
+            MatchRole::Black => "Black".into(),
+            MatchRole::Umpire => "The umpire".into(),
+            MatchRole::Relay => "The relay".into(),
+            MatchRole::Record => format!("Key {key}"),
         }
     }
 
@@ -327,7 +322,7 @@ impl<'a> Replayer<'a> {
         self.faults.push(Fault {
             kind,
             culprit: None,
-            role: Role::Record,
+            role: MatchRole::Record,
             entry: e.map(|e| e.index),
             message: e.map(|e| e.hash),
             evidence,

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 /// The role of a key in a match (ARCHITECTURE.md, Roles).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Role {
+pub enum MatchRole {
     /// The white player.
     White,
     /// The black player.
@@ -85,7 +85,7 @@ pub struct Fault {
     /// The key that signed the false statement (`None` when the record itself is unreadable).
     pub culprit: Option<PublicKey>,
     /// That key's role.
-    pub role: Role,
+    pub role: MatchRole,
     /// The index of the record entry the fault is in, if any.
     pub entry: Option<usize>,
     /// The hash of the message the fault is in, if any.
@@ -134,13 +134,13 @@ impl Verdict {
             Verdict::Faults(faults) => {
                 let first = faults.first()?;
                 match first.role {
-                    Role::White => {
+                    MatchRole::White => {
                         Some(GameResult::win(rules::Color::Black, rules::EndReason::Forfeit))
                     }
-                    Role::Black => {
+                    MatchRole::Black => {
                         Some(GameResult::win(rules::Color::White, rules::EndReason::Forfeit))
                     }
-                    Role::Umpire | Role::Relay | Role::Record => None,
+                    MatchRole::Umpire | MatchRole::Relay | MatchRole::Record => None,
                 }
             }
         }

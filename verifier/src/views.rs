@@ -5,7 +5,6 @@
 //! saw), the relay's time and both clocks as the coordinator rebuilds them.
 
 use crate::envelope::Checked;
-use protocol::Side;
 use protocol::coordinator::{Admission, Coordinator};
 use protocol::message::Expectation;
 use rules::seat::{SeatView, Seats};
@@ -79,14 +78,14 @@ fn clocks(c: &Coordinator, now_ms: u64) -> Clocks {
         .into_iter()
         .find(|d| d.expectation == Expectation::Move)
         .and_then(|d| d.party.side().map(|s| (s, d.due_ms)));
-    let left = |side: Side| match running {
+    let left = |side: Color| match running {
         Some((s, due)) if s == side => due.saturating_sub(now_ms),
         _ => c.remaining_ms(side),
     };
     Clocks {
-        white_ms: left(Side::White),
-        black_ms: left(Side::Black),
-        running: running.map(|(s, _)| protocol::game::color(s)),
+        white_ms: left(Color::White),
+        black_ms: left(Color::Black),
+        running: running.map(|(s, _)| s),
     }
 }
 

@@ -14,9 +14,9 @@ use protocol::message::Payload;
 use protocol::record::{ENTRY_OVERHEAD_BYTES, MAX_RECORD_BYTES, RecordBudget};
 use protocol::relay::RelayError;
 use protocol::terms::Limits;
-use protocol::{Channel, Side};
+use protocol::{Channel, Color};
 use verifier::envelope;
-use verifier::{FaultKind, Role};
+use verifier::{FaultKind, MatchRole};
 
 const FLOOD_BYTES: usize = 16 * 1024;
 
@@ -29,7 +29,7 @@ fn small() -> Limits {
 fn flood() -> (Harness, protocol::message::SignedMessage) {
     let mut h = Harness::with_limits("chess", 1, small());
     h.setup();
-    let (white, black) = (h.side(Side::White), h.side(Side::Black));
+    let (white, black) = (h.side(Color::White), h.side(Color::Black));
     for ply in 0.. {
         let m = h.write(white, Channel::Public, Payload::Action(vec![b'w'; FLOOD_BYTES]));
         let bytes = protocol::codec::Canonical::to_canonical(&m);
@@ -55,7 +55,7 @@ fn flood() -> (Harness, protocol::message::SignedMessage) {
 #[test]
 fn the_relay_refuses_a_message_beyond_its_authors_share() {
     let (h, _) = flood();
-    let (white, black) = (h.side(Side::White), h.side(Side::Black));
+    let (white, black) = (h.side(Color::White), h.side(Color::Black));
     // Black's share is untouched by White's flood, and the refusal changed nothing.
     let mut budget = RecordBudget::new(&h.terms);
     for e in h.relay.entries() {
@@ -87,8 +87,8 @@ fn a_relay_that_receipts_beyond_the_share_gets_the_signer_named() {
     all.push(refused);
     let bytes = with_entries(&h, relog(&h, &all));
     let Err(faults) = envelope::check(&bytes) else { panic!("a message over the share passed") };
-    let white = h.key(h.side(Side::White));
-    let f = only_fault(&faults, FaultKind::NotAllowed, Some(white), Role::White);
+    let white = h.key(h.side(Color::White));
+    let f = only_fault(&faults, FaultKind::NotAllowed, Some(white), MatchRole::White);
     assert!(f.evidence.contains("share of the terms' max_record_bytes"), "{f:#?}");
 }
 

@@ -12,7 +12,7 @@ use protocol::terms::Colours;
 use protocol::{Identity, PublicKey};
 use rules::{Color, Variant};
 use std::sync::{Arc, Mutex};
-use verifier::{FaultKind, NoticeFinding, Role, Verdict};
+use verifier::{FaultKind, MatchRole, NoticeFinding, Verdict};
 
 /// Messages the relay never got: (bytes, the simulated time they were sent).
 type Dropped = Arc<Mutex<Vec<(SignedMessage, u64)>>>;
@@ -82,7 +82,11 @@ fn assert_relay_dropped(played: &Selfplay, verdict: &Verdict) {
         panic!("expected the relay's fault: {verdict:#?}")
     };
     let first = &faults[0];
-    assert_eq!((first.kind, first.role), (FaultKind::DroppedMessage, Role::Relay), "{first:#?}");
+    assert_eq!(
+        (first.kind, first.role),
+        (FaultKind::DroppedMessage, MatchRole::Relay),
+        "{first:#?}"
+    );
     assert_eq!(first.culprit, Some(played.cast.relay.public()));
     assert!(first.explanation.starts_with("Relay fault: dropped message"), "{first:#?}");
     assert_eq!(verdict.sanctioned_result(), None, "void, never White's loss");

@@ -12,9 +12,9 @@ use protocol::message::{Expectation, Payload, SignedMessage};
 use protocol::record::MatchRecord;
 use protocol::relay::{Entry, RelayError};
 use protocol::seal;
-use protocol::{Channel, Side};
+use protocol::{Channel, Color};
 use verifier::envelope::{self, Checked};
-use verifier::{FaultKind, Role};
+use verifier::{FaultKind, MatchRole};
 
 fn checked(h: &Harness) -> Checked {
     match envelope::check(&h.bytes()) {
@@ -39,8 +39,8 @@ fn honest_open_game_hands_over_everything() {
     assert_eq!(Some(c.colours), h.relay.colours());
     assert_eq!(c.entries.len(), h.relay.entries().len());
     let white = c.colours.white;
-    assert_eq!(c.role_of(&white), Some(Role::White));
-    assert_eq!(c.key_of(Role::Relay), Some(h.relay_id.public()));
+    assert_eq!(c.role_of(&white), Some(MatchRole::White));
+    assert_eq!(c.key_of(MatchRole::Relay), Some(h.relay_id.public()));
     // One commitment each (the public contribution), revealed at setup.
     assert_eq!(c.commitments.len(), 2);
     assert!(c.commitments.iter().all(|x| x.opening.is_some()));
@@ -56,11 +56,11 @@ fn honest_sic_game_hands_over_the_seeds() {
     // Two commitments each, all opened: the contributions at setup, the seeds at the end.
     assert_eq!(c.commitments.len(), 4);
     assert!(c.commitments.iter().all(|x| x.opening.is_some()));
-    let seed = c.private_seed(Side::White).expect("white's seed opened");
-    let theirs = c.contribution(Side::Black).expect("black's contribution");
+    let seed = c.private_seed(Color::White).expect("white's seed opened");
+    let theirs = c.contribution(Color::Black).expect("black's contribution");
     assert_eq!(
-        c.setup_seed(Side::White),
-        Some(protocol::seed::setup_seed(&seed, &theirs, &h.match_id(), Side::White))
+        c.setup_seed(Color::White),
+        Some(protocol::seed::setup_seed(&seed, &theirs, &h.match_id(), Color::White))
     );
     let sealed_actions =
         c.entries.iter().filter(|e| e.sealed && matches!(e.payload, Payload::Action(_))).count();
@@ -76,9 +76,9 @@ fn honest_umpired_game_shows_disclosed_plaintexts() {
     assert!(sealed.iter().all(|e| !matches!(e.payload, Payload::Sealed(_))));
     let first = sealed[0];
     assert_eq!(first.payload, Payload::Action(b"move 0".to_vec()));
-    assert_eq!(first.role, Role::White);
+    assert_eq!(first.role, MatchRole::White);
     assert_eq!(first.channel(), Channel::WhiteUmpire);
-    assert_eq!(sealed[1].role, Role::Umpire);
+    assert_eq!(sealed[1].role, MatchRole::Umpire);
     assert_eq!(sealed[1].payload, Payload::Observation(b"white 0".to_vec()));
 }
 
@@ -87,7 +87,7 @@ fn terms_not_signed_by_a_player_void_everything() {
     let h = Harness::honest("chess");
     let mut r = h.record();
     r.terms.signatures[1].s[3] ^= 1;
-    let f = only_fault(&faults(&r.to_canonical()), FaultKind::BadTerms, None, Role::Record);
+    let f = only_fault(&faults(&r.to_canonical()), FaultKind::BadTerms, None, MatchRole::Record);
     assert!(f.explanation.contains("signer 1"), "{f:?}");
 }
 
@@ -117,7 +117,7 @@ fn terms_of_an_unknown_game_or_without_their_umpire_are_refused() {
             .collect();
         let signed = protocol::terms::SignedTerms { terms: bytes, signatures };
         let r = MatchRecord { terms: signed, ..h.record() };
-        only_fault(&faults(&r.to_canonical()), FaultKind::BadTerms, None, Role::Record);
+        only_fault(&faults(&r.to_canonical()), FaultKind::BadTerms, None, MatchRole::Record);
     }
 }
 
@@ -126,7 +126,7 @@ fn receipt_not_signed_by_the_relay_is_the_records_fault() {
     let h = Harness::honest("chess");
     let mut r = h.record();
     r.entries[3].receipt.signature.s[0] ^= 1;
-    let f = only_fault(&faults(&r.to_canonical()), FaultKind::BadReceipt, None, Role::Record);
+    let f = only_fault(&faults(&r.to_canonical()), FaultKind::BadReceipt, None, MatchRole::Record);
     assert_eq!(f.entry, Some(3));
 }
 
@@ -136,7 +136,7 @@ fn receipt_of_another_message_is_the_records_fault() {
     let mut r = h.record();
     let other = r.entries[4].receipt.clone();
     r.entries[3].receipt = other;
-    let f = only_fault(&faults(&r.to_canonical()), FaultKind::BadReceipt, None, Role::Record);
+    let f = only_fault(&faults(&r.to_canonical()), FaultKind::BadReceipt, None, MatchRole::Record);
     assert_eq!(f.entry, Some(3));
 }
 
@@ -149,7 +149,8 @@ fn a_flipped_message_signature_bit_is_the_records_fault_not_the_relays() {
     for bit in [0u8, 7] {
         let mut r = h.record();
         r.entries[2].message.signature.s[3] ^= 1 << bit;
-        let f = only_fault(&faults(&r.to_canonical()), FaultKind::BadReceipt, None, Role::Record);
+        let f =
+            only_fault(&faults(&r.to_canonical()), FaultKind::BadReceipt, None, MatchRole::Record);
         assert_eq!(f.entry, Some(2));
     }
 }
@@ -167,7 +168,7 @@ fn a_relay_head_that_does_not_chain_is_equivocation() {
         &faults(&r.to_canonical()),
         FaultKind::Equivocation,
         Some(h.relay_id.public()),
-        Role::Relay,
+        MatchRole::Relay,
     );
     assert_eq!(f.entry, Some(4));
 }
@@ -183,7 +184,7 @@ fn relay_receipts_going_back_in_time_are_the_relays_fault() {
         &faults(&r.to_canonical()),
         FaultKind::BadReceipt,
         Some(h.relay_id.public()),
-        Role::Relay,
+        MatchRole::Relay,
     );
     assert_eq!(f.entry, Some(5));
 }
@@ -194,7 +195,7 @@ fn entries_swapped_in_the_record_are_the_records_fault() {
     let h = Harness::honest("chess");
     let mut r = h.record();
     r.entries.swap(2, 3);
-    only_fault(&faults(&r.to_canonical()), FaultKind::MalformedRecord, None, Role::Record);
+    only_fault(&faults(&r.to_canonical()), FaultKind::MalformedRecord, None, MatchRole::Record);
 }
 
 #[test]
@@ -210,7 +211,7 @@ fn a_stranger_on_the_public_channel_is_not_allowed() {
         &faults(&with_entries(&h, relog(&h, &all))),
         FaultKind::NotAllowed,
         Some(h.relay_id.public()),
-        Role::Relay,
+        MatchRole::Relay,
     );
     assert_eq!(f.entry, Some(all.len() - 1));
 }
@@ -221,7 +222,7 @@ fn unsealed_private_payload_and_sealed_public_payload_are_their_authors_fault() 
     // is named (the relay should have refused it too, but only the author's bytes prove intent).
     let mut h = Harness::new("kriegspiel", 1);
     h.setup();
-    let white = h.side(Side::White);
+    let white = h.side(Color::White);
     let plain = h.write(white, Channel::WhiteUmpire, Payload::Action(b"e2e4".to_vec()));
     let mut all = messages(&h.record());
     all.push(plain);
@@ -229,13 +230,13 @@ fn unsealed_private_payload_and_sealed_public_payload_are_their_authors_fault() 
         &faults(&with_entries(&h, relog(&h, &all))),
         FaultKind::NotAllowed,
         Some(h.key(white)),
-        Role::White,
+        MatchRole::White,
     );
 
     // Black writing on white's private channel.
     let mut h = Harness::new("kriegspiel", 1);
     h.setup();
-    let black = h.side(Side::Black);
+    let black = h.side(Color::Black);
     let sealed = Payload::Sealed(protocol::seal::Sealed {
         setup: Some(seal::SealSetup { enc: [9; 32], key_commitment: [7; 32] }),
         commitment: [8; 32],
@@ -248,7 +249,7 @@ fn unsealed_private_payload_and_sealed_public_payload_are_their_authors_fault() 
         &faults(&with_entries(&h, relog(&h, &all))),
         FaultKind::NotAllowed,
         Some(h.key(black)),
-        Role::Black,
+        MatchRole::Black,
     );
 
     // A sealed payload in the open.
@@ -261,7 +262,7 @@ fn unsealed_private_payload_and_sealed_public_payload_are_their_authors_fault() 
         &faults(&with_entries(&h, relog(&h, &all))),
         FaultKind::NotAllowed,
         Some(h.key(black)),
-        Role::Black,
+        MatchRole::Black,
     );
 }
 
@@ -291,7 +292,7 @@ fn a_timeout_before_its_deadline_is_the_relays_fault() {
             &faults(&with_entries(&h, relog(&h, &all))),
             FaultKind::Timeout,
             Some(h.relay_id.public()),
-            Role::Relay,
+            MatchRole::Relay,
         );
         assert!(f.explanation.contains(&party.to_string()), "{f:?}");
     }
@@ -311,7 +312,7 @@ fn a_copied_commitment_is_the_copiers_fault() {
         &faults(&with_entries(&h, relog(&h, &all))),
         FaultKind::DuplicateCommitment,
         Some(h.p1.public()),
-        Role::Black, // colours never drawn: players[1] is reported as black
+        MatchRole::Black, // colours never drawn: players[1] is reported as black
     );
     assert!(f.explanation.contains("copy"), "{f:?}");
 }
@@ -370,11 +371,11 @@ fn an_honest_record_discloses_every_sealed_message_in_signed_messages() {
 
 #[test]
 fn a_false_disclosure_is_its_signers_fault() {
-    let white = |h: &Harness| h.side(Side::White);
+    let white = |h: &Harness| h.side(Color::White);
     // A seed that is not the one it set its context up with, under its own signature.
     let (h, bytes, m) = with_changed_disclosure(Who::P0, |_, items| items[0].seal_seed[0] ^= 1);
     let key = h.key(Who::P0);
-    let role = if white(&h) == Who::P0 { Role::White } else { Role::Black };
+    let role = if white(&h) == Who::P0 { MatchRole::White } else { MatchRole::Black };
     let f = only_fault(&faults(&bytes), FaultKind::BadDisclosure, Some(key), role);
     assert_eq!(f.message, Some(m));
     assert!(f.evidence.contains("does not reproduce the signed setup"), "{f:?}");
@@ -395,7 +396,12 @@ fn a_false_disclosure_is_its_signers_fault() {
         let mine = items.iter_mut().find(|d| d.channel == theirs.channel).expect("the channel");
         mine.seal_seed = theirs.seal_seed;
     });
-    only_fault(&faults(&bytes), FaultKind::BadDisclosure, Some(h.key(Who::Umpire)), Role::Umpire);
+    only_fault(
+        &faults(&bytes),
+        FaultKind::BadDisclosure,
+        Some(h.key(Who::Umpire)),
+        MatchRole::Umpire,
+    );
     // A player disclosing the other player's channel, on which it sealed nothing.
     let (h, bytes, _) = with_changed_disclosure(Who::P0, |_, items| {
         let other = Channel::private(items[0].channel.side().unwrap().other());
@@ -417,7 +423,7 @@ fn the_relay_refuses_a_false_disclosure() {
         outcome: protocol::message::Outcome::BlackWins,
         reason: rules::EndReason::Resignation.into(),
     });
-    h.send(h.side(Side::White), Channel::Public, claim);
+    h.send(h.side(Color::White), Channel::Public, claim);
     let mut items = h.disclosures[&h.key(Who::Umpire)].clone();
     assert_eq!(items.len(), 2, "one disclosure per channel, however many messages");
     items[0].seal_seed[0] ^= 1;
@@ -440,7 +446,7 @@ fn the_relay_refuses_a_false_disclosure() {
 
 /// White's context on its channel, to the umpire, for its next message, from `seed`.
 fn white_sealer(h: &mut Harness, seed: [u8; 32]) -> (seal::Sealer, seal::SealContext) {
-    let white = h.side(Side::White);
+    let white = h.side(Color::White);
     let recipient = h.terms.terms.umpire.as_ref().unwrap().seal_key;
     let key = h.key(white);
     let match_id = h.match_id();
@@ -459,7 +465,7 @@ fn white_seals_one_thing_and_commits_to_another(
 ) -> (Harness, SignedMessage, seal::SealDisclosure) {
     let mut h = Harness::new("kriegspiel", 1);
     h.setup();
-    let white = h.side(Side::White);
+    let white = h.side(Color::White);
     let seed = [3; 32];
     let padded_len = h.padded_len(white);
     let (mut sealer, ctx) = white_sealer(&mut h, seed);
@@ -471,7 +477,7 @@ fn white_seals_one_thing_and_commits_to_another(
         outcome: protocol::message::Outcome::WhiteWins,
         reason: rules::EndReason::Resignation.into(),
     });
-    h.send(h.side(Side::Black), Channel::Public, claim);
+    h.send(h.side(Color::Black), Channel::Public, claim);
     for who in [Who::P0, Who::P1, Who::Umpire] {
         if who != white {
             h.disclose(who);
@@ -489,7 +495,7 @@ fn a_ciphertext_that_does_not_carry_its_committed_plaintext_cannot_be_disclosed_
     // game even though Black had resigned.
     let claimed = Payload::Action(b"anything".to_vec()).to_canonical();
     let (mut h, m, d) = white_seals_one_thing_and_commits_to_another(&[0xff, 0xff], claimed);
-    let white = h.side(Side::White);
+    let white = h.side(Color::White);
     let lie = h.write(white, Channel::Public, Payload::Disclose(vec![d]));
     let refused = h.relay.accept(&lie.to_canonical(), h.now);
     assert!(
@@ -501,8 +507,12 @@ fn a_ciphertext_that_does_not_carry_its_committed_plaintext_cannot_be_disclosed_
         notice.message.verify().unwrap().payload,
         Payload::Timeout { party: protocol::Party::White, expectation: Expectation::Reveal, .. }
     ));
-    let f =
-        only_fault(&faults(&h.bytes()), FaultKind::MissingReveal, Some(h.key(white)), Role::White);
+    let f = only_fault(
+        &faults(&h.bytes()),
+        FaultKind::MissingReveal,
+        Some(h.key(white)),
+        MatchRole::White,
+    );
     assert_eq!(f.message, Some(m.hash()));
     assert_eq!(
         verifier::verify(&h.bytes()).sanctioned_result(),
@@ -516,7 +526,7 @@ fn a_ciphertext_that_does_not_carry_its_committed_plaintext_cannot_be_disclosed_
         &faults(&with_entries(&h, relog(&h, &all))),
         FaultKind::BadDisclosure,
         Some(h.key(white)),
-        Role::White,
+        MatchRole::White,
     );
     assert!(f.evidence.contains(&m.hash().to_string()), "{f:?}");
     assert!(f.evidence.contains("does not open"), "{f:?}");
@@ -535,7 +545,7 @@ fn a_sealed_message_without_its_contexts_setup_or_with_another_is_its_authors_fa
         if case == "changed" {
             h.play(2);
         }
-        let white = h.side(Side::White);
+        let white = h.side(Color::White);
         let padded = h.padded_len(white);
         let (mut sealer, ctx) = white_sealer(&mut h, [0x5e; 32]);
         let sealed = sealer.seal(&ctx, &e2e4, padded, case == "changed").unwrap();
@@ -551,7 +561,7 @@ fn a_sealed_message_without_its_contexts_setup_or_with_another_is_its_authors_fa
             &faults(&with_entries(&h, relog(&h, &all))),
             FaultKind::NotAllowed,
             Some(h.key(white)),
-            Role::White,
+            MatchRole::White,
         );
         assert_eq!(f.message, Some(m.hash()), "{case}");
         let why = if case == "missing" { "carries its setup" } else { "another setup" };
@@ -569,7 +579,7 @@ fn a_setup_committing_to_another_key_than_its_enc_gives_convicts_its_author() {
     // relay that logs either of White's seeds as its disclosure has logged White's fault.
     let mut h = Harness::new("kriegspiel", 1);
     h.setup();
-    let white = h.side(Side::White);
+    let white = h.side(Color::White);
     let padded = h.padded_len(white);
     let (honest, ctx) = white_sealer(&mut h, [1; 32]);
     let (mut other, _) = white_sealer(&mut h, [2; 32]);
@@ -584,7 +594,7 @@ fn a_setup_committing_to_another_key_than_its_enc_gives_convicts_its_author() {
     );
     let m = h.write(white, Channel::WhiteUmpire, Payload::Sealed(sealed));
     h.submit(&m);
-    let complaint = Payload::Claim(protocol::flow::loss_of(Side::White, protocol::flow::FORFEIT));
+    let complaint = Payload::Claim(protocol::flow::loss_of(Color::White, protocol::flow::FORFEIT));
     let c = h.write_re(Who::Umpire, Channel::Public, Some(m.hash()), complaint);
     h.submit(&c);
     for who in [Who::P0, Who::P1, Who::Umpire] {
@@ -612,7 +622,7 @@ fn a_setup_committing_to_another_key_than_its_enc_gives_convicts_its_author() {
         notice.message.verify().unwrap().payload,
         Payload::Timeout { party: protocol::Party::White, expectation: Expectation::Reveal, .. }
     ));
-    only_fault(&faults(&h.bytes()), FaultKind::MissingReveal, Some(h.key(white)), Role::White);
+    only_fault(&faults(&h.bytes()), FaultKind::MissingReveal, Some(h.key(white)), MatchRole::White);
     assert_eq!(
         verifier::verify(&h.bytes()).sanctioned_result(),
         Some(rules::GameResult::win(rules::Color::Black, rules::EndReason::Forfeit))
@@ -625,7 +635,7 @@ fn a_setup_committing_to_another_key_than_its_enc_gives_convicts_its_author() {
             &faults(&with_entries(&h, relog(&h, &all))),
             FaultKind::BadDisclosure,
             Some(h.key(white)),
-            Role::White,
+            MatchRole::White,
         );
         assert!(f.evidence.contains("does not reproduce the signed setup"), "{f:?}");
     }
@@ -661,7 +671,7 @@ fn a_ciphertext_moved_to_another_channel_or_position_convicts_its_author() {
             outcome: protocol::message::Outcome::WhiteWins,
             reason: rules::EndReason::Resignation.into(),
         });
-        h.send(h.side(Side::Black), Channel::Public, claim);
+        h.send(h.side(Color::Black), Channel::Public, claim);
         h.disclose(Who::P0);
         h.disclose(Who::P1);
         let items = h.disclosures.remove(&umpire).expect("the umpire's disclosures");
@@ -677,7 +687,7 @@ fn a_ciphertext_moved_to_another_channel_or_position_convicts_its_author() {
             &faults(&with_entries(&h, relog(&h, &all))),
             FaultKind::BadDisclosure,
             Some(umpire),
-            Role::Umpire,
+            MatchRole::Umpire,
         );
         assert!(f.evidence.contains(&moved.hash().to_string()), "{channel}: {f:?}");
         assert!(f.evidence.contains("does not open"), "{channel}: {f:?}");
@@ -690,7 +700,7 @@ fn a_sealed_payload_of_another_size_than_agreed_is_its_authors_fault() {
     // it; a relay that logs it anyway has logged White's fault, which the verifier names.
     let mut h = Harness::new("kriegspiel", 1);
     h.setup();
-    let white = h.side(Side::White);
+    let white = h.side(Color::White);
     let recipient = h.terms.terms.umpire.as_ref().unwrap().seal_key;
     let padded_len = h.padded_len(white) + 1;
     let key = h.key(white);
@@ -714,7 +724,7 @@ fn a_sealed_payload_of_another_size_than_agreed_is_its_authors_fault() {
         &faults(&with_entries(&h, relog(&h, &all))),
         FaultKind::NotAllowed,
         Some(key),
-        Role::White,
+        MatchRole::White,
     );
     assert_eq!(f.message, Some(m.hash()));
     assert!(f.evidence.contains("ciphertext bytes, not the agreed"), "{f:?}");
@@ -728,7 +738,7 @@ fn sealing_bytes_that_are_no_payload_is_the_authors_fault() {
     // it is White's fault.
     let garbage = vec![0xff, 0xff, 0xff];
     let (mut h, m, d) = white_seals_one_thing_and_commits_to_another(&garbage, garbage.clone());
-    let white = h.side(Side::White);
+    let white = h.side(Color::White);
     let lie = h.write(white, Channel::Public, Payload::Disclose(vec![d]));
     assert!(matches!(
         h.relay.accept(&lie.to_canonical(), h.now),
@@ -740,7 +750,7 @@ fn sealing_bytes_that_are_no_payload_is_the_authors_fault() {
         &faults(&with_entries(&h, relog(&h, &all))),
         FaultKind::BadDisclosure,
         Some(h.key(white)),
-        Role::White,
+        MatchRole::White,
     );
     assert!(f.evidence.contains(&m.hash().to_string()), "{f:?}");
 }
@@ -751,13 +761,13 @@ fn a_party_that_withholds_its_disclosures_is_timed_out_and_named() {
     let mut h = Harness::new("kriegspiel", 1);
     h.setup();
     h.play(4);
-    let white = h.side(Side::White);
+    let white = h.side(Color::White);
     let claim = Payload::Claim(protocol::message::Claim {
         outcome: protocol::message::Outcome::BlackWins,
         reason: rules::EndReason::Resignation.into(),
     });
     h.send(white, Channel::Public, claim);
-    let black = h.side(Side::Black);
+    let black = h.side(Color::Black);
     h.disclose(black);
     h.disclose(Who::Umpire);
     let notice = h.next_timeout();
@@ -770,7 +780,7 @@ fn a_party_that_withholds_its_disclosures_is_timed_out_and_named() {
     for f in &f {
         assert_eq!(
             (f.kind, f.culprit, f.role),
-            (FaultKind::MissingReveal, Some(h.key(white)), Role::White)
+            (FaultKind::MissingReveal, Some(h.key(white)), MatchRole::White)
         );
     }
     assert_eq!(
@@ -799,7 +809,7 @@ fn a_party_that_withholds_its_disclosures_is_timed_out_and_named() {
     let f = faults(&h.bytes());
     assert!(
         f.iter().all(|f| (f.kind, f.culprit, f.role)
-            == (FaultKind::MissingReveal, Some(h.key(Who::Umpire)), Role::Umpire)),
+            == (FaultKind::MissingReveal, Some(h.key(Who::Umpire)), MatchRole::Umpire)),
         "{f:#?}"
     );
     assert_eq!(verifier::verify(&h.bytes()).sanctioned_result(), None);
@@ -820,7 +830,7 @@ fn an_undisclosed_sealed_message_without_a_timeout_means_an_incomplete_record() 
     let f = faults(&r.to_canonical());
     assert!(!f.is_empty());
     assert!(
-        f.iter().all(|f| f.kind == FaultKind::TruncatedRecord && f.role == Role::Record),
+        f.iter().all(|f| f.kind == FaultKind::TruncatedRecord && f.role == MatchRole::Record),
         "{f:#?}"
     );
 }
@@ -834,7 +844,7 @@ fn a_record_cut_before_the_reveals_is_truncated() {
     r.entries.truncate(3);
     let f = faults(&r.to_canonical());
     assert_eq!(f.len(), 2, "both contributions unopened: {f:#?}");
-    assert!(f.iter().all(|f| f.kind == FaultKind::TruncatedRecord && f.role == Role::Record));
+    assert!(f.iter().all(|f| f.kind == FaultKind::TruncatedRecord && f.role == MatchRole::Record));
 }
 
 #[test]
@@ -859,8 +869,12 @@ fn the_last_revealer_who_aborts_forfeits_instead_of_voiding_the_game() {
         Payload::Timeout { party: protocol::Party::Black, expectation: Expectation::Reveal, .. }
     ));
     // Colours were never drawn: players[1] is reported as Black, and forfeits.
-    let f =
-        only_fault(&faults(&h.bytes()), FaultKind::MissingReveal, Some(h.p1.public()), Role::Black);
+    let f = only_fault(
+        &faults(&h.bytes()),
+        FaultKind::MissingReveal,
+        Some(h.p1.public()),
+        MatchRole::Black,
+    );
     assert!(f.explanation.contains("timeout"), "{f:?}");
     let verdict = verifier::verify(&h.bytes());
     assert_eq!(
@@ -903,7 +917,7 @@ fn a_version_one_record_is_refused_with_a_clear_error() {
     let h = Harness::honest("chess");
     let mut bytes = h.bytes();
     bytes[0] = 1;
-    let f = only_fault(&faults(&bytes), FaultKind::MalformedRecord, None, Role::Record);
+    let f = only_fault(&faults(&bytes), FaultKind::MalformedRecord, None, MatchRole::Record);
     assert!(f.evidence.contains("version 1 record"), "{f:?}");
 }
 
@@ -951,7 +965,7 @@ fn a_relay_closing_an_unfinished_match_is_named() {
         &faults(&with_entries(&h, relog(&h, &all))),
         FaultKind::NotAllowed,
         Some(relay.public()),
-        Role::Relay,
+        MatchRole::Relay,
     );
     assert!(f.evidence.contains("close notice"), "{f:?}");
     // The honest end of the same match is closed by the relay and countersigned by both.
@@ -972,11 +986,11 @@ fn a_commitment_sealed_to_the_umpire_is_its_authors_fault() {
     // (SIC: a commitment does not fit Kriegspiel's 16-byte padded size, PROTOCOL.md 19.)
     let mut h = Harness::new("sic", 1);
     h.setup();
-    let white = h.side(Side::White);
+    let white = h.side(Color::White);
     let c = h.commit_payload(white, commitment::PRIVATE_SEED);
-    let e = h.send_sealed(white, Side::White, c);
+    let e = h.send_sealed(white, Color::White, c);
     h.finish();
-    let role = Role::White;
+    let role = MatchRole::White;
     let f = only_fault(&faults(&h.bytes()), FaultKind::NotAllowed, Some(h.key(white)), role);
     assert_eq!(f.message, Some(e.message.hash()));
     assert!(f.explanation.contains("public only"), "{f:?}");
@@ -992,7 +1006,7 @@ fn a_refused_message_does_not_block_its_authors_later_ones() {
     let mut h = Harness::new("kriegspiel", 1);
     h.setup();
     h.play(2);
-    let white = h.side(Side::White);
+    let white = h.side(Color::White);
     let colours = h.relay.colours().expect("colours");
     // A public message refused (a countersignature before the close: refused as not now, like
     // a draw offer that lost a race).
@@ -1023,12 +1037,12 @@ fn a_refused_message_does_not_block_its_authors_later_ones() {
         h.relay.accept(&refused.to_canonical(), h.now + 1),
         Err(RelayError::NotEntitled(NotEntitled::SealedSize { .. }))
     ));
-    let first = h.send_sealed(white, Side::White, Payload::Action(b"move 2".to_vec()));
+    let first = h.send_sealed(white, Color::White, Payload::Action(b"move 2".to_vec()));
     h.last_action = Some(first.message.hash());
     // The umpire answers White's move, then White resigns and everyone discloses: every later
     // message of White's is accepted despite the two unused numbers.
-    h.turn(h.last_action, protocol::message::Owed::Side(Side::Black));
-    for s in Side::BOTH {
+    h.turn(h.last_action, protocol::message::Owed::Side(Color::Black));
+    for s in Color::ALL {
         h.send_sealed(Who::Umpire, s, Payload::Observation(b"ok".to_vec()));
     }
     h.finish();

@@ -6,10 +6,10 @@
 
 use protocol::flow;
 use protocol::message::{Claim, Expectation, Outcome, Payload};
-use protocol::{Party, PublicKey, Side};
+use protocol::{Party, PublicKey};
 use rules::{Color, EndReason, GameResult, Variant};
 use verifier::envelope::{Checked, CheckedEntry};
-use verifier::{FaultKind, Role, Verdict};
+use verifier::{FaultKind, MatchRole, Verdict};
 
 fn checked(variant: Variant, seed: u64) -> Checked {
     let played =
@@ -24,7 +24,7 @@ fn faults(c: &Checked) -> Vec<verifier::Fault> {
     }
 }
 
-fn first(c: &Checked) -> (FaultKind, Role, Option<PublicKey>) {
+fn first(c: &Checked) -> (FaultKind, MatchRole, Option<PublicKey>) {
     let f = faults(c);
     (f[0].kind, f[0].role, f[0].culprit)
 }
@@ -51,7 +51,7 @@ fn entry(c: &Checked, seen: usize, author: PublicKey, payload: Payload) -> Check
     e.body.channel = protocol::Channel::Public;
     e.sealed = false;
     e.payload = payload;
-    e.role = c.role_of(&author).unwrap_or(Role::Record);
+    e.role = c.role_of(&author).unwrap_or(MatchRole::Record);
     e
 }
 
@@ -75,7 +75,7 @@ fn a_record_that_stops_mid_game_is_truncated() {
     let f = faults(&c);
     assert_eq!(
         (f[0].kind, f[0].role, f[0].culprit),
-        (FaultKind::TruncatedRecord, Role::Record, None)
+        (FaultKind::TruncatedRecord, MatchRole::Record, None)
     );
     assert!(f[0].evidence.contains("11 plies played"), "{}", f[0].evidence);
 }
@@ -86,7 +86,7 @@ fn an_umpire_answer_missing_at_the_end_is_truncated() {
     let at = nth_action(&c, 6);
     c.entries.truncate(at + 1);
     let f = faults(&c);
-    assert_eq!((f[0].kind, f[0].role), (FaultKind::TruncatedRecord, Role::Record));
+    assert_eq!((f[0].kind, f[0].role), (FaultKind::TruncatedRecord, MatchRole::Record));
     assert!(f[0].evidence.contains("the umpire owes"), "{}", f[0].evidence);
 }
 
@@ -112,7 +112,7 @@ fn resigning_for_the_opponent_is_a_false_claim() {
     let white = c.colours.white;
     let last = c.entries.len() - 1;
     c.entries.push(entry(&c, last, white, claim(Outcome::WhiteWins, EndReason::Resignation)));
-    assert_eq!(first(&c), (FaultKind::FalseClaim, Role::White, Some(white)));
+    assert_eq!(first(&c), (FaultKind::FalseClaim, MatchRole::White, Some(white)));
 }
 
 #[test]
@@ -148,12 +148,12 @@ fn a_relay_timeout_blames_the_side_and_later_claims_must_agree() {
     assert_eq!(f.len(), 1, "{f:#?}");
     assert_eq!(
         (f[0].kind, f[0].role, f[0].culprit),
-        (FaultKind::Timeout, Role::White, Some(white))
+        (FaultKind::Timeout, MatchRole::White, Some(white))
     );
     // White, having seen the timeout, then claims it won on time: a second fault, its own.
     c.entries.push(entry(&c, notice, white, claim(Outcome::WhiteWins, EndReason::Timeout)));
     let f = faults(&c);
-    assert_eq!((f[1].kind, f[1].role), (FaultKind::FalseClaim, Role::White));
+    assert_eq!((f[1].kind, f[1].role), (FaultKind::FalseClaim, MatchRole::White));
     // The same claim written before its author saw the timeout is a race: void, no fault.
     c.entries.pop();
     c.entries.push(entry(&c, last, white, claim(Outcome::WhiteWins, EndReason::Timeout)));
@@ -161,7 +161,7 @@ fn a_relay_timeout_blames_the_side_and_later_claims_must_agree() {
     c.entries.pop();
     c.entries.push(entry(&c, notice, white, claim(Outcome::WhiteWins, EndReason::Timeout)));
     let f = faults(&c);
-    assert_eq!((f[1].kind, f[1].role), (FaultKind::FalseClaim, Role::White));
+    assert_eq!((f[1].kind, f[1].role), (FaultKind::FalseClaim, MatchRole::White));
 }
 
 #[test]
@@ -170,9 +170,9 @@ fn an_umpire_declaring_a_forfeit_for_a_legal_game_is_false_adjudication() {
     cut_after_action(&mut c, 12);
     let umpire = c.terms.terms.umpire.as_ref().map(|u| u.key).expect("an umpire");
     let last = c.entries.len() - 1;
-    let forfeit = Payload::Claim(flow::loss_of(Side::White, flow::FORFEIT));
+    let forfeit = Payload::Claim(flow::loss_of(Color::White, flow::FORFEIT));
     c.entries.push(entry(&c, last, umpire, forfeit));
-    assert_eq!(first(&c), (FaultKind::FalseAdjudication, Role::Umpire, Some(umpire)));
+    assert_eq!(first(&c), (FaultKind::FalseAdjudication, MatchRole::Umpire, Some(umpire)));
 }
 
 #[test]
@@ -182,7 +182,7 @@ fn moving_out_of_turn_is_an_illegal_action() {
     c.entries.swap(a, b);
     // The fifth action is now Black's move with White to play.
     let black = c.colours.black;
-    assert_eq!(first(&c), (FaultKind::IllegalAction, Role::Black, Some(black)));
+    assert_eq!(first(&c), (FaultKind::IllegalAction, MatchRole::Black, Some(black)));
 }
 
 #[test]
@@ -276,7 +276,7 @@ fn r_s11_an_umpire_answering_an_illegal_move_shares_the_fault() {
     assert_eq!((f[0].kind, f[0].culprit), (FaultKind::IllegalAction, Some(mover)));
     assert_eq!(
         (f[1].kind, f[1].role, f[1].culprit),
-        (FaultKind::FalseAdjudication, Role::Umpire, Some(umpire))
+        (FaultKind::FalseAdjudication, MatchRole::Umpire, Some(umpire))
     );
 }
 
@@ -292,7 +292,7 @@ fn an_umpire_observation_no_action_called_for_is_false() {
     let again = c.entries[at].clone();
     c.entries.insert(at + 1, again);
     let f = faults(&c);
-    assert_eq!((f[0].kind, f[0].role), (FaultKind::FalseAnnouncement, Role::Umpire));
+    assert_eq!((f[0].kind, f[0].role), (FaultKind::FalseAnnouncement, MatchRole::Umpire));
     assert!(f[0].evidence.contains("tell it nothing"), "{}", f[0].evidence);
 }
 

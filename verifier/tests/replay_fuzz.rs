@@ -9,7 +9,7 @@ use protocol::message::{Outcome, Payload};
 use rules::Variant;
 use std::sync::OnceLock;
 use verifier::envelope::Checked;
-use verifier::{Role, Verdict};
+use verifier::{MatchRole, Verdict};
 
 fn checked(variant: Variant) -> Checked {
     let played = client::selfplay_with(client::SelfplayConfig::new(variant, 5)).expect("selfplay");
@@ -118,7 +118,7 @@ proptest! {
         let Verdict::Faults(faults) = &verdict else {
             return Err(TestCaseError::fail(format!("valid after a change: {verdict:?}")));
         };
-        prop_assert_eq!(faults[0].role, Role::Umpire);
+        prop_assert_eq!(faults[0].role, MatchRole::Umpire);
         prop_assert_eq!(faults[0].entry, Some(c.entries[k].index));
     }
 }

@@ -107,8 +107,8 @@ fn independent_claim(
 ) -> protocol::message::Claim {
     let t = &checked.terms.terms;
     let seeds = (checked.variant == Variant::Sic).then(|| rules::ByColor {
-        white: checked.setup_seed(protocol::Side::White).expect("white seed"),
-        black: checked.setup_seed(protocol::Side::Black).expect("black seed"),
+        white: checked.setup_seed(protocol::Color::White).expect("white seed"),
+        black: checked.setup_seed(protocol::Color::Black).expect("black seed"),
     });
     let mut g = game::start(t, seeds.as_ref()).expect("start");
     for step in &log.steps {

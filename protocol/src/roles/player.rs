@@ -12,7 +12,7 @@ use crate::keys::Identity;
 use crate::message::{Author, Claim, Expectation, MessageBody, Owed, Payload, seal_context};
 use crate::seal::Inbox;
 use crate::terms::AgreedTerms;
-use crate::{Channel, MessageHash, Side};
+use crate::{Channel, MessageHash};
 use rand_chacha::ChaCha20Rng;
 use rand_core::Rng;
 use rules::intrigue::{Action as IAction, Observation as IObs, SetupReport};
@@ -49,7 +49,7 @@ pub struct Player {
     /// The question asked and not yet answered, and what its answer is for.
     pending: Option<(Ask, Then)>,
     log: PublicLog,
-    side: Option<Side>,
+    side: Option<Color>,
     /// The game's options, read once from the terms.
     options: GameOptions,
     mine: BTreeMap<crate::commitment::Purpose, Opening>,
@@ -79,7 +79,7 @@ pub struct Player {
     /// Umpired games: the standing draw offer as this player can tell (PROTOCOL.md 13.1: it
     /// stands until the offerer's next move or the opponent's reply; a second offer is the
     /// acceptance). Open and owner games ask their coordinator.
-    draw_offer: Option<Side>,
+    draw_offer: Option<Color>,
 }
 
 /// What a decision is for.
@@ -184,7 +184,7 @@ impl Player {
     }
 
     /// The player's side, once colours are known.
-    pub fn side(&self) -> Option<Side> {
+    pub fn side(&self) -> Option<Color> {
         self.side
     }
 
@@ -231,7 +231,7 @@ impl Player {
     /// coordinator's, exactly. In umpired games the opponent's sealed attempts (which withdraw
     /// its offer) are not shown to this player, so an offer shown may have lapsed; the
     /// umpire's claim says whether a draw was agreed.
-    pub fn draw_offer(&self) -> Option<Side> {
+    pub fn draw_offer(&self) -> Option<Color> {
         if self.end.is_some() {
             return None;
         }
@@ -288,7 +288,7 @@ impl Player {
     /// The side this player is waiting for, in open and owner games, where the turn is
     /// public: the side to move, or an Intrigue owner whose answer is due. `None` in umpired
     /// games (ask the umpire, [`crate::roles::Umpire::awaiting`]) and once the end is known.
-    pub fn awaiting(&self) -> Option<Side> {
+    pub fn awaiting(&self) -> Option<Color> {
         if self.end.is_some() {
             return None;
         }
@@ -296,9 +296,9 @@ impl Player {
             return None;
         }
         if self.owner.awaiting_answer {
-            return Some(game::side(!self.me()));
+            return Some(!self.me());
         }
-        self.seat.as_ref().and_then(|s| s.to_act().first().copied()).map(game::side)
+        self.seat.as_ref().and_then(|s| s.to_act().first().copied())
     }
 
     fn random32(&mut self) -> [u8; 32] {
@@ -308,7 +308,7 @@ impl Player {
     }
 
     fn me(&self) -> Color {
-        game::color(self.side.unwrap_or(Side::White))
+        self.side.unwrap_or(Color::White)
     }
 
     /// Seals `payload` to the umpire on this player's channel (after the hook).
@@ -399,7 +399,7 @@ impl Player {
         // before it would be refused (PROTOCOL.md, the coordinator).
         if self.mode == Mode::Umpire
             && !matches!(self.turn, Some(Owed::Both))
-            && self.turn != Some(Owed::Side(game::side(me)))
+            && self.turn != Some(Owed::Side(me))
         {
             return false;
         }
@@ -431,7 +431,7 @@ impl Player {
             }
         }
         if self.side.is_none() {
-            self.side = self.log.colours.and_then(|c| c.side_of(&self.out.author.key()));
+            self.side = self.log.colours.and_then(|c| c.color_of(&self.out.author.key()));
         }
         if self.side.is_some() && !self.setup_done {
             self.setup_done = true;
@@ -593,10 +593,10 @@ impl Player {
     fn on_public(&mut self, body: &MessageBody, hash: MessageHash) -> Result<(), RoleError> {
         self.log.observe(&self.terms, body);
         if self.side.is_none() {
-            self.side = self.log.colours.and_then(|c| c.side_of(&self.out.author.key()));
+            self.side = self.log.colours.and_then(|c| c.color_of(&self.out.author.key()));
         }
         let colours = self.log.colours;
-        let actor = colours.and_then(|c| c.side_of(&body.author)).map(game::color);
+        let actor = colours.and_then(|c| c.color_of(&body.author));
         let me_key = self.out.author.key();
         let is_umpire = self.terms.terms.umpire.as_ref().is_some_and(|u| u.key == body.author);
         match &body.payload {
@@ -630,7 +630,7 @@ impl Player {
                 match &self.coordinator {
                     Some(k) if k.is_over() => self.ended_by(c.clone()),
                     Some(_) => {}
-                    None => self.draw_offer = colours.and_then(|k| k.side_of(&body.author)),
+                    None => self.draw_offer = colours.and_then(|k| k.color_of(&body.author)),
                 }
             }
             // The opponent resigned or claimed: the game is over for this player too.
@@ -718,7 +718,7 @@ impl Player {
         let told = match played {
             Ok(told) => told,
             Err(e) => {
-                self.set_end(flow::loss_of(game::side(actor), FORFEIT));
+                self.set_end(flow::loss_of(actor, FORFEIT));
                 return Err(fault(body, hash, format!("refused action: {e}")));
             }
         };

@@ -3,7 +3,7 @@
 //! `rules::seat::Seat`.)
 
 use crate::commitment::Committed;
-use crate::keys::ByColour;
+use crate::keys::ByColor;
 use crate::message::{MessageBody, Payload};
 use crate::seed::draw_colours;
 use crate::terms::AgreedTerms;
@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 pub(crate) struct PublicLog {
     pub commitments: Vec<Committed>,
     pub contributions: BTreeMap<PublicKey, [u8; 32]>,
-    pub colours: Option<ByColour>,
+    pub colours: Option<ByColor<PublicKey>>,
 }
 
 impl PublicLog {

@@ -14,7 +14,7 @@ use crate::message::{Author, Claim, Expectation, MessageBody, Owed, Payload, sea
 use crate::seal::Inbox;
 use crate::seed::setup_seed;
 use crate::terms::AgreedTerms;
-use crate::{Channel, MessageHash, Party, Side};
+use crate::{Channel, Color, MessageHash, Party};
 use rand_chacha::ChaCha20Rng;
 use rules::secretchess6::Action as SixAction;
 use rules::{AnyAction, AnyGame, ByColor, Variant};
@@ -23,7 +23,7 @@ use rules::{AnyAction, AnyGame, ByColor, Variant};
 /// umpire. Arguments: the side, the index of this observation among all the umpire sent, the
 /// bytes. Adversarial tests only (feature `adversary`).
 #[cfg(feature = "adversary")]
-pub type ObservationHook = Box<dyn FnMut(Side, usize, &mut Vec<u8>) + Send>;
+pub type ObservationHook = Box<dyn FnMut(Color, usize, &mut Vec<u8>) + Send>;
 
 /// The umpire of an umpired game.
 pub struct Umpire {
@@ -112,7 +112,7 @@ impl Umpire {
 
     /// Lets an adversarial test's lie change `bytes`, the observation-th one sealed.
     #[cfg(feature = "adversary")]
-    fn lie(&mut self, side: Side, bytes: &mut Vec<u8>) {
+    fn lie(&mut self, side: Color, bytes: &mut Vec<u8>) {
         if let Some(lie) = &mut self.lie {
             lie(side, self.observations, bytes);
         }
@@ -120,7 +120,7 @@ impl Umpire {
 
     /// No lies in a build without the `adversary` feature.
     #[cfg(not(feature = "adversary"))]
-    fn lie(&mut self, _side: Side, _bytes: &mut Vec<u8>) {}
+    fn lie(&mut self, _side: Color, _bytes: &mut Vec<u8>) {}
 
     /// The game as the umpire holds it.
     pub fn game(&self) -> Option<&AnyGame> {
@@ -128,26 +128,24 @@ impl Umpire {
     }
 
     /// The sides the umpire waits for (for the driver's move clocks).
-    pub fn awaiting(&self) -> Vec<Side> {
+    pub fn awaiting(&self) -> Vec<Color> {
         if self.end.is_some() {
             return Vec::new();
         }
-        self.game
-            .as_ref()
-            .map_or_else(Vec::new, |g| g.to_act().into_iter().map(game::side).collect())
+        self.game.as_ref().map_or_else(Vec::new, |g| g.to_act().into_iter().collect())
     }
 
-    fn send_sealed(&mut self, side: Side, re: Option<MessageHash>, payload: Payload) {
+    fn send_sealed(&mut self, side: Color, re: Option<MessageHash>, payload: Payload) {
         let Some(colours) = self.log.colours else { return };
-        let Some(player) = self.terms.terms.player(&colours.key(side)) else { return };
+        let Some(player) = self.terms.terms.player(&colours[side]) else { return };
         let key = player.seal_key;
         self.out.send_sealed(Channel::private(side), re, payload, &key, &mut self.rng);
     }
 
     /// Sends what each side is told, `first` side first, answering `re`.
-    fn tell(&mut self, first: Side, re: Option<MessageHash>, told: game::Told) {
+    fn tell(&mut self, first: Color, re: Option<MessageHash>, told: game::Told) {
         for side in [first, first.other()] {
-            if let Some(mut bytes) = told[game::color(side)].clone() {
+            if let Some(mut bytes) = told[side].clone() {
                 self.lie(side, &mut bytes);
                 self.observations += 1;
                 self.send_sealed(side, re, Payload::Observation(bytes));
@@ -173,7 +171,7 @@ impl Umpire {
     }
 
     /// Ends the game with `side`'s forfeit for the sealed message `hash` it could not open.
-    fn complain(&mut self, side: Side, hash: MessageHash) {
+    fn complain(&mut self, side: Color, hash: MessageHash) {
         if self.end.is_some() {
             return;
         }
@@ -203,15 +201,15 @@ impl Umpire {
         let seeds = if self.variant == Variant::Sic {
             let (Some(w), Some(b)) = (self.seeds.white, self.seeds.black) else { return };
             let colours = self.log.colours.expect("checked above");
-            let contribution = |side: Side| self.log.contributions.get(&colours.key(side)).copied();
-            let (Some(cw), Some(cb)) = (contribution(Side::White), contribution(Side::Black))
+            let contribution = |side: Color| self.log.contributions.get(&colours[side]).copied();
+            let (Some(cw), Some(cb)) = (contribution(Color::White), contribution(Color::Black))
             else {
                 return;
             };
             let id = self.terms.match_id;
             Some(ByColor {
-                white: setup_seed(&w, &cb, &id, Side::White),
-                black: setup_seed(&b, &cw, &id, Side::Black),
+                white: setup_seed(&w, &cb, &id, Color::White),
+                black: setup_seed(&b, &cw, &id, Color::Black),
             })
         } else {
             None
@@ -221,7 +219,7 @@ impl Umpire {
                 let start = game::encode_told(&g.start_observations());
                 self.game = Some(g);
                 self.maybe_turn(None);
-                self.tell(Side::White, None, start);
+                self.tell(Color::White, None, start);
             }
             Err(_) => self.conclude(Claim {
                 outcome: crate::message::Outcome::NoResult,
@@ -232,7 +230,7 @@ impl Umpire {
 
     fn on_private(
         &mut self,
-        side: Side,
+        side: Color,
         body: &MessageBody,
         hash: MessageHash,
     ) -> Result<(), RoleError> {
@@ -290,7 +288,7 @@ impl Umpire {
                 if needs == Some(flow::SECRETCHESS6_SETUP) {
                     self.setups += 1;
                 }
-                match game::apply(g, game::color(side), &bytes) {
+                match game::apply(g, side, &bytes) {
                     Ok((next, told)) => {
                         let result = next.result();
                         self.game = Some(next);
@@ -321,7 +319,7 @@ impl Umpire {
 
     fn private_seed(
         &mut self,
-        side: Side,
+        side: Color,
         body: &MessageBody,
         hash: MessageHash,
         opening: &Opening,
@@ -333,8 +331,8 @@ impl Umpire {
         });
         let seed = <[u8; 32]>::try_from(opening.value.as_slice()).ok();
         match (ok, seed) {
-            (true, Some(s)) if self.seeds[game::color(side)].is_none() => {
-                self.seeds[game::color(side)] = Some(s);
+            (true, Some(s)) if self.seeds[side].is_none() => {
+                self.seeds[side] = Some(s);
                 self.send_sealed(side, Some(hash), Payload::Ack { message: hash });
                 Ok(())
             }
@@ -410,7 +408,7 @@ impl Participant for Umpire {
             }
             channel => {
                 let Some(side) = channel.side() else { return Ok(()) };
-                let from_player = self.log.colours.is_some_and(|c| c.key(side) == body.author);
+                let from_player = self.log.colours.is_some_and(|c| c[side] == body.author);
                 if from_player { self.on_private(side, &body, hash) } else { Ok(()) }
             }
         }

@@ -4,14 +4,14 @@
 use protocol::codec::{Canonical, VERSION};
 use protocol::commitment::{self, Opening, PRIVATE_SEED, PUBLIC_CONTRIBUTION};
 use protocol::game::SealDirection;
-use protocol::keys::{ByColour, Identity};
+use protocol::keys::{ByColor, Identity};
 use protocol::message::{Author, Expectation, MessageBody, Payload, Receipt, SignedMessage};
 use protocol::relay::{Accepted, Relay, RelayError, RelayEvent, reads};
 use protocol::seal::{SealPublicKey, SealSecret};
 use protocol::terms::{
     AgreedTerms, Colours, Limits, MatchTerms, PlayerTerms, SignedTerms, TimeControl, UmpireTerms,
 };
-use protocol::{Channel, MessageHash, Party, Side};
+use protocol::{Channel, Color, MessageHash, Party, PublicKey};
 use std::collections::BTreeMap;
 
 /// The cast of a match, from fixed seeds.
@@ -152,14 +152,14 @@ impl Table {
     }
 
     /// The colours, or the players' order before they are known.
-    pub fn colours(&self) -> ByColour {
+    pub fn colours(&self) -> ByColor<PublicKey> {
         let p = &self.agreed.terms.players;
-        self.relay.colours().unwrap_or(ByColour { white: p[0].key, black: p[1].key })
+        self.relay.colours().unwrap_or(ByColor { white: p[0].key, black: p[1].key })
     }
 
     /// The author index playing `side`.
-    pub fn of(&self, side: Side) -> usize {
-        if self.colours().key(side) == self.authors[ALICE].key() { ALICE } else { BOB }
+    pub fn of(&self, side: Color) -> usize {
+        if self.colours()[side] == self.authors[ALICE].key() { ALICE } else { BOB }
     }
 
     /// The next message of `who`, without counting it as sent.

@@ -520,9 +520,9 @@ fn rendering_place(shared: &Shared) -> ApiResult<tokio::sync::SemaphorePermit<'_
 }
 
 async fn record(State(shared): State<Arc<Shared>>, Path(id): Path<String>) -> ApiResult<Response> {
-    let row = finished_row(&shared, &id).await?;
+    let row = finished_row(&*shared.store, &id).await?;
     let _place = rendering_place(&shared)?;
-    let bytes = record_bytes(&shared, &row).await?;
+    let bytes = record_bytes(&*shared.store, &row).await?;
     let name = format!("attachment; filename=\"{}.rec\"", &id[..16.min(id.len())]);
     Ok((
         [
@@ -535,7 +535,7 @@ async fn record(State(shared): State<Arc<Shared>>, Path(id): Path<String>) -> Ap
 }
 
 async fn verdict(State(shared): State<Arc<Shared>>, Path(id): Path<String>) -> ApiResult<Response> {
-    let row = finished_row(&shared, &id).await?;
+    let row = finished_row(&*shared.store, &id).await?;
     let verdict = row.finish.map(|f| f.verdict).unwrap_or_default();
     // The verdict as the verifier wrote it, with the names of the keys it shows (signed by
     // them: docs/PROTOCOL.md, display names).
@@ -568,9 +568,9 @@ async fn pgn(
             )));
         }
     };
-    let row = finished_row(&shared, &id).await?;
+    let row = finished_row(&*shared.store, &id).await?;
     let _place = rendering_place(&shared)?;
-    let bytes = record_bytes(&shared, &row).await?;
+    let bytes = record_bytes(&*shared.store, &row).await?;
     let text = tokio::task::spawn_blocking(move || verifier::pgn::pgn(&bytes, view))
         .await
         .map_err(internal)?
@@ -585,9 +585,9 @@ async fn replay(
     Path(id): Path<String>,
     headers: HeaderMap,
 ) -> ApiResult<Response> {
-    let row = finished_row(&shared, &id).await?;
+    let row = finished_row(&*shared.store, &id).await?;
     let _place = rendering_place(&shared)?;
-    let bytes = record_bytes(&shared, &row).await?;
+    let bytes = record_bytes(&*shared.store, &row).await?;
     let gzip = accepts_gzip(&headers);
     let body = tokio::task::spawn_blocking(move || {
         verifier::views::compact_replay(&bytes).map(|r| replay_body(&r, gzip))

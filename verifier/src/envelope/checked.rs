@@ -1,13 +1,13 @@
 //! What layer 1 hands layer 2: the record decoded and authenticated, so the replay never parses
 //! or verifies anything again.
 
-use crate::Role;
+use crate::MatchRole;
 use protocol::commitment::{self, Opening};
-use protocol::keys::ByColour;
+use protocol::keys::ByColor;
 use protocol::message::{Expectation, MessageBody, Payload, Receipt};
 use protocol::record::MatchRecord;
 use protocol::terms::AgreedTerms;
-use protocol::{Channel, Commitment, MatchId, MessageHash, PublicKey, Side};
+use protocol::{Channel, Color, Commitment, MatchId, MessageHash, PublicKey};
 use rules::Variant;
 
 /// A record whose envelope checked out, ready for replay.
@@ -24,7 +24,7 @@ pub struct Checked {
     /// The game, from the terms' variant id (its ruleset matches `Variant::ruleset`).
     pub variant: Variant,
     /// Who plays which colour: fixed by the terms or drawn from both public contributions.
-    pub colours: ByColour,
+    pub colours: ByColor<PublicKey>,
     /// The players' public contributions in `players` order, when both were revealed.
     pub contributions: Option<[[u8; 32]; 2]>,
     /// Every entry, in record order (which is the relay's acceptance order).
@@ -48,7 +48,7 @@ pub struct CheckedEntry {
     /// The decoded, relay-checked receipt.
     pub receipt: Receipt,
     /// The author's role in this match.
-    pub role: Role,
+    pub role: MatchRole,
     /// What the message says: for a sealed message the disclosed inner payload (never `Sealed`),
     /// otherwise the body's payload.
     pub payload: Payload,
@@ -77,7 +77,7 @@ impl CheckedEntry {
     }
 
     /// The author's side, if the author is a player.
-    pub fn side(&self) -> Option<Side> {
+    pub fn side(&self) -> Option<Color> {
         side_of_role(self.role)
     }
 }
@@ -88,7 +88,7 @@ pub struct CheckedCommitment {
     /// Who committed.
     pub author: PublicKey,
     /// The author's role.
-    pub role: Role,
+    pub role: MatchRole,
     /// What it commits to.
     pub purpose: protocol::commitment::Purpose,
     /// The commitment.
@@ -100,19 +100,19 @@ pub struct CheckedCommitment {
 }
 
 /// The side a role plays, for White and Black.
-pub fn side_of_role(role: Role) -> Option<Side> {
+pub fn side_of_role(role: MatchRole) -> Option<Color> {
     match role {
-        Role::White => Some(Side::White),
-        Role::Black => Some(Side::Black),
-        Role::Umpire | Role::Relay | Role::Record => None,
+        MatchRole::White => Some(Color::White),
+        MatchRole::Black => Some(Color::Black),
+        MatchRole::Umpire | MatchRole::Relay | MatchRole::Record => None,
     }
 }
 
 /// The role of a side.
-pub fn role_of_side(side: Side) -> Role {
+pub fn role_of_side(side: Color) -> MatchRole {
     match side {
-        Side::White => Role::White,
-        Side::Black => Role::Black,
+        Color::White => MatchRole::White,
+        Color::Black => MatchRole::Black,
     }
 }
 
@@ -123,18 +123,18 @@ impl Checked {
     }
 
     /// The role of a key in this match (`None` for a key the terms do not name).
-    pub fn role_of(&self, key: &PublicKey) -> Option<Role> {
+    pub fn role_of(&self, key: &PublicKey) -> Option<MatchRole> {
         roles(&self.terms, &self.colours, key)
     }
 
     /// The key playing a role (`None` for `Record`, and for `Umpire` in games without one).
-    pub fn key_of(&self, role: Role) -> Option<PublicKey> {
+    pub fn key_of(&self, role: MatchRole) -> Option<PublicKey> {
         match role {
-            Role::White => Some(self.colours.white),
-            Role::Black => Some(self.colours.black),
-            Role::Umpire => self.terms.terms.umpire.as_ref().map(|u| u.key),
-            Role::Relay => Some(self.terms.terms.relay),
-            Role::Record => None,
+            MatchRole::White => Some(self.colours.white),
+            MatchRole::Black => Some(self.colours.black),
+            MatchRole::Umpire => self.terms.terms.umpire.as_ref().map(|u| u.key),
+            MatchRole::Relay => Some(self.terms.terms.relay),
+            MatchRole::Record => None,
         }
     }
 
@@ -151,21 +151,21 @@ impl Checked {
     }
 
     /// A side's private seed (the opening of its `private-seed` commitment), if 32 bytes.
-    pub fn private_seed(&self, side: Side) -> Option<[u8; 32]> {
-        let o = self.opening(&self.colours.key(side), commitment::PRIVATE_SEED)?;
+    pub fn private_seed(&self, side: Color) -> Option<[u8; 32]> {
+        let o = self.opening(&self.colours[side], commitment::PRIVATE_SEED)?;
         o.value.as_slice().try_into().ok()
     }
 
     /// A side's public contribution.
-    pub fn contribution(&self, side: Side) -> Option<[u8; 32]> {
-        let key = self.colours.key(side);
+    pub fn contribution(&self, side: Color) -> Option<[u8; 32]> {
+        let key = self.colours[side];
         let index = self.terms.terms.players.iter().position(|p| p.key == key)?;
         self.contributions.map(|c| c[index])
     }
 
     /// A side's setup seed (`protocol::seed::setup_seed`), when its private seed and the
     /// opponent's contribution are both known.
-    pub fn setup_seed(&self, side: Side) -> Option<[u8; 32]> {
+    pub fn setup_seed(&self, side: Color) -> Option<[u8; 32]> {
         let own = self.private_seed(side)?;
         let theirs = self.contribution(side.other())?;
         Some(protocol::seed::setup_seed(&own, &theirs, &self.terms.match_id, side))
@@ -181,15 +181,19 @@ impl Checked {
 }
 
 /// The role of `key` under these terms and colours.
-pub(crate) fn roles(terms: &AgreedTerms, colours: &ByColour, key: &PublicKey) -> Option<Role> {
-    if let Some(side) = colours.side_of(key) {
+pub(crate) fn roles(
+    terms: &AgreedTerms,
+    colours: &ByColor<PublicKey>,
+    key: &PublicKey,
+) -> Option<MatchRole> {
+    if let Some(side) = colours.color_of(key) {
         return Some(role_of_side(side));
     }
     if terms.terms.relay == *key {
-        return Some(Role::Relay);
+        return Some(MatchRole::Relay);
     }
     if terms.terms.umpire.as_ref().is_some_and(|u| u.key == *key) {
-        return Some(Role::Umpire);
+        return Some(MatchRole::Umpire);
     }
     None
 }

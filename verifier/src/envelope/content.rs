@@ -4,13 +4,13 @@
 use super::checked::{CheckedCommitment, CheckedEntry, roles};
 use super::coordinate::Coordinated;
 use super::{Auth, Blame, Checked, who};
-use crate::{Fault, FaultKind, Role};
+use crate::{Fault, FaultKind, MatchRole};
 use protocol::commitment::{self, Opening};
-use protocol::keys::ByColour;
+use protocol::keys::ByColor;
 use protocol::message::{Expectation, Payload};
 use protocol::record::MatchRecord;
 use protocol::terms::{AgreedTerms, Colours};
-use protocol::{MessageHash, Party};
+use protocol::{MessageHash, Party, PublicKey};
 use rules::Variant;
 use std::collections::BTreeMap;
 
@@ -19,7 +19,7 @@ pub(crate) fn check(
     record: MatchRecord,
     terms: AgreedTerms,
     variant: Variant,
-    (colours, contributions): (ByColour, Option<[[u8; 32]; 2]>),
+    (colours, contributions): (ByColor<PublicKey>, Option<[[u8; 32]; 2]>),
     entries: Vec<Auth>,
     mut coordinated: Coordinated,
 ) -> Result<Checked, Vec<Fault>> {
@@ -31,7 +31,7 @@ pub(crate) fn check(
     let mut checked_entries = Vec::with_capacity(entries.len());
     let mut undisclosed = Vec::new();
     for e in entries {
-        let role = roles(&terms, &colours, &e.body.author).unwrap_or(Role::Record);
+        let role = roles(&terms, &colours, &e.body.author).unwrap_or(MatchRole::Record);
         // Taken, not copied: no message hash is in two entries here (stage 3a refuses a
         // repeated entry, stage 3b a message accepted twice).
         let (payload, sealed) = match (&e.body.payload, disclosed.remove(&e.hash)) {
@@ -91,7 +91,7 @@ pub(crate) fn check(
             Some(&&(at, party, _, deadline_ms)) => {
                 let i = usize::from(party == protocol::Party::Black);
                 let key = terms.terms.players[i].key;
-                let role = roles(&terms, &colours, &key).unwrap_or(Role::Record);
+                let role = roles(&terms, &colours, &key).unwrap_or(MatchRole::Record);
                 let hash = checked_entries.get(at).map(|e| e.hash);
                 faults.push(Blame { key: Some(key), role }.fault(
                     FaultKind::Timeout,
@@ -256,10 +256,10 @@ fn commitments(
 /// still owes its openings and disclosures, under a reveal deadline of their own.
 fn missing(
     terms: &AgreedTerms,
-    colours: &ByColour,
+    colours: &ByColor<PublicKey>,
     entries: &[CheckedEntry],
     commitments: &[CheckedCommitment],
-    undisclosed: &[(usize, MessageHash, Role)],
+    undisclosed: &[(usize, MessageHash, MatchRole)],
     timeouts: &[(usize, Party, Expectation, u64)],
     faults: &mut Vec<Fault>,
 ) {
@@ -269,17 +269,17 @@ fn missing(
             timed_out.entry(party).or_insert((index, expectation));
         }
     }
-    let mut report = |role: Role, at: (usize, MessageHash), what: String| {
+    let mut report = |role: MatchRole, at: (usize, MessageHash), what: String| {
         let party = match role {
-            Role::White => Some(Party::White),
-            Role::Black => Some(Party::Black),
-            Role::Umpire => Some(Party::Umpire),
-            Role::Relay | Role::Record => None,
+            MatchRole::White => Some(Party::White),
+            MatchRole::Black => Some(Party::Black),
+            MatchRole::Umpire => Some(Party::Umpire),
+            MatchRole::Relay | MatchRole::Record => None,
         };
         match party.and_then(|p| timed_out.get(&p).map(|t| (p, *t))) {
             Some((party, (t, expectation))) => {
                 let key = match party.side() {
-                    Some(side) => colours.key(side),
+                    Some(side) => colours[side],
                     None => terms.terms.umpire.as_ref().map_or(terms.terms.relay, |u| u.key),
                 };
                 faults.push(Blame { key: Some(key), role }.fault(

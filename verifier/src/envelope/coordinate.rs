@@ -24,7 +24,7 @@
 use super::{Auth, Blame, who};
 use crate::{Fault, FaultKind};
 use protocol::coordinator::{Admission, Coordinator, NotEntitled};
-use protocol::keys::ByColour;
+use protocol::keys::ByColor;
 use protocol::message::{Expectation, Payload};
 use protocol::record::RecordBudget;
 use protocol::relay::{ChainError, Sequence, reads};
@@ -70,7 +70,7 @@ pub(crate) fn check(
     for (e, &known) in entries.iter().zip(heads) {
         let b = &e.body;
         let t = e.receipt.time_ms;
-        let colours = coordinator.colours().unwrap_or(ByColour {
+        let colours = coordinator.colours().unwrap_or(ByColor {
             white: terms.terms.players[0].key,
             black: terms.terms.players[1].key,
         });

@@ -3,9 +3,9 @@
 //! ends before the result or an owed answer is truncated; 6x6 setups and tie-breaks must be
 //! opened.
 
-use super::{Flow, Over, Replayer, claim_text, side_of, text};
+use super::{Flow, Over, Replayer, claim_text, text};
 use crate::envelope::CheckedEntry;
-use crate::{FaultKind, Role};
+use crate::{FaultKind, MatchRole};
 use protocol::Party;
 use protocol::flow;
 use protocol::game;
@@ -44,7 +44,7 @@ impl Replayer<'_> {
             // A resignation or an agreed draw ends the game as it stands: an Intrigue owner's
             // answer about a capture is then owed no more (the owner may resign instead of
             // answering; an answer it wrote before it saw the end is a void race).
-            if *claim == flow::loss_of(side_of(c), EndReason::Resignation.into()) {
+            if *claim == flow::loss_of(c, EndReason::Resignation.into()) {
                 self.over =
                     Some(Over { result: GameResult::win(!c, EndReason::Resignation), at: e.index });
                 self.owed_answer = None;
@@ -68,7 +68,7 @@ impl Replayer<'_> {
                 format!("the game goes on ({} to act)", to_act.join(" and "))
             })
             .unwrap_or_else(|| "the game has not started".to_owned());
-        if claimant == Role::Umpire && claim.reason == flow::FORFEIT {
+        if claimant == MatchRole::Umpire && claim.reason == flow::FORFEIT {
             return self.stop(
                 FaultKind::FalseAdjudication,
                 e.author(),
@@ -125,12 +125,12 @@ impl Replayer<'_> {
             }
             return;
         };
-        let key = self.c.colours.key(side);
-        let c = game::color(side);
+        let key = self.c.colours[side];
+        let c = side;
         // Neither player committed: the relay timed both out in the commit phase (PROTOCOL.md
         // 13.3), nobody began the match, and there is no result to sanction.
         let committed = |k: protocol::PublicKey| self.c.commitments.iter().any(|m| m.author == k);
-        let other = self.c.colours.key(side.other());
+        let other = self.c.colours[side.other()];
         let other_timed_out = self.entries.iter().any(|n| {
             n.author() == self.c.terms.terms.relay
                 && matches!(n.payload, protocol::message::Payload::Timeout {

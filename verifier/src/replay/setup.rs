@@ -2,15 +2,15 @@
 //! PROTOCOL.md section 9), Intrigue's setup reports against the opened setups (R-I1), and 6x6's
 //! sealed setups and tie-breaks against what was committed and opened (R-G1, R-G8).
 
-use super::{Flow, Owed, Replayer, Step, Stop, json, side_of, text};
+use super::{Flow, Owed, Replayer, Step, Stop, json, text};
 use crate::FaultKind;
 use crate::envelope::CheckedEntry;
+use protocol::Channel;
 use protocol::codec::Canonical;
 use protocol::commitment::{self, Opening, PRIVATE_SEED};
 use protocol::flow;
 use protocol::game;
 use protocol::message::Payload;
-use protocol::{Channel, Side};
 use rules::intrigue::SetupReport;
 use rules::{ByColor, Color, Variant};
 
@@ -52,7 +52,7 @@ impl Replayer<'_> {
     /// have been dealt fairly.
     pub(super) fn sic_seed(&mut self, e: &CheckedEntry, opening: &Opening) -> Flow {
         let Some(c) = self.player_color(&e.author()) else { return Ok(()) };
-        if self.variant() != Variant::Sic || e.channel() != Channel::private(side_of(c)) {
+        if self.variant() != Variant::Sic || e.channel() != Channel::private(c) {
             return Ok(());
         }
         // Layer 1's commitment, published before this entry.
@@ -115,15 +115,15 @@ impl Replayer<'_> {
         };
         // The contributions layer 1 read from both reveals.
         let (Some(cw), Some(cb)) = (
-            self.c.contribution(protocol::Side::White),
-            self.c.contribution(protocol::Side::Black),
+            self.c.contribution(protocol::Color::White),
+            self.c.contribution(protocol::Color::Black),
         ) else {
             return Ok(());
         };
         let id = &self.c.match_id();
         let seeds = ByColor {
-            white: protocol::seed::setup_seed(&w, &cb, id, Side::White),
-            black: protocol::seed::setup_seed(&b, &cw, id, Side::Black),
+            white: protocol::seed::setup_seed(&w, &cb, id, Color::White),
+            black: protocol::seed::setup_seed(&b, &cw, id, Color::Black),
         };
         match game::start(&self.c.terms.terms, Some(&seeds)) {
             Ok(g) => {

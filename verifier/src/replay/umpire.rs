@@ -15,7 +15,7 @@ impl Replayer<'_> {
         if e.author() != umpire {
             return Ok(());
         }
-        let c = game::color(side);
+        let c = side;
         let variant = self.variant();
         let Some(owed) = self.owed[c].pop_front() else {
             // Rendered only for evidence: an honest umpire's views are never turned into JSON.

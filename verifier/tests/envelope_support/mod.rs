@@ -15,7 +15,7 @@ use protocol::seal::{SealDisclosure, SealSecret};
 use protocol::terms::{
     AgreedTerms, Colours, Limits, MatchTerms, PlayerTerms, SignedTerms, TimeControl, UmpireTerms,
 };
-use protocol::{Channel, MatchId, PublicKey, Side};
+use protocol::{Channel, Color, MatchId, PublicKey};
 use std::collections::BTreeMap;
 
 /// Who writes a message.
@@ -138,9 +138,9 @@ impl Harness {
     }
 
     /// The player of a side, once colours are drawn.
-    pub fn side(&self, side: Side) -> Who {
+    pub fn side(&self, side: Color) -> Who {
         let colours = self.relay.colours().expect("colours drawn");
-        if colours.key(side) == self.p0.public() { Who::P0 } else { Who::P1 }
+        if colours[side] == self.p0.public() { Who::P0 } else { Who::P1 }
     }
 
     /// Tells every author who can see `entry`'s channel about it (its `seen` moves on).
@@ -151,7 +151,7 @@ impl Harness {
             None => self.authors.keys().copied().collect(),
             Some(side) => {
                 let c = self.relay.colours().expect("private channels need colours");
-                vec![c.key(side), self.umpire.public()]
+                vec![c[side], self.umpire.public()]
             }
         };
         for k in readers {
@@ -197,7 +197,7 @@ impl Harness {
 
     /// Seals `inner` on `who`'s side of a private channel (a player to the umpire, the umpire to
     /// the channel's player) and sends it; keeps the disclosure.
-    pub fn send_sealed(&mut self, who: Who, side: Side, inner: Payload) -> Entry {
+    pub fn send_sealed(&mut self, who: Who, side: Color, inner: Payload) -> Entry {
         let re = if who == Who::Umpire { self.last_action } else { None };
         self.send_sealed_re(who, side, re, inner)
     }
@@ -206,14 +206,14 @@ impl Harness {
     pub fn send_sealed_re(
         &mut self,
         who: Who,
-        side: Side,
+        side: Color,
         re: Option<protocol::MessageHash>,
         inner: Payload,
     ) -> Entry {
         let colours = self.relay.colours().expect("colours drawn");
         let recipient = match who {
             Who::Umpire => {
-                let k = colours.key(side);
+                let k = colours[side];
                 self.terms.terms.player(&k).expect("a player").seal_key
             }
             _ => self.terms.terms.umpire.as_ref().expect("an umpire").seal_key,
@@ -290,7 +290,7 @@ impl Harness {
         }
         assert!(self.relay.colours().is_some(), "colours drawn");
         if self.variant() == rules::Variant::Sic {
-            for side in Side::BOTH {
+            for side in Color::ALL {
                 let who = self.side(side);
                 let open = self.open_payload(who, commitment::PRIVATE_SEED);
                 let sent = self.send_sealed(who, side, open);
@@ -299,7 +299,7 @@ impl Harness {
             }
         }
         if self.terms.terms.umpire.is_some() {
-            self.turn(None, protocol::message::Owed::Side(Side::White));
+            self.turn(None, protocol::message::Owed::Side(Color::White));
         }
     }
 
@@ -318,14 +318,14 @@ impl Harness {
     pub fn play(&mut self, plies: usize) {
         let umpired = self.terms.terms.umpire.is_some();
         for ply in 0..plies {
-            let side = if ply % 2 == 0 { Side::White } else { Side::Black };
+            let side = if ply % 2 == 0 { Color::White } else { Color::Black };
             let who = self.side(side);
             let action = Payload::Action(format!("move {ply}").into_bytes());
             if umpired {
                 let a = self.send_sealed(who, side, action);
                 self.last_action = Some(a.message.hash());
                 self.turn(self.last_action, protocol::message::Owed::Side(side.other()));
-                for s in Side::BOTH {
+                for s in Color::ALL {
                     // Short enough for Kriegspiel's padded size (16 bytes, PROTOCOL.md padding).
                     let told = Payload::Observation(format!("{s} {ply}").into_bytes());
                     self.send_sealed(Who::Umpire, s, told);
@@ -342,7 +342,7 @@ impl Harness {
         if self.relay.coordinator().is_closed() {
             return;
         }
-        let white = self.side(Side::White);
+        let white = self.side(Color::White);
         let claim = Payload::Claim(Claim {
             outcome: Outcome::BlackWins,
             reason: rules::EndReason::Resignation.into(),
@@ -506,7 +506,7 @@ pub fn only_fault(
     faults: &[verifier::Fault],
     kind: verifier::FaultKind,
     culprit: Option<PublicKey>,
-    role: verifier::Role,
+    role: verifier::MatchRole,
 ) -> verifier::Fault {
     assert_eq!(faults.len(), 1, "exactly one fault expected: {faults:#?}");
     let f = faults[0].clone();
