@@ -928,7 +928,7 @@ fn a_version_two_record_is_refused_with_a_clear_error() {
     let h = Harness::honest("chess");
     let mut bytes = h.bytes();
     bytes[0] = 2;
-    let f = only_fault(&faults(&bytes), FaultKind::MalformedRecord, None, Role::Record);
+    let f = only_fault(&faults(&bytes), FaultKind::MalformedRecord, None, MatchRole::Record);
     assert!(f.evidence.contains("version 2 record"), "{f:?}");
     assert!(f.evidence.contains("version 3 records only"), "{f:?}");
 }
