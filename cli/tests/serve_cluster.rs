@@ -492,8 +492,8 @@ async fn two_nodes_accepting_one_challenge_at_once_give_one_terms() {
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
         assert!(open_on_b, "the seek reached node B's lobby");
-        let (r0, r1) =
-            tokio::join!(s0.post(&path, &seat(&who[0])), s1.post(&path, &seat(&who[1])));
+        let (seat0, seat1) = (seat(&who[0]), seat(&who[1]));
+        let (r0, r1) = tokio::join!(s0.post(&path, &seat0), s1.post(&path, &seat1));
         let taken = [r0.is_ok(), r1.is_ok()];
         assert_eq!(
             taken.iter().filter(|t| **t).count(),
