@@ -467,7 +467,8 @@ async fn two_nodes_accepting_one_challenge_at_once_give_one_terms() {
     let me = Identity::from_seed(&[93; 32]);
     let challenger = client::net::Session::sign_in(a, &me, None).await.expect("sign in");
     for round in 0..6u8 {
-        let who = [Identity::from_seed(&[100 + round; 32]), Identity::from_seed(&[120 + round; 32])];
+        let who =
+            [Identity::from_seed(&[100 + round; 32]), Identity::from_seed(&[120 + round; 32])];
         let s0 = client::net::Session::sign_in(a, &who[0], None).await.expect("sign in A");
         let s1 = client::net::Session::sign_in(b, &who[1], None).await.expect("sign in B");
         let mut heard = [s0.events().await.expect("events"), s1.events().await.expect("events")];

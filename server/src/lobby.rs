@@ -454,10 +454,7 @@ pub const MAX_PENDING_RETRIES: usize = 8;
 
 /// The cluster's store, when `id`'s pending terms live in the database (a cluster node, and
 /// not a tournament's terms, which its runner's node keeps).
-fn shared_terms(
-    shared: &Shared,
-    id: &str,
-) -> Option<Arc<crate::store::postgres::PostgresStore>> {
+fn shared_terms(shared: &Shared, id: &str) -> Option<Arc<crate::store::postgres::PostgresStore>> {
     let pg = shared.cluster.get()?.clone();
     let local = lock(&shared.lobby).pending.get(id).is_some_and(|p| p.tournament.is_some());
     (!local).then_some(pg)
@@ -1027,10 +1024,8 @@ fn all_signed(
         return None;
     }
     let relay_sig = shared.config.relay.sign(protocol::tags::TERMS, bytes);
-    let signatures = signers
-        .iter()
-        .map(|k| if *k == relay { relay_sig } else { signatures[k] })
-        .collect();
+    let signatures =
+        signers.iter().map(|k| if *k == relay { relay_sig } else { signatures[k] }).collect();
     Some(SignedTerms { terms: bytes.to_vec(), signatures })
 }
 
