@@ -420,3 +420,175 @@ async fn wait_for(
     .await;
     found.unwrap_or_else(|_| panic!("no {kind} event for challenge {id}"))
 }
+
+/// Two nodes on a fresh database of `FOGPROOF_TEST_POSTGRES` (their own base URLs as their
+/// node URLs), sharing relay.key and umpire.key; `None` (SKIPPED) without a server.
+async fn two_nodes(tag: &str) -> Option<(PathBuf, Vec<String>, Vec<std::process::Child>)> {
+    let Ok(base_url) = std::env::var("FOGPROOF_TEST_POSTGRES") else {
+        println!("SKIPPED: serve --cluster: FOGPROOF_TEST_POSTGRES is not set");
+        return None;
+    };
+    let db = format!("fogproof_cluster_{tag}{}", std::process::id());
+    let url = server::store::postgres::fresh_database(&base_url, &db).await.expect("database");
+    let dir: PathBuf = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("pg-cluster-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let umpire = Identity::from_seed(&[92; 32]);
+    let datas = [dir.join("node-a"), dir.join("node-b")];
+    for data in &datas {
+        std::fs::create_dir_all(data).expect("dir");
+        let relay = Identity::from_seed(&[91; 32]);
+        client::keyfile::write_new(&data.join("relay.key"), &relay, "relay").expect("key");
+        client::keyfile::write_new(&data.join("umpire.key"), &umpire, "umpire").expect("key");
+    }
+    let ports = [free_port(), free_port()];
+    let bases: Vec<String> = ports.iter().map(|p| format!("http://127.0.0.1:{p}")).collect();
+    let mut nodes = Vec::new();
+    for ((data, port), base) in datas.iter().zip(ports).zip(&bases) {
+        nodes.push(node(data, port, &url, base));
+        up(port).await;
+    }
+    Some((dir, bases, nodes))
+}
+
+fn seat(who: &Identity) -> serde_json::Value {
+    let (seal, nonce) = client::journal::fresh_seat(who).expect("seat");
+    json!({ "seal_key": seal.to_string(), "nonce": protocol::hex::encode(&nonce) })
+}
+
+/// One open seek made on node A, accepted at the same instant by one player on node A and
+/// another on node B: the database's claim decides, so exactly one acceptance is taken and
+/// exactly one player is sent terms; the other is answered that the challenge was accepted.
+/// Repeated, so the race is run with either node ahead.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_nodes_accepting_one_challenge_at_once_give_one_terms() {
+    let Some((dir, bases, nodes)) = two_nodes("race").await else { return };
+    let (a, b) = (&bases[0], &bases[1]);
+    let me = Identity::from_seed(&[93; 32]);
+    let challenger = client::net::Session::sign_in(a, &me, None).await.expect("sign in");
+    for round in 0..6u8 {
+        let who =
+            [Identity::from_seed(&[100 + round; 32]), Identity::from_seed(&[120 + round; 32])];
+        let s0 = client::net::Session::sign_in(a, &who[0], None).await.expect("sign in A");
+        let s1 = client::net::Session::sign_in(b, &who[1], None).await.expect("sign in B");
+        let mut heard = [s0.events().await.expect("events"), s1.events().await.expect("events")];
+        let c = challenger
+            .post(
+                "/api/challenge",
+                &json!({ "variant": "chess", "clock_limit": 900, "clock_increment": 0,
+                         "seat": seat(&me) }),
+            )
+            .await
+            .expect("seek on node A");
+        let id = c["challenge"]["id"].as_str().expect("id").to_owned();
+        // Node B hears of it (NOTIFY) before anyone there can accept it.
+        let path = format!("/api/challenge/{id}/accept");
+        let mut open_on_b = false;
+        for _ in 0..100 {
+            let lobby = s1.get("/api/lobby").await.expect("lobby");
+            if lobby.to_string().contains(&id) {
+                open_on_b = true;
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        assert!(open_on_b, "the seek reached node B's lobby");
+        let (seat0, seat1) = (seat(&who[0]), seat(&who[1]));
+        let (r0, r1) = tokio::join!(s0.post(&path, &seat0), s1.post(&path, &seat1));
+        let taken = [r0.is_ok(), r1.is_ok()];
+        assert_eq!(
+            taken.iter().filter(|t| **t).count(),
+            1,
+            "round {round}: exactly one acceptance taken: {r0:?} {r1:?}"
+        );
+        let refused = if taken[0] { r1 } else { r0 };
+        let refused = refused.expect_err("the other refused").to_string();
+        assert!(refused.contains("accepted") && refused.contains(&id), "{refused}");
+        // Exactly the winner is sent terms (and the loser none, within a second more).
+        let winner = usize::from(!taken[0]);
+        let [h0, h1] = &mut heard;
+        let (w, l) = if winner == 0 { (h0, h1) } else { (h1, h0) };
+        assert!(terms_heard(w, &id, 20).await, "round {round}: the winner is sent the terms");
+        assert!(!terms_heard(l, &id, 1).await, "round {round}: the loser is sent no terms");
+    }
+    for mut n in nodes {
+        let _ = n.kill();
+        let _ = n.wait();
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Whether a `terms` event about challenge `id` comes on `rx` within `secs`.
+async fn terms_heard(rx: &mut client::net::EventStream, id: &str, secs: u64) -> bool {
+    let heard = tokio::time::timeout(Duration::from_secs(secs), async {
+        while let Some(Ok(e)) = rx.next().await {
+            if e["type"] == "terms" && e["id"] == id {
+                return true;
+            }
+        }
+        false
+    });
+    heard.await.unwrap_or(false)
+}
+
+/// Terms live in the database: a kriegspiel challenge made on node A is accepted on node B,
+/// the umpire process (on node B) brings its seat and signs there, the acceptor signs on B
+/// and the challenger on node A, which did not accept (its signature is taken, not a 404).
+/// The match starts on the node that stored the last signature and finishes with one record
+/// that verifies, held by both seats.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn terms_accepted_on_one_node_are_signed_on_either() {
+    let Some((dir, bases, nodes)) = two_nodes("sign").await else { return };
+    let (a, b) = (&bases[0], &bases[1]);
+    let u = Agent::connect(AgentConfig {
+        server_key: None,
+        server: b.clone(),
+        identity: Identity::from_seed(&[92; 32]),
+        name: Some("umpire".into()),
+        dir: dir.join("umpire"),
+        umpire: true,
+        accept: Accept::Nothing,
+        variants: Vec::new(),
+        decider: Arc::new(|_| (Decider::None, None)),
+    })
+    .await
+    .expect("umpire");
+    let ur = u.clone();
+    tokio::spawn(async move { ur.run().await });
+    let bob = agent(b, &dir, "bob", 951, Accept::Addressed).await;
+    let alice = agent(a, &dir, "alice", 953, Accept::Nothing).await;
+    let mut alice_heard = alice.subscribe();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let challenge = alice
+        .challenge(json!({
+            "variant": "kriegspiel",
+            "clock_limit": 900,
+            "clock_increment": 0,
+            "opponent": bob.session().key.to_string(),
+        }))
+        .await
+        .expect("challenge on node A");
+    let id = challenge["id"].as_str().or_else(|| challenge["challenge"]["id"].as_str());
+    let id = id.expect("challenge id").to_owned();
+    wait_for(&mut alice_heard, "terms", &id).await;
+    let start = tokio::time::timeout(Duration::from_secs(30), async {
+        loop {
+            match alice_heard.recv().await {
+                Ok(e) if e["type"] == "gameStart" => return e,
+                Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
+                Err(e) => panic!("{e}"),
+            }
+        }
+    })
+    .await
+    .expect("the match starts once every party signed, wherever it signed");
+    assert!(start["game"]["terms"].as_str().is_some_and(|t| !t.is_empty()), "{start}");
+    let pairs = vec![(&"kriegspiel", alice, bob)];
+    let probe = pairs[0].1.session().clone();
+    finished::records_agree_and_are_listed(&pairs, &probe, 240).await;
+    for mut n in nodes {
+        let _ = n.kill();
+        let _ = n.wait();
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

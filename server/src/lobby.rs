@@ -396,6 +396,94 @@ impl Pending {
     }
 }
 
+/// [`Pending`] as a cluster stores it (`crate::store::pending`): any node loads it to take a
+/// seat or a signature. Tournament terms are not stored (their runner's node keeps them).
+#[derive(Serialize, Deserialize)]
+struct StoredPending {
+    challenge: Challenge,
+    acceptor: PublicKey,
+    acceptor_seat: Seat,
+    umpire: Option<(PublicKey, Option<Seat>)>,
+    /// The terms' canonical bytes (hex), once complete.
+    terms: Option<String>,
+    signatures: Vec<(PublicKey, Signature)>,
+    deadline_ms: u64,
+}
+
+impl Pending {
+    fn stored(&self) -> Result<String, LobbyError> {
+        let row = StoredPending {
+            challenge: self.challenge.clone(),
+            acceptor: self.acceptor.0,
+            acceptor_seat: self.acceptor.1.clone(),
+            umpire: self.umpire.clone(),
+            terms: self.terms.as_ref().map(|(_, b)| protocol::hex::encode(b)),
+            signatures: self.signatures.iter().map(|(k, s)| (*k, *s)).collect(),
+            deadline_ms: self.deadline_ms,
+        };
+        serde_json::to_string(&row).map_err(|e| LobbyError::Store(e.to_string()))
+    }
+
+    fn load(body: &str) -> Result<Pending, LobbyError> {
+        let bad = |e: String| LobbyError::Store(format!("stored pending terms: {e}"));
+        let row: StoredPending = serde_json::from_str(body).map_err(|e| bad(e.to_string()))?;
+        let terms = match row.terms {
+            None => None,
+            Some(hex) => {
+                let bytes = protocol::hex::decode(&hex).ok_or_else(|| bad("terms: hex".into()))?;
+                let terms: MatchTerms =
+                    protocol::codec::decode(&bytes).map_err(|e| bad(e.to_string()))?;
+                Some((terms, bytes))
+            }
+        };
+        Ok(Pending {
+            challenge: row.challenge,
+            acceptor: (row.acceptor, row.acceptor_seat),
+            umpire: row.umpire,
+            terms,
+            signatures: row.signatures.into_iter().collect(),
+            deadline_ms: row.deadline_ms,
+            tournament: None,
+        })
+    }
+}
+
+/// The most times a seat or a signature is tried again after another node wrote the same
+/// pending terms between its read and its write.
+pub const MAX_PENDING_RETRIES: usize = 8;
+
+/// The cluster's store, when `id`'s pending terms live in the database (a cluster node, and
+/// not a tournament's terms, which its runner's node keeps).
+fn shared_terms(shared: &Shared, id: &str) -> Option<Arc<crate::store::postgres::PostgresStore>> {
+    let pg = shared.cluster.get()?.clone();
+    let local = lock(&shared.lobby).pending.get(id).is_some_and(|p| p.tournament.is_some());
+    (!local).then_some(pg)
+}
+
+/// Loads `id`'s pending terms from the cluster's database, with their version.
+async fn load_pending(
+    pg: &crate::store::postgres::PostgresStore,
+    id: &str,
+    what: &str,
+) -> Result<(Pending, i64), LobbyError> {
+    let row = pg.pending(id).await.map_err(|e| LobbyError::Store(e.to_string()))?;
+    let Some((body, version)) = row else {
+        return Err(LobbyError::NotFound(format!("no terms being {what} for {}", cut(id))));
+    };
+    Ok((Pending::load(&body)?, version))
+}
+
+fn contended(id: &str) -> LobbyError {
+    LobbyError::Busy(Busy::new(
+        format!(
+            "the terms of {} were written by other nodes {MAX_PENDING_RETRIES} times meanwhile \
+             (MAX_PENDING_RETRIES): try again",
+            cut(id)
+        ),
+        1,
+    ))
+}
+
 /// Challenges and pending terms.
 #[derive(Debug, Default)]
 pub struct Lobby {
@@ -602,12 +690,16 @@ pub async fn create(
     Ok(challenge)
 }
 
+fn challenge_body(c: &Challenge) -> Result<String, LobbyError> {
+    serde_json::to_string(c).map_err(|e| LobbyError::Store(e.to_string()))
+}
+
 async fn store_challenge(shared: &Arc<Shared>, c: &Challenge) -> Result<(), LobbyError> {
     let row = ChallengeRow {
         id: c.id.clone(),
         challenger: c.challenger.parse().map_err(|e| LobbyError::Store(format!("{e}")))?,
         status: c.status.as_str().to_owned(),
-        body: serde_json::to_string(c).map_err(|e| LobbyError::Store(e.to_string()))?,
+        body: challenge_body(c)?,
         created_ms: c.created_ms,
     };
     // In the next group commit (server::commit): one fsync for many challenges and starts.
@@ -682,7 +774,7 @@ pub async fn accept(
             "{key} is in {live} matches (max_live_matches_per_key)"
         )));
     }
-    let (challenge, pending) = {
+    let (challenge, pending, open) = {
         let mut lobby = lock(&shared.lobby);
         let Some(c) = lobby.open.get(id) else {
             return Err(LobbyError::NotFound(format!("no open challenge {}", cut(id))));
@@ -698,9 +790,10 @@ pub async fn accept(
         if let Some((u, _)) = &umpire {
             shared.umpires.admit(u, &shared.config.limits)?;
         }
-        let Some(mut c) = lobby.open.remove(id) else {
+        let Some(open) = lobby.open.remove(id) else {
             return Err(LobbyError::NotFound(format!("no open challenge {}", cut(id))));
         };
+        let mut c = open.clone();
         c.status = ChallengeStatus::Accepted;
         let mut p = Pending {
             challenge: c.clone(),
@@ -712,9 +805,39 @@ pub async fn accept(
             tournament: None,
         };
         if p.umpire.is_none() {
-            p.terms = Some(write_terms(shared, &p)?);
+            p.terms = match write_terms(shared, &p) {
+                Ok(t) => Some(t),
+                Err(e) => {
+                    lobby.open.insert(id.to_owned(), open);
+                    return Err(e);
+                }
+            };
         }
-        lobby.pending.insert(id.to_owned(), p.clone());
+        (c, p, open)
+    };
+    if let Some(pg) = shared.cluster.get() {
+        // A cluster: the database decides which node's acceptance wins (store::pending), and
+        // keeps the terms, so a party may seat or sign on any node.
+        let claimed = match pg.claim_challenge(id, &challenge_body(&challenge)?).await {
+            Ok(claimed) => claimed,
+            Err(e) => {
+                lock(&shared.lobby).open.insert(id.to_owned(), open);
+                return Err(LobbyError::Store(e.to_string()));
+            }
+        };
+        if !claimed {
+            return Err(LobbyError::NotFound(format!(
+                "challenge {} is no longer open: it was accepted (or canceled) on another node",
+                cut(id)
+            )));
+        }
+        pg.put_pending(id, &pending.stored()?, pending.deadline_ms)
+            .await
+            .map_err(|e| LobbyError::Store(e.to_string()))?;
+    }
+    {
+        let p = &pending;
+        lock(&shared.lobby).pending.insert(id.to_owned(), p.clone());
         if let Some((u, None)) = &p.umpire
             && shared.config.default_umpire == Some(*u)
         {
@@ -724,9 +847,12 @@ pub async fn accept(
             // challenges they accept between themselves must not count against that key.
             shared.umpires.owe(*u, Owed::Terms(id.to_owned()), tokio::time::Instant::now());
         }
-        (c, p)
-    };
-    store_challenge(shared, &challenge).await?;
+    }
+    if shared.cluster.get().is_none() {
+        // (A cluster's claim wrote it already: written again here, it could land after
+        // another node's start of the match.)
+        store_challenge(shared, &challenge).await?;
+    }
     match &pending.umpire {
         Some((u, None)) => shared.events.send(u, &pending.umpire_event()),
         _ => {
@@ -739,13 +865,40 @@ pub async fn accept(
 }
 
 /// The umpire brings its seat; the terms are then written and sent to every party.
-pub fn umpire_seat(
+pub async fn umpire_seat(
     shared: &Arc<Shared>,
     key: PublicKey,
     id: &str,
     seat: Seat,
 ) -> Result<(), LobbyError> {
     seat.parse()?;
+    if let Some(pg) = shared_terms(shared, id) {
+        for _ in 0..MAX_PENDING_RETRIES {
+            let (mut p, version) = load_pending(&pg, id, "written").await?;
+            match &mut p.umpire {
+                Some((u, s @ None)) if *u == key => *s = Some(seat.clone()),
+                _ => {
+                    return Err(LobbyError::Forbidden(
+                        "not the umpire these terms wait for".into(),
+                    ));
+                }
+            }
+            p.terms = Some(write_terms(shared, &p)?);
+            let written = pg
+                .update_pending(id, version, &p.stored()?)
+                .await
+                .map_err(|e| LobbyError::Store(e.to_string()))?;
+            if written {
+                lock(&shared.lobby).pending.insert(id.to_owned(), p.clone());
+                shared.umpires.owe(key, Owed::Terms(id.to_owned()), tokio::time::Instant::now());
+                if let Some(e) = p.terms_event() {
+                    shared.events.send_all(p.parties().iter(), &e);
+                }
+                return Ok(());
+            }
+        }
+        return Err(contended(id));
+    }
     let event = {
         let mut lobby = lock(&shared.lobby);
         let Some(p) = lobby.pending.get_mut(id) else {
@@ -827,6 +980,9 @@ pub async fn sign(
     id: &str,
     signature: Signature,
 ) -> Result<Option<String>, LobbyError> {
+    if let Some(pg) = shared_terms(shared, id) {
+        return sign_shared(shared, &pg, key, id, signature).await;
+    }
     let ready = {
         let mut lobby = lock(&shared.lobby);
         let Some(p) = lobby.pending.get_mut(id) else {
@@ -844,17 +1000,7 @@ pub async fn sign(
         if p.umpire.as_ref().is_some_and(|(u, _)| *u == key) {
             shared.umpires.paid(&key, &Owed::Terms(id.to_owned()));
         }
-        if p.parties().iter().all(|k| p.signatures.contains_key(k)) {
-            let relay_sig = shared.config.relay.sign(protocol::tags::TERMS, bytes);
-            let signatures =
-                terms
-                    .signers()
-                    .iter()
-                    .map(|k| {
-                        if *k == shared.config.relay.public() { relay_sig } else { p.signatures[k] }
-                    })
-                    .collect();
-            let signed = SignedTerms { terms: bytes.clone(), signatures };
+        if let Some(signed) = all_signed(shared, terms, bytes, &p.signatures) {
             let p = lobby.pending.remove(id);
             p.map(|p| (p, signed))
         } else {
@@ -863,6 +1009,67 @@ pub async fn sign(
     };
     let Some((p, signed)) = ready else { return Ok(None) };
     start(shared, p, signed).await.map(Some)
+}
+
+/// The signed terms, once every party's signature is in (the relay's added).
+fn all_signed(
+    shared: &Shared,
+    terms: &MatchTerms,
+    bytes: &[u8],
+    signatures: &BTreeMap<PublicKey, Signature>,
+) -> Option<SignedTerms> {
+    let relay = shared.config.relay.public();
+    let signers = terms.signers();
+    if !signers.iter().all(|k| *k == relay || signatures.contains_key(k)) {
+        return None;
+    }
+    let relay_sig = shared.config.relay.sign(protocol::tags::TERMS, bytes);
+    let signatures =
+        signers.iter().map(|k| if *k == relay { relay_sig } else { signatures[k] }).collect();
+    Some(SignedTerms { terms: bytes.to_vec(), signatures })
+}
+
+/// [`sign`] on a cluster: the terms are read from the database, the signature checked and
+/// written back at the version read (read again and written again when another node wrote
+/// meanwhile); the node whose write completes the signatures consumes the row and starts the
+/// match.
+async fn sign_shared(
+    shared: &Arc<Shared>,
+    pg: &crate::store::postgres::PostgresStore,
+    key: PublicKey,
+    id: &str,
+    signature: Signature,
+) -> Result<Option<String>, LobbyError> {
+    let store = |e: crate::store::StoreError| LobbyError::Store(e.to_string());
+    for _ in 0..MAX_PENDING_RETRIES {
+        let (mut p, version) = load_pending(pg, id, "signed").await?;
+        let Some((terms, bytes)) = &p.terms else {
+            return Err(LobbyError::Bad("the terms are not complete yet".into()));
+        };
+        if !p.parties().contains(&key) {
+            return Err(LobbyError::Forbidden(format!("{key} is not named by these terms")));
+        }
+        key.verify(protocol::tags::TERMS, bytes, &signature)
+            .map_err(|e| LobbyError::Bad(format!("signature: {e}")))?;
+        p.signatures.insert(key, signature);
+        let umpire = p.umpire.as_ref().is_some_and(|(u, _)| *u == key);
+        if let Some(signed) = all_signed(shared, terms, bytes, &p.signatures) {
+            if pg.take_pending(id, version).await.map_err(store)? {
+                lock(&shared.lobby).pending.remove(id);
+                if umpire {
+                    shared.umpires.paid(&key, &Owed::Terms(id.to_owned()));
+                }
+                return start(shared, p, signed).await.map(Some);
+            }
+        } else if pg.update_pending(id, version, &p.stored()?).await.map_err(store)? {
+            if umpire {
+                shared.umpires.paid(&key, &Owed::Terms(id.to_owned()));
+            }
+            lock(&shared.lobby).pending.insert(id.to_owned(), p);
+            return Ok(None);
+        }
+    }
+    Err(contended(id))
 }
 
 /// Starts a match from fully signed terms.
@@ -950,7 +1157,7 @@ pub async fn sweep(shared: &Arc<Shared>) -> usize {
         keys.extend(c.dest.as_deref().and_then(|d| d.parse::<PublicKey>().ok()));
         shared.events.send_all(keys.iter(), &event);
     }
-    let expired: Vec<Pending> = {
+    let mut expired: Vec<Pending> = {
         let mut lobby = lock(&shared.lobby);
         let ids: Vec<String> = lobby
             .pending
@@ -960,6 +1167,23 @@ pub async fn sweep(shared: &Arc<Shared>) -> usize {
             .collect();
         ids.iter().filter_map(|id| lobby.pending.remove(id)).collect()
     };
+    if let Some(pg) = shared.cluster.get() {
+        // A cluster: the terms this node knew of are dropped here, but canceled by the node
+        // whose sweep takes their row (once, whichever node: a dead acceptor's too), and not
+        // at all when another node started the match.
+        expired.retain(|p| p.tournament.is_some());
+        match pg.expire_pending(now).await {
+            Ok(rows) => {
+                for body in rows {
+                    match Pending::load(&body) {
+                        Ok(p) => expired.push(p),
+                        Err(e) => tracing::warn!(error = %e, "expired pending terms unreadable"),
+                    }
+                }
+            }
+            Err(e) => tracing::warn!(error = %e, "sweeping the expired pending terms failed"),
+        }
+    }
     for p in &expired {
         if let Some((u, _)) = &p.umpire {
             shared.umpires.paid(u, &Owed::Terms(p.challenge.id.clone()));

@@ -13,6 +13,7 @@
 //! receipt leaves the server, so every receipt any client holds is in the store.
 
 pub mod lease;
+pub mod pending;
 pub mod postgres;
 pub mod sqlite;
 #[cfg(test)]

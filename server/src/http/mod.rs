@@ -419,7 +419,7 @@ async fn umpire_seat(
     Path(id): Path<String>,
     Json(seat): Json<Seat>,
 ) -> ApiResult<Json<Done>> {
-    lobby::umpire_seat(&shared, key, &id, seat)?;
+    lobby::umpire_seat(&shared, key, &id, seat).await?;
     Ok(Json(Done { ok: true }))
 }
 

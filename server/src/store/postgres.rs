@@ -293,6 +293,9 @@ async fn connect(url: &str) -> Result<(PgPool, PgConnectOptions), StoreError> {
     for statement in super::lease::SCHEMA {
         sqlx::query(statement).execute(&mut *tx).await.map_err(db)?;
     }
+    for statement in super::pending::SCHEMA {
+        sqlx::query(statement).execute(&mut *tx).await.map_err(db)?;
+    }
     tx.commit().await.map_err(db)?;
     Ok((pool, options))
 }
