@@ -26,6 +26,35 @@ fn bot(server: &str, key: &Path, dir: &Path) -> Child {
         .expect("fogproof bot starts")
 }
 
+/// A random player that takes 20 ms over each decision, as a remote decider: the match lasts
+/// long enough for the bot to be killed in it (two bots at full speed over sockets without
+/// Nagle's delays played a whole SIC game in under half a second).
+fn unhurried() -> (Decider, Option<tokio::sync::mpsc::UnboundedSender<client::seat::SeatEvent>>) {
+    use client::seat::{SeatCommand, SeatEvent};
+    use protocol::roles::Policy;
+    let (cmd_tx, cmd_rx) = tokio::sync::mpsc::channel(4);
+    let (ev_tx, mut ev_rx) = tokio::sync::mpsc::unbounded_channel();
+    tokio::spawn(async move {
+        let mut bot = client::RandomBot::new([5; 32]);
+        let mut seen = None;
+        while let Some(event) = ev_rx.recv().await {
+            match event {
+                SeatEvent::View { view, .. } => seen = Some((view.variant, view.side)),
+                SeatEvent::Ask(ask) => {
+                    let Some((variant, side)) = seen else { continue };
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                    let bytes = bot.decide(variant, side, &ask);
+                    if cmd_tx.send(SeatCommand::Decide(bytes)).await.is_err() {
+                        return;
+                    }
+                }
+                _ => {}
+            }
+        }
+    });
+    (Decider::Remote(cmd_rx), Some(ev_tx))
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_bot_killed_mid_match_resumes_from_its_journal() {
     let dir: PathBuf = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
@@ -50,13 +79,7 @@ async fn a_bot_killed_mid_match_resumes_from_its_journal() {
         umpire,
         accept: Accept::Nothing,
         variants: Vec::new(),
-        decider: Arc::new(move |_| {
-            if umpire {
-                (Decider::None, None)
-            } else {
-                (Decider::Policy(Box::new(client::RandomBot::new([5; 32]))), None)
-            }
-        }),
+        decider: Arc::new(move |_| if umpire { (Decider::None, None) } else { unhurried() }),
     };
     let u = Agent::connect(agent(umpire, "umpire", true)).await.expect("umpire");
     let ur = u.clone();
@@ -90,7 +113,11 @@ async fn a_bot_killed_mid_match_resumes_from_its_journal() {
         kills += 1;
         child = bot(&base, &bot_key, &bot_dir);
     }
-    assert!(kills >= 2, "the bot was killed mid-match ({kills} times)");
+    assert!(
+        kills >= 2,
+        "the bot was killed mid-match ({kills} times); alice's seat ended with {:?}",
+        alice.records().into_values().next().map(|r| r.map(|rec| rec.len()))
+    );
     let mut waited = 0;
     let record = loop {
         if let Some(r) = alice.records().into_values().next() {

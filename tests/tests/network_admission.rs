@@ -848,6 +848,14 @@ async fn an_umpire_behind_gets_no_new_match_and_its_matches_end_validly() {
     assert_eq!(status, 200, "{body}");
     let waiting: Value = serde_json::from_str(&body).expect("json");
     let waiting = waiting["challenge"]["id"].as_str().expect("an id").to_owned();
+    // The umpire has answered everything so far (its own opening messages may still be on
+    // their way when the match has started: wait for them, at most 10 s).
+    for _ in 0..1_000 {
+        if s.umpires.of(&u, tokio::time::Instant::now()).answers == 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
     assert_eq!(s.umpires.of(&u, tokio::time::Instant::now()).answers, 0);
     // The umpire hears nothing from now on: White's first attempt waits for its answer.
     let k = rules::Variant::Kriegspiel;

@@ -13,6 +13,7 @@ use protocol::message::{Author, Payload};
 use protocol::wire::{ClientFrame, ServerFrame};
 use protocol::{Channel, MatchId};
 use serde_json::json;
+use std::sync::{Arc, Mutex};
 
 fn hostile_limits(c: &mut server::Config) {
     c.limits.max_hello_wait_ms = 400;
@@ -60,7 +61,17 @@ async fn hostile_clients_are_refused_and_honest_matches_go_on() {
     let bob = net.agent("bob", bot(21), Accept::Addressed).await;
     let alice = net.agent("alice", bot(22), Accept::Nothing).await;
     let carol = net.agent("carol", bot(23), Accept::Addressed).await;
-    let mallory_agent = net.agent("mallory", bot(24), Accept::Nothing).await;
+    // Mallory's own agent never moves until the checks below are done (then resigns): its
+    // chess match stays live through all of them however fast the bots play.
+    let resign: Arc<Mutex<Vec<tokio::sync::mpsc::Sender<client::seat::SeatCommand>>>> =
+        Arc::default();
+    let held = resign.clone();
+    let waits: client::agent::DeciderFactory = Arc::new(move |_| {
+        let (tx, rx) = tokio::sync::mpsc::channel(4);
+        held.lock().expect("lock").push(tx);
+        (client::seat::Decider::Remote(rx), None)
+    });
+    let mallory_agent = net.agent("mallory", waits, Accept::Nothing).await;
     for (from, to, variant) in [(&alice, &bob, "kriegspiel"), (&mallory_agent, &carol, "chess")] {
         from.challenge(json!({
             "variant": variant, "clock_limit": 600, "clock_increment": 0,
@@ -226,6 +237,9 @@ async fn hostile_clients_are_refused_and_honest_matches_go_on() {
     drop(open);
 
     // The honest matches finish, valid.
+    for tx in resign.lock().expect("lock").drain(..) {
+        tx.try_send(client::seat::SeatCommand::Resign).expect("mallory's seat hears");
+    }
     for agent in [&alice, &mallory_agent] {
         let (_, record) = net.finished(agent).await;
         let v = verifier::verify_match(&record);

@@ -140,7 +140,9 @@ async fn a_post_dated_receipt_is_reported_with_evidence_and_offered_to_the_witne
     assert_eq!(evidence["skew"], "post-dated", "{evidence:#}");
     assert_eq!(evidence["relay"], relay_key.to_string());
     let by = evidence["by_ms"].as_u64().expect("by_ms");
-    assert!((LEAP_MS / 2..=LEAP_MS).contains(&by), "post-dated by {by} ms: {evidence:#}");
+    // At most the leap, give or take the millisecond the two clocks each round to (a round
+    // trip under a millisecond, with TCP_NODELAY, measured 10,001).
+    assert!((LEAP_MS / 2..=LEAP_MS + 1).contains(&by), "post-dated by {by} ms: {evidence:#}");
     // The evidence holds the relay's signed entry: White's own message, in the final record.
     let entry_hex = evidence["entry"].as_str().expect("entry");
     let entry =

@@ -280,7 +280,7 @@ ENUMS = {
     "EndReason": ["Checkmate", "Stalemate", "Repetition", "FiftyMove", "InsufficientMaterial",
                   "KingCaptured", "Score", "TieBreak", "Resignation", "Agreement", "Timeout",
                   "Forfeit", "Abandonment"],
-    "Role": ["White", "Black", "Umpire", "Relay", "Record"],
+    "MatchRole": ["White", "Black", "Umpire", "Relay", "Record"],
     "FaultKind": ["MalformedRecord", "TruncatedRecord", "BadTerms", "BadSignature", "WrongMatch",
                   "NonCanonical", "BadReceipt", "BrokenChain", "Equivocation", "BadOpening",
                   "DuplicateCommitment", "BadSetup", "IllegalAction", "FalseAdjudication",
@@ -369,7 +369,7 @@ CLOSE_TIME_TOLERANCE_MS = 600000
 
 
 def _dec_fault(d):
-    return {"kind": d.enum(ENUMS["FaultKind"]), "role": d.enum(ENUMS["Role"]),
+    return {"kind": d.enum(ENUMS["FaultKind"]), "role": d.enum(ENUMS["MatchRole"]),
             "culprit": d.option(d.bytes32)}
 
 
@@ -442,7 +442,7 @@ def encode_entry(e):
         if v["kind"] == "Faults":
             def fault(f):
                 w.enum(ENUMS["FaultKind"], f["kind"])
-                w.enum(ENUMS["Role"], f["role"])
+                w.enum(ENUMS["MatchRole"], f["role"])
                 w.option(f["culprit"], w.raw)
             w.vec(v["faults"], fault)
             w.varint(v["total"])
