@@ -368,6 +368,19 @@ pub struct Pending {
 }
 
 impl Pending {
+    /// Checks `signature` as `key`'s on the complete terms: the terms are complete, `key` is
+    /// a party they name, and the signature is over their bytes.
+    fn check_signature(&self, key: &PublicKey, signature: &Signature) -> Result<(), LobbyError> {
+        let Some((_, bytes)) = &self.terms else {
+            return Err(LobbyError::Bad("the terms are not complete yet".into()));
+        };
+        if !self.parties().contains(key) {
+            return Err(LobbyError::Forbidden(format!("{key} is not named by these terms")));
+        }
+        key.verify(protocol::tags::TERMS, bytes, signature)
+            .map_err(|e| LobbyError::Bad(format!("signature: {e}")))
+    }
+
     /// Everyone the terms will name, but the relay.
     pub fn parties(&self) -> Vec<PublicKey> {
         let mut out = vec![self.challenger_key(), self.acceptor.0];
@@ -988,14 +1001,10 @@ pub async fn sign(
         let Some(p) = lobby.pending.get_mut(id) else {
             return Err(LobbyError::NotFound(format!("no terms being signed for {}", cut(id))));
         };
+        p.check_signature(&key, &signature)?;
         let Some((terms, bytes)) = &p.terms else {
             return Err(LobbyError::Bad("the terms are not complete yet".into()));
         };
-        if !p.parties().contains(&key) {
-            return Err(LobbyError::Forbidden(format!("{key} is not named by these terms")));
-        }
-        key.verify(protocol::tags::TERMS, bytes, &signature)
-            .map_err(|e| LobbyError::Bad(format!("signature: {e}")))?;
         p.signatures.insert(key, signature);
         if p.umpire.as_ref().is_some_and(|(u, _)| *u == key) {
             shared.umpires.paid(&key, &Owed::Terms(id.to_owned()));
@@ -1043,14 +1052,10 @@ async fn sign_shared(
     let store = |e: crate::store::StoreError| LobbyError::Store(e.to_string());
     for _ in 0..MAX_PENDING_RETRIES {
         let (mut p, version) = load_pending(pg, id, "signed").await?;
+        p.check_signature(&key, &signature)?;
         let Some((terms, bytes)) = &p.terms else {
             return Err(LobbyError::Bad("the terms are not complete yet".into()));
         };
-        if !p.parties().contains(&key) {
-            return Err(LobbyError::Forbidden(format!("{key} is not named by these terms")));
-        }
-        key.verify(protocol::tags::TERMS, bytes, &signature)
-            .map_err(|e| LobbyError::Bad(format!("signature: {e}")))?;
         p.signatures.insert(key, signature);
         let umpire = p.umpire.as_ref().is_some_and(|(u, _)| *u == key);
         if let Some(signed) = all_signed(shared, terms, bytes, &p.signatures) {
