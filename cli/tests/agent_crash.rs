@@ -13,6 +13,8 @@ use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::Duration;
 
+mod common;
+
 fn bot(server: &str, key: &Path, dir: &Path) -> Child {
     Command::new(env!("CARGO_BIN_EXE_fogproof"))
         .args(["bot", "--server", server, "--key"])
@@ -24,35 +26,6 @@ fn bot(server: &str, key: &Path, dir: &Path) -> Child {
         .stderr(Stdio::null())
         .spawn()
         .expect("fogproof bot starts")
-}
-
-/// A random player that takes 20 ms over each decision, as a remote decider: the match lasts
-/// long enough for the bot to be killed in it (two bots at full speed over sockets without
-/// Nagle's delays played a whole SIC game in under half a second).
-fn unhurried() -> (Decider, Option<tokio::sync::mpsc::UnboundedSender<client::seat::SeatEvent>>) {
-    use client::seat::{SeatCommand, SeatEvent};
-    use protocol::roles::Policy;
-    let (cmd_tx, cmd_rx) = tokio::sync::mpsc::channel(4);
-    let (ev_tx, mut ev_rx) = tokio::sync::mpsc::unbounded_channel();
-    tokio::spawn(async move {
-        let mut bot = client::RandomBot::new([5; 32]);
-        let mut seen = None;
-        while let Some(event) = ev_rx.recv().await {
-            match event {
-                SeatEvent::View { view, .. } => seen = Some((view.variant, view.side)),
-                SeatEvent::Ask(ask) => {
-                    let Some((variant, side)) = seen else { continue };
-                    tokio::time::sleep(Duration::from_millis(20)).await;
-                    let bytes = bot.decide(variant, side, &ask);
-                    if cmd_tx.send(SeatCommand::Decide(bytes)).await.is_err() {
-                        return;
-                    }
-                }
-                _ => {}
-            }
-        }
-    });
-    (Decider::Remote(cmd_rx), Some(ev_tx))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -79,7 +52,13 @@ async fn a_bot_killed_mid_match_resumes_from_its_journal() {
         umpire,
         accept: Accept::Nothing,
         variants: Vec::new(),
-        decider: Arc::new(move |_| if umpire { (Decider::None, None) } else { unhurried() }),
+        decider: Arc::new(move |_| {
+            if umpire {
+                (Decider::None, None)
+            } else {
+                common::unhurried(client::RandomBot::new([5; 32]), Duration::from_millis(20))
+            }
+        }),
     };
     let u = Agent::connect(agent(umpire, "umpire", true)).await.expect("umpire");
     let ur = u.clone();

@@ -22,7 +22,10 @@ use std::time::Duration;
 
 mod common;
 mod finished;
-use common::{agent, free_port, serve, up};
+use common::{agent, free_port, paced_agent, serve, up};
+
+/// Time each bot takes over a decision in the kill tests.
+const PACE: Duration = Duration::from_millis(15);
 
 /// A failover proxy on `listener`: each connection goes to the backend `current` names, or
 /// the next that accepts. A send on `cut` drops every connection it carries (a load balancer
@@ -152,9 +155,10 @@ impl Cluster {
         let mut pairs = Vec::new();
         for (i, v) in VARIANTS.iter().enumerate() {
             let seed = seed + i as u64;
-            let bob = agent(&lb, &dir, &format!("bob-{v}"), seed * 2, Accept::Addressed).await;
-            let alice =
-                agent(&lb, &dir, &format!("alice-{v}"), seed * 2 + 1, Accept::Nothing).await;
+            // Paced so that the matches are still live when the nodes are killed.
+            let (a, b) = (format!("alice-{v}"), format!("bob-{v}"));
+            let bob = paced_agent(&lb, &dir, &b, seed * 2, Accept::Addressed, PACE).await;
+            let alice = paced_agent(&lb, &dir, &a, seed * 2 + 1, Accept::Nothing, PACE).await;
             tokio::time::sleep(Duration::from_millis(200)).await;
             alice
                 .challenge(json!({

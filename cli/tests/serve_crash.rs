@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 mod common;
-use common::{agent, free_port, serve, up};
+use common::{free_port, paced_agent, serve, up};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn killed_servers_lose_nothing_a_receipt_promised() {
@@ -26,8 +26,13 @@ async fn killed_servers_lose_nothing_a_receipt_promised() {
     let mut pairs = Vec::new();
     for (i, v) in variants.iter().enumerate() {
         let seed = 100 + i as u64;
-        let bob = agent(&base, &dir, &format!("bob-{v}"), seed * 2, Accept::Addressed).await;
-        let alice = agent(&base, &dir, &format!("alice-{v}"), seed * 2 + 1, Accept::Nothing).await;
+        // 15 ms a decision keeps every match live through all five kills (about 3 s).
+        let pace = Duration::from_millis(15);
+        let bob =
+            paced_agent(&base, &dir, &format!("bob-{v}"), seed * 2, Accept::Addressed, pace).await;
+        let alice =
+            paced_agent(&base, &dir, &format!("alice-{v}"), seed * 2 + 1, Accept::Nothing, pace)
+                .await;
         tokio::time::sleep(Duration::from_millis(200)).await;
         alice
             .challenge(json!({

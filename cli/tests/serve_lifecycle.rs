@@ -9,7 +9,6 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 use tokio::io::AsyncWriteExt;
 
-#[allow(dead_code, reason = "the helpers are shared by several test files")]
 mod common;
 use common::{free_port, serve, up};
 

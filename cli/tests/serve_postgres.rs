@@ -14,7 +14,7 @@ use std::time::Duration;
 
 mod common;
 mod finished;
-use common::{agent, free_port, serve, up};
+use common::{free_port, paced_agent, serve, up};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_on_postgres_loses_nothing_a_receipt_promised() {
@@ -54,8 +54,11 @@ async fn a_server_on_postgres_loses_nothing_a_receipt_promised() {
     let mut pairs = Vec::new();
     for (i, v) in variants.iter().enumerate() {
         let seed = 300 + i as u64;
-        let bob = agent(&base, &dir, &format!("bob-{v}"), seed * 2, Accept::Addressed).await;
-        let alice = agent(&base, &dir, &format!("alice-{v}"), seed * 2 + 1, Accept::Nothing).await;
+        // Paced so that the matches are still live when the server is killed.
+        let pace = Duration::from_millis(15);
+        let (a, b) = (format!("alice-{v}"), format!("bob-{v}"));
+        let bob = paced_agent(&base, &dir, &b, seed * 2, Accept::Addressed, pace).await;
+        let alice = paced_agent(&base, &dir, &a, seed * 2 + 1, Accept::Nothing, pace).await;
         tokio::time::sleep(Duration::from_millis(200)).await;
         alice
             .challenge(json!({

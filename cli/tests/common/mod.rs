@@ -1,4 +1,5 @@
 //! Helpers shared by the tests that run `fogproof serve` as a child process and kill it.
+#![allow(dead_code, reason = "each test file uses some of the helpers")]
 
 use client::agent::{Accept, Agent, AgentConfig};
 use client::seat::Decider;
@@ -42,6 +43,20 @@ pub async fn up(port: u16) {
 /// A running agent named `name` (its key derived from `seed` and the name) playing random
 /// moves, its files under `dir/name`.
 pub async fn agent(base: &str, dir: &Path, name: &str, seed: u64, accept: Accept) -> Agent {
+    paced_agent(base, dir, name, seed, accept, Duration::ZERO).await
+}
+
+/// As [`agent`], but taking `pace` over each decision when `pace` is not zero: two bots at full
+/// speed over sockets without Nagle's delays play a whole SIC game in well under a second, too
+/// fast for a test that must kill a server or an agent while the match is live.
+pub async fn paced_agent(
+    base: &str,
+    dir: &Path,
+    name: &str,
+    seed: u64,
+    accept: Accept,
+    pace: Duration,
+) -> Agent {
     let a = Agent::connect(AgentConfig {
         server_key: None,
         server: base.to_owned(),
@@ -53,7 +68,11 @@ pub async fn agent(base: &str, dir: &Path, name: &str, seed: u64, accept: Accept
         variants: Vec::new(),
         decider: Arc::new(move |_| {
             let bot = client::RandomBot::new(client::selfplay::derive(seed, "bot"));
-            (Decider::Policy(Box::new(bot)), None)
+            if pace.is_zero() {
+                (Decider::Policy(Box::new(bot)), None)
+            } else {
+                unhurried(bot, pace)
+            }
         }),
     })
     .await
@@ -61,4 +80,33 @@ pub async fn agent(base: &str, dir: &Path, name: &str, seed: u64, accept: Accept
     let r = a.clone();
     tokio::spawn(async move { r.run().await });
     a
+}
+
+/// A remote decider that plays `bot`'s moves, each after `pace`.
+pub fn unhurried(
+    mut bot: client::RandomBot,
+    pace: Duration,
+) -> (Decider, Option<tokio::sync::mpsc::UnboundedSender<client::seat::SeatEvent>>) {
+    use client::seat::{SeatCommand, SeatEvent};
+    use protocol::roles::Policy;
+    let (cmd_tx, cmd_rx) = tokio::sync::mpsc::channel(4);
+    let (ev_tx, mut ev_rx) = tokio::sync::mpsc::unbounded_channel();
+    tokio::spawn(async move {
+        let mut seen = None;
+        while let Some(event) = ev_rx.recv().await {
+            match event {
+                SeatEvent::View { view, .. } => seen = Some((view.variant, view.side)),
+                SeatEvent::Ask(ask) => {
+                    let Some((variant, side)) = seen else { continue };
+                    tokio::time::sleep(pace).await;
+                    let bytes = bot.decide(variant, side, &ask);
+                    if cmd_tx.send(SeatCommand::Decide(bytes)).await.is_err() {
+                        return;
+                    }
+                }
+                _ => {}
+            }
+        }
+    });
+    (Decider::Remote(cmd_rx), Some(ev_tx))
 }
