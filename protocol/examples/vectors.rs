@@ -130,6 +130,8 @@ pub fn generate() -> Value {
     let key = seal::check_disclosure(&umpire_seal, &ctx, &setup, &disclosure.seal_seed)
         .expect("the disclosure reproduces the setup");
     let plaintext = key.open(&ctx, sealed, padded_len).expect("the vector opens");
+    seal::check_disclosed_key(Channel::WhiteUmpire, &setup, &disclosure.key)
+        .expect("the disclosed key is the committed one");
     // The exported AEAD key, through HPKE directly (the recipient's side).
     let umpire_secret = {
         let ikm = Transcript::new(tags::SEAL_KEY)
@@ -251,6 +253,8 @@ pub fn generate() -> Value {
             "nonce": hex(&seal::nonce(ctx.seq, &sealed.commitment)),
             "ciphertext": hex(&sealed.ciphertext),
             "message_body": hex(&m1.body),
+            // The author's `Disclose` payload for the channel: { channel, seal_seed, key }.
+            "disclose_payload": hex(&Payload::Disclose(vec![disclosure]).to_canonical()),
         },
     })
 }

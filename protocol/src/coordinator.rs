@@ -290,6 +290,9 @@ pub struct Coordinator {
     /// The setup of each author's sealing context on each private channel, from its first
     /// sealed message there.
     setups: BTreeMap<(PublicKey, Channel), SealSetup>,
+    /// Recipients whose countersignature attests every setup sent to them
+    /// ([`Coordinator::attest`]): their channels' disclosures are checked by key only.
+    attested: BTreeSet<SealPublicKey>,
     now_ms: u64,
 }
 
@@ -332,8 +335,22 @@ impl Coordinator {
             undisclosed: BTreeMap::new(),
             undisclosed_by: [0; 3],
             setups: BTreeMap::new(),
+            attested: BTreeSet::new(),
             now_ms: 0,
         }
+    }
+
+    /// Takes the recipients (by seal key) whose countersignature a complete record holds: an
+    /// honest machine countersigns only when every setup and sealed message sent to it opened
+    /// ([`seal::Inbox::opened_all`]), so a countersignature attests that each setup's `enc`
+    /// gave it the key its signed commitment commits to. A disclosure on a channel to such a
+    /// recipient is then checked by its key alone, with symmetric work only
+    /// ([`seal::check_disclosed_key`]); one to any other recipient also re-derives its setup
+    /// from the seed (one key agreement, [`seal::check_disclosure`]), which is what convicts an
+    /// author whose setup gave its recipient another key (docs/PROTOCOL.md 14.2). The verifier
+    /// calls this before replaying; the relay, live, never does (no countersignature exists yet).
+    pub fn attest(&mut self, recipients: impl IntoIterator<Item = SealPublicKey>) {
+        self.attested.extend(recipients);
     }
 
     /// The colours, once known.
@@ -731,10 +748,11 @@ impl Coordinator {
     }
 
     /// Each disclosure names a private channel on which its author owes disclosures (once per
-    /// message), its seal seed reproduces the setup the author signed there, and every sealed
+    /// message), its key is the one the author's signed setup there commits to, its seal seed
+    /// reproduces that setup (unless the recipient attested it: [`Coordinator::attest`]), and every sealed
     /// message of the author's on the channel not yet disclosed opens under the key it gives to
     /// its committed plaintext, a payload that is not itself sealed (docs/PROTOCOL.md 14.2).
-    /// One key agreement per channel; symmetric work per message.
+    /// At most one key agreement per channel; symmetric work per message.
     fn admit_disclosures(
         &self,
         author: &PublicKey,
@@ -759,8 +777,12 @@ impl Coordinator {
             let Some(setup) = self.setups.get(&(*author, channel)) else {
                 return Err(bad("the channel has no setup of its author".into()));
             };
-            let key = seal::check_disclosure(&first.recipient, &first.context, setup, &d.seal_seed)
+            let key = seal::check_disclosed_key(channel, setup, &d.key)
                 .map_err(|e| bad(e.to_string()))?;
+            if !self.attested.contains(&first.recipient) {
+                seal::check_disclosure(&first.recipient, &first.context, setup, &d.seal_seed)
+                    .map_err(|e| bad(e.to_string()))?;
+            }
             let direction = if first.party == Party::Umpire {
                 SealDirection::FromUmpire
             } else {

@@ -865,11 +865,23 @@ mod tests {
             disclosures.push(d);
             bodies.push(body);
         }
+        assert_eq!(disclosures[0], disclosures[1], "one disclosure for the channel");
         assert_eq!(
-            disclosures,
-            vec![seal::SealDisclosure { channel: Channel::WhiteUmpire, seal_seed: [4; 32] }; 2]
+            (disclosures[0].channel, disclosures[0].seal_seed),
+            (Channel::WhiteUmpire, [4; 32])
         );
         let Payload::Sealed(first) = &bodies[0].payload else { unreachable!() };
+        // The disclosed key is the one the setup commits to, and opens every message.
+        let by_key = seal::check_disclosed_key(
+            Channel::WhiteUmpire,
+            &first.setup.unwrap(),
+            &disclosures[0].key,
+        )
+        .unwrap();
+        for body in &bodies {
+            let Payload::Sealed(sealed) = &body.payload else { unreachable!() };
+            assert!(by_key.open(&seal_context(body), sealed, 32).is_ok());
+        }
         let key = seal::check_disclosure(
             &umpire.public(),
             &seal_context(&bodies[0]),

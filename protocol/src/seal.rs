@@ -287,14 +287,20 @@ impl std::fmt::Debug for Sealed {
     }
 }
 
-/// What an author discloses after the end to show what it sealed on a channel: the context's
-/// seal seed, once per channel (its `Disclose` message names the author).
+/// What an author discloses after the end to show what it sealed on a channel, once per
+/// channel (its `Disclose` message names the author): the context's seal seed and the AEAD key
+/// the context exported. The key opens every sealed message of the channel, and the signed key
+/// commitment fixes it, so a verifier whose recipient attested the setup checks it with one
+/// hash ([`check_disclosed_key`]); the seed re-derives the whole setup, one key agreement, for
+/// a recipient that did not attest ([`check_disclosure`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SealDisclosure {
     /// The private channel.
     pub channel: Channel,
     /// The seal seed of the author's context on it.
     pub seal_seed: [u8; 32],
+    /// The XChaCha20-Poly1305 key the context exported (what the key commitment commits to).
+    pub key: [u8; 32],
 }
 
 /// Why sealing, opening or checking a disclosure failed.
@@ -398,6 +404,12 @@ pub enum SealError {
         /// The channel.
         channel: Channel,
     },
+    /// The disclosed key is not the one the signed setup's key commitment commits to.
+    #[error("the disclosed key on {channel} is not the key the signed setup commits to")]
+    DisclosedKeyMismatch {
+        /// The channel.
+        channel: Channel,
+    },
 }
 
 /// The commitment salt of the message at `seq` in the context of `seal_seed`.
@@ -454,6 +466,7 @@ pub fn check_size(
 #[derive(Clone)]
 pub struct ChannelKey {
     setup: SealSetup,
+    key: [u8; 32],
     cipher: XChaCha20Poly1305,
 }
 
@@ -474,6 +487,7 @@ impl ChannelKey {
     fn new(enc: [u8; 32], key: [u8; 32]) -> ChannelKey {
         ChannelKey {
             setup: SealSetup { enc, key_commitment: key_commitment(&key) },
+            key,
             cipher: XChaCha20Poly1305::new(&key.into()),
         }
     }
@@ -636,7 +650,7 @@ impl Sealer {
 
     /// The disclosure of every message sealed in this context.
     pub fn disclosure(&self) -> SealDisclosure {
-        SealDisclosure { channel: self.channel, seal_seed: self.seal_seed }
+        SealDisclosure { channel: self.channel, seal_seed: self.seal_seed, key: self.key.key }
     }
 
     /// Seals `plaintext` at `context`'s position, padded to `padded_len` bytes, carrying the
@@ -680,12 +694,14 @@ pub fn seal(
 pub struct Inbox {
     secret: SealSecret,
     keys: BTreeMap<(PublicKey, Channel), ChannelKey>,
+    /// Whether a setup or a sealed message sent to this recipient ever failed to open.
+    failed: bool,
 }
 
 impl Inbox {
     /// An inbox with no context yet.
     pub fn new(secret: SealSecret) -> Inbox {
-        Inbox { secret, keys: BTreeMap::new() }
+        Inbox { secret, keys: BTreeMap::new(), failed: false }
     }
 
     /// The recipient's public key.
@@ -695,14 +711,27 @@ impl Inbox {
 
     /// Takes in the setup of a sealed message this recipient does not open (a void race it
     /// ignores), so that later messages of the context, which carry none, still open. A setup
-    /// that does not decapsulate, or a context already set up, changes nothing.
+    /// that does not decapsulate sets nothing up and counts as a failure ([`Inbox::opened_all`]);
+    /// a context already set up changes nothing.
     pub fn learn(&mut self, context: &SealContext, sealed: &Sealed) {
         if let Some(setup) = &sealed.setup
             && let Entry::Vacant(new) = self.keys.entry((context.author, context.channel))
-            && let Ok(key) = ChannelKey::decapsulate(&self.secret, context, setup)
         {
-            new.insert(key);
+            match ChannelKey::decapsulate(&self.secret, context, setup) {
+                Ok(key) => {
+                    new.insert(key);
+                }
+                Err(_) => self.failed = true,
+            }
         }
+    }
+
+    /// Whether every setup and sealed message this recipient was given opened: what its
+    /// countersignature attests (docs/PROTOCOL.md 14.2), so a recipient that met one that did
+    /// not (a setup whose `enc` gives another key than its commitment, above all) does not
+    /// countersign, and a verifier then re-derives every setup sent to it from its seed.
+    pub fn opened_all(&self) -> bool {
+        !self.failed
     }
 
     /// Opens a sealed payload sent to this recipient ([`ChannelKey::open`]). A setup is
@@ -712,6 +741,17 @@ impl Inbox {
     /// needs a context already set up ([`SealError::SetupMissing`]). A setup that fails sets
     /// nothing up.
     pub fn open(
+        &mut self,
+        context: &SealContext,
+        sealed: &Sealed,
+        padded_len: usize,
+    ) -> Result<Vec<u8>, SealError> {
+        let opened = self.open_in_context(context, sealed, padded_len);
+        self.failed |= opened.is_err();
+        opened
+    }
+
+    fn open_in_context(
         &mut self,
         context: &SealContext,
         sealed: &Sealed,
@@ -762,6 +802,29 @@ pub fn check_disclosure(
     }
 }
 
+/// Checks a disclosed key against the setup its author signed, with one hash and no key
+/// agreement: the key must be the one the signed key commitment commits to
+/// ([`SealError::DisclosedKeyMismatch`]). The key returned opens every sealed message of the
+/// context, each at most one way (the commitment fixes the key). What this does not check is
+/// that the setup's `enc` gives the recipient that key: that is the recipient's to check when
+/// it decapsulates ([`Inbox`]), and a recipient's countersignature says it did
+/// (docs/PROTOCOL.md 14.2); without one a verifier also runs [`check_disclosure`].
+pub fn check_disclosed_key(
+    channel: Channel,
+    setup: &SealSetup,
+    key: &[u8; 32],
+) -> Result<ChannelKey, SealError> {
+    if key_commitment(key) == setup.key_commitment {
+        Ok(ChannelKey {
+            setup: *setup,
+            key: *key,
+            cipher: XChaCha20Poly1305::new(&(*key).into()),
+        })
+    } else {
+        Err(SealError::DisclosedKeyMismatch { channel })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -792,6 +855,57 @@ mod tests {
         assert_eq!(Inbox::new(umpire.clone()).open(&ctx(4), &s, PAD), Ok(b"e2e4".to_vec()));
         assert_eq!(seal(&umpire.public(), &ctx(4), b"e2e4", &[5; 32], PAD), Ok(s.clone()));
         assert_ne!(seal(&umpire.public(), &ctx(4), b"e2e4", &[6; 32], PAD), Ok(s));
+    }
+
+    #[test]
+    fn a_disclosed_key_is_checked_against_the_commitment_alone() {
+        let umpire = umpire();
+        let mut sealer = Sealer::new(&umpire.public(), &ctx(0), &[5; 32]).unwrap();
+        let sealed = sealer.seal(&ctx(0), b"e2e4", PAD, true).unwrap();
+        let setup = sealed.setup.unwrap();
+        let d = sealer.disclosure();
+        // The disclosed key is the context's: the seed re-derives the same, and it opens.
+        let by_seed = check_disclosure(&umpire.public(), &ctx(0), &setup, &d.seal_seed).unwrap();
+        let by_key = check_disclosed_key(d.channel, &setup, &d.key).unwrap();
+        assert_eq!(by_key.setup(), by_seed.setup());
+        assert_eq!(by_key.open(&ctx(0), &sealed, PAD), Ok(b"e2e4".to_vec()));
+        // Any other key is refused by its commitment, without a key agreement.
+        let mut other = d.key;
+        other[31] ^= 0x80;
+        assert_eq!(
+            check_disclosed_key(d.channel, &setup, &other).map(|k| k.setup()),
+            Err(SealError::DisclosedKeyMismatch { channel: d.channel })
+        );
+        // The key check says nothing of the seed, which only the key agreement checks.
+        assert_eq!(
+            check_disclosure(&umpire.public(), &ctx(0), &setup, &[6; 32]).map(|k| k.setup()),
+            Err(SealError::DisclosureMismatch { channel: d.channel })
+        );
+    }
+
+    #[test]
+    fn an_inbox_remembers_a_setup_or_message_that_did_not_open() {
+        let umpire = umpire();
+        let good = seal(&umpire.public(), &ctx(0), b"e2e4", &[5; 32], PAD).unwrap();
+        let mut inbox = Inbox::new(umpire.clone());
+        assert!(inbox.open(&ctx(0), &good, PAD).is_ok());
+        assert!(inbox.opened_all(), "everything opened");
+        // A setup whose enc gives another key than it commits to, met by `open` or by `learn`.
+        let other = seal(&umpire.public(), &ctx(0), b"e2e4", &[6; 32], PAD).unwrap();
+        let mut bad = good.clone();
+        bad.setup = Some(SealSetup { enc: other.setup.unwrap().enc, ..good.setup.unwrap() });
+        let mut opening = Inbox::new(umpire.clone());
+        assert!(matches!(
+            opening.open(&ctx(0), &bad, PAD),
+            Err(SealError::KeyCommitmentMismatch { .. })
+        ));
+        assert!(!opening.opened_all());
+        let mut learning = Inbox::new(umpire.clone());
+        learning.learn(&ctx(0), &bad);
+        assert!(!learning.opened_all(), "a void race's setup that does not decapsulate");
+        // Once failed, failed: a later message that opens does not clear it.
+        assert!(opening.open(&ctx(0), &good, PAD).is_ok());
+        assert!(!opening.opened_all());
     }
 
     #[test]

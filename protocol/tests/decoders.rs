@@ -71,6 +71,7 @@ fn samples() -> Vec<Vec<u8>> {
         Payload::Disclose(vec![protocol::seal::SealDisclosure {
             channel: Channel::WhiteUmpire,
             seal_seed: [9; 32],
+            key: [10; 32],
         }]),
     );
     vec![

@@ -372,6 +372,18 @@ fn sealed_payload_opens_for_the_umpire_and_matches_its_disclosure() {
         .expect("the disclosure reproduces the signed setup");
     assert_eq!(disclosed.open(&ctx, sealed, padded_len), Ok(plain));
     assert!(seal::check_disclosure(&umpire.public(), &ctx, &setup, &[0; 32]).is_err());
+    // The Disclose payload: postcard of [Payload variant 11, one item: channel byte, seed, key].
+    let payload = bytes(s, &["disclose_payload"]);
+    let mut by_hand = vec![11, 1, 1];
+    by_hand.extend_from_slice(&seed);
+    by_hand.extend_from_slice(&key);
+    assert_eq!(payload, by_hand);
+    let Ok(Payload::Disclose(items)) = Payload::from_canonical(&payload) else {
+        panic!("a Disclose payload")
+    };
+    let by_key = seal::check_disclosed_key(items[0].channel, &setup, &items[0].key)
+        .expect("the disclosed key is the one the setup commits to");
+    assert_eq!(by_key.open(&ctx, sealed, padded_len), Ok(bytes(s, &["plaintext"])));
 }
 
 #[test]

@@ -342,6 +342,81 @@ fn with_changed_disclosure(
     (h, bytes, hash)
 }
 
+/// `all` logged by the relay with a countersignature of each of `signers` after its close, each
+/// naming the close as the last entry its signer saw.
+fn with_countersigns(h: &Harness, all: &[SignedMessage], signers: &[Who]) -> Vec<u8> {
+    let entries = relog(h, all);
+    let close = entries
+        .iter()
+        .find(|e| matches!(e.message.verify().unwrap().payload, Payload::Close { .. }))
+        .expect("the relay closed the match");
+    let receipt = close.receipt.open(&h.relay_id.public()).expect("the relay's receipt");
+    let mut more = all.to_vec();
+    for who in signers {
+        let mut author = h.authors[&h.key(*who)].clone();
+        author.saw(&receipt);
+        more.push(author.write(Channel::Public, None, Payload::Countersign));
+    }
+    with_entries(h, relog(h, &more))
+}
+
+/// Docs/PROTOCOL.md 14.2: a disclosure is checked by its key (the one the signed setup commits
+/// to, one hash) and, unless the channel's recipient countersigned, by its seed too (the setup
+/// re-derived, one key agreement). An honest recipient countersigns only when every setup sent
+/// to it gave it the committed key, so its countersignature makes the key agreement
+/// unnecessary; without it the seed must still reproduce the setup. A seed that reproduces
+/// nothing, beside the true key, shows which check ran: unchecked where every recipient
+/// countersigned, the umpire's fault where White (the recipient on White's channel) did not.
+#[test]
+fn a_recipients_countersignature_spares_the_key_agreement_and_nothing_else_does() {
+    let h = Harness::honest("kriegspiel");
+    let umpire = h.key(Who::Umpire);
+    let honest = messages(&h.record());
+    let at = honest
+        .iter()
+        .position(|m| {
+            let b = m.verify().unwrap();
+            b.author == umpire && matches!(b.payload, Payload::Disclose(_))
+        })
+        .expect("the umpire's disclosure");
+    // The umpire's messages with its disclosure changed by `change`, re-signed.
+    let lie = |change: &dyn Fn(&mut seal::SealDisclosure)| {
+        let mut all = honest.clone();
+        let mut body = all[at].verify().unwrap();
+        let Payload::Disclose(items) = &mut body.payload else { unreachable!() };
+        items.iter_mut().for_each(change);
+        all[at] = SignedMessage::sign(&body, h.identity(Who::Umpire));
+        all
+    };
+    let junk_seed = lie(&|d| d.seal_seed = [0xab; 32]);
+    let everyone = [Who::P0, Who::P1, Who::Umpire];
+    // (The envelope's checks: this harness's moves are not a game the rules replay.)
+    let checked = envelope::check(&with_countersigns(&h, &junk_seed, &everyone))
+        .unwrap_or_else(|f| panic!("every recipient countersigned: {f:#?}"));
+    assert_eq!(checked.entries.last().map(|e| &e.payload), Some(&Payload::Countersign));
+    // White did not countersign: the umpire's disclosure on White's channel is checked by its
+    // seed, which reproduces nothing.
+    let white = h.side(Color::White);
+    let others: Vec<Who> = everyone.into_iter().filter(|w| *w != white).collect();
+    let f = only_fault(
+        &faults(&with_countersigns(&h, &junk_seed, &others)),
+        FaultKind::BadDisclosure,
+        Some(umpire),
+        MatchRole::Umpire,
+    );
+    assert!(f.evidence.contains("does not reproduce the signed setup"), "{f:?}");
+    // A countersignature covers the key agreement only: a key the setup does not commit to is
+    // refused whoever countersigned.
+    let wrong_key = lie(&|d| d.key[0] ^= 1);
+    let f = only_fault(
+        &faults(&with_countersigns(&h, &wrong_key, &everyone)),
+        FaultKind::BadDisclosure,
+        Some(umpire),
+        MatchRole::Umpire,
+    );
+    assert!(f.evidence.contains("is not the key the signed setup commits to"), "{f:?}");
+}
+
 #[test]
 fn an_honest_record_discloses_every_sealed_message_in_signed_messages() {
     let h = Harness::honest("kriegspiel");
@@ -405,7 +480,7 @@ fn a_false_disclosure_is_its_signers_fault() {
     // A player disclosing the other player's channel, on which it sealed nothing.
     let (h, bytes, _) = with_changed_disclosure(Who::P0, |_, items| {
         let other = Channel::private(items[0].channel.side().unwrap().other());
-        items.push(seal::SealDisclosure { channel: other, seal_seed: items[0].seal_seed });
+        items.push(seal::SealDisclosure { channel: other, ..items[0] });
     });
     let f = only_fault(&faults(&bytes), FaultKind::BadDisclosure, Some(h.key(Who::P0)), role);
     assert!(f.evidence.contains("awaits"), "{f:?}");
@@ -483,7 +558,7 @@ fn white_seals_one_thing_and_commits_to_another(
             h.disclose(who);
         }
     }
-    let d = seal::SealDisclosure { channel: Channel::WhiteUmpire, seal_seed: seed };
+    let d = sealer.disclosure();
     (h, m, d)
 }
 
@@ -603,8 +678,10 @@ fn a_setup_committing_to_another_key_than_its_enc_gives_convicts_its_author() {
         }
     }
     let mut lies = Vec::new();
-    for seed in [[1; 32], [2; 32]] {
-        let d = seal::SealDisclosure { channel: Channel::WhiteUmpire, seal_seed: seed };
+    // Either context's disclosure: the first's key is not the committed one; the second's is,
+    // but its seed does not reproduce the setup's enc (nobody countersigned, so the verifier
+    // re-derives the setup, as the relay does).
+    for d in [honest.disclosure(), other.disclosure()] {
         let lie = h.authors[&h.key(white)].clone().write(
             Channel::Public,
             None,
@@ -637,7 +714,11 @@ fn a_setup_committing_to_another_key_than_its_enc_gives_convicts_its_author() {
             Some(h.key(white)),
             MatchRole::White,
         );
-        assert!(f.evidence.contains("does not reproduce the signed setup"), "{f:?}");
+        assert!(
+            f.evidence.contains("does not reproduce the signed setup")
+                || f.evidence.contains("is not the key the signed setup commits to"),
+            "{f:?}"
+        );
     }
 }
 

@@ -600,9 +600,13 @@ impl Player {
         let me_key = self.out.author.key();
         let is_umpire = self.terms.terms.umpire.as_ref().is_some_and(|u| u.key == body.author);
         match &body.payload {
-            // The relay closed the log: countersign its final head (our `seen` is the close).
+            // The relay closed the log: countersign its final head (our `seen` is the close),
+            // which also attests that every setup the umpire sealed to us gave the key it
+            // committed to; so not after a sealed message that did not open (PROTOCOL.md 14.2).
             Payload::Close { .. } if body.author == self.terms.terms.relay => {
-                self.out.send_public(None, Payload::Countersign);
+                if self.seal.opened_all() {
+                    self.out.send_public(None, Payload::Countersign);
+                }
             }
             Payload::Timeout { party, expectation, .. } => match (party.side(), expectation) {
                 (Some(side), Expectation::Move) => self.ended_by(flow::loss_of(side, TIMEOUT)),

@@ -366,8 +366,12 @@ impl Participant for Umpire {
         };
         self.coordinator.apply(&body, hash, admission, receipt.time_ms);
         if matches!(body.payload, Payload::Close { .. }) && body.author == self.terms.terms.relay {
-            // The relay closed the log: countersign its final head (our `seen` is the close).
-            self.out.send_public(None, Payload::Countersign);
+            // The relay closed the log: countersign its final head (our `seen` is the close),
+            // which also attests that every setup a player sealed to us gave the key it
+            // committed to; so not after a sealed message that did not open (PROTOCOL.md 14.2).
+            if self.seal.opened_all() {
+                self.out.send_public(None, Payload::Countersign);
+            }
             return Ok(());
         }
         if self.done || admission == Admission::Void {

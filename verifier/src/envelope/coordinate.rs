@@ -46,6 +46,34 @@ pub(crate) struct Coordinated {
     pub disclosed: BTreeMap<protocol::MessageHash, protocol::message::Payload>,
 }
 
+/// The seal keys of the parties that countersigned after the relay's close: each attests, by
+/// signing a head that chains through every setup sent to it, that those setups gave it the
+/// keys they commit to (an honest machine countersigns only when all of them opened,
+/// `seal::Inbox::opened_all`), so their disclosures need no key agreement
+/// (`Coordinator::attest`, docs/PROTOCOL.md 14.2). A countersignature the relay left out only
+/// costs the verifier that key agreement.
+fn attested(terms: &AgreedTerms, entries: &[Auth]) -> Vec<protocol::seal::SealPublicKey> {
+    let t = &terms.terms;
+    let Some(close) = entries
+        .iter()
+        .position(|e| e.body.author == t.relay && matches!(e.body.payload, Payload::Close { .. }))
+    else {
+        return Vec::new();
+    };
+    let seal_key_of = |key: &PublicKey| {
+        t.players
+            .iter()
+            .find(|p| p.key == *key)
+            .map(|p| p.seal_key)
+            .or_else(|| t.umpire.as_ref().filter(|u| u.key == *key).map(|u| u.seal_key))
+    };
+    entries[close + 1..]
+        .iter()
+        .filter(|e| e.body.payload == Payload::Countersign)
+        .filter_map(|e| seal_key_of(&e.body.author))
+        .collect()
+}
+
 /// Runs the sequence and the coordinator over the entries (in the relay's order, already
 /// checked by stage 3a, which gives each entry's channel head and order head: `heads`).
 pub(crate) fn check(
@@ -57,6 +85,7 @@ pub(crate) fn check(
     let relay = || Blame::relay(terms);
     let mut sequence = Sequence::new(&terms.match_id);
     let mut coordinator = Coordinator::new(terms.clone());
+    coordinator.attest(attested(terms, entries));
     let mut out = Coordinated {
         void: Vec::with_capacity(entries.len()),
         seen: Vec::with_capacity(entries.len()),
@@ -226,10 +255,10 @@ pub(crate) fn check(
                     e.at(),
                     err.to_string(),
                     format!(
-                        "{name} disclosed a channel falsely: its seal seed does not reproduce \
-                         the setup it signed, or a sealed message it signed there does not open \
-                         under that key to its committed plaintext, or it owes no disclosure \
-                         there."
+                        "{name} disclosed a channel falsely: its key is not the one the setup \
+                         it signed commits to, or its seal seed does not reproduce that setup, \
+                         or a sealed message it signed there does not open under that key to \
+                         its committed plaintext, or it owes no disclosure there."
                     ),
                 )));
             }
