@@ -209,6 +209,7 @@ fn payload_json(variant: Variant, p: &Payload, start_view: bool) -> Value {
         Payload::Disclose(items) => json!({ "disclose": items.iter().map(|d| json!({
             "channel": d.channel.to_string(),
             "seal_seed": hex(&d.seal_seed),
+            "key": hex(&d.key),
         })).collect::<Vec<_>>() }),
     }
 }

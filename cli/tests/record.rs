@@ -277,6 +277,7 @@ fn show_fields_are_the_records(json: &serde_json::Value, bytes: &[u8], record: &
                         json!({
                             "channel": d.channel.to_string(),
                             "seal_seed": encode(&d.seal_seed),
+                            "key": encode(&d.key),
                         })
                     })
                     .collect();

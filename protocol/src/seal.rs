@@ -24,11 +24,14 @@
 //! the context's `enc` and its key commitment (a [`SealSetup`]); every later one carries neither
 //! and is sealed under the same exported key with its own nonce. So the recipient decapsulates
 //! once per context ([`Inbox`]), and at the end the author discloses the context's seal seed
-//! once ([`SealDisclosure`]): a verifier re-derives the context from it (one X25519 key pair and
-//! one Diffie-Hellman per channel, [`check_disclosure`]), checks that it reproduces the signed
-//! setup, and then opens every sealed message of the channel with symmetric work only (an AEAD
-//! decryption and two hashes each). The plaintexts need not travel again: the ciphertexts
-//! carry them.
+//! and exported key once ([`SealDisclosure`]). A verifier checks the key against the signed key
+//! commitment (one hash, [`check_disclosed_key`]) and opens every sealed message of the channel
+//! with symmetric work only (an AEAD decryption and two hashes each). Whether the setup's `enc`
+//! gives the recipient that key is the recipient's to check when it decapsulates, and its
+//! countersignature of the closed record says it did; only for a recipient that did not
+//! countersign does the verifier also re-derive the context from the seed (one X25519 key pair
+//! and one Diffie-Hellman, [`check_disclosure`]) and require the signed setup. The plaintexts
+//! need not travel again: the ciphertexts carry them.
 //!
 //! **Key commitment.** XChaCha20-Poly1305 is not key-committing: whoever knows two keys can
 //! build a ciphertext that opens under both. So the signed setup commits to the key itself,
@@ -815,11 +818,7 @@ pub fn check_disclosed_key(
     key: &[u8; 32],
 ) -> Result<ChannelKey, SealError> {
     if key_commitment(key) == setup.key_commitment {
-        Ok(ChannelKey {
-            setup: *setup,
-            key: *key,
-            cipher: XChaCha20Poly1305::new(&(*key).into()),
-        })
+        Ok(ChannelKey { setup: *setup, key: *key, cipher: XChaCha20Poly1305::new(&(*key).into()) })
     } else {
         Err(SealError::DisclosedKeyMismatch { channel })
     }

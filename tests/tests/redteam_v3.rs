@@ -723,3 +723,60 @@ fn a_flood_exhausts_only_the_flooder() {
         &[MatchRole::Umpire, MatchRole::Black],
     );
 }
+
+#[test]
+fn an_umpire_setup_giving_another_key_than_it_commits_to_convicts_the_umpire_and_the_player_never_attests_it()
+ {
+    // The umpire's first sealed message to White carries the enc of another context (the
+    // same recipient, another seed) beside the commitment to its true key: White's inbox
+    // decapsulates another key and cannot open it. White must not countersign the closed
+    // record (its countersignature would attest the setup and spare the verifier the key
+    // agreement that convicts the umpire, docs/PROTOCOL.md 14.2), and the umpire, whose seed
+    // reproduces no such setup, cannot disclose: it is named, White never.
+    let (fired, hook) = counter();
+    let mut c = config(Variant::Kriegspiel, 3);
+    c.max_actions = 400;
+    c.wire = Some(Box::new(move |w: &mut client::selfplay::Wire| {
+        if w.from == Who::Umpire
+            && let Some(m) = w.message()
+            && let Ok(mut b) = m.verify()
+            && b.channel == Channel::WhiteUmpire
+            && let Payload::Sealed(sealed) = &mut b.payload
+            && let Some(setup) = &mut sealed.setup
+            && hook.fetch_add(1, Ordering::SeqCst) == 0
+        {
+            let context = protocol::seal::SealContext {
+                match_id: b.match_id,
+                channel: b.channel,
+                author: b.author,
+                seq: b.seq,
+            };
+            // An enc is the ephemeral key of its seed, whatever the recipient.
+            let anyone = protocol::seal::SealSecret::for_match(&w.cast.relay, &[0; 32]).public();
+            let other = protocol::seal::Sealer::new(&anyone, &context, &[0x0e; 32])
+                .expect("another context");
+            setup.enc = other.setup().enc;
+            w.bytes = SignedMessage::sign(&b, &w.cast.umpire).to_canonical();
+        }
+        Fate::Send
+    }));
+    let played = play(c);
+    assert_eq!(fired.load(Ordering::SeqCst), 1, "the umpire sealed to White");
+    let white = key(&played, MatchRole::White);
+    let record = protocol::record::MatchRecord::from_canonical(&played.bytes).expect("a record");
+    let countersigners: Vec<PublicKey> = record
+        .entries
+        .iter()
+        .filter_map(|e| e.message.verify().ok())
+        .filter(|b| b.payload == Payload::Countersign)
+        .map(|b| b.author)
+        .collect();
+    assert!(!countersigners.contains(&white), "White attested a setup it could not open");
+    assert_eq!(countersigners.len(), 2, "Black and the umpire countersign as ever");
+    let verdict = verifier::verify(&played.bytes);
+    let first = verdict.faults().first().expect("a fault").clone();
+    assert_eq!(first.role, MatchRole::Umpire, "{first:#?}");
+    // The relay refused each disclosure it tried (no seed reproduces the setup): it owes one.
+    assert_eq!(first.kind, FaultKind::MissingReveal, "{first:#?}");
+    assert!(verdict.faults().iter().all(|f| f.role != MatchRole::White), "{verdict:#?}");
+}
