@@ -35,6 +35,7 @@ pub mod lobby;
 pub mod metrics;
 pub mod promise;
 pub mod server;
+pub mod services;
 pub mod state;
 pub mod store;
 pub mod tournament;

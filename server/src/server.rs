@@ -149,7 +149,7 @@ pub async fn start(
     // Sign-in tokens are signed by the host's relay key: every node honours them.
     lock(&shared.auth).set_issuer(shared.config.relay.clone());
     let metrics = crate::metrics::install();
-    crate::lobby::restore(&shared)
+    crate::services::lobby::restore(&shared)
         .await
         .map_err(|e| crate::store::StoreError::Database(e.to_string()))?;
     // A cluster node resumes no match at start: it takes the expired leases (a dead node's,
@@ -186,7 +186,7 @@ pub async fn start(
             let mut stop = shared.shutdown_signal();
             loop {
                 tokio::select! {
-                    _ = tick.tick() => { crate::lobby::sweep(&shared).await; }
+                    _ = tick.tick() => { crate::services::lobby::sweep(&shared).await; }
                     _ = stop.changed() => break,
                 }
             }

@@ -34,7 +34,6 @@ const CRATES: &[&str] = &["server", "protocol", "client", "verifier", "rules", "
 const KNOWN_BACK_EDGES: &[(&str, &str, &str)] = &[
     ("server", "ledger", "state"),
     ("server", "live", "state"),
-    ("server", "lobby", "state"),
     ("server", "store", "commit"),
     ("server", "tournament", "state"),
     ("server", "witnessing", "ledger"),

@@ -13,6 +13,7 @@ use crate::admission::{Admit, lock};
 use crate::error::{ApiResult, AppError, internal, parse_match_id};
 use crate::finished::{finished_row, record_bytes};
 use crate::lobby::{self, ChallengeRequest, Seat};
+use crate::services;
 use crate::state::Shared;
 use crate::store::Account;
 use axum::Json;
@@ -381,7 +382,7 @@ async fn create_challenge(
     Authed(key): Authed,
     Json(req): Json<ChallengeRequest>,
 ) -> ApiResult<Json<Created>> {
-    let c = lobby::create(&shared, key, req.parse()?).await?;
+    let c = services::lobby::create(&shared, key, req.parse()?).await?;
     Ok(Json(Created { challenge: c.shown() }))
 }
 
@@ -391,7 +392,7 @@ async fn accept(
     Path(id): Path<String>,
     Json(seat): Json<Seat>,
 ) -> ApiResult<Json<Done>> {
-    lobby::accept(&shared, key, &id, seat).await?;
+    services::lobby::accept(&shared, key, &id, seat).await?;
     Ok(Json(Done { ok: true }))
 }
 
@@ -400,7 +401,7 @@ async fn decline(
     Authed(key): Authed,
     Path(id): Path<String>,
 ) -> ApiResult<Json<Done>> {
-    lobby::close(&shared, key, &id, true).await?;
+    services::lobby::close(&shared, key, &id, true).await?;
     Ok(Json(Done { ok: true }))
 }
 
@@ -409,7 +410,7 @@ async fn cancel(
     Authed(key): Authed,
     Path(id): Path<String>,
 ) -> ApiResult<Json<Done>> {
-    lobby::close(&shared, key, &id, false).await?;
+    services::lobby::close(&shared, key, &id, false).await?;
     Ok(Json(Done { ok: true }))
 }
 
@@ -419,7 +420,7 @@ async fn umpire_seat(
     Path(id): Path<String>,
     Json(seat): Json<Seat>,
 ) -> ApiResult<Json<Done>> {
-    lobby::umpire_seat(&shared, key, &id, seat).await?;
+    services::lobby::umpire_seat(&shared, key, &id, seat).await?;
     Ok(Json(Done { ok: true }))
 }
 
@@ -435,7 +436,7 @@ async fn sign(
     Json(req): Json<Sign>,
 ) -> ApiResult<Json<Signed>> {
     let signature = parse_signature(&req.signature)?;
-    let started = lobby::sign(&shared, key, &id, signature).await?;
+    let started = services::lobby::sign(&shared, key, &id, signature).await?;
     Ok(Json(Signed { ok: true, started }))
 }
 

@@ -303,7 +303,7 @@ pub async fn seat(
                 tournament: Some((inv.tournament, inv.round)),
             };
             if p.umpire.is_none() {
-                p.terms = Some(crate::lobby::write_terms(&shared, &p)?);
+                p.terms = Some(crate::lobby::write_terms(&shared.config, &p)?);
             }
             inv.handed_to_lobby = true;
             lock(&shared.lobby).pending.insert(id.clone(), p.clone());
