@@ -177,7 +177,7 @@ pub async fn start(
             settings.append_interval_ms,
             settings.max_batch_matches,
         ));
-        tokio::spawn(crate::tournament::runner(shared.clone()));
+        tokio::spawn(crate::services::tournament::runner(shared.clone()));
     }
     {
         let shared = shared.clone();

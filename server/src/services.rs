@@ -6,3 +6,4 @@
 //! and calls them.
 
 pub mod lobby;
+pub mod tournament;

@@ -35,7 +35,6 @@ const KNOWN_BACK_EDGES: &[(&str, &str, &str)] = &[
     ("server", "ledger", "state"),
     ("server", "live", "state"),
     ("server", "store", "commit"),
-    ("server", "tournament", "state"),
     ("server", "witnessing", "ledger"),
 ];
 

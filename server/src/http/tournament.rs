@@ -82,7 +82,7 @@ pub async fn show(
 ) -> Result<Json<Named<TournamentView>>, AppError> {
     let id = parse_tournament_id(&id)?;
     let t = state_of(&shared, id).await?;
-    let joined = joined_now(&shared, &id).await?;
+    let joined = joined_now(&*shared.store, &id).await?;
     let entrants = t
         .definition
         .players
