@@ -5,7 +5,8 @@
 //! or cut-off node's), resuming each match from its stored entries exactly as a restart does
 //! (relay time stands still for `resume_grace_ms`: the gap is charged to nobody).
 
-use crate::live::{Command, MatchTask};
+use crate::live::Command;
+use crate::services::live::MatchTask;
 use crate::state::{Shared, lock};
 use crate::store::lease::MAX_TAKEOVERS_PER_ROUND;
 use crate::store::postgres::PostgresStore;

@@ -7,7 +7,8 @@
 use crate::admission::lock;
 use crate::clock::Clock;
 use crate::config::Config;
-use crate::live::{Command, MatchTask};
+use crate::live::Command;
+use crate::services::live::MatchTask;
 use crate::state::{FinishHook, Shared};
 use crate::store::Store;
 use crate::store::postgres::PostgresStore;

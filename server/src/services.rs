@@ -5,5 +5,6 @@
 //! that data; the services here act on it; `crate::http` (the router, the handlers) is on top
 //! and calls them.
 
+pub mod live;
 pub mod lobby;
 pub mod tournament;

@@ -33,7 +33,6 @@ const CRATES: &[&str] = &["server", "protocol", "client", "verifier", "rules", "
 /// `lichess`.
 const KNOWN_BACK_EDGES: &[(&str, &str, &str)] = &[
     ("server", "ledger", "state"),
-    ("server", "live", "state"),
     ("server", "store", "commit"),
     ("server", "witnessing", "ledger"),
 ];

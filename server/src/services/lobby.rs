@@ -7,7 +7,7 @@ use crate::lobby::{
     Challenge, ChallengeStatus, LobbyError, MAX_PENDING_RETRIES, NewChallenge, Pending, Seat,
     all_signed, challenge_body, cut, game_start, umpired, write_terms,
 };
-use crate::live::MatchTask;
+use crate::services::live::MatchTask;
 use crate::state::Shared;
 use crate::store::{ChallengeRow, MatchRow, MatchStatus};
 use protocol::terms::SignedTerms;
