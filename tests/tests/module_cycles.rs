@@ -32,9 +32,7 @@ const CRATES: &[&str] = &["server", "protocol", "client", "verifier", "rules", "
 /// (still `local::types` by re-export); the constructors that need lichess's names are in
 /// `lichess`.
 const KNOWN_BACK_EDGES: &[(&str, &str, &str)] = &[
-    ("server", "ledger", "state"),
     ("server", "store", "commit"),
-    ("server", "witnessing", "ledger"),
 ];
 
 type Graph = BTreeMap<String, BTreeSet<String>>;

@@ -3,6 +3,7 @@
 
 pub mod delivering;
 pub mod extract;
+pub mod ledger;
 pub mod socket;
 pub mod spectate;
 pub mod stream;
@@ -159,9 +160,9 @@ pub fn router(
             )),
         )
         .route("/api/socket", get(self::socket::mux_socket))
-        .route("/api/ledger", get(crate::ledger::info))
-        .route("/api/ledger/proof/{id}", get(crate::ledger::proof))
-        .route("/api/ratings/{variant}", get(crate::ledger::ratings))
+        .route("/api/ledger", get(self::ledger::info))
+        .route("/api/ledger/proof/{id}", get(self::ledger::proof))
+        .route("/api/ratings/{variant}", get(self::ledger::ratings))
         .route("/api/tournaments", get(tournament::list))
         .route(
             "/api/tournament",
@@ -191,12 +192,12 @@ pub fn router(
     api.merge(ops).merge(crate::web::router()).with_state(shared)
 }
 
-/// `GET /ledger/{*path}`: the log's files (crate::ledger::serve_file).
+/// `GET /ledger/{*path}`: the log's files (`ledger::serve_file`).
 async fn ledger_file(
     State(shared): State<Arc<Shared>>,
     Path(path): Path<String>,
 ) -> ApiResult<Response> {
-    crate::ledger::serve_file(&shared, &path).await
+    self::ledger::serve_file(&shared, &path).await
 }
 
 async fn info(State(shared): State<Arc<Shared>>) -> Json<Info> {

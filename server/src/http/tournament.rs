@@ -8,9 +8,8 @@ use super::types::{
 use crate::admission::lock;
 use crate::error::AppError;
 use crate::http::extract::Authed;
-use crate::ledger::ledger_of;
 use crate::lobby::{Pending, Seat};
-use crate::state::Shared;
+use crate::state::{Shared, ledger_of};
 use crate::tournament::*;
 use axum::Json;
 use axum::extract::{Path, State};

@@ -4,9 +4,9 @@
 
 use crate::admission::lock;
 use crate::error::AppError;
-use crate::ledger::{ServerLedger, ledger_of};
+use crate::ledger::ServerLedger;
 use crate::lobby::{Challenge, ChallengeStatus, ColorChoice, Seat};
-use crate::state::Shared;
+use crate::state::{Shared, ledger_of};
 use crate::tournament::{Invitation, internal, joined_now, parse_time_control, status};
 use ledger::Submission;
 use ledger::entry::{Absence, NoShowEntry};
