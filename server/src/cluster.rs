@@ -5,7 +5,8 @@
 //! or cut-off node's), resuming each match from its stored entries exactly as a restart does
 //! (relay time stands still for `resume_grace_ms`: the gap is charged to nobody).
 
-use crate::live::{Command, MatchTask};
+use crate::live::Command;
+use crate::services::live::MatchTask;
 use crate::state::{Shared, lock};
 use crate::store::lease::MAX_TAKEOVERS_PER_ROUND;
 use crate::store::postgres::PostgresStore;
@@ -184,7 +185,7 @@ async fn listen(shared: Arc<Shared>, store: Arc<PostgresStore>, node: i64) {
         }
         backoff = std::time::Duration::from_millis(100);
         // What was missed before LISTEN took effect (or while the connection was lost).
-        if let Err(e) = crate::lobby::restore(&shared).await {
+        if let Err(e) = crate::services::lobby::restore(&shared).await {
             tracing::warn!(error = %e, "reading the open challenges again failed");
         }
         let mut last: Option<(String, String)> = None;
@@ -197,7 +198,7 @@ async fn listen(shared: Arc<Shared>, store: Arc<PostgresStore>, node: i64) {
                 Ok(Some(n)) => heard(&shared, &store, node, n.payload(), &mut last).await,
                 // The connection was lost (and is made again): read the lobby again.
                 Ok(None) => {
-                    if let Err(e) = crate::lobby::restore(&shared).await {
+                    if let Err(e) = crate::services::lobby::restore(&shared).await {
                         tracing::warn!(error = %e, "reading the open challenges again failed");
                     }
                 }

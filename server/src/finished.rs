@@ -1,10 +1,25 @@
 //! Finished matches as the store keeps them (below `crate::state`: it is given the store): the row of a finished match and its record's
 //! bytes, rebuilt from the stored entries (served by `crate::http`, appended by
-//! `crate::ledger`, promised by `crate::promise`).
+//! `crate::ledger`, promised by `crate::promise`), and a match whose record is final as the
+//! finish hooks get it ([`FinishedMatch`]).
 
 use crate::error::{ApiResult, AppError, internal, parse_match_id};
 use crate::store::{MatchRow, Store};
 use axum::http::StatusCode;
+use std::sync::Arc;
+
+/// A match whose record is final, handed to whoever appends finished matches (the ledger).
+#[derive(Clone, Debug)]
+pub struct FinishedMatch {
+    /// The stored match.
+    pub row: MatchRow,
+    /// The record's bytes.
+    pub record: Arc<Vec<u8>>,
+    /// The verifier's verdict on them.
+    pub verified: verifier::VerifiedMatch,
+    /// When it finished (server ms).
+    pub finished_ms: u64,
+}
 
 /// The finished match `id` (404 if unknown, 409 while it is being played).
 pub(crate) async fn finished_row(store: &dyn Store, id: &str) -> ApiResult<MatchRow> {

@@ -1,6 +1,8 @@
 //! The server's ledger (docs/SERVER.md, the ledger): it owns a `ledger::Ledger`, appends every
-//! finished match to it within seconds, and serves the log read-only at `/ledger/` in the C2SP
-//! tlog-tiles layout, exactly as the files in the log directory.
+//! finished match to it within seconds; `crate::http::ledger` serves the log read-only at
+//! `/ledger/` in the C2SP tlog-tiles layout, exactly as the files in the log directory, and its
+//! JSON APIs. This module is below `crate::state`: the appender is given the server as a
+//! [`LedgerHost`].
 //!
 //! **The appender** is one task. Each `append_interval_ms` (and once at start) it reads from
 //! the store the finished matches that have no ledger mark yet, rebuilds each record from the
@@ -28,13 +30,11 @@
 
 use crate::admission::lock;
 use crate::error::AppError;
-use crate::state::Shared;
-use crate::store::{LedgerMark, MatchRow};
-use axum::http::{HeaderValue, StatusCode, header};
-use axum::response::{IntoResponse, Response};
+use crate::store::{LedgerMark, MatchRow, Store};
+use axum::http::StatusCode;
 use ledger::entry::TournamentRound;
 use ledger::{AppendError, Ledger, Submission};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 /// Why the ledger could not be opened.
@@ -109,13 +109,38 @@ impl ServerLedger {
     }
 }
 
+impl crate::witnessing::CosignedLog for Arc<ServerLedger> {
+    async fn with_log<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&mut Ledger) -> T + Send + 'static,
+    ) -> Result<T, String> {
+        self.with(f).await.map_err(|e| e.message)
+    }
+}
+
+/// What the appender uses of the server (`crate::state::Shared` implements it): this module
+/// stays below the server's shared state, which holds a [`ServerLedger`].
+pub trait LedgerHost: Send + Sync + 'static {
+    /// The store the finished matches are read from and marked in.
+    fn ledger_store(&self) -> &dyn Store;
+    /// The server's configuration (its witnesses).
+    fn ledger_config(&self) -> &crate::config::Config;
+    /// A receiver that sees `true` once the server shuts down.
+    fn stop_signal(&self) -> tokio::sync::watch::Receiver<bool>;
+}
+
 /// Runs the appender until the server shuts down: once at start (whatever finished before a
 /// crash and is not in the log yet), then every `append_interval_ms`.
-pub async fn appender(shared: Arc<Shared>, l: Arc<ServerLedger>, interval_ms: u64, batch: usize) {
-    let mut stop = shared.shutdown_signal();
+pub async fn appender<H: LedgerHost>(
+    shared: Arc<H>,
+    l: Arc<ServerLedger>,
+    interval_ms: u64,
+    batch: usize,
+) {
+    let mut stop = shared.stop_signal();
     let mut tick = tokio::time::interval(std::time::Duration::from_millis(interval_ms.max(1)));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    let witnessing = crate::witnessing::Witnessing::of(&shared.config);
+    let witnessing = crate::witnessing::Witnessing::of(shared.ledger_config());
     loop {
         tokio::select! {
             _ = tick.tick() => {}
@@ -142,12 +167,15 @@ const RECONCILE_PAGE: u32 = 4096;
 
 /// Takes the `appended` mark off every match the log does not hold, so the appender appends
 /// it; returns how many. Run at start, before the appender.
-pub async fn reconcile(shared: &Arc<Shared>, l: &Arc<ServerLedger>) -> Result<usize, String> {
+pub async fn reconcile<H: LedgerHost>(
+    shared: &Arc<H>,
+    l: &Arc<ServerLedger>,
+) -> Result<usize, String> {
     let mut after: Option<protocol::MatchId> = None;
     let mut missing = Vec::new();
     loop {
         let ids = shared
-            .store
+            .ledger_store()
             .appended_after(after.as_ref(), RECONCILE_PAGE)
             .await
             .map_err(|e| e.to_string())?;
@@ -168,7 +196,7 @@ pub async fn reconcile(shared: &Arc<Shared>, l: &Arc<ServerLedger>) -> Result<us
                 "the store marks this match appended but the log lacks it: appending it again"
             );
         }
-        shared.store.unmark_ledgered(&missing).await.map_err(|e| e.to_string())?;
+        shared.ledger_store().unmark_ledgered(&missing).await.map_err(|e| e.to_string())?;
         metrics::counter!(LEDGER_RECONCILED).increment(missing.len() as u64);
     }
     Ok(missing.len())
@@ -176,15 +204,15 @@ pub async fn reconcile(shared: &Arc<Shared>, l: &Arc<ServerLedger>) -> Result<us
 
 /// Appends every finished match the ledger does not hold yet, in batches of at most `batch`;
 /// returns how many were appended.
-pub async fn append_finished(
-    shared: &Arc<Shared>,
+pub async fn append_finished<H: LedgerHost>(
+    shared: &Arc<H>,
     l: &Arc<ServerLedger>,
     batch: usize,
 ) -> Result<usize, String> {
     let mut appended = 0;
     loop {
         let limit = u32::try_from(batch.max(1)).unwrap_or(u32::MAX);
-        let rows = shared.store.unledgered(limit).await.map_err(|e| e.to_string())?;
+        let rows = shared.ledger_store().unledgered(limit).await.map_err(|e| e.to_string())?;
         if rows.is_empty() {
             return Ok(appended);
         }
@@ -201,7 +229,7 @@ pub async fn append_finished(
                 marks.push((row.id, LedgerMark::Appended));
                 continue;
             }
-            match submission(shared, &row).await {
+            match submission(shared.ledger_store(), &row).await {
                 Ok(s) => todo.push((row, s)),
                 Err(why) => {
                     refused(&row, &why);
@@ -239,12 +267,12 @@ pub async fn append_finished(
                 Err(Err(write)) => {
                     // Nothing of the batch is in the log: keep what is marked so far, retry the
                     // rest at the next round.
-                    shared.store.mark_ledgered(&marks).await.map_err(|e| e.to_string())?;
+                    shared.ledger_store().mark_ledgered(&marks).await.map_err(|e| e.to_string())?;
                     return Err(write);
                 }
             }
         }
-        shared.store.mark_ledgered(&marks).await.map_err(|e| e.to_string())?;
+        shared.ledger_store().mark_ledgered(&marks).await.map_err(|e| e.to_string())?;
     }
 }
 
@@ -259,10 +287,9 @@ fn refused(row: &MatchRow, why: &str) {
 
 /// The submission of a finished match: its record rebuilt from the store, its tournament round
 /// if the server started it as one.
-async fn submission(shared: &Arc<Shared>, row: &MatchRow) -> Result<Submission, String> {
-    let record = crate::finished::record_bytes(&*shared.store, row).await.map_err(|e| e.message)?;
-    let tournament = shared
-        .store
+async fn submission(store: &dyn Store, row: &MatchRow) -> Result<Submission, String> {
+    let record = crate::finished::record_bytes(store, row).await.map_err(|e| e.message)?;
+    let tournament = store
         .tournament_game(&row.id)
         .await
         .map_err(|e| e.to_string())?
@@ -282,18 +309,6 @@ pub enum LedgerFile {
     PartialTile,
     /// `records/<sha256 hex>`: a record or a definition, immutable.
     Record,
-}
-
-/// Why a path is not one of the log's files (the answer names it).
-fn not_a_log_path(path: &str) -> AppError {
-    AppError::new(
-        StatusCode::NOT_FOUND,
-        format!(
-            "/ledger/{}: not a path of the log (checkpoint, tile/<L>/<N>[.p/<W>], \
-             tile/entries/<N>[.p/<W>], records/<sha256 hex>)",
-            path.chars().take(120).collect::<String>()
-        ),
-    )
 }
 
 /// Checks a path under `/ledger/` against the tlog-tiles grammar (and `records/`): only
@@ -346,101 +361,10 @@ pub fn classify(path: &str) -> Option<LedgerFile> {
     }
 }
 
-/// `GET /ledger/{*path}`: the log's files, read-only, with tlog-tiles' content types and
-/// caching.
-pub async fn serve_file(shared: &Arc<Shared>, path: &str) -> Result<Response, AppError> {
-    let Some(l) = shared.ledger.as_ref() else {
-        return Err(AppError::new(StatusCode::NOT_FOUND, "this server keeps no ledger"));
-    };
-    let kind = classify(path).ok_or_else(|| not_a_log_path(path))?;
-    let file: PathBuf = l.dir.join(Path::new(path));
-    let max = shared.config.limits.max_ledger_file_bytes;
-    let meta = match tokio::fs::metadata(&file).await {
-        Ok(m) if m.is_file() => m,
-        _ => {
-            return Err(AppError::new(
-                StatusCode::NOT_FOUND,
-                format!("/ledger/{path}: no such file in the log"),
-            ));
-        }
-    };
-    if meta.len() > max {
-        return Err(AppError::new(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            format!("/ledger/{path} is over {max} bytes (max_ledger_file_bytes)"),
-        ));
-    }
-    let bytes = tokio::fs::read(&file)
-        .await
-        .map_err(|e| AppError::new(StatusCode::NOT_FOUND, format!("/ledger/{path}: {e}")))?;
-    let (content_type, cache) = match kind {
-        LedgerFile::Checkpoint => ("text/plain; charset=utf-8", "no-cache"),
-        LedgerFile::FullTile | LedgerFile::Record => {
-            ("application/octet-stream", "public, max-age=31536000, immutable")
-        }
-        // Its bytes never change, but it is deleted once the full tile exists: cache briefly.
-        LedgerFile::PartialTile => ("application/octet-stream", "public, max-age=60"),
-    };
-    // Entry bundles are stored gzipped (older logs: plain) and served as stored; tlog-tiles lets
-    // a log send `Content-Encoding: gzip` with no negotiation.
-    let gzip = path.starts_with("tile/entries/") && bytes.starts_with(&ledger::store::GZIP_MAGIC);
-    let mut response = (
-        [
-            (header::CONTENT_TYPE, HeaderValue::from_static(content_type)),
-            (header::CACHE_CONTROL, HeaderValue::from_static(cache)),
-        ],
-        bytes,
-    )
-        .into_response();
-    if gzip {
-        response.headers_mut().insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
-    }
-    Ok(response)
-}
-
 /// The server's finish hook for the ledger: counts the match (`LEDGER_FINISHED`). The appender's
 /// next round takes it from the store, so a crash here loses nothing.
-pub fn count_finished(_: &crate::state::FinishedMatch) {
+pub fn count_finished(_: &crate::finished::FinishedMatch) {
     metrics::counter!(crate::metrics::LEDGER_FINISHED).increment(1);
-}
-
-/// Whether `shared` has a ledger.
-pub fn ledger_of(shared: &Shared) -> Result<&Arc<ServerLedger>, AppError> {
-    shared
-        .ledger
-        .as_ref()
-        .ok_or_else(|| AppError::new(StatusCode::NOT_FOUND, "this server keeps no ledger"))
-}
-
-/// `GET /api/ledger`: the log's size, its checkpoint, its verifier key and the witnesses
-/// whose cosignatures the checkpoint carries.
-pub async fn info(
-    axum::extract::State(shared): axum::extract::State<Arc<Shared>>,
-) -> Result<axum::Json<LedgerInfo>, AppError> {
-    let l = ledger_of(&shared)?.clone();
-    let vkey = l.vkey.clone();
-    let cp = l.with(|led| led.checkpoint().clone()).await?;
-    let origin = cp.checkpoint.origin.clone();
-    let witnesses = cp
-        .note
-        .signatures
-        .iter()
-        .filter(|s| s.name != origin)
-        .map(|s| Cosignature {
-            name: s.name.clone(),
-            key_id: s.key_id().map(|k| format!("{k:08x}")),
-        })
-        .collect();
-    Ok(axum::Json(LedgerInfo {
-        witness_policy: crate::witnessing::policy_json(&shared.config, &cp),
-        size: cp.checkpoint.size,
-        root: base64(&cp.checkpoint.root),
-        checkpoint: cp.to_text(),
-        origin,
-        vkey,
-        witnesses,
-        tiles: "/ledger/",
-    }))
 }
 
 /// `GET /api/ledger`'s answer.
@@ -577,102 +501,6 @@ pub struct RatingRow {
     pub games: u32,
     /// Whether it is provisional.
     pub provisional: bool,
-}
-
-fn base64(bytes: &[u8]) -> String {
-    use base64ct::{Base64, Encoding};
-    Base64::encode_string(bytes)
-}
-
-/// `GET /api/ledger/proof/{match_id}`: the match's inclusion proof in the latest checkpoint,
-/// as a C2SP tlog-proof and in parts, with what its entry says.
-pub async fn proof(
-    axum::extract::State(shared): axum::extract::State<Arc<Shared>>,
-    axum::extract::Path(id): axum::extract::Path<String>,
-) -> Result<axum::Json<LedgerProof>, AppError> {
-    let l = ledger_of(&shared)?.clone();
-    let id = crate::error::parse_match_id(&id)?;
-    let p = l.with(move |led| led.prove(&id.0)).await?.map_err(|e| match e {
-        ledger::service::LedgerProveError::NotFound(_) => AppError::new(
-            StatusCode::NOT_FOUND,
-            format!(
-                "match {} is not in the log (finished matches are appended within seconds)",
-                protocol::hex::encode(&id.0)
-            ),
-        ),
-        other => AppError::new(StatusCode::INTERNAL_SERVER_ERROR, other.to_string()),
-    })?;
-    let decoded = p.extra.as_deref().and_then(|b| ledger::entry::LedgerEntry::from_bytes(b).ok());
-    let record = decoded
-        .as_ref()
-        .and_then(ledger::entry::LedgerEntry::stored_file)
-        .map(|sha| format!("/ledger/{}", ledger::store::record_path(&sha)));
-    let entry = decoded.as_ref().and_then(|e| e.as_match().cloned());
-    let entry_json = entry.map(|m| MatchEntryJson {
-        match_id: protocol::hex::encode(&m.match_id),
-        record_sha256: protocol::hex::encode(&m.record_sha256),
-        variant: m.variant,
-        ruleset: m.ruleset,
-        white: m.white.to_string(),
-        black: m.black.to_string(),
-        colours_known: m.colours_known,
-        umpire: m.umpire.map(|k| k.to_string()),
-        relay: m.relay.to_string(),
-        valid: m.verdict == ledger::entry::EntryVerdict::Valid,
-        result: m.result.map(|r| r.score()),
-        rated: m.rated,
-        tournament: m
-            .context
-            .tournament
-            .map(|t| EntryTournament { id: protocol::hex::encode(&t.tournament), round: t.round }),
-        finished_at_ms: m.context.finished_at_ms,
-        verifier_version: m.verifier_version,
-    });
-    Ok(axum::Json(LedgerProof {
-        index: p.index,
-        size: p.checkpoint.checkpoint.size,
-        leaf: p.extra.as_deref().map(base64),
-        hashes: p.proof.iter().map(|h| base64(h)).collect(),
-        checkpoint: p.checkpoint.to_text(),
-        entry: entry_json,
-        record,
-        tlog_proof: p.to_text(),
-    }))
-}
-
-/// `GET /api/ratings/{variant}`: every rated player of the variant, as the log gives them
-/// (Glicko-2, lichess parameters, every match entry in log order), best first.
-pub async fn ratings(
-    axum::extract::State(shared): axum::extract::State<Arc<Shared>>,
-    axum::extract::Path(variant): axum::extract::Path<String>,
-) -> Result<axum::Json<RatingList>, AppError> {
-    let v: rules::Variant = variant.parse().map_err(|_| {
-        AppError::new(
-            StatusCode::NOT_FOUND,
-            format!(
-                "unknown variant {:?} (one of {})",
-                variant.chars().take(40).collect::<String>(),
-                rules::Variant::ALL.iter().map(|v| v.id()).collect::<Vec<_>>().join(", ")
-            ),
-        )
-    })?;
-    let l = ledger_of(&shared)?.clone();
-    let (mut list, size) =
-        l.with(move |led| (led.ratings(v), led.checkpoint().checkpoint.size)).await?;
-    // Best first; ties by key, so the order is the same everywhere.
-    list.sort_by(|a, b| b.1.rating.total_cmp(&a.1.rating).then(a.0.cmp(&b.0)));
-    let ratings = list
-        .iter()
-        .map(|(k, r)| RatingRow {
-            key: k.to_string(),
-            rating: r.rating,
-            deviation: r.deviation,
-            volatility: r.volatility,
-            games: r.games,
-            provisional: r.provisional,
-        })
-        .collect();
-    Ok(axum::Json(RatingList { variant: v, log_size: size, ratings }))
 }
 
 #[cfg(test)]

@@ -1,7 +1,11 @@
 //! fogproof's server: the relay of many matches over WebSocket, the lobby, umpire seats,
 //! durable storage, limits and metrics. See docs/SERVER.md.
 //!
-//! - [`live`]: one task per live match, owning its sans-IO `protocol::relay::Relay`;
+//! - [`services`]: what acts on the shared state ([`state`]), per domain:
+//!   `services::live::MatchTask`, one task per live match, owning its sans-IO
+//!   `protocol::relay::Relay`; the lobby's services; the tournament runner. The domain modules
+//!   ([`live`], [`lobby`], [`tournament`], [`ledger`]) hold their data and rules below
+//!   [`state`] (ARCHITECTURE.md, the server's layers);
 //! - [`socket`]: one WebSocket per participant and match, binary `protocol::wire` frames;
 //! - [`http`] (on top: the router, the extractors, the handlers, the sockets and event
 //!   streams), [`lobby`], [`auth`]: the HTTP API, challenges and terms, sign-in by signature;
@@ -10,7 +14,7 @@
 //! - [`store`], [`commit`]: durable storage (SQLite embedded) with group commit, so every
 //!   receipt names a stored entry;
 //! - [`ledger`], [`tournament`]: the public log every finished match is appended to, served
-//!   at `/ledger/`, and the tournaments the server runs from it;
+//!   at `/ledger/` (`http::ledger`), and the tournaments the server runs from it;
 //! - [`config`], [`clock`], [`metrics`]: limits, the injected clock, Prometheus metrics;
 //! - [`conn`], [`dirlock`]: the connection layer (caps, timeouts, slow readers, shutdown's
 //!   grace) and the data directory's single owner;
@@ -35,6 +39,7 @@ pub mod lobby;
 pub mod metrics;
 pub mod promise;
 pub mod server;
+pub mod services;
 pub mod state;
 pub mod store;
 pub mod tournament;

@@ -7,11 +7,14 @@
 //! the terms, every party signs them through the API, the relay signs last, and the match
 //! starts. A party that does not sign within `max_terms_wait_ms` cancels it: nothing was
 //! committed yet, so nobody loses anything.
+//!
+//! This module holds the lobby's data and rules (below `crate::state`, which keeps a
+//! [`Lobby`]): challenges, pending terms, the terms a pending match gets ([`write_terms`], given
+//! the configuration). What acts on the server's shared state (creating, accepting, signing,
+//! sweeping) is `crate::services::lobby`.
 
-use crate::admission::{Admit, Busy, Owed, lock};
-use crate::live::MatchTask;
-use crate::state::Shared;
-use crate::store::{ChallengeRow, MatchRow, MatchStatus};
+use crate::admission::Busy;
+use crate::config::Config;
 use protocol::names::SignedName;
 use protocol::seal::SealPublicKey;
 use protocol::terms::{
@@ -20,8 +23,7 @@ use protocol::terms::{
 use protocol::{PublicKey, Signature};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use std::collections::{BTreeMap, BTreeSet};
-use std::sync::Arc;
+use std::collections::BTreeMap;
 
 /// A player's (or the umpire's) part of the terms: its per-match seal key and nonce.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -62,7 +64,7 @@ impl Seat {
     }
 }
 
-fn cut(s: &str) -> String {
+pub(crate) fn cut(s: &str) -> String {
     s.chars().take(80).collect()
 }
 
@@ -95,7 +97,7 @@ pub struct ChallengeRequest {
 }
 
 /// A challenge request, parsed once at the HTTP edge ([`ChallengeRequest::parse`]): what
-/// [`create`] checks against the server's limits and state.
+/// `crate::services::lobby::create` checks against the server's limits and state.
 #[derive(Clone, Debug)]
 pub struct NewChallenge {
     /// The variant.
@@ -370,7 +372,11 @@ pub struct Pending {
 impl Pending {
     /// Checks `signature` as `key`'s on the complete terms: the terms are complete, `key` is
     /// a party they name, and the signature is over their bytes.
-    fn check_signature(&self, key: &PublicKey, signature: &Signature) -> Result<(), LobbyError> {
+    pub(crate) fn check_signature(
+        &self,
+        key: &PublicKey,
+        signature: &Signature,
+    ) -> Result<(), LobbyError> {
         let Some((_, bytes)) = &self.terms else {
             return Err(LobbyError::Bad("the terms are not complete yet".into()));
         };
@@ -424,7 +430,7 @@ struct StoredPending {
 }
 
 impl Pending {
-    fn stored(&self) -> Result<String, LobbyError> {
+    pub(crate) fn stored(&self) -> Result<String, LobbyError> {
         let row = StoredPending {
             challenge: self.challenge.clone(),
             acceptor: self.acceptor.0,
@@ -437,7 +443,7 @@ impl Pending {
         serde_json::to_string(&row).map_err(|e| LobbyError::Store(e.to_string()))
     }
 
-    fn load(body: &str) -> Result<Pending, LobbyError> {
+    pub(crate) fn load(body: &str) -> Result<Pending, LobbyError> {
         let bad = |e: String| LobbyError::Store(format!("stored pending terms: {e}"));
         let row: StoredPending = serde_json::from_str(body).map_err(|e| bad(e.to_string()))?;
         let terms = match row.terms {
@@ -464,38 +470,6 @@ impl Pending {
 /// The most times a seat or a signature is tried again after another node wrote the same
 /// pending terms between its read and its write.
 pub const MAX_PENDING_RETRIES: usize = 8;
-
-/// The cluster's store, when `id`'s pending terms live in the database (a cluster node, and
-/// not a tournament's terms, which its runner's node keeps).
-fn shared_terms(shared: &Shared, id: &str) -> Option<Arc<crate::store::postgres::PostgresStore>> {
-    let pg = shared.cluster.get()?.clone();
-    let local = lock(&shared.lobby).pending.get(id).is_some_and(|p| p.tournament.is_some());
-    (!local).then_some(pg)
-}
-
-/// Loads `id`'s pending terms from the cluster's database, with their version.
-async fn load_pending(
-    pg: &crate::store::postgres::PostgresStore,
-    id: &str,
-    what: &str,
-) -> Result<(Pending, i64), LobbyError> {
-    let row = pg.pending(id).await.map_err(|e| LobbyError::Store(e.to_string()))?;
-    let Some((body, version)) = row else {
-        return Err(LobbyError::NotFound(format!("no terms being {what} for {}", cut(id))));
-    };
-    Ok((Pending::load(&body)?, version))
-}
-
-fn contended(id: &str) -> LobbyError {
-    LobbyError::Busy(Busy::new(
-        format!(
-            "the terms of {} were written by other nodes {MAX_PENDING_RETRIES} times meanwhile \
-             (MAX_PENDING_RETRIES): try again",
-            cut(id)
-        ),
-        1,
-    ))
-}
 
 /// Challenges and pending terms.
 #[derive(Debug, Default)]
@@ -563,15 +537,8 @@ impl Pending {
     }
 }
 
-/// The matches `key` is in, as `max_live_matches_per_key` counts them: live ones, and terms
-/// being signed that count against it ([`Pending::counts_against`]).
-pub fn matches_of(shared: &Shared, key: &PublicKey) -> usize {
-    shared.live_of(key).len()
-        + lock(&shared.lobby).pending.values().filter(|p| p.counts_against(key)).count()
-}
-
 /// Whether `variant` is umpired (its terms name an umpire).
-fn umpired(variant: rules::Variant) -> bool {
+pub(crate) fn umpired(variant: rules::Variant) -> bool {
     variant.mode() == rules::Mode::Umpire
 }
 
@@ -591,353 +558,12 @@ fn parse_key(what: &str, text: &str) -> Result<PublicKey, LobbyError> {
     text.parse().map_err(|e| LobbyError::Bad(format!("{what}: {e}")))
 }
 
-/// Creates a challenge of `key`'s.
-pub async fn create(
-    shared: &Arc<Shared>,
-    key: PublicKey,
-    req: NewChallenge,
-) -> Result<Challenge, LobbyError> {
-    let variant = req.variant;
-    shared.admit(Admit::Match)?;
-    let initial_ms = req.clock_limit.saturating_mul(1000);
-    let increment_ms = req.clock_increment.saturating_mul(1000);
-    let l = shared.config.limits;
-    if !(l.min_initial_clock_ms..=l.max_initial_clock_ms).contains(&initial_ms)
-        || increment_ms > l.max_increment_ms
-    {
-        return Err(LobbyError::Bad(format!(
-            "time control {} s + {} s: the initial clock is {} s to {} s, the increment at most {} s",
-            req.clock_limit,
-            req.clock_increment,
-            l.min_initial_clock_ms / 1000,
-            l.max_initial_clock_ms / 1000,
-            l.max_increment_ms / 1000
-        )));
-    }
-    let dest = req.opponent;
-    if dest == Some(key) {
-        return Err(LobbyError::Bad("a challenge to oneself".into()));
-    }
-    let relay = shared.config.relay.public();
-    let umpire = if umpired(variant) {
-        let u = match req.umpire {
-            Some(u) => u,
-            None => shared.config.default_umpire.ok_or_else(|| {
-                LobbyError::Bad(format!(
-                    "{variant} needs an umpire and this server has none: name one"
-                ))
-            })?,
-        };
-        if u == key || Some(u) == dest || u == relay {
-            return Err(LobbyError::Bad(
-                "the umpire must be a party of its own (not a player, not the relay)".into(),
-            ));
-        }
-        // An umpire that has fallen behind takes no new match (a 503: the host's capacity).
-        shared.umpires.admit(&u, &l)?;
-        Some(u.to_string())
-    } else {
-        None
-    };
-    let now = shared.clock.now_ms();
-    let id = protocol::hex::encode(
-        &protocol::keys::random_32().map_err(|e| LobbyError::Store(e.to_string()))?[..8],
-    );
-    let challenge = Challenge {
-        id: id.clone(),
-        challenger: key.to_string(),
-        dest: dest.map(|d| d.to_string()),
-        variant,
-        options: req.options,
-        initial_ms,
-        increment_ms,
-        rated: req.rated,
-        color: req.color,
-        umpire,
-        seat: req.seat,
-        status: ChallengeStatus::Open,
-        created_ms: now,
-        challenger_name: crate::auth::name_of(shared, &key).await,
-        dest_name: match dest {
-            Some(d) => crate::auth::name_of(shared, &d).await,
-            None => None,
-        },
-    };
-    let playing = matches_of(shared, &key);
-    if playing >= l.max_live_matches_per_key {
-        return Err(LobbyError::Limit(format!(
-            "{key} is in {playing} matches (max_live_matches_per_key)"
-        )));
-    }
-    {
-        let mut lobby = lock(&shared.lobby);
-        let mine = lobby.open.values().filter(|c| c.challenger == challenge.challenger).count();
-        if mine >= l.max_open_challenges_per_key {
-            return Err(LobbyError::Limit(format!(
-                "{key} has {mine} open challenges (max_open_challenges_per_key)"
-            )));
-        }
-        if challenge.dest.is_none() {
-            let seeks = lobby.open.values().filter(|c| c.dest.is_none()).count();
-            if seeks >= l.max_open_seeks {
-                return Err(LobbyError::Busy(Busy::new(
-                    format!("{seeks} seeks are open (max_open_seeks): try again later"),
-                    l.retry_after_s,
-                )));
-            }
-        }
-        lobby.open.insert(id.clone(), challenge.clone());
-    }
-    store_challenge(shared, &challenge).await?;
-    let event = json!({ "type": "challenge", "challenge": challenge.json() });
-    shared.events.send(&key, &event);
-    match dest {
-        Some(d) => shared.events.send(&d, &event),
-        None => {
-            // A seek: the house bot (if any) hears of it like any listener of open games.
-            if let Some(bot) = shared.config.house_bot {
-                shared.events.send(&bot, &event);
-            }
-        }
-    }
-    Ok(challenge)
-}
-
-fn challenge_body(c: &Challenge) -> Result<String, LobbyError> {
+pub(crate) fn challenge_body(c: &Challenge) -> Result<String, LobbyError> {
     serde_json::to_string(c).map_err(|e| LobbyError::Store(e.to_string()))
 }
 
-async fn store_challenge(shared: &Arc<Shared>, c: &Challenge) -> Result<(), LobbyError> {
-    let row = ChallengeRow {
-        id: c.id.clone(),
-        challenger: c.challenger.parse().map_err(|e| LobbyError::Store(format!("{e}")))?,
-        status: c.status.as_str().to_owned(),
-        body: challenge_body(c)?,
-        created_ms: c.created_ms,
-    };
-    // In the next group commit (server::commit): one fsync for many challenges and starts.
-    let write = crate::store::Write::Challenge(row);
-    shared.committer.write(write).await.map_err(|e| LobbyError::Store(e.to_string()))
-}
-
-/// Reloads open challenges after a restart (terms being signed are gone: nothing was
-/// committed, so their challenges are canceled).
-pub async fn restore(shared: &Arc<Shared>) -> Result<(), LobbyError> {
-    let rows =
-        shared.store.open_challenges().await.map_err(|e| LobbyError::Store(e.to_string()))?;
-    let mut lobby = lock(&shared.lobby);
-    for row in rows {
-        if let Ok(c) = serde_json::from_str::<Challenge>(&row.body) {
-            lobby.open.insert(c.id.clone(), c);
-        }
-    }
-    Ok(())
-}
-
-/// Declines (the opponent) or cancels (the challenger) an open challenge.
-pub async fn close(
-    shared: &Arc<Shared>,
-    key: PublicKey,
-    id: &str,
-    decline: bool,
-) -> Result<(), LobbyError> {
-    let mut c = {
-        let mut lobby = lock(&shared.lobby);
-        let Some(c) = lobby.open.get(id) else {
-            return Err(LobbyError::NotFound(format!("no open challenge {}", cut(id))));
-        };
-        let mine = c.challenger == key.to_string();
-        let to_me = c.dest.as_deref() == Some(key.to_string().as_str());
-        if (decline && !to_me) || (!decline && !mine) {
-            return Err(LobbyError::Forbidden(if decline {
-                "only the challenged player declines".into()
-            } else {
-                "only the challenger cancels".into()
-            }));
-        }
-        match lobby.open.remove(id) {
-            Some(c) => c,
-            None => return Err(LobbyError::NotFound(format!("no open challenge {}", cut(id)))),
-        }
-    };
-    c.status = if decline { ChallengeStatus::Declined } else { ChallengeStatus::Canceled };
-    store_challenge(shared, &c).await?;
-    let kind = if decline { "challengeDeclined" } else { "challengeCanceled" };
-    let event = json!({ "type": kind, "challenge": c.json() });
-    let mut keys = vec![key];
-    keys.extend(c.challenger.parse::<PublicKey>().ok());
-    keys.extend(c.dest.as_deref().and_then(|d| d.parse::<PublicKey>().ok()));
-    shared.events.send_all(keys.iter(), &event);
-    Ok(())
-}
-
-/// Accepts a challenge: the terms are written (once the umpire brought its seat) and sent to
-/// every party to sign.
-pub async fn accept(
-    shared: &Arc<Shared>,
-    key: PublicKey,
-    id: &str,
-    seat: Seat,
-) -> Result<(), LobbyError> {
-    seat.parse()?;
-    shared.admit(Admit::Match)?;
-    let live = matches_of(shared, &key);
-    if live >= shared.config.limits.max_live_matches_per_key {
-        return Err(LobbyError::Limit(format!(
-            "{key} is in {live} matches (max_live_matches_per_key)"
-        )));
-    }
-    let (challenge, pending, open) = {
-        let mut lobby = lock(&shared.lobby);
-        let Some(c) = lobby.open.get(id) else {
-            return Err(LobbyError::NotFound(format!("no open challenge {}", cut(id))));
-        };
-        if c.challenger == key.to_string() {
-            return Err(LobbyError::Bad("a challenge is accepted by someone else".into()));
-        }
-        if c.dest.as_ref().is_some_and(|d| *d != key.to_string()) {
-            return Err(LobbyError::Forbidden("this challenge is for another player".into()));
-        }
-        let umpire =
-            c.umpire.as_deref().and_then(|u| u.parse::<PublicKey>().ok()).map(|u| (u, None));
-        if let Some((u, _)) = &umpire {
-            shared.umpires.admit(u, &shared.config.limits)?;
-        }
-        let Some(open) = lobby.open.remove(id) else {
-            return Err(LobbyError::NotFound(format!("no open challenge {}", cut(id))));
-        };
-        let mut c = open.clone();
-        c.status = ChallengeStatus::Accepted;
-        let mut p = Pending {
-            challenge: c.clone(),
-            acceptor: (key, seat),
-            umpire,
-            terms: None,
-            signatures: BTreeMap::new(),
-            deadline_ms: shared.clock.now_ms() + shared.config.limits.max_terms_wait_ms,
-            tournament: None,
-        };
-        if p.umpire.is_none() {
-            p.terms = match write_terms(shared, &p) {
-                Ok(t) => Some(t),
-                Err(e) => {
-                    lobby.open.insert(id.to_owned(), open);
-                    return Err(e);
-                }
-            };
-        }
-        (c, p, open)
-    };
-    if let Some(pg) = shared.cluster.get() {
-        // A cluster: the database decides which node's acceptance wins (store::pending), and
-        // keeps the terms, so a party may seat or sign on any node.
-        let claimed = match pg.claim_challenge(id, &challenge_body(&challenge)?).await {
-            Ok(claimed) => claimed,
-            Err(e) => {
-                lock(&shared.lobby).open.insert(id.to_owned(), open);
-                return Err(LobbyError::Store(e.to_string()));
-            }
-        };
-        if !claimed {
-            return Err(LobbyError::NotFound(format!(
-                "challenge {} is no longer open: it was accepted (or canceled) on another node",
-                cut(id)
-            )));
-        }
-        pg.put_pending(id, &pending.stored()?, pending.deadline_ms)
-            .await
-            .map_err(|e| LobbyError::Store(e.to_string()))?;
-    }
-    {
-        let p = &pending;
-        lock(&shared.lobby).pending.insert(id.to_owned(), p.clone());
-        if let Some((u, None)) = &p.umpire
-            && shared.config.default_umpire == Some(*u)
-        {
-            // The host's own umpire service owes its seat from now on (admission:
-            // max_umpire_lag_ms): its seat backlog is the host's capacity. Any other umpire
-            // owes nothing before it takes its seat: strangers naming a key as umpire in
-            // challenges they accept between themselves must not count against that key.
-            shared.umpires.owe(*u, Owed::Terms(id.to_owned()), tokio::time::Instant::now());
-        }
-    }
-    if shared.cluster.get().is_none() {
-        // (A cluster's claim wrote it already: written again here, it could land after
-        // another node's start of the match.)
-        store_challenge(shared, &challenge).await?;
-    }
-    match &pending.umpire {
-        Some((u, None)) => shared.events.send(u, &pending.umpire_event()),
-        _ => {
-            if let Some(e) = pending.terms_event() {
-                shared.events.send_all(pending.parties().iter(), &e);
-            }
-        }
-    }
-    Ok(())
-}
-
-/// The umpire brings its seat; the terms are then written and sent to every party.
-pub async fn umpire_seat(
-    shared: &Arc<Shared>,
-    key: PublicKey,
-    id: &str,
-    seat: Seat,
-) -> Result<(), LobbyError> {
-    seat.parse()?;
-    if let Some(pg) = shared_terms(shared, id) {
-        for _ in 0..MAX_PENDING_RETRIES {
-            let (mut p, version) = load_pending(&pg, id, "written").await?;
-            match &mut p.umpire {
-                Some((u, s @ None)) if *u == key => *s = Some(seat.clone()),
-                _ => {
-                    return Err(LobbyError::Forbidden(
-                        "not the umpire these terms wait for".into(),
-                    ));
-                }
-            }
-            p.terms = Some(write_terms(shared, &p)?);
-            let written = pg
-                .update_pending(id, version, &p.stored()?)
-                .await
-                .map_err(|e| LobbyError::Store(e.to_string()))?;
-            if written {
-                lock(&shared.lobby).pending.insert(id.to_owned(), p.clone());
-                shared.umpires.owe(key, Owed::Terms(id.to_owned()), tokio::time::Instant::now());
-                if let Some(e) = p.terms_event() {
-                    shared.events.send_all(p.parties().iter(), &e);
-                }
-                return Ok(());
-            }
-        }
-        return Err(contended(id));
-    }
-    let event = {
-        let mut lobby = lock(&shared.lobby);
-        let Some(p) = lobby.pending.get_mut(id) else {
-            return Err(LobbyError::NotFound(format!("no terms being written for {}", cut(id))));
-        };
-        match &mut p.umpire {
-            Some((u, s @ None)) if *u == key => *s = Some(seat),
-            _ => return Err(LobbyError::Forbidden("not the umpire these terms wait for".into())),
-        }
-        let terms = write_terms(shared, p)?;
-        p.terms = Some(terms);
-        // Its seat is in; its signature is owed from now on.
-        shared.umpires.owe(key, Owed::Terms(id.to_owned()), tokio::time::Instant::now());
-        (p.terms_event(), p.parties())
-    };
-    if let (Some(e), parties) = event {
-        shared.events.send_all(parties.iter(), &e);
-    }
-    Ok(())
-}
-
 /// The terms of a pending match whose seats are all in.
-pub(crate) fn write_terms(
-    shared: &Shared,
-    p: &Pending,
-) -> Result<(MatchTerms, Vec<u8>), LobbyError> {
+pub fn write_terms(config: &Config, p: &Pending) -> Result<(MatchTerms, Vec<u8>), LobbyError> {
     use protocol::codec::Canonical;
     let c = &p.challenge;
     let challenger = PlayerTerms {
@@ -961,7 +587,7 @@ pub(crate) fn write_terms(
         Some((_, None)) => return Err(LobbyError::Bad("the umpire has not answered".into())),
     };
     let variant = c.variant;
-    let d = shared.config.deadlines;
+    let d = config.deadlines;
     let terms = MatchTerms {
         version: protocol::codec::VERSION,
         variant,
@@ -970,7 +596,7 @@ pub(crate) fn write_terms(
         players,
         colours,
         rated: c.rated,
-        relay: shared.config.relay.public(),
+        relay: config.relay.public(),
         umpire,
         time_control: TimeControl {
             initial_ms: c.initial_ms,
@@ -986,137 +612,22 @@ pub(crate) fn write_terms(
     Ok((terms, bytes))
 }
 
-/// A party's signature on pending terms; the match starts when every party has signed.
-pub async fn sign(
-    shared: &Arc<Shared>,
-    key: PublicKey,
-    id: &str,
-    signature: Signature,
-) -> Result<Option<String>, LobbyError> {
-    if let Some(pg) = shared_terms(shared, id) {
-        return sign_shared(shared, &pg, key, id, signature).await;
-    }
-    let ready = {
-        let mut lobby = lock(&shared.lobby);
-        let Some(p) = lobby.pending.get_mut(id) else {
-            return Err(LobbyError::NotFound(format!("no terms being signed for {}", cut(id))));
-        };
-        p.check_signature(&key, &signature)?;
-        let Some((terms, bytes)) = &p.terms else {
-            return Err(LobbyError::Bad("the terms are not complete yet".into()));
-        };
-        p.signatures.insert(key, signature);
-        if p.umpire.as_ref().is_some_and(|(u, _)| *u == key) {
-            shared.umpires.paid(&key, &Owed::Terms(id.to_owned()));
-        }
-        if let Some(signed) = all_signed(shared, terms, bytes, &p.signatures) {
-            let p = lobby.pending.remove(id);
-            p.map(|p| (p, signed))
-        } else {
-            None
-        }
-    };
-    let Some((p, signed)) = ready else { return Ok(None) };
-    start(shared, p, signed).await.map(Some)
-}
-
 /// The signed terms, once every party's signature is in (the relay's added).
-fn all_signed(
-    shared: &Shared,
+pub(crate) fn all_signed(
+    config: &Config,
     terms: &MatchTerms,
     bytes: &[u8],
     signatures: &BTreeMap<PublicKey, Signature>,
 ) -> Option<SignedTerms> {
-    let relay = shared.config.relay.public();
+    let relay = config.relay.public();
     let signers = terms.signers();
     if !signers.iter().all(|k| *k == relay || signatures.contains_key(k)) {
         return None;
     }
-    let relay_sig = shared.config.relay.sign(protocol::tags::TERMS, bytes);
+    let relay_sig = config.relay.sign(protocol::tags::TERMS, bytes);
     let signatures =
         signers.iter().map(|k| if *k == relay { relay_sig } else { signatures[k] }).collect();
     Some(SignedTerms { terms: bytes.to_vec(), signatures })
-}
-
-/// [`sign`] on a cluster: the terms are read from the database, the signature checked and
-/// written back at the version read (read again and written again when another node wrote
-/// meanwhile); the node whose write completes the signatures consumes the row and starts the
-/// match.
-async fn sign_shared(
-    shared: &Arc<Shared>,
-    pg: &crate::store::postgres::PostgresStore,
-    key: PublicKey,
-    id: &str,
-    signature: Signature,
-) -> Result<Option<String>, LobbyError> {
-    let store = |e: crate::store::StoreError| LobbyError::Store(e.to_string());
-    for _ in 0..MAX_PENDING_RETRIES {
-        let (mut p, version) = load_pending(pg, id, "signed").await?;
-        p.check_signature(&key, &signature)?;
-        let Some((terms, bytes)) = &p.terms else {
-            return Err(LobbyError::Bad("the terms are not complete yet".into()));
-        };
-        p.signatures.insert(key, signature);
-        let umpire = p.umpire.as_ref().is_some_and(|(u, _)| *u == key);
-        if let Some(signed) = all_signed(shared, terms, bytes, &p.signatures) {
-            if pg.take_pending(id, version).await.map_err(store)? {
-                lock(&shared.lobby).pending.remove(id);
-                if umpire {
-                    shared.umpires.paid(&key, &Owed::Terms(id.to_owned()));
-                }
-                return start(shared, p, signed).await.map(Some);
-            }
-        } else if pg.update_pending(id, version, &p.stored()?).await.map_err(store)? {
-            if umpire {
-                shared.umpires.paid(&key, &Owed::Terms(id.to_owned()));
-            }
-            lock(&shared.lobby).pending.insert(id.to_owned(), p);
-            return Ok(None);
-        }
-    }
-    Err(contended(id))
-}
-
-/// Starts a match from fully signed terms.
-async fn start(
-    shared: &Arc<Shared>,
-    p: Pending,
-    signed: SignedTerms,
-) -> Result<String, LobbyError> {
-    let agreed = signed.verify().map_err(|e| LobbyError::Bad(format!("terms: {e}")))?;
-    let id = agreed.match_id;
-    let row = MatchRow {
-        id,
-        terms: protocol::codec::Canonical::to_canonical(&signed),
-        variant: agreed.terms.variant.id().to_owned(),
-        players: [agreed.terms.players[0].key, agreed.terms.players[1].key],
-        rated: p.challenge.rated,
-        challenge: Some(p.challenge.id.clone()),
-        created_ms: shared.clock.now_ms(),
-        status: MatchStatus::Live,
-        finish: None,
-    };
-    if let Some(t) = p.tournament {
-        record_game(shared, id, t).await.map_err(|e| LobbyError::Store(e.to_string()))?;
-    }
-    let (task, handle) =
-        MatchTask::create(shared.clone(), shared.config.relay.clone(), row, signed.clone())
-            .await
-            .map_err(|e| LobbyError::Store(e.to_string()))?;
-    lock(&shared.matches).insert(id, handle);
-    tokio::spawn(task.run());
-    let mut c = p.challenge.clone();
-    c.status = ChallengeStatus::Started;
-    store_challenge(shared, &c).await?;
-    let id_text = protocol::hex::encode(&id.0);
-    let mut event = game_start(&id_text, agreed.terms.variant.id(), &signed);
-    event["game"]["names"] = crate::auth::names_for(
-        shared,
-        &json!(p.parties().iter().map(ToString::to_string).collect::<Vec<_>>()),
-    )
-    .await;
-    shared.events.send_all(p.parties().iter(), &event);
-    Ok(id_text)
 }
 
 /// The `gameStart` event: the match id, its variant and its signed terms (hex).
@@ -1129,103 +640,6 @@ pub fn game_start(id: &str, variant: &str, signed: &SignedTerms) -> Value {
             "terms": protocol::hex::encode(&protocol::codec::Canonical::to_canonical(signed)),
         }
     })
-}
-
-/// Cancels pending terms past their deadline and challenges open longer than
-/// `max_challenge_open_ms`; returns how many of both.
-pub async fn sweep(shared: &Arc<Shared>) -> usize {
-    let now = shared.clock.now_ms();
-    let stale: Vec<Challenge> = {
-        let max = shared.config.limits.max_challenge_open_ms;
-        let mut lobby = lock(&shared.lobby);
-        let ids: Vec<String> = lobby
-            .open
-            .iter()
-            .filter(|(_, c)| c.created_ms.saturating_add(max) <= now)
-            .map(|(k, _)| k.clone())
-            .collect();
-        ids.iter().filter_map(|id| lobby.open.remove(id)).collect()
-    };
-    for c in &stale {
-        let mut c = c.clone();
-        c.status = ChallengeStatus::Canceled;
-        let _ = store_challenge(shared, &c).await;
-        let event = json!({
-            "type": "challengeCanceled",
-            "challenge": c.json(),
-            "reason": format!(
-                "nobody answered it within {} s (max_challenge_open_ms)",
-                shared.config.limits.max_challenge_open_ms / 1000
-            ),
-        });
-        let mut keys: Vec<PublicKey> = c.challenger.parse().ok().into_iter().collect();
-        keys.extend(c.dest.as_deref().and_then(|d| d.parse::<PublicKey>().ok()));
-        shared.events.send_all(keys.iter(), &event);
-    }
-    let mut expired: Vec<Pending> = {
-        let mut lobby = lock(&shared.lobby);
-        let ids: Vec<String> = lobby
-            .pending
-            .iter()
-            .filter(|(_, p)| p.deadline_ms <= now)
-            .map(|(k, _)| k.clone())
-            .collect();
-        ids.iter().filter_map(|id| lobby.pending.remove(id)).collect()
-    };
-    if let Some(pg) = shared.cluster.get() {
-        // A cluster: the terms this node knew of are dropped here, but canceled by the node
-        // whose sweep takes their row (once, whichever node: a dead acceptor's too), and not
-        // at all when another node started the match.
-        expired.retain(|p| p.tournament.is_some());
-        match pg.expire_pending(now).await {
-            Ok(rows) => {
-                for body in rows {
-                    match Pending::load(&body) {
-                        Ok(p) => expired.push(p),
-                        Err(e) => tracing::warn!(error = %e, "expired pending terms unreadable"),
-                    }
-                }
-            }
-            Err(e) => tracing::warn!(error = %e, "sweeping the expired pending terms failed"),
-        }
-    }
-    for p in &expired {
-        if let Some((u, _)) = &p.umpire {
-            shared.umpires.paid(u, &Owed::Terms(p.challenge.id.clone()));
-        }
-        let mut c = p.challenge.clone();
-        c.status = ChallengeStatus::Canceled;
-        let _ = store_challenge(shared, &c).await;
-        let missing: Vec<String> = p
-            .parties()
-            .iter()
-            .filter(|k| !p.signatures.contains_key(k))
-            .map(ToString::to_string)
-            .collect();
-        let event = json!({
-            "type": "challengeCanceled",
-            "challenge": c.json(),
-            "reason": format!("the terms were not signed in time by {}", missing.join(", ")),
-        });
-        shared.events.send_all(p.parties().iter(), &event);
-    }
-    // Terms that ended by another way (a tournament's runner) owe nothing any more.
-    let pending: BTreeSet<String> = lock(&shared.lobby).pending.keys().cloned().collect();
-    shared.umpires.retain_terms(|id| pending.contains(id));
-    expired.len() + stale.len()
-}
-
-/// Records a tournament game's match before the match is created (so its record is appended
-/// with its round even after a crash).
-pub async fn record_game(
-    shared: &Shared,
-    match_id: protocol::MatchId,
-    (tournament, round): (ledger::entry::Sha256Digest, u32),
-) -> Result<(), crate::store::StoreError> {
-    shared
-        .store
-        .put_tournament_game(&crate::store::TournamentGameRow { match_id, tournament, round })
-        .await
 }
 
 #[cfg(test)]

@@ -107,7 +107,7 @@ pub async fn serve(
     State(shared): State<Arc<Shared>>,
     Path(id): Path<String>,
 ) -> Result<Response, AppError> {
-    crate::ledger::ledger_of(&shared)?;
+    crate::state::ledger_of(&shared)?;
     let row = crate::finished::finished_row(&*shared.store, &id).await?;
     let bytes = issue(&shared, &row).await?;
     Ok((

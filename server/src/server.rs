@@ -7,7 +7,8 @@
 use crate::admission::lock;
 use crate::clock::Clock;
 use crate::config::Config;
-use crate::live::{Command, MatchTask};
+use crate::live::Command;
+use crate::services::live::MatchTask;
 use crate::state::{FinishHook, Shared};
 use crate::store::Store;
 use crate::store::postgres::PostgresStore;
@@ -149,7 +150,7 @@ pub async fn start(
     // Sign-in tokens are signed by the host's relay key: every node honours them.
     lock(&shared.auth).set_issuer(shared.config.relay.clone());
     let metrics = crate::metrics::install();
-    crate::lobby::restore(&shared)
+    crate::services::lobby::restore(&shared)
         .await
         .map_err(|e| crate::store::StoreError::Database(e.to_string()))?;
     // A cluster node resumes no match at start: it takes the expired leases (a dead node's,
@@ -177,7 +178,7 @@ pub async fn start(
             settings.append_interval_ms,
             settings.max_batch_matches,
         ));
-        tokio::spawn(crate::tournament::runner(shared.clone()));
+        tokio::spawn(crate::services::tournament::runner(shared.clone()));
     }
     {
         let shared = shared.clone();
@@ -186,7 +187,7 @@ pub async fn start(
             let mut stop = shared.shutdown_signal();
             loop {
                 tokio::select! {
-                    _ = tick.tick() => { crate::lobby::sweep(&shared).await; }
+                    _ = tick.tick() => { crate::services::lobby::sweep(&shared).await; }
                     _ = stop.changed() => break,
                 }
             }

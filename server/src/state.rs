@@ -8,27 +8,17 @@ use crate::auth::Auth;
 use crate::clock::Clock;
 use crate::commit::Committer;
 use crate::config::Config;
+use crate::error::AppError;
 use crate::events::EventBus;
+pub use crate::finished::FinishedMatch;
+use crate::ledger::{LedgerHost, ServerLedger};
 use crate::live::MatchHandle;
 use crate::lobby::Lobby;
-use crate::store::{MatchRow, Store};
+use crate::store::Store;
 use protocol::{MatchId, PublicKey};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-
-/// A match whose record is final, handed to whoever appends finished matches (the ledger).
-#[derive(Clone, Debug)]
-pub struct FinishedMatch {
-    /// The stored match.
-    pub row: MatchRow,
-    /// The record's bytes.
-    pub record: Arc<Vec<u8>>,
-    /// The verifier's verdict on them.
-    pub verified: verifier::VerifiedMatch,
-    /// When it finished (server ms).
-    pub finished_ms: u64,
-}
 
 /// Called with every finished match (the server's ledger writer, tests).
 pub type FinishHook = Arc<dyn Fn(FinishedMatch) + Send + Sync>;
@@ -65,7 +55,7 @@ pub struct Shared {
     /// (`max_concurrent_verifications + max_queued_verifications`).
     pub uploads: tokio::sync::Semaphore,
     /// The ledger, if the server keeps one.
-    pub ledger: Option<Arc<crate::ledger::ServerLedger>>,
+    pub ledger: Option<Arc<ServerLedger>>,
     /// Tournament games being arranged (seats and terms), by invitation id.
     pub tournaments: Mutex<crate::tournament::Arranging>,
     /// The PostgreSQL store of a cluster node (`serve --cluster`), for its leases.
@@ -90,6 +80,25 @@ impl crate::auth::NameBook for Shared {
     }
 }
 
+impl LedgerHost for Shared {
+    fn ledger_store(&self) -> &dyn Store {
+        &*self.store
+    }
+    fn ledger_config(&self) -> &Config {
+        &self.config
+    }
+    fn stop_signal(&self) -> tokio::sync::watch::Receiver<bool> {
+        self.shutdown.subscribe()
+    }
+}
+
+/// Whether `shared` has a ledger (404 otherwise).
+pub fn ledger_of(shared: &Shared) -> Result<&Arc<ServerLedger>, AppError> {
+    shared.ledger.as_ref().ok_or_else(|| {
+        AppError::new(axum::http::StatusCode::NOT_FOUND, "this server keeps no ledger")
+    })
+}
+
 impl Shared {
     /// The shared state of a server.
     pub fn new(config: Config, clock: Arc<dyn Clock>, store: Arc<dyn Store>) -> Shared {
@@ -101,7 +110,7 @@ impl Shared {
         config: Config,
         clock: Arc<dyn Clock>,
         store: Arc<dyn Store>,
-        ledger: Option<Arc<crate::ledger::ServerLedger>>,
+        ledger: Option<Arc<ServerLedger>>,
     ) -> Shared {
         let committer = Committer::start(store.clone());
         let verifications =

@@ -17,7 +17,7 @@ pub mod pending;
 pub mod postgres;
 pub mod sqlite;
 #[cfg(test)]
-mod suite;
+pub(crate) mod suite;
 
 use protocol::{MatchId, PublicKey};
 use std::future::Future;

@@ -27,12 +27,12 @@
 //! `GET /checkpoint?origin=O` serves the last checkpoint the witness cosigned for a log.
 
 pub use crate::config::{DEFAULT_TIMEOUT_MS, WitnessEndpoint, WitnessSettings};
-use crate::ledger::ServerLedger;
 use axum::extract::{DefaultBodyLimit, Query, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use ledger::checkpoint::SignedCheckpoint;
 use ledger::witness::Witness;
+use std::future::Future;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -54,6 +54,18 @@ pub fn cosigned_by(settings: &WitnessSettings, cp: &SignedCheckpoint) -> Vec<boo
         .iter()
         .map(|w| cp.note.verify(std::slice::from_ref(&w.key)).is_ok_and(|v| !v.is_empty()))
         .collect()
+}
+
+/// The log whose checkpoints the witnesses cosign, as the witnessing reads and updates it
+/// (`crate::ledger::ServerLedger` implements it): the log is given to each round, so this
+/// module stays below the ledger that drives it.
+pub trait CosignedLog: Send + Sync {
+    /// Runs `f` on the log off the async runtime (it may read files and fsync); `Err` says why
+    /// it could not run.
+    fn with_log<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&mut ledger::Ledger) -> T + Send + 'static,
+    ) -> impl Future<Output = Result<T, String>> + Send;
 }
 
 /// The log side: asks the configured witnesses to cosign each new checkpoint.
@@ -86,11 +98,11 @@ impl Witnessing {
     /// One round, after the appender's: offers the latest checkpoint to every configured
     /// witness whose cosignature it lacks, and adds the cosignatures that verify. Never fails:
     /// what went wrong is logged and counted.
-    pub async fn round(&self, l: &Arc<ServerLedger>) {
+    pub async fn round(&self, l: &impl CosignedLog) {
         if self.settings.witnesses.is_empty() {
             return;
         }
-        let Ok(cp) = l.with(|led| led.checkpoint().clone()).await else { return };
+        let Ok(cp) = l.with_log(|led| led.checkpoint().clone()).await else { return };
         let have = cosigned_by(&self.settings, &cp);
         let missing: Vec<usize> = (0..have.len()).filter(|&i| !have[i]).collect();
         if missing.is_empty() {
@@ -128,7 +140,7 @@ impl Witnessing {
         let witnesses = self.settings.witnesses.clone();
         let text = cp.note.text.clone();
         let added = l
-            .with(move |led| {
+            .with_log(move |led| {
                 let mut failed = Vec::new();
                 // The checkpoint moved on (another append): the next round offers the new one.
                 if led.checkpoint().note.text != text {
@@ -168,7 +180,7 @@ impl Witnessing {
     async fn ask(
         &self,
         i: usize,
-        l: &Arc<ServerLedger>,
+        l: &impl CosignedLog,
         cp: &SignedCheckpoint,
     ) -> Result<String, String> {
         let w = &self.settings.witnesses[i];
@@ -178,14 +190,13 @@ impl Witnessing {
         for _ in 0..2 {
             let want = cp.note.text.clone();
             let body = l
-                .with(move |led| {
+                .with_log(move |led| {
                     if led.checkpoint().note.text != want {
                         return Err("the checkpoint moved on".to_owned());
                     }
                     led.witness_request(old).map_err(|e| e.to_string())
                 })
-                .await
-                .map_err(|e| e.message)??;
+                .await??;
             let response = self
                 .client
                 .post(format!("{}/add-checkpoint", w.url))

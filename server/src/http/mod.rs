@@ -3,6 +3,8 @@
 
 pub mod delivering;
 pub mod extract;
+pub mod ledger;
+pub mod lobby;
 pub mod socket;
 pub mod spectate;
 pub mod stream;
@@ -12,7 +14,6 @@ pub mod types;
 use crate::admission::{Admit, lock};
 use crate::error::{ApiResult, AppError, internal, parse_match_id};
 use crate::finished::{finished_row, record_bytes};
-use crate::lobby::{self, ChallengeRequest, Seat};
 use crate::state::Shared;
 use crate::store::Account;
 use axum::Json;
@@ -29,9 +30,8 @@ use std::net::{IpAddr, SocketAddr};
 use std::num::NonZeroU32;
 use std::sync::Arc;
 use types::{
-    AccountAnswer, Created, Done, FinishedGame, Games, Info, InfoDeadlines, InfoLimits, LiveMatch,
-    LobbyView, MatchAnswer, MyChallenges, Named, SignInChallenge, Signed, SignedIn, StoredStatus,
-    Unreadable, named,
+    AccountAnswer, FinishedGame, Games, Info, InfoDeadlines, InfoLimits, LiveMatch, MatchAnswer,
+    Named, SignInChallenge, SignedIn, StoredStatus, Unreadable, named,
 };
 
 /// The per-key and per-address request limits.
@@ -131,13 +131,13 @@ pub fn router(
         .route("/api/auth/login", post(sign_in))
         .route("/api/account", get(account).post(rename))
         .route("/api/stream/event", get(self::stream::event_stream))
-        .route("/api/challenge", get(my_challenges).post(create_challenge))
-        .route("/api/challenge/{id}/accept", post(accept))
-        .route("/api/challenge/{id}/decline", post(decline))
-        .route("/api/challenge/{id}/cancel", post(cancel))
-        .route("/api/pending/{id}/umpire", post(umpire_seat))
-        .route("/api/pending/{id}/sign", post(sign))
-        .route("/api/lobby", get(lobby_view))
+        .route("/api/challenge", get(lobby::my_challenges).post(lobby::create_challenge))
+        .route("/api/challenge/{id}/accept", post(lobby::accept))
+        .route("/api/challenge/{id}/decline", post(lobby::decline))
+        .route("/api/challenge/{id}/cancel", post(lobby::cancel))
+        .route("/api/pending/{id}/umpire", post(lobby::umpire_seat))
+        .route("/api/pending/{id}/sign", post(lobby::sign))
+        .route("/api/lobby", get(lobby::lobby_view))
         .route("/api/games", get(games))
         .route("/api/match/{id}", get(match_info))
         .route("/api/match/{id}/record", get(record))
@@ -158,9 +158,9 @@ pub fn router(
             )),
         )
         .route("/api/socket", get(self::socket::mux_socket))
-        .route("/api/ledger", get(crate::ledger::info))
-        .route("/api/ledger/proof/{id}", get(crate::ledger::proof))
-        .route("/api/ratings/{variant}", get(crate::ledger::ratings))
+        .route("/api/ledger", get(self::ledger::info))
+        .route("/api/ledger/proof/{id}", get(self::ledger::proof))
+        .route("/api/ratings/{variant}", get(self::ledger::ratings))
         .route("/api/tournaments", get(tournament::list))
         .route(
             "/api/tournament",
@@ -190,12 +190,12 @@ pub fn router(
     api.merge(ops).merge(crate::web::router()).with_state(shared)
 }
 
-/// `GET /ledger/{*path}`: the log's files (crate::ledger::serve_file).
+/// `GET /ledger/{*path}`: the log's files (`ledger::serve_file`).
 async fn ledger_file(
     State(shared): State<Arc<Shared>>,
     Path(path): Path<String>,
 ) -> ApiResult<Response> {
-    crate::ledger::serve_file(&shared, &path).await
+    self::ledger::serve_file(&shared, &path).await
 }
 
 async fn info(State(shared): State<Arc<Shared>>) -> Json<Info> {
@@ -262,7 +262,7 @@ struct SignIn {
     name: Option<Value>,
 }
 
-fn parse_signature(text: &str) -> ApiResult<Signature> {
+pub(crate) fn parse_signature(text: &str) -> ApiResult<Signature> {
     let b = protocol::hex::decode_array::<64>(text)
         .ok_or_else(|| AppError::bad("signature: expected 128 hex digits"))?;
     let (mut r, mut s) = ([0u8; 32], [0u8; 32]);
@@ -357,97 +357,6 @@ async fn rename(
         name: Some(name.name.clone()),
         signed_name: Some(name),
     }))
-}
-
-async fn my_challenges(
-    State(shared): State<Arc<Shared>>,
-    Authed(key): Authed,
-) -> Json<MyChallenges> {
-    let me = key.to_string();
-    let lobby = lock(&shared.lobby);
-    let out =
-        lobby.open.values().filter(|c| c.challenger == me).map(lobby::Challenge::shown).collect();
-    let incoming = lobby
-        .open
-        .values()
-        .filter(|c| c.dest.as_deref() == Some(me.as_str()))
-        .map(lobby::Challenge::shown)
-        .collect();
-    Json(MyChallenges { incoming, out })
-}
-
-async fn create_challenge(
-    State(shared): State<Arc<Shared>>,
-    Authed(key): Authed,
-    Json(req): Json<ChallengeRequest>,
-) -> ApiResult<Json<Created>> {
-    let c = lobby::create(&shared, key, req.parse()?).await?;
-    Ok(Json(Created { challenge: c.shown() }))
-}
-
-async fn accept(
-    State(shared): State<Arc<Shared>>,
-    Authed(key): Authed,
-    Path(id): Path<String>,
-    Json(seat): Json<Seat>,
-) -> ApiResult<Json<Done>> {
-    lobby::accept(&shared, key, &id, seat).await?;
-    Ok(Json(Done { ok: true }))
-}
-
-async fn decline(
-    State(shared): State<Arc<Shared>>,
-    Authed(key): Authed,
-    Path(id): Path<String>,
-) -> ApiResult<Json<Done>> {
-    lobby::close(&shared, key, &id, true).await?;
-    Ok(Json(Done { ok: true }))
-}
-
-async fn cancel(
-    State(shared): State<Arc<Shared>>,
-    Authed(key): Authed,
-    Path(id): Path<String>,
-) -> ApiResult<Json<Done>> {
-    lobby::close(&shared, key, &id, false).await?;
-    Ok(Json(Done { ok: true }))
-}
-
-async fn umpire_seat(
-    State(shared): State<Arc<Shared>>,
-    Authed(key): Authed,
-    Path(id): Path<String>,
-    Json(seat): Json<Seat>,
-) -> ApiResult<Json<Done>> {
-    lobby::umpire_seat(&shared, key, &id, seat).await?;
-    Ok(Json(Done { ok: true }))
-}
-
-#[derive(Deserialize)]
-struct Sign {
-    signature: String,
-}
-
-async fn sign(
-    State(shared): State<Arc<Shared>>,
-    Authed(key): Authed,
-    Path(id): Path<String>,
-    Json(req): Json<Sign>,
-) -> ApiResult<Json<Signed>> {
-    let signature = parse_signature(&req.signature)?;
-    let started = lobby::sign(&shared, key, &id, signature).await?;
-    Ok(Json(Signed { ok: true, started }))
-}
-
-async fn lobby_view(State(shared): State<Arc<Shared>>) -> ApiResult<Json<Named<LobbyView>>> {
-    let seeks = lock(&shared.lobby)
-        .open
-        .values()
-        .filter(|c| c.dest.is_none())
-        .map(lobby::Challenge::shown)
-        .collect();
-    let live = lock(&shared.matches).values().map(|h| lock(&h.info).clone()).collect();
-    Ok(Json(named(&shared, LobbyView { seeks, live }).await?))
 }
 
 #[derive(Deserialize)]

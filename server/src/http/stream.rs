@@ -71,7 +71,7 @@ pub async fn event_stream(
             }
         }
     }
-    first.extend(crate::tournament::invitations_for(&shared, &key));
+    first.extend(lock(&shared.tournaments).invitations_for(&key));
     let initial = futures_util::stream::iter(first.into_iter().map(|v| format!("{v}\n")));
     let live = live_lines(rx, shared.shutdown_signal());
     // The slot lives as long as the stream: dropping the response frees it.

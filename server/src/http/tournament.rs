@@ -8,9 +8,8 @@ use super::types::{
 use crate::admission::lock;
 use crate::error::AppError;
 use crate::http::extract::Authed;
-use crate::ledger::ledger_of;
 use crate::lobby::{Pending, Seat};
-use crate::state::Shared;
+use crate::state::{Shared, ledger_of};
 use crate::tournament::*;
 use axum::Json;
 use axum::extract::{Path, State};
@@ -82,7 +81,7 @@ pub async fn show(
 ) -> Result<Json<Named<TournamentView>>, AppError> {
     let id = parse_tournament_id(&id)?;
     let t = state_of(&shared, id).await?;
-    let joined = joined_now(&shared, &id).await?;
+    let joined = joined_now(&*shared.store, &id).await?;
     let entrants = t
         .definition
         .players
@@ -303,7 +302,7 @@ pub async fn seat(
                 tournament: Some((inv.tournament, inv.round)),
             };
             if p.umpire.is_none() {
-                p.terms = Some(crate::lobby::write_terms(&shared, &p)?);
+                p.terms = Some(crate::lobby::write_terms(&shared.config, &p)?);
             }
             inv.handed_to_lobby = true;
             lock(&shared.lobby).pending.insert(id.clone(), p.clone());

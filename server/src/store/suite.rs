@@ -85,7 +85,7 @@ fn key_of(seed: u8) -> PublicKey {
     protocol::Identity::from_seed(&[seed; 32]).public()
 }
 
-fn live(id: MatchId, created_ms: u64) -> MatchRow {
+pub(crate) fn live(id: MatchId, created_ms: u64) -> MatchRow {
     MatchRow {
         id,
         terms: vec![1, 2, 3, 0, 255],
@@ -99,7 +99,7 @@ fn live(id: MatchId, created_ms: u64) -> MatchRow {
     }
 }
 
-fn finish(at: u64) -> Finish {
+pub(crate) fn finish(at: u64) -> Finish {
     Finish {
         finished_ms: at,
         record_sha256: [at as u8; 32],
@@ -257,7 +257,8 @@ async fn a_tournament_withdrawal_survives_a_reopen_until_the_player_joins_again(
     assert_eq!(s.tournament_joins(&t).await.unwrap(), [c, a]);
 }
 
-async fn postgres_url(name: &str) -> Option<String> {
+/// A fresh database on the tests' PostgreSQL server (none, SKIPPED printed, without one).
+pub(crate) async fn postgres_url(name: &str) -> Option<String> {
     match &Backend::postgres(name).await? {
         Backend::Postgres(url) => Some(url.clone()),
         Backend::Sqlite(_) => None,
@@ -335,11 +336,12 @@ async fn postgres_a_lost_lock_connection_is_taken_again() {
 use sqlx::Connection as _;
 use sqlx::postgres::PgConnection;
 
-fn entry(id: MatchId, seq: u64, byte: u8) -> EntryRow {
+pub(crate) fn entry(id: MatchId, seq: u64, byte: u8) -> EntryRow {
     EntryRow { match_id: id, seq, bytes: vec![byte] }
 }
 
-async fn expire(admin: &mut PgConnection, id: &MatchId) {
+/// Makes `id`'s lease expired on the database's clock.
+pub(crate) async fn expire(admin: &mut PgConnection, id: &MatchId) {
     sqlx::query(
         "UPDATE match_leases SET expires_at = now() - interval '1 second' WHERE match_id = $1",
     )
@@ -347,78 +349,6 @@ async fn expire(admin: &mut PgConnection, id: &MatchId) {
     .execute(&mut *admin)
     .await
     .unwrap();
-}
-
-/// PostgreSQL only, several nodes (`serve --cluster`): a node holds the lease of each match it
-/// creates; another node takes a lease only once it has expired on the database's clock,
-/// raising its epoch; the old owner's commits for that match then fail (in a group commit
-/// too, where its other matches' entries are stored), its other matches are unaffected, its
-/// renewal reports the lease lost, and the new owner carries on from what was committed. A
-/// single-owner server is refused while nodes run.
-#[tokio::test]
-async fn postgres_cluster_a_node_that_lost_a_match_lease_commits_nothing_more_for_it() {
-    let Some(url) = postgres_url("leases").await else { return };
-    let a = std::sync::Arc::new(PostgresStore::open_node(&url, "http://a", 60_000).await.unwrap());
-    let b = PostgresStore::open_node(&url, "http://b", 60_000).await.expect("a second node");
-    let refused = PostgresStore::open(&url).await.expect_err("no single owner beside nodes");
-    assert!(refused.to_string().contains("in use by another fogproof server"), "{refused}");
-    let (la, lb) = (a.leases().unwrap(), b.leases().unwrap());
-    assert_ne!(la.node(), lb.node());
-    let (m1, m2) = (MatchId([1; 32]), MatchId([2; 32]));
-    for id in [m1, m2] {
-        a.create_match(&live(id, 1), &[entry(id, 0, 0)]).await.unwrap();
-    }
-    assert!(la.holds(&m1) && la.holds(&m2) && !lb.holds(&m1));
-    // Nothing has expired: B takes nothing, and cannot write for a match it does not hold.
-    assert!(lb.take_expired(b.pool(), 10).await.unwrap().is_empty());
-    let e = b.append_entries(&[entry(m1, 1, 9)]).await.expect_err("B holds no lease");
-    assert!(e.to_string().contains("no longer holds its lease"), "{e}");
-    assert_eq!(lb.owner_url(b.pool(), &m1).await.unwrap().as_deref(), Some("http://a"));
-
-    // A stops renewing m1 (cut off from the database, say): its lease expires, B takes it.
-    let mut admin = PgConnection::connect(&url).await.unwrap();
-    expire(&mut admin, &m1).await;
-    assert_eq!(lb.take_expired(b.pool(), 10).await.unwrap(), [m1]);
-    let epoch: i64 = sqlx::query_scalar("SELECT epoch FROM match_leases WHERE match_id = $1")
-        .bind(super::sqlite::id_text(&m1))
-        .fetch_one(&mut admin)
-        .await
-        .unwrap();
-    assert_eq!(epoch, 2, "a takeover raises the epoch");
-    assert!(la.holds(&m1), "A does not know yet");
-    // A's group commit of both matches: m1's write fails, m2's is stored.
-    let committer = crate::commit::Committer::start(a.clone());
-    let (one, two) = tokio::join!(
-        committer.commit(vec![entry(m1, 1, 1)]),
-        committer.commit(vec![entry(m2, 1, 2)])
-    );
-    let e = one.expect_err("the old owner of m1 is fenced");
-    // (The group failed on m1's lease, "another node took it", then m1 alone: "not held".)
-    assert!(e.to_string().contains("no longer holds its lease"), "{e}");
-    two.expect("the old owner's other match goes on");
-    assert!(!la.holds(&m1));
-    // B carries on from what was committed; A's m1 entry is nowhere.
-    b.append_entries(&[entry(m1, 1, 11)]).await.unwrap();
-    assert_eq!(b.entries(&m1).await.unwrap(), vec![vec![0], vec![11]]);
-    assert_eq!(a.entries(&m2).await.unwrap(), vec![vec![0], vec![2]]);
-    assert_eq!(la.owner_url(a.pool(), &m1).await.unwrap().as_deref(), Some("http://b"));
-
-    // A renewal reports a lease taken meanwhile as lost.
-    expire(&mut admin, &m2).await;
-    assert_eq!(lb.take_expired(b.pool(), 10).await.unwrap(), [m2]);
-    assert_eq!(la.renew(a.pool(), &|_| true).await.unwrap(), [m2]);
-    assert!(la.held().is_empty());
-    // The owner's finish removes the lease: nobody takes a finished match over.
-    b.finish_match(&m2, &finish(9)).await.unwrap();
-    expire(&mut admin, &m1).await;
-    assert!(la.take_expired(a.pool(), 10).await.unwrap() == [m1]);
-    let e = b.finish_match(&m1, &finish(10)).await.expect_err("B lost m1 to A");
-    assert!(e.to_string().contains("no longer holds its lease"), "{e}");
-    let left: i64 = sqlx::query_scalar("SELECT count(*) FROM match_leases")
-        .fetch_one(&mut admin)
-        .await
-        .unwrap();
-    assert_eq!(left, 1, "m2's lease went with its finish");
 }
 
 /// PostgreSQL only: a node's own monotonic deadline stops its commits for a match before the
