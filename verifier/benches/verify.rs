@@ -2,10 +2,12 @@
 //! in the same run the time to batch-verify only those records' signatures; prints the ratio
 //! verify ÷ signature-only per variant (issue 13's bar: <= 1.3 for every variant, goal 1.1,
 //! with every disclosure checked). A third column is the cryptographic floor of that check:
-//! the signatures, plus per sealing context (one per author and private channel) one key
-//! derivation from the disclosed seal seed (an X25519 key pair and a Diffie-Hellman), plus per
-//! sealed message one XChaCha20-Poly1305 opening at its padded size, timed in the same run; the
-//! last column is verify ÷ that floor, the verifier's own overhead.
+//! the signatures, plus per sealing context (one per author and private channel) one check of
+//! the disclosed key against its commitment and, where the context's recipient did not
+//! countersign, one key derivation from the disclosed seal seed (an X25519 key pair and a
+//! Diffie-Hellman; docs/PROTOCOL.md 14.2: none in an honest self-played record, where everyone
+//! countersigns), plus per sealed message one XChaCha20-Poly1305 opening at its padded size,
+//! timed in the same run; the last column is verify ÷ that floor, the verifier's own overhead.
 //!
 //! `cargo bench -p fogproof-verifier --bench verify`
 //!
@@ -51,6 +53,9 @@ struct Corpus {
     sealed: (usize, usize),
     /// Sealing contexts in the corpus (an author on a private channel, per record).
     contexts: usize,
+    /// Those of them whose recipient did not countersign (their disclosure costs a key
+    /// agreement).
+    unattested: usize,
 }
 
 /// The record self-play gives for `variant` and `seed`; with `FOGPROOF_BENCH_RECORDS=DIR`, read
@@ -79,8 +84,11 @@ fn corpus(only: Option<&str>) -> Vec<Corpus> {
             let records =
                 bytes.iter().map(|b| MatchRecord::from_canonical(b).expect("a record")).collect();
             let mut sealed = (0, 0);
-            let mut contexts = 0;
+            let (mut contexts, mut unattested) = (0, 0);
             for b in &bytes {
+                // Every party of an honest umpired record countersigns; if one did not, the
+                // record's contexts count as unattested (an upper bound on the key agreements).
+                let all_countersigned = verifier::verify_match(b).countersigned.len() == 3;
                 let checked = verifier::envelope::check(b).expect("an honest record");
                 let mut seen = std::collections::BTreeSet::new();
                 for e in checked.entries.iter().filter(|e| e.sealed) {
@@ -92,8 +100,11 @@ fn corpus(only: Option<&str>) -> Vec<Corpus> {
                     }
                 }
                 contexts += seen.len();
+                if !all_countersigned {
+                    unattested += seen.len();
+                }
             }
-            Corpus { variant, bytes, records, sealed, contexts }
+            Corpus { variant, bytes, records, sealed, contexts, unattested }
         })
         .collect()
 }
@@ -135,6 +146,21 @@ fn one_derivation() -> Duration {
     mean(Duration::from_millis(500), || {
         seed[0] = seed[0].wrapping_add(1);
         black_box(ChannelKey::derive(&recipient, &context, &seed).expect("derives"));
+    })
+}
+
+/// One check of a disclosed key against its setup's commitment (what the check does once per
+/// author and channel whose recipient countersigned).
+fn one_key_check() -> Duration {
+    let (context, recipient) = bench_context();
+    let key = ChannelKey::derive(&recipient, &context, &[5; 32]).expect("derives");
+    let disclosed =
+        seal::Sealer::new(&recipient, &context, &[5; 32]).expect("derives").disclosure();
+    mean(Duration::from_millis(500), || {
+        black_box(
+            seal::check_disclosed_key(context.channel, &key.setup(), black_box(&disclosed.key))
+                .expect("the committed key"),
+        );
     })
 }
 
@@ -260,9 +286,11 @@ fn main() {
             }
             one_open(game::sealed_plaintext_bytes(c.variant, direction)) * count as u32
         };
-        let derive = if c.contexts == 0 { Duration::ZERO } else { one_derivation() };
+        let derive = if c.unattested == 0 { Duration::ZERO } else { one_derivation() };
+        let key_check = if c.contexts == 0 { Duration::ZERO } else { one_key_check() };
         let floor = sigs
-            + (derive * c.contexts as u32
+            + (derive * c.unattested as u32
+                + key_check * c.contexts as u32
                 + open(c.sealed.0, SealDirection::FromUmpire)
                 + open(c.sealed.1, SealDirection::ToUmpire))
                 / n;

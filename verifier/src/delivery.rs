@@ -432,6 +432,8 @@ impl Replay {
             sent: BTreeMap::new(),
             terms,
         };
+        // The same countersignatures spare the same key agreements as in the replay proper.
+        r.coordinator.attest(envelope::coordinate::attested(&r.terms, &ordered.entries));
         for (e, &void) in ordered.entries[..end].iter().zip(&ordered.void) {
             r.push(e, void);
         }

@@ -35,7 +35,7 @@
 
 mod checked;
 mod content;
-mod coordinate;
+pub(crate) mod coordinate;
 mod order;
 
 pub use checked::{Checked, CheckedCommitment, CheckedEntry, role_of_side, side_of_role};

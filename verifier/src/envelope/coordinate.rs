@@ -52,7 +52,10 @@ pub(crate) struct Coordinated {
 /// `seal::Inbox::opened_all`), so their disclosures need no key agreement
 /// (`Coordinator::attest`, docs/PROTOCOL.md 14.2). A countersignature the relay left out only
 /// costs the verifier that key agreement.
-fn attested(terms: &AgreedTerms, entries: &[Auth]) -> Vec<protocol::seal::SealPublicKey> {
+pub(crate) fn attested(
+    terms: &AgreedTerms,
+    entries: &[Auth],
+) -> Vec<protocol::seal::SealPublicKey> {
     let t = &terms.terms;
     let Some(close) = entries
         .iter()
