@@ -32,7 +32,7 @@ struct Played {
 }
 
 fn played(dir: &std::path::Path, name: &str, mangle: impl FnOnce(&mut Vec<u8>)) -> Played {
-    let s = client::selfplay::selfplay_with(client::selfplay::SelfplayConfig::new(
+    let s = sim::selfplay::selfplay_with(sim::selfplay::SelfplayConfig::new(
         rules::Variant::Chess,
         7,
     ))
@@ -175,7 +175,7 @@ fn evidence_of_a_forked_log_convicts_the_relay() {
     use protocol::message::SignedReceipt;
     use protocol::record::MatchRecord;
     let dir = scratch("evidence");
-    let s = client::selfplay::selfplay_with(client::selfplay::SelfplayConfig::new(
+    let s = sim::selfplay::selfplay_with(sim::selfplay::SelfplayConfig::new(
         rules::Variant::Chess,
         7,
     ))

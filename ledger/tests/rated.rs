@@ -9,7 +9,7 @@
 //! - a last revealer who sees the coin toss and quits forfeits a rated game, although the
 //!   colours are never known.
 
-use client::selfplay::{Fate, SelfplayConfig, Who, Wire, selfplay_with};
+use sim::selfplay::{Fate, SelfplayConfig, Who, Wire, selfplay_with};
 use ledger::entry::{LedgerEntry, MatchEntry};
 use ledger::note::{KeyKind, SignerKey};
 use ledger::rating::Rating;

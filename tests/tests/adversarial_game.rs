@@ -7,7 +7,7 @@
 //! from the colours the match drew. Each lie is told once, at the first chance; a test whose
 //! cheat never got its chance fails.
 
-use client::{Selfplay, SelfplayConfig};
+use sim::{Selfplay, SelfplayConfig};
 use protocol::codec::Canonical;
 use protocol::message::{Outcome, Payload};
 use protocol::terms::Colours;
@@ -29,7 +29,7 @@ fn config(variant: Variant, seed: u64) -> SelfplayConfig {
 
 fn play(config: SelfplayConfig) -> Selfplay {
     let (v, s) = (config.variant, config.seed);
-    client::selfplay_with(config).unwrap_or_else(|e| panic!("{v} seed {s}: {e:?}"))
+    sim::selfplay_with(config).unwrap_or_else(|e| panic!("{v} seed {s}: {e:?}"))
 }
 
 fn key(played: &Selfplay, role: MatchRole) -> PublicKey {

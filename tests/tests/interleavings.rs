@@ -4,7 +4,7 @@
 //! when a player resigns at a random moment, whatever was in flight is a void race, never a
 //! fault, and the resignation is the result.
 
-use client::selfplay::{SelfplayConfig, selfplay_with};
+use sim::selfplay::{SelfplayConfig, selfplay_with};
 use rules::Variant;
 use verifier::Verdict;
 

@@ -9,8 +9,9 @@
 //! ciphertexts and times may differ. With v2's one global sequence and one counter per author,
 //! the positions of Black's receipts and the umpire's numbers counted the attempts exactly.
 
-use client::selfplay::derive;
-use client::{RandomBot, SelfplayConfig, selfplay_with};
+use sim::selfplay::derive;
+use client::RandomBot;
+use sim::{SelfplayConfig, selfplay_with};
 use protocol::codec::Canonical;
 use protocol::keys::ByColor;
 use protocol::message::{MessageBody, Payload, Receipt};

@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 
 /// The crates checked, by their directory under the workspace root (their code in `src/`).
 /// Other crates join as their cycles are broken.
-const CRATES: &[&str] = &["server", "protocol", "client", "verifier", "rules", "ledger", "cli"];
+const CRATES: &[&str] =
+    &["server", "protocol", "client", "sim", "verifier", "rules", "ledger", "cli"];
 
 /// References `(crate, from, to)` that still close a cycle: left out of the graph, and each
 /// must still exist (remove it from here once it is gone). Empty is the goal.

@@ -5,7 +5,7 @@
 //! full announcements, SIC's legal-move lists of every length, 6x6 boards with different
 //! numbers of red squares. The games that seal nothing seal nothing.
 
-use client::{SelfplayConfig, selfplay_with};
+use sim::{SelfplayConfig, selfplay_with};
 use protocol::codec::Canonical;
 use protocol::game::{SealDirection, sealed_plaintext_bytes};
 use protocol::message::Payload;
