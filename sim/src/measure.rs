@@ -150,7 +150,8 @@ impl Server {
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
         let extra: &[&str] = if umpire_process { &["--external-umpire"] } else { &[] };
-        let (child, base) = spawn_serve(fogproof, &dir.join("data"), extra, &dir.join("serve.log"))?;
+        let (child, base) =
+            spawn_serve(fogproof, &dir.join("data"), extra, &dir.join("serve.log"))?;
         let pid = child.id();
         let mut server = Server {
             base,
@@ -578,16 +579,8 @@ pub fn run(args: &Options, out: &mut impl Write) -> Result<()> {
     )?;
     out.flush()?;
 
-    let result = runtime.block_on(measure(
-        args,
-        &server,
-        variant,
-        clock_seconds,
-        seed,
-        sources,
-        bound,
-        out,
-    ));
+    let result =
+        runtime.block_on(measure(args, &server, variant, clock_seconds, seed, sources, bound, out));
     server.stop();
     if let Some((url, name)) = server.database.take()
         && !args.keep_data

@@ -2,10 +2,10 @@
 //! open games clearly, and every game of every variant it plays ends validly.
 
 use client::{HouseBot, RandomBot};
-use sim::{SelfplayConfig, selfplay_with};
 use protocol::message::Outcome;
 use protocol::terms::Colours;
 use rules::Variant;
+use sim::{SelfplayConfig, selfplay_with};
 
 /// Plays `games` games of `variant`, the house bot White in even ones and Black in odd ones;
 /// checks each record verifies valid; returns the house bot's half-points, the most it could

@@ -7,7 +7,6 @@
 //! through `AnyGame`, and compares every observation the umpire (or an Intrigue owner) signed
 //! with the rules' bytes, and every claim with the rules' result.
 
-use sim::{Fate, SelfplayConfig, Who, selfplay_with};
 use protocol::Channel;
 use protocol::codec::Canonical;
 use protocol::commitment::Opening;
@@ -19,6 +18,7 @@ use protocol::seed::setup_seed;
 use protocol::terms::Colours;
 use rules::AnyGame;
 use rules::{ByColor, Color, Variant};
+use sim::{Fate, SelfplayConfig, Who, selfplay_with};
 use std::collections::{BTreeMap, VecDeque};
 
 /// What `replay` found.

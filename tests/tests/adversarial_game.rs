@@ -7,7 +7,6 @@
 //! from the colours the match drew. Each lie is told once, at the first chance; a test whose
 //! cheat never got its chance fails.
 
-use sim::{Selfplay, SelfplayConfig};
 use protocol::codec::Canonical;
 use protocol::message::{Outcome, Payload};
 use protocol::terms::Colours;
@@ -15,6 +14,7 @@ use protocol::{Channel, Color, PublicKey};
 use rules::kriegspiel::{Answer, CheckKind};
 use rules::secretchess6 as sc6;
 use rules::{Square, Variant};
+use sim::{Selfplay, SelfplayConfig};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use verifier::{FaultKind, MatchRole, Verdict};

@@ -26,7 +26,6 @@
 //! `FOGPROOF_INTERLEAVINGS_DROPS` sets the number of random cases (default a few, for CI); a fixed
 //! sweep over every (party, phase) of one seed per variant runs besides, with the modes cycled.
 
-use sim::selfplay::{Fate, SelfplayConfig, SimWitness, Who, selfplay_with};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use protocol::codec::Canonical;
@@ -34,6 +33,7 @@ use protocol::delivery::{CLOCK_TOLERANCE_MS, Delivered};
 use protocol::message::{Payload, Seen, SignedMessage};
 use protocol::{Identity, LogHead, PublicKey};
 use rules::{Mode as GameMode, Variant};
+use sim::selfplay::{Fate, SelfplayConfig, SimWitness, Who, selfplay_with};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex};
 use verifier::{FaultKind, MatchRole, NoticeFinding, Verdict};

@@ -4,14 +4,14 @@
 //! verifier's verdict: the fault kind, the culprit's key and role, and that no honest party is
 //! ever named.
 
-use sim::selfplay::{Fate, Who};
-use sim::{Selfplay, SelfplayConfig};
 use protocol::codec::Canonical;
 use protocol::message::{Claim, MessageBody, Outcome, Owed, Payload, SignedMessage};
 use protocol::relay::RelayError;
 use protocol::terms::Colours;
 use protocol::{Channel, Color, PublicKey};
 use rules::Variant;
+use sim::selfplay::{Fate, Who};
+use sim::{Selfplay, SelfplayConfig};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 use verifier::{FaultKind, MatchRole, Verdict};
@@ -345,11 +345,7 @@ fn an_umpire_answering_a_move_without_its_turn_is_named() {
 }
 
 /// Re-signs a message from the umpire with another `re`.
-fn with_re(
-    bytes: &[u8],
-    cast: &sim::selfplay::Cast,
-    re: Option<protocol::MessageHash>,
-) -> Vec<u8> {
+fn with_re(bytes: &[u8], cast: &sim::selfplay::Cast, re: Option<protocol::MessageHash>) -> Vec<u8> {
     let m = SignedMessage::from_canonical(bytes).expect("a message");
     let mut body: MessageBody = m.verify().expect("signed");
     body.re = re;

@@ -200,12 +200,9 @@ impl VerdictJson {
             sanction: match verdict {
                 Verdict::Valid { .. } => None,
                 Verdict::Faults(_) => Some(
-                    verdict
-                        .sanctioned_result()
-                        .as_ref()
-                        .map_or(Sanction::Void(Void::Void), |r| {
-                            Sanction::Result(OutcomeJson::of(r))
-                        }),
+                    verdict.sanctioned_result().as_ref().map_or(Sanction::Void(Void::Void), |r| {
+                        Sanction::Result(OutcomeJson::of(r))
+                    }),
                 ),
             },
             record_sha256: None,

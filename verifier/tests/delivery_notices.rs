@@ -4,13 +4,13 @@
 //! White's loss; a late notice, a forged one (untrusted key, other match, other message, a
 //! message the rules would refuse, the other player's) changes nothing.
 
-use sim::{Selfplay, SelfplayConfig, selfplay::Fate, selfplay::Who};
 use protocol::codec::Canonical;
 use protocol::delivery::{CLOCK_TOLERANCE_MS, Delivered};
 use protocol::message::{Payload, SignedMessage};
 use protocol::terms::Colours;
 use protocol::{Identity, PublicKey};
 use rules::{Color, Variant};
+use sim::{Selfplay, SelfplayConfig, selfplay::Fate, selfplay::Who};
 use std::sync::{Arc, Mutex};
 use verifier::{FaultKind, MatchRole, NoticeFinding, Verdict};
 

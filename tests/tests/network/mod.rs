@@ -85,9 +85,7 @@ pub fn identity(label: &str) -> Identity {
 pub fn bot(seed: u64) -> client::agent::DeciderFactory {
     Arc::new(move |_| {
         (
-            Decider::Policy(Box::new(client::RandomBot::new(sim::selfplay::derive(
-                seed, "bot",
-            )))),
+            Decider::Policy(Box::new(client::RandomBot::new(sim::selfplay::derive(seed, "bot")))),
             None,
         )
     })
