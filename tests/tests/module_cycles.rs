@@ -244,7 +244,8 @@ fn no_crate_has_a_module_cycle() {
                 ));
             }
         }
-        assert!(graph.len() > 3, "{dir}: too few modules found ({graph:?}): is the path right?");
+        // `sim` has three modules (selfplay, loadtest, measure); the others many more.
+        assert!(graph.len() >= 3, "{dir}: too few modules found ({graph:?}): is the path right?");
         problems.extend(cycles(&graph).into_iter().map(|cycle| format!("{dir}: {cycle}")));
     }
     assert!(problems.is_empty(), "module cycles:\n  {}", problems.join("\n  "));
