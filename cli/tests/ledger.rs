@@ -37,7 +37,7 @@ fn p(path: &Path) -> &str {
 
 fn write_record(dir: &Path, seed: u64) -> std::path::PathBuf {
     let path = dir.join(format!("r{seed}.rec"));
-    std::fs::write(&path, client::selfplay(Variant::Espionage, seed).unwrap().0).unwrap();
+    std::fs::write(&path, sim::selfplay(Variant::Espionage, seed).unwrap().0).unwrap();
     path
 }
 
@@ -192,7 +192,7 @@ fn tournament_bundle_and_verify() {
     let vkey = ok(&fogproof(&["ledger", "key", "--key", p(&key)])).trim().to_string();
     // A two-player round-robin, defined and signed by its organiser, whose game is a
     // self-played record.
-    let cast = client::selfplay::cast(7);
+    let cast = sim::selfplay::cast(7);
     let players: Vec<serde_json::Value> = (0..2)
         .map(|i| {
             serde_json::json!({
@@ -258,10 +258,10 @@ fn tournament_bundle_and_verify() {
         "1",
     ]));
     assert!(started.contains("board 1: Player 0 - Player 1"), "{started}");
-    let mut config = client::SelfplayConfig::new(Variant::Espionage, 7);
+    let mut config = sim::SelfplayConfig::new(Variant::Espionage, 7);
     config.colours = protocol::terms::Colours::FirstIsWhite;
     let record = dir.join("game.rec");
-    std::fs::write(&record, client::selfplay_with(config).unwrap().bytes).unwrap();
+    std::fs::write(&record, sim::selfplay_with(config).unwrap().bytes).unwrap();
     ok(&fogproof(&[
         "ledger",
         "append",

@@ -58,6 +58,23 @@ fn line<'a>(stdout: &'a str, prefix: &str) -> &'a str {
         .unwrap_or_else(|| panic!("no {prefix:?} line in:\n{stdout}"))
 }
 
+/// The end every small run must reach: messages flowed in the window; every match that ended
+/// (the three resigned ones, and any that ended by the rules before) has a valid verdict on
+/// the server; White resigned in the three matches and each ended; nothing was refused or
+/// failed.
+fn assert_three_matches_played_and_ended_valid(stdout: &str) {
+    let line = |prefix: &str| line(stdout, prefix);
+    assert!(number_after(line("throughput:"), "(") > 0.0, "{stdout}");
+    let ends = line("ends:").trim_start_matches("ends:").trim();
+    assert!(ends.contains("resignation (valid)"), "{stdout}");
+    assert!(ends.split(", ").all(|e| e.ends_with("(valid)")), "{stdout}");
+    assert!(line("drain:").contains("3 matches; 3 ended"), "{stdout}");
+    assert!(
+        line("errors:").starts_with("errors: 0 (0 matches given up, 0 messages refused)"),
+        "{stdout}"
+    );
+}
+
 #[test]
 fn loadtest_plays_matches_and_prints_its_report() {
     let stdout = small_loadtest(&["loadtest"]);
@@ -65,8 +82,7 @@ fn loadtest_plays_matches_and_prints_its_report() {
     // The bound was timed: a positive cost per message.
     assert!(number_after(line("signature bound:"), "verify + sign") > 0.0);
     assert!(line("ramp:").starts_with("ramp: 3 matches playing"), "{stdout}");
-    // Messages were accepted by the relay in the window, and receipts came back to players.
-    assert!(number_after(line("throughput:"), "(") > 0.0, "{stdout}");
+    // Receipts came back to players.
     assert!(line("receipt latency (server").contains("p99 <="), "{stdout}");
     let players = line("receipt latency (players");
     assert!(number_after(players, "over") > 0.0, "{stdout}");
@@ -76,17 +92,7 @@ fn loadtest_plays_matches_and_prints_its_report() {
     assert!(line("server memory:").contains("KiB per match"), "{stdout}");
     assert!(line("per core of server CPU:").contains("of the one-core signature bound"));
     assert!(line("load generator CPU:").contains("cores"), "{stdout}");
-    // Every match that ended (the three resigned ones, and any that ended by the rules before)
-    // has a valid verdict on the server.
-    let ends = line("ends:").trim_start_matches("ends:").trim();
-    assert!(ends.contains("resignation (valid)"), "{stdout}");
-    assert!(ends.split(", ").all(|e| e.ends_with("(valid)")), "{stdout}");
-    // White resigned in the three matches and each ended; nothing was refused or failed.
-    assert!(line("drain:").contains("3 matches; 3 ended"), "{stdout}");
-    assert!(
-        line("errors:").starts_with("errors: 0 (0 matches given up, 0 messages refused)"),
-        "{stdout}"
-    );
+    assert_three_matches_played_and_ended_valid(&stdout);
 }
 
 /// `--umpire-process`: the umpire runs as `fogproof umpire` beside `fogproof serve
@@ -97,18 +103,10 @@ fn loadtest_with_the_umpire_in_its_own_process() {
     let stdout = small_loadtest(&["loadtest", "--umpire-process"]);
     let line = |prefix: &str| line(&stdout, prefix);
     assert!(line("server:").contains("the umpire in a process of its own, pid"), "{stdout}");
-    assert!(number_after(line("throughput:"), "(") > 0.0, "{stdout}");
     assert!(line("per core of server CPU:").contains("of the one-core signature bound"));
     assert!(line("umpire process CPU:").contains("us per accepted message"), "{stdout}");
     assert!(line("per core of server + umpire CPU:").contains("messages/s per core"));
-    let ends = line("ends:").trim_start_matches("ends:").trim();
-    assert!(ends.contains("resignation (valid)"), "{stdout}");
-    assert!(ends.split(", ").all(|e| e.ends_with("(valid)")), "{stdout}");
-    assert!(line("drain:").contains("3 matches; 3 ended"), "{stdout}");
-    assert!(
-        line("errors:").starts_with("errors: 0 (0 matches given up, 0 messages refused)"),
-        "{stdout}"
-    );
+    assert_three_matches_played_and_ended_valid(&stdout);
 }
 
 /// `--matches-per-pair`: one pair of keys plays several matches at once, each player's
@@ -120,13 +118,5 @@ fn loadtest_with_one_pair_playing_three_matches_at_once() {
     let line = |prefix: &str| line(&stdout, prefix);
     assert!(line("players:").starts_with("players: 2 keys, 3 matches at once per pair"));
     assert!(line("ramp:").starts_with("ramp: 3 matches playing"), "{stdout}");
-    assert!(number_after(line("throughput:"), "(") > 0.0, "{stdout}");
-    let ends = line("ends:").trim_start_matches("ends:").trim();
-    assert!(ends.contains("resignation (valid)"), "{stdout}");
-    assert!(ends.split(", ").all(|e| e.ends_with("(valid)")), "{stdout}");
-    assert!(line("drain:").contains("3 matches; 3 ended"), "{stdout}");
-    assert!(
-        line("errors:").starts_with("errors: 0 (0 matches given up, 0 messages refused)"),
-        "{stdout}"
-    );
+    assert_three_matches_played_and_ended_valid(&stdout);
 }

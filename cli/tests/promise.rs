@@ -23,7 +23,7 @@ fn p(path: &Path) -> &str {
 }
 
 fn record(dir: &Path, seed: u64) -> (std::path::PathBuf, Vec<u8>, [u8; 32]) {
-    let bytes = client::selfplay(Variant::Espionage, seed).unwrap().0;
+    let bytes = sim::selfplay(Variant::Espionage, seed).unwrap().0;
     let id = verifier::verify_match(&bytes).match_id.unwrap().0;
     let path = dir.join(format!("r{seed}.rec"));
     std::fs::write(&path, &bytes).unwrap();

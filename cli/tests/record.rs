@@ -34,7 +34,7 @@ fn fogproof(args: &[&str]) -> Output {
 
 /// Writes the self-play record of `variant` from seed 1 and returns its path and bytes.
 fn record(variant: Variant) -> (PathBuf, Vec<u8>) {
-    let played = client::selfplay_with(client::SelfplayConfig::new(variant, 1)).expect("selfplay");
+    let played = sim::selfplay_with(sim::SelfplayConfig::new(variant, 1)).expect("selfplay");
     let dir = std::env::temp_dir().join(format!("fogproof-record-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let path = dir.join(format!("{variant}.rec"));
@@ -402,7 +402,7 @@ fn bad_view_and_unreadable_file_are_errors() {
 #[test]
 fn pgn_of_a_record_with_a_fault_names_it_and_stops_there() {
     // An umpire that adds a pawn try to its first Kriegspiel announcement.
-    let mut config = client::SelfplayConfig::new(Variant::Kriegspiel, 1);
+    let mut config = sim::SelfplayConfig::new(Variant::Kriegspiel, 1);
     let lied = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let flag = lied.clone();
     config.umpire_lie = Some(Box::new(move |_side, _i, bytes: &mut Vec<u8>| {
@@ -415,7 +415,7 @@ fn pgn_of_a_record_with_a_fault_names_it_and_stops_there() {
             flag.store(true, std::sync::atomic::Ordering::SeqCst);
         }
     }));
-    let played = client::selfplay_with(config).expect("selfplay");
+    let played = sim::selfplay_with(config).expect("selfplay");
     assert!(lied.load(std::sync::atomic::Ordering::SeqCst));
     let dir = std::env::temp_dir().join(format!("fogproof-record-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");

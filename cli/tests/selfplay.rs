@@ -24,7 +24,7 @@ fn selfplay_writes_the_record_and_one_summary_line() {
     let out = fogproof(&["selfplay", "--variant", "secretchess6", "--seed", "3", "--out", file]);
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let bytes = std::fs::read(&path).unwrap();
-    let (expected, summary) = client::selfplay(rules::Variant::SecretChess6, 3).unwrap();
+    let (expected, summary) = sim::selfplay(rules::Variant::SecretChess6, 3).unwrap();
     assert_eq!(bytes, expected);
     assert_eq!(String::from_utf8(out.stdout).unwrap(), format!("{summary} -> {file}\n"));
     assert!(summary.to_string().starts_with("secretchess6: "), "{summary}");

@@ -32,11 +32,9 @@ struct Played {
 }
 
 fn played(dir: &std::path::Path, name: &str, mangle: impl FnOnce(&mut Vec<u8>)) -> Played {
-    let s = client::selfplay::selfplay_with(client::selfplay::SelfplayConfig::new(
-        rules::Variant::Chess,
-        7,
-    ))
-    .expect("self-play");
+    let s =
+        sim::selfplay::selfplay_with(sim::selfplay::SelfplayConfig::new(rules::Variant::Chess, 7))
+            .expect("self-play");
     let colours = s.colours.expect("colours drawn");
     let claim = s.summary.result.expect("a result");
     let score = match claim.outcome {
@@ -175,11 +173,9 @@ fn evidence_of_a_forked_log_convicts_the_relay() {
     use protocol::message::SignedReceipt;
     use protocol::record::MatchRecord;
     let dir = scratch("evidence");
-    let s = client::selfplay::selfplay_with(client::selfplay::SelfplayConfig::new(
-        rules::Variant::Chess,
-        7,
-    ))
-    .expect("self-play");
+    let s =
+        sim::selfplay::selfplay_with(sim::selfplay::SelfplayConfig::new(rules::Variant::Chess, 7))
+            .expect("self-play");
     // The relay's second log: the same last message, receipted at another time (so another
     // head) at the same position, as a relay showing one player a different history would.
     let relay = &s.cast.relay;

@@ -18,7 +18,7 @@ const FIXTURE: &str = "../web/test/fixtures/kriegspiel-lying-umpire.rec";
 
 #[test]
 fn the_audit_fixture_is_a_lying_umpire_and_the_verifier_names_it() {
-    let mut config = client::SelfplayConfig::new(Variant::Kriegspiel, 1);
+    let mut config = sim::SelfplayConfig::new(Variant::Kriegspiel, 1);
     // The lie comes with the first answer and the verifier stops there: the rest of the game
     // would only make the file larger.
     config.max_actions = 12;
@@ -33,7 +33,7 @@ fn the_audit_fixture_is_a_lying_umpire_and_the_verifier_names_it() {
             *bytes = rules::kriegspiel::Answer::Legal(a).to_canonical();
         }
     }));
-    let played = client::selfplay_with(config).expect("self-play");
+    let played = sim::selfplay_with(config).expect("self-play");
     assert!(lied.load(Ordering::SeqCst), "the umpire had an announcement to falsify");
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(FIXTURE);
     if std::env::var_os("FOGPROOF_BLESS").is_some() {

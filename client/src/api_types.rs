@@ -442,9 +442,9 @@ mod tests {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../web/src/types")
     }
 
-    /// The folder of `web/src/types` that the server's types fill (`server::http::types`):
-    /// neither written nor checked here.
-    const HOST: &str = "host";
+    /// The folders of `web/src/types` that the server's types (`server::http::types`) and the
+    /// verifier's (`verifier::json`) fill: neither written nor checked here.
+    const OTHERS: [&str; 2] = ["host", "verifier"];
 
     /// The pages' list of variants, from [`VariantInfo::all`].
     fn variants_ts() -> String {
@@ -519,7 +519,7 @@ mod tests {
         if std::env::var_os("FOGPROOF_WRITE_TYPES").is_some() {
             for e in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
                 let p = e.path();
-                if p.file_name().is_some_and(|n| n == HOST) {
+                if p.file_name().is_some_and(|n| OTHERS.iter().any(|o| n == *o)) {
                     continue;
                 }
                 let _ =
@@ -535,7 +535,7 @@ mod tests {
         if dir.is_dir() {
             collect(&dir, &dir, &mut have);
         }
-        have.retain(|name, _| !Path::new(name).starts_with(HOST));
+        have.retain(|name, _| !OTHERS.iter().any(|o| Path::new(name).starts_with(o)));
         let stale: Vec<&String> = want
             .iter()
             .filter(|(name, text)| have.get(*name) != Some(*text))

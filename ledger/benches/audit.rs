@@ -40,7 +40,7 @@ fn build(dir: &std::path::Path, records: u64) -> Ledger {
         let batch: Vec<Submission> = (start..=end)
             .into_par_iter()
             .map(|seed| Submission::Match {
-                record: client::selfplay(VARIANTS[seed as usize % 4], seed).expect("self-play").0,
+                record: sim::selfplay(VARIANTS[seed as usize % 4], seed).expect("self-play").0,
                 tournament: None,
             })
             .collect();

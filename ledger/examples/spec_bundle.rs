@@ -41,7 +41,7 @@ fn main() -> Result<(), Box<dyn Error>> {
 pub fn build(out: &Path) -> Result<String, Box<dyn Error>> {
     std::fs::create_dir_all(out)?;
     let seed = 3;
-    let cast = client::selfplay::cast(seed);
+    let cast = sim::selfplay::cast(seed);
     let (a, b) = (cast.players[0].public(), cast.players[1].public());
     let c = PublicKey([0xcc; 32]);
     let def = TournamentDefinition {
@@ -74,7 +74,7 @@ pub fn build(out: &Path) -> Result<String, Box<dyn Error>> {
     let mut ledger = Ledger::create(&log, key)?;
 
     // An unrelated game first, so the tournament's leaf indices do not start at 0.
-    let (other, _) = client::selfplay(Variant::Chess, 9)?;
+    let (other, _) = sim::selfplay(Variant::Chess, 9)?;
     ledger.append(&[Submission::Match { record: other, tournament: None }])?;
     ledger.append(&[Submission::Tournament { definition: file, published_at_ms: 2 }])?;
 
@@ -104,15 +104,15 @@ pub fn build(out: &Path) -> Result<String, Box<dyn Error>> {
     // The Berger table of 3 (+ a dummy) on pairing numbers A 1, B 2, C 3: round 1 B-C (A has
     // the bye), round 2 A-B (C), round 3 C-A (B); rounds 4 to 6 the same, colours reversed.
     ledger.append(&[round(1, c_absent.clone())])?;
-    let mut first = client::SelfplayConfig::new(Variant::Espionage, seed);
+    let mut first = sim::SelfplayConfig::new(Variant::Espionage, seed);
     first.colours = Colours::FirstIsWhite;
-    ledger.append(&[round(2, vec![]), game(2, client::selfplay_with(first)?.bytes)])?;
+    ledger.append(&[round(2, vec![]), game(2, sim::selfplay_with(first)?.bytes)])?;
     ledger.append(&[round(3, vec![]), no_show(3, c, a, true, false)])?;
     ledger.append(&[round(4, vec![]), no_show(4, c, b, true, true)])?;
     // Round 5 is B-A: a self-played game whose drawn colours make B white, if this seed's
     // draw does; otherwise A did not show.
     ledger.append(&[round(5, vec![])])?;
-    let drawn = client::selfplay_with(client::SelfplayConfig::new(Variant::Espionage, seed))?;
+    let drawn = sim::selfplay_with(sim::SelfplayConfig::new(Variant::Espionage, seed))?;
     let b_white = verifier::verify_match(&drawn.bytes).players.is_some_and(|p| p.white == b);
     if b_white {
         ledger.append(&[game(5, drawn.bytes)])?;

@@ -191,7 +191,7 @@ fn last_receipt_time(record: &[u8]) -> u64 {
 #[test]
 fn the_ledger_takes_the_close_time_from_the_record_and_rates_in_its_order() {
     let records: Vec<Vec<u8>> =
-        (1..=6).map(|seed| client::selfplay(Variant::Chess, seed).unwrap().0).collect();
+        (1..=6).map(|seed| sim::selfplay(Variant::Chess, seed).unwrap().0).collect();
     let append = |order: &[usize]| {
         let dir = tempfile::tempdir().unwrap();
         let mut ledger = Ledger::create(dir.path(), log_key()).unwrap();
@@ -229,7 +229,7 @@ fn the_ledger_takes_the_close_time_from_the_record_and_rates_in_its_order() {
 
 #[test]
 fn a_stated_close_time_other_than_the_records_is_refused() {
-    let record = client::selfplay(Variant::Chess, 2).unwrap().0;
+    let record = sim::selfplay(Variant::Chess, 2).unwrap().0;
     let signed = last_receipt_time(&record);
     let context = |finished_at_ms| MatchContext { tournament: None, finished_at_ms };
     assert_eq!(
@@ -263,7 +263,7 @@ fn a_stated_close_time_other_than_the_records_is_refused() {
 /// resumed relay, whose time stands still across the outage (nobody is charged the downtime),
 /// then that message accepted at its old relay time while the wall clock reads `outage_ms`
 /// later. The record ends at the relay's `Close` (the countersignatures are not replayed).
-fn resumed_after(game: &client::selfplay::Selfplay, outage_ms: u64) -> Vec<u8> {
+fn resumed_after(game: &sim::selfplay::Selfplay, outage_ms: u64) -> Vec<u8> {
     let r = &game.record;
     let agreed = r.terms.verify().unwrap();
     let relay_key = agreed.terms.relay;
@@ -286,7 +286,7 @@ fn resumed_after(game: &client::selfplay::Selfplay, outage_ms: u64) -> Vec<u8> {
 #[test]
 fn a_match_resumed_after_a_long_outage_is_logged_by_its_wall_close_time() {
     let hour = 3_600_000;
-    let play = |seed| client::selfplay_with(client::SelfplayConfig::new(Variant::Chess, seed));
+    let play = |seed| sim::selfplay_with(sim::SelfplayConfig::new(Variant::Chess, seed));
     let (a, b) = (play(1).unwrap(), play(2).unwrap());
     // Match A closed two hours of wall time after the outage began; match B, resumed after the
     // same outage, closes a minute later. B's receipts (its relay time) stood still.
@@ -323,7 +323,7 @@ fn a_match_resumed_after_a_long_outage_is_logged_by_its_wall_close_time() {
 
 #[test]
 fn a_close_time_far_ahead_of_the_logs_clock_is_refused() {
-    let game = client::selfplay_with(client::SelfplayConfig::new(Variant::Chess, 3)).unwrap();
+    let game = sim::selfplay_with(sim::SelfplayConfig::new(Variant::Chess, 3)).unwrap();
     // A relay whose wall clock is a day ahead of the log's.
     let day = 86_400_000;
     let record = resumed_after(&game, day);

@@ -24,7 +24,7 @@ fn witness_key(n: u8) -> SignerKey {
 
 fn record(seed: u64) -> Vec<u8> {
     let variant = [Variant::Espionage, Variant::Chess, Variant::SecretChess6][seed as usize % 3];
-    client::selfplay(variant, seed).unwrap().0
+    sim::selfplay(variant, seed).unwrap().0
 }
 
 fn submission(seed: u64) -> Submission {
@@ -95,13 +95,13 @@ fn refused_batches_change_nothing() {
 #[test]
 fn a_record_with_faults_is_logged_with_its_culprit() {
     // A relay that drops a message: the verdict names a fault, and the ledger keeps it.
-    let mut config = client::SelfplayConfig::new(Variant::Espionage, 5);
+    let mut config = sim::SelfplayConfig::new(Variant::Espionage, 5);
     let mut n = 0;
     config.wire = Some(Box::new(move |_w| {
         n += 1;
-        if n == 12 { client::Fate::Drop } else { client::Fate::Send }
+        if n == 12 { sim::Fate::Drop } else { sim::Fate::Send }
     }));
-    let played = client::selfplay_with(config).unwrap();
+    let played = sim::selfplay_with(config).unwrap();
     let vm = verifier::verify_match(&played.bytes);
     assert!(!vm.verdict.is_valid(), "the dropped message must be a fault");
     let dir = tempfile::tempdir().unwrap();

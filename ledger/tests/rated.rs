@@ -9,7 +9,6 @@
 //! - a last revealer who sees the coin toss and quits forfeits a rated game, although the
 //!   colours are never known.
 
-use client::selfplay::{Fate, SelfplayConfig, Who, Wire, selfplay_with};
 use ledger::entry::{LedgerEntry, MatchEntry};
 use ledger::note::{KeyKind, SignerKey};
 use ledger::rating::Rating;
@@ -18,6 +17,7 @@ use protocol::PublicKey;
 use protocol::message::{MessageBody, Payload};
 use protocol::terms::Colours;
 use rules::{EndReason, Variant};
+use sim::selfplay::{Fate, SelfplayConfig, Who, Wire, selfplay_with};
 use std::cell::RefCell;
 use std::rc::Rc;
 

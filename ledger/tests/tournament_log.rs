@@ -238,21 +238,21 @@ fn tournament_log_key() -> SignerKey {
 /// record of that round's one game, not appended yet.
 fn tournament_started(dir: &Path) -> (Ledger, [u8; 32], Vec<u8>) {
     let seed = 3;
-    let cast = client::selfplay::cast(seed);
+    let cast = sim::selfplay::cast(seed);
     let def = definition(
         vec![cast.players[0].public(), cast.players[1].public()],
         System::RoundRobin { double: false },
     );
     let file = definition_file(&def);
     let id = sha256(&file);
-    let mut config = client::SelfplayConfig::new(Variant::Espionage, seed);
+    let mut config = sim::SelfplayConfig::new(Variant::Espionage, seed);
     config.colours = protocol::terms::Colours::FirstIsWhite;
-    let record = client::selfplay_with(config).unwrap().bytes;
+    let record = sim::selfplay_with(config).unwrap().bytes;
     let mut ledger = Ledger::create(dir, tournament_log_key()).unwrap();
     // Another match first, so the tournament is not alone in the log.
     ledger
         .append(&[Submission::Match {
-            record: client::selfplay(Variant::Chess, 9).unwrap().0,
+            record: sim::selfplay(Variant::Chess, 9).unwrap().0,
             tournament: None,
         }])
         .unwrap();
@@ -345,7 +345,7 @@ fn bundles_recompute_offline_and_name_every_tampered_file() {
                 b
             }),
         ),
-        (record_name.clone(), Box::new(|_| client::selfplay(Variant::Espionage, 4).unwrap().0)),
+        (record_name.clone(), Box::new(|_| sim::selfplay(Variant::Espionage, 4).unwrap().0)),
         (
             proof_name.clone(),
             Box::new(|b| {

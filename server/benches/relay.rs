@@ -43,9 +43,9 @@ struct Game {
 }
 
 fn game() -> Game {
-    let played = client::selfplay_with(client::SelfplayConfig::new(rules::Variant::Kriegspiel, 1))
+    let played = sim::selfplay_with(sim::SelfplayConfig::new(rules::Variant::Kriegspiel, 1))
         .expect("self-play");
-    let relay = client::selfplay::cast(1).relay;
+    let relay = sim::selfplay::cast(1).relay;
     let agreed = played.record.terms.verify().expect("terms");
     let mut messages = Vec::new();
     let mut pairs = Vec::new();

@@ -56,9 +56,9 @@ struct Game {
 }
 
 fn game() -> Game {
-    let played = client::selfplay_with(client::SelfplayConfig::new(rules::Variant::Kriegspiel, 1))
+    let played = sim::selfplay_with(sim::SelfplayConfig::new(rules::Variant::Kriegspiel, 1))
         .expect("self-play");
-    let cast = client::selfplay::cast(1);
+    let cast = sim::selfplay::cast(1);
     let agreed = played.record.terms.verify().expect("terms");
     let u = agreed.terms.umpire.as_ref().expect("an umpired game");
     let seal = SealSecret::for_match(&cast.umpire, &u.nonce);
@@ -80,7 +80,7 @@ fn game() -> Game {
     }
     Game {
         umpire: cast.umpire.clone(),
-        secret: client::selfplay::derive(1, "umpire-secret"),
+        secret: sim::selfplay::derive(1, "umpire-secret"),
         agreed,
         entries: played.record.entries.clone(),
         bodies,

@@ -346,22 +346,22 @@ fn truncated_record() {
     let _ = Who::Umpire;
 }
 
-// The same cheats by participants of a whole self-played match (`client::selfplay` hooks on the
+// The same cheats by participants of a whole self-played match (`sim::selfplay` hooks on the
 // real player, umpire and relay machines).
 
 fn selfplay_cheat(
     variant: rules::Variant,
     cheater: usize,
     hook: protocol::roles::Hook,
-) -> (client::selfplay::Selfplay, Vec<Fault>) {
-    let mut config = client::selfplay::SelfplayConfig::new(variant, 3);
+) -> (sim::selfplay::Selfplay, Vec<Fault>) {
+    let mut config = sim::selfplay::SelfplayConfig::new(variant, 3);
     config.player_hooks[cheater] = Some(hook);
-    let s = client::selfplay::selfplay_with(config).expect("self-play");
+    let s = sim::selfplay::selfplay_with(config).expect("self-play");
     let f = faults(&s.bytes);
     (s, f)
 }
 
-fn role_of(s: &client::selfplay::Selfplay, player: usize) -> MatchRole {
+fn role_of(s: &sim::selfplay::Selfplay, player: usize) -> MatchRole {
     let key = s.cast.players[player].public();
     if s.colours.expect("colours drawn").white == key { MatchRole::White } else { MatchRole::Black }
 }
@@ -419,7 +419,7 @@ fn selfplay_loser_withholding_its_disclosures_forfeits_instead_of_voiding() {
 #[test]
 fn selfplay_player_gone_for_good_loses_on_time_and_is_named_for_what_it_never_disclosed() {
     // Kriegspiel, fixed colours: Black sends two attempts, then nothing at all.
-    let mut config = client::selfplay::SelfplayConfig::new(rules::Variant::Kriegspiel, 1);
+    let mut config = sim::selfplay::SelfplayConfig::new(rules::Variant::Kriegspiel, 1);
     config.colours = protocol::terms::Colours::FirstIsWhite;
     let mut actions = 0;
     config.player_hooks[1] = Some(Box::new(move |_, p| {
@@ -428,7 +428,7 @@ fn selfplay_player_gone_for_good_loses_on_time_and_is_named_for_what_it_never_di
         }
         actions < 3
     }));
-    let s = client::selfplay::selfplay_with(config).expect("self-play");
+    let s = sim::selfplay::selfplay_with(config).expect("self-play");
     let timeouts: Vec<_> = s
         .record
         .entries
@@ -510,7 +510,7 @@ fn selfplay_player_sealing_garbage_gets_a_complaint_and_forfeits() {
 fn selfplay_umpire_falsely_claiming_a_forfeit_is_named() {
     // The umpire turns one of its Turn statements into a claim that Black forfeited: Black's
     // attempts all disclose and replay legally, so the claim is the umpire's, and only its, fault.
-    let mut config = client::selfplay::SelfplayConfig::new(rules::Variant::Kriegspiel, 3);
+    let mut config = sim::selfplay::SelfplayConfig::new(rules::Variant::Kriegspiel, 3);
     let mut turns = 0;
     config.umpire_hook = Some(Box::new(move |_, p| {
         if matches!(p, Payload::Turn { .. }) {
@@ -521,7 +521,7 @@ fn selfplay_umpire_falsely_claiming_a_forfeit_is_named() {
         }
         true
     }));
-    let s = client::selfplay::selfplay_with(config).expect("self-play");
+    let s = sim::selfplay::selfplay_with(config).expect("self-play");
     let verdict = verifier::verify(&s.bytes);
     let verifier::Verdict::Faults(f) = &verdict else { panic!("{verdict:?}") };
     let umpire = s.cast.umpire.public();
@@ -536,9 +536,9 @@ fn intrigue_owner_withholding_its_informer_answer_never_gets_the_capturer_named(
     // the honest capturer, still waiting for that answer, never finished and was timed out too.
     let mut waited = 0;
     for seed in 1..=8 {
-        let mut config = client::selfplay::SelfplayConfig::new(rules::Variant::Intrigue, seed);
+        let mut config = sim::selfplay::SelfplayConfig::new(rules::Variant::Intrigue, seed);
         config.player_hooks[1] = Some(Box::new(|_, p| !matches!(p, Payload::Open { .. })));
-        let s = client::selfplay::selfplay_with(config).expect("self-play");
+        let s = sim::selfplay::selfplay_with(config).expect("self-play");
         let cheater = s.cast.players[1].public();
         let f = faults(&s.bytes);
         assert!(!f.is_empty(), "seed {seed}");
@@ -562,7 +562,7 @@ fn an_umpire_that_falls_silent_voids_the_game_and_only_it_is_named() {
     // named). It is the umpire's silence, proven by the relay's signed timeout: the umpire is
     // named, the game is void, and neither player is named.
     for variant in [rules::Variant::Kriegspiel, rules::Variant::Sic, rules::Variant::SecretChess6] {
-        let mut config = client::selfplay::SelfplayConfig::new(variant, 5);
+        let mut config = sim::selfplay::SelfplayConfig::new(variant, 5);
         // Silent from its fourth Turn on: it owes an answer to a player's action and never
         // gives it.
         let mut turns = 0;
@@ -572,7 +572,7 @@ fn an_umpire_that_falls_silent_voids_the_game_and_only_it_is_named() {
             }
             turns < 4
         }));
-        let s = client::selfplay::selfplay_with(config).expect("self-play");
+        let s = sim::selfplay::selfplay_with(config).expect("self-play");
         let umpire = s.cast.umpire.public();
         let timed_out = s.record.entries.iter().any(|e| {
             matches!(

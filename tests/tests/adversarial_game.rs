@@ -7,7 +7,6 @@
 //! from the colours the match drew. Each lie is told once, at the first chance; a test whose
 //! cheat never got its chance fails.
 
-use client::{Selfplay, SelfplayConfig};
 use protocol::codec::Canonical;
 use protocol::message::{Outcome, Payload};
 use protocol::terms::Colours;
@@ -15,6 +14,7 @@ use protocol::{Channel, Color, PublicKey};
 use rules::kriegspiel::{Answer, CheckKind};
 use rules::secretchess6 as sc6;
 use rules::{Square, Variant};
+use sim::{Selfplay, SelfplayConfig};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use verifier::{FaultKind, MatchRole, Verdict};
@@ -29,7 +29,7 @@ fn config(variant: Variant, seed: u64) -> SelfplayConfig {
 
 fn play(config: SelfplayConfig) -> Selfplay {
     let (v, s) = (config.variant, config.seed);
-    client::selfplay_with(config).unwrap_or_else(|e| panic!("{v} seed {s}: {e:?}"))
+    sim::selfplay_with(config).unwrap_or_else(|e| panic!("{v} seed {s}: {e:?}"))
 }
 
 fn key(played: &Selfplay, role: MatchRole) -> PublicKey {

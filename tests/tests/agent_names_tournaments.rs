@@ -215,7 +215,7 @@ fn log_key() -> SignerKey {
 
 fn house_bot(seed: u64) -> client::agent::DeciderFactory {
     Arc::new(move |_| {
-        let bot = client::HouseBot::new(client::selfplay::derive(seed, "house"));
+        let bot = client::HouseBot::new(sim::selfplay::derive(seed, "house"));
         (Decider::Policy(Box::new(bot)), None)
     })
 }

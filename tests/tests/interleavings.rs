@@ -4,8 +4,8 @@
 //! when a player resigns at a random moment, whatever was in flight is a void race, never a
 //! fault, and the resignation is the result.
 
-use client::selfplay::{SelfplayConfig, selfplay_with};
 use rules::Variant;
+use sim::selfplay::{SelfplayConfig, selfplay_with};
 use verifier::Verdict;
 
 /// Matches per variant; `FOGPROOF_INTERLEAVINGS` runs more.

@@ -4,7 +4,7 @@
 //! reveals, moves and sealed actions, the umpire's answers and announcements, claims, openings,
 //! disclosures), with and without a delivery witness (docs/PROTOCOL.md 16a) that the party offers
 //! what got no receipt. The real machines and the real relay run in process
-//! (`client::selfplay`, its `Fate::Drop`/`Fate::Delay` and `SimWitness`); the verdict is
+//! (`sim::selfplay`, its `Fate::Drop`/`Fate::Delay` and `SimWitness`); the verdict is
 //! `verifier::verify_with_notices` with the witness's key trusted. For every variant:
 //!
 //! - a timely notice: the verdict names the relay (`DroppedMessage`, no result) or nobody, never
@@ -26,7 +26,6 @@
 //! `FOGPROOF_INTERLEAVINGS_DROPS` sets the number of random cases (default a few, for CI); a fixed
 //! sweep over every (party, phase) of one seed per variant runs besides, with the modes cycled.
 
-use client::selfplay::{Fate, SelfplayConfig, SimWitness, Who, selfplay_with};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use protocol::codec::Canonical;
@@ -34,6 +33,7 @@ use protocol::delivery::{CLOCK_TOLERANCE_MS, Delivered};
 use protocol::message::{Payload, Seen, SignedMessage};
 use protocol::{Identity, LogHead, PublicKey};
 use rules::{Mode as GameMode, Variant};
+use sim::selfplay::{Fate, SelfplayConfig, SimWitness, Who, selfplay_with};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex};
 use verifier::{FaultKind, MatchRole, NoticeFinding, Verdict};
@@ -216,7 +216,7 @@ fn phases_of(case: &Case, who: Who) -> BTreeMap<Phase, Vec<usize>> {
 
 /// What one case played: the record, notices, the harmed author's key and what it dropped.
 struct Played {
-    s: client::Selfplay,
+    s: sim::Selfplay,
     who: Who,
     key: PublicKey,
     harmed: Vec<SignedMessage>,
@@ -365,7 +365,7 @@ fn check(case: &Case, phases: Option<&BTreeMap<Phase, Vec<usize>>>) -> Result<()
                 prop_assert_eq!(judged.verdict.sanctioned_result(), None, "{}", ctx);
             }
             // A notice the rules would not take, beside the others, changes nothing.
-            let early = client::selfplay::START_MS + CLOCK_TOLERANCE_MS;
+            let early = sim::selfplay::START_MS + CLOCK_TOLERANCE_MS;
             let time = notices.first().map_or(early, notice_time);
             let mut more = notices.clone();
             more.push(unacceptable_notice(&p, time));
@@ -416,7 +416,7 @@ fn check(case: &Case, phases: Option<&BTreeMap<Phase, Vec<usize>>>) -> Result<()
 }
 
 /// The record, one line an entry: index, author, channel, number, kind, receipt time, timeouts.
-fn dump(s: &client::Selfplay) -> String {
+fn dump(s: &sim::Selfplay) -> String {
     let c = &s.cast;
     let mut out = String::new();
     for (i, e) in s.record.entries.iter().enumerate() {

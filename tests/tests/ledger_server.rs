@@ -287,7 +287,7 @@ fn definition(
 
 fn house_bot(seed: u64) -> client::agent::DeciderFactory {
     Arc::new(move |_| {
-        let bot = client::HouseBot::new(client::selfplay::derive(seed, "house"));
+        let bot = client::HouseBot::new(sim::selfplay::derive(seed, "house"));
         (Decider::Policy(Box::new(bot)), None)
     })
 }
@@ -515,7 +515,7 @@ async fn the_appender_logs_faulty_records_refuses_unreadable_ones_and_goes_on() 
     // faults), under another match id it cannot have: only one of a match id goes in, so the
     // faulty copy is a second self-played game.
     let record = |seed| {
-        let bytes = client::selfplay(rules::Variant::Chess, seed).expect("selfplay").0;
+        let bytes = sim::selfplay(rules::Variant::Chess, seed).expect("selfplay").0;
         protocol::record::MatchRecord::from_canonical(&bytes).expect("a record")
     };
     let good = record(31);

@@ -9,8 +9,7 @@
 //! ciphertexts and times may differ. With v2's one global sequence and one counter per author,
 //! the positions of Black's receipts and the umpire's numbers counted the attempts exactly.
 
-use client::selfplay::derive;
-use client::{RandomBot, SelfplayConfig, selfplay_with};
+use client::RandomBot;
 use protocol::codec::Canonical;
 use protocol::keys::ByColor;
 use protocol::message::{MessageBody, Payload, Receipt};
@@ -21,6 +20,8 @@ use protocol::terms::Colours;
 use protocol::wire::ServerFrame;
 use protocol::{Channel, PublicKey};
 use rules::{Color, Variant};
+use sim::selfplay::derive;
+use sim::{SelfplayConfig, selfplay_with};
 
 /// What may differ between two runs is left out: hashes (`seen`, `re`, heads), signatures,
 /// ciphertexts and times. Payloads in the clear are kept whole: they are public, and the same

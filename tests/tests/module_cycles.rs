@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 
 /// The crates checked, by their directory under the workspace root (their code in `src/`).
 /// Other crates join as their cycles are broken.
-const CRATES: &[&str] = &["server", "protocol", "client", "verifier", "rules", "ledger", "cli"];
+const CRATES: &[&str] =
+    &["server", "protocol", "client", "sim", "verifier", "rules", "ledger", "cli"];
 
 /// References `(crate, from, to)` that still close a cycle: left out of the graph, and each
 /// must still exist (remove it from here once it is gone). Empty: no crate has a cycle left.
@@ -239,7 +240,8 @@ fn no_crate_has_a_module_cycle() {
                 ));
             }
         }
-        assert!(graph.len() > 3, "{dir}: too few modules found ({graph:?}): is the path right?");
+        // `sim` has three modules (selfplay, loadtest, measure); the others many more.
+        assert!(graph.len() >= 3, "{dir}: too few modules found ({graph:?}): is the path right?");
         problems.extend(cycles(&graph).into_iter().map(|cycle| format!("{dir}: {cycle}")));
     }
     assert!(problems.is_empty(), "module cycles:\n  {}", problems.join("\n  "));

@@ -2,11 +2,11 @@
 //! entries dropped or repeated) without any party's keys gets a verdict that names nobody:
 //! every party is blamed only for bytes under its own signature.
 
-use client::selfplay::{SelfplayConfig, selfplay_with};
 use proptest::prelude::*;
 use protocol::codec::Canonical;
 use protocol::record::MatchRecord;
 use rules::Variant;
+use sim::selfplay::{SelfplayConfig, selfplay_with};
 use std::sync::OnceLock;
 use verifier::Verdict;
 

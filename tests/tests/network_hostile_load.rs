@@ -320,7 +320,7 @@ async fn behind_a_proxy_the_cap_counts_the_forwarded_address_the_proxy_added() {
 async fn store_finished(store: &dyn server::store::Store, seed: u64) -> protocol::MatchId {
     use protocol::codec::Canonical;
     use server::store::{EntryRow, Finish, MatchRow, MatchStatus};
-    let bytes = client::selfplay(rules::Variant::Chess, seed).expect("selfplay").0;
+    let bytes = sim::selfplay(rules::Variant::Chess, seed).expect("selfplay").0;
     let record = protocol::record::MatchRecord::from_canonical(&bytes).expect("a record");
     let agreed = record.terms.verify().expect("terms");
     let id = agreed.match_id;
@@ -448,7 +448,7 @@ async fn flood(
 }
 
 /// The players' p99 (send to own receipt) over `window`, from a running load.
-async fn p99(load: &client::loadtest::Load, window: Duration) -> (Duration, usize) {
+async fn p99(load: &sim::loadtest::Load, window: Duration) -> (Duration, usize) {
     load.open_window();
     tokio::time::sleep(window).await;
     let report = load.close_window();
@@ -459,7 +459,7 @@ async fn p99(load: &client::loadtest::Load, window: Duration) -> (Duration, usiz
 #[cfg(target_os = "linux")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn under_hostile_load_honest_matches_keep_their_p99_end_validly_and_healthz_answers() {
-    use client::loadtest::{Load, LoadConfig};
+    use sim::loadtest::{Load, LoadConfig};
     let _ = server::conn::raise_open_file_limit();
     let net = Net::start_with("load-p99", |c| {
         // Idle sockets are held for the whole test (the head wait is tested above).

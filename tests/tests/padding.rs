@@ -5,7 +5,6 @@
 //! full announcements, SIC's legal-move lists of every length, 6x6 boards with different
 //! numbers of red squares. The games that seal nothing seal nothing.
 
-use client::{SelfplayConfig, selfplay_with};
 use protocol::codec::Canonical;
 use protocol::game::{SealDirection, sealed_plaintext_bytes};
 use protocol::message::Payload;
@@ -13,6 +12,7 @@ use protocol::record::MatchRecord;
 use protocol::seal::ciphertext_bytes;
 use rules::Variant;
 use rules::secretchess6 as sc6;
+use sim::{SelfplayConfig, selfplay_with};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// What one (variant, direction) showed across all the games measured.

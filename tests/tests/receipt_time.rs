@@ -105,12 +105,12 @@ async fn a_post_dated_receipt_is_reported_with_evidence_and_offered_to_the_witne
     let (bob_tx, mut bob_rx) = mpsc::unbounded_channel();
     let l = leap.clone();
     let alice_decider: client::agent::DeciderFactory = Arc::new(move |_| {
-        let bot = client::RandomBot::new(client::selfplay::derive(41, "bot"));
+        let bot = client::RandomBot::new(sim::selfplay::derive(41, "bot"));
         let policy = Leaper { bot, decisions: 0, at: 4, leap: l.clone() };
         (Decider::Policy(Box::new(policy)), Some(alice_tx.clone()))
     });
     let bob_decider: client::agent::DeciderFactory = Arc::new(move |_| {
-        let bot = client::RandomBot::new(client::selfplay::derive(42, "bot"));
+        let bot = client::RandomBot::new(sim::selfplay::derive(42, "bot"));
         (Decider::Policy(Box::new(bot)), Some(bob_tx.clone()))
     });
     let bob = net.agent("bob", bob_decider, Accept::Addressed).await;

@@ -1,17 +1,17 @@
 //! Protocol v3, issue 13: the red team's classes in the coordinator and the umpire's deadlines
 //! (docs/PROTOCOL.md 13, 14, 17). Every test runs the real player, umpire and relay machines
-//! (through `client::selfplay`) with one participant cheating in one way, and asserts the
+//! (through `sim::selfplay`) with one participant cheating in one way, and asserts the
 //! verifier's verdict: the fault kind, the culprit's key and role, and that no honest party is
 //! ever named.
 
-use client::selfplay::{Fate, Who};
-use client::{Selfplay, SelfplayConfig};
 use protocol::codec::Canonical;
 use protocol::message::{Claim, MessageBody, Outcome, Owed, Payload, SignedMessage};
 use protocol::relay::RelayError;
 use protocol::terms::Colours;
 use protocol::{Channel, Color, PublicKey};
 use rules::Variant;
+use sim::selfplay::{Fate, Who};
+use sim::{Selfplay, SelfplayConfig};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 use verifier::{FaultKind, MatchRole, Verdict};
@@ -26,7 +26,7 @@ fn config(variant: Variant, seed: u64) -> SelfplayConfig {
 
 fn play(config: SelfplayConfig) -> Selfplay {
     let (v, s) = (config.variant, config.seed);
-    client::selfplay_with(config).unwrap_or_else(|e| panic!("{v} seed {s}: {e:?}"))
+    sim::selfplay_with(config).unwrap_or_else(|e| panic!("{v} seed {s}: {e:?}"))
 }
 
 fn key(played: &Selfplay, role: MatchRole) -> PublicKey {
@@ -345,11 +345,7 @@ fn an_umpire_answering_a_move_without_its_turn_is_named() {
 }
 
 /// Re-signs a message from the umpire with another `re`.
-fn with_re(
-    bytes: &[u8],
-    cast: &client::selfplay::Cast,
-    re: Option<protocol::MessageHash>,
-) -> Vec<u8> {
+fn with_re(bytes: &[u8], cast: &sim::selfplay::Cast, re: Option<protocol::MessageHash>) -> Vec<u8> {
     let m = SignedMessage::from_canonical(bytes).expect("a message");
     let mut body: MessageBody = m.verify().expect("signed");
     body.re = re;
@@ -364,7 +360,7 @@ fn a_turn_naming_anything_but_its_action_is_refused_and_the_umpire_named() {
     let (fired, hook) = counter();
     let mut c = config(Variant::Kriegspiel, 1);
     c.max_actions = 400;
-    c.wire = Some(Box::new(move |w: &mut client::selfplay::Wire| {
+    c.wire = Some(Box::new(move |w: &mut sim::selfplay::Wire| {
         if w.from == Who::Umpire
             && let Some(m) = w.message()
             && let Ok(b) = m.verify()
@@ -400,7 +396,7 @@ fn an_umpire_answer_naming_another_message_is_refused() {
     let (fired, hook) = counter();
     let mut c = config(Variant::Kriegspiel, 1);
     c.max_actions = 400;
-    c.wire = Some(Box::new(move |w: &mut client::selfplay::Wire| {
+    c.wire = Some(Box::new(move |w: &mut sim::selfplay::Wire| {
         if w.from == Who::Umpire
             && let Some(m) = w.message()
             && let Ok(b) = m.verify()
@@ -561,7 +557,7 @@ fn silent_committer(variant: Variant, silent: &'static [usize]) -> Selfplay {
     // The commitments are written when a player machine starts, before any hook: a silent
     // player is one none of whose messages reaches the relay (dropping its commitment alone
     // would model a relay that drops, which delivery notices answer, not a silent player).
-    c.wire = Some(Box::new(move |w: &mut client::selfplay::Wire| match w.from {
+    c.wire = Some(Box::new(move |w: &mut sim::selfplay::Wire| match w.from {
         Who::Player(i) if silent.contains(&i) => Fate::Drop,
         _ => Fate::Send,
     }));

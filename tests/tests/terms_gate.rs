@@ -357,9 +357,9 @@ fn the_generated_terms_reach_both_sides_of_the_gate() {
 /// party) `BadTerms`, the record's fault, naming no player, umpire or relay.
 #[test]
 fn a_small_order_seal_key_is_refused_by_the_relay_and_judged_bad_terms() {
-    let mut config = client::selfplay::SelfplayConfig::new(Variant::Kriegspiel, 5);
+    let mut config = sim::selfplay::SelfplayConfig::new(Variant::Kriegspiel, 5);
     config.max_actions = 40;
-    let played = client::selfplay::selfplay_with(config).expect("self-play");
+    let played = sim::selfplay::selfplay_with(config).expect("self-play");
     let cast = &played.cast;
     let mut terms =
         MatchTerms::from_canonical(&played.record.terms.terms).expect("self-play's terms");

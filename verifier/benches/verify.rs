@@ -1,4 +1,4 @@
-//! Records verified per second, per variant, for self-played records (`client::selfplay`), and
+//! Records verified per second, per variant, for self-played records (`sim::selfplay`), and
 //! in the same run the time to batch-verify only those records' signatures; prints the ratio
 //! verify ÷ signature-only per variant (issue 13's bar: <= 1.3 for every variant, goal 1.1,
 //! with every disclosure checked). A third column is the cryptographic floor of that check:
@@ -67,7 +67,7 @@ fn self_played(variant: Variant, seed: u64) -> Vec<u8> {
     if let Some(bytes) = file.as_ref().and_then(|f| std::fs::read(f).ok()) {
         return bytes;
     }
-    let bytes = client::selfplay::selfplay(variant, seed).expect("self-play").0;
+    let bytes = sim::selfplay::selfplay(variant, seed).expect("self-play").0;
     if let Some(f) = file {
         std::fs::write(&f, &bytes).expect("writes the record");
     }

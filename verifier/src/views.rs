@@ -13,10 +13,13 @@ use serde::Serialize;
 
 /// Both clocks at one moment, in ms, and whose runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Clocks {
     /// White's time left.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub white_ms: u64,
     /// Black's time left.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub black_ms: u64,
     /// The side whose clock runs, if one does.
     pub running: Option<Color>,
@@ -24,10 +27,12 @@ pub struct Clocks {
 
 /// One step of the game.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Frame {
     /// The record entry of the action.
     pub entry: usize,
     /// The relay's time of that entry, in ms.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub time_ms: u64,
     /// Who acted.
     pub actor: Color,
@@ -43,6 +48,7 @@ pub struct Frame {
 
 /// A match's replay.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Replay {
     /// The game.
     pub variant: Variant,
@@ -166,6 +172,7 @@ pub const COMPACT_FORMAT: &str = "fogproof-replay-delta/1";
 /// "clocks" }` as in `Frame`; step 0 is the start (`entry` 0, `time_ms` 0, `actor` and `action`
 /// null, `clocks` null).
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct CompactReplay {
     /// `COMPACT_FORMAT`.
     pub format: &'static str,
@@ -173,10 +180,34 @@ pub struct CompactReplay {
     pub variant: Variant,
     /// The result the record reaches, if any.
     pub result: Option<GameResult>,
-    /// Step 0 (the start), whole.
+    /// Step 0 (the start), whole: a [`Step`]'s JSON.
+    #[cfg_attr(feature = "ts", ts(as = "Step"))]
     pub start: serde_json::Value,
     /// Per later step, its delta against the step before (`delta`).
     pub deltas: Vec<serde_json::Value>,
+}
+
+/// One step of a compact replay, as JSON (module docs of `CompactReplay`): a [`Frame`] with
+/// its `legal` lists emptied, or the start (`entry` 0, `time_ms` 0, `actor`, `action` and
+/// `clocks` null).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct Step {
+    /// The record entry of the action (0 at the start).
+    pub entry: usize,
+    /// The relay's time of that entry, in ms (0 at the start).
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub time_ms: u64,
+    /// Who acted (`null` at the start).
+    pub actor: Option<Color>,
+    /// The action as text (`null` at the start).
+    pub action: Option<String>,
+    /// What each side knew after it (`legal` empty).
+    pub views: ByColor<SeatView>,
+    /// The full position after it, where the game has one.
+    pub full: Option<String>,
+    /// The clocks after it (`null` at the start).
+    pub clocks: Option<Clocks>,
 }
 
 /// A step's JSON (module docs of `CompactReplay`), `legal` lists emptied.
@@ -190,15 +221,17 @@ fn step_json(
         v.legal.clear();
         v
     });
-    serde_json::json!({
-        "entry": frame.map_or(0, |f| f.entry),
-        "time_ms": frame.map_or(0, |f| f.time_ms),
-        "actor": frame.map(|f| f.actor),
-        "action": frame.map(|f| f.action.clone()),
-        "views": views,
-        "full": full,
-        "clocks": frame.map(|f| f.clocks),
-    })
+    let step = Step {
+        entry: frame.map_or(0, |f| f.entry),
+        time_ms: frame.map_or(0, |f| f.time_ms),
+        actor: frame.map(|f| f.actor),
+        action: frame.map(|f| f.action.clone()),
+        views,
+        full: full.clone(),
+        clocks: frame.map(|f| f.clocks),
+    };
+    // Plain data: serialising it cannot fail.
+    serde_json::to_value(step).unwrap_or_default()
 }
 
 /// Every step of a full replay as the compact form rebuilds it (`CompactReplay`): the start,

@@ -4,13 +4,13 @@
 //! White's loss; a late notice, a forged one (untrusted key, other match, other message, a
 //! message the rules would refuse, the other player's) changes nothing.
 
-use client::{Selfplay, SelfplayConfig, selfplay::Fate, selfplay::Who};
 use protocol::codec::Canonical;
 use protocol::delivery::{CLOCK_TOLERANCE_MS, Delivered};
 use protocol::message::{Payload, SignedMessage};
 use protocol::terms::Colours;
 use protocol::{Identity, PublicKey};
 use rules::{Color, Variant};
+use sim::{Selfplay, SelfplayConfig, selfplay::Fate, selfplay::Who};
 use std::sync::{Arc, Mutex};
 use verifier::{FaultKind, MatchRole, NoticeFinding, Verdict};
 
@@ -39,7 +39,7 @@ fn dropping_white(seed: u64, from: fn(&Payload) -> bool) -> (Selfplay, Vec<(Sign
             Fate::Send
         }
     }));
-    let played = client::selfplay_with(config).expect("the match runs");
+    let played = sim::selfplay_with(config).expect("the match runs");
     let dropped = dropped.lock().unwrap().clone();
     assert!(!dropped.is_empty(), "the relay dropped nothing");
     (played, dropped)
@@ -212,7 +212,7 @@ fn forged_or_irrelevant_notices_prove_nothing() {
 fn an_honest_record_with_a_notice_keeps_its_verdict() {
     let mut config = SelfplayConfig::new(Variant::Chess, 6);
     config.colours = Colours::FirstIsWhite;
-    let played = client::selfplay_with(config).expect("the match runs");
+    let played = sim::selfplay_with(config).expect("the match runs");
     let base = verifier::verify(&played.bytes);
     assert!(base.is_valid(), "{base:#?}");
     let m = played.record.entries[1].message.clone();

@@ -8,7 +8,7 @@ fn honest_selfplay_of_every_variant_passes_the_envelope() {
     for variant in Variant::ALL {
         {
             let seed = 1;
-            let (bytes, summary) = client::selfplay::selfplay(variant, seed).expect("selfplay");
+            let (bytes, summary) = sim::selfplay::selfplay(variant, seed).expect("selfplay");
             let checked = match verifier::envelope::check(&bytes) {
                 Ok(c) => c,
                 Err(f) => panic!("{variant} seed {seed}: honest record refused: {f:#?}"),

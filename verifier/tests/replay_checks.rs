@@ -12,8 +12,7 @@ use verifier::envelope::{Checked, CheckedEntry};
 use verifier::{FaultKind, MatchRole, Verdict};
 
 fn checked(variant: Variant, seed: u64) -> Checked {
-    let played =
-        client::selfplay_with(client::SelfplayConfig::new(variant, seed)).expect("selfplay");
+    let played = sim::selfplay_with(sim::SelfplayConfig::new(variant, seed)).expect("selfplay");
     verifier::envelope::check(&played.bytes).expect("honest records pass layer 1")
 }
 

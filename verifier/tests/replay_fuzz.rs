@@ -12,7 +12,7 @@ use verifier::envelope::Checked;
 use verifier::{MatchRole, Verdict};
 
 fn checked(variant: Variant) -> Checked {
-    let played = client::selfplay_with(client::SelfplayConfig::new(variant, 5)).expect("selfplay");
+    let played = sim::selfplay_with(sim::SelfplayConfig::new(variant, 5)).expect("selfplay");
     verifier::envelope::check(&played.bytes).expect("honest records pass layer 1")
 }
 

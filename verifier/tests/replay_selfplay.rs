@@ -15,10 +15,10 @@ fn valid_records(variant: Variant, seeds: &[u64]) {
 fn valid_records_with(variant: Variant, seeds: &[u64], options: &[(&str, &str)]) {
     {
         for &seed in seeds {
-            let mut config = client::SelfplayConfig::new(variant, seed);
+            let mut config = sim::SelfplayConfig::new(variant, seed);
             config.options =
                 options.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
-            let played = client::selfplay_with(config)
+            let played = sim::selfplay_with(config)
                 .unwrap_or_else(|e| panic!("{variant} seed {seed}: selfplay failed: {e:?}"));
             let verdict = verifier::verify(&played.bytes);
             let Verdict::Valid { result } = verdict else {

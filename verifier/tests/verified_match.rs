@@ -5,7 +5,7 @@ use std::process::Command;
 
 #[test]
 fn a_verified_match_names_the_bytes_the_match_and_its_parties() {
-    let s = client::selfplay::selfplay_with(client::selfplay::SelfplayConfig::new(
+    let s = sim::selfplay::selfplay_with(sim::selfplay::SelfplayConfig::new(
         rules::Variant::Kriegspiel,
         5,
     ))

@@ -38,7 +38,7 @@ fn squares(board: &str) -> Vec<Vec<Option<char>>> {
 #[test]
 fn every_step_of_every_variant_replays_as_each_side_knew_it() {
     for variant in Variant::ALL {
-        let (bytes, summary) = client::selfplay(variant, 2).expect("self-play");
+        let (bytes, summary) = sim::selfplay(variant, 2).expect("self-play");
         let r = verifier::views::replay(&bytes).expect("a valid record replays");
         assert_eq!(r.variant, variant);
         assert!(!r.frames.is_empty(), "{variant}");
@@ -101,7 +101,7 @@ fn the_compact_replay_rebuilds_every_step_of_every_variant_and_stays_small() {
     const START: usize = 8_000;
     for variant in Variant::ALL {
         for seed in [2, 7] {
-            let (bytes, _) = client::selfplay(variant, seed).expect("self-play");
+            let (bytes, _) = sim::selfplay(variant, seed).expect("self-play");
             let full = verifier::views::replay(&bytes).expect("a valid record replays");
             let compact = verifier::views::compact_replay(&bytes).expect("compact");
             assert_eq!(compact.format, verifier::views::COMPACT_FORMAT);

@@ -60,14 +60,14 @@ pub async fn paced_agent(
     let a = Agent::connect(AgentConfig {
         server_key: None,
         server: base.to_owned(),
-        identity: Identity::from_seed(&client::selfplay::derive(seed, name)),
+        identity: Identity::from_seed(&sim::selfplay::derive(seed, name)),
         name: Some(name.into()),
         dir: dir.join(name),
         umpire: false,
         accept,
         variants: Vec::new(),
         decider: Arc::new(move |_| {
-            let bot = client::RandomBot::new(client::selfplay::derive(seed, "bot"));
+            let bot = client::RandomBot::new(sim::selfplay::derive(seed, "bot"));
             if pace.is_zero() {
                 (Decider::Policy(Box::new(bot)), None)
             } else {

@@ -78,16 +78,14 @@ impl Proxy {
 }
 
 pub fn identity(label: &str) -> Identity {
-    Identity::from_seed(&client::selfplay::derive(7, label))
+    Identity::from_seed(&sim::selfplay::derive(7, label))
 }
 
 /// A decider factory: a random bot from `seed`.
 pub fn bot(seed: u64) -> client::agent::DeciderFactory {
     Arc::new(move |_| {
         (
-            Decider::Policy(Box::new(client::RandomBot::new(client::selfplay::derive(
-                seed, "bot",
-            )))),
+            Decider::Policy(Box::new(client::RandomBot::new(sim::selfplay::derive(seed, "bot")))),
             None,
         )
     })

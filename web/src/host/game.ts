@@ -21,9 +21,10 @@ import {
   steps,
   toldText,
 } from "./replay";
-import { type Verdict, renderVerdict } from "./verdict";
+import { renderVerdict } from "./verdict";
 import type { Page } from "./page";
 import type { FinishedGame, MatchAnswer, Named } from "../types/host";
+import type { VerdictJson } from "../types/verifier";
 
 const UMPIRED = new Set(["kriegspiel", "sic", "secretchess6"]);
 
@@ -53,7 +54,7 @@ export const gamePage: Page = async (root, params, ctx) => {
   }
   const [replay, verdict] = await Promise.all([
     getJson<CompactReplay>(`/api/match/${id}/replay`).then(expandReplay).catch((e) => e as Error),
-    getJson<Verdict>(`/api/match/${id}/verdict`),
+    getJson<VerdictJson>(`/api/match/${id}/verdict`),
   ]);
   renderFinished(root, id, info, replay, verdict, ctx);
 };
@@ -100,7 +101,7 @@ function renderFinished(
   id: string,
   info: FinishedGame,
   replay: Replay | Error,
-  verdict: Verdict,
+  verdict: VerdictJson,
   ctx: Parameters<Page>[2],
 ): void {
   const known = ctx.known;

@@ -6,55 +6,15 @@
 
 import { words } from "./dom";
 import { actionIsPublic, actionWords, toldWords } from "./words";
-import type { Announcement, AnyObservation, Knows } from "../types";
+import type { Announcement, Color } from "../types";
+import type { Clocks, CompactReplay, Frame, Replay, SeatView } from "../types/verifier";
 
-export type Side = "white" | "black";
+// The replay's JSON, generated from the verifier's types (verifier::views: `Replay`, `Frame`,
+// `Clocks`, and `CompactReplay` as the host sends it, step 0 whole as a `Step`, then deltas).
+export type { Clocks, CompactReplay, Frame, Replay, SeatView };
+
+export type Side = Color;
 export type ViewName = Side | "full";
-
-export interface SeatView {
-  variant: string;
-  side: Side;
-  to_act: Side[];
-  board: string;
-  legal: unknown[];
-  result: { winner: Side | null; reason: string } | null;
-  last: AnyObservation | null;
-  knows: Knows;
-}
-
-export interface Clocks {
-  white_ms: number;
-  black_ms: number;
-  running: Side | null;
-}
-
-export interface Frame {
-  entry: number;
-  time_ms: number;
-  actor: Side;
-  action: string;
-  views: Record<Side, SeatView>;
-  full: string | null;
-  clocks: Clocks;
-}
-
-export interface Replay {
-  variant: string;
-  start: Record<Side, SeatView>;
-  start_full: string | null;
-  frames: Frame[];
-  result: { winner: Side | null; reason: string } | null;
-}
-
-/** The replay as the host sends it (verifier::views::CompactReplay): step 0 whole, then per
- * step a delta against the step before (`applyDelta`). The seats' `legal` lists are left out. */
-export interface CompactReplay {
-  format: string;
-  variant: string;
-  result: Replay["result"];
-  start: { views: Record<Side, SeatView>; full: string | null };
-  deltas: unknown[];
-}
 
 /** The compact replay's format (verifier::views::COMPACT_FORMAT). */
 export const COMPACT_FORMAT = "fogproof-replay-delta/1";

@@ -3,48 +3,15 @@
 // evidence, and the sanction. Shared by the game page and the audit page.
 
 import { h, keySpan, variantName, words } from "./dom";
+import type { Unreadable } from "../types/host";
+import type { MatchRole, OutcomeJson, VerdictJson } from "../types/verifier";
 
-export interface KeyInfo {
-  key: string;
-  fingerprint?: string;
-}
-
-export interface Outcome {
-  score?: string;
-  winner?: "white" | "black" | null;
-  reason?: string;
-}
-
-export interface Fault {
-  kind: string;
-  culprit: string | null;
-  role: string | null;
-  entry: number | null;
-  message: string | null;
-  evidence: string;
-  explanation: string;
-}
-
-export interface Verdict {
-  status: "valid" | "faults" | "unreadable" | string;
-  error?: string;
-  result?: Outcome | null;
-  faults?: Fault[];
-  sanction?: Outcome | "void" | null;
-  variant?: string;
-  ruleset?: string;
-  white?: KeyInfo;
-  black?: KeyInfo;
-  umpire?: KeyInfo | null;
-  relay?: KeyInfo | null;
-  match_id?: string | null;
-  record_sha256?: string;
-  countersigned?: string[];
-  verifier_version?: string;
-}
+/** What the host answers for a record (`/api/match/{id}/verdict`, `POST /api/verify`): the
+ * verifier's verdict (verifier::json::VerdictJson, generated), or bytes that are no record. */
+export type Verdict = VerdictJson | Unreadable;
 
 /** A result in words: `1-0: White wins by checkmate`, `½-½: draw by stalemate`. */
-export function outcomeText(o: Outcome | null | undefined): string {
+export function outcomeText(o: OutcomeJson | null | undefined): string {
   if (!o) return "no result";
   const reason = words(o.reason);
   if (o.winner === "white" || o.winner === "black") {
@@ -55,7 +22,7 @@ export function outcomeText(o: Outcome | null | undefined): string {
 }
 
 /** Who a role is, in words. */
-export function roleText(role: string | null | undefined): string {
+export function roleText(role: MatchRole | null | undefined): string {
   switch (role) {
     case "white":
       return "White (a player)";
@@ -73,7 +40,7 @@ export function roleText(role: string | null | undefined): string {
 }
 
 /** The parties a verdict names, by key, for labelling culprits. */
-function parties(v: Verdict): Record<string, string> {
+function parties(v: VerdictJson): Record<string, string> {
   const out: Record<string, string> = {};
   if (v.white?.key) out[v.white.key] = "White";
   if (v.black?.key) out[v.black.key] = "Black";
@@ -83,15 +50,14 @@ function parties(v: Verdict): Record<string, string> {
 }
 
 /** The culprits' keys, each once, in the order of the faults. */
-export function culprits(v: Verdict): string[] {
+export function culprits(v: VerdictJson): string[] {
   const seen: string[] = [];
-  for (const f of v.faults ?? []) if (f.culprit && !seen.includes(f.culprit)) seen.push(f.culprit);
+  for (const f of v.faults) if (f.culprit && !seen.includes(f.culprit)) seen.push(f.culprit);
   return seen;
 }
 
 /** The verdict as a section of the page. */
 export function renderVerdict(v: Verdict): HTMLElement {
-  const known = parties(v);
   const box = h("section", { class: `verdict verdict-${v.status}`, "data-verdict": v.status });
   if (v.status === "unreadable") {
     box.append(
@@ -100,7 +66,8 @@ export function renderVerdict(v: Verdict): HTMLElement {
     );
     return box;
   }
-  const faults = v.faults ?? [];
+  const known = parties(v);
+  const faults = v.faults;
   if (v.status === "valid") {
     box.append(
       h("h2", {}, "Valid"),
@@ -148,9 +115,9 @@ export function renderVerdict(v: Verdict): HTMLElement {
     box.append(list);
   }
   const facts = h("dl", { class: "facts" });
-  const fact = (k: string, v: Node | string | null | undefined) => {
-    if (v === null || v === undefined || v === "") return;
-    facts.append(h("dt", {}, k), h("dd", {}, v));
+  const fact = (k: string, d: Node | string | null | undefined) => {
+    if (d === null || d === undefined || d === "") return;
+    facts.append(h("dt", {}, k), h("dd", {}, d));
   };
   fact("Game", v.variant ? `${variantName(v.variant)}${v.ruleset ? ` (${v.ruleset})` : ""}` : null);
   fact("White", v.white ? keySpan(v.white.key) : null);

@@ -1,10 +1,11 @@
 //! The house bot against the random bot, through the real protocol (self-play): it wins the
 //! open games clearly, and every game of every variant it plays ends validly.
 
-use client::{HouseBot, RandomBot, SelfplayConfig, selfplay_with};
+use client::{HouseBot, RandomBot};
 use protocol::message::Outcome;
 use protocol::terms::Colours;
 use rules::Variant;
+use sim::{SelfplayConfig, selfplay_with};
 
 /// Plays `games` games of `variant`, the house bot White in even ones and Black in odd ones;
 /// checks each record verifies valid; returns the house bot's half-points, the most it could
@@ -18,9 +19,9 @@ fn score(variant: Variant, games: u64, first_seed: u64) -> (u64, u64, Vec<String
         config.colours = Colours::FirstIsWhite;
         let house_white = g % 2 == 0;
         let house: Box<dyn protocol::roles::Policy> =
-            Box::new(HouseBot::new(client::selfplay::derive(seed, "house")));
+            Box::new(HouseBot::new(sim::selfplay::derive(seed, "house")));
         let random: Box<dyn protocol::roles::Policy> =
-            Box::new(RandomBot::new(client::selfplay::derive(seed, "random")));
+            Box::new(RandomBot::new(sim::selfplay::derive(seed, "random")));
         config.policies =
             if house_white { [Some(house), Some(random)] } else { [Some(random), Some(house)] };
         let t = std::time::Instant::now();

@@ -12,7 +12,7 @@
 //!   from its seed ([`script`]): every attempt is legal, so each move costs the same messages
 //!   (the sealed attempt, the umpire's `Turn` and its two sealed answers). Other games, and a
 //!   Kriegspiel game past its script, draw uniformly from what the machine offers
-//!   ([`crate::RandomBot`]).
+//!   ([`client::RandomBot`]).
 //! - **Pacing.** A player answers each question `move_interval` after it is asked, so one match
 //!   offers one move per `move_interval` (a steady offered load); zero answers at once (the
 //!   saturation throughput).
@@ -28,8 +28,8 @@
 //! minutes later, and White fetches the verdict. (On its own turn, so that no move of the
 //! opponent's is in flight: the drain measures how matches end, not races.)
 
-use crate::RandomBot;
-use crate::net::{MatchSocket, NetError, Session, signature_hex};
+use client::RandomBot;
+use client::net::{MatchSocket, NetError, Session, signature_hex};
 use protocol::codec::Canonical;
 use protocol::roles::{Ask, Input, Output, Participant, Player, Policy};
 use protocol::terms::{MatchTerms, SignedTerms};
@@ -593,7 +593,7 @@ async fn set_up(
 /// on until their match starts; returns the signed terms.
 async fn sign_and_start(
     (identity, session): &(Identity, Session),
-    events: &mut crate::net::EventStream,
+    events: &mut client::net::EventStream,
     id: &str,
     mut phases: Option<(&Phases, Instant)>,
 ) -> Result<SignedTerms, MatchError> {
@@ -615,7 +615,7 @@ async fn sign_and_start(
                 let terms = MatchTerms::from_canonical(&bytes)
                     .map_err(|e| MatchError::Protocol(format!("terms: {e}")))?;
                 phase(3);
-                crate::agent::check_terms(
+                client::agent::check_terms(
                     &terms,
                     identity,
                     &session.info.relay,

@@ -7,7 +7,6 @@
 //! through `AnyGame`, and compares every observation the umpire (or an Intrigue owner) signed
 //! with the rules' bytes, and every claim with the rules' result.
 
-use client::{Fate, SelfplayConfig, Who, selfplay_with};
 use protocol::Channel;
 use protocol::codec::Canonical;
 use protocol::commitment::Opening;
@@ -19,6 +18,7 @@ use protocol::seed::setup_seed;
 use protocol::terms::Colours;
 use rules::AnyGame;
 use rules::{ByColor, Color, Variant};
+use sim::{Fate, SelfplayConfig, Who, selfplay_with};
 use std::collections::{BTreeMap, VecDeque};
 
 /// What `replay` found.
@@ -225,11 +225,11 @@ fn replay(record: &MatchRecord) -> Replayed {
 }
 
 /// R-C2 and each game's end rules: the record ends in the rules' result, claimed by everyone.
-fn assert_honest(variant: Variant, seed: u64) -> (usize, client::Summary) {
+fn assert_honest(variant: Variant, seed: u64) -> (usize, sim::Summary) {
     assert_honest_with(SelfplayConfig::new(variant, seed))
 }
 
-fn assert_honest_with(config: SelfplayConfig) -> (usize, client::Summary) {
+fn assert_honest_with(config: SelfplayConfig) -> (usize, sim::Summary) {
     let (variant, seed) = (config.variant, config.seed);
     let s = selfplay_with(config).unwrap();
     assert!(s.refused.is_empty(), "{variant}/{seed}: relay refused {:?}", s.refused);
@@ -297,10 +297,10 @@ fn r_g9_secretchess6_with_life_freezes_and_hidden_scores() {
 #[test]
 fn the_same_seed_gives_the_same_bytes() {
     for v in [Variant::Chess, Variant::SecretChess6, Variant::Intrigue] {
-        let a = client::selfplay(v, 7).unwrap();
-        let b = client::selfplay(v, 7).unwrap();
+        let a = sim::selfplay(v, 7).unwrap();
+        let b = sim::selfplay(v, 7).unwrap();
         assert_eq!(a.0, b.0, "{v}");
-        assert_ne!(a.0, client::selfplay(v, 8).unwrap().0, "{v}");
+        assert_ne!(a.0, sim::selfplay(v, 8).unwrap().0, "{v}");
     }
 }
 

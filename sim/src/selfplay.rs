@@ -2,7 +2,7 @@
 //! [`Relay`], all driven by one deterministic loop with simulated time. See the crate docs for
 //! the hooks that turn any participant into a cheater.
 
-use crate::bot::RandomBot;
+use client::RandomBot;
 use protocol::codec::{Canonical, VERSION};
 use protocol::delivery::{Delivered, GRACE_MS};
 use protocol::game;
@@ -117,7 +117,7 @@ pub struct SimWitness {
     /// drops the party's messages whatever path they come by).
     pub relay_takes: bool,
     /// Whether each party sends its next message only once the previous one has its receipt,
-    /// was refused, or has its notice and [`crate::delivery::NOTICE_WAIT_MS`] have passed since
+    /// was refused, or has its notice and [`client::delivery::NOTICE_WAIT_MS`] have passed since
     /// (the honest agent, docs/PROTOCOL.md 16a); `false`: it sends regardless (a cheat that
     /// sends its next message first and the earlier one only to the witness, or a v2 agent).
     pub in_order: bool,
@@ -600,7 +600,7 @@ impl Driver<'_> {
     }
 
     /// Whether `who` may send its next message now: its previous one has a receipt or was
-    /// refused, or its notice is [`crate::delivery::NOTICE_WAIT_MS`] old (docs/PROTOCOL.md 16a).
+    /// refused, or its notice is [`client::delivery::NOTICE_WAIT_MS`] old (docs/PROTOCOL.md 16a).
     fn may_send(&self, who: Who) -> bool {
         self.unconfirmed
             .iter()
@@ -807,7 +807,7 @@ impl Driver<'_> {
                 let notice = Delivered::notarize(&witness.identity, self.match_id, m, time);
                 self.notices.push((who, notice));
                 // The notice is in hand: the author's next message may go once the wait is over.
-                let open = time + crate::delivery::NOTICE_WAIT_MS;
+                let open = time + client::delivery::NOTICE_WAIT_MS;
                 for (_, b, at) in &mut self.unconfirmed {
                     if *b == bytes {
                         *at = Some(open);

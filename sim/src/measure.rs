@@ -1,0 +1,963 @@
+//! The measured run behind `fogproof loadtest`: drives many concurrent matches against a server
+//! ([`crate::loadtest`])
+//! and reports what the relay sustained: messages accepted per second, receipt latency, server
+//! CPU and memory per match, beside the cost of the relay's own cryptography per message
+//! (ed25519 verify + sign, timed on one core in the same run) (docs/LOADTEST.md).
+//!
+//! The run: the signature bound first (while nothing else runs), then the server (spawned as a
+//! child with `--spawn-server`, or the one at `--server`), the matches ramped up, a warm-up,
+//! one measurement window (counters and histograms read from the server's `/metrics` at both
+//! ends, CPU time from `/proc`), then White resigns everywhere and the matches drain.
+//!
+//! Several nodes of one host (docs/SERVER.md, several nodes): `--spawn-server --nodes N
+//! --database postgres://…` starts N `fogproof serve --cluster` nodes on a fresh database of
+//! their own on that PostgreSQL server (dropped after), or `--server` given once per node;
+//! each match's two players use one node, the matches spread over the nodes in turn. The
+//! figures are the nodes' together (their `/metrics` summed, their CPU and memory added), and
+//! with `--nodes` the database server's CPU too (its processes, from `pg_stat_activity`).
+
+//!
+//! The CLI parses the flags into [`Options`] and calls [`run`].
+
+use crate::loadtest::{Load, LoadConfig, WindowReport};
+use anyhow::{Context, Result, bail};
+use protocol::codec::Canonical;
+use rules::Variant;
+use std::collections::BTreeMap;
+use std::io::{BufRead, Write};
+use std::net::IpAddr;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// What to run and measure (`fogproof loadtest`'s flags, parsed).
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// The `fogproof` binary to spawn the server (`serve`) and umpire (`umpire`) with.
+    pub fogproof: PathBuf,
+    /// The server's address, once per node of one host; empty: spawn one (or `nodes`).
+    pub server: Vec<String>,
+    /// With no `server`: run the umpire as its own process beside `serve --external-umpire`.
+    pub umpire_process: bool,
+    /// With no `server`: start this many `serve --cluster` nodes on the PostgreSQL server
+    /// `database` names (a fresh database of their own on it, dropped after the run).
+    pub nodes: Option<usize>,
+    /// The PostgreSQL server of `nodes`.
+    pub database: Option<String>,
+    /// The process id of the server at `server`, to measure its CPU and memory.
+    pub server_pid: Option<u32>,
+    /// Matches played at once.
+    pub matches: usize,
+    /// The game.
+    pub variant: Variant,
+    /// The measurement window, seconds.
+    pub duration: f64,
+    /// Time between every match playing and the window opening, seconds.
+    pub warmup: f64,
+    /// How long each player waits before each move, milliseconds (0: at once).
+    pub move_interval_ms: u64,
+    /// Matches started per second while ramping up.
+    pub ramp: u32,
+    /// The time control of every match: (base, increment), seconds.
+    pub clock_seconds: (u64, u64),
+    /// Every key and move derives from this number (`None`: drawn).
+    pub seed: Option<u64>,
+    /// Loopback addresses (127.0.0.2 on) the players' connections start from; 0: the system's
+    /// choice.
+    pub local_addresses: u8,
+    /// Rated matches.
+    pub rated: bool,
+    /// Matches each pair of players plays at once over its two multiplexed sockets.
+    pub matches_per_pair: u16,
+    /// After the window: how long the matches have to end once White resigns, seconds.
+    pub drain: f64,
+    /// How long to time verify + sign on one core, seconds.
+    pub bound_seconds: f64,
+    /// Keep the spawned server's data directory.
+    pub keep_data: bool,
+}
+
+/// The server being measured.
+struct Server {
+    base: String,
+    pid: Option<u32>,
+    child: Option<(std::process::Child, PathBuf, bool)>,
+    /// The umpire running as its own process (`--umpire-process`).
+    umpire: Option<std::process::Child>,
+    /// Every node's address (several nodes of one host), `base` first; empty: `base` alone.
+    nodes: Vec<String>,
+    /// The other nodes `--nodes` started (`child` is the first).
+    others: Vec<std::process::Child>,
+    /// With `--nodes`: the PostgreSQL server's URL and the database made for the run.
+    database: Option<(String, String)>,
+}
+
+/// The first line `fogproof serve` prints once it listens, naming its address.
+const LISTENING: &str = "fogproof server listening on ";
+
+/// Starts `fogproof serve --listen 127.0.0.1:0 --no-bot --data DATA` with `extra` and waits
+/// for its address.
+fn spawn_serve(
+    fogproof: &std::path::Path,
+    data: &std::path::Path,
+    extra: &[&str],
+    log: &std::path::Path,
+) -> Result<(std::process::Child, String)> {
+    let log_file = std::fs::File::create(log).context("the server's log")?;
+    let mut child = std::process::Command::new(fogproof)
+        .args(["serve", "--listen", "127.0.0.1:0", "--no-bot", "--data"])
+        .arg(data)
+        .args(extra)
+        .env("FOGPROOF_LOG", "warn")
+        .stdout(std::process::Stdio::piped())
+        .stderr(log_file)
+        .spawn()
+        .context("starting fogproof serve")?;
+    let stdout = child.stdout.take().context("the server's output")?;
+    let mut lines = std::io::BufReader::new(stdout).lines();
+    let base = loop {
+        let Some(line) = lines.next() else {
+            let _ = child.kill();
+            bail!("fogproof serve ended before listening (see {})", log.display());
+        };
+        if let Some(url) = line?.strip_prefix(LISTENING) {
+            break url.trim().to_owned();
+        }
+    };
+    // Keep reading its output so it never blocks on a full pipe.
+    std::thread::spawn(move || for _ in lines {});
+    Ok((child, base))
+}
+
+/// Sends SIGTERM to a child and waits up to `seconds` for it, then kills it.
+fn terminate(child: &mut std::process::Child, seconds: u64) {
+    if let Some(pid) = rustix::process::Pid::from_raw(child.id() as i32) {
+        let _ = rustix::process::kill_process(pid, rustix::process::Signal::TERM);
+    }
+    let deadline = Instant::now() + Duration::from_secs(seconds);
+    while Instant::now() < deadline {
+        if let Ok(Some(_)) = child.try_wait() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+impl Server {
+    fn spawn(fogproof: &std::path::Path, keep: bool, umpire_process: bool) -> Result<Server> {
+        let dir = std::env::temp_dir().join(format!("fogproof-loadtest-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+        let extra: &[&str] = if umpire_process { &["--external-umpire"] } else { &[] };
+        let (child, base) =
+            spawn_serve(fogproof, &dir.join("data"), extra, &dir.join("serve.log"))?;
+        let pid = child.id();
+        let mut server = Server {
+            base,
+            pid: Some(pid),
+            child: Some((child, dir.clone(), keep)),
+            umpire: None,
+            nodes: Vec::new(),
+            others: Vec::new(),
+            database: None,
+        };
+        if umpire_process {
+            // The key `fogproof serve` wrote before it listened, so the umpire is the server's.
+            let log = std::fs::File::create(dir.join("umpire.log")).context("the umpire's log")?;
+            let umpire = std::process::Command::new(fogproof)
+                .args(["umpire", "--server", &server.base, "--name", "umpire", "--key"])
+                .arg(dir.join("data").join("umpire.key"))
+                .arg("--dir")
+                .arg(dir.join("umpire"))
+                .env("FOGPROOF_LOG", "warn")
+                .stdout(std::process::Stdio::null())
+                .stderr(log)
+                .spawn()
+                .context("starting fogproof umpire")?;
+            server.umpire = Some(umpire);
+        }
+        Ok(server)
+    }
+
+    /// `n` cluster nodes on a fresh database on the PostgreSQL server `url` names, sharing
+    /// the first node's keys (the host's), the first keeping the ledger.
+    fn spawn_nodes(
+        fogproof: &std::path::Path,
+        keep: bool,
+        n: usize,
+        url: &str,
+        runtime: &tokio::runtime::Runtime,
+    ) -> Result<Server> {
+        if n == 0 {
+            bail!("--nodes must be at least 1");
+        }
+        let dir = std::env::temp_dir().join(format!("fogproof-loadtest-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+        let name = format!("fogproof_loadtest_{}", std::process::id());
+        let db = runtime
+            .block_on(server::store::postgres::fresh_database(url, &name))
+            .context("a fresh database for the nodes")?;
+        let mut server = Server {
+            base: String::new(),
+            pid: None,
+            child: None,
+            umpire: None,
+            nodes: Vec::new(),
+            others: Vec::new(),
+            database: Some((url.to_owned(), name)),
+        };
+        for i in 0..n {
+            let data = dir.join(format!("node-{i}"));
+            if i > 0 {
+                std::fs::create_dir_all(&data)?;
+                for key in ["relay.key", "umpire.key", "bot.key"] {
+                    let from = dir.join("node-0").join(key);
+                    if from.exists() {
+                        std::fs::copy(&from, data.join(key))
+                            .with_context(|| format!("copying {}", from.display()))?;
+                    }
+                }
+            }
+            let mut extra = vec!["--cluster", "--database", db.as_str()];
+            if i > 0 {
+                extra.push("--no-ledger");
+            }
+            let log = dir.join(format!("serve-{i}.log"));
+            let (child, base) = spawn_serve(fogproof, &data, &extra, &log)?;
+            server.nodes.push(base.clone());
+            if i == 0 {
+                server.base = base;
+                server.pid = Some(child.id());
+                server.child = Some((child, dir.clone(), keep));
+            } else {
+                server.others.push(child);
+            }
+        }
+        Ok(server)
+    }
+
+    /// Every node's process id.
+    fn pids(&self) -> Vec<u32> {
+        self.pid.into_iter().chain(self.others.iter().map(std::process::Child::id)).collect()
+    }
+
+    /// Every node's address.
+    fn bases(&self) -> Vec<String> {
+        if self.nodes.is_empty() { vec![self.base.clone()] } else { self.nodes.clone() }
+    }
+
+    /// The umpire process's id, if it runs apart.
+    fn umpire_pid(&self) -> Option<u32> {
+        self.umpire.as_ref().map(std::process::Child::id)
+    }
+
+    fn stop(&mut self) {
+        if let Some(mut umpire) = self.umpire.take() {
+            terminate(&mut umpire, 5);
+        }
+        for mut node in std::mem::take(&mut self.others) {
+            terminate(&mut node, 20);
+        }
+        let Some((mut child, dir, keep)) = self.child.take() else { return };
+        terminate(&mut child, 20);
+        if !keep {
+            let _ = std::fs::remove_dir_all(&dir);
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// CPU time of a process (all its threads), seconds.
+fn process_cpu_seconds(pid: &str) -> Option<f64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // Fields after the command name (which may hold spaces): state is field 3, utime 14,
+    // stime 15 (proc(5)).
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?;
+    Some(ticks as f64 / rustix::param::clock_ticks_per_second() as f64)
+}
+
+/// Resident memory now and at its peak, KiB.
+fn process_memory_kib(pid: u32) -> Option<(u64, u64)> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.split_whitespace().next())
+            .and_then(|v| v.parse::<u64>().ok())
+    };
+    Some((field("VmRSS:")?, field("VmHWM:")?))
+}
+
+/// The machine's CPU time, busy and in total, seconds over all cores.
+fn machine_cpu_seconds() -> Option<(f64, f64)> {
+    let stat = std::fs::read_to_string("/proc/stat").ok()?;
+    let line = stat.lines().next()?.strip_prefix("cpu ")?;
+    let v: Vec<u64> = line.split_whitespace().filter_map(|x| x.parse().ok()).collect();
+    // user nice system idle iowait irq softirq steal (guest time is inside user).
+    let total: u64 = v.iter().take(8).sum();
+    let idle = v.get(3)? + v.get(4)?;
+    let hz = rustix::param::clock_ticks_per_second() as f64;
+    Some(((total - idle) as f64 / hz, total as f64 / hz))
+}
+
+/// One reading of everything measured at a window's edge.
+struct Snapshot {
+    at: Instant,
+    metrics: Metrics,
+    server_cpu: Option<f64>,
+    umpire_cpu: Option<f64>,
+    own_cpu: Option<f64>,
+    machine: Option<(f64, f64)>,
+    /// The database server's processes (`--nodes`).
+    database_cpu: Option<f64>,
+}
+
+/// The server's Prometheus text, as numbers by series (`name{labels}`).
+#[derive(Clone, Debug, Default)]
+struct Metrics(BTreeMap<String, f64>);
+
+impl Metrics {
+    fn parse(text: &str) -> Metrics {
+        let mut out = BTreeMap::new();
+        for line in text.lines().filter(|l| !l.starts_with('#')) {
+            if let Some((series, value)) = line.rsplit_once(' ')
+                && let Ok(v) = value.trim().parse::<f64>()
+            {
+                out.insert(series.trim().to_owned(), v);
+            }
+        }
+        Metrics(out)
+    }
+
+    fn get(&self, series: &str) -> f64 {
+        self.0.get(series).copied().unwrap_or(0.0)
+    }
+
+    /// A histogram's cumulative buckets `(le, count)`, ascending, `+Inf` last.
+    fn buckets(&self, name: &str) -> Vec<(f64, f64)> {
+        let prefix = format!("{name}_bucket{{le=\"");
+        let mut v: Vec<(f64, f64)> = self
+            .0
+            .iter()
+            .filter_map(|(k, c)| {
+                let le = k.strip_prefix(&prefix)?.strip_suffix("\"}")?;
+                let le = if le == "+Inf" { f64::INFINITY } else { le.parse().ok()? };
+                Some((le, *c))
+            })
+            .collect();
+        v.sort_by(|a, b| a.0.total_cmp(&b.0));
+        v
+    }
+}
+
+/// A histogram over a window: the difference of two readings.
+struct Window {
+    buckets: Vec<(f64, f64)>,
+    count: f64,
+    sum: f64,
+}
+
+impl Window {
+    fn between(a: &Metrics, b: &Metrics, name: &str) -> Window {
+        let before = a.buckets(name);
+        let buckets = b
+            .buckets(name)
+            .into_iter()
+            .map(|(le, c)| {
+                let was = before.iter().find(|(l, _)| *l == le).map_or(0.0, |x| x.1);
+                (le, c - was)
+            })
+            .collect();
+        Window {
+            buckets,
+            count: b.get(&format!("{name}_count")) - a.get(&format!("{name}_count")),
+            sum: b.get(&format!("{name}_sum")) - a.get(&format!("{name}_sum")),
+        }
+    }
+
+    /// The upper bound of the bucket holding the `q` quantile, seconds.
+    fn quantile(&self, q: f64) -> Option<f64> {
+        if self.count <= 0.0 {
+            return None;
+        }
+        let rank = (q * self.count).ceil().max(1.0);
+        self.buckets.iter().find(|(_, c)| *c >= rank).map(|(le, _)| *le)
+    }
+
+    fn mean(&self) -> Option<f64> {
+        (self.count > 0.0).then(|| self.sum / self.count)
+    }
+}
+
+fn ms(seconds: Option<f64>) -> String {
+    match seconds {
+        None => "-".into(),
+        Some(s) if s.is_infinite() => "> 10 s".into(),
+        Some(s) => format!("{:.1} ms", s * 1000.0),
+    }
+}
+
+/// The relay's own cryptography per message: [`protocol::message::SignedMessage::verify`] of a
+/// player's or umpire's message and [`protocol::message::SignedReceipt::sign`] of its receipt,
+/// over every such message of a self-played Kriegspiel match, looped for `seconds` on this
+/// thread. Returns seconds per message of this thread's CPU time (`/proc/thread-self/schedstat`;
+/// the wall time where that cannot be read), of wall time, and how many distinct messages were
+/// timed. CPU time is the bound the server's CPU per message is compared with: on a shared
+/// machine the wall time also counts the time other processes held the core.
+pub fn signature_cost(seconds: f64) -> Result<(f64, f64, usize)> {
+    let played = crate::selfplay_with(crate::SelfplayConfig::new(Variant::Kriegspiel, 1))
+        .context("self-playing the Kriegspiel match the bound is timed on")?;
+    let relay_key = protocol::terms::MatchTerms::from_canonical(&played.record.terms.terms)
+        .context("the terms")?
+        .relay;
+    let mut pairs = Vec::new();
+    for e in &played.record.entries {
+        let body = e.message.verify().context("a self-played message")?;
+        if body.author == relay_key {
+            continue;
+        }
+        let receipt = protocol::message::Receipt::from_canonical(&e.receipt.receipt)
+            .context("a self-played receipt")?;
+        pairs.push((e.message.clone(), receipt));
+    }
+    if pairs.is_empty() {
+        bail!("the self-played match has no message to time");
+    }
+    let relay = protocol::Identity::from_seed(&[9; 32]);
+    let cpu_started = thread_cpu_ns();
+    let started = Instant::now();
+    let mut done = 0u64;
+    while started.elapsed().as_secs_f64() < seconds {
+        for (message, receipt) in &pairs {
+            let body = message.verify().context("verify")?;
+            std::hint::black_box(body);
+            std::hint::black_box(protocol::message::SignedReceipt::sign(receipt, &relay));
+        }
+        done += pairs.len() as u64;
+    }
+    let wall = started.elapsed().as_secs_f64() / done as f64;
+    let cpu = match (cpu_started, thread_cpu_ns()) {
+        (Some(a), Some(b)) if b > a => (b - a) as f64 / 1e9 / done as f64,
+        _ => wall,
+    };
+    Ok((cpu, wall, pairs.len()))
+}
+
+/// This thread's time on a CPU so far, nanoseconds (the first field of
+/// `/proc/thread-self/schedstat`).
+fn thread_cpu_ns() -> Option<u64> {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// Raises this process's open-file limit to its hard limit (each match holds sockets).
+fn raise_file_limit() -> u64 {
+    use rustix::process::{Resource, getrlimit, setrlimit};
+    let mut l = getrlimit(Resource::Nofile);
+    if l.maximum.is_some() {
+        l.current = l.maximum;
+    }
+    let _ = setrlimit(Resource::Nofile, l);
+    getrlimit(Resource::Nofile).current.unwrap_or(u64::MAX)
+}
+
+/// `fogproof loadtest`: the run, its report written to `out` line by line.
+pub fn run(args: &Options, out: &mut impl Write) -> Result<()> {
+    let (variant, clock_seconds) = (args.variant, args.clock_seconds);
+    if args.matches == 0 {
+        bail!("--matches must be at least 1");
+    }
+    if !(args.duration > 0.0 && args.warmup >= 0.0 && args.drain >= 0.0) {
+        bail!("--duration must be positive, --warmup and --drain not negative");
+    }
+    let files = raise_file_limit();
+    let seed = match args.seed {
+        Some(s) => s,
+        None => u64::from_le_bytes(protocol::keys::random_32()?[..8].try_into()?),
+    };
+    writeln!(
+        out,
+        "fogproof loadtest: {} matches of {}, one move per {} ms per match, seed {seed}",
+        args.matches,
+        variant.id(),
+        args.move_interval_ms
+    )?;
+    if args.matches_per_pair > 1 {
+        let pairs = args.matches.div_ceil(usize::from(args.matches_per_pair));
+        writeln!(
+            out,
+            "players: {} keys, {} matches at once per pair (one multiplexed socket per key)",
+            2 * pairs,
+            args.matches_per_pair
+        )?;
+    }
+    out.flush()?;
+
+    // 1. The signature bound, on one core, before anything else runs.
+    let (per_message, wall, timed) = signature_cost(args.bound_seconds)?;
+    let bound = 1.0 / per_message;
+    writeln!(
+        out,
+        "signature bound: verify + sign {:.1} us of CPU per message on one core = {bound:.0} \
+         messages/s ({:.1} us of wall time; ed25519-dalek verify_strict + sign over the {timed} \
+         messages of a self-played Kriegspiel match)",
+        per_message * 1e6,
+        wall * 1e6
+    )?;
+    out.flush()?;
+
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting tokio")?;
+
+    // 2. The server.
+    let mut server = match (args.server.first(), args.nodes) {
+        (Some(base), _) => Server {
+            base: base.trim_end_matches('/').to_owned(),
+            pid: args.server_pid,
+            child: None,
+            umpire: None,
+            nodes: if args.server.len() > 1 {
+                args.server.iter().map(|b| b.trim_end_matches('/').to_owned()).collect()
+            } else {
+                Vec::new()
+            },
+            others: Vec::new(),
+            database: None,
+        },
+        (None, Some(n)) => Server::spawn_nodes(
+            &args.fogproof,
+            args.keep_data,
+            n,
+            args.database.as_deref().unwrap_or(""),
+            &runtime,
+        )?,
+        (None, None) => Server::spawn(&args.fogproof, args.keep_data, args.umpire_process)?,
+    };
+    let host_is_loopback = server
+        .base
+        .split_once("://")
+        .and_then(|(_, r)| r.split(['/', ':']).next())
+        .and_then(|h| h.parse::<IpAddr>().ok())
+        .is_some_and(|ip| ip.is_loopback() && ip.is_ipv4());
+    let sources: Vec<IpAddr> = if host_is_loopback {
+        (0..args.local_addresses)
+            .map(|i| IpAddr::from([127, 0, 0, 2u8.saturating_add(i)]))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    writeln!(
+        out,
+        "server: {}{} (load from {} local addresses, open-file limit {files}){}",
+        server.bases().join(" "),
+        match (server.nodes.len(), &server.database) {
+            (0, _) => server.pid.map_or(String::new(), |p| format!(", pid {p}")),
+            (n, Some(_)) =>
+                format!(", {n} cluster nodes on one PostgreSQL database, pids {:?}", server.pids()),
+            (n, None) => format!(", {n} nodes"),
+        },
+        sources.len().max(1),
+        server.umpire_pid().map_or(" with its umpire service in its process".into(), |p| format!(
+            "; the umpire in a process of its own, pid {p}"
+        ))
+    )?;
+    out.flush()?;
+
+    let result =
+        runtime.block_on(measure(args, &server, variant, clock_seconds, seed, sources, bound, out));
+    server.stop();
+    if let Some((url, name)) = server.database.take()
+        && !args.keep_data
+        && let Err(e) = runtime.block_on(server::store::postgres::drop_database(&url, &name))
+    {
+        eprintln!("dropping the run's database {name}: {e}");
+    }
+    result
+}
+
+#[allow(clippy::too_many_arguments, reason = "one call from `run`, every argument named there")]
+async fn measure(
+    args: &Options,
+    server: &Server,
+    variant: Variant,
+    clock_seconds: (u64, u64),
+    seed: u64,
+    sources: Vec<IpAddr>,
+    bound: f64,
+    out: &mut impl Write,
+) -> Result<()> {
+    // Idle connections dropped before the server's keep-alive limit closes them (the window
+    // opens minutes after the first read), so a read never lands on a closing connection.
+    let http = reqwest::Client::builder()
+        .pool_idle_timeout(client::net::POOL_IDLE)
+        .build()
+        .context("an HTTP client")?;
+    // Every node's `/metrics`, summed series by series (counters and histogram buckets add).
+    let metrics_urls: Vec<String> = server.bases().iter().map(|b| format!("{b}/metrics")).collect();
+    let read_metrics = || async {
+        let mut sum = Metrics::default();
+        for metrics_url in &metrics_urls {
+            let text = http
+                .get(metrics_url)
+                .send()
+                .await
+                .and_then(reqwest::Response::error_for_status)
+                .with_context(|| format!("reading {metrics_url}"))?
+                .text()
+                .await
+                .with_context(|| format!("reading {metrics_url}"))?;
+            for (k, v) in Metrics::parse(&text).0 {
+                *sum.0.entry(k).or_insert(0.0) += v;
+            }
+        }
+        anyhow::Ok(sum)
+    };
+    // The nodes' CPU added (unknown if any is).
+    let pids: Vec<String> = if server.pid.is_some() {
+        server.pids().iter().map(u32::to_string).collect()
+    } else {
+        Vec::new()
+    };
+    let cpu_of = |pids: &[String]| -> Option<f64> {
+        if pids.is_empty() {
+            return None;
+        }
+        pids.iter().map(|p| process_cpu_seconds(p)).sum()
+    };
+    let umpire_pid = server.umpire_pid();
+    let me = std::process::id().to_string();
+    let snapshot = |db_pids: Vec<String>| {
+        let (read_metrics, pids, me) = (&read_metrics, &pids, &me);
+        async move {
+            let metrics = read_metrics().await?;
+            anyhow::Ok(Snapshot {
+                at: Instant::now(),
+                metrics,
+                server_cpu: cpu_of(pids),
+                umpire_cpu: umpire_pid.and_then(|p| process_cpu_seconds(&p.to_string())),
+                own_cpu: process_cpu_seconds(me),
+                machine: machine_cpu_seconds(),
+                // Processes that ended in the window count for nothing (the pools keep theirs).
+                database_cpu: (!db_pids.is_empty())
+                    .then(|| db_pids.iter().filter_map(|p| process_cpu_seconds(p)).sum()),
+            })
+        }
+    };
+    let memory_of = |pids: &[u32]| -> Option<(u64, u64)> {
+        let each: Option<Vec<(u64, u64)>> = pids.iter().map(|p| process_memory_kib(*p)).collect();
+        each.filter(|e| !e.is_empty())
+            .map(|e| e.iter().fold((0, 0), |(a, b), (x, y)| (a + x, b + y)))
+    };
+    let node_pids = if server.pid.is_some() { server.pids() } else { Vec::new() };
+    read_metrics().await?;
+    let baseline_memory = memory_of(&node_pids);
+
+    // 3. The matches, ramped up.
+    let load = Load::start(LoadConfig {
+        server: server.base.clone(),
+        nodes: server.nodes.clone(),
+        matches: args.matches,
+        variant,
+        move_interval: Duration::from_millis(args.move_interval_ms),
+        clock_seconds,
+        ramp_per_second: args.ramp,
+        seed,
+        sources,
+        rated: args.rated,
+        matches_per_pair: usize::from(args.matches_per_pair),
+    });
+    let ramp_started = Instant::now();
+    let ramp_limit = Duration::from_secs_f64(args.matches as f64 / f64::from(args.ramp.max(1)))
+        + Duration::from_secs(120);
+    let mut said = Instant::now();
+    loop {
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let p = load.progress();
+        if said.elapsed() >= Duration::from_secs(5) {
+            said = Instant::now();
+            eprintln!(
+                "ramp: {} matches playing, {} started, {} told to come back (503), {} errors after \
+                 {:.0} s{}",
+                p.playing,
+                p.started,
+                p.busy,
+                p.errors,
+                ramp_started.elapsed().as_secs_f64(),
+                error_kinds(&p.error_kinds, 3)
+            );
+        }
+        if p.playing as usize >= args.matches {
+            break;
+        }
+        if ramp_started.elapsed() > ramp_limit {
+            writeln!(
+                out,
+                "ramp: only {} of {} matches playing after {:.0} s; measuring those",
+                p.playing,
+                args.matches,
+                ramp_started.elapsed().as_secs_f64()
+            )?;
+            break;
+        }
+    }
+    let ramped = load.progress();
+    let ramp_seconds = ramp_started.elapsed().as_secs_f64();
+    writeln!(
+        out,
+        "ramp: {} matches playing after {ramp_seconds:.1} s: {:.0} matches started per second \
+         (asked: {} per second), {} starts told to come back (503), {} errors, {} matches \
+         given up{}",
+        ramped.playing,
+        ramped.started as f64 / ramp_seconds.max(1e-3),
+        args.ramp,
+        ramped.busy,
+        ramped.errors,
+        ramped.failed,
+        error_kinds(&ramped.error_kinds, usize::MAX)
+    )?;
+    let phases: Vec<String> = crate::loadtest::PHASES
+        .iter()
+        .zip(&ramped.phases)
+        .map(|(name, us)| match us {
+            Some(us) => format!("{name} {:.1} ms", *us as f64 / 1000.0),
+            None => format!("{name} -"),
+        })
+        .collect();
+    writeln!(out, "start phases (challenger's side, mean): {}", phases.join(", "))?;
+    out.flush()?;
+    tokio::time::sleep(Duration::from_secs_f64(args.warmup)).await;
+
+    // 4. The window.
+    let db_pids: Vec<String> = match &server.database {
+        Some((url, _)) => server::store::postgres::server_pids(url)
+            .await
+            .map(|p| p.iter().map(u32::to_string).collect())
+            .unwrap_or_default(),
+        None => Vec::new(),
+    };
+    let a = snapshot(db_pids.clone()).await?;
+    let at_start = load.progress();
+    load.open_window();
+    tokio::time::sleep(Duration::from_secs_f64(args.duration)).await;
+    let players = load.close_window();
+    let b = snapshot(db_pids).await?;
+    let at_end = load.progress();
+    let memory = memory_of(&node_pids);
+    report(bound, &a, &b, &players, &at_start, &at_end, baseline_memory, memory, out)?;
+    out.flush()?;
+
+    // 5. The drain.
+    let before = load.progress();
+    let end = load.stop(Duration::from_secs_f64(args.drain)).await;
+    writeln!(
+        out,
+        "drain: White resigned in {} matches; {} ended within {:.0} s",
+        before.playing,
+        end.finished - before.finished,
+        args.drain
+    )?;
+    writeln!(
+        out,
+        "ends: {}",
+        end.ends.iter().map(|(why, n)| format!("{n} {why}")).collect::<Vec<_>>().join(", ")
+    )?;
+    writeln!(
+        out,
+        "errors: {} ({} matches given up, {} messages refused), {} starts told to come back \
+         with a 503 (not errors){}{}",
+        end.errors,
+        end.failed,
+        end.refused,
+        end.busy,
+        error_kinds(&end.error_kinds, usize::MAX),
+        if end.first_errors.is_empty() {
+            String::new()
+        } else {
+            format!("; first: {}", end.first_errors.join(" | "))
+        }
+    )?;
+    Ok(())
+}
+
+/// `; by kind: N kind, ...`, the `most` most frequent kinds of error first (empty without
+/// errors).
+fn error_kinds(kinds: &BTreeMap<String, u64>, most: usize) -> String {
+    if kinds.is_empty() {
+        return String::new();
+    }
+    let mut sorted: Vec<(&String, &u64)> = kinds.iter().collect();
+    sorted.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    let shown: Vec<String> =
+        sorted.iter().take(most).map(|(kind, n)| format!("{n} \"{kind}\"")).collect();
+    let rest = sorted.len().saturating_sub(most);
+    format!(
+        "; by kind: {}{}",
+        shown.join(", "),
+        if rest > 0 { format!(" and {rest} more kinds") } else { String::new() }
+    )
+}
+
+#[allow(clippy::too_many_arguments, reason = "one call from `measure`, every argument named there")]
+fn report(
+    bound: f64,
+    a: &Snapshot,
+    b: &Snapshot,
+    players: &WindowReport,
+    at_start: &crate::loadtest::Progress,
+    at_end: &crate::loadtest::Progress,
+    baseline_memory: Option<(u64, u64)>,
+    memory: Option<(u64, u64)>,
+    out: &mut impl Write,
+) -> Result<()> {
+    let seconds = (b.at - a.at).as_secs_f64();
+    let delta = |name: &str| b.metrics.get(name) - a.metrics.get(name);
+    let accepted = delta("fogproof_messages_accepted_total");
+    let rate = accepted / seconds;
+    let playing = at_end.playing.max(1) as f64;
+    writeln!(
+        out,
+        "window: {seconds:.1} s with {} matches playing ({} finished and replaced in it)",
+        at_end.playing,
+        at_end.finished - at_start.finished
+    )?;
+    writeln!(
+        out,
+        "throughput: {rate:.0} messages/s accepted by the relay ({accepted:.0} in the window) = \
+         {:.1}% of the signature bound",
+        100.0 * rate / bound
+    )?;
+    let receipts = Window::between(&a.metrics, &b.metrics, "fogproof_receipt_latency_seconds");
+    writeln!(
+        out,
+        "receipt latency (server, arrival to receipt out; bucket bounds): p50 <= {}, p99 <= {}, \
+         max <= {}, mean {}",
+        ms(receipts.quantile(0.5)),
+        ms(receipts.quantile(0.99)),
+        ms(receipts.quantile(1.0)),
+        ms(receipts.mean())
+    )?;
+    let q = |p: f64| players.quantile_us(p).map(|us| f64::from(us) / 1e6);
+    writeln!(
+        out,
+        "receipt latency (players, send to own entry back): p50 {}, p99 {}, max {} over {} messages",
+        ms(q(0.5)),
+        ms(q(0.99)),
+        ms(q(1.0)),
+        players.latencies_us.len()
+    )?;
+    let commits = Window::between(&a.metrics, &b.metrics, "fogproof_storage_commit_seconds");
+    let entries = delta("fogproof_entries_committed_total");
+    writeln!(
+        out,
+        "storage: {:.0} commits/s of {:.1} entries each, commit mean {}, p99 <= {}",
+        commits.count / seconds,
+        if commits.count > 0.0 { entries / commits.count } else { 0.0 },
+        ms(commits.mean()),
+        ms(commits.quantile(0.99))
+    )?;
+    let cores = |x: Option<f64>, y: Option<f64>| match (x, y) {
+        (Some(x), Some(y)) => Some((y - x) / seconds),
+        _ => None,
+    };
+    let server = cores(a.server_cpu, b.server_cpu);
+    let umpire = cores(a.umpire_cpu, b.umpire_cpu);
+    let own = cores(a.own_cpu, b.own_cpu);
+    let database = cores(a.database_cpu, b.database_cpu);
+    let machine = match (a.machine, b.machine) {
+        (Some((busy0, total0)), Some((busy1, total1))) => {
+            Some(((busy1 - busy0) / seconds, (total1 - total0) / seconds))
+        }
+        _ => None,
+    };
+    match server {
+        Some(s) => writeln!(
+            out,
+            "server CPU: {s:.2} cores = {:.2} ms per second per match, {:.0} us per accepted \
+             message ({:.1}x the relay's verify + sign)",
+            1000.0 * s / playing,
+            1e6 * s / rate.max(f64::MIN_POSITIVE),
+            s / rate.max(f64::MIN_POSITIVE) * bound
+        )?,
+        None => writeln!(out, "server CPU: unknown (--spawn-server or --server-pid)")?,
+    }
+    // The throughput per core of CPU used, against the bound on one core: what the relay would
+    // sustain per core if it had whole cores of its own at this cost per message. Not a
+    // measurement of a machine with more cores.
+    let per_core = |out: &mut dyn Write, label: &str, used: f64| {
+        let rate_per_core = rate / used.max(f64::MIN_POSITIVE);
+        writeln!(
+            out,
+            "{label}: {used:.2} cores for {rate:.0} messages/s = {rate_per_core:.0} messages/s per \
+             core = {:.1}% of the one-core signature bound",
+            100.0 * rate_per_core / bound
+        )
+    };
+    if let Some(s) = server {
+        per_core(out, "per core of server CPU", s)?;
+    }
+    if let Some(d) = database {
+        writeln!(
+            out,
+            "database CPU (PostgreSQL's processes): {d:.2} cores = {:.0} us per accepted message{}",
+            1e6 * d / rate.max(f64::MIN_POSITIVE),
+            server.map_or(String::new(), |s| format!(
+                " = {:.0}% of nodes + database ({:.0} us per message together)",
+                100.0 * d / (s + d).max(f64::MIN_POSITIVE),
+                1e6 * (s + d) / rate.max(f64::MIN_POSITIVE)
+            ))
+        )?;
+    }
+    if let Some(u) = umpire {
+        writeln!(
+            out,
+            "umpire process CPU: {u:.2} cores = {:.0} us per accepted message",
+            1e6 * u / rate.max(f64::MIN_POSITIVE)
+        )?;
+        if let Some(s) = server {
+            per_core(out, "per core of server + umpire CPU", s + u)?;
+        }
+    }
+    match (baseline_memory, memory) {
+        (Some((base, _)), Some((rss, peak))) => writeln!(
+            out,
+            "server memory: {:.0} MiB resident ({:.0} MiB before the matches, peak {:.0} MiB) = \
+             {:.0} KiB per match",
+            rss as f64 / 1024.0,
+            base as f64 / 1024.0,
+            peak as f64 / 1024.0,
+            rss.saturating_sub(base) as f64 / playing
+        )?,
+        _ => writeln!(out, "server memory: unknown (--spawn-server or --server-pid)")?,
+    }
+    writeln!(
+        out,
+        "load generator CPU: {}; machine: {} of {} cores busy{}",
+        own.map_or("-".into(), |c| format!("{c:.2} cores")),
+        machine.map_or("-".into(), |m| format!("{:.2}", m.0)),
+        machine.map_or("-".into(), |m| format!("{:.0}", m.1)),
+        match (machine, server, own) {
+            (Some(m), Some(s), Some(o)) => format!(
+                " ({:.2} by other processes)",
+                (m.0 - s - o - umpire.unwrap_or(0.0) - database.unwrap_or(0.0)).max(0.0)
+            ),
+            _ => String::new(),
+        }
+    )?;
+    Ok(())
+}
