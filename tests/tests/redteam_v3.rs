@@ -732,7 +732,7 @@ fn an_umpire_setup_giving_another_key_than_it_commits_to_convicts_the_umpire_and
     let (fired, hook) = counter();
     let mut c = config(Variant::Kriegspiel, 3);
     c.max_actions = 400;
-    c.wire = Some(Box::new(move |w: &mut client::selfplay::Wire| {
+    c.wire = Some(Box::new(move |w: &mut sim::selfplay::Wire| {
         if w.from == Who::Umpire
             && let Some(m) = w.message()
             && let Ok(mut b) = m.verify()
