@@ -90,7 +90,16 @@ pub enum JoinError {
     /// The match is not live here.
     #[error("no live match {0}")]
     NotLive(String),
+    /// The umpire's seat is served by another connection (the seat's live socket is its
+    /// lease: one at a time, docs/SERVER.md, several umpire processes).
+    #[error("{}", protocol::wire::UMPIRE_SEATED)]
+    UmpireSeated,
 }
+
+/// How often a live umpired match whose umpire has no connection tells the umpire's key so
+/// (`umpireSeatOpen`, with the signed terms), until one connects: every umpire process of
+/// that key hears it and the first to open the match takes the seat over.
+pub const UMPIRE_NOTICE_MS: u64 = 2_000;
 
 /// What the match task is asked to do.
 #[derive(Debug)]
@@ -245,6 +254,9 @@ pub struct MatchTask {
     /// The umpire's key (umpired games) and the deadline it owes now, if any, as last told to
     /// the host's [`crate::admission::UmpireBacklog`].
     umpire: Option<(PublicKey, Option<(u64, protocol::message::Expectation)>)>,
+    /// When (server ms) to tell the umpire's key that its seat has no connection (umpired
+    /// games while none is connected; [`UMPIRE_NOTICE_MS`]).
+    umpire_notice_at: Option<u64>,
 }
 
 impl Drop for MatchTask {
@@ -342,6 +354,7 @@ impl MatchTask {
             info,
             rx,
             umpire,
+            umpire_notice_at: None,
         };
         (task, handle)
     }
@@ -372,6 +385,7 @@ impl MatchTask {
             .map_err(|e| StartError::Terms(format!("storing the new match: {e}")))?;
         let (mut task, handle) = MatchTask::new(shared, row, signed, agreed, relay, n, 0);
         task.refresh_info();
+        task.watch_umpire();
         Ok((task, handle))
     }
 
@@ -409,6 +423,7 @@ impl MatchTask {
                 Some(task.shared.clock.now_ms() + task.shared.config.deadlines.countersign_ms);
         }
         task.refresh_info();
+        task.watch_umpire();
         Ok((task, handle))
     }
 
@@ -447,7 +462,7 @@ impl MatchTask {
                     if wake.is_some() => self.on_timer().await,
             };
             match step {
-                Ok(false) => {}
+                Ok(false) => self.watch_umpire(),
                 Ok(true) => break,
                 Err(why) => {
                     tracing::error!(match_id = %crate::store::sqlite::id_text(&id), %why, "match stopped");
@@ -472,13 +487,41 @@ impl MatchTask {
     /// countersignature wait.
     fn next_wake_ms(&self) -> Option<u64> {
         let relay = self.relay.poll_timeout().map(|due| due.saturating_add(1) + self.offset_ms);
-        match (relay, self.close_at_ms) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
+        [relay, self.close_at_ms, self.umpire_notice_at].into_iter().flatten().min()
+    }
+
+    /// Whether the umpire (umpired games) has a connection to this match now.
+    fn umpire_connected(&self) -> bool {
+        let Some((u, _)) = self.umpire else { return true };
+        self.subs.values().any(|s| s.key == Some(u) && !s.tx.is_closed())
+    }
+
+    /// Arms the umpire's notice while its seat has no connection, disarms it once one has.
+    fn watch_umpire(&mut self) {
+        if self.umpire_connected() {
+            self.umpire_notice_at = None;
+        } else if self.umpire_notice_at.is_none() {
+            self.umpire_notice_at = Some(self.shared.clock.now_ms() + UMPIRE_NOTICE_MS);
         }
     }
 
+    /// Tells the umpire's key that this match's seat has no connection (every umpire process
+    /// of the key hears it, through any node), and again every [`UMPIRE_NOTICE_MS`].
+    fn notice_umpire(&mut self) {
+        let now = self.shared.clock.now_ms();
+        if self.umpire_notice_at.is_none_or(|at| now < at) {
+            return;
+        }
+        self.umpire_notice_at = Some(now + UMPIRE_NOTICE_MS);
+        let Some((u, _)) = self.umpire else { return };
+        let id = crate::store::sqlite::id_text(&self.row.id);
+        let mut event = crate::lobby::game_start(&id, &self.row.variant, &self.signed);
+        event["type"] = "umpireSeatOpen".into();
+        self.shared.events.send(&u, &event);
+    }
+
     async fn on_timer(&mut self) -> Result<bool, String> {
+        self.notice_umpire();
         // Messages already queued arrived before this timer fired: they go first, each at its
         // arrival time, so a move that reached the socket in time is not timed out because
         // the host was slow to take it (at most one queue's worth, so a busy match's timers
@@ -537,6 +580,12 @@ impl MatchTask {
         let party = key.is_some_and(|k| self.parties.contains(&k));
         if !party && !self.open_game {
             return Err(JoinError::Hidden);
+        }
+        // The umpire's seat is served by one connection at a time: its live socket is the
+        // seat's lease among the umpire processes of its key (a second process would write
+        // messages of its own under the same numbers: a fork of the umpire's channels).
+        if self.umpire.is_some_and(|(u, _)| key == Some(u)) && self.umpire_connected() {
+            return Err(JoinError::UmpireSeated);
         }
         // `since` counts in the joiner's own view (the entries it may read), and so does
         // `entries`: nothing here tells a participant how many entries another channel holds.

@@ -65,7 +65,8 @@ pub struct Shared {
     /// (`max_concurrent_verifications + max_queued_verifications`).
     pub uploads: tokio::sync::Semaphore,
     /// The ledger, if the server keeps one.
-    pub ledger: Option<Arc<crate::ledger::ServerLedger>>,
+    /// (A cluster's is installed once this node leads it: `crate::leader`.)
+    pub ledger: crate::leader::LedgerSlot,
     /// Tournament games being arranged (seats and terms), by invitation id.
     pub tournaments: Mutex<crate::tournament::Arranging>,
     /// The PostgreSQL store of a cluster node (`serve --cluster`), for its leases.
@@ -126,7 +127,7 @@ impl Shared {
             verifications,
             renderings,
             uploads,
-            ledger,
+            ledger: crate::leader::LedgerSlot::new(ledger),
             tournaments: Mutex::new(crate::tournament::Arranging::default()),
             cluster: std::sync::OnceLock::new(),
             umpires: crate::admission::UmpireBacklog::default(),
