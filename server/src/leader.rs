@@ -33,7 +33,7 @@ pub const DEPOSED_EXIT: i32 = 75;
 
 /// The server's ledger, once it has one: at start (a single server), or once this node leads
 /// (a cluster).
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct LedgerSlot(OnceLock<Arc<ServerLedger>>);
 
 impl LedgerSlot {

@@ -584,7 +584,7 @@ impl MatchTask {
         // The umpire's seat is served by one connection at a time: its live socket is the
         // seat's lease among the umpire processes of its key (a second process would write
         // messages of its own under the same numbers: a fork of the umpire's channels).
-        if self.umpire.is_some_and(|(u, _)| key == Some(u)) && self.umpire_connected() {
+        if self.umpire.as_ref().is_some_and(|(u, _)| key == Some(*u)) && self.umpire_connected() {
             return Err(JoinError::UmpireSeated);
         }
         // `since` counts in the joiner's own view (the entries it may read), and so does

@@ -62,7 +62,7 @@ pub struct PendingRow {
 /// whether it wrote (`false`: another node wrote first, or the row is gone).
 async fn conditional(
     store: &PostgresStore,
-    sql: &str,
+    sql: &'static str,
     id: &str,
     version: i64,
     rest: &[&str],
