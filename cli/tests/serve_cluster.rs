@@ -711,11 +711,8 @@ async fn an_umpire_process_killed_mid_match_is_replaced_by_another() {
     let mut taken = std::collections::BTreeSet::new();
     for _ in 0..150 {
         let dir = &c.umpires[second].1;
-        taken = held
-            .iter()
-            .filter(|id| dir.join(format!("{id}.journal")).exists())
-            .cloned()
-            .collect();
+        taken =
+            held.iter().filter(|id| dir.join(format!("{id}.journal")).exists()).cloned().collect();
         if taken.len() == held.len() {
             break;
         }
@@ -831,8 +828,9 @@ async fn the_ledger_leader_killed_is_replaced_and_the_log_stays_one() {
     let _ = std::fs::remove_dir_all(&dir);
     let shared_ledger = dir.join("ledger");
     std::fs::create_dir_all(&dir).expect("dir");
-    let key = ledger::note::SignerKey::generate("fogproof.test/ledger", ledger::note::KeyKind::Ed25519)
-        .expect("key");
+    let key =
+        ledger::note::SignerKey::generate("fogproof.test/ledger", ledger::note::KeyKind::Ed25519)
+            .expect("key");
     let key_path = dir.join("ledger.key");
     {
         use std::io::Write;
@@ -900,7 +898,8 @@ async fn the_ledger_leader_killed_is_replaced_and_the_log_stays_one() {
         let (lb, dir) = (lb.clone(), dir.clone());
         async move {
             let bob = agent(&lb, &dir, &format!("bob-{n}"), 1_300 + 2 * n, Accept::Addressed).await;
-            let alice = agent(&lb, &dir, &format!("alice-{n}"), 1_301 + 2 * n, Accept::Nothing).await;
+            let alice =
+                agent(&lb, &dir, &format!("alice-{n}"), 1_301 + 2 * n, Accept::Nothing).await;
             tokio::time::sleep(Duration::from_millis(300)).await;
             challenge(&alice, &bob, "chess").await.expect("challenge");
             for _ in 0..1_200 {

@@ -22,7 +22,7 @@
 use crate::ledger::ServerLedger;
 use crate::state::Shared;
 use crate::store::postgres::PostgresStore;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 /// The role the ledger appender's lease is taken under.
@@ -30,32 +30,6 @@ pub const LEDGER_ROLE: &str = "ledger";
 
 /// The exit status of a node that lost the ledger's leadership to another node.
 pub const DEPOSED_EXIT: i32 = 75;
-
-/// The server's ledger, once it has one: at start (a single server), or once this node leads
-/// (a cluster).
-#[derive(Default)]
-pub struct LedgerSlot(OnceLock<Arc<ServerLedger>>);
-
-impl LedgerSlot {
-    /// A slot holding `ledger`, if any.
-    pub fn new(ledger: Option<Arc<ServerLedger>>) -> LedgerSlot {
-        let slot = OnceLock::new();
-        if let Some(l) = ledger {
-            let _ = slot.set(l);
-        }
-        LedgerSlot(slot)
-    }
-
-    /// The ledger, if this server keeps it now.
-    pub fn as_ref(&self) -> Option<&Arc<ServerLedger>> {
-        self.0.get()
-    }
-
-    /// Installs the ledger (once).
-    pub fn set(&self, l: Arc<ServerLedger>) {
-        let _ = self.0.set(l);
-    }
-}
 
 /// Whether this node leads now (its local deadline not passed).
 #[derive(Debug, Default)]

@@ -514,9 +514,15 @@ impl MatchTask {
         }
         self.umpire_notice_at = Some(now + UMPIRE_NOTICE_MS);
         let Some((u, _)) = self.umpire else { return };
-        let id = crate::store::sqlite::id_text(&self.row.id);
-        let mut event = crate::lobby::game_start(&id, &self.row.variant, &self.signed);
-        event["type"] = "umpireSeatOpen".into();
+        // As `gameStart` (the lobby's), under its own type.
+        let event = serde_json::json!({
+            "type": "umpireSeatOpen",
+            "game": {
+                "id": crate::store::sqlite::id_text(&self.row.id),
+                "variant": self.row.variant,
+                "terms": protocol::hex::encode(&self.signed.to_canonical()),
+            }
+        });
         self.shared.events.send(&u, &event);
     }
 

@@ -1257,7 +1257,9 @@ async fn start_claimed(
     match stored {
         Ok(true) => {}
         Ok(false) => match start(shared, p, signed).await {
-            Ok(m) => tracing::warn!(challenge = %cut(&id), match_id = %m, "started the match of terms another node claimed and did not store"),
+            Ok(m) => {
+                tracing::warn!(challenge = %cut(&id), match_id = %m, "started the match of terms another node claimed and did not store")
+            }
             Err(e) => {
                 tracing::warn!(challenge = %cut(&id), error = %e, "starting claimed terms failed; a later sweep tries again");
                 return;
