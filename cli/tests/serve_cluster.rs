@@ -911,19 +911,16 @@ async fn the_ledger_leader_killed_is_replaced_and_the_log_stays_one() {
             panic!("match {n} did not finish");
         }
     };
-    let appended = |want: u64, skip: Option<usize>| {
-        let ports = ports;
-        async move {
-            for _ in 0..300 {
-                if let Some((i, size)) = ledger_leader(&ports, skip).await
-                    && size >= want
-                {
-                    return i;
-                }
-                tokio::time::sleep(Duration::from_millis(100)).await;
+    let appended = |want: u64, skip: Option<usize>| async move {
+        for _ in 0..300 {
+            if let Some((i, size)) = ledger_leader(&ports, skip).await
+                && size >= want
+            {
+                return i;
             }
-            panic!("the log never reached {want} entries");
+            tokio::time::sleep(Duration::from_millis(100)).await;
         }
+        panic!("the log never reached {want} entries");
     };
     play(0).await;
     assert_eq!(appended(1, None).await, first, "the leader appended the first match");
