@@ -430,7 +430,7 @@ pub fn serve(args: ServeArgs, out: &mut impl Write) -> Result<()> {
             running.tcp.settings.max_per_address,
             open_files.as_ref().map_or_else(|_| "unknown".to_owned(), u64::to_string)
         )?;
-        if let Some(l) = &running.shared.ledger {
+        if let Some(l) = running.shared.ledger.as_ref() {
             writeln!(out, "ledger:     {base}/ledger/ ({})", l.dir.display())?;
             writeln!(out, "log key:    {}", l.vkey)?;
             let settings = running.shared.config.ledger.as_ref().map(|c| &c.witnesses);

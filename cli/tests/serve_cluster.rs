@@ -93,7 +93,22 @@ struct Cluster {
     cut: tokio::sync::watch::Sender<u32>,
     nodes: Vec<std::process::Child>,
     pairs: Vec<(&'static &'static str, Agent, Agent)>,
+    /// The `fogproof umpire` processes (with [`Umpires::Processes`]) and their directories.
+    umpires: Vec<(std::process::Child, PathBuf)>,
 }
+
+/// How a [`Cluster`]'s umpire service runs.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Umpires {
+    /// An agent in the test's own process.
+    InTest,
+    /// `fogproof umpire` processes of the host's umpire key: one before the matches start,
+    /// more by [`Cluster::umpire_process`].
+    Processes,
+}
+
+/// The host's umpire key in the cluster tests.
+const UMPIRE_SEED: [u8; 32] = [72; 32];
 
 /// Every umpired variant (the umpire service is a process of its own) and chess.
 const VARIANTS: [&str; 4] = ["chess", "kriegspiel", "sic", "secretchess6"];
@@ -104,18 +119,18 @@ impl Cluster {
             println!("SKIPPED: serve --cluster: FOGPROOF_TEST_POSTGRES is not set");
             return None;
         };
-        Some(Cluster::start_on(tag, seed, &base_url).await)
+        Some(Cluster::start_on(tag, seed, &base_url, Umpires::InTest).await)
     }
 
     /// Two nodes on a fresh database of the server at `base_url`.
-    async fn start_on(tag: &str, seed: u64, base_url: &str) -> Cluster {
+    async fn start_on(tag: &str, seed: u64, base_url: &str, umpires: Umpires) -> Cluster {
         let db = format!("fogproof_cluster_{tag}{}", std::process::id());
         let url = server::store::postgres::fresh_database(base_url, &db).await.expect("database");
         let dir: PathBuf = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
             .join(format!("pg-cluster-{tag}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         // The host's keys, the same on every node.
-        let umpire = Identity::from_seed(&[72; 32]);
+        let umpire = Identity::from_seed(&UMPIRE_SEED);
         let datas = [dir.join("node-a"), dir.join("node-b")];
         for data in &datas {
             std::fs::create_dir_all(data).expect("dir");
@@ -135,7 +150,40 @@ impl Cluster {
             up(port).await;
         }
 
-        // The umpire service, a process of its own behind the load balancer like the players.
+        let mut c = Cluster {
+            url,
+            dir: dir.clone(),
+            datas,
+            ports,
+            lb: lb.clone(),
+            current,
+            cut,
+            nodes,
+            pairs: Vec::new(),
+            umpires: Vec::new(),
+        };
+        if umpires == Umpires::Processes {
+            c.umpire_process();
+            tokio::time::sleep(Duration::from_millis(1_000)).await;
+        } else {
+            c.umpire_in_test(umpire).await;
+        }
+        for (i, v) in VARIANTS.iter().enumerate() {
+            let seed = seed + i as u64;
+            // Paced so that the matches are still live when the nodes are killed.
+            let (a, b) = (format!("alice-{v}"), format!("bob-{v}"));
+            let bob = paced_agent(&lb, &dir, &b, seed * 2, Accept::Addressed, PACE).await;
+            let alice = paced_agent(&lb, &dir, &a, seed * 2 + 1, Accept::Nothing, PACE).await;
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            challenge(&alice, &bob, v).await.expect("challenge");
+            c.pairs.push((v, alice, bob));
+        }
+        c
+    }
+
+    /// The umpire service as an agent in this process, behind the load balancer.
+    async fn umpire_in_test(&self, umpire: Identity) {
+        let (lb, dir) = (self.lb.clone(), self.dir.clone());
         let u = Agent::connect(AgentConfig {
             server_key: None,
             server: lb.clone(),
@@ -151,27 +199,38 @@ impl Cluster {
         .expect("umpire");
         let ur = u.clone();
         tokio::spawn(async move { ur.run().await });
+    }
 
-        let mut pairs = Vec::new();
-        for (i, v) in VARIANTS.iter().enumerate() {
-            let seed = seed + i as u64;
-            // Paced so that the matches are still live when the nodes are killed.
-            let (a, b) = (format!("alice-{v}"), format!("bob-{v}"));
-            let bob = paced_agent(&lb, &dir, &b, seed * 2, Accept::Addressed, PACE).await;
-            let alice = paced_agent(&lb, &dir, &a, seed * 2 + 1, Accept::Nothing, PACE).await;
-            tokio::time::sleep(Duration::from_millis(200)).await;
-            alice
-                .challenge(json!({
-                    "variant": v,
-                    "clock_limit": 900,
-                    "clock_increment": 0,
-                    "opponent": bob.session().key.to_string(),
-                }))
-                .await
-                .expect("challenge");
-            pairs.push((v, alice, bob));
-        }
-        Cluster { url, dir, datas, ports, lb, current, cut, nodes, pairs }
+    /// Starts one more `fogproof umpire` process of the host's umpire key behind the load
+    /// balancer, its journals in a directory of its own; returns its index.
+    fn umpire_process(&mut self) -> usize {
+        let i = self.umpires.len();
+        let dir = self.dir.join(format!("umpire-{i}"));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let key = dir.join("umpire.key");
+        client::keyfile::write_new(&key, &Identity::from_seed(&UMPIRE_SEED), "umpire")
+            .expect("key");
+        let child = std::process::Command::new(env!("CARGO_BIN_EXE_fogproof"))
+            .args(["umpire", "--server", &self.lb, "--key"])
+            .arg(&key)
+            .arg("--dir")
+            .arg(&dir)
+            .env("FOGPROOF_LOG", "warn")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("fogproof umpire starts");
+        self.umpires.push((child, dir));
+        i
+    }
+
+    /// The matches (hex ids) whose umpire seat umpire process `i` runs now: its unfinished
+    /// journals (a process refused a seat leaves it, and its journal).
+    fn umpiring(&self, i: usize) -> std::collections::BTreeSet<String> {
+        client::journal::unfinished(&self.umpires[i].1)
+            .into_iter()
+            .filter_map(|(p, _)| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
+            .collect()
     }
 
     /// The matches node `i` runs now (its own lobby, not the load balancer's node).
@@ -198,6 +257,15 @@ impl Cluster {
     async fn finish(self) {
         let probe = self.pairs[0].1.session().clone();
         finished::records_agree_and_are_listed(&self.pairs, &probe, 240).await;
+        for (_, a, _) in &self.pairs {
+            for record in a.records().into_values().flatten() {
+                umpire_never_equivocates(&record);
+            }
+        }
+        for (mut u, _) in self.umpires {
+            let _ = u.kill();
+            let _ = u.wait();
+        }
         for mut n in self.nodes {
             let _ = n.kill();
             let _ = n.wait();
@@ -303,7 +371,7 @@ async fn the_database_restarting_mid_match_loses_nothing_a_receipt_promised() {
         println!("SKIPPED: a database restart: FOGPROOF_TEST_PG_CLUSTER is not set");
         return;
     };
-    let c = Cluster::start_on("dbrestart", 800, &base_url).await;
+    let c = Cluster::start_on("dbrestart", 800, &base_url, Umpires::InTest).await;
     let port = base_url
         .rsplit_once(':')
         .map(|(_, p)| p.split('/').next().unwrap_or("").to_owned())
@@ -383,15 +451,7 @@ async fn tokens_and_lobby_events_reach_every_node() {
     let mut alice_heard = alice.subscribe();
     let mut bob_heard = bob.subscribe();
     tokio::time::sleep(Duration::from_millis(500)).await;
-    let challenge = alice
-        .challenge(json!({
-            "variant": "chess",
-            "clock_limit": 900,
-            "clock_increment": 0,
-            "opponent": bob.session().key.to_string(),
-        }))
-        .await
-        .expect("challenge on node A");
+    let challenge = challenge(&alice, &bob, "chess").await.expect("challenge on node A");
     let id = challenge["id"].as_str().or_else(|| challenge["challenge"]["id"].as_str());
     let id = id.expect("challenge id").to_owned();
     wait_for(&mut bob_heard, "challenge", &id).await;
@@ -402,6 +462,17 @@ async fn tokens_and_lobby_events_reach_every_node() {
         let _ = n.wait();
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `alice` challenges `bob` to a game of `variant` (15 minutes, no increment).
+async fn challenge(
+    alice: &Agent,
+    bob: &Agent,
+    variant: &str,
+) -> Result<serde_json::Value, client::agent::AgentError> {
+    let opponent = bob.session().key.to_string();
+    let terms = json!({ "variant": variant, "clock_limit": 900, "clock_increment": 0, "opponent": opponent });
+    alice.challenge(terms).await
 }
 
 /// The first event of type `kind` about challenge `id` an agent's observer hears (20 s at most).
@@ -563,15 +634,7 @@ async fn terms_accepted_on_one_node_are_signed_on_either() {
     let alice = agent(a, &dir, "alice", 953, Accept::Nothing).await;
     let mut alice_heard = alice.subscribe();
     tokio::time::sleep(Duration::from_millis(500)).await;
-    let challenge = alice
-        .challenge(json!({
-            "variant": "kriegspiel",
-            "clock_limit": 900,
-            "clock_increment": 0,
-            "opponent": bob.session().key.to_string(),
-        }))
-        .await
-        .expect("challenge on node A");
+    let challenge = challenge(&alice, &bob, "kriegspiel").await.expect("challenge on node A");
     let id = challenge["id"].as_str().or_else(|| challenge["challenge"]["id"].as_str());
     let id = id.expect("challenge id").to_owned();
     wait_for(&mut alice_heard, "terms", &id).await;
@@ -590,6 +653,291 @@ async fn terms_accepted_on_one_node_are_signed_on_either() {
     let pairs = vec![(&"kriegspiel", alice, bob)];
     let probe = pairs[0].1.session().clone();
     finished::records_agree_and_are_listed(&pairs, &probe, 240).await;
+    for mut n in nodes {
+        let _ = n.kill();
+        let _ = n.wait();
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// No two messages of the umpire in `record` share a channel and a number: one umpire wrote
+/// the record's umpire channels, never two processes of its key writing each their own.
+fn umpire_never_equivocates(record: &[u8]) {
+    use protocol::codec::Canonical;
+    let r = protocol::record::MatchRecord::from_canonical(record).expect("a record");
+    let terms = protocol::terms::MatchTerms::from_canonical(&r.terms.terms).expect("terms");
+    let Some(umpire) = terms.umpire.map(|u| u.key) else { return };
+    let mut seen = std::collections::BTreeMap::new();
+    for e in &r.entries {
+        let body = protocol::message::MessageBody::from_canonical(&e.message.body).expect("body");
+        if body.author == umpire {
+            let at = (body.channel.byte(), body.seq);
+            let before = seen.insert(at, e.message.hash());
+            assert!(before.is_none(), "two umpire messages at {at:?} in one record");
+        }
+    }
+    assert!(!seen.is_empty(), "the umpire wrote in its match");
+}
+
+/// Several `fogproof umpire` processes of one key serve one cluster: the first process is
+/// alone when the matches start and takes every umpire seat; a second one started then hears
+/// of the matches (gameStart on its stream) but the relay refuses it each seat while the first
+/// one's socket holds it, and it leaves them. The first process is SIGKILLed mid-match (not
+/// restarted): each match tells the umpire's key that its seat has no connection
+/// (`umpireSeatOpen`), the second process takes every seat over, rebuilding the umpire from
+/// the key and the entries (its secret is derived), and every match finishes with one record
+/// that verifies, in which no umpire message number is used twice.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_umpire_process_killed_mid_match_is_replaced_by_another() {
+    let Ok(base_url) = std::env::var("FOGPROOF_TEST_POSTGRES") else {
+        println!("SKIPPED: serve --cluster: FOGPROOF_TEST_POSTGRES is not set");
+        return;
+    };
+    let mut c = Cluster::start_on("umpires", 1_100, &base_url, Umpires::Processes).await;
+    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    let second = c.umpire_process();
+    // The second process heard of every live match at once and was refused each seat.
+    tokio::time::sleep(Duration::from_millis(3_000)).await;
+    let held = c.umpiring(0);
+    eprintln!("the first umpire process serves {} live matches", held.len());
+    assert!(held.len() >= 2, "the kill hits live umpired matches ({held:?})");
+    assert!(
+        c.umpiring(second).is_empty(),
+        "one umpire connection per match: the second process leaves the seats the first holds"
+    );
+    c.umpires[0].0.kill().expect("SIGKILL");
+    let _ = c.umpires[0].0.wait();
+    // Taken over within a few seconds (a notice every 2 s while a seat has no connection).
+    let mut taken = std::collections::BTreeSet::new();
+    for _ in 0..150 {
+        let dir = &c.umpires[second].1;
+        taken =
+            held.iter().filter(|id| dir.join(format!("{id}.journal")).exists()).cloned().collect();
+        if taken.len() == held.len() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(taken, held, "the second umpire process took every orphaned seat over");
+    c.finish().await;
+}
+
+/// A node that dies between taking the last signature of shared terms and storing their match
+/// loses nothing: node A (`FOGPROOF_FAULT=terms-claimed`) aborts right after claiming the
+/// terms; they stay in the database, marked signed, and node B's sweep starts the match once
+/// node A's grace is over (the signer's retry through the load balancer finds them claimed,
+/// not gone). The players reach node B through the load balancer, the match is played and
+/// finishes with one record that verifies.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn signed_terms_survive_a_node_dying_before_their_match_is_stored() {
+    let Ok(base_url) = std::env::var("FOGPROOF_TEST_POSTGRES") else {
+        println!("SKIPPED: serve --cluster: FOGPROOF_TEST_POSTGRES is not set");
+        return;
+    };
+    let db = format!("fogproof_cluster_claim{}", std::process::id());
+    let url = server::store::postgres::fresh_database(&base_url, &db).await.expect("database");
+    let dir: PathBuf = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("pg-cluster-claim-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let datas = [dir.join("node-a"), dir.join("node-b")];
+    for data in &datas {
+        std::fs::create_dir_all(data).expect("dir");
+        let relay = Identity::from_seed(&[111; 32]);
+        client::keyfile::write_new(&data.join("relay.key"), &relay, "relay").expect("key");
+    }
+    let ports = [free_port(), free_port()];
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let lb = format!("http://{}", listener.local_addr().expect("addr"));
+    let (_cut, cut_rx) = tokio::sync::watch::channel(0u32);
+    tokio::spawn(failover(listener, ports.to_vec(), Arc::new(AtomicUsize::new(0)), cut_rx));
+    let mut nodes = Vec::new();
+    for (i, (data, port)) in datas.iter().zip(ports).enumerate() {
+        let fault = if i == 0 { server::fault::TERMS_CLAIMED } else { "" };
+        let child = std::process::Command::new(env!("CARGO_BIN_EXE_fogproof"))
+            .args(["serve", "--data", data.to_str().expect("utf-8"), "--listen"])
+            .arg(format!("127.0.0.1:{port}"))
+            .args(["--no-bot", "--database", &url, "--cluster", "--lease-ms", "2000"])
+            .args(["--public-url", &lb, "--external-umpire", "--no-ledger"])
+            .env("FOGPROOF_LOG", "warn")
+            .env(server::fault::VARIABLE, fault)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("fogproof serve starts");
+        nodes.push(child);
+        up(port).await;
+    }
+    let bob = agent(&lb, &dir, "bob", 1_201, Accept::Addressed).await;
+    let alice = agent(&lb, &dir, "alice", 1_203, Accept::Nothing).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    challenge(&alice, &bob, "chess").await.expect("challenge");
+    // Node A stops at the crash point.
+    let mut stopped = None;
+    for _ in 0..200 {
+        stopped = nodes[0].try_wait().expect("wait");
+        if stopped.is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let stopped = stopped.expect("node A stopped at the crash point after the last signature");
+    assert!(!stopped.success(), "{stopped}");
+    let pairs = vec![(&"chess", alice, bob)];
+    let probe = pairs[0].1.session().clone();
+    finished::records_agree_and_are_listed(&pairs, &probe, 120).await;
+    for mut n in nodes {
+        let _ = n.kill();
+        let _ = n.wait();
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The node that leads the ledger now (its own `/api/ledger` answers; a follower's is 404),
+/// and the log's size there.
+async fn ledger_leader(ports: &[u16; 2], skip: Option<usize>) -> Option<(usize, u64)> {
+    let http = reqwest::Client::new();
+    for (i, port) in ports.iter().enumerate() {
+        if skip == Some(i) {
+            continue;
+        }
+        let url = format!("http://127.0.0.1:{port}/api/ledger");
+        if let Ok(r) = http.get(&url).send().await
+            && r.status().is_success()
+            && let Ok(v) = r.json::<serde_json::Value>().await
+        {
+            return Some((i, v["size"].as_u64().unwrap_or(0)));
+        }
+    }
+    None
+}
+
+/// The ledger appender is one leader elected among the nodes (a lease row in PostgreSQL):
+/// both nodes name the same ledger directory and key, one leads and appends a finished match;
+/// it is SIGKILLed, the other takes the lease once it expires, locks the directory, reconciles
+/// and appends the next finished match; `fogproof ledger audit` passes on the one log.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_ledger_leader_killed_is_replaced_and_the_log_stays_one() {
+    let Ok(base_url) = std::env::var("FOGPROOF_TEST_POSTGRES") else {
+        println!("SKIPPED: serve --cluster: FOGPROOF_TEST_POSTGRES is not set");
+        return;
+    };
+    let db = format!("fogproof_cluster_leader{}", std::process::id());
+    let url = server::store::postgres::fresh_database(&base_url, &db).await.expect("database");
+    let dir: PathBuf = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("pg-cluster-leader-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let shared_ledger = dir.join("ledger");
+    std::fs::create_dir_all(&dir).expect("dir");
+    let key =
+        ledger::note::SignerKey::generate("fogproof.test/ledger", ledger::note::KeyKind::Ed25519)
+            .expect("key");
+    let key_path = dir.join("ledger.key");
+    {
+        use std::io::Write;
+        use std::os::unix::fs::OpenOptionsExt;
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&key_path)
+            .expect("key file");
+        writeln!(f, "{}", key.to_secret_text()).expect("key written");
+    }
+    let datas = [dir.join("node-a"), dir.join("node-b")];
+    for data in &datas {
+        std::fs::create_dir_all(data).expect("dir");
+        let relay = Identity::from_seed(&[131; 32]);
+        client::keyfile::write_new(&data.join("relay.key"), &relay, "relay").expect("key");
+    }
+    let ports = [free_port(), free_port()];
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let lb = format!("http://{}", listener.local_addr().expect("addr"));
+    let (_cut, cut_rx) = tokio::sync::watch::channel(0u32);
+    tokio::spawn(failover(listener, ports.to_vec(), Arc::new(AtomicUsize::new(0)), cut_rx));
+    let start = |i: usize| {
+        let extra = [
+            "--database",
+            &url,
+            "--cluster",
+            "--lease-ms",
+            "2000",
+            "--public-url",
+            &lb,
+            "--ledger",
+            shared_ledger.to_str().expect("utf-8"),
+            "--ledger-key",
+            key_path.to_str().expect("utf-8"),
+            "--ledger-interval-ms",
+            "200",
+        ];
+        serve(&datas[i], ports[i], &extra)
+    };
+    let mut nodes = Vec::new();
+    for (i, port) in ports.iter().enumerate() {
+        nodes.push(start(i));
+        up(*port).await;
+    }
+    // One of them leads (within a lease round).
+    let mut leader = None;
+    for _ in 0..100 {
+        leader = ledger_leader(&ports, None).await;
+        if leader.is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let (first, _) = leader.expect("a node leads the ledger");
+    let other = 1 - first;
+    let http = reqwest::Client::new();
+    let follower = format!("http://127.0.0.1:{}/api/ledger", ports[other]);
+    let status = http.get(&follower).send().await.expect("request").status();
+    assert_eq!(status.as_u16(), 404, "one leader: the other node keeps no ledger");
+
+    // A match finishes and the leader appends it.
+    let play = |n: u64| {
+        let (lb, dir) = (lb.clone(), dir.clone());
+        async move {
+            let bob = agent(&lb, &dir, &format!("bob-{n}"), 1_300 + 2 * n, Accept::Addressed).await;
+            let alice =
+                agent(&lb, &dir, &format!("alice-{n}"), 1_301 + 2 * n, Accept::Nothing).await;
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            challenge(&alice, &bob, "chess").await.expect("challenge");
+            for _ in 0..1_200 {
+                if !alice.records().is_empty() && !bob.records().is_empty() {
+                    return;
+                }
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            panic!("match {n} did not finish");
+        }
+    };
+    let appended = |want: u64, skip: Option<usize>| async move {
+        for _ in 0..300 {
+            if let Some((i, size)) = ledger_leader(&ports, skip).await
+                && size >= want
+            {
+                return i;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        panic!("the log never reached {want} entries");
+    };
+    play(0).await;
+    assert_eq!(appended(1, None).await, first, "the leader appended the first match");
+
+    // The leader dies; the other node takes the lease and appends the next match.
+    nodes[first].kill().expect("SIGKILL");
+    let _ = nodes[first].wait();
+    play(1).await;
+    assert_eq!(appended(2, Some(first)).await, other, "the new leader appended the next match");
+    let audit = std::process::Command::new(env!("CARGO_BIN_EXE_fogproof"))
+        .args(["ledger", "audit", shared_ledger.to_str().expect("utf-8"), "--log-key"])
+        .arg(key.verifier().to_string())
+        .output()
+        .expect("the binary runs");
+    let out = String::from_utf8_lossy(&audit.stdout);
+    assert_eq!(audit.status.code(), Some(0), "{out} {}", String::from_utf8_lossy(&audit.stderr));
+    assert!(out.contains("2 matches"), "{out}");
     for mut n in nodes {
         let _ = n.kill();
         let _ = n.wait();

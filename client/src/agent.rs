@@ -119,7 +119,14 @@ pub struct Agent {
     promises: PromiseBook,
     /// The delivery witness late messages go to ([`Agent::use_delivery_witness`]).
     delivery: Arc<Mutex<Option<String>>>,
+    /// The umpire seats running now (at most [`MAX_UMPIRE_SEATS`]).
+    umpiring: Arc<Mutex<BTreeSet<MatchId>>>,
 }
+
+/// The most umpire seats one umpire process runs at once (`fogproof umpire`): past it the
+/// process leaves new seats, and orphaned ones, to the other processes of its key (the
+/// server's `max_live_matches` is 20,000 by default).
+pub const MAX_UMPIRE_SEATS: usize = 20_000;
 
 /// How many times, [`EXPECTATION_WAIT_MS`] apart, the agent looks again for the challenge a
 /// terms event belongs to before refusing it (its own challenge is on record only once the
@@ -369,6 +376,7 @@ impl Agent {
             witnesses: Arc::default(),
             promises: Arc::default(),
             delivery: Arc::new(Mutex::new(None)),
+            umpiring: Arc::default(),
             session,
         })
     }
@@ -662,7 +670,10 @@ impl Agent {
                 )
                 .await?;
             }
-            "gameStart" => {
+            // A match started, or (to an umpire service) one whose umpire seat has no
+            // connection: every umpire process of the key hears it, and the relay gives the
+            // seat to the first that opens the match (docs/SERVER.md, several umpire processes).
+            "gameStart" | "umpireSeatOpen" => {
                 let signed = e
                     .pointer("/game/terms")
                     .and_then(Value::as_str)
@@ -693,7 +704,10 @@ impl Agent {
     }
 
     /// Starts the seat of a new match: the secret is drawn and journaled (fsynced) before the
-    /// machine exists, so before its first commitment is sent.
+    /// machine exists, so before its first commitment is sent. An umpire's secret is derived
+    /// from its key and the match id ([`protocol::roles::Umpire::derived_secret`]): any
+    /// process of the key rebuilds the same umpire from the match's entries, so a seat whose
+    /// process died is taken over by another (docs/SERVER.md, several umpire processes).
     pub fn start(&self, signed: SignedTerms) -> Result<(), AgentError> {
         let agreed = signed.verify().map_err(|e| AgentError::Terms(e.to_string()))?;
         let id = agreed.match_id;
@@ -714,7 +728,18 @@ impl Agent {
         } else {
             return Ok(());
         };
-        let secret = journal::fresh_secret()?;
+        let secret = match role {
+            Keeper::Umpire => {
+                if lock(&self.umpiring).len() >= MAX_UMPIRE_SEATS {
+                    // Left to another process of this key (a notice comes while the seat has
+                    // no connection).
+                    lock(&self.seated).remove(&id);
+                    return Ok(());
+                }
+                protocol::roles::Umpire::derived_secret(&self.config.identity, &id)
+            }
+            Keeper::Player => journal::fresh_secret()?,
+        };
         let journal = Journal::create(&self.config.dir, &id, role, &signed, secret)?;
         let records = journal::read(journal.path())?;
         self.spawn(signed, journal, records)
@@ -753,6 +778,7 @@ impl Agent {
             return Err(AgentError::Terms("journal without a start".into()));
         };
         let identity = self.config.identity.clone();
+        let id = agreed.match_id;
         let (machine, decider, events) = match role {
             Keeper::Umpire => {
                 let u = protocol::roles::Umpire::new(identity, agreed.clone(), secret)
@@ -766,6 +792,19 @@ impl Agent {
                 (Machine::Player(Box::new(p)), decider, events)
             }
         };
+        if role == Keeper::Umpire {
+            let mut umpiring = lock(&self.umpiring);
+            if umpiring.contains(&id) {
+                return Ok(());
+            }
+            if umpiring.len() >= MAX_UMPIRE_SEATS {
+                drop(umpiring);
+                tracing::warn!(match_id = %crate::net::hex_id(&id), "MAX_UMPIRE_SEATS reached: the seat is left to another umpire process");
+                lock(&self.seated).remove(&id);
+                return Ok(());
+            }
+            umpiring.insert(id);
+        }
         let seat = Seat::new(
             self.session.clone(),
             agreed.clone(),
@@ -785,12 +824,23 @@ impl Agent {
             None => seat,
         };
         let records = self.records.clone();
-        let id = agreed.match_id;
         let (session, dir) = (self.session.clone(), self.config.dir.clone());
         let witnesses = lock(&self.witnesses).clone();
         let promises = self.promises.clone();
+        let (seated, umpiring) = (self.seated.clone(), self.umpiring.clone());
         tokio::spawn(async move {
-            let result = seat.run().await.map_err(|e| e.to_string());
+            let result = seat.run().await;
+            lock(&umpiring).remove(&id);
+            if let Err(crate::seat::SeatError::Taken) = &result {
+                // Another umpire process of this key serves the seat: this one leaves it, and
+                // its journal (the umpire's state is derived from its key and the entries);
+                // a notice brings it back should that process go.
+                tracing::info!(match_id = %crate::net::hex_id(&id), "another umpire process serves this seat");
+                let _ = std::fs::remove_file(journal::path_for(&dir, &id));
+                lock(&seated).remove(&id);
+                return;
+            }
+            let result = result.map_err(|e| e.to_string());
             if let Err(e) = &result {
                 tracing::error!(error = %e, "seat stopped");
             }

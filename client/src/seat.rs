@@ -123,6 +123,15 @@ pub enum SeatError {
     /// another history).
     #[error("the published record differs from what this seat received: {0}")]
     Record(String),
+    /// The relay serves this umpire seat to another connection of the same key (another
+    /// umpire process took it: the seat's live socket is its lease): this one leaves it.
+    #[error("{}", protocol::wire::UMPIRE_SEATED)]
+    Taken,
+}
+
+/// Whether `e` is the relay's refusal of a second connection of a match's umpire.
+fn seat_taken(e: &NetError) -> bool {
+    matches!(e, NetError::Connect { why, .. } if why.contains(protocol::wire::UMPIRE_SEATED))
 }
 
 /// A seat.
@@ -385,6 +394,7 @@ impl Seat {
             let session = at.clone().unwrap_or_else(|| self.session.clone());
             let socket = match session.open(&id, self.since).await {
                 Ok(s) => s,
+                Err(e) if seat_taken(&e) => return Err(SeatError::Taken),
                 Err(e) if e.is_transient() || at.is_some() => {
                     at = None;
                     self.hops.clear();
@@ -451,6 +461,7 @@ impl Seat {
                 self.report(SeatEvent::Refused(reason));
                 return Ok(None);
             }
+            Some(Err(e)) if seat_taken(&e) => return Err(SeatError::Taken),
             Some(Err(e)) => {
                 self.moved = e.moved_to().map(str::to_owned);
                 return Ok(None);

@@ -85,9 +85,13 @@ pub const DISPLAY_NAME: Tag = Tag("fogproof/v2/display-name");
 /// expiry, so every node of the host honours it (docs/SERVER.md, several nodes). Never in a
 /// record; nothing but the host's nodes checks it.
 pub const HOST_TOKEN: Tag = Tag("fogproof/v2/host-token");
+/// An umpire's secret for one match, derived from its key and the match id
+/// ([`crate::roles::Umpire::derived_secret`]): every process holding the key rebuilds the same
+/// umpire (docs/SERVER.md, several umpire processes). Never in a record.
+pub const UMPIRE_SECRET: Tag = Tag("fogproof/v2/umpire-secret");
 
 /// Every tag, for tests that check they are distinct.
-pub const ALL: [Tag; 27] = [
+pub const ALL: [Tag; 28] = [
     MATCH_ID,
     TERMS,
     COMMITMENT,
@@ -115,6 +119,7 @@ pub const ALL: [Tag; 27] = [
     DELIVERY_NOTICE,
     DISPLAY_NAME,
     HOST_TOKEN,
+    UMPIRE_SECRET,
 ];
 
 #[cfg(test)]

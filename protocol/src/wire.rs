@@ -285,6 +285,12 @@ pub fn origin(url: &str) -> Option<String> {
     }
 }
 
+/// The reason a relay refuses a second connection of a match's umpire while one is connected
+/// (the seat's live socket is its lease among the umpire processes of one key): the umpire
+/// process refused leaves the seat to the one connected.
+pub const UMPIRE_SEATED: &str =
+    "the umpire's seat of this match is served by another connection; leave it to that one";
+
 /// The words around the owner's URL in the reason a cluster node gives for a match it does not
 /// run (docs/SERVER.md, several nodes): close code 1013 on a match's own socket, a `Left` on
 /// the multiplexed one. [`owner_redirect`] writes it, [`redirect_target`] reads it back.

@@ -74,7 +74,16 @@ pub enum JoinError {
     /// The match is not live here.
     #[error("no live match {0}")]
     NotLive(String),
+    /// The umpire's seat is served by another connection (the seat's live socket is its
+    /// lease: one at a time, docs/SERVER.md, several umpire processes).
+    #[error("{}", protocol::wire::UMPIRE_SEATED)]
+    UmpireSeated,
 }
+
+/// How often a live umpired match whose umpire has no connection tells the umpire's key so
+/// (`umpireSeatOpen`, with the signed terms), until one connects: every umpire process of
+/// that key hears it and the first to open the match takes the seat over.
+pub const UMPIRE_NOTICE_MS: u64 = 2_000;
 
 /// What the match task is asked to do.
 #[derive(Debug)]

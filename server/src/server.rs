@@ -119,7 +119,10 @@ pub async fn start(
         return Err(StartError::SharedKey("house bot"));
     }
     let mut locks = vec![crate::dirlock::lock_dir(&config.data_dir)?];
-    if let Some(l) = &config.ledger {
+    // A cluster's ledger is opened (and its directory locked) by the node elected to lead it
+    // (`crate::leader`), not at start.
+    let elected = config.cluster.is_some() && config.database.is_some();
+    if let Some(l) = config.ledger.as_ref().filter(|_| !elected) {
         locks.push(crate::dirlock::lock_dir(&l.dir)?);
     }
     // The data directory stays locked with PostgreSQL too: it holds the promises and the
@@ -137,7 +140,7 @@ pub async fn start(
         (Some(url), None) => Arc::new(PostgresStore::open(url).await?),
         (None, _) => Arc::new(SqliteStore::open(&config.data_dir).await?),
     };
-    let ledger = match &config.ledger {
+    let ledger = match config.ledger.as_ref().filter(|_| !elected) {
         Some(l) => {
             let ledger = crate::ledger::ServerLedger::open(l).await?;
             ledger.set_clock(clock.clone());
@@ -145,7 +148,8 @@ pub async fn start(
         }
         None => None,
     };
-    let ledger_settings = config.ledger.clone();
+    let ledger_settings = config.ledger.clone().filter(|_| !elected);
+    let candidate = config.ledger.clone().filter(|_| elected);
     let shared = Arc::new(Shared::with_ledger(config, clock, store, ledger));
     // Sign-in tokens are signed by the host's relay key: every node honours them.
     lock(&shared.auth).set_issuer(shared.config.relay.clone());
@@ -160,16 +164,20 @@ pub async fn start(
             let _ = shared.cluster.set(pg.clone());
             crate::cluster::events(&shared, &pg);
             crate::cluster::round(&shared, &pg).await;
+            if let Some(settings) = candidate {
+                lock(&shared.on_finish).push(Arc::new(|m| crate::ledger::count_finished(&m)));
+                tokio::spawn(crate::leader::run(shared.clone(), pg.clone(), settings));
+            }
             tokio::spawn(crate::cluster::run(shared.clone(), pg));
             (lock(&shared.matches).len(), Vec::new())
         }
         None => resume(&shared).await?,
     };
     let mut reconciled = 0;
-    if let Some(l) = &shared.ledger {
+    if let Some(l) = shared.ledger.as_ref() {
         reconciled = crate::ledger::reconcile(&shared, l).await.map_err(StartError::Reconcile)?;
     }
-    if let (Some(l), Some(settings)) = (shared.ledger.clone(), ledger_settings) {
+    if let (Some(l), Some(settings)) = (shared.ledger.as_ref().cloned(), ledger_settings) {
         lock(&shared.on_finish).push(Arc::new(|m| crate::ledger::count_finished(&m)));
         crate::promise::install(&shared);
         tokio::spawn(crate::ledger::appender(

@@ -23,6 +23,32 @@ use std::sync::{Arc, Mutex};
 /// Called with every finished match (the server's ledger writer, tests).
 pub type FinishHook = Arc<dyn Fn(FinishedMatch) + Send + Sync>;
 
+/// The server's ledger, once it has one: at start (a single server), or once this node leads
+/// (a cluster).
+#[derive(Default)]
+pub struct LedgerSlot(std::sync::OnceLock<Arc<crate::ledger::ServerLedger>>);
+
+impl LedgerSlot {
+    /// A slot holding `ledger`, if any.
+    pub fn new(ledger: Option<Arc<crate::ledger::ServerLedger>>) -> LedgerSlot {
+        let slot = std::sync::OnceLock::new();
+        if let Some(l) = ledger {
+            let _ = slot.set(l);
+        }
+        LedgerSlot(slot)
+    }
+
+    /// The ledger, if this server keeps it now.
+    pub fn as_ref(&self) -> Option<&Arc<crate::ledger::ServerLedger>> {
+        self.0.get()
+    }
+
+    /// Installs the ledger (once).
+    pub fn set(&self, l: Arc<crate::ledger::ServerLedger>) {
+        let _ = self.0.set(l);
+    }
+}
+
 /// The server's shared state.
 pub struct Shared {
     /// The configuration.
@@ -55,7 +81,8 @@ pub struct Shared {
     /// (`max_concurrent_verifications + max_queued_verifications`).
     pub uploads: tokio::sync::Semaphore,
     /// The ledger, if the server keeps one.
-    pub ledger: Option<Arc<ServerLedger>>,
+    /// (A cluster's is installed once this node leads it: `crate::leader`.)
+    pub ledger: LedgerSlot,
     /// Tournament games being arranged (seats and terms), by invitation id.
     pub tournaments: Mutex<crate::tournament::Arranging>,
     /// The PostgreSQL store of a cluster node (`serve --cluster`), for its leases.
@@ -135,7 +162,7 @@ impl Shared {
             verifications,
             renderings,
             uploads,
-            ledger,
+            ledger: LedgerSlot::new(ledger),
             tournaments: Mutex::new(crate::tournament::Arranging::default()),
             cluster: std::sync::OnceLock::new(),
             umpires: crate::admission::UmpireBacklog::default(),

@@ -390,7 +390,7 @@ async fn a_match_marked_appended_that_the_log_lacks_is_appended_at_start_by_the_
     let text = second.to_string();
     assert!(text.contains(&format!("pid {}", std::process::id())), "{text}");
     assert!(text.contains("in use by another fogproof server"), "{text}");
-    let l = running.shared.ledger.clone().expect("a ledger");
+    let l = running.shared.ledger.as_ref().cloned().expect("a ledger");
     let mut held = false;
     for _ in 0..500 {
         held = l.with(move |led| led.history().match_index(&id.0).is_some()).await.expect("ledger");

@@ -63,6 +63,19 @@ impl std::fmt::Debug for Umpire {
 }
 
 impl Umpire {
+    /// The secret of `identity`'s umpire seat in the match `match_id`, derived from its key
+    /// (`H(UMPIRE_SECRET; ed25519-seed, match)`, as its seal key is from the seed and its
+    /// nonce): any process holding the umpire's key rebuilds the same umpire from the match's
+    /// entries and writes the same bytes (docs/SERVER.md, several umpire processes). The match
+    /// id hashes the terms, which hold both players' fresh nonces, so no two matches with an
+    /// honest player share a secret; the umpire sees every secret it seals anyway.
+    pub fn derived_secret(identity: &Identity, match_id: &crate::MatchId) -> [u8; 32] {
+        crate::transcript::Transcript::new(crate::tags::UMPIRE_SECRET)
+            .append("ed25519-seed", &identity.seed())
+            .append("match", &match_id.0)
+            .finish()
+    }
+
     /// The umpire of agreed terms; `secret` seeds its seal seeds.
     pub fn new(
         identity: Identity,

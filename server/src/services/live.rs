@@ -6,7 +6,9 @@
 //! When the relay has closed the match, the task waits for every party's countersignature (or
 //! `countersign_ms`), assembles the record, verifies it, stores the verdict and ends.
 
-use crate::live::{Command, JoinError, Joined, MATCH_OVER, MatchHandle, MatchInfo, Mux, Outgoing};
+use crate::live::{
+    Command, JoinError, Joined, MATCH_OVER, MatchHandle, MatchInfo, Mux, Outgoing, UMPIRE_NOTICE_MS,
+};
 use crate::state::{FinishedMatch, Shared};
 use crate::store::{EntryRow, Finish, MatchRow, Write};
 use axum::body::Bytes;
@@ -72,6 +74,9 @@ pub struct MatchTask {
     /// The umpire's key (umpired games) and the deadline it owes now, if any, as last told to
     /// the host's [`crate::admission::UmpireBacklog`].
     umpire: Option<(PublicKey, Option<(u64, protocol::message::Expectation)>)>,
+    /// When (server ms) to tell the umpire's key that its seat has no connection (umpired
+    /// games while none is connected; [`UMPIRE_NOTICE_MS`]).
+    umpire_notice_at: Option<u64>,
 }
 
 impl Drop for MatchTask {
@@ -169,6 +174,7 @@ impl MatchTask {
             info,
             rx,
             umpire,
+            umpire_notice_at: None,
         };
         (task, handle)
     }
@@ -199,6 +205,7 @@ impl MatchTask {
             .map_err(|e| StartError::Terms(format!("storing the new match: {e}")))?;
         let (mut task, handle) = MatchTask::new(shared, row, signed, agreed, relay, n, 0);
         task.refresh_info();
+        task.watch_umpire();
         Ok((task, handle))
     }
 
@@ -236,6 +243,7 @@ impl MatchTask {
                 Some(task.shared.clock.now_ms() + task.shared.config.deadlines.countersign_ms);
         }
         task.refresh_info();
+        task.watch_umpire();
         Ok((task, handle))
     }
 
@@ -274,7 +282,7 @@ impl MatchTask {
                     if wake.is_some() => self.on_timer().await,
             };
             match step {
-                Ok(false) => {}
+                Ok(false) => self.watch_umpire(),
                 Ok(true) => break,
                 Err(why) => {
                     tracing::error!(match_id = %crate::store::sqlite::id_text(&id), %why, "match stopped");
@@ -299,13 +307,47 @@ impl MatchTask {
     /// countersignature wait.
     fn next_wake_ms(&self) -> Option<u64> {
         let relay = self.relay.poll_timeout().map(|due| due.saturating_add(1) + self.offset_ms);
-        match (relay, self.close_at_ms) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
+        [relay, self.close_at_ms, self.umpire_notice_at].into_iter().flatten().min()
+    }
+
+    /// Whether the umpire (umpired games) has a connection to this match now.
+    fn umpire_connected(&self) -> bool {
+        let Some((u, _)) = self.umpire else { return true };
+        self.subs.values().any(|s| s.key == Some(u) && !s.tx.is_closed())
+    }
+
+    /// Arms the umpire's notice while its seat has no connection, disarms it once one has.
+    fn watch_umpire(&mut self) {
+        if self.umpire_connected() {
+            self.umpire_notice_at = None;
+        } else if self.umpire_notice_at.is_none() {
+            self.umpire_notice_at = Some(self.shared.clock.now_ms() + UMPIRE_NOTICE_MS);
         }
     }
 
+    /// Tells the umpire's key that this match's seat has no connection (every umpire process
+    /// of the key hears it, through any node), and again every [`UMPIRE_NOTICE_MS`].
+    fn notice_umpire(&mut self) {
+        let now = self.shared.clock.now_ms();
+        if self.umpire_notice_at.is_none_or(|at| now < at) {
+            return;
+        }
+        self.umpire_notice_at = Some(now + UMPIRE_NOTICE_MS);
+        let Some((u, _)) = self.umpire else { return };
+        // As `gameStart` (the lobby's), under its own type.
+        let event = serde_json::json!({
+            "type": "umpireSeatOpen",
+            "game": {
+                "id": crate::store::sqlite::id_text(&self.row.id),
+                "variant": self.row.variant,
+                "terms": protocol::hex::encode(&self.signed.to_canonical()),
+            }
+        });
+        self.shared.events.send(&u, &event);
+    }
+
     async fn on_timer(&mut self) -> Result<bool, String> {
+        self.notice_umpire();
         // Messages already queued arrived before this timer fired: they go first, each at its
         // arrival time, so a move that reached the socket in time is not timed out because
         // the host was slow to take it (at most one queue's worth, so a busy match's timers
@@ -364,6 +406,12 @@ impl MatchTask {
         let party = key.is_some_and(|k| self.parties.contains(&k));
         if !party && !self.open_game {
             return Err(JoinError::Hidden);
+        }
+        // The umpire's seat is served by one connection at a time: its live socket is the
+        // seat's lease among the umpire processes of its key (a second process would write
+        // messages of its own under the same numbers: a fork of the umpire's channels).
+        if self.umpire.as_ref().is_some_and(|(u, _)| key == Some(*u)) && self.umpire_connected() {
+            return Err(JoinError::UmpireSeated);
         }
         // `since` counts in the joiner's own view (the entries it may read), and so does
         // `entries`: nothing here tells a participant how many entries another channel holds.

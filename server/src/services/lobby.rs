@@ -24,17 +24,18 @@ fn shared_terms(shared: &Shared, id: &str) -> Option<Arc<crate::store::postgres:
     (!local).then_some(pg)
 }
 
-/// Loads `id`'s pending terms from the cluster's database, with their version.
+/// Loads `id`'s pending terms from the cluster's database, with their version and whether
+/// they are signed (their match being started).
 async fn load_pending(
     pg: &crate::store::postgres::PostgresStore,
     id: &str,
     what: &str,
-) -> Result<(Pending, i64), LobbyError> {
+) -> Result<(Pending, i64, bool), LobbyError> {
     let row = pg.pending(id).await.map_err(|e| LobbyError::Store(e.to_string()))?;
-    let Some((body, version)) = row else {
+    let Some(row) = row else {
         return Err(LobbyError::NotFound(format!("no terms being {what} for {}", cut(id))));
     };
-    Ok((Pending::load(&body)?, version))
+    Ok((Pending::load(&row.body)?, row.version, row.signed))
 }
 
 fn contended(id: &str) -> LobbyError {
@@ -347,7 +348,7 @@ pub async fn umpire_seat(
     seat.check()?;
     if let Some(pg) = shared_terms(shared, id) {
         for _ in 0..MAX_PENDING_RETRIES {
-            let (mut p, version) = load_pending(&pg, id, "written").await?;
+            let (mut p, version, _) = load_pending(&pg, id, "written").await?;
             match &mut p.umpire {
                 Some((u, s @ None)) if *u == key => *s = Some(seat.clone()),
                 _ => {
@@ -429,8 +430,9 @@ pub async fn sign(
 
 /// [`sign`] on a cluster: the terms are read from the database, the signature checked and
 /// written back at the version read (read again and written again when another node wrote
-/// meanwhile); the node whose write completes the signatures consumes the row and starts the
-/// match.
+/// meanwhile); the node whose write completes the signatures claims the row (marked signed,
+/// kept) and starts the match, and deletes the row once the match is stored: a node dying in
+/// between leaves the row to another node's sweep, which starts the match ([`sweep`]).
 async fn sign_shared(
     shared: &Arc<Shared>,
     pg: &crate::store::postgres::PostgresStore,
@@ -440,20 +442,33 @@ async fn sign_shared(
 ) -> Result<Option<String>, LobbyError> {
     let store = |e: crate::store::StoreError| LobbyError::Store(e.to_string());
     for _ in 0..MAX_PENDING_RETRIES {
-        let (mut p, version) = load_pending(pg, id, "signed").await?;
+        let (mut p, version, claimed) = load_pending(pg, id, "signed").await?;
         p.check_signature(&key, &signature)?;
+        if claimed {
+            // Every signature is in (this one again, from another process of the key): the
+            // match is being started.
+            return Ok(None);
+        }
         let Some((terms, bytes)) = &p.terms else {
             return Err(LobbyError::Bad("the terms are not complete yet".into()));
         };
         p.signatures.insert(key, signature);
         let umpire = p.umpire.as_ref().is_some_and(|(u, _)| *u == key);
         if let Some(signed) = all_signed(&shared.config, terms, bytes, &p.signatures) {
-            if pg.take_pending(id, version).await.map_err(store)? {
+            let hold = shared.clock.now_ms() + crate::store::pending::START_GRACE_MS;
+            if pg.claim_signed(id, version, &p.stored()?, hold).await.map_err(store)? {
+                crate::fault::point(crate::fault::TERMS_CLAIMED);
                 lock(&shared.lobby).pending.remove(id);
                 if umpire {
                     shared.umpires.paid(&key, &Owed::Terms(id.to_owned()));
                 }
-                return start(shared, p, signed).await.map(Some);
+                let started = start(shared, p, signed).await?;
+                // Stored: the terms are done with (a failed delete leaves them to a sweep,
+                // which finds the match stored).
+                if let Err(e) = pg.drop_pending(id).await {
+                    tracing::warn!(error = %e, "deleting the started match's terms failed");
+                }
+                return Ok(Some(started));
             }
         } else if pg.update_pending(id, version, &p.stored()?).await.map_err(store)? {
             if umpire {
@@ -554,10 +569,12 @@ pub async fn sweep(shared: &Arc<Shared>) -> usize {
         // whose sweep takes their row (once, whichever node: a dead acceptor's too), and not
         // at all when another node started the match.
         expired.retain(|p| p.tournament.is_some());
-        match pg.expire_pending(now).await {
+        let hold = now + crate::store::pending::START_GRACE_MS;
+        match pg.expire_pending(now, hold).await {
             Ok(rows) => {
-                for body in rows {
-                    match Pending::load(&body) {
+                for row in rows {
+                    match Pending::load(&row.body) {
+                        Ok(p) if row.signed => start_claimed(shared, pg, p).await,
                         Ok(p) => expired.push(p),
                         Err(e) => tracing::warn!(error = %e, "expired pending terms unreadable"),
                     }
@@ -590,6 +607,49 @@ pub async fn sweep(shared: &Arc<Shared>) -> usize {
     let pending: BTreeSet<String> = lock(&shared.lobby).pending.keys().cloned().collect();
     shared.umpires.retain_terms(|id| pending.contains(id));
     expired.len() + stale.len()
+}
+
+/// Starts the match of signed terms a node claimed and did not store within
+/// [`crate::store::pending::START_GRACE_MS`] (it died, or its database connection did), which
+/// this node's sweep has claimed again; or, when the match is stored after all, only deletes
+/// the terms. Two nodes starting it at once store it once (the match id is the row's key).
+async fn start_claimed(
+    shared: &Arc<Shared>,
+    pg: &crate::store::postgres::PostgresStore,
+    p: Pending,
+) {
+    let id = p.challenge.id.clone();
+    let Some((terms, bytes)) = &p.terms else { return };
+    let Some(signed) = all_signed(&shared.config, terms, bytes, &p.signatures) else {
+        tracing::warn!(challenge = %cut(&id), "terms marked signed lack a signature");
+        return;
+    };
+    let stored = match signed.verify() {
+        Ok(agreed) => shared.store.get_match(&agreed.match_id).await.map(|m| m.is_some()),
+        Err(e) => {
+            tracing::warn!(challenge = %cut(&id), error = %e, "terms marked signed do not verify");
+            return;
+        }
+    };
+    match stored {
+        Ok(true) => {}
+        Ok(false) => match start(shared, p, signed).await {
+            Ok(m) => {
+                tracing::warn!(challenge = %cut(&id), match_id = %m, "started the match of terms another node claimed and did not store")
+            }
+            Err(e) => {
+                tracing::warn!(challenge = %cut(&id), error = %e, "starting claimed terms failed; a later sweep tries again");
+                return;
+            }
+        },
+        Err(e) => {
+            tracing::warn!(error = %e, "reading a claimed match failed; a later sweep tries again");
+            return;
+        }
+    }
+    if let Err(e) = pg.drop_pending(&id).await {
+        tracing::warn!(error = %e, "deleting the started match's terms failed");
+    }
 }
 
 /// Records a tournament game's match before the match is created (so its record is appended

@@ -33,7 +33,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// The cluster's tables (PostgreSQL only; created with the schema).
-pub const SCHEMA: [&str; 3] = [
+pub const SCHEMA: [&str; 4] = [
     "CREATE TABLE IF NOT EXISTS nodes (
         id BIGSERIAL PRIMARY KEY,
         url TEXT COLLATE \"C\" NOT NULL,
@@ -46,6 +46,12 @@ pub const SCHEMA: [&str; 3] = [
         epoch BIGINT NOT NULL,
         expires_at TIMESTAMPTZ NOT NULL)",
     "CREATE INDEX IF NOT EXISTS match_leases_expiry ON match_leases (expires_at)",
+    // One leader per role among the nodes (the ledger appender): `crate::leader`.
+    "CREATE TABLE IF NOT EXISTS leaders (
+        role TEXT COLLATE \"C\" PRIMARY KEY,
+        node BIGINT NOT NULL,
+        epoch BIGINT NOT NULL,
+        expires_at TIMESTAMPTZ NOT NULL)",
 ];
 
 /// The default lease (`serve --lease-ms`): a dead node's matches are taken within about this.
@@ -360,6 +366,36 @@ impl Leases {
              WHERE match_id = $1 AND node = $2"
         };
         sqlx::query(sql).bind(id_text(id)).bind(self.node).execute(pool).await.map(drop).map_err(db)
+    }
+
+    /// Takes or renews the leadership of `role` (`crate::leader`), in one statement: this node
+    /// keeps it while it renews, and takes it once the holder's lease has expired on the
+    /// database's clock, raising the epoch. Returns the epoch and the local deadline (as a
+    /// match lease's: the lease less a fifth after the statement was sent) while this node
+    /// leads; `None` while another live node does.
+    pub async fn lead(
+        &self,
+        pool: &PgPool,
+        role: &str,
+    ) -> Result<Option<(i64, Instant)>, StoreError> {
+        let sent = Instant::now();
+        let epoch: Option<i64> = sqlx::query_scalar(
+            "INSERT INTO leaders (role, node, epoch, expires_at)
+             VALUES ($1, $2, 1, now() + $3::float8 * interval '1 millisecond')
+             ON CONFLICT (role) DO UPDATE SET node = EXCLUDED.node,
+                 epoch = CASE WHEN leaders.node = EXCLUDED.node THEN leaders.epoch
+                              ELSE leaders.epoch + 1 END,
+                 expires_at = EXCLUDED.expires_at
+             WHERE leaders.node = EXCLUDED.node OR leaders.expires_at < now()
+             RETURNING epoch",
+        )
+        .bind(role)
+        .bind(self.node)
+        .bind(self.interval())
+        .fetch_optional(pool)
+        .await
+        .map_err(db)?;
+        Ok(epoch.map(|e| (e, self.deadline(sent))))
     }
 
     /// The URL of the node that holds `id`'s lease now, if another live one does (for a

@@ -376,3 +376,51 @@ async fn postgres_cluster_a_node_stops_at_its_own_deadline_and_takes_unleased_ma
     b.append_entries(&[entry(m, 3, 3)]).await.expect("B holds it");
     assert_eq!(b.entries(&m).await.unwrap().len(), 4);
 }
+
+#[tokio::test]
+async fn postgres_cluster_one_ledger_leader_and_the_next_takes_over_after_expiry() {
+    let Some(url) = postgres_url("leader").await else { return };
+    let a = PostgresStore::open_node(&url, "http://a", 500).await.unwrap();
+    let b = PostgresStore::open_node(&url, "http://b", 500).await.unwrap();
+    let (la, lb) = (a.leases().unwrap(), b.leases().unwrap());
+    let (epoch, _) = la.lead(a.pool(), "ledger").await.unwrap().expect("the first leads");
+    assert_eq!(epoch, 1);
+    assert!(lb.lead(b.pool(), "ledger").await.unwrap().is_none(), "one leader while it renews");
+    assert_eq!(la.lead(a.pool(), "ledger").await.unwrap().map(|l| l.0), Some(1), "renewed");
+    assert!(lb.lead(b.pool(), "another role").await.unwrap().is_some(), "roles apart");
+    // A stops renewing: B takes the lead once the lease expired on the database's clock.
+    tokio::time::sleep(std::time::Duration::from_millis(600)).await;
+    let (epoch, _) = lb.lead(b.pool(), "ledger").await.unwrap().expect("taken after expiry");
+    assert_eq!(epoch, 2, "the epoch is raised");
+    assert!(la.lead(a.pool(), "ledger").await.unwrap().is_none(), "A finds it taken");
+}
+
+#[tokio::test]
+async fn postgres_cluster_signed_terms_stay_until_dropped_and_a_sweep_claims_them_again() {
+    let Some(url) = postgres_url("claim").await else { return };
+    let a = PostgresStore::open_node(&url, "http://a", 60_000).await.unwrap();
+    let b = PostgresStore::open_node(&url, "http://b", 60_000).await.unwrap();
+    a.put_pending("signed", "{}", 1_000).await.unwrap();
+    a.put_pending("unsigned", "{}", 1_000).await.unwrap();
+    let v = a.pending("signed").await.unwrap().expect("stored").version;
+    // Of two nodes claiming at one version, one wins; the row stays, marked.
+    assert!(a.claim_signed("signed", v, "{\"all\":1}", 1_500).await.unwrap());
+    assert!(!b.claim_signed("signed", v, "{\"all\":2}", 1_500).await.unwrap());
+    let row = b.pending("signed").await.unwrap().expect("kept until the match is stored");
+    assert!(row.signed && row.body == "{\"all\":1}", "{row:?}");
+    assert!(!b.update_pending("signed", row.version, "{}").await.unwrap(), "signed: no writes");
+    assert!(!b.claim_signed("signed", row.version, "{}", 1_500).await.unwrap(), "claimed once");
+    // Before the claim's grace: only the unsigned terms expire (deleted, to cancel).
+    let swept = b.expire_pending(1_200, 9_000).await.unwrap();
+    assert_eq!(swept.len(), 1);
+    assert!(!swept[0].signed);
+    assert!(b.pending("unsigned").await.unwrap().is_none());
+    // Past it: the signed terms are claimed again (kept, to start), by one sweep only.
+    let swept = b.expire_pending(1_600, 9_000).await.unwrap();
+    assert_eq!(swept.len(), 1);
+    assert!(swept[0].signed && swept[0].body == "{\"all\":1}");
+    assert!(a.expire_pending(1_700, 9_000).await.unwrap().is_empty(), "held until 9,000");
+    assert!(b.pending("signed").await.unwrap().is_some());
+    b.drop_pending("signed").await.unwrap();
+    assert!(a.pending("signed").await.unwrap().is_none());
+}
