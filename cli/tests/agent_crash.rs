@@ -56,7 +56,9 @@ async fn a_bot_killed_mid_match_resumes_from_its_journal() {
             if umpire {
                 (Decider::None, None)
             } else {
-                common::unhurried(client::RandomBot::new([5; 32]), Duration::from_millis(20))
+                // Alice takes 60 ms over each decision, so the match outlasts the four kills
+                // (about 2.8 s): at 20 ms a SIC game once ended after the first kill.
+                common::unhurried(client::RandomBot::new([5; 32]), Duration::from_millis(60))
             }
         }),
     };
