@@ -603,11 +603,12 @@ impl Player {
             // The relay closed the log: countersign its final head (our `seen` is the close),
             // which also attests that every setup the umpire sealed to us gave the key it
             // committed to; so not after a sealed message that did not open (PROTOCOL.md 14.2).
-            Payload::Close { .. } if body.author == self.terms.terms.relay => {
-                if self.seal.opened_all() {
-                    self.out.send_public(None, Payload::Countersign);
-                }
+            Payload::Close { .. }
+                if body.author == self.terms.terms.relay && self.seal.opened_all() =>
+            {
+                self.out.send_public(None, Payload::Countersign);
             }
+            Payload::Close { .. } if body.author == self.terms.terms.relay => {}
             Payload::Timeout { party, expectation, .. } => match (party.side(), expectation) {
                 (Some(side), Expectation::Move) => self.ended_by(flow::loss_of(side, TIMEOUT)),
                 (Some(side), _) => self.ended_by(flow::loss_of(side, FORFEIT)),
