@@ -3,7 +3,7 @@
 //! the variable (any deployment) a point costs one environment lookup when it is reached.
 
 /// A cluster node stops right after claiming the last signature of shared terms, before the
-/// match is stored (`server::lobby`, docs/SERVER.md, several nodes).
+/// match is stored (`server::services::lobby`, docs/SERVER.md, several nodes).
 pub const TERMS_CLAIMED: &str = "terms-claimed";
 
 /// The environment variable that names the crash point.
