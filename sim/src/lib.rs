@@ -7,6 +7,9 @@
 //! it (the server spawned or named, the signature bound, the window read from `/metrics` and
 //! `/proc`, the report) (docs/LOADTEST.md). The CLI parses the flags and calls [`measure::run`].
 //!
+//! [`pace::unhurried`] is a bot over sockets that takes its time, for tests that act while a
+//! match is live.
+//!
 //! [`selfplay`] plays one complete match in-process: two [`protocol::roles::Player`]s with
 //! [`client::RandomBot`] policies, the [`protocol::roles::Umpire`] in umpired games, and the real
 //! [`protocol::relay::Relay`], with real signatures, seals and receipts, under simulated time
@@ -54,6 +57,7 @@
 
 pub mod loadtest;
 pub mod measure;
+pub mod pace;
 pub mod selfplay;
 
 pub use selfplay::{

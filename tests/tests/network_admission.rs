@@ -23,7 +23,7 @@ mod network;
 
 use client::agent::{Accept, Agent, DeciderFactory};
 use client::seat::{Decider, SeatCommand, SeatEvent};
-use network::{Net, bot, identity};
+use network::{Net, bot, identity, paced_bot};
 use protocol::Identity;
 use protocol::codec::Canonical;
 use protocol::roles::Ask;
@@ -398,8 +398,12 @@ async fn past_capacity_new_matches_wait_and_admitted_ones_end_validly() {
     .await;
     let mut players: Vec<(Agent, Agent)> = Vec::new();
     for i in 0..2u64 {
-        let b = net.agent(&format!("cap-b{i}"), bot(50 + 2 * i), Accept::Addressed).await;
-        let a = net.agent(&format!("cap-a{i}"), bot(51 + 2 * i), Accept::Nothing).await;
+        // Paced, so that both matches are still live when the full server is tried: two bots
+        // at full speed can finish a chess game before the third challenge is sent.
+        let pace = Duration::from_millis(15);
+        let b =
+            net.agent(&format!("cap-b{i}"), paced_bot(50 + 2 * i, pace), Accept::Addressed).await;
+        let a = net.agent(&format!("cap-a{i}"), paced_bot(51 + 2 * i, pace), Accept::Nothing).await;
         a.challenge(json!({
             "variant": "chess", "clock_limit": 600, "clock_increment": 0,
             "opponent": b.session().key.to_string(),

@@ -82,31 +82,4 @@ pub async fn paced_agent(
     a
 }
 
-/// A remote decider that plays `bot`'s moves, each after `pace`.
-pub fn unhurried(
-    mut bot: client::RandomBot,
-    pace: Duration,
-) -> (Decider, Option<tokio::sync::mpsc::UnboundedSender<client::seat::SeatEvent>>) {
-    use client::seat::{SeatCommand, SeatEvent};
-    use protocol::roles::Policy;
-    let (cmd_tx, cmd_rx) = tokio::sync::mpsc::channel(4);
-    let (ev_tx, mut ev_rx) = tokio::sync::mpsc::unbounded_channel();
-    tokio::spawn(async move {
-        let mut seen = None;
-        while let Some(event) = ev_rx.recv().await {
-            match event {
-                SeatEvent::View { view, .. } => seen = Some((view.variant, view.side)),
-                SeatEvent::Ask(ask) => {
-                    let Some((variant, side)) = seen else { continue };
-                    tokio::time::sleep(pace).await;
-                    let bytes = bot.decide(variant, side, &ask);
-                    if cmd_tx.send(SeatCommand::Decide(bytes)).await.is_err() {
-                        return;
-                    }
-                }
-                _ => {}
-            }
-        }
-    });
-    (Decider::Remote(cmd_rx), Some(ev_tx))
-}
+pub use sim::pace::unhurried;

@@ -91,6 +91,14 @@ pub fn bot(seed: u64) -> client::agent::DeciderFactory {
     })
 }
 
+/// As [`bot`], but taking `pace` over each decision (`sim::pace::unhurried`): for tests that must
+/// act while the match is still live.
+pub fn paced_bot(seed: u64, pace: Duration) -> client::agent::DeciderFactory {
+    Arc::new(move |_| {
+        sim::pace::unhurried(client::RandomBot::new(sim::selfplay::derive(seed, "bot")), pace)
+    })
+}
+
 impl Net {
     pub async fn start(name: &str) -> Net {
         Net::start_with(name, |_| {}).await
