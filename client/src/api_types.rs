@@ -1,9 +1,9 @@
 //! The JSON the local API gives the pages, as Rust types: the one place its shape is written.
 //! [`crate::local::snapshot`] and [`crate::local::hub`] build these and serialise them (the
 //! module is also `crate::local::types`); the pages' TypeScript types (`web/src/types/*.ts`)
-//! are generated from them by ts-rs, and the test below fails when the committed files differ
-//! from what the Rust types give (regenerate with
-//! `FOGPROOF_WRITE_TYPES=1 cargo test -p fogproof-client --lib api_types`).
+//! are generated from them by ts-rs (the crate's `ts` feature, `export_typescript`), and
+//! `tests/tests/typescript.rs` fails when the committed files differ from what the Rust types
+//! give (regenerate with `FOGPROOF_WRITE_TYPES=1 cargo test -p fogproof-tests --test typescript`).
 //!
 //! The seat's view ([`SeatView`]) and everything in it come from `rules` (its `ts` feature),
 //! a signed display name from `protocol` ([`SignedName`], its `ts` feature): the pages read the
@@ -20,7 +20,7 @@ use std::collections::BTreeMap;
 
 /// Where a match stands, as the hub knows it (the API's `stage`: the lowercase name).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-#[cfg_attr(test, derive(ts_rs::TS), ts(rename = "Stage"))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "Stage"))]
 #[serde(rename_all = "lowercase")]
 pub enum Status {
     /// Being played.
@@ -49,25 +49,25 @@ impl Status {
 /// The `gameState` line of a game stream (and `GET /api/bot/game/{id}`): lichess's fields,
 /// then fogproof's (docs/AGENT-API.md). Built by `Snapshot::state`.
 #[derive(Clone, Debug, Serialize)]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct GameState {
     /// Always `gameState`.
     #[serde(rename = "type")]
-    #[cfg_attr(test, ts(type = "\"gameState\""))]
+    #[cfg_attr(feature = "ts", ts(type = "\"gameState\""))]
     pub kind: &'static str,
     /// lichess's `moves`: every move in UCI, space-separated, where the seat knows them all.
     pub moves: String,
     /// White's remaining time, ms.
-    #[cfg_attr(test, ts(type = "number"))]
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub wtime: u64,
     /// Black's remaining time, ms.
-    #[cfg_attr(test, ts(type = "number"))]
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub btime: u64,
     /// White's increment, ms.
-    #[cfg_attr(test, ts(type = "number"))]
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub winc: u64,
     /// Black's increment, ms.
-    #[cfg_attr(test, ts(type = "number"))]
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub binc: u64,
     /// lichess's status name ([`crate::lichess::status_name`]).
     pub status: &'static str,
@@ -80,7 +80,7 @@ pub struct GameState {
     /// The match id (64 hex digits).
     pub id: String,
     /// Bumped at every change.
-    #[cfg_attr(test, ts(type = "number"))]
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub seq: u64,
     /// fogproof's stage of the match.
     pub stage: Status,
@@ -125,30 +125,30 @@ pub struct GameState {
 /// The question outstanding (`ask` of a [`GameState`]): its `id` (how many were asked) and
 /// `kind`, with what the kind needs.
 #[derive(Clone, Debug, Serialize)]
-#[cfg_attr(test, derive(ts_rs::TS), ts(rename = "Ask"))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "Ask"))]
 pub struct AskJson {
     /// How many questions were asked so far: this one's id.
-    #[cfg_attr(test, ts(type = "number"))]
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub id: u64,
     /// What is asked.
     pub kind: AskKind,
     /// `move`, `attempt`: the texts of the actions offered.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(test, ts(optional))]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub moves: Option<Vec<String>>,
     /// `secretchess6-setup`: the most false squares allowed.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(test, ts(optional))]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub max_false_squares: Option<usize>,
     /// `secretchess6-tiebreak`: how many turns the opponent had.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(test, ts(optional))]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub opponent_turns: Option<u32>,
 }
 
 /// What kind of question is asked ([`crate::view::ask_kind`] names it the same way).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "kebab-case")]
 pub enum AskKind {
     /// A move, among those offered.
@@ -167,22 +167,22 @@ pub enum AskKind {
 
 /// The clocks as the server last showed them.
 #[derive(Clone, Debug, Serialize)]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Clock {
     /// White's remaining ms.
-    #[cfg_attr(test, ts(type = "number"))]
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub white_ms: u64,
     /// Black's remaining ms.
-    #[cfg_attr(test, ts(type = "number"))]
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub black_ms: u64,
     /// Whose clock runs (`white`, `black`), if any.
-    #[cfg_attr(test, ts(as = "Option<Color>"))]
+    #[cfg_attr(feature = "ts", ts(as = "Option<Color>"))]
     pub running: Option<String>,
 }
 
 /// One answer this player sent, and whether the rules refused it.
 #[derive(Clone, Debug, Serialize)]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Sent {
     /// Its text.
     pub text: String,
@@ -192,7 +192,7 @@ pub struct Sent {
 
 /// The end of a match as its final record shows it (`final_json`).
 #[derive(Clone, Debug, PartialEq, Serialize)]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct FinalBoard {
     /// The full position at the end (the rules' position string), if the game had one.
     pub board: Option<String>,
@@ -206,17 +206,17 @@ pub struct FinalBoard {
 
 /// The `gameFull` line that opens a game stream: lichess's fields, then fogproof's.
 #[derive(Clone, Debug, Serialize)]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct GameFull {
     /// Always `gameFull`.
     #[serde(rename = "type")]
-    #[cfg_attr(test, ts(type = "\"gameFull\""))]
+    #[cfg_attr(feature = "ts", ts(type = "\"gameFull\""))]
     pub kind: &'static str,
     /// The match id.
     pub id: String,
     /// When the agent registered the match (Unix ms).
     #[serde(rename = "createdAt")]
-    #[cfg_attr(test, ts(type = "number"))]
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub created_at: u64,
     /// Always false.
     pub rated: bool,
@@ -230,10 +230,10 @@ pub struct GameFull {
     #[serde(rename = "initialFen")]
     pub initial_fen: Option<&'static str>,
     /// White's player object (filled in by the stream once the side is known).
-    #[cfg_attr(test, ts(as = "Option<Player>"))]
+    #[cfg_attr(feature = "ts", ts(as = "Option<Player>"))]
     pub white: Value,
     /// Black's player object.
-    #[cfg_attr(test, ts(as = "Option<Player>"))]
+    #[cfg_attr(feature = "ts", ts(as = "Option<Player>"))]
     pub black: Value,
     /// The clock: initial and increment, ms.
     pub clock: FullClock,
@@ -249,7 +249,7 @@ pub struct GameFull {
 
 /// lichess's `perf` object.
 #[derive(Clone, Debug, Serialize)]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Perf {
     /// The speed's name.
     pub name: &'static str,
@@ -257,19 +257,19 @@ pub struct Perf {
 
 /// A `gameFull`'s clock.
 #[derive(Clone, Debug, Serialize)]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct FullClock {
     /// Each side's initial time, ms.
-    #[cfg_attr(test, ts(type = "number"))]
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub initial: u64,
     /// The increment, ms.
-    #[cfg_attr(test, ts(type = "number"))]
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub increment: u64,
 }
 
 /// lichess's `variant` object, with fogproof's `id`.
 #[derive(Clone, Debug, Serialize)]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct LichessVariant {
     /// lichess's key (`standard` for chess; fogproof's id otherwise).
     pub key: &'static str,
@@ -284,7 +284,7 @@ pub struct LichessVariant {
 /// A player object (`white`, `black`, `opponent`, `challenger`, `destUser`):
 /// [`crate::lichess::player_json`].
 #[derive(Clone, Debug, Serialize)]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Player {
     /// The key.
     pub id: String,
@@ -293,10 +293,10 @@ pub struct Player {
     /// The same as `name`.
     pub username: String,
     /// Always none (fogproof's ratings are the log's).
-    #[cfg_attr(test, ts(type = "null"))]
+    #[cfg_attr(feature = "ts", ts(type = "null"))]
     pub rating: Option<u32>,
     /// Always none.
-    #[cfg_attr(test, ts(type = "null"))]
+    #[cfg_attr(feature = "ts", ts(type = "null"))]
     pub title: Option<String>,
     /// The key's fingerprint.
     pub fingerprint: Option<String>,
@@ -307,14 +307,14 @@ pub struct Player {
 
 /// `GET /api/account`: this agent's key and name, its server, and the server's own keys.
 #[derive(Clone, Debug, Serialize)]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Account {
     /// This agent's key.
     pub id: String,
     /// lichess's `username`: the display name this key signed, or the key.
     pub username: String,
     /// Always `BOT` (lichess-bot plays only as a BOT account).
-    #[cfg_attr(test, ts(type = "\"BOT\""))]
+    #[cfg_attr(feature = "ts", ts(type = "\"BOT\""))]
     pub title: &'static str,
     /// The display name this key signed, if any.
     pub name: Option<String>,
@@ -333,7 +333,7 @@ pub struct Account {
 
 /// `POST /api/account`'s answer.
 #[derive(Clone, Debug, Serialize)]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct NameSet {
     /// Always true.
     pub ok: bool,
@@ -346,7 +346,7 @@ pub struct NameSet {
 
 /// A `gameStart` event's `game`.
 #[derive(Clone, Debug, Serialize)]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct GameStartGame {
     /// The match id.
     pub id: String,
@@ -365,7 +365,7 @@ pub struct GameStartGame {
     /// This seat's side, once known.
     pub color: Option<Color>,
     /// The opponent's player object.
-    #[cfg_attr(test, ts(as = "Option<Player>"))]
+    #[cfg_attr(feature = "ts", ts(as = "Option<Player>"))]
     pub opponent: Value,
     /// Whether a question is outstanding.
     #[serde(rename = "isMyTurn")]
@@ -382,7 +382,7 @@ pub struct GameStartGame {
 
 /// lichess's `compat` object.
 #[derive(Clone, Debug, Serialize)]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Compat {
     /// Playable by a bot.
     pub bot: bool,
@@ -392,7 +392,7 @@ pub struct Compat {
 
 /// lichess's `status` object.
 #[derive(Clone, Debug, Serialize)]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct StatusName {
     /// lichess's status name.
     pub name: Option<&'static str>,
@@ -402,7 +402,7 @@ pub struct StatusName {
 /// pages show, lichess's key, the board's width and how it is adjudicated. The pages' one list
 /// of variants (`web/src/types/variants.ts`) is generated from [`VariantInfo::all`].
 #[derive(Clone, Debug, Serialize)]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct VariantInfo {
     /// fogproof's id.
     pub id: Variant,
@@ -413,7 +413,7 @@ pub struct VariantInfo {
     /// Files and ranks.
     pub size: u8,
     /// `open`, `owner` or `umpire`.
-    #[cfg_attr(test, ts(type = "\"open\" | \"owner\" | \"umpire\""))]
+    #[cfg_attr(feature = "ts", ts(type = "\"open\" | \"owner\" | \"umpire\""))]
     pub mode: &'static str,
 }
 
@@ -431,125 +431,49 @@ impl AskKind {
     }
 }
 
+/// Writes the TypeScript declarations of the agent's page API and all they use under `dir`
+/// (the rules' and protocol's too, all at the top), and `variants.ts`, the pages' list of
+/// variants. `tests/tests/typescript.rs` checks that `web/src/types` is what this gives.
+#[cfg(feature = "ts")]
+pub fn export_typescript(dir: &std::path::Path) -> Result<(), ts_rs::ExportError> {
+    use ts_rs::TS;
+    GameFull::export_all_to(dir)?;
+    Account::export_all_to(dir)?;
+    NameSet::export_all_to(dir)?;
+    GameStartGame::export_all_to(dir)?;
+    Player::export_all_to(dir)?;
+    VariantInfo::export_all_to(dir)?;
+    std::fs::write(dir.join("variants.ts"), variants_ts())?;
+    Ok(())
+}
+
+/// The pages' list of variants, from [`VariantInfo::all`].
+#[cfg(feature = "ts")]
+pub fn variants_ts() -> String {
+    let list = serde_json::to_string_pretty(&VariantInfo::all()).expect("plain data");
+    format!(
+        "// Generated from rules::Variant by client/src/api_types.rs (VariantInfo::all): \
+         do not edit.\n\
+         // Regenerate: FOGPROOF_WRITE_TYPES=1 cargo test -p fogproof-client --lib \
+         api_types\n\
+         import type {{ VariantInfo }} from './VariantInfo';\n\
+         import type {{ Variant }} from './Variant';\n\n\
+         /** Every game fogproof plays, in rules::Variant::ALL's order. */\n\
+         export const VARIANTS: readonly VariantInfo[] = {list};\n\n\
+         /** The name the pages show for a variant id (the id itself if unknown). */\n\
+         export function variantName(id: string | null | undefined): string {{\n  \
+         return VARIANTS.find((v) => v.id === id || v.key === id)?.name ?? String(id ?? '');\n\
+         }}\n\n\
+         /** Whether `id` names a variant. */\n\
+         export function isVariant(id: unknown): id is Variant {{\n  \
+         return VARIANTS.some((v) => v.id === id);\n\
+         }}\n"
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::path::{Path, PathBuf};
-    use ts_rs::TS;
-
-    /// Where the generated files live.
-    fn types_dir() -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../web/src/types")
-    }
-
-    /// The folders of `web/src/types` that the server's types (`server::http::types`) and the
-    /// verifier's (`verifier::json`) fill: neither written nor checked here.
-    const OTHERS: [&str; 2] = ["host", "verifier"];
-
-    /// The pages' list of variants, from [`VariantInfo::all`].
-    fn variants_ts() -> String {
-        let list = serde_json::to_string_pretty(&VariantInfo::all()).expect("plain data");
-        format!(
-            "// Generated from rules::Variant by client/src/api_types.rs (VariantInfo::all): \
-             do not edit.\n\
-             // Regenerate: FOGPROOF_WRITE_TYPES=1 cargo test -p fogproof-client --lib \
-             api_types\n\
-             import type {{ VariantInfo }} from './VariantInfo';\n\
-             import type {{ Variant }} from './Variant';\n\n\
-             /** Every game fogproof plays, in rules::Variant::ALL's order. */\n\
-             export const VARIANTS: readonly VariantInfo[] = {list};\n\n\
-             /** The name the pages show for a variant id (the id itself if unknown). */\n\
-             export function variantName(id: string | null | undefined): string {{\n  \
-             return VARIANTS.find((v) => v.id === id || v.key === id)?.name ?? String(id ?? '');\n\
-             }}\n\n\
-             /** Whether `id` names a variant. */\n\
-             export function isVariant(id: unknown): id is Variant {{\n  \
-             return VARIANTS.some((v) => v.id === id);\n\
-             }}\n"
-        )
-    }
-
-    /// Every generated file (name, contents): the declarations of the API's types and all
-    /// they use, and the list of variants.
-    fn generated() -> BTreeMap<String, String> {
-        let dir = std::env::temp_dir().join(format!("fogproof-ts-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("temp dir");
-        GameFull::export_all_to(&dir).expect("export");
-        Account::export_all_to(&dir).expect("export");
-        NameSet::export_all_to(&dir).expect("export");
-        GameStartGame::export_all_to(&dir).expect("export");
-        Player::export_all_to(&dir).expect("export");
-        VariantInfo::export_all_to(&dir).expect("export");
-        let mut out = BTreeMap::new();
-        collect(&dir, &dir, &mut out);
-        let _ = std::fs::remove_dir_all(&dir);
-        let index: String = out
-            .keys()
-            .filter(|name| !name.contains('/'))
-            .map(|name| format!("export type * from './{}';\n", name.trim_end_matches(".ts")))
-            .collect();
-        out.insert(
-            "index.ts".into(),
-            format!("// Generated by client/src/api_types.rs: every type, in one import.\n{index}"),
-        );
-        out.insert("variants.ts".into(), variants_ts());
-        out
-    }
-
-    fn collect(root: &Path, dir: &Path, out: &mut BTreeMap<String, String>) {
-        for e in std::fs::read_dir(dir).expect("read dir") {
-            let p = e.expect("entry").path();
-            if p.is_dir() {
-                collect(root, &p, out);
-            } else {
-                let name = p.strip_prefix(root).expect("under root").to_string_lossy().into_owned();
-                out.insert(name, std::fs::read_to_string(&p).expect("generated text"));
-            }
-        }
-    }
-
-    /// The committed `web/src/types` is exactly what the Rust types give: a change to the
-    /// page API's Rust types fails here until the TypeScript is regenerated (and the pages
-    /// then type-check against it, `npm run check`).
-    #[test]
-    fn committed_typescript_types_are_current() {
-        let want = generated();
-        let dir = types_dir();
-        if std::env::var_os("FOGPROOF_WRITE_TYPES").is_some() {
-            for e in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
-                let p = e.path();
-                if p.file_name().is_some_and(|n| OTHERS.iter().any(|o| n == *o)) {
-                    continue;
-                }
-                let _ =
-                    if p.is_dir() { std::fs::remove_dir_all(&p) } else { std::fs::remove_file(&p) };
-            }
-            for (name, text) in &want {
-                let path = dir.join(name);
-                std::fs::create_dir_all(path.parent().expect("in dir")).expect("mkdir");
-                std::fs::write(path, text).expect("write");
-            }
-        }
-        let mut have = BTreeMap::new();
-        if dir.is_dir() {
-            collect(&dir, &dir, &mut have);
-        }
-        have.retain(|name, _| !OTHERS.iter().any(|o| Path::new(name).starts_with(o)));
-        let stale: Vec<&String> = want
-            .iter()
-            .filter(|(name, text)| have.get(*name) != Some(*text))
-            .map(|(name, _)| name)
-            .chain(have.keys().filter(|name| !want.contains_key(*name)))
-            .collect();
-        assert!(
-            stale.is_empty(),
-            "web/src/types is not what the Rust types give ({stale:?} differ, are missing or \
-             are extra): run FOGPROOF_WRITE_TYPES=1 cargo test -p fogproof-client --lib \
-             api_types, then npm run check in web/"
-        );
-        assert!(want.contains_key("SeatView.ts") && want.contains_key("Variant.ts"), "{want:?}");
-    }
 
     /// The ask's kind is the one [`crate::view::ask_kind`] names.
     #[test]

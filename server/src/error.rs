@@ -52,7 +52,7 @@ impl IntoResponse for AppError {
 
 /// An error's JSON: the sentence naming what is wrong (any route, with a fitting status).
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export_to = "host/"))]
 pub struct ErrorBody {
     /// What is wrong.
     pub error: String,

@@ -369,7 +369,7 @@ pub fn count_finished(_: &crate::finished::FinishedMatch) {
 
 /// `GET /api/ledger`'s answer.
 #[derive(Clone, Debug, serde::Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export_to = "host/"))]
 pub struct LedgerInfo {
     /// The log's origin line.
     pub origin: String,
@@ -393,7 +393,7 @@ pub struct LedgerInfo {
 
 /// A cosignature of the checkpoint.
 #[derive(Clone, Debug, serde::Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export_to = "host/"))]
 pub struct Cosignature {
     /// The signer's name.
     pub name: String,
@@ -403,7 +403,7 @@ pub struct Cosignature {
 
 /// `GET /api/ledger/proof/{id}`'s answer.
 #[derive(Clone, Debug, serde::Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export_to = "host/"))]
 pub struct LedgerProof {
     /// The leaf's index.
     #[cfg_attr(feature = "ts", ts(type = "number"))]
@@ -427,7 +427,7 @@ pub struct LedgerProof {
 
 /// A match's log entry, as the proof shows it.
 #[derive(Clone, Debug, serde::Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export_to = "host/"))]
 pub struct MatchEntryJson {
     /// The match id (hex).
     pub match_id: String,
@@ -464,7 +464,7 @@ pub struct MatchEntryJson {
 
 /// The tournament of a match entry.
 #[derive(Clone, Debug, serde::Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export_to = "host/"))]
 pub struct EntryTournament {
     /// Its id (hex).
     pub id: String,
@@ -474,7 +474,7 @@ pub struct EntryTournament {
 
 /// `GET /api/ratings/{variant}`'s answer.
 #[derive(Clone, Debug, serde::Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export_to = "host/"))]
 pub struct RatingList {
     /// The variant.
     pub variant: rules::Variant,
@@ -487,7 +487,7 @@ pub struct RatingList {
 
 /// A player's rating.
 #[derive(Clone, Debug, serde::Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export_to = "host/"))]
 pub struct RatingRow {
     /// The key.
     pub key: String,

@@ -143,7 +143,7 @@ pub enum Command {
 /// mover's clock stops while the umpire answers each attempt, so the live values would count
 /// them). Finished matches show everything.
 #[derive(Clone, Debug, Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export_to = "host/"))]
 pub struct MatchInfo {
     /// The match id (hex).
     pub id: String,

@@ -146,7 +146,7 @@ impl ChallengeRequest {
 /// The challenger's colour: drawn, or the one it asked for. Serde form: `random`, `white`,
 /// `black` (the wire's and the stored challenge's).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export_to = "host/"))]
 #[serde(rename_all = "lowercase")]
 pub enum ColorChoice {
     /// Drawn when the terms are written (`Colours::Drawn`).
@@ -171,7 +171,7 @@ impl ColorChoice {
 
 /// Where a challenge stands. Serde form: the lower-case word (the wire's and the store's).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export_to = "host/"))]
 #[serde(rename_all = "lowercase")]
 pub enum ChallengeStatus {
     /// Waiting for its opponent (or anyone, a seek).
@@ -243,7 +243,7 @@ pub struct Challenge {
 /// A lichess-shaped player object of a key: `id` the key, and where the key signed a display
 /// name, `name` and `signedName` (the statement with its signature, for anyone to check).
 #[derive(Clone, Debug, Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export_to = "host/"))]
 pub struct PlayerJson {
     /// The key.
     pub id: String,
@@ -269,7 +269,7 @@ pub fn player(key: &str, name: Option<&SignedName>) -> PlayerJson {
 
 /// The lichess-shaped JSON of a challenge ([`Challenge::shown`]; its seat is not shown).
 #[derive(Clone, Debug, Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export_to = "host/"))]
 pub struct ChallengeJson {
     /// Its id.
     pub id: String,
@@ -297,7 +297,7 @@ pub struct ChallengeJson {
 
 /// lichess's `variant` object of a challenge.
 #[derive(Clone, Debug, Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export_to = "host/"))]
 pub struct VariantKey {
     /// The variant's id.
     pub key: rules::Variant,
@@ -305,7 +305,7 @@ pub struct VariantKey {
 
 /// lichess's `timeControl` object of a challenge.
 #[derive(Clone, Debug, Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export_to = "host/"))]
 pub struct TimeControlJson {
     /// Always `clock`.
     #[serde(rename = "type")]

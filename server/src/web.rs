@@ -125,7 +125,7 @@ pub fn verdict_summary(verdict: &str) -> VerdictSummary {
 
 /// A finished game's verdict summed up ([`verdict_summary`]).
 #[derive(Clone, Debug, serde::Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export_to = "host/"))]
 #[serde(untagged)]
 pub enum VerdictSummary {
     /// The stored verdict, read.
@@ -139,7 +139,7 @@ pub enum VerdictSummary {
 
 /// `unknown`.
 #[derive(Clone, Copy, Debug, serde::Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export_to = "host/"))]
 #[serde(rename_all = "lowercase")]
 pub enum UnknownStatus {
     /// The verdict could not be read.
@@ -149,7 +149,7 @@ pub enum UnknownStatus {
 /// What a stored verdict says, as far as a list shows it. The values are the verifier's
 /// (`verifier::json`), copied as they are.
 #[derive(Clone, Debug, serde::Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export_to = "host/"))]
 pub struct ReadVerdict {
     /// `valid` or `faults`.
     #[cfg_attr(feature = "ts", ts(type = "\"valid\" | \"faults\" | null"))]

@@ -297,7 +297,7 @@ pub fn policy_json(config: &crate::Config, cp: &SignedCheckpoint) -> WitnessPoli
 
 /// The witness policy `GET /api/ledger` reports ([`policy_json`]).
 #[derive(Clone, Debug, serde::Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export_to = "host/"))]
 pub struct WitnessPolicy {
     /// How many cosignatures the server wants.
     #[cfg_attr(feature = "ts", ts(type = "number"))]
@@ -313,7 +313,7 @@ pub struct WitnessPolicy {
 
 /// A configured witness.
 #[derive(Clone, Debug, serde::Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export_to = "host/"))]
 pub struct PolicyWitness {
     /// Its name.
     pub name: String,

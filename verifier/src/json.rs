@@ -3,9 +3,9 @@
 //!
 //! The shapes are Rust types ([`VerdictJson`] and what it holds), serialised by serde; the
 //! pages' TypeScript types (`web/src/types/verifier/*.ts`) are generated from them by ts-rs
-//! (the crate's `ts` feature, on in its own tests only). The test below fails when the
-//! committed files differ from what the Rust types give (regenerate with
-//! `FOGPROOF_WRITE_TYPES=1 cargo test -p fogproof-verifier --lib json`). The functions return
+//! (the crate's `ts` feature, `export_typescript`). `tests/tests/typescript.rs` fails when
+//! the committed files differ from what the Rust types give (regenerate with
+//! `FOGPROOF_WRITE_TYPES=1 cargo test -p fogproof-tests --test typescript`). The functions return
 //! a [`Value`] (the same bytes as before the types: keys in `serde_json`'s order).
 
 use crate::envelope::Description;
@@ -26,7 +26,7 @@ pub fn kind_name(f: &Fault) -> String {
 
 /// A key and its fingerprint.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export_to = "verifier/"))]
 pub struct KeyJson {
     /// The key, as `PublicKey`'s text form.
     pub key: String,
@@ -44,7 +44,7 @@ impl KeyJson {
 
 /// A result: its score, winner and reason.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export_to = "verifier/"))]
 pub struct OutcomeJson {
     /// `1-0`, `0-1` or `1/2-1/2`.
     pub score: String,
@@ -64,7 +64,7 @@ impl OutcomeJson {
 
 /// One fault: what, who (key and role), where (entry, message), the evidence and a sentence.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export_to = "verifier/"))]
 pub struct FaultJson {
     /// The fault's kind.
     pub kind: FaultKind,
@@ -84,7 +84,7 @@ pub struct FaultJson {
 
 /// The verdict's status.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export_to = "verifier/"))]
 #[serde(rename_all = "kebab-case")]
 pub enum Status {
     /// Every check passed.
@@ -95,7 +95,7 @@ pub enum Status {
 
 /// A sanction that is no result: the game is void.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export_to = "verifier/"))]
 #[serde(rename_all = "kebab-case")]
 pub enum Void {
     /// `"void"`.
@@ -104,7 +104,7 @@ pub enum Void {
 
 /// What a record with faults gives: a forfeit's result, or `"void"`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export_to = "verifier/"))]
 #[serde(untagged)]
 pub enum Sanction {
     /// A result (a forfeit).
@@ -116,7 +116,7 @@ pub enum Sanction {
 /// A verdict, with what the record says it is where that is known ([`described`],
 /// [`verified`]). Fields a function does not fill are left out of the JSON.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export_to = "verifier/"))]
 pub struct VerdictJson {
     /// `valid` or `faults`.
     pub status: Status,
@@ -294,88 +294,21 @@ pub fn verified(m: &VerifiedMatch) -> Value {
     value(&VerdictJson::verified(m))
 }
 
+/// Writes the TypeScript declarations of the verdict's and the replay's JSON and all they use
+/// under `dir`: the verifier's own in `verifier/`, the rules' and protocol's at the top.
+/// `tests/tests/typescript.rs` checks that `web/src/types` is what this gives.
+#[cfg(feature = "ts")]
+pub fn export_typescript(dir: &std::path::Path) -> Result<(), ts_rs::ExportError> {
+    use ts_rs::TS;
+    VerdictJson::export_all_to(dir)?;
+    crate::views::Replay::export_all_to(dir)?;
+    crate::views::CompactReplay::export_all_to(dir)?;
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::collections::BTreeMap;
-    use std::path::{Path, PathBuf};
-    use ts_rs::TS;
-
-    /// Where the generated files live: a folder of their own beside the agent's types and the
-    /// host's (`web/src/types/host`).
-    fn types_dir() -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../web/src/types/verifier")
-    }
-
-    /// Every generated file (name, contents): the verdict's and the replay's types and all
-    /// they use.
-    fn generated() -> BTreeMap<String, String> {
-        let dir = std::env::temp_dir().join(format!("fogproof-ts-verifier-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("temp dir");
-        VerdictJson::export_all_to(&dir).expect("export");
-        crate::views::Replay::export_all_to(&dir).expect("export");
-        crate::views::CompactReplay::export_all_to(&dir).expect("export");
-        let mut out = BTreeMap::new();
-        collect(&dir, &dir, &mut out);
-        let _ = std::fs::remove_dir_all(&dir);
-        let index: String = out
-            .keys()
-            .filter(|name| !name.contains('/'))
-            .map(|name| format!("export type * from './{}';\n", name.trim_end_matches(".ts")))
-            .collect();
-        out.insert(
-            "index.ts".into(),
-            format!("// Generated by verifier/src/json.rs: every type, in one import.\n{index}"),
-        );
-        out
-    }
-
-    fn collect(root: &Path, dir: &Path, out: &mut BTreeMap<String, String>) {
-        for e in std::fs::read_dir(dir).expect("read dir") {
-            let p = e.expect("entry").path();
-            if p.is_dir() {
-                collect(root, &p, out);
-            } else {
-                let name = p.strip_prefix(root).expect("under root").to_string_lossy().into_owned();
-                out.insert(name, std::fs::read_to_string(&p).expect("generated text"));
-            }
-        }
-    }
-
-    /// The committed `web/src/types/verifier` is exactly what the Rust types give: a change to
-    /// the verdict's or the replay's Rust types fails here until the TypeScript is regenerated
-    /// (and the pages then type-check against it, `npm run check`).
-    #[test]
-    fn committed_typescript_types_are_current() {
-        let want = generated();
-        let dir = types_dir();
-        if std::env::var_os("FOGPROOF_WRITE_TYPES").is_some() {
-            let _ = std::fs::remove_dir_all(&dir);
-            for (name, text) in &want {
-                let path = dir.join(name);
-                std::fs::create_dir_all(path.parent().expect("in dir")).expect("mkdir");
-                std::fs::write(path, text).expect("write");
-            }
-        }
-        let mut have = BTreeMap::new();
-        if dir.is_dir() {
-            collect(&dir, &dir, &mut have);
-        }
-        let stale: Vec<&String> = want
-            .iter()
-            .filter(|(name, text)| have.get(*name) != Some(*text))
-            .map(|(name, _)| name)
-            .chain(have.keys().filter(|name| !want.contains_key(*name)))
-            .collect();
-        assert!(
-            stale.is_empty(),
-            "web/src/types/verifier is not what the Rust types give ({stale:?} differ, are \
-             missing or are extra): run FOGPROOF_WRITE_TYPES=1 cargo test -p fogproof-verifier \
-             --lib json, then npm run check in web/"
-        );
-        assert!(want.contains_key("VerdictJson.ts") && want.contains_key("Step.ts"), "{want:?}");
-    }
 
     /// The typed JSON is the JSON the pages have always read: every key, and only the keys
     /// each function fills (a valid verdict, a faulty one with a void sanction, and one with a

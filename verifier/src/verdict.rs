@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 /// The role of a key in a match (ARCHITECTURE.md, Roles).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export_to = "verifier/"))]
 #[serde(rename_all = "kebab-case")]
 pub enum MatchRole {
     /// The white player.
@@ -24,7 +24,7 @@ pub enum MatchRole {
 
 /// The kind of a fault: a stable, kebab-case name tests and tools match on.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export_to = "verifier/"))]
 #[serde(rename_all = "kebab-case")]
 pub enum FaultKind {
     /// The record bytes do not decode (bad encoding, non-canonical, trailing bytes, too large).

@@ -13,7 +13,7 @@ use serde::Serialize;
 
 /// Both clocks at one moment, in ms, and whose runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export_to = "verifier/"))]
 pub struct Clocks {
     /// White's time left.
     #[cfg_attr(feature = "ts", ts(type = "number"))]
@@ -27,7 +27,7 @@ pub struct Clocks {
 
 /// One step of the game.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export_to = "verifier/"))]
 pub struct Frame {
     /// The record entry of the action.
     pub entry: usize,
@@ -48,7 +48,7 @@ pub struct Frame {
 
 /// A match's replay.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export_to = "verifier/"))]
 pub struct Replay {
     /// The game.
     pub variant: Variant,
@@ -172,7 +172,7 @@ pub const COMPACT_FORMAT: &str = "fogproof-replay-delta/1";
 /// "clocks" }` as in `Frame`; step 0 is the start (`entry` 0, `time_ms` 0, `actor` and `action`
 /// null, `clocks` null).
 #[derive(Clone, Debug, PartialEq, Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export_to = "verifier/"))]
 pub struct CompactReplay {
     /// `COMPACT_FORMAT`.
     pub format: &'static str,
@@ -191,7 +191,7 @@ pub struct CompactReplay {
 /// its `legal` lists emptied, or the start (`entry` 0, `time_ms` 0, `actor`, `action` and
 /// `clocks` null).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export_to = "verifier/"))]
 pub struct Step {
     /// The record entry of the action (0 at the start).
     pub entry: usize,

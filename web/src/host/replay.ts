@@ -6,8 +6,8 @@
 
 import { words } from "./dom";
 import { actionIsPublic, actionWords, toldWords } from "./words";
-import type { Announcement, Color } from "../types";
-import type { Clocks, CompactReplay, Frame, Replay, SeatView } from "../types/verifier";
+import type { Announcement, Color, SeatView } from "../types";
+import type { Clocks, CompactReplay, Frame, Replay } from "../types/verifier";
 
 // The replay's JSON, generated from the verifier's types (verifier::views: `Replay`, `Frame`,
 // `Clocks`, and `CompactReplay` as the host sends it, step 0 whole as a `Step`, then deltas).
