@@ -8,12 +8,13 @@
 # version verifies records of its own: the script builds the last version 2 commit's `fogproof`
 # (V2_COMMIT, default 8b99dde, the parent of the first version 3 commit 319cd53) in a separate
 # git worktree with its own target dir (release), and this tree's `fogproof` (release); each
-# binary self-plays RECORDS umpired records per variant (`fogproof selfplay`, seeds 1..RECORDS:
-# the same matches by seed, each played under its own protocol), then the two binaries run
-# `fogproof verify --jobs 1` over their own records alternately, variant by variant, ROUNDS
-# times. Every record must verify as valid (the script stops otherwise). It prints, per variant,
-# records/s by CPU time (user + system, `/usr/bin/time`; on a busy machine the wall clock
-# counts other processes' time) and by wall time, for each version, and v3 ÷ v2.
+# binary self-plays RECORDS umpired records per variant (`fogproof selfplay`, seeds 1..RECORDS),
+# then the two binaries run `fogproof verify --jobs 1` over their own records alternately,
+# variant by variant, ROUNDS times. Every record must verify as valid (the script stops otherwise). It prints, per variant
+# and version, the mean record size (KiB/r: the same seeds do not give the same games, since
+# each version's self-play draws its own), records/s by CPU time (user + system,
+# `/usr/bin/time`; on a busy machine the wall clock counts other processes' time) with v3 ÷ v2,
+# MB of record verified per CPU second, and records/s by wall time with v3 ÷ v2.
 #
 # Defaults: RECORDS 8, ROUNDS 3, variants kriegspiel sic secretchess6 (the umpired games).
 # Work folder: V2V3_DIR (default /tmp/fogproof-v2v3): the records, and unless V2_TREE and
@@ -98,15 +99,23 @@ while [ "$round" -le "$rounds" ]; do
 done
 uptime >&2
 
-printf '%-13s %7s %7s %11s %11s %8s %11s %11s %8s\n' variant records rounds \
-    "v2 rec/s" "v3 rec/s" "v3÷v2" "v2 wall/s" "v3 wall/s" "v3÷v2"
+# Bytes of one version's records of one variant.
+bytes() {
+    cat "$work/records-$1/$2"/*.record | wc -c
+}
+
+printf '%-13s %7s %6s %9s %9s %9s %9s %7s %9s %9s %9s %9s %7s\n' variant records rounds \
+    "v2 KiB/r" "v3 KiB/r" "v2 rec/s" "v3 rec/s" "v3÷v2" "v2 MB/s" "v3 MB/s" \
+    "v2 wall" "v3 wall" "v3÷v2"
 for variant in $variants; do
     paste "$work/times-v2-$variant" "$work/times-v3-$variant" |
-        awk -v v="$variant" -v n="$records" -v r="$rounds" '
+        awk -v v="$variant" -v n="$records" -v r="$rounds" \
+            -v b2="$(bytes v2 "$variant")" -v b3="$(bytes v3 "$variant")" '
             { c2 += $1; w2 += $2; c3 += $3; w3 += $4 }
             END {
                 t = n * r
-                printf "%-13s %7d %7d %11.2f %11.2f %8.2f %11.2f %11.2f %8.2f\n", v, n, r,
-                    t / c2, t / c3, c2 / c3, t / w2, t / w3, w2 / w3
+                printf "%-13s %7d %6d %9.1f %9.1f %9.2f %9.2f %7.2f %9.2f %9.2f %9.2f %9.2f %7.2f\n",
+                    v, n, r, b2 / n / 1024, b3 / n / 1024, t / c2, t / c3, c2 / c3,
+                    b2 * r / c2 / 1e6, b3 * r / c3 / 1e6, t / w2, t / w3, w2 / w3
             }'
 done
