@@ -239,11 +239,25 @@ pub fn unpad(padded: &[u8], padded_len: usize) -> Result<&[u8], PadError> {
     if padded.len() != padded_len {
         return Err(PadError::WrongLength { found: padded.len(), padded_len });
     }
-    match padded.iter().rposition(|b| *b != 0) {
+    match last_nonzero(padded) {
         None => Err(PadError::NoMarker),
         Some(at) if padded[at] == PAD_MARKER => Ok(&padded[..at]),
         Some(at) => Err(PadError::BadMarker { at, byte: padded[at] }),
     }
+}
+
+/// The index of the last non-zero byte of `bytes`: `bytes.iter().rposition(|b| *b != 0)`, but
+/// skipping whole blocks of zeros at once (a block's bytes OR-ed together, which the compiler
+/// vectorises), since most of a padded plaintext is its zero pad (a SIC view is padded to
+/// 4,096 bytes and is mostly a few hundred; byte by byte this scan was 2% of SIC's whole
+/// verification).
+fn last_nonzero(bytes: &[u8]) -> Option<usize> {
+    const BLOCK: usize = 64;
+    let mut end = bytes.len();
+    while end >= BLOCK && bytes[end - BLOCK..end].iter().fold(0, |acc, b| acc | b) == 0 {
+        end -= BLOCK;
+    }
+    bytes[..end].iter().rposition(|b| *b != 0)
 }
 
 /// What the author's first sealed message on a channel carries to set its context up: the
@@ -1074,6 +1088,28 @@ mod tests {
         assert_eq!(pad(b"", 0), Err(PadError::TooLong { len: 0, padded_len: 0 }));
         let e = PadError::TooLong { len: 6, padded_len: 5 }.to_string();
         assert!(e.contains("6 bytes") && e.contains("at most 4"), "{e}");
+    }
+
+    #[test]
+    fn last_nonzero_is_the_last_non_zero_byte_at_every_length_and_place() {
+        // Every length around the block size, the non-zero byte in every place (and none).
+        for len in 0..200 {
+            let zeros = vec![0u8; len];
+            assert_eq!(last_nonzero(&zeros), None, "{len}");
+            for at in 0..len {
+                let mut bytes = zeros.clone();
+                bytes[at] = 1;
+                if at > 0 {
+                    bytes[at / 2] = 7;
+                }
+                assert_eq!(last_nonzero(&bytes), Some(at), "{len} {at}");
+                assert_eq!(last_nonzero(&bytes), bytes.iter().rposition(|b| *b != 0));
+            }
+        }
+        let mut padded = pad(b"e2e4", 4096).unwrap();
+        assert_eq!(unpad(&padded, 4096), Ok(&b"e2e4"[..]));
+        padded[4095] = 1;
+        assert_eq!(unpad(&padded, 4096), Err(PadError::BadMarker { at: 4095, byte: 1 }));
     }
 
     #[test]
