@@ -953,8 +953,8 @@ async fn the_ledger_leader_killed_is_replaced_and_the_log_stays_one() {
 /// A tournament's game is arranged through any node and carried on by a new ledger leader:
 /// two nodes share the ledger (one leads, running the tournament runner); each player's agent
 /// talks to one node only, player A's to the leader, player B's to the other. The leader
-/// invites the pairing and A brings its seat there; the leader is SIGKILLed (and restarted at
-/// once, a follower now) before B brings its seat. The other node takes the lead and finds the
+/// invites the pairing and A brings its seat there; the leader is SIGKILLed before B brings its
+/// seat (and restarted once the other node leads). The other node takes the lead and finds the
 /// invitation with A's seat in the store (it invites nobody again); B's agent, started then on
 /// its node, hears of the game and brings its seat there, the terms are signed on both nodes,
 /// and the game is played to the end: one record that verifies, both agents heard of one
@@ -1106,15 +1106,14 @@ async fn a_tournament_is_played_through_two_nodes_across_a_ledger_leader_kill() 
     let before = shown(bases[first].clone()).await;
     assert_eq!(before["invitations"].as_array().map(Vec::len), Some(1), "{before}");
 
-    // The leader dies before B shows; it is restarted at once, and the other node leads once
-    // its lease expires.
+    // The leader dies before B shows; the other node leads once its lease expires, and the
+    // killed node is restarted then (a follower: restarted at once, it would renew its own
+    // lease, its address being its name in the election).
     nodes[first].kill().expect("SIGKILL");
     let _ = nodes[first].wait();
-    nodes[first] = start(first);
-    up(ports[first]).await;
     let mut new_leader = None;
     for _ in 0..150 {
-        new_leader = ledger_leader(&ports, None).await;
+        new_leader = ledger_leader(&ports, Some(first)).await;
         if new_leader.is_some() {
             break;
         }
@@ -1122,6 +1121,8 @@ async fn a_tournament_is_played_through_two_nodes_across_a_ledger_leader_kill() 
     }
     let (now_leads, _) = new_leader.expect("a node leads again");
     assert_eq!(now_leads, other, "the surviving node took the lead");
+    nodes[first] = start(first);
+    up(ports[first]).await;
     let black = paced_agent(&bases[other], &dir, black_name, 1_403, Accept::Nothing, PACE).await;
     let mut black_heard = black.subscribe();
 

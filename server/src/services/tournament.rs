@@ -129,7 +129,7 @@ async fn step_one(
             continue;
         };
         if now < row.deadline_ms {
-            announce(shared, row)?;
+            announce(shared, row).await?;
             continue;
         }
         if let Some(f) = at_deadline(shared, row, now).await? {
@@ -166,10 +166,18 @@ async fn step_one(
     Ok(())
 }
 
-/// Sends the `tournamentGame` event of an invitation this node's runner has not announced (made
-/// by the leader before it) to the players who have not brought their seat.
-fn announce(shared: &Shared, row: &InvitationRow) -> Result<(), AppError> {
-    if row.handed || !lock(&shared.tournaments).announced.insert(row.id.clone()) {
+/// Sends once the events of an invitation this node's runner did not make (the leader before
+/// it did, and may have died before they left): its `tournamentGame` event to the players who
+/// have not brought their seat, or, handed on a cluster, what its terms wait on (the umpire's
+/// request, or the `terms` to the parties who have not signed).
+async fn announce(shared: &Shared, row: &InvitationRow) -> Result<(), AppError> {
+    if !lock(&shared.tournaments).announced.insert(row.id.clone()) {
+        return Ok(());
+    }
+    if row.handed {
+        if let Some((e, waiting)) = crate::tournament::unsigned_terms(shared, &row.id).await? {
+            shared.events.send_all(waiting.iter(), &e);
+        }
         return Ok(());
     }
     let e = Invitation::from_row(row)?.event();
