@@ -36,7 +36,6 @@
 
 use crate::error::AppError;
 use crate::lobby::{Challenge, Seat};
-use crate::state::Shared;
 use crate::store::{InvitationRow, Store};
 use axum::http::StatusCode;
 use ledger::entry::Sha256Digest;
@@ -182,57 +181,6 @@ pub(crate) fn status(t: &TournamentState) -> &'static str {
     } else {
         "playing"
     }
-}
-
-/// What a new event stream of `key` is sent again of its tournament games: the
-/// `tournamentGame` event of each invitation waiting for its seat (not handed, before its
-/// deadline), and on a cluster the `terms` of each handed game it has not signed (from the
-/// database: the event may have been lost with the node that handed them, or while the
-/// player's stream was down; a single server's lobby sends its own terms again).
-pub async fn reminders(
-    shared: &Shared,
-    key: &PublicKey,
-    now_ms: u64,
-) -> Result<Vec<Value>, AppError> {
-    let rows = shared.store.invitations_for(key).await.map_err(internal)?;
-    let mut out = Vec::new();
-    for row in &rows {
-        if !row.handed {
-            if row.seat_of(key).is_none() && now_ms < row.deadline_ms {
-                out.push(Invitation::from_row(row)?.event());
-            }
-        } else if let Some(e) = unsigned_terms(shared, &row.id)
-            .await?
-            .filter(|(_, waiting)| waiting.contains(key))
-            .map(|(e, _)| e)
-        {
-            out.push(e);
-        }
-    }
-    Ok(out)
-}
-
-/// On a cluster, the event handed tournament game `id`'s pending terms wait on and who it goes
-/// to: the umpire's request while its seat is missing, else the `terms` to the parties who have
-/// not signed; none once signed (or gone, or on a single server).
-pub async fn unsigned_terms(
-    shared: &Shared,
-    id: &str,
-) -> Result<Option<(Value, Vec<PublicKey>)>, AppError> {
-    let Some(pg) = shared.cluster.get() else { return Ok(None) };
-    let Some(row) = pg.pending(id).await.map_err(internal)? else { return Ok(None) };
-    if row.signed {
-        return Ok(None);
-    }
-    let p = crate::lobby::Pending::load(&row.body)?;
-    Ok(match &p.umpire {
-        Some((u, None)) => Some((p.umpire_event(), vec![*u])),
-        _ => p.terms_event().map(|e| {
-            let waiting =
-                p.parties().into_iter().filter(|k| !p.signatures.contains_key(k)).collect();
-            (e, waiting)
-        }),
-    })
 }
 
 #[cfg(test)]

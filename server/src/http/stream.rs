@@ -72,7 +72,7 @@ pub async fn event_stream(
         }
     }
     let now = shared.clock.now_ms();
-    match crate::tournament::reminders(&shared, &key, now).await {
+    match crate::services::tournament::reminders(&shared, &key, now).await {
         Ok(events) => first.extend(events),
         Err(e) => tracing::warn!(error = %e.message, "reading a player's tournament invitations"),
     }
