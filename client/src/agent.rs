@@ -899,3 +899,22 @@ impl Agent {
 }
 
 pub use crate::promise::{PROMISE_MAX_POLL_MS, PROMISE_POLL_MS, PROMISE_TRIES, promise_path};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_umpire_process_waits_a_step_per_seat_it_holds_up_to_the_cap_with_a_jitter_below_a_step() {
+        let ms = |held, random| umpire_claim_delay(held, random).as_millis() as u64;
+        assert_eq!(ms(0, 0), 0, "a process holding nothing opens a new seat at once");
+        assert_eq!(ms(1, 0), UMPIRE_CLAIM_STEP_MS);
+        assert_eq!(ms(3, 0), 3 * UMPIRE_CLAIM_STEP_MS);
+        let cap = UMPIRE_CLAIM_MAX_STEPS * UMPIRE_CLAIM_STEP_MS;
+        assert_eq!(ms(1_000, 0), cap, "capped");
+        // The jitter breaks ties and never reorders processes a seat apart.
+        assert_eq!(ms(0, UMPIRE_CLAIM_STEP_MS + 7), 7);
+        assert!(ms(0, u64::MAX) < ms(1, 0));
+        assert!(ms(1_000, u64::MAX) < cap + UMPIRE_CLAIM_STEP_MS);
+    }
+}
