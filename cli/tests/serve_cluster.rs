@@ -102,7 +102,7 @@ struct Cluster {
 enum Umpires {
     /// An agent in the test's own process.
     InTest,
-    /// `fogproof umpire` processes of the host's umpire key: one before the matches start,
+    /// `fogproof umpire` processes of the host's umpire key: two before the matches start,
     /// more by [`Cluster::umpire_process`].
     Processes,
 }
@@ -163,6 +163,7 @@ impl Cluster {
             umpires: Vec::new(),
         };
         if umpires == Umpires::Processes {
+            c.umpire_process();
             c.umpire_process();
             tokio::time::sleep(Duration::from_millis(1_000)).await;
         } else {
@@ -679,14 +680,16 @@ fn umpire_never_equivocates(record: &[u8]) {
     assert!(!seen.is_empty(), "the umpire wrote in its match");
 }
 
-/// Several `fogproof umpire` processes of one key serve one cluster: the first process is
-/// alone when the matches start and takes every umpire seat; a second one started then hears
-/// of the matches (gameStart on its stream) but the relay refuses it each seat while the first
-/// one's socket holds it, and it leaves them. The first process is SIGKILLed mid-match (not
-/// restarted): each match tells the umpire's key that its seat has no connection
-/// (`umpireSeatOpen`), the second process takes every seat over, rebuilding the umpire from
-/// the key and the entries (its secret is derived), and every match finishes with one record
-/// that verifies, in which no umpire message number is used twice.
+/// Several `fogproof umpire` processes of one key serve one cluster, and spread its seats: two
+/// processes run before the umpired matches start; every process hears of each match
+/// (gameStart on its stream) and waits by the seats it holds before it opens it
+/// (`client::agent::umpire_claim_delay`), and the relay gives each seat to the first connection,
+/// so each process holds some seats, and no match is held by both. The process holding the
+/// most is SIGKILLed mid-match (not restarted): each of its matches tells the umpire's key that
+/// its seat has no connection (`umpireSeatOpen`), the other process takes every such seat over
+/// (of a match that had not ended before the kill: a quick game may end in the meantime),
+/// rebuilding the umpire from the key and the entries (its secret is derived), and every match
+/// finishes with one record that verifies, in which no umpire message number is used twice.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_umpire_process_killed_mid_match_is_replaced_by_another() {
     let Ok(base_url) = std::env::var("FOGPROOF_TEST_POSTGRES") else {
@@ -695,30 +698,51 @@ async fn an_umpire_process_killed_mid_match_is_replaced_by_another() {
     };
     let mut c = Cluster::start_on("umpires", 1_100, &base_url, Umpires::Processes).await;
     tokio::time::sleep(Duration::from_millis(1_500)).await;
-    let second = c.umpire_process();
-    // The second process heard of every live match at once and was refused each seat.
-    tokio::time::sleep(Duration::from_millis(3_000)).await;
-    let held = c.umpiring(0);
-    eprintln!("the first umpire process serves {} live matches", held.len());
-    assert!(held.len() >= 2, "the kill hits live umpired matches ({held:?})");
+    let held = [c.umpiring(0), c.umpiring(1)];
+    eprintln!("the umpire processes serve {} and {} live matches", held[0].len(), held[1].len());
     assert!(
-        c.umpiring(second).is_empty(),
-        "one umpire connection per match: the second process leaves the seats the first holds"
+        held.iter().all(|h| !h.is_empty()),
+        "the seats are spread: each umpire process holds some ({held:?})"
     );
-    c.umpires[0].0.kill().expect("SIGKILL");
-    let _ = c.umpires[0].0.wait();
-    // Taken over within a few seconds (a notice every 2 s while a seat has no connection).
+    assert!(held[0].is_disjoint(&held[1]), "one umpire connection per match ({held:?})");
+    assert!(held[0].len() + held[1].len() >= 2, "the kill hits live umpired matches ({held:?})");
+    let (victim, heir) = if held[0].len() >= held[1].len() { (0, 1) } else { (1, 0) };
+    c.umpires[victim].0.kill().expect("SIGKILL");
+    let _ = c.umpires[victim].0.wait();
+    // Taken over within a few seconds (a notice every 2 s while a seat has no connection). A
+    // match that ended before the kill (a quick game) has no seat to take over: its players
+    // hold its record; no umpired match can end after it without an umpire.
+    let orphaned = held[victim].clone();
+    let ended = |c: &Cluster| -> std::collections::BTreeSet<String> {
+        c.pairs
+            .iter()
+            .flat_map(|(_, a, b)| {
+                a.records().into_keys().chain(b.records().into_keys()).collect::<Vec<_>>()
+            })
+            .map(|id| protocol::hex::encode(&id.0))
+            .filter(|id| orphaned.contains(id))
+            .collect()
+    };
     let mut taken = std::collections::BTreeSet::new();
-    for _ in 0..150 {
-        let dir = &c.umpires[second].1;
-        taken =
-            held.iter().filter(|id| dir.join(format!("{id}.journal")).exists()).cloned().collect();
-        if taken.len() == held.len() {
+    let mut over = std::collections::BTreeSet::new();
+    for _ in 0..300 {
+        let dir = &c.umpires[heir].1;
+        taken = orphaned
+            .iter()
+            .filter(|id| dir.join(format!("{id}.journal")).exists())
+            .cloned()
+            .collect();
+        over = ended(&c);
+        if taken.union(&over).count() == orphaned.len() {
             break;
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    assert_eq!(taken, held, "the second umpire process took every orphaned seat over");
+    eprintln!("orphaned {}: {} taken over, {} had ended", orphaned.len(), taken.len(), over.len());
+    let mut accounted: std::collections::BTreeSet<String> = taken.union(&over).cloned().collect();
+    accounted.retain(|id| orphaned.contains(id));
+    assert_eq!(accounted, orphaned, "the other umpire process took every orphaned seat over");
+    assert!(!taken.is_empty(), "the kill hit a live umpired match ({orphaned:?}, ended {over:?})");
     c.finish().await;
 }
 
@@ -938,6 +962,214 @@ async fn the_ledger_leader_killed_is_replaced_and_the_log_stays_one() {
     let out = String::from_utf8_lossy(&audit.stdout);
     assert_eq!(audit.status.code(), Some(0), "{out} {}", String::from_utf8_lossy(&audit.stderr));
     assert!(out.contains("2 matches"), "{out}");
+    for mut n in nodes {
+        let _ = n.kill();
+        let _ = n.wait();
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A tournament's game is arranged through any node and carried on by a new ledger leader:
+/// two nodes share the ledger (one leads, running the tournament runner); each player's agent
+/// talks to one node only, player A's to the leader, player B's to the other. The leader
+/// invites the pairing and A brings its seat there; the leader is SIGKILLed before B brings its
+/// seat (and restarted once the other node leads). The other node takes the lead and finds the
+/// invitation with A's seat in the store (it invites nobody again); B's agent, started then on
+/// its node, hears of the game and brings its seat there, the terms are signed on both nodes,
+/// and the game is played to the end: one record that verifies, both agents heard of one
+/// invitation only, nobody heard of a no-show, and the tournament is finished in the log with
+/// the game's result (no forfeit).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tournament_is_played_through_two_nodes_across_a_ledger_leader_kill() {
+    let Ok(base_url) = std::env::var("FOGPROOF_TEST_POSTGRES") else {
+        println!("SKIPPED: serve --cluster: FOGPROOF_TEST_POSTGRES is not set");
+        return;
+    };
+    let db = format!("fogproof_cluster_cup{}", std::process::id());
+    let url = server::store::postgres::fresh_database(&base_url, &db).await.expect("database");
+    let dir: PathBuf = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("pg-cluster-cup-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let shared_ledger = dir.join("ledger");
+    std::fs::create_dir_all(&dir).expect("dir");
+    let log_key = ledger::note::SignerKey::from_seed(
+        "fogproof.test/ledger",
+        ledger::note::KeyKind::Ed25519,
+        [141; 32],
+    )
+    .expect("key");
+    let key_path = dir.join("ledger.key");
+    {
+        use std::io::Write;
+        use std::os::unix::fs::OpenOptionsExt;
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&key_path)
+            .expect("key file");
+        writeln!(f, "{}", log_key.to_secret_text()).expect("key written");
+    }
+    let datas = [dir.join("node-a"), dir.join("node-b")];
+    for data in &datas {
+        std::fs::create_dir_all(data).expect("dir");
+        let relay = Identity::from_seed(&[142; 32]);
+        client::keyfile::write_new(&data.join("relay.key"), &relay, "relay").expect("key");
+    }
+    let ports = [free_port(), free_port()];
+    let bases: Vec<String> = ports.iter().map(|p| format!("http://127.0.0.1:{p}")).collect();
+    let start = |i: usize| {
+        let extra = [
+            "--database",
+            &url,
+            "--cluster",
+            "--lease-ms",
+            "2000",
+            "--public-url",
+            &bases[i],
+            "--ledger",
+            shared_ledger.to_str().expect("utf-8"),
+            "--ledger-key",
+            key_path.to_str().expect("utf-8"),
+            "--ledger-interval-ms",
+            "200",
+        ];
+        serve(&datas[i], ports[i], &extra)
+    };
+    let mut nodes = Vec::new();
+    for (i, port) in ports.iter().enumerate() {
+        nodes.push(start(i));
+        up(*port).await;
+    }
+    let mut leader = None;
+    for _ in 0..100 {
+        leader = ledger_leader(&ports, None).await;
+        if leader.is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let (first, _) = leader.expect("a node leads the ledger");
+    let other = 1 - first;
+
+    // A plays through the leader, B through the other node. Both keys join (signed in where
+    // the ledger is: joining reads the tournament from it); B's agent starts only after the
+    // kill, knowing from its directory that it joined.
+    let (white_name, black_name) = ("cup-a", "cup-b");
+    let white_key = Identity::from_seed(&sim::selfplay::derive(1_401, white_name));
+    let black_key = Identity::from_seed(&sim::selfplay::derive(1_403, black_name));
+    let org_seed = [143; 32];
+    let def = ledger::tournament::definition::TournamentDefinition {
+        name: "Failover Cup".into(),
+        variant: rules::Variant::Chess,
+        ruleset: rules::Variant::Chess.ruleset().into(),
+        system: ledger::tournament::definition::System::RoundRobin { double: false },
+        players: [(&white_key, "W"), (&black_key, "B")]
+            .iter()
+            .map(|(k, n)| ledger::tournament::definition::Entrant {
+                key: k.public(),
+                name: (*n).into(),
+                rating: None,
+            })
+            .collect(),
+        tie_breaks: vec![ledger::tournament::definition::TieBreak::SonnebornBerger],
+        time_control: "10+0".into(),
+    };
+    let org = ledger::note::SignerKey::from_seed("org", ledger::note::KeyKind::Ed25519, org_seed)
+        .expect("key");
+    let file =
+        protocol::codec::Canonical::to_canonical(&def.sign(org.signing_key()).expect("signed"));
+    let organiser =
+        client::net::Session::sign_in(&bases[first], &Identity::from_seed(&org_seed), None)
+            .await
+            .expect("sign in");
+    let published = organiser
+        .post("/api/tournament", &json!({ "definition": protocol::hex::encode(&file) }))
+        .await
+        .expect("published on the leader");
+    let id = published["id"].as_str().expect("id").to_owned();
+    std::fs::create_dir_all(dir.join(black_name)).expect("dir");
+    std::fs::write(dir.join(black_name).join(client::agent::TOURNAMENTS_FILE), format!("{id}\n"))
+        .expect("B's tournaments file");
+    let white = paced_agent(&bases[first], &dir, white_name, 1_401, Accept::Nothing, PACE).await;
+    let mut white_heard = white.subscribe();
+    white.join_tournament(&id).await.expect("A joins on the leader");
+    let black_on_leader =
+        client::net::Session::sign_in(&bases[first], &black_key, None).await.expect("sign in");
+    black_on_leader
+        .post(&format!("/api/tournament/{id}/join"), &json!({}))
+        .await
+        .expect("B joins on the leader");
+
+    // Round 1 starts (every entrant joined) and A brings its seat to the leader.
+    let invited = tokio::time::timeout(Duration::from_secs(30), async {
+        loop {
+            match white_heard.recv().await {
+                Ok(e) if e["type"] == "tournamentGame" => return e,
+                Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
+                Err(e) => panic!("{e}"),
+            }
+        }
+    })
+    .await
+    .expect("A is invited");
+    let game = invited["id"].as_str().expect("game id").to_owned();
+    let shown = |base: String| {
+        let (http, id) = (reqwest::Client::new(), id.clone());
+        async move {
+            let r = http.get(format!("{base}/api/tournament/{id}")).send().await.expect("request");
+            r.json::<serde_json::Value>().await.expect("json")
+        }
+    };
+    tokio::time::sleep(Duration::from_millis(1_000)).await;
+    let before = shown(bases[first].clone()).await;
+    assert_eq!(before["invitations"].as_array().map(Vec::len), Some(1), "{before}");
+
+    // The leader dies before B shows; the other node leads once its lease expires, and the
+    // killed node is restarted then (a follower: restarted at once, it would renew its own
+    // lease, its address being its name in the election).
+    nodes[first].kill().expect("SIGKILL");
+    let _ = nodes[first].wait();
+    let mut new_leader = None;
+    for _ in 0..150 {
+        new_leader = ledger_leader(&ports, Some(first)).await;
+        if new_leader.is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let (now_leads, _) = new_leader.expect("a node leads again");
+    assert_eq!(now_leads, other, "the surviving node took the lead");
+    nodes[first] = start(first);
+    up(ports[first]).await;
+    let black = paced_agent(&bases[other], &dir, black_name, 1_403, Accept::Nothing, PACE).await;
+    let mut black_heard = black.subscribe();
+
+    // The game is played through both nodes.
+    let pairs = vec![(&"chess", white, black)];
+    let probe = pairs[0].1.session().clone();
+    finished::records_agree_and_are_listed(&pairs, &probe, 240).await;
+    let mut status = serde_json::Value::Null;
+    for _ in 0..100 {
+        status = shown(bases[other].clone()).await;
+        if status["status"] == "finished" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(status["status"], "finished", "the game's record is in the log: {status}");
+    let mut invitations = std::collections::BTreeSet::new();
+    for heard in [&mut white_heard, &mut black_heard] {
+        while let Ok(e) = heard.try_recv() {
+            assert_ne!(e["type"], "tournamentNoShow", "nobody who brought a seat forfeits: {e}");
+            if e["type"] == "tournamentGame" {
+                invitations.insert(e["id"].as_str().unwrap_or_default().to_owned());
+            }
+        }
+    }
+    assert!(invitations.iter().all(|g| *g == game), "one invitation: {invitations:?} {game}");
+    let pairings = status["pairings"].to_string();
+    assert!(!pairings.contains("no_show") && !pairings.contains("forfeit"), "{pairings}");
     for mut n in nodes {
         let _ = n.kill();
         let _ = n.wait();

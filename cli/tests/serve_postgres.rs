@@ -14,7 +14,7 @@ use std::time::Duration;
 
 mod common;
 mod finished;
-use common::{free_port, paced_agent, serve, up};
+use common::{free_port, paced_agent, serve, serve_any_port, up};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_on_postgres_loses_nothing_a_receipt_promised() {
@@ -28,10 +28,10 @@ async fn a_server_on_postgres_loses_nothing_a_receipt_promised() {
         PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("pg-e2e-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let data = dir.join("server");
-    let port = free_port();
-    let base = format!("http://127.0.0.1:{port}");
     let args = ["--database", url.as_str()];
-    let mut child = serve(&data, port, &args);
+    // The first start binds a port of the system's choosing (no race for a free one).
+    let (mut child, port) = serve_any_port(&data, &args);
+    let base = format!("http://127.0.0.1:{port}");
     up(port).await;
 
     // One owner: a second server on the database (its own data directory) does not start.

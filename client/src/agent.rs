@@ -128,6 +128,25 @@ pub struct Agent {
 /// server's `max_live_matches` is 20,000 by default).
 pub const MAX_UMPIRE_SEATS: usize = 20_000;
 
+/// How long an umpire process waits, per umpire seat it holds, before it opens a new match's
+/// seat (`gameStart`, `umpireSeatOpen`): every process of the key hears of the match and the
+/// relay gives the seat to the first connection, so the least loaded process comes first and
+/// the seats spread over the processes (docs/SERVER.md, several umpire processes).
+pub const UMPIRE_CLAIM_STEP_MS: u64 = 50;
+
+/// The most steps of [`UMPIRE_CLAIM_STEP_MS`] an umpire process waits (a process alone on its
+/// key, however loaded, opens a new seat within this many steps and a jitter).
+pub const UMPIRE_CLAIM_MAX_STEPS: u64 = 4;
+
+/// How long an umpire process waits before it opens a new match's umpire seat: a step of
+/// [`UMPIRE_CLAIM_STEP_MS`] per seat it holds (at most [`UMPIRE_CLAIM_MAX_STEPS`]), and a
+/// random jitter below one step that breaks ties between processes holding as many (else the
+/// process the event reaches first would win every tie).
+pub fn umpire_claim_delay(held: usize, random: u64) -> Duration {
+    let steps = (held as u64).min(UMPIRE_CLAIM_MAX_STEPS);
+    Duration::from_millis(steps * UMPIRE_CLAIM_STEP_MS + random % UMPIRE_CLAIM_STEP_MS)
+}
+
 /// How many times, [`EXPECTATION_WAIT_MS`] apart, the agent looks again for the challenge a
 /// terms event belongs to before refusing it (its own challenge is on record only once the
 /// server has answered the request that made it).
@@ -672,7 +691,8 @@ impl Agent {
             }
             // A match started, or (to an umpire service) one whose umpire seat has no
             // connection: every umpire process of the key hears it, and the relay gives the
-            // seat to the first that opens the match (docs/SERVER.md, several umpire processes).
+            // seat to the first that opens the match, each process waiting first by the seats
+            // it holds (docs/SERVER.md, several umpire processes).
             "gameStart" | "umpireSeatOpen" => {
                 let signed = e
                     .pointer("/game/terms")
@@ -680,6 +700,7 @@ impl Agent {
                     .and_then(protocol::hex::decode)
                     .and_then(|b| SignedTerms::from_canonical(&b).ok())
                     .ok_or_else(|| AgentError::Terms("gameStart without terms".into()))?;
+                self.wait_for_umpire_claim(&signed).await;
                 // The journal's creation fsyncs its file and directory: on a thread for
                 // blocking work, not on the runtime's, where an umpire service starting many
                 // matches a second held back every other task of its process (the server's
@@ -692,6 +713,23 @@ impl Agent {
             _ => {}
         }
         Ok(())
+    }
+
+    /// An umpire process's wait before it opens a new match's umpire seat
+    /// ([`umpire_claim_delay`]); none for a seat it holds already, or a player's seat.
+    async fn wait_for_umpire_claim(&self, signed: &SignedTerms) {
+        let me = self.config.identity.public();
+        let Ok(agreed) = signed.verify() else { return };
+        if agreed.terms.umpire.as_ref().is_none_or(|u| u.key != me)
+            || lock(&self.seated).contains(&agreed.match_id)
+        {
+            return;
+        }
+        let held = lock(&self.umpiring).len();
+        let random = protocol::keys::random_32()
+            .map(|r| u64::from_le_bytes([r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7]]))
+            .unwrap_or(0);
+        tokio::time::sleep(umpire_claim_delay(held, random)).await;
     }
 
     /// Posts what the agent owes pending terms (its seat, its signature), again after a
@@ -861,3 +899,22 @@ impl Agent {
 }
 
 pub use crate::promise::{PROMISE_MAX_POLL_MS, PROMISE_POLL_MS, PROMISE_TRIES, promise_path};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_umpire_process_waits_a_step_per_seat_it_holds_up_to_the_cap_with_a_jitter_below_a_step() {
+        let ms = |held, random| umpire_claim_delay(held, random).as_millis() as u64;
+        assert_eq!(ms(0, 0), 0, "a process holding nothing opens a new seat at once");
+        assert_eq!(ms(1, 0), UMPIRE_CLAIM_STEP_MS);
+        assert_eq!(ms(3, 0), 3 * UMPIRE_CLAIM_STEP_MS);
+        let cap = UMPIRE_CLAIM_MAX_STEPS * UMPIRE_CLAIM_STEP_MS;
+        assert_eq!(ms(1_000, 0), cap, "capped");
+        // The jitter breaks ties and never reorders processes a seat apart.
+        assert_eq!(ms(0, UMPIRE_CLAIM_STEP_MS + 7), 7);
+        assert!(ms(0, u64::MAX) < ms(1, 0));
+        assert!(ms(1_000, u64::MAX) < cap + UMPIRE_CLAIM_STEP_MS);
+    }
+}

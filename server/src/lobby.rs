@@ -416,7 +416,7 @@ impl Pending {
 }
 
 /// [`Pending`] as a cluster stores it (`crate::store::pending`): any node loads it to take a
-/// seat or a signature. Tournament terms are not stored (their runner's node keeps them).
+/// seat or a signature (a tournament game's too: any node takes its players' signatures).
 #[derive(Serialize, Deserialize)]
 struct StoredPending {
     challenge: Challenge,
@@ -427,6 +427,9 @@ struct StoredPending {
     terms: Option<String>,
     signatures: Vec<(PublicKey, Signature)>,
     deadline_ms: u64,
+    /// The tournament (hex) and round of a tournament game.
+    #[serde(default)]
+    tournament: Option<(String, u32)>,
 }
 
 impl Pending {
@@ -439,6 +442,7 @@ impl Pending {
             terms: self.terms.as_ref().map(|(_, b)| protocol::hex::encode(b)),
             signatures: self.signatures.iter().map(|(k, s)| (*k, *s)).collect(),
             deadline_ms: self.deadline_ms,
+            tournament: self.tournament.map(|(t, r)| (protocol::hex::encode(&t), r)),
         };
         serde_json::to_string(&row).map_err(|e| LobbyError::Store(e.to_string()))
     }
@@ -462,7 +466,14 @@ impl Pending {
             terms,
             signatures: row.signatures.into_iter().collect(),
             deadline_ms: row.deadline_ms,
-            tournament: None,
+            tournament: match row.tournament {
+                None => None,
+                Some((t, round)) => Some((
+                    protocol::hex::decode_array::<32>(&t)
+                        .ok_or_else(|| bad(format!("tournament id {t:?}")))?,
+                    round,
+                )),
+            },
         })
     }
 }

@@ -83,7 +83,8 @@ pub struct Shared {
     /// The ledger, if the server keeps one.
     /// (A cluster's is installed once this node leads it: `crate::leader`.)
     pub ledger: LedgerSlot,
-    /// Tournament games being arranged (seats and terms), by invitation id.
+    /// The tournament invitations this node's runner announced (the invitations and their
+    /// seats are in the store).
     pub tournaments: Mutex<crate::tournament::Arranging>,
     /// The PostgreSQL store of a cluster node (`serve --cluster`), for its leases.
     pub cluster: std::sync::OnceLock<Arc<crate::store::postgres::PostgresStore>>,

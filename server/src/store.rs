@@ -12,6 +12,7 @@
 //! The rule the server keeps (docs/SERVER.md, durability): an entry is committed before its
 //! receipt leaves the server, so every receipt any client holds is in the store.
 
+mod invitations;
 pub mod lease;
 pub mod pending;
 pub mod postgres;
@@ -160,6 +161,48 @@ pub struct TournamentGameRow {
     pub round: u32,
 }
 
+/// A tournament game being arranged (docs/SERVER.md, tournaments): its invitation, the seats
+/// its players brought, and whether its terms went to be signed. Every node reads and writes
+/// it: a player brings its seat on whichever node it reaches, and the tournament runner (on
+/// the ledger's node) invites, and forfeits at the deadline, from it, so a new leader carries
+/// the arrangement on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InvitationRow {
+    /// Its id (also the id of its pending terms).
+    pub id: String,
+    /// The tournament's id.
+    pub tournament: [u8; 32],
+    /// The round, from 1.
+    pub round: u32,
+    /// White.
+    pub white: PublicKey,
+    /// Black.
+    pub black: PublicKey,
+    /// When the players must have shown (server ms).
+    pub deadline_ms: u64,
+    /// The challenge the agents check the terms against (`lobby::Challenge`, JSON).
+    pub challenge: String,
+    /// White's seat once brought (`lobby::Seat`, JSON).
+    pub white_seat: Option<String>,
+    /// Black's seat once brought (`lobby::Seat`, JSON).
+    pub black_seat: Option<String>,
+    /// Both seats were in and the terms went to be signed ([`Store::hand_invitation`]).
+    pub handed: bool,
+}
+
+impl InvitationRow {
+    /// The seat `key` brought, if it is a player of this game and brought one.
+    pub fn seat_of(&self, key: &PublicKey) -> Option<&str> {
+        if *key == self.white {
+            self.white_seat.as_deref()
+        } else if *key == self.black {
+            self.black_seat.as_deref()
+        } else {
+            None
+        }
+    }
+}
+
 /// Where the server keeps what must survive it.
 pub trait Store: Send + Sync + 'static {
     /// Creates or renames an account.
@@ -241,4 +284,40 @@ pub trait Store: Send + Sync + 'static {
     ) -> StoreFuture<'a, ()>;
     /// The players who joined a tournament and have not withdrawn since.
     fn tournament_joins<'a>(&'a self, tournament: &'a [u8; 32]) -> StoreFuture<'a, Vec<PublicKey>>;
+    /// Stores a new invitation, unless its pairing (tournament, round, white, black) has one
+    /// already: `false` then (two runners at once, an old leader and a new one, invite once).
+    fn put_invitation<'a>(&'a self, row: &'a InvitationRow) -> StoreFuture<'a, bool>;
+    /// The invitation `id`, if it is being arranged.
+    fn invitation<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<InvitationRow>>;
+    /// Every invitation of a tournament, by round and id.
+    fn invitations<'a>(&'a self, tournament: &'a [u8; 32]) -> StoreFuture<'a, Vec<InvitationRow>>;
+    /// Every invitation naming `key` as White or Black, by tournament, round and id.
+    fn invitations_for<'a>(&'a self, key: &'a PublicKey) -> StoreFuture<'a, Vec<InvitationRow>>;
+    /// Records `key`'s seat (JSON) in invitation `id` (replacing one it brought before), if
+    /// `key` is one of its players, `now_ms` is before its deadline and its terms were not
+    /// handed yet; the invitation as it is after, or none when nothing was written. One
+    /// statement: a removal at the deadline either sees the seat or refuses it.
+    fn seat_invitation<'a>(
+        &'a self,
+        id: &'a str,
+        key: &'a PublicKey,
+        seat: &'a str,
+        now_ms: u64,
+    ) -> StoreFuture<'a, Option<InvitationRow>>;
+    /// Marks invitation `id` handed (its terms go to be signed) if both seats are in and it
+    /// was not handed: `true` for exactly one caller.
+    fn hand_invitation<'a>(&'a self, id: &'a str) -> StoreFuture<'a, bool>;
+    /// Deletes invitation `id`; the row as it was when deleted (its seats then), if it was
+    /// there.
+    fn remove_invitation<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<InvitationRow>>;
+    /// Deletes invitation `id` if its terms were not handed: the row as it was when deleted
+    /// (its seats then); none if it is gone or was handed (the runner's end at the deadline:
+    /// one statement, so a seat is either in the row returned or refused, and a handing
+    /// either happened before or is refused).
+    fn end_invitation<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<InvitationRow>>;
+    /// Records that the organiser asked to start tournament `tournament`'s first round
+    /// without waiting for every entrant (idempotent).
+    fn request_tournament_start<'a>(&'a self, tournament: &'a [u8; 32]) -> StoreFuture<'a, ()>;
+    /// Whether the organiser asked to start tournament `tournament`.
+    fn tournament_start_requested<'a>(&'a self, tournament: &'a [u8; 32]) -> StoreFuture<'a, bool>;
 }

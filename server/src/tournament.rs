@@ -20,16 +20,23 @@
 //!    the umpire failed to sign, nobody is forfeited and the game is invited again.
 //! 5. The next round starts when every game of the round has a result in the log.
 //!
-//! Invitations live in memory: after a restart every unplayed game of the current round is
-//! invited again with a fresh deadline (nothing was committed for it).
+//! Invitations live in the store ([`crate::store::InvitationRow`]), with the seats brought
+//! for them: on a cluster any node takes a player's seat and signature, and a new leader's
+//! runner carries on the arrangement of the one before (the pairing's invitation is made
+//! once; a seat brought is kept; a no-show is decided from what the store holds at the
+//! deadline). Once both seats are in, the terms go to be signed as a lobby's do: on a cluster
+//! in the database's pending terms (`crate::store::pending`, claimed by the last signature),
+//! on a single server in its lobby's memory (after a restart, an invitation whose terms were
+//! lost is invited again once its deadline and [`crate::store::pending::START_GRACE_MS`] have
+//! passed, nobody forfeited).
 //!
 //! This module holds the tournaments' data and rules (below `crate::state`, which keeps the
-//! [`Arranging`]); the runner that moves them on is `crate::services::tournament`, the HTTP
+//! [`Arranging`]: what this node announced); the runner that moves them on is `crate::services::tournament`, the HTTP
 //! handlers `crate::http::tournament`.
 
 use crate::error::AppError;
 use crate::lobby::{Challenge, Seat};
-use crate::store::Store;
+use crate::store::{InvitationRow, Store};
 use axum::http::StatusCode;
 use ledger::entry::Sha256Digest;
 use ledger::history::TournamentState;
@@ -37,7 +44,8 @@ use protocol::PublicKey;
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet};
 
-/// A tournament game being arranged: the invitation, the seats brought so far.
+/// A tournament game being arranged: the invitation, the seats brought so far (the store's
+/// [`InvitationRow`], read).
 #[derive(Clone, Debug)]
 pub struct Invitation {
     /// Its id (also the id of its pending terms in the lobby).
@@ -74,15 +82,56 @@ impl Invitation {
             "challenge": self.challenge.json(),
         })
     }
+
+    /// The invitation a stored row holds.
+    pub fn from_row(row: &InvitationRow) -> Result<Invitation, AppError> {
+        let challenge: Challenge = serde_json::from_str(&row.challenge)
+            .map_err(|e| internal(format!("stored invitation {}: {e}", row.id)))?;
+        let mut seats = BTreeMap::new();
+        for (k, s) in [(row.white, &row.white_seat), (row.black, &row.black_seat)] {
+            if let Some(s) = s {
+                let seat: Seat = serde_json::from_str(s)
+                    .map_err(|e| internal(format!("stored seat of {}: {e}", row.id)))?;
+                seats.insert(k, seat);
+            }
+        }
+        Ok(Invitation {
+            id: row.id.clone(),
+            tournament: row.tournament,
+            round: row.round,
+            white: row.white,
+            black: row.black,
+            seats,
+            deadline_ms: row.deadline_ms,
+            challenge,
+            handed_to_lobby: row.handed,
+        })
+    }
+
+    /// The row that stores a new invitation (no seat yet).
+    pub fn row(&self) -> Result<InvitationRow, AppError> {
+        Ok(InvitationRow {
+            id: self.id.clone(),
+            tournament: self.tournament,
+            round: self.round,
+            white: self.white,
+            black: self.black,
+            deadline_ms: self.deadline_ms,
+            challenge: serde_json::to_string(&self.challenge).map_err(internal)?,
+            white_seat: None,
+            black_seat: None,
+            handed: false,
+        })
+    }
 }
 
-/// Games being arranged, and tournaments their organiser asked to start.
+/// What this node's tournament runner announced: the invitations whose `tournamentGame` event
+/// it sent (a new leader sends the event of each invitation it finds once, whoever made it: the
+/// one before may have died before its events left).
 #[derive(Debug, Default)]
 pub struct Arranging {
-    /// Invitations, by id.
-    pub games: BTreeMap<String, Invitation>,
-    /// Tournaments whose organiser asked to start round 1 without waiting for every entrant.
-    pub start_requested: BTreeSet<Sha256Digest>,
+    /// Invitations announced, by id.
+    pub announced: BTreeSet<String>,
 }
 
 pub(crate) fn not_found(what: impl Into<String>) -> AppError {
@@ -131,17 +180,6 @@ pub(crate) fn status(t: &TournamentState) -> &'static str {
         "finished"
     } else {
         "playing"
-    }
-}
-
-impl Arranging {
-    /// Invitations waiting for `key`'s seat (sent again on a new event stream).
-    pub fn invitations_for(&self, key: &PublicKey) -> Vec<Value> {
-        self.games
-            .values()
-            .filter(|g| (g.white == *key || g.black == *key) && !g.seats.contains_key(key))
-            .map(Invitation::event)
-            .collect()
     }
 }
 

@@ -666,6 +666,24 @@ async fn measure(
     };
     let node_pids = if server.pid.is_some() { server.pids() } else { Vec::new() };
     read_metrics().await?;
+    // Several nodes: one leads the ledger once a lease round elected it (a follower's
+    // `/api/ledger` is 404); the run waits for it, so that the matches it measures are
+    // appended, and names it.
+    if server.bases().len() > 1 || server.database.is_some() {
+        match wait_for_leader(&http, &server.bases(), Duration::from_millis(LEADER_WAIT_MS)).await {
+            Some((i, size)) => {
+                writeln!(out, "ledger: node {i} ({}) leads, {size} entries", server.bases()[i])?;
+            }
+            None if server.child.is_some() => {
+                bail!("no node led the ledger within {LEADER_WAIT_MS} ms (LEADER_WAIT_MS)")
+            }
+            None => writeln!(
+                out,
+                "ledger: no node answers /api/ledger within {LEADER_WAIT_MS} ms (none keeps one)"
+            )?,
+        }
+        out.flush()?;
+    }
     let baseline_memory = memory_of(&node_pids);
 
     // 3. The matches, ramped up.
@@ -777,6 +795,12 @@ async fn measure(
         "ends: {}",
         end.ends.iter().map(|(why, n)| format!("{n} {why}")).collect::<Vec<_>>().join(", ")
     )?;
+    if server.bases().len() > 1 || server.database.is_some() {
+        // The leader now (it may have changed during the run), never a follower's 404.
+        if let Some((i, size)) = ledger_leader(&http, &server.bases()).await {
+            writeln!(out, "ledger: node {i} leads at the end, {size} entries")?;
+        }
+    }
     writeln!(
         out,
         "errors: {} ({} matches given up, {} messages refused), {} starts told to come back \
@@ -793,6 +817,43 @@ async fn measure(
         }
     )?;
     Ok(())
+}
+
+/// How long a measured run of several nodes waits for one of them to lead the ledger (a lease
+/// round, docs/SERVER.md, several nodes: a fifth of the lease at most once a node is up).
+pub const LEADER_WAIT_MS: u64 = 30_000;
+
+/// The node of `bases` (its index) that leads the ledger now, the one whose `/api/ledger`
+/// answers, with the log's size; none when no node's does.
+async fn ledger_leader(http: &reqwest::Client, bases: &[String]) -> Option<(usize, u64)> {
+    for (i, base) in bases.iter().enumerate() {
+        let Ok(r) = http.get(format!("{base}/api/ledger")).send().await else { continue };
+        if !r.status().is_success() {
+            continue;
+        }
+        if let Ok(v) = r.json::<serde_json::Value>().await {
+            return Some((i, v["size"].as_u64().unwrap_or(0)));
+        }
+    }
+    None
+}
+
+/// [`ledger_leader`], asked every 100 ms until one node leads or `wait` has passed.
+async fn wait_for_leader(
+    http: &reqwest::Client,
+    bases: &[String],
+    wait: Duration,
+) -> Option<(usize, u64)> {
+    let until = Instant::now() + wait;
+    loop {
+        if let Some(found) = ledger_leader(http, bases).await {
+            return Some(found);
+        }
+        if Instant::now() >= until {
+            return None;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
 }
 
 /// `; by kind: N kind, ...`, the `most` most frequent kinds of error first (empty without

@@ -29,6 +29,35 @@ pub fn serve(data: &Path, port: u16, extra: &[&str]) -> Child {
         .expect("fogproof serve starts")
 }
 
+/// `fogproof serve --no-bot` on `data` with `extra` arguments, listening on a port the system
+/// picks (`--listen 127.0.0.1:0`), and that port, read from the line the server prints once it
+/// listens: no other process can take the port between its choice and the bind, as one can
+/// with [`free_port`]. (A restart on the same port uses [`serve`].)
+pub fn serve_any_port(data: &Path, extra: &[&str]) -> (Child, u16) {
+    use std::io::BufRead;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_fogproof"))
+        .args(["serve", "--data", data.to_str().expect("utf-8"), "--listen", "127.0.0.1:0"])
+        .arg("--no-bot")
+        .args(extra)
+        .env("FOGPROOF_LOG", "warn")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("fogproof serve starts");
+    let stdout = child.stdout.take().expect("the server's output");
+    let mut lines = std::io::BufReader::new(stdout).lines();
+    let port = loop {
+        let line = lines.next().expect("the server printed where it listens").expect("a line");
+        if let Some(url) = line.strip_prefix("fogproof server listening on ") {
+            let port = url.trim().trim_end_matches('/').rsplit(':').next().unwrap_or("");
+            break port.parse::<u16>().expect("a port");
+        }
+    };
+    // Keep reading its output so it never blocks on a full pipe.
+    std::thread::spawn(move || for _ in lines {});
+    (child, port)
+}
+
 /// Waits until the server accepts connections on `port` (10 s at most).
 pub async fn up(port: u16) {
     for _ in 0..500 {

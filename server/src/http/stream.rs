@@ -71,7 +71,11 @@ pub async fn event_stream(
             }
         }
     }
-    first.extend(lock(&shared.tournaments).invitations_for(&key));
+    let now = shared.clock.now_ms();
+    match crate::services::tournament::reminders(&shared, &key, now).await {
+        Ok(events) => first.extend(events),
+        Err(e) => tracing::warn!(error = %e.message, "reading a player's tournament invitations"),
+    }
     let initial = futures_util::stream::iter(first.into_iter().map(|v| format!("{v}\n")));
     let live = live_lines(rx, shared.shutdown_signal());
     // The slot lives as long as the stream: dropping the response frees it.

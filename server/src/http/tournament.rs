@@ -95,12 +95,11 @@ pub async fn show(
             joined: joined.contains(&p.key),
         })
         .collect();
-    let invitations = lock(&shared.tournaments)
-        .games
-        .values()
-        .filter(|g| g.tournament == id)
-        .map(Invitation::event)
-        .collect();
+    let rows = shared.store.invitations(&id).await.map_err(internal)?;
+    let invitations = rows
+        .iter()
+        .map(|r| Invitation::from_row(r).map(|i| i.event()))
+        .collect::<Result<_, _>>()?;
     let v = TournamentView {
         summary: summary(&t, organiser_of(&t)),
         definition: protocol::hex::encode(&t.definition_file),
@@ -251,11 +250,15 @@ pub async fn start(
     if !t.rounds.is_empty() {
         return Err(AppError::new(StatusCode::CONFLICT, "the tournament has started"));
     }
-    lock(&shared.tournaments).start_requested.insert(id);
+    // In the store: the runner runs on the ledger's node, whichever node took the request.
+    shared.store.request_tournament_start(&id).await.map_err(internal)?;
     Ok(Json(Done { ok: true }))
 }
 
-/// `POST /api/tournament/game/{id}/seat`: a paired player brings its seat.
+/// `POST /api/tournament/game/{id}/seat`: a paired player brings its seat, on any node (the
+/// invitation and its seats are in the store). The seat that completes the pair hands the
+/// terms to be signed ([`hand`]). A seat brought again after the handing is answered `ok`
+/// (the terms hold the one brought first: an agent's retry, or a second process of its key).
 pub async fn seat(
     State(shared): State<Arc<Shared>>,
     Authed(key): Authed,
@@ -264,62 +267,97 @@ pub async fn seat(
 ) -> Result<Json<Done>, AppError> {
     seat.check()?;
     let now = shared.clock.now_ms();
-    let to_send = {
-        let mut arranging = lock(&shared.tournaments);
-        let Some(inv) = arranging.games.get_mut(&id) else {
-            return Err(not_found(format!(
-                "no tournament game {:?} is being arranged",
-                id.chars().take(40).collect::<String>()
-            )));
+    let not_arranged = || {
+        not_found(format!(
+            "no tournament game {:?} is being arranged",
+            id.chars().take(40).collect::<String>()
+        ))
+    };
+    let late = || {
+        AppError::new(
+            StatusCode::CONFLICT,
+            "past the deadline to show (max_tournament_show_wait_ms)",
+        )
+    };
+    let Some(row) = shared.store.invitation(&id).await.map_err(internal)? else {
+        return Err(not_arranged());
+    };
+    if key != row.white && key != row.black {
+        return Err(AppError::new(StatusCode::FORBIDDEN, "this game is for other players"));
+    }
+    if row.handed {
+        return Ok(Json(Done { ok: true }));
+    }
+    if now >= row.deadline_ms {
+        return Err(late());
+    }
+    let body = serde_json::to_string(&seat).map_err(internal)?;
+    let Some(row) = shared.store.seat_invitation(&id, &key, &body, now).await.map_err(internal)?
+    else {
+        // Handed meanwhile (the other player's seat completed it), or ended at its deadline.
+        return match shared.store.invitation(&id).await.map_err(internal)? {
+            Some(r) if r.handed => Ok(Json(Done { ok: true })),
+            Some(_) => Err(late()),
+            None => Err(not_arranged()),
         };
-        if key != inv.white && key != inv.black {
-            return Err(AppError::new(StatusCode::FORBIDDEN, "this game is for other players"));
-        }
-        if now >= inv.deadline_ms {
-            return Err(AppError::new(
-                StatusCode::CONFLICT,
-                "past the deadline to show (max_tournament_show_wait_ms)",
-            ));
-        }
-        inv.seats.insert(key, seat);
-        let both = inv.seats.len() == 2 && !inv.handed_to_lobby;
-        if both {
-            let mut challenge = inv.challenge.clone();
-            challenge.seat = inv.seats[&inv.white].clone();
-            let mut p = Pending {
-                challenge,
-                acceptor: (inv.black, inv.seats[&inv.black].clone()),
-                umpire: shared
-                    .config
-                    .default_umpire
-                    .filter(|_| inv.challenge.umpire.is_some())
-                    .map(|u| (u, None)),
-                terms: None,
-                signatures: BTreeMap::new(),
-                // The tournament runner, not the lobby's sweep, ends it at its deadline (a
-                // no-show is a forfeit, not a cancelation).
-                deadline_ms: u64::MAX,
-                tournament: Some((inv.tournament, inv.round)),
-            };
-            if p.umpire.is_none() {
-                p.terms = Some(crate::lobby::write_terms(&shared.config, &p)?);
+    };
+    if row.white_seat.is_some() && row.black_seat.is_some() {
+        hand(&shared, &row).await?;
+    }
+    Ok(Json(Done { ok: true }))
+}
+
+/// Hands a tournament game with both seats in to be signed: the terms are written as the
+/// lobby writes them (White first, fixed colours, the definition's clock, the server's umpire
+/// for umpired variants) and go, on a cluster, into the database's pending terms with the
+/// invitation marked handed in the same transaction (any node takes the signatures; the last
+/// one's claim starts the match), on a single server into its lobby. Of two nodes handing at
+/// once, one does; only it sends the events.
+async fn hand(shared: &Arc<Shared>, row: &crate::store::InvitationRow) -> Result<(), AppError> {
+    let inv = Invitation::from_row(row)?;
+    let (Some(white), Some(black)) = (inv.seats.get(&inv.white), inv.seats.get(&inv.black)) else {
+        return Ok(());
+    };
+    let mut challenge = inv.challenge.clone();
+    challenge.seat = white.clone();
+    let mut p = Pending {
+        challenge,
+        acceptor: (inv.black, black.clone()),
+        umpire: shared
+            .config
+            .default_umpire
+            .filter(|_| inv.challenge.umpire.is_some())
+            .map(|u| (u, None)),
+        terms: None,
+        signatures: BTreeMap::new(),
+        // The tournament runner, not the lobby's sweep, ends it at its deadline (a no-show is
+        // a forfeit, not a cancelation).
+        deadline_ms: u64::MAX,
+        tournament: Some((inv.tournament, inv.round)),
+    };
+    if p.umpire.is_none() {
+        p.terms = Some(crate::lobby::write_terms(&shared.config, &p)?);
+    }
+    let handed = match shared.cluster.get() {
+        Some(pg) => pg.hand_tournament_terms(&inv.id, &p.stored()?).await.map_err(internal)?,
+        None => {
+            let handed = shared.store.hand_invitation(&inv.id).await.map_err(internal)?;
+            if handed {
+                lock(&shared.lobby).pending.insert(inv.id.clone(), p.clone());
             }
-            inv.handed_to_lobby = true;
-            lock(&shared.lobby).pending.insert(id.clone(), p.clone());
-            Some(p)
-        } else {
-            None
+            handed
         }
     };
-    if let Some(p) = to_send {
-        match &p.umpire {
-            Some((u, None)) => shared.events.send(u, &p.umpire_event()),
-            _ => {
-                if let Some(e) = p.terms_event() {
-                    shared.events.send_all(p.parties().iter(), &e);
-                }
+    if !handed {
+        return Ok(());
+    }
+    match &p.umpire {
+        Some((u, None)) => shared.events.send(u, &p.umpire_event()),
+        _ => {
+            if let Some(e) = p.terms_event() {
+                shared.events.send_all(p.parties().iter(), &e);
             }
         }
     }
-    Ok(Json(Done { ok: true }))
+    Ok(())
 }

@@ -16,12 +16,19 @@ use serde_json::json;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-/// The cluster's store, when `id`'s pending terms live in the database (a cluster node, and
-/// not a tournament's terms, which its runner's node keeps).
-fn shared_terms(shared: &Shared, id: &str) -> Option<Arc<crate::store::postgres::PostgresStore>> {
-    let pg = shared.cluster.get()?.clone();
-    let local = lock(&shared.lobby).pending.get(id).is_some_and(|p| p.tournament.is_some());
-    (!local).then_some(pg)
+/// The cluster's store, when pending terms live in the database (a cluster node: every
+/// challenge's terms and every tournament game's, `crate::tournament`).
+fn shared_terms(shared: &Shared) -> Option<Arc<crate::store::postgres::PostgresStore>> {
+    shared.cluster.get().cloned()
+}
+
+/// Keeps a cluster's copy of pending terms in this node's lobby (what `max_live_matches_per_key`
+/// counts and a new event stream is sent), but a tournament game's: its runner ends those at
+/// its deadline, on whichever node it runs, so a copy here would outlive them.
+fn keep_copy(shared: &Shared, id: &str, p: &Pending) {
+    if p.tournament.is_none() {
+        lock(&shared.lobby).pending.insert(id.to_owned(), p.clone());
+    }
 }
 
 /// Loads `id`'s pending terms from the cluster's database, with their version and whether
@@ -346,7 +353,7 @@ pub async fn umpire_seat(
     seat: Seat,
 ) -> Result<(), LobbyError> {
     seat.check()?;
-    if let Some(pg) = shared_terms(shared, id) {
+    if let Some(pg) = shared_terms(shared) {
         for _ in 0..MAX_PENDING_RETRIES {
             let (mut p, version, _) = load_pending(&pg, id, "written").await?;
             match &mut p.umpire {
@@ -363,7 +370,7 @@ pub async fn umpire_seat(
                 .await
                 .map_err(|e| LobbyError::Store(e.to_string()))?;
             if written {
-                lock(&shared.lobby).pending.insert(id.to_owned(), p.clone());
+                keep_copy(shared, id, &p);
                 shared.umpires.owe(key, Owed::Terms(id.to_owned()), tokio::time::Instant::now());
                 if let Some(e) = p.terms_event() {
                     shared.events.send_all(p.parties().iter(), &e);
@@ -401,7 +408,7 @@ pub async fn sign(
     id: &str,
     signature: Signature,
 ) -> Result<Option<String>, LobbyError> {
-    if let Some(pg) = shared_terms(shared, id) {
+    if let Some(pg) = shared_terms(shared) {
         return sign_shared(shared, &pg, key, id, signature).await;
     }
     let ready = {
@@ -474,7 +481,7 @@ async fn sign_shared(
             if umpire {
                 shared.umpires.paid(&key, &Owed::Terms(id.to_owned()));
             }
-            lock(&shared.lobby).pending.insert(id.to_owned(), p);
+            keep_copy(shared, id, &p);
             return Ok(None);
         }
     }

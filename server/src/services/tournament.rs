@@ -7,13 +7,15 @@ use crate::error::AppError;
 use crate::ledger::ServerLedger;
 use crate::lobby::{Challenge, ChallengeStatus, ColorChoice, Seat};
 use crate::state::{Shared, ledger_of};
+use crate::store::InvitationRow;
+use crate::store::pending::START_GRACE_MS;
 use crate::tournament::{Invitation, internal, joined_now, parse_time_control, status};
 use ledger::Submission;
 use ledger::entry::{Absence, NoShowEntry};
 use ledger::history::TournamentState;
 use ledger::tournament::ByeKind;
 use protocol::PublicKey;
-use serde_json::json;
+use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
@@ -66,7 +68,7 @@ async fn step_one(
     let total = t.definition.rounds() as usize;
     let start_round = match t.rounds.last() {
         None => {
-            let asked = lock(&shared.tournaments).start_requested.contains(&t.id);
+            let asked = shared.store.tournament_start_requested(&t.id).await.map_err(internal)?;
             (absent.is_empty() || asked).then_some(1)
         }
         Some(last) if last.is_complete() && t.rounds.len() < total => Some(last.round + 1),
@@ -87,7 +89,8 @@ async fn step_one(
         return Ok(());
     }
     let Some(last) = t.rounds.last() else { return Ok(()) };
-    // The round's games: started already (a match exists), being arranged, or to invite.
+    // The round's games: started already (a match exists), being arranged (an invitation in
+    // the store, whichever node's runner made it), or to invite.
     let started = shared.store.tournament_games(&t.id, last.round).await.map_err(internal)?;
     let mut started_pairs = BTreeSet::new();
     for g in &started {
@@ -95,75 +98,47 @@ async fn step_one(
             started_pairs.insert((row.players[0], row.players[1]));
         }
     }
-    let now = shared.clock.now_ms();
-    let mut forfeits = Vec::new();
-    let mut invite = Vec::new();
-    {
-        let mut arranging = lock(&shared.tournaments);
-        for (k, &(w, b)) in last.pairings.games.iter().enumerate() {
-            if last.results[k].is_some() {
-                continue;
-            }
-            let (white, black) = (players[w].key, players[b].key);
-            let existing = arranging
-                .games
-                .iter()
-                .find(|(_, g)| {
-                    g.tournament == t.id
-                        && g.round == last.round
-                        && g.white == white
-                        && g.black == black
-                })
-                .map(|(id, g)| (id.clone(), g.clone()));
-            if started_pairs.contains(&(white, black)) {
-                if let Some((id, _)) = existing {
-                    arranging.games.remove(&id);
-                }
-                continue;
-            }
-            match existing {
-                Some((id, g)) if now >= g.deadline_ms => {
-                    // Under the lobby's lock: the last signature either started the match (its
-                    // pending terms are gone) or it did not, never both.
-                    let mut lobby = lock(&shared.lobby);
-                    let (white_absent, black_absent) = if g.handed_to_lobby {
-                        match lobby.pending.remove(&id) {
-                            None => continue, // started: its match entry will come
-                            Some(p) => (
-                                !p.signatures.contains_key(&white),
-                                !p.signatures.contains_key(&black),
-                            ),
-                        }
-                    } else {
-                        (!g.seats.contains_key(&white), !g.seats.contains_key(&black))
-                    };
-                    drop(lobby);
-                    arranging.games.remove(&id);
-                    if white_absent || black_absent {
-                        forfeits.push(NoShowEntry {
-                            tournament: t.id,
-                            round: last.round,
-                            white,
-                            black,
-                            white_absent,
-                            black_absent,
-                            deadline_ms: g.deadline_ms,
-                        });
-                    }
-                    // Neither player at fault (the umpire did not sign): invited again next pass.
-                }
-                Some(_) => {}
-                None => {
-                    let inv = invitation(shared, t, last.round, white, black, now)?;
-                    arranging.games.insert(inv.id.clone(), inv.clone());
-                    invite.push(inv);
-                }
-            }
+    let open: BTreeSet<(PublicKey, PublicKey)> = last
+        .pairings
+        .games
+        .iter()
+        .enumerate()
+        .filter(|(k, _)| last.results[*k].is_none())
+        .map(|(_, &(w, b))| (players[w].key, players[b].key))
+        .filter(|pair| !started_pairs.contains(pair))
+        .collect();
+    let mut arranging = BTreeMap::new();
+    for row in shared.store.invitations(&t.id).await.map_err(internal)? {
+        let pair = (row.white, row.black);
+        if row.round == last.round && open.contains(&pair) {
+            arranging.insert(pair, row);
+        } else {
+            // Started, played, or of a round gone by: done with.
+            shared.store.remove_invitation(&row.id).await.map_err(internal)?;
         }
     }
-    for inv in invite {
-        let e = inv.event();
-        shared.events.send_all([inv.white, inv.black].iter(), &e);
+    let now = shared.clock.now_ms();
+    let mut forfeits = Vec::new();
+    for &(white, black) in &open {
+        let Some(row) = arranging.get(&(white, black)) else {
+            let inv = invitation(shared, t, last.round, white, black, now)?;
+            if shared.store.put_invitation(&inv.row()?).await.map_err(internal)? {
+                lock(&shared.tournaments).announced.insert(inv.id.clone());
+                shared.events.send_all([white, black].iter(), &inv.event());
+            }
+            continue;
+        };
+        if now < row.deadline_ms {
+            announce(shared, row).await?;
+            continue;
+        }
+        if let Some(f) = at_deadline(shared, row, now).await? {
+            forfeits.push(f);
+        }
+    }
+    {
+        let stored: BTreeSet<&String> = arranging.values().map(|r| &r.id).collect();
+        lock(&shared.tournaments).announced.retain(|id| stored.contains(id));
     }
     if !forfeits.is_empty() {
         let n = forfeits.len();
@@ -189,6 +164,102 @@ async fn step_one(
         }
     }
     Ok(())
+}
+
+/// Sends once the events of an invitation this node's runner did not make (the leader before
+/// it did, and may have died before they left): its `tournamentGame` event to the players who
+/// have not brought their seat, or, handed on a cluster, what its terms wait on (the umpire's
+/// request, or the `terms` to the parties who have not signed).
+async fn announce(shared: &Shared, row: &InvitationRow) -> Result<(), AppError> {
+    if !lock(&shared.tournaments).announced.insert(row.id.clone()) {
+        return Ok(());
+    }
+    if row.handed {
+        if let Some((e, waiting)) = unsigned_terms(shared, &row.id).await? {
+            shared.events.send_all(waiting.iter(), &e);
+        }
+        return Ok(());
+    }
+    let e = Invitation::from_row(row)?.event();
+    let waiting: Vec<PublicKey> =
+        [row.white, row.black].into_iter().filter(|k| row.seat_of(k).is_none()).collect();
+    shared.events.send_all(waiting.iter(), &e);
+    Ok(())
+}
+
+/// Ends an invitation past its deadline: the no-show of whoever did not show, if anyone.
+///
+/// Not handed: the invitation is removed, and whoever had not brought a seat by then did not
+/// show (the removal is one statement: a seat either is in the row it returns or was refused).
+/// Handed: its terms are withdrawn unless their last signature claimed them (on a cluster one
+/// conditional delete, on a single server under the lobby's lock): withdrawn, a player who
+/// did not sign complete terms did not show (terms the umpire never completed: nobody at
+/// fault); claimed, the match is being started and the invitation stays until it is. Nobody
+/// at fault: the pairing is invited again at the next pass.
+async fn at_deadline(
+    shared: &Arc<Shared>,
+    row: &InvitationRow,
+    now: u64,
+) -> Result<Option<NoShowEntry>, AppError> {
+    let (white, black) = (row.white, row.black);
+    let absent = if row.handed {
+        let withdrawn = match shared.cluster.get() {
+            Some(pg) => {
+                lock(&shared.lobby).pending.remove(&row.id);
+                match pg.withdraw_pending(&row.id).await.map_err(internal)? {
+                    Some(p) => Some(crate::lobby::Pending::load(&p.body)?),
+                    // Claimed by the last signature (the match being started), or the match
+                    // stored and its terms deleted (then the next pass finds it started).
+                    None if pg.pending(&row.id).await.map_err(internal)?.is_some() => {
+                        return Ok(None);
+                    }
+                    None => None,
+                }
+            }
+            None => {
+                let p = lock(&shared.lobby).pending.remove(&row.id);
+                // Gone from the lobby: the last signature took them (its match is being
+                // stored), or this server restarted since. Left for a grace while a start
+                // may still be storing its match; then invited again.
+                if p.is_none() && now < row.deadline_ms.saturating_add(START_GRACE_MS) {
+                    return Ok(None);
+                }
+                p
+            }
+        };
+        withdrawn.map(|p| {
+            let complete = p.terms.is_some();
+            (
+                complete && !p.signatures.contains_key(&white),
+                complete && !p.signatures.contains_key(&black),
+            )
+        })
+    } else {
+        None
+    };
+    let (white_absent, black_absent) = if row.handed {
+        shared.store.remove_invitation(&row.id).await.map_err(internal)?;
+        absent.unwrap_or((false, false))
+    } else {
+        // Handed since it was read, or ended by another runner: the next pass decides.
+        let Some(ended) = shared.store.end_invitation(&row.id).await.map_err(internal)? else {
+            return Ok(None);
+        };
+        (ended.white_seat.is_none(), ended.black_seat.is_none())
+    };
+    lock(&shared.tournaments).announced.remove(&row.id);
+    if !(white_absent || black_absent) {
+        return Ok(None);
+    }
+    Ok(Some(NoShowEntry {
+        tournament: row.tournament,
+        round: row.round,
+        white,
+        black,
+        white_absent,
+        black_absent,
+        deadline_ms: row.deadline_ms,
+    }))
 }
 
 fn invitation(
@@ -241,5 +312,56 @@ fn invitation(
         deadline_ms: now + shared.config.limits.max_tournament_show_wait_ms,
         challenge,
         handed_to_lobby: false,
+    })
+}
+
+/// What a new event stream of `key` is sent again of its tournament games: the
+/// `tournamentGame` event of each invitation waiting for its seat (not handed, before its
+/// deadline), and on a cluster the `terms` of each handed game it has not signed (from the
+/// database: the event may have been lost with the node that handed them, or while the
+/// player's stream was down; a single server's lobby sends its own terms again).
+pub async fn reminders(
+    shared: &Shared,
+    key: &PublicKey,
+    now_ms: u64,
+) -> Result<Vec<Value>, AppError> {
+    let rows = shared.store.invitations_for(key).await.map_err(internal)?;
+    let mut out = Vec::new();
+    for row in &rows {
+        if !row.handed {
+            if row.seat_of(key).is_none() && now_ms < row.deadline_ms {
+                out.push(Invitation::from_row(row)?.event());
+            }
+        } else if let Some(e) = unsigned_terms(shared, &row.id)
+            .await?
+            .filter(|(_, waiting)| waiting.contains(key))
+            .map(|(e, _)| e)
+        {
+            out.push(e);
+        }
+    }
+    Ok(out)
+}
+
+/// On a cluster, the event handed tournament game `id`'s pending terms wait on and who it goes
+/// to: the umpire's request while its seat is missing, else the `terms` to the parties who have
+/// not signed; none once signed (or gone, or on a single server).
+pub async fn unsigned_terms(
+    shared: &Shared,
+    id: &str,
+) -> Result<Option<(Value, Vec<PublicKey>)>, AppError> {
+    let Some(pg) = shared.cluster.get() else { return Ok(None) };
+    let Some(row) = pg.pending(id).await.map_err(internal)? else { return Ok(None) };
+    if row.signed {
+        return Ok(None);
+    }
+    let p = crate::lobby::Pending::load(&row.body)?;
+    Ok(match &p.umpire {
+        Some((u, None)) => Some((p.umpire_event(), vec![*u])),
+        _ => p.terms_event().map(|e| {
+            let waiting =
+                p.parties().into_iter().filter(|k| !p.signatures.contains_key(k)).collect();
+            (e, waiting)
+        }),
     })
 }

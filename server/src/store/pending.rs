@@ -171,6 +171,58 @@ impl PostgresStore {
             .map_err(db)
     }
 
+    /// Hands tournament game `id`'s terms to be signed: in one transaction, marks its
+    /// invitation handed ([`super::Store::hand_invitation`]: both seats in, not handed
+    /// before) and stores its pending terms (`body`, no deadline of their own: the tournament
+    /// runner ends them at the invitation's, [`PostgresStore::withdraw_pending`]). `true` for
+    /// exactly one caller; a node dying in between leaves neither.
+    pub async fn hand_tournament_terms(&self, id: &str, body: &str) -> Result<bool, StoreError> {
+        let mut tx = self.pool().begin().await.map_err(db)?;
+        let handed = sqlx::query(sqlx::AssertSqlSafe(super::invitations::numbered(
+            super::invitations::HAND,
+        )))
+        .bind(id)
+        .execute(&mut *tx)
+        .await
+        .map_err(db)?;
+        if handed.rows_affected() != 1 {
+            return Ok(false);
+        }
+        sqlx::query(
+            "INSERT INTO pending_terms (id, body, version, deadline_ms) VALUES ($1, $2, 0, $3)",
+        )
+        .bind(id)
+        .bind(body)
+        .bind(i64::MAX)
+        .execute(&mut *tx)
+        .await
+        .map_err(db)?;
+        tx.commit().await.map_err(db)?;
+        Ok(true)
+    }
+
+    /// Deletes the pending terms `id` unless they are signed (their match being started):
+    /// what they were, if deleted. The tournament runner's end of a game's terms at its
+    /// deadline: either the last signature's claim ([`PostgresStore::claim_signed`]) or this
+    /// wins, never both.
+    pub async fn withdraw_pending(&self, id: &str) -> Result<Option<PendingRow>, StoreError> {
+        let row = sqlx::query(
+            "DELETE FROM pending_terms WHERE id = $1 AND NOT signed RETURNING body, version, signed",
+        )
+        .bind(id)
+        .fetch_optional(self.pool())
+        .await
+        .map_err(db)?;
+        row.map(|r| {
+            Ok(PendingRow {
+                body: r.try_get("body").map_err(db)?,
+                version: r.try_get("version").map_err(db)?,
+                signed: r.try_get("signed").map_err(db)?,
+            })
+        })
+        .transpose()
+    }
+
     /// Takes the pending terms whose deadline is at or before `now_ms` (at most
     /// [`MAX_EXPIRED_PER_SWEEP`]), each to exactly one node: those not signed are deleted
     /// (to cancel), those signed (a node claimed them and has not stored their match in

@@ -29,8 +29,8 @@
 
 use super::sqlite::{SCHEMA, from_ms, id_text, key, match_id, ms};
 use super::{
-    Account, ChallengeRow, EntryRow, Finish, LedgerMark, MatchRow, MatchStatus, Store, StoreError,
-    StoreFuture, TournamentGameRow, Write,
+    Account, ChallengeRow, EntryRow, Finish, InvitationRow, LedgerMark, MatchRow, MatchStatus,
+    Store, StoreError, StoreFuture, TournamentGameRow, Write, invitations,
 };
 use protocol::{MatchId, PublicKey};
 use sqlx::postgres::{PgConnectOptions, PgConnection, PgPool, PgPoolOptions, PgRow};
@@ -1019,6 +1019,141 @@ impl Store for PostgresStore {
             .await
             .map_err(db)?;
             rows.iter().map(|r| key(&r.try_get::<String, _>("key").map_err(db)?)).collect()
+        })
+    }
+
+    fn put_invitation<'a>(&'a self, row: &'a InvitationRow) -> StoreFuture<'a, bool> {
+        Box::pin(async move {
+            let done = sqlx::query(sqlx::AssertSqlSafe(invitations::numbered(invitations::PUT)))
+                .bind(&row.id)
+                .bind(protocol::hex::encode(&row.tournament))
+                .bind(i64::from(row.round))
+                .bind(row.white.to_string())
+                .bind(row.black.to_string())
+                .bind(ms(row.deadline_ms))
+                .bind(&row.challenge)
+                .execute(&self.pool)
+                .await
+                .map_err(db)?;
+            Ok(done.rows_affected() == 1)
+        })
+    }
+
+    fn invitation<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<InvitationRow>> {
+        Box::pin(async move {
+            let row = sqlx::query(sqlx::AssertSqlSafe(invitations::numbered(invitations::ONE)))
+                .bind(id)
+                .fetch_optional(&self.pool)
+                .await
+                .map_err(db)?;
+            row.as_ref().map(|r| invitations::invitation_row!(r)).transpose()
+        })
+    }
+
+    fn invitations<'a>(&'a self, tournament: &'a [u8; 32]) -> StoreFuture<'a, Vec<InvitationRow>> {
+        Box::pin(async move {
+            let rows =
+                sqlx::query(sqlx::AssertSqlSafe(invitations::numbered(invitations::OF_TOURNAMENT)))
+                    .bind(protocol::hex::encode(tournament))
+                    .fetch_all(&self.pool)
+                    .await
+                    .map_err(db)?;
+            rows.iter().map(|r| invitations::invitation_row!(r)).collect()
+        })
+    }
+
+    fn invitations_for<'a>(&'a self, k: &'a PublicKey) -> StoreFuture<'a, Vec<InvitationRow>> {
+        Box::pin(async move {
+            let rows =
+                sqlx::query(sqlx::AssertSqlSafe(invitations::numbered(invitations::FOR_KEY)))
+                    .bind(k.to_string())
+                    .bind(k.to_string())
+                    .fetch_all(&self.pool)
+                    .await
+                    .map_err(db)?;
+            rows.iter().map(|r| invitations::invitation_row!(r)).collect()
+        })
+    }
+
+    fn seat_invitation<'a>(
+        &'a self,
+        id: &'a str,
+        k: &'a PublicKey,
+        seat: &'a str,
+        now_ms: u64,
+    ) -> StoreFuture<'a, Option<InvitationRow>> {
+        Box::pin(async move {
+            let k = k.to_string();
+            let row = sqlx::query(sqlx::AssertSqlSafe(invitations::numbered(invitations::SEAT)))
+                .bind(&k)
+                .bind(seat)
+                .bind(&k)
+                .bind(seat)
+                .bind(id)
+                .bind(&k)
+                .bind(&k)
+                .bind(ms(now_ms))
+                .fetch_optional(&self.pool)
+                .await
+                .map_err(db)?;
+            row.as_ref().map(|r| invitations::invitation_row!(r)).transpose()
+        })
+    }
+
+    fn hand_invitation<'a>(&'a self, id: &'a str) -> StoreFuture<'a, bool> {
+        Box::pin(async move {
+            let done = sqlx::query(sqlx::AssertSqlSafe(invitations::numbered(invitations::HAND)))
+                .bind(id)
+                .execute(&self.pool)
+                .await
+                .map_err(db)?;
+            Ok(done.rows_affected() == 1)
+        })
+    }
+
+    fn remove_invitation<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<InvitationRow>> {
+        Box::pin(async move {
+            let row = sqlx::query(sqlx::AssertSqlSafe(invitations::numbered(invitations::REMOVE)))
+                .bind(id)
+                .fetch_optional(&self.pool)
+                .await
+                .map_err(db)?;
+            row.as_ref().map(|r| invitations::invitation_row!(r)).transpose()
+        })
+    }
+
+    fn end_invitation<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<InvitationRow>> {
+        Box::pin(async move {
+            let row = sqlx::query(sqlx::AssertSqlSafe(invitations::numbered(invitations::END)))
+                .bind(id)
+                .fetch_optional(&self.pool)
+                .await
+                .map_err(db)?;
+            row.as_ref().map(|r| invitations::invitation_row!(r)).transpose()
+        })
+    }
+
+    fn request_tournament_start<'a>(&'a self, tournament: &'a [u8; 32]) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            sqlx::query(sqlx::AssertSqlSafe(invitations::numbered(invitations::REQUEST_START)))
+                .bind(protocol::hex::encode(tournament))
+                .execute(&self.pool)
+                .await
+                .map(drop)
+                .map_err(db)
+        })
+    }
+
+    fn tournament_start_requested<'a>(&'a self, tournament: &'a [u8; 32]) -> StoreFuture<'a, bool> {
+        Box::pin(async move {
+            let n: i64 = sqlx::query_scalar(sqlx::AssertSqlSafe(invitations::numbered(
+                invitations::START_REQUESTED,
+            )))
+            .bind(protocol::hex::encode(tournament))
+            .fetch_one(&self.pool)
+            .await
+            .map_err(db)?;
+            Ok(n > 0)
         })
     }
 }

@@ -2,8 +2,8 @@
 //! directory, in WAL mode with `synchronous = FULL` (a commit is on disk when it returns).
 
 use super::{
-    Account, ChallengeRow, EntryRow, Finish, LedgerMark, MatchRow, MatchStatus, Store, StoreError,
-    StoreFuture, TournamentGameRow, Write,
+    Account, ChallengeRow, EntryRow, Finish, InvitationRow, LedgerMark, MatchRow, MatchStatus,
+    Store, StoreError, StoreFuture, TournamentGameRow, Write, invitations,
 };
 use protocol::{MatchId, PublicKey};
 use sqlx::Row;
@@ -16,7 +16,7 @@ use std::path::Path;
 /// The schema: plain SQL that PostgreSQL reads as well once its types are translated
 /// ([`super::postgres::translate_schema`]: BLOB is BYTEA there, INTEGER BIGINT, TEXT compares
 /// bytewise as here).
-pub(super) const SCHEMA: [&str; 9] = [
+pub(super) const SCHEMA: [&str; 11] = [
     "CREATE TABLE IF NOT EXISTS accounts (
         key TEXT PRIMARY KEY,
         name TEXT NOT NULL,
@@ -62,6 +62,22 @@ pub(super) const SCHEMA: [&str; 9] = [
         key TEXT NOT NULL,
         joined_ms BIGINT NOT NULL,
         PRIMARY KEY (tournament, key))",
+    // Tournament games being arranged (`super::invitations`): one per pairing.
+    "CREATE TABLE IF NOT EXISTS tournament_invitations (
+        id TEXT PRIMARY KEY,
+        tournament TEXT NOT NULL,
+        round BIGINT NOT NULL,
+        white TEXT NOT NULL,
+        black TEXT NOT NULL,
+        deadline_ms BIGINT NOT NULL,
+        challenge TEXT NOT NULL,
+        white_seat TEXT,
+        black_seat TEXT,
+        handed INTEGER NOT NULL,
+        UNIQUE (tournament, round, white, black))",
+    // Tournaments whose organiser asked to start round 1 without waiting for every entrant.
+    "CREATE TABLE IF NOT EXISTS tournament_starts (
+        tournament TEXT PRIMARY KEY)",
 ];
 
 /// The SQLite store.
@@ -575,6 +591,134 @@ impl Store for SqliteStore {
             .await
             .map_err(db)?;
             rows.iter().map(|r| key(&r.try_get::<String, _>("key").map_err(db)?)).collect()
+        })
+    }
+
+    fn put_invitation<'a>(&'a self, row: &'a InvitationRow) -> StoreFuture<'a, bool> {
+        Box::pin(async move {
+            let done = sqlx::query(invitations::PUT)
+                .bind(&row.id)
+                .bind(protocol::hex::encode(&row.tournament))
+                .bind(i64::from(row.round))
+                .bind(row.white.to_string())
+                .bind(row.black.to_string())
+                .bind(ms(row.deadline_ms))
+                .bind(&row.challenge)
+                .execute(&self.pool)
+                .await
+                .map_err(db)?;
+            Ok(done.rows_affected() == 1)
+        })
+    }
+
+    fn invitation<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<InvitationRow>> {
+        Box::pin(async move {
+            let row = sqlx::query(invitations::ONE)
+                .bind(id)
+                .fetch_optional(&self.pool)
+                .await
+                .map_err(db)?;
+            row.as_ref().map(|r| invitations::invitation_row!(r)).transpose()
+        })
+    }
+
+    fn invitations<'a>(&'a self, tournament: &'a [u8; 32]) -> StoreFuture<'a, Vec<InvitationRow>> {
+        Box::pin(async move {
+            let rows = sqlx::query(invitations::OF_TOURNAMENT)
+                .bind(protocol::hex::encode(tournament))
+                .fetch_all(&self.pool)
+                .await
+                .map_err(db)?;
+            rows.iter().map(|r| invitations::invitation_row!(r)).collect()
+        })
+    }
+
+    fn invitations_for<'a>(&'a self, k: &'a PublicKey) -> StoreFuture<'a, Vec<InvitationRow>> {
+        Box::pin(async move {
+            let rows = sqlx::query(invitations::FOR_KEY)
+                .bind(k.to_string())
+                .bind(k.to_string())
+                .fetch_all(&self.pool)
+                .await
+                .map_err(db)?;
+            rows.iter().map(|r| invitations::invitation_row!(r)).collect()
+        })
+    }
+
+    fn seat_invitation<'a>(
+        &'a self,
+        id: &'a str,
+        k: &'a PublicKey,
+        seat: &'a str,
+        now_ms: u64,
+    ) -> StoreFuture<'a, Option<InvitationRow>> {
+        Box::pin(async move {
+            let k = k.to_string();
+            let row = sqlx::query(invitations::SEAT)
+                .bind(&k)
+                .bind(seat)
+                .bind(&k)
+                .bind(seat)
+                .bind(id)
+                .bind(&k)
+                .bind(&k)
+                .bind(ms(now_ms))
+                .fetch_optional(&self.pool)
+                .await
+                .map_err(db)?;
+            row.as_ref().map(|r| invitations::invitation_row!(r)).transpose()
+        })
+    }
+
+    fn hand_invitation<'a>(&'a self, id: &'a str) -> StoreFuture<'a, bool> {
+        Box::pin(async move {
+            let done =
+                sqlx::query(invitations::HAND).bind(id).execute(&self.pool).await.map_err(db)?;
+            Ok(done.rows_affected() == 1)
+        })
+    }
+
+    fn remove_invitation<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<InvitationRow>> {
+        Box::pin(async move {
+            let row = sqlx::query(invitations::REMOVE)
+                .bind(id)
+                .fetch_optional(&self.pool)
+                .await
+                .map_err(db)?;
+            row.as_ref().map(|r| invitations::invitation_row!(r)).transpose()
+        })
+    }
+
+    fn end_invitation<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<InvitationRow>> {
+        Box::pin(async move {
+            let row = sqlx::query(invitations::END)
+                .bind(id)
+                .fetch_optional(&self.pool)
+                .await
+                .map_err(db)?;
+            row.as_ref().map(|r| invitations::invitation_row!(r)).transpose()
+        })
+    }
+
+    fn request_tournament_start<'a>(&'a self, tournament: &'a [u8; 32]) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            sqlx::query(invitations::REQUEST_START)
+                .bind(protocol::hex::encode(tournament))
+                .execute(&self.pool)
+                .await
+                .map(drop)
+                .map_err(db)
+        })
+    }
+
+    fn tournament_start_requested<'a>(&'a self, tournament: &'a [u8; 32]) -> StoreFuture<'a, bool> {
+        Box::pin(async move {
+            let n: i64 = sqlx::query_scalar(invitations::START_REQUESTED)
+                .bind(protocol::hex::encode(tournament))
+                .fetch_one(&self.pool)
+                .await
+                .map_err(db)?;
+            Ok(n > 0)
         })
     }
 }

@@ -79,6 +79,7 @@ on_both!(
     finished_matches_and_ledger_marks_page_in_order,
     tournament_rows_round_trip_in_order,
     a_tournament_withdrawal_survives_a_reopen_until_the_player_joins_again,
+    tournament_invitations_keep_their_seats_and_are_handed_and_ended_once,
 );
 
 fn key_of(seed: u8) -> PublicKey {
@@ -255,6 +256,122 @@ async fn a_tournament_withdrawal_survives_a_reopen_until_the_player_joins_again(
     assert_eq!(s.tournament_joins(&other).await.unwrap(), [a]);
     s.join_tournament(&t, &a, 4).await.unwrap();
     assert_eq!(s.tournament_joins(&t).await.unwrap(), [c, a]);
+}
+
+fn invitation(id: &str, t: [u8; 32], round: u32, white: u8, black: u8) -> InvitationRow {
+    InvitationRow {
+        id: id.into(),
+        tournament: t,
+        round,
+        white: key_of(white),
+        black: key_of(black),
+        deadline_ms: 10_000,
+        challenge: format!("{{\"id\":\"{id}\"}}"),
+        white_seat: None,
+        black_seat: None,
+        handed: false,
+    }
+}
+
+async fn tournament_invitations_keep_their_seats_and_are_handed_and_ended_once(b: Backend) {
+    let (t, other) = ([5; 32], [4; 32]);
+    let (w, bl) = (key_of(30), key_of(31));
+    {
+        let s = b.open().await;
+        let g = invitation("g1", t, 1, 30, 31);
+        assert!(s.put_invitation(&g).await.unwrap());
+        // One invitation per pairing, whoever invites (a new leader's runner too).
+        assert!(!s.put_invitation(&invitation("g1-again", t, 1, 30, 31)).await.unwrap());
+        assert!(!s.put_invitation(&g).await.unwrap());
+        assert!(s.put_invitation(&invitation("g0", t, 1, 32, 33)).await.unwrap());
+        assert!(s.put_invitation(&invitation("g2", t, 2, 30, 31)).await.unwrap());
+        assert!(s.put_invitation(&invitation("h1", other, 1, 31, 30)).await.unwrap());
+        assert_eq!(s.invitation("g1").await.unwrap(), Some(g.clone()));
+        assert_eq!(s.invitation("g1-again").await.unwrap(), None);
+        let ids = |rows: Vec<InvitationRow>| rows.into_iter().map(|r| r.id).collect::<Vec<_>>();
+        assert_eq!(ids(s.invitations(&t).await.unwrap()), ["g0", "g1", "g2"]);
+        // By tournament (the id's text: 0404… before 0505…), round and id.
+        assert_eq!(ids(s.invitations_for(&bl).await.unwrap()), ["h1", "g1", "g2"]);
+
+        // A seat: only a player's, only before the deadline; a seat brought again replaces it.
+        assert_eq!(s.seat_invitation("g1", &key_of(32), "{}", 1).await.unwrap(), None);
+        assert_eq!(s.seat_invitation("g1", &w, "{\"w\":1}", 10_000).await.unwrap(), None);
+        assert_eq!(s.seat_invitation("nope", &w, "{}", 1).await.unwrap(), None);
+        let after = s.seat_invitation("g1", &w, "{\"w\":1}", 1).await.unwrap().expect("seated");
+        assert_eq!(
+            (after.white_seat.as_deref(), after.black_seat.as_deref()),
+            (Some("{\"w\":1}"), None)
+        );
+        assert!(!s.hand_invitation("g1").await.unwrap(), "one seat: not handed");
+        let after = s.seat_invitation("g1", &w, "{\"w\":2}", 2).await.unwrap().expect("seated");
+        assert_eq!(after.seat_of(&w), Some("{\"w\":2}"));
+        let after = s.seat_invitation("g1", &bl, "{\"b\":1}", 3).await.unwrap().expect("seated");
+        assert_eq!((after.seat_of(&w), after.seat_of(&bl)), (Some("{\"w\":2}"), Some("{\"b\":1}")));
+        assert!(!after.handed);
+        // Handed once; then no seat changes it and the deadline's end leaves it.
+        assert!(s.hand_invitation("g1").await.unwrap());
+        assert!(!s.hand_invitation("g1").await.unwrap());
+        assert_eq!(s.seat_invitation("g1", &bl, "{\"b\":2}", 4).await.unwrap(), None);
+        assert_eq!(s.end_invitation("g1").await.unwrap(), None, "handed: not ended");
+
+        // The other game: White showed, Black did not; ended at the deadline with the seats
+        // as they were, once; a seat after it finds nothing.
+        s.seat_invitation("g2", &w, "{\"w\":3}", 5).await.unwrap().expect("seated");
+        s.request_tournament_start(&t).await.unwrap();
+        s.request_tournament_start(&t).await.unwrap();
+    }
+    // A restart (or another node) finds all of it.
+    let s = b.open().await;
+    assert!(s.tournament_start_requested(&t).await.unwrap());
+    assert!(!s.tournament_start_requested(&other).await.unwrap());
+    let g1 = s.invitation("g1").await.unwrap().expect("kept");
+    assert!(g1.handed && g1.seat_of(&bl) == Some("{\"b\":1}"), "{g1:?}");
+    let ended = s.end_invitation("g2").await.unwrap().expect("ended");
+    assert_eq!((ended.seat_of(&w), ended.seat_of(&bl)), (Some("{\"w\":3}"), None));
+    assert_eq!(s.end_invitation("g2").await.unwrap(), None, "once");
+    assert_eq!(s.seat_invitation("g2", &bl, "{}", 6).await.unwrap(), None);
+    let removed = s.remove_invitation("g1").await.unwrap().expect("removed");
+    assert!(removed.handed);
+    assert_eq!(s.remove_invitation("g1").await.unwrap(), None);
+    // The pairing may be invited again once its invitation is gone.
+    assert!(s.put_invitation(&invitation("g1-next", t, 1, 30, 31)).await.unwrap());
+    assert_eq!(s.invitations(&t).await.unwrap().len(), 2);
+}
+
+/// PostgreSQL only: a tournament game's terms are handed once, with its invitation, and have
+/// no deadline of their own (no sweep cancels them); the runner withdraws them at the
+/// invitation's deadline unless the last signature claimed them first, never both.
+#[tokio::test]
+async fn postgres_cluster_tournament_terms_are_handed_once_and_withdrawn_unless_claimed() {
+    let Some(url) = postgres_url("tterms").await else { return };
+    let a = PostgresStore::open_node(&url, "http://a", 60_000).await.unwrap();
+    let b = PostgresStore::open_node(&url, "http://b", 60_000).await.unwrap();
+    let t = [3; 32];
+    for id in ["x", "y"] {
+        let row = invitation(id, t, 1, if id == "x" { 40 } else { 42 }, 41);
+        assert!(a.put_invitation(&row).await.unwrap());
+        assert!(!a.hand_tournament_terms(id, "{}").await.unwrap(), "no seat yet");
+        a.seat_invitation(id, &row.white, "{}", 1).await.unwrap().expect("seated");
+        b.seat_invitation(id, &row.black, "{}", 1).await.unwrap().expect("seated");
+        // Two nodes handing at once: one does.
+        assert!(a.hand_tournament_terms(id, "{\"n\":1}").await.unwrap());
+        assert!(!b.hand_tournament_terms(id, "{\"n\":2}").await.unwrap());
+        assert!(b.invitation(id).await.unwrap().expect("kept").handed);
+        assert_eq!(b.pending(id).await.unwrap().expect("stored").body, "{\"n\":1}");
+    }
+    // (Any time this side of the year 30,000.)
+    let late = 1_000_000_000_000_000;
+    assert!(b.expire_pending(late, late).await.unwrap().is_empty(), "no deadline");
+    // "x": withdrawn at the deadline (its signatures as they were), then not claimable.
+    let v = a.pending("x").await.unwrap().expect("stored").version;
+    assert_eq!(b.withdraw_pending("x").await.unwrap().expect("withdrawn").body, "{\"n\":1}");
+    assert!(!a.claim_signed("x", v, "{}", 9_000).await.unwrap());
+    assert!(b.withdraw_pending("x").await.unwrap().is_none());
+    // "y": claimed by the last signature first, then not withdrawn.
+    let v = a.pending("y").await.unwrap().expect("stored").version;
+    assert!(a.claim_signed("y", v, "{\"all\":1}", 9_000).await.unwrap());
+    assert!(b.withdraw_pending("y").await.unwrap().is_none());
+    assert!(b.pending("y").await.unwrap().expect("kept").signed);
 }
 
 /// A fresh database on the tests' PostgreSQL server (none, SKIPPED printed, without one).
