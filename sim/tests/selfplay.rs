@@ -230,7 +230,7 @@ fn assert_honest(variant: Variant, seed: u64) -> (usize, sim::Summary) {
 }
 
 fn assert_honest_with(config: SelfplayConfig) -> (usize, sim::Summary) {
-    let (variant, seed) = (config.variant, config.seed);
+    let (variant, seed) = (config.variant(), config.seed);
     let s = selfplay_with(config).unwrap();
     assert!(s.refused.is_empty(), "{variant}/{seed}: relay refused {:?}", s.refused);
     assert!(s.faults.is_empty(), "{variant}/{seed}: faults {:?}", s.faults);
@@ -281,14 +281,11 @@ honest! {
 fn r_g9_secretchess6_with_life_freezes_and_hidden_scores() {
     for seed in [0, 1] {
         let mut c = SelfplayConfig::new(Variant::SecretChess6, seed);
-        for (k, v) in [
-            ("life-freezes-white", "2"),
-            ("life-freezes-black", "2"),
-            ("false-square-black", "true"),
-            ("hidden-scores", "true"),
-        ] {
-            c.options.insert(k.to_owned(), v.to_owned());
-        }
+        c.game = rules::GameOptions::SecretChess6(rules::secretchess6::Options {
+            life_freezes: rules::ByColor { white: 2, black: 2 },
+            false_square: rules::ByColor { white: false, black: true },
+            hidden_scores: true,
+        });
         let (observations, _) = assert_honest_with(c);
         assert!(observations > 0);
     }
