@@ -36,7 +36,7 @@ struct Replayed {
 fn replay(record: &MatchRecord) -> Replayed {
     let (agreed, _head) = record.check_envelope().expect("envelope");
     let t = &agreed.terms;
-    let variant = t.variant;
+    let variant = t.variant();
     let bodies: Vec<_> = record
         .entries
         .iter()
