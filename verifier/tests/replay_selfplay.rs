@@ -61,8 +61,8 @@ fn intrigue_selfplay_is_valid() {
 
 #[test]
 fn secretchess6_selfplay_is_valid() {
-    // Seed 0: level scores, decided by the R-G8 tie-break (committed, sealed guesses).
-    valid_records(Variant::SecretChess6, &[0, 1, 2]);
+    // Seed 32: level scores, decided by the R-G8 tie-break (committed, sealed guesses).
+    valid_records(Variant::SecretChess6, &[32, 1, 2]);
 }
 
 #[test]
