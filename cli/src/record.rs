@@ -243,7 +243,7 @@ fn role_name(
 pub fn show(bytes: &[u8]) -> Result<Value> {
     let record = decode_record(bytes)?;
     let terms = MatchTerms::from_canonical(&record.terms.terms).context("terms")?;
-    let variant = terms.variant;
+    let variant = terms.variant();
     let colours = colours_of(bytes, &terms);
     let disclosures = record.disclosures();
     let mut umpire_spoke: BTreeSet<Channel> = BTreeSet::new();
@@ -294,9 +294,9 @@ pub fn show(bytes: &[u8]) -> Result<Value> {
         "version": record.version,
         "match_id": protocol::terms::match_id(&record.terms.terms).to_string(),
         "terms": {
-            "variant": terms.variant,
-            "ruleset": terms.ruleset,
-            "options": terms.options,
+            "variant": terms.variant(),
+            "ruleset": terms.ruleset(),
+            "options": terms.game.to_map(),
             "players": players,
             "colours": match terms.colours { Colours::FirstIsWhite => "first-is-white", Colours::Drawn => "drawn" },
             "relay": key(&terms.relay),

@@ -77,7 +77,7 @@ async fn a_bot_killed_mid_match_resumes_from_its_journal() {
     let mut child = bot(&base, &bot_key, &bot_dir);
     tokio::time::sleep(Duration::from_millis(500)).await;
     alice
-        .challenge(json!({
+        .challenge_json(json!({
             "variant": "sic", "clock_limit": 600, "clock_increment": 0,
             "opponent": bot_identity.public().to_string(),
         }))

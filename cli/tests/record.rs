@@ -221,7 +221,7 @@ fn show_fields_are_the_records(json: &serde_json::Value, bytes: &[u8], record: &
         json!({ "white": key(&players.white), "black": key(&players.black) })
     );
     let t = &json["terms"];
-    assert_eq!(t["ruleset"], terms.ruleset);
+    assert_eq!(t["ruleset"], terms.ruleset());
     assert_eq!(t["relay"], key(&terms.relay));
     assert_eq!(
         t["umpire"],

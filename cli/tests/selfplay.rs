@@ -30,7 +30,7 @@ fn selfplay_writes_the_record_and_one_summary_line() {
     assert!(summary.to_string().starts_with("secretchess6: "), "{summary}");
     let record = MatchRecord::from_canonical(&bytes).unwrap();
     let (agreed, _head) = record.check_envelope().unwrap();
-    assert_eq!(agreed.terms.variant, rules::Variant::SecretChess6);
+    assert_eq!(agreed.terms.variant(), rules::Variant::SecretChess6);
 }
 
 #[test]

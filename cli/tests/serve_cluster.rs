@@ -471,9 +471,12 @@ async fn challenge(
     bob: &Agent,
     variant: &str,
 ) -> Result<serde_json::Value, client::agent::AgentError> {
-    let opponent = bob.session().key.to_string();
-    let terms = json!({ "variant": variant, "clock_limit": 900, "clock_increment": 0, "opponent": opponent });
-    alice.challenge(terms).await
+    let game = rules::GameOptions::default_for(variant.parse().expect("a variant"));
+    let request = protocol::challenge::ChallengeRequest {
+        opponent: Some(bob.session().key),
+        ..protocol::challenge::ChallengeRequest::new(game, 900, 0)
+    };
+    alice.challenge(&request).await
 }
 
 /// The first event of type `kind` about challenge `id` an agent's observer hears (20 s at most).

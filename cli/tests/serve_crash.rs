@@ -35,7 +35,7 @@ async fn killed_servers_lose_nothing_a_receipt_promised() {
                 .await;
         tokio::time::sleep(Duration::from_millis(200)).await;
         alice
-            .challenge(json!({
+            .challenge_json(json!({
                 "variant": v,
                 "clock_limit": 900,
                 "clock_increment": 0,

@@ -49,7 +49,7 @@ async fn a_match_finished_before_a_kill_is_appended_after_the_restart_exactly_on
     let alice = agent(&base, &dir, "alice", 8, Accept::Nothing).await;
     tokio::time::sleep(Duration::from_millis(200)).await;
     alice
-        .challenge(json!({
+        .challenge_json(json!({
             "variant": "chess", "clock_limit": 900, "clock_increment": 0,
             "opponent": bob.session().key.to_string(),
         }))

@@ -61,7 +61,7 @@ async fn a_server_on_postgres_loses_nothing_a_receipt_promised() {
         let alice = paced_agent(&base, &dir, &a, seed * 2 + 1, Accept::Nothing, pace).await;
         tokio::time::sleep(Duration::from_millis(200)).await;
         alice
-            .challenge(json!({
+            .challenge_json(json!({
                 "variant": v,
                 "clock_limit": 900,
                 "clock_increment": 0,

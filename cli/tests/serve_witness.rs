@@ -50,7 +50,7 @@ fn checkpoint(data: &Path) -> SignedCheckpoint {
 async fn play(alice: &Agent, bob: &Agent) {
     let before = alice.records().len();
     alice
-        .challenge(json!({
+        .challenge_json(json!({
             "variant": "chess", "clock_limit": 900, "clock_increment": 0,
             "opponent": bob.session().key.to_string(),
         }))

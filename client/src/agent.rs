@@ -12,6 +12,7 @@ use crate::net::{NetError, Session, signature_hex};
 use crate::promise::{PromiseBook, PromiseStatus, WitnessPolicy};
 use crate::retry::{self, Retryable};
 use crate::seat::{Decider, Machine, Seat, SeatEvent};
+use protocol::challenge::{ChallengeRequest, Seat as ChallengeSeat};
 use protocol::codec::Canonical;
 use protocol::terms::{AgreedTerms, Colours, MatchTerms, SignedTerms};
 use protocol::{Identity, MatchId, PublicKey};
@@ -162,8 +163,8 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 /// Checks terms before signing. First the one terms gate every party calls
-/// ([`MatchTerms::validate`]: strict keys, seal keys that can be sealed to, the variant's
-/// ruleset and umpire, options, every deadline, cap and budget in its range); then what is this
+/// ([`MatchTerms::validate`]: strict keys, seal keys that can be sealed to, the umpire the
+/// variant needs, options, every deadline, cap and budget in its range); then what is this
 /// agent's to check: the server's relay, this key in the role expected with the seal key it
 /// derives from its nonce, a player's umpire among `trusted_umpires` (the umpires its player
 /// trusts), and, for a player, the challenge it made or accepted (`expected`, as the server
@@ -214,8 +215,8 @@ pub fn check_terms(
 /// challenge must state).
 pub fn check_against_challenge(terms: &MatchTerms, c: &Value) -> Result<(), String> {
     let text = |path: &str| c.pointer(path).and_then(Value::as_str);
-    if text("/variant/key") != Some(terms.variant.id()) {
-        return Err(format!("variant {} is not the challenge's", terms.variant.id()));
+    if text("/variant/key") != Some(terms.variant().id()) {
+        return Err(format!("variant {} is not the challenge's", terms.variant().id()));
     }
     match c.get("rated").and_then(Value::as_bool) {
         Some(rated) if rated == terms.rated => {}
@@ -229,7 +230,13 @@ pub fn check_against_challenge(terms: &MatchTerms, c: &Value) -> Result<(), Stri
         }
         None => return Err("the challenge says neither rated nor casual".into()),
     }
-    if c.get("options").unwrap_or(&Value::Null) != &json!(terms.options) {
+    // The challenge's options are text (the server's JSON, an edge): read once, compared typed.
+    let shown = c.get("options").ok_or("the challenge shows no options")?;
+    let shown: BTreeMap<String, String> = serde_json::from_value(shown.clone())
+        .map_err(|e| format!("the challenge's options: {e}"))?;
+    let asked = rules::GameOptions::parse(terms.variant(), &shown)
+        .map_err(|e| format!("the challenge's options: {e}"))?;
+    if asked != terms.game {
         return Err("options are not the challenge's".into());
     }
     let tc = terms.time_control;
@@ -530,18 +537,41 @@ impl Agent {
         lock(&self.records).clone()
     }
 
-    /// Makes a challenge (the body of `POST /api/challenge` without the seat, which the agent
-    /// adds); returns the challenge as the server shows it.
-    pub async fn challenge(&self, mut request: Value) -> Result<Value, AgentError> {
+    /// Makes a challenge (`POST /api/challenge`, [`ChallengeRequest`]: the server reads the
+    /// same type) with a fresh seat of this agent's, and returns the challenge as the server
+    /// shows it. The terms are later checked against what the server showed; an umpire the
+    /// player does not trust is refused before anything is sent.
+    pub async fn challenge(&self, request: &ChallengeRequest) -> Result<Value, AgentError> {
+        if let Some(u) = request.umpire
+            && !lock(&self.trusted).contains(&u)
+        {
+            return Err(AgentError::Terms(format!("the umpire {u} is not one this player trusts")));
+        }
+        let (seal, nonce) = journal::fresh_seat(&self.config.identity)?;
+        let request =
+            ChallengeRequest { seat: Some(ChallengeSeat::new(&seal, &nonce)), ..request.clone() };
+        let body = serde_json::to_value(&request)
+            .map_err(|e| AgentError::Terms(format!("the challenge as JSON: {e}")))?;
+        self.post_challenge(body, request.rated).await
+    }
+
+    /// [`Agent::challenge`] from JSON as written by hand (tests; the server's refusals of bad
+    /// requests): posted as it is, with the agent's seat added. An umpire named that the player
+    /// does not trust is refused here all the same.
+    pub async fn challenge_json(&self, mut request: Value) -> Result<Value, AgentError> {
         self.check_umpire_trusted(&request)?;
         let (seal, nonce) = journal::fresh_seat(&self.config.identity)?;
         request["seat"] =
             json!({ "seal_key": seal.to_string(), "nonce": protocol::hex::encode(&nonce) });
+        let asked = request.get("rated").and_then(Value::as_bool).unwrap_or(false);
+        self.post_challenge(request, asked).await
+    }
+
+    async fn post_challenge(&self, request: Value, asked: bool) -> Result<Value, AgentError> {
         let v = self.session.post("/api/challenge", &request).await?;
         let c = v.get("challenge").cloned().unwrap_or(Value::Null);
         // The terms are checked against the challenge as the server shows it: it must show
         // what was asked for, rated or casual (the server's default: casual).
-        let asked = request.get("rated").and_then(Value::as_bool).unwrap_or(false);
         if c.get("rated").and_then(Value::as_bool) != Some(asked) {
             return Err(AgentError::Terms(format!(
                 "asked for a {} game, the server's challenge says {}",

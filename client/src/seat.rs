@@ -702,7 +702,7 @@ impl Seat {
                 Decider::Policy(policy) => {
                     let Some(p) = self.machine.player() else { return Ok(()) };
                     let Some(side) = p.side() else { return Ok(()) };
-                    let variant = self.terms.terms.variant;
+                    let variant = self.terms.terms.variant();
                     let color = side;
                     let bytes = policy.decide_seeing(p.seat(), variant, color, &ask);
                     self.decide(bytes)?;

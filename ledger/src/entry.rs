@@ -418,7 +418,7 @@ pub fn is_rated(
         }
     }
     let informative =
-        terms.colours == protocol::terms::Colours::Drawn || terms.variant == rules::Variant::Sic;
+        terms.colours == protocol::terms::Colours::Drawn || terms.variant() == rules::Variant::Sic;
     Ok(moved == [true, true] || (informative && revealed))
 }
 

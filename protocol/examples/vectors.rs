@@ -15,7 +15,6 @@ use protocol::terms::{
 use protocol::transcript::{Frame, Transcript};
 use protocol::{Channel, Color, seed, tags};
 use serde_json::{Value, json};
-use std::collections::BTreeMap;
 
 /// Every vector, as JSON (all byte strings in lower-case hex).
 pub fn generate() -> Value {
@@ -43,9 +42,8 @@ pub fn generate() -> Value {
     };
     let terms = MatchTerms {
         version: VERSION,
-        variant: rules::Variant::Sic,
-        ruleset: "sic/1".into(),
-        options: BTreeMap::from([("colours".into(), "drawn".into())]),
+        // SIC with its one option set (spy: original): the variant's id, then the option.
+        game: rules::GameOptions::Sic(rules::sic::SpyRule::Original),
         players: [player(&alice, 0x01), player(&bob, 0x02)],
         colours: Colours::Drawn,
         rated: true,

@@ -299,7 +299,7 @@ pub struct Coordinator {
 impl Coordinator {
     /// The coordinator of agreed terms.
     pub fn new(terms: AgreedTerms) -> Coordinator {
-        let variant = terms.terms.variant;
+        let variant = terms.terms.variant();
         let initial = terms.terms.time_control.initial_ms;
         Coordinator {
             colours: terms.terms.fixed_colours(),

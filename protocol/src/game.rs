@@ -22,8 +22,8 @@ use crate::codec::{Canonical, DecodeError};
 use crate::message::{Claim, Outcome};
 use crate::terms::MatchTerms;
 use rules::{
-    ActionError, AnyAction, AnyGame, AnyObservation, ByColor, Color, GameResult, OptionError,
-    StartError, Variant,
+    ActionError, AnyAction, AnyGame, AnyObservation, ByColor, Color, GameResult, StartError,
+    Variant,
 };
 use thiserror::Error;
 
@@ -69,9 +69,6 @@ pub enum GameError {
     /// Terms the one gate refuses ([`crate::terms::MatchTerms::validate`]).
     #[error("terms: {0}")]
     Terms(#[from] crate::terms::TermsError),
-    /// An option the variant does not have, or a bad value.
-    #[error(transparent)]
-    BadOption(#[from] OptionError),
     /// The machine's identity is not the party the terms say, or its seal key for this match
     /// is not the one the terms carry.
     #[error("keys: {0}")]
@@ -162,10 +159,10 @@ pub fn encode_told(told: &ByColor<Option<AnyObservation>>) -> Told {
     told.as_ref().map(|o| o.as_ref().map(encode_observation))
 }
 
-/// The start of the terms' game: their options read once ([`MatchTerms::game_options`]), and
+/// The start of the terms' game: their typed options ([`MatchTerms::game`]), and
 /// SIC's two setup seeds ([`crate::seed::setup_seed`]; `None` for the other games).
 pub fn start(terms: &MatchTerms, seeds: Option<&ByColor<[u8; 32]>>) -> Result<AnyGame, GameError> {
-    Ok(AnyGame::start(&terms.game_options()?, seeds)?)
+    Ok(AnyGame::start(&terms.game, seeds)?)
 }
 
 /// Applies `action_bytes` (canonical bytes of the game's action type) by `actor`: the new

@@ -23,6 +23,7 @@
 #![warn(missing_docs)]
 
 pub mod batch;
+pub mod challenge;
 pub mod codec;
 pub mod commitment;
 pub mod coordinator;

@@ -142,7 +142,7 @@ impl RecordBudget {
             signatures: vec![crate::keys::Signature { r: [0; 32], s: [0; 32] }; signers],
         };
         let header = MatchRecord::header_bytes(&signed).len() as u64;
-        let variant = terms.terms.variant;
+        let variant = terms.terms.variant();
         let umpire = terms.terms.umpire.as_ref().map(|u| u.key);
         let umpire_bytes = if umpire.is_some() { Self::umpire_fixed_bytes(variant) } else { 0 };
         let share_bytes = terms
@@ -611,7 +611,7 @@ pub fn open_disclosed<'a>(
         } else {
             crate::game::SealDirection::ToUmpire
         };
-        let padded = crate::game::sealed_plaintext_bytes(t.variant, direction);
+        let padded = crate::game::sealed_plaintext_bytes(t.variant(), direction);
         if let Ok(plaintext) = key.open(&seal_context(body), sealed, padded) {
             out.insert(hash, (*entry, Disclosed { plaintext, seal_seed: *seal_seed }));
         }

@@ -17,7 +17,7 @@
 //! a relay never runs terms a verifier calls bad, and an agent never signs them. The gate
 //! checks every key where it enters ([`check_signing_key`], [`check_seal_key`]: a party that
 //! cannot be sealed to is refused at the terms, never discovered mid-game), one key per role,
-//! the ruleset and the umpire the variant needs, the options, and every deadline, cap and budget
+//! the umpire the variant needs, the options, and every deadline, cap and budget
 //! against its documented range ([`bounds`], docs/PROTOCOL.md 7.1).
 
 use crate::MatchId;
@@ -30,7 +30,6 @@ use curve25519_dalek::edwards::{CompressedEdwardsY, EdwardsPoint};
 use curve25519_dalek::montgomery::MontgomeryPoint;
 use curve25519_dalek::scalar::Scalar;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 use thiserror::Error;
 
 /// Largest match record any reader accepts, in bytes; the terms may set a lower limit (also
@@ -205,13 +204,11 @@ impl Limits {
 pub struct MatchTerms {
     /// Always [`codec::VERSION`].
     pub version: u8,
-    /// The game, travelling as its id (`kriegspiel`, `sic`, ...): an unknown id does not decode.
-    pub variant: rules::Variant,
-    /// Ruleset name and version (`Variant::ruleset()`).
-    pub ruleset: String,
-    /// The game's options in their one text form ([`rules::GameOptions::to_map`]: only what
-    /// differs from the defaults); code reads them through [`MatchTerms::game_options`].
-    pub options: BTreeMap<String, String>,
+    /// The game and its options, typed ([`rules::GameOptions`]; on the wire the variant's id,
+    /// then its option fields, docs/PROTOCOL.md 7). The variant ([`MatchTerms::variant`]) and
+    /// the ruleset ([`MatchTerms::ruleset`]) derive from it: one source of truth. An unknown
+    /// id, or a value the game does not have (e.g. nine Life Freezes), does not decode.
+    pub game: rules::GameOptions,
     /// The two players, in the order they sign.
     pub players: [PlayerTerms; 2],
     /// How colours are assigned.
@@ -250,11 +247,16 @@ impl MatchTerms {
         }
     }
 
-    /// The game's options, read by the one parser the relay, the machines and the verifier
-    /// share ([`rules::GameOptions::parse`]); [`MatchTerms::validate`] refuses terms whose
-    /// options it refuses.
-    pub fn game_options(&self) -> Result<rules::GameOptions, rules::OptionError> {
-        rules::GameOptions::parse(self.variant, &self.options)
+    /// The game (derived from [`MatchTerms::game`]).
+    pub const fn variant(&self) -> rules::Variant {
+        self.game.variant()
+    }
+
+    /// The ruleset's name and version (`Variant::ruleset` of [`MatchTerms::variant`]): not a
+    /// field of the signed bytes since protocol v3; a change of rules is a new variant id or a
+    /// new protocol version.
+    pub const fn ruleset(&self) -> &'static str {
+        self.game.variant().ruleset()
     }
 
     /// The player entry with this key.
@@ -285,9 +287,9 @@ impl MatchTerms {
     ///
     /// In order: every signing key strict ([`check_signing_key`]) and every seal key one that
     /// can be sealed to ([`check_seal_key`]); one key per role (a key in two roles could answer
-    /// for itself or receipt its own lies) and distinct seal keys; the variant's own ruleset
-    /// ([`rules::Variant::ruleset`]); an umpire exactly when the variant's mode needs one
-    /// ([`rules::Mode::Umpire`]); options the game has ([`MatchTerms::game_options`]); then
+    /// for itself or receipt its own lies) and distinct seal keys; an umpire exactly when the
+    /// variant's mode needs one ([`rules::Mode::Umpire`]); options the game has
+    /// ([`rules::GameOptions::check`], for terms built in memory: decoded ones passed it); then
     /// each deadline, cap and budget within its range ([`bounds`]).
     pub fn validate(&self) -> Result<(), TermsError> {
         let relay = ("the relay", self.relay);
@@ -310,15 +312,12 @@ impl MatchTerms {
                 return Err(TermsError::SealKeyInTwoRoles);
             }
         }
-        let variant = self.variant;
-        if self.ruleset != variant.ruleset() {
-            return Err(TermsError::Ruleset { variant, found: self.ruleset.clone() });
-        }
+        let variant = self.variant();
         let umpired = variant.mode() == rules::Mode::Umpire;
         if self.umpire.is_some() != umpired {
             return Err(TermsError::Umpire { variant, named: self.umpire.is_some() });
         }
-        self.game_options()?;
+        self.game.check()?;
         let tc = self.time_control;
         let l = self.limits;
         let numbers = [
@@ -425,14 +424,6 @@ pub enum TermsError {
         /// What is wrong with it.
         problem: KeyProblem,
     },
-    /// A ruleset other than the variant's own.
-    #[error("the terms' ruleset is {found:?}, {variant}'s is {:?}", variant.ruleset())]
-    Ruleset {
-        /// The variant.
-        variant: rules::Variant,
-        /// The ruleset the terms name.
-        found: String,
-    },
     /// An umpire in a game without one, or none in an umpired game.
     #[error("{variant} {}", if *named { "has no umpire, the terms name one" } else { "needs an umpire, the terms name none" })]
     Umpire {
@@ -461,7 +452,8 @@ pub enum TermsError {
         /// Signatures.
         found: usize,
     },
-    /// Options the game does not have, a bad value, or a default written out.
+    /// Options the game does not have (a typed value out of the game's range,
+    /// [`rules::GameOptions::check`]).
     #[error("the terms' options: {0}")]
     Options(#[from] rules::OptionError),
     /// The would-be signer is not named by the terms.

@@ -118,6 +118,52 @@ fn terms_match_id_and_signatures() {
     }
 }
 
+/// postcard's unsigned varint (LEB128), written out again here.
+fn varint(out: &mut Vec<u8>, mut n: u64) {
+    while n >= 0x80 {
+        out.push((n as u8 & 0x7f) | 0x80);
+        n >>= 7;
+    }
+    out.push(n as u8);
+}
+
+/// The terms bytes written out field by field (docs/PROTOCOL.md 7), independently of the
+/// encoder: version | variant id (varint length, ASCII) | the variant's option fields (SIC: the
+/// spy rule's index, 1 = original) | players[0] and players[1] (key, seal key, nonce: 32 bytes
+/// each) | colours (varint index, 1 = drawn) | rated (1) | relay key | umpire (option tag 1, key,
+/// seal key, nonce) | time control (four varints) | limits (three varints).
+#[test]
+fn terms_bytes_by_hand() {
+    let v = vectors();
+    let terms = bytes(&v, &["terms", "bytes"]);
+    let key = |i: usize| arr32(&v["identities"][i], &["public_key"]);
+    let seal_key = |seed: u8, nonce: &[u8; 32]| {
+        SealSecret::for_match(&Identity::from_seed(&[seed; 32]), nonce).public().0
+    };
+    let mut expected = vec![3];
+    varint(&mut expected, 3);
+    expected.extend(b"sic");
+    expected.push(1);
+    for (i, seed, nonce) in [(0, 0xa1, [0x01; 32]), (1, 0xb0, [0x02; 32])] {
+        expected.extend(key(i));
+        expected.extend(seal_key(seed, &nonce));
+        expected.extend(nonce);
+    }
+    expected.extend([1, 1]);
+    expected.extend(key(2));
+    expected.push(1);
+    expected.extend(key(3));
+    expected.extend(seal_key(0x55, &generator::UMPIRE_NONCE));
+    expected.extend(generator::UMPIRE_NONCE);
+    for n in [300_000, 2_000, 60_000, 30_000, 20_000, 256, 64 * 1024 * 1024] {
+        varint(&mut expected, n);
+    }
+    assert_eq!(hex::encode(&terms), hex::encode(&expected));
+    let decoded = protocol::terms::MatchTerms::from_canonical(&terms).expect("canonical terms");
+    assert_eq!(decoded.game, rules::GameOptions::Sic(rules::sic::SpyRule::Original));
+    assert_eq!(decoded.ruleset(), "sic/2024");
+}
+
 #[test]
 fn commitment_colours_and_setup_seed() {
     let v = vectors();

@@ -1,6 +1,7 @@
 //! One place for game knowledge: the closed enum over the six games ([`AnyGame`]), their
 //! actions ([`AnyAction`]) and observations ([`AnyObservation`]) as typed values, and their
-//! options ([`GameOptions`]), read once from the match terms' text by [`GameOptions::parse`].
+//! options ([`GameOptions`]), typed in the match terms and read from their text form
+//! ([`GameOptions::parse`]) only at the edges (HTTP JSON, command-line flags, the pages).
 //!
 //! Like shakmaty's `VariantPosition`, a closed enum rather than trait objects: every caller
 //! matches on it, and a new game fails to compile wherever it is not handled. Encodings (bytes
@@ -15,7 +16,15 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// The options of a game, typed per variant (RULES.md: the alternatives a seed offers are named
-/// options in the match terms; the first one named is the default).
+/// options in the match terms; the first one named is the default). The enum names the game,
+/// so a value is the game and its options together.
+///
+/// Serde forms (see the `Serialize` impl): in binary formats (the postcard of the match terms)
+/// the variant's id, then the variant's option fields in declaration order (nothing for a
+/// game without options); in human-readable formats (JSON) `{"variant": id, "options": map}`
+/// with the options' text form ([`GameOptions::to_map`]), which is what the HTTP API and the
+/// stored challenges show. Both refuse what [`GameOptions::check`] refuses, so a decoded value
+/// is always one the game has.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum GameOptions {
     /// Orthodox chess has no options.
@@ -111,7 +120,33 @@ impl GameOptions {
         }
     }
 
-    /// Reads the options of `variant` from the terms' text form: kriegspiel `touch-move`
+    /// The game's id (`Variant::id`).
+    #[must_use]
+    pub const fn id(&self) -> &'static str {
+        self.variant().id()
+    }
+
+    /// Checks what the types alone allow but the game does not: a Life Freeze count above
+    /// [`secretchess6::MAX_LIFE_FREEZES`] (R-G9). Every other typed value is a set of options
+    /// the game has.
+    pub fn check(&self) -> Result<(), OptionError> {
+        if let GameOptions::SecretChess6(o) = self {
+            let max = secretchess6::MAX_LIFE_FREEZES;
+            for c in Color::ALL {
+                let n = o.life_freezes[c];
+                if n > max {
+                    let name = format!("life-freezes-{c}");
+                    return Err(option_error(
+                        &name,
+                        format!("'{n}' is not a number from 1 to {max}"),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads the options of `variant` from their text form (the edges: HTTP JSON, flags): kriegspiel `touch-move`
     /// (`true`); sic `spy` (`original`); secretchess6 `life-freezes-white`,
     /// `life-freezes-black` (1 to 8), `false-square-white`, `false-square-black`,
     /// `hidden-scores` (`true`). Anything else is refused, defaults written out included, so
@@ -185,6 +220,102 @@ impl GameOptions {
             _ => {}
         }
         out
+    }
+}
+
+impl Serialize for GameOptions {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{SerializeStruct as _, SerializeTuple as _};
+        if s.is_human_readable() {
+            let mut out = s.serialize_struct("GameOptions", 2)?;
+            out.serialize_field("variant", &self.variant())?;
+            out.serialize_field("options", &self.to_map())?;
+            return out.end();
+        }
+        let mut out = s.serialize_tuple(2)?;
+        out.serialize_element(&self.variant())?;
+        match self {
+            GameOptions::Chess | GameOptions::Intrigue | GameOptions::Espionage => {
+                out.serialize_element(&())?;
+            }
+            GameOptions::Kriegspiel(o) => out.serialize_element(o)?,
+            GameOptions::Sic(spy) => out.serialize_element(spy)?,
+            GameOptions::SecretChess6(o) => out.serialize_element(o)?,
+        }
+        out.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for GameOptions {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<GameOptions, D::Error> {
+        if d.is_human_readable() {
+            d.deserialize_struct("GameOptions", &["variant", "options"], TextVisitor)
+        } else {
+            d.deserialize_tuple(2, TypedVisitor)
+        }
+    }
+}
+
+/// The binary form: the variant id, then its option fields.
+struct TypedVisitor;
+
+impl<'de> serde::de::Visitor<'de> for TypedVisitor {
+    type Value = GameOptions;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a variant id and its options")
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<GameOptions, A::Error> {
+        use serde::de::Error as _;
+        let missing = || A::Error::invalid_length(1, &self);
+        let variant: Variant =
+            seq.next_element()?.ok_or_else(|| A::Error::invalid_length(0, &self))?;
+        let out = match variant {
+            Variant::Chess | Variant::Intrigue | Variant::Espionage => {
+                seq.next_element::<()>()?.ok_or_else(missing)?;
+                GameOptions::default_for(variant)
+            }
+            Variant::Kriegspiel => {
+                GameOptions::Kriegspiel(seq.next_element()?.ok_or_else(missing)?)
+            }
+            Variant::Sic => GameOptions::Sic(seq.next_element()?.ok_or_else(missing)?),
+            Variant::SecretChess6 => {
+                GameOptions::SecretChess6(seq.next_element()?.ok_or_else(missing)?)
+            }
+        };
+        out.check().map_err(A::Error::custom)?;
+        Ok(out)
+    }
+}
+
+/// The text form: `{"variant": id, "options": {name: value}}` (options may be left out).
+struct TextVisitor;
+
+impl<'de> serde::de::Visitor<'de> for TextVisitor {
+    type Value = GameOptions;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a variant and its options by name")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<GameOptions, A::Error> {
+        use serde::de::Error as _;
+        let mut variant: Option<Variant> = None;
+        let mut options: Option<BTreeMap<String, String>> = None;
+        while let Some(key) = map.next_key::<String>()? {
+            match key.as_str() {
+                "variant" if variant.is_none() => variant = Some(map.next_value()?),
+                "options" if options.is_none() => options = Some(map.next_value()?),
+                "variant" | "options" => {
+                    return Err(A::Error::custom(format!("{key} given twice")));
+                }
+                other => return Err(A::Error::unknown_field(other, &["variant", "options"])),
+            }
+        }
+        let variant = variant.ok_or_else(|| A::Error::missing_field("variant"))?;
+        GameOptions::parse(variant, &options.unwrap_or_default())
+            .map_err(|e| A::Error::custom(format!("options: {e}")))
     }
 }
 
@@ -520,6 +651,34 @@ mod tests {
         ] {
             assert!(GameOptions::parse(v, &map(&pairs)).is_err(), "{v}: {pairs:?}");
         }
+    }
+
+    #[test]
+    fn options_json_is_their_text_form_and_refuses_what_the_game_lacks() {
+        use serde_json::json;
+        let touch = GameOptions::Kriegspiel(kriegspiel::Options { touch_move: true });
+        let v = serde_json::to_value(touch).expect("serializes");
+        assert_eq!(v, json!({ "variant": "kriegspiel", "options": { "touch-move": "true" } }));
+        assert_eq!(serde_json::from_value::<GameOptions>(v).expect("reads back"), touch);
+        let sic = serde_json::from_value::<GameOptions>(json!({ "variant": "sic" }));
+        assert_eq!(sic.expect("options may be left out"), GameOptions::default_for(Variant::Sic));
+        let refused = |v: serde_json::Value| {
+            serde_json::from_value::<GameOptions>(v).expect_err("refused").to_string()
+        };
+        let bad = json!({ "variant": "kriegspiel", "options": { "touch-move": "maybe" } });
+        assert!(refused(bad).contains("option 'touch-move'"));
+        let default = json!({ "variant": "kriegspiel", "options": { "touch-move": "false" } });
+        assert!(refused(default).contains("the default"));
+        assert!(refused(json!({ "variant": "chess", "colour": "white" })).contains("colour"));
+        assert!(refused(json!({ "options": {} })).contains("variant"));
+        assert!(refused(json!({ "variant": "xiangqi" })).contains("xiangqi"));
+        // The typed form allows counts the game does not: check refuses them.
+        let mut six = secretchess6::Options::default();
+        six.life_freezes.black = secretchess6::MAX_LIFE_FREEZES;
+        assert_eq!(GameOptions::SecretChess6(six).check(), Ok(()));
+        six.life_freezes.black += 1;
+        let e = GameOptions::SecretChess6(six).check().expect_err("nine is too many");
+        assert_eq!(e.name, "life-freezes-black");
     }
 
     #[test]

@@ -16,7 +16,6 @@
 use crate::admission::Busy;
 use crate::config::Config;
 use protocol::names::SignedName;
-use protocol::seal::SealPublicKey;
 use protocol::terms::{
     Colours, Limits, MatchTerms, PlayerTerms, SignedTerms, TimeControl, UmpireTerms,
 };
@@ -25,42 +24,17 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 
-/// A player's (or the umpire's) part of the terms: its per-match seal key and nonce.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Seat {
-    /// `x25519:<hex>`.
-    pub seal_key: String,
-    /// 64 hex digits.
-    pub nonce: String,
+pub use protocol::challenge::{BadSeat, ChallengeRequest, ColorChoice, Seat};
+
+impl From<BadSeat> for LobbyError {
+    fn from(e: BadSeat) -> LobbyError {
+        LobbyError::Bad(e.0)
+    }
 }
 
-impl Seat {
-    /// Checks the seat's form (a seal key and a nonce), naming what is wrong.
-    pub fn check(&self) -> Result<(), LobbyError> {
-        self.parse().map(drop)
-    }
-
-    fn parse(&self) -> Result<(SealPublicKey, [u8; 32]), LobbyError> {
-        let seal = self
-            .seal_key
-            .strip_prefix("x25519:")
-            .and_then(protocol::hex::decode_array::<32>)
-            .ok_or_else(|| {
-                LobbyError::Bad(format!(
-                    "seal_key {:?}: expected x25519:<64 hex digits>",
-                    cut(&self.seal_key)
-                ))
-            })?;
-        let nonce = protocol::hex::decode_array::<32>(&self.nonce).ok_or_else(|| {
-            LobbyError::Bad(format!("nonce {:?}: expected 64 hex digits", cut(&self.nonce)))
-        })?;
-        // Checked where it enters, by the terms gate's own key check: a seat nothing can be
-        // sealed to is refused here, not discovered mid-game.
-        let seal = SealPublicKey(seal);
-        protocol::terms::check_seal_key(&seal).map_err(|problem| {
-            LobbyError::Bad(format!("seal_key {seal} cannot be sealed to: {problem}"))
-        })?;
-        Ok((seal, nonce))
+impl From<BadSeat> for crate::error::AppError {
+    fn from(e: BadSeat) -> crate::error::AppError {
+        LobbyError::from(e).into()
     }
 }
 
@@ -68,42 +42,13 @@ pub(crate) fn cut(s: &str) -> String {
     s.chars().take(80).collect()
 }
 
-/// What a client asks for when it makes a challenge.
-#[derive(Clone, Debug, Deserialize)]
-pub struct ChallengeRequest {
-    /// The variant id.
-    pub variant: String,
-    /// Options, by name (docs/PROTOCOL.md 18.1).
-    #[serde(default)]
-    pub options: BTreeMap<String, String>,
-    /// Initial clock, seconds.
-    pub clock_limit: u64,
-    /// Increment, seconds.
-    pub clock_increment: u64,
-    /// Rated or casual.
-    #[serde(default)]
-    pub rated: bool,
-    /// `random` (default), `white` or `black`: the challenger's colour.
-    #[serde(default)]
-    pub color: Option<String>,
-    /// The opponent's key; none for an open challenge (a seek).
-    #[serde(default)]
-    pub opponent: Option<String>,
-    /// The umpire's key for an umpired game (default: the server's umpire service).
-    #[serde(default)]
-    pub umpire: Option<String>,
-    /// The challenger's seat.
-    pub seat: Seat,
-}
-
-/// A challenge request, parsed once at the HTTP edge ([`ChallengeRequest::parse`]): what
-/// `crate::services::lobby::create` checks against the server's limits and state.
+/// A challenge request (`protocol::challenge::ChallengeRequest`, parsed once at the HTTP
+/// edge), its seat checked ([`NewChallenge::new`]): what `crate::services::lobby::create`
+/// checks against the server's limits and state.
 #[derive(Clone, Debug)]
 pub struct NewChallenge {
-    /// The variant.
-    pub variant: rules::Variant,
-    /// Options, by name, checked against the variant (`rules::GameOptions::parse`).
-    pub options: BTreeMap<String, String>,
+    /// The game and its options.
+    pub game: rules::GameOptions,
     /// Initial clock, seconds.
     pub clock_limit: u64,
     /// Increment, seconds.
@@ -120,52 +65,22 @@ pub struct NewChallenge {
     pub seat: Seat,
 }
 
-impl ChallengeRequest {
-    /// Parses the request's fields into their types, naming the first bad field.
-    pub fn parse(self) -> Result<NewChallenge, LobbyError> {
-        let variant = check_game(&self.variant, &self.options)?;
-        let color = match self.color.as_deref() {
-            None => ColorChoice::Random,
-            Some(text) => ColorChoice::parse(text)?,
-        };
-        self.seat.parse()?;
+impl NewChallenge {
+    /// The request with its seat, which it must have and whose form must be good (naming
+    /// the field otherwise).
+    pub fn new(req: ChallengeRequest) -> Result<NewChallenge, LobbyError> {
+        let seat = req.seat.ok_or_else(|| LobbyError::Bad("seat: missing".into()))?;
+        seat.check()?;
         Ok(NewChallenge {
-            variant,
-            options: self.options,
-            clock_limit: self.clock_limit,
-            clock_increment: self.clock_increment,
-            rated: self.rated,
-            color,
-            opponent: self.opponent.as_deref().map(|d| parse_key("opponent", d)).transpose()?,
-            umpire: self.umpire.as_deref().map(|u| parse_key("umpire", u)).transpose()?,
-            seat: self.seat,
+            game: req.game,
+            clock_limit: req.clock_limit,
+            clock_increment: req.clock_increment,
+            rated: req.rated,
+            color: req.color,
+            opponent: req.opponent,
+            umpire: req.umpire,
+            seat,
         })
-    }
-}
-
-/// The challenger's colour: drawn, or the one it asked for. Serde form: `random`, `white`,
-/// `black` (the wire's and the stored challenge's).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export_to = "host/"))]
-#[serde(rename_all = "lowercase")]
-pub enum ColorChoice {
-    /// Drawn when the terms are written (`Colours::Drawn`).
-    Random,
-    /// The challenger plays white.
-    White,
-    /// The challenger plays black.
-    Black,
-}
-
-impl ColorChoice {
-    /// Parses `random`, `white` or `black`, naming the field otherwise.
-    pub fn parse(text: &str) -> Result<ColorChoice, LobbyError> {
-        match text {
-            "random" => Ok(ColorChoice::Random),
-            "white" => Ok(ColorChoice::White),
-            "black" => Ok(ColorChoice::Black),
-            _ => Err(LobbyError::Bad(format!("color {:?}: random, white or black", cut(text)))),
-        }
     }
 }
 
@@ -211,10 +126,10 @@ pub struct Challenge {
     pub challenger: String,
     /// Its opponent, or none (open).
     pub dest: Option<String>,
-    /// The variant (serde: its id).
-    pub variant: rules::Variant,
-    /// Options.
-    pub options: BTreeMap<String, String>,
+    /// The game and its options (serde: the fields `variant`, its id, and `options`, their
+    /// text form, as before they were typed).
+    #[serde(flatten)]
+    pub game: rules::GameOptions,
     /// Initial clock, ms.
     pub initial_ms: u64,
     /// Increment, ms.
@@ -329,7 +244,7 @@ impl Challenge {
             status: self.status,
             challenger: player(&self.challenger, self.challenger_name.as_ref()),
             dest_user: self.dest.as_ref().map(|d| player(d, self.dest_name.as_ref())),
-            variant: VariantKey { key: self.variant },
+            variant: VariantKey { key: self.game.variant() },
             rated: self.rated,
             time_control: TimeControlJson {
                 kind: "clock",
@@ -338,7 +253,7 @@ impl Challenge {
                 show: format!("{}+{}", self.initial_ms / 60_000, self.increment_ms / 1000),
             },
             color: self.color,
-            options: self.options.clone(),
+            options: self.game.to_map(),
             umpire: self.umpire.clone(),
         }
     }
@@ -553,22 +468,6 @@ pub(crate) fn umpired(variant: rules::Variant) -> bool {
     variant.mode() == rules::Mode::Umpire
 }
 
-/// Checks variant and options with the parser the relay, the machines and the verifier use (an
-/// unknown option is refused now, not when the game starts).
-fn check_game(
-    variant: &str,
-    options: &BTreeMap<String, String>,
-) -> Result<rules::Variant, LobbyError> {
-    let v: rules::Variant =
-        variant.parse().map_err(|e| LobbyError::Bad(format!("variant: {e}")))?;
-    rules::GameOptions::parse(v, options).map_err(|e| LobbyError::Bad(format!("options: {e}")))?;
-    Ok(v)
-}
-
-fn parse_key(what: &str, text: &str) -> Result<PublicKey, LobbyError> {
-    text.parse().map_err(|e| LobbyError::Bad(format!("{what}: {e}")))
-}
-
 pub(crate) fn challenge_body(c: &Challenge) -> Result<String, LobbyError> {
     serde_json::to_string(c).map_err(|e| LobbyError::Store(e.to_string()))
 }
@@ -597,13 +496,10 @@ pub fn write_terms(config: &Config, p: &Pending) -> Result<(MatchTerms, Vec<u8>)
         }
         Some((_, None)) => return Err(LobbyError::Bad("the umpire has not answered".into())),
     };
-    let variant = c.variant;
     let d = config.deadlines;
     let terms = MatchTerms {
         version: protocol::codec::VERSION,
-        variant,
-        ruleset: variant.ruleset().to_owned(),
-        options: c.options.clone(),
+        game: c.game,
         players,
         colours,
         rated: c.rated,
@@ -676,32 +572,17 @@ mod tests {
     }
 
     #[test]
-    fn a_request_parses_once_and_names_its_bad_field() {
-        let c = request().parse().expect("a good request");
-        assert_eq!(c.variant, rules::Variant::Kriegspiel);
+    fn a_request_needs_a_good_seat() {
+        let c = NewChallenge::new(request()).expect("a good request");
+        assert_eq!(c.game, rules::GameOptions::default_for(rules::Variant::Kriegspiel));
         assert_eq!(c.color, ColorChoice::Black);
-        let mut r = request();
-        r.color = None;
-        assert_eq!(r.parse().expect("default").color, ColorChoice::Random);
-        let bad = |f: &dyn Fn(&mut ChallengeRequest)| {
-            let mut r = request();
-            f(&mut r);
-            match r.parse() {
+        let bad =
+            |seat: Option<Seat>| match NewChallenge::new(ChallengeRequest { seat, ..request() }) {
                 Err(LobbyError::Bad(why)) => why,
                 other => panic!("not a Bad: {other:?}"),
-            }
-        };
-        assert!(bad(&|r| r.variant = "xiangqi".into()).starts_with("variant: "));
-        assert!(bad(&|r| r.color = Some("purple".into())).starts_with("color \"purple\""));
-        assert!(bad(&|r| r.opponent = Some("nope".into())).starts_with("opponent: "));
-        assert!(bad(&|r| r.umpire = Some("nope".into())).starts_with("umpire: "));
-        assert!(bad(&|r| r.seat.nonce = "00".into()).starts_with("nonce "));
-        assert!(
-            bad(&|r| {
-                r.options.insert("no-such-option".into(), "1".into());
-            })
-            .starts_with("options: ")
-        );
+            };
+        assert_eq!(bad(None), "seat: missing");
+        assert!(bad(Some(Seat { nonce: "00".into(), ..seat() })).starts_with("nonce "));
     }
 
     #[test]
@@ -710,8 +591,7 @@ mod tests {
             id: "0011223344556677".into(),
             challenger: protocol::Identity::from_seed(&[1; 32]).public().to_string(),
             dest: None,
-            variant: rules::Variant::Kriegspiel,
-            options: BTreeMap::new(),
+            game: rules::GameOptions::Kriegspiel(rules::kriegspiel::Options { touch_move: true }),
             initial_ms: 300_000,
             increment_ms: 2000,
             rated: false,
@@ -728,8 +608,10 @@ mod tests {
         assert_eq!(shown["variant"], json!({ "key": "kriegspiel" }));
         assert_eq!(shown["color"], json!("random"));
         assert_eq!(shown["status"], json!("open"));
+        assert_eq!(shown["options"], json!({ "touch-move": "true" }));
         let stored = serde_json::to_value(&c).expect("serializes");
         assert_eq!(stored["variant"], json!("kriegspiel"));
+        assert_eq!(stored["options"], json!({ "touch-move": "true" }));
         assert_eq!(stored["color"], json!("random"));
         assert_eq!(stored["status"], json!("open"));
         // A challenge stored by the string-typed server restores, and every status word reads.

@@ -704,7 +704,7 @@ async fn play_seat(
     joined: Arc<AtomicU64>,
 ) -> Result<(), MatchError> {
     let agreed = signed.verify().map_err(|e| MatchError::Protocol(format!("terms: {e}")))?;
-    let variant = agreed.terms.variant;
+    let variant = agreed.terms.variant();
     let secret = protocol::keys::random_32().map_err(|e| MatchError::Protocol(e.to_string()))?;
     let mut player = Player::asking(identity, agreed.clone(), secret)
         .map_err(|e| MatchError::Protocol(format!("player: {e}")))?;

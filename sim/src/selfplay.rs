@@ -18,7 +18,7 @@ use protocol::terms::{
 };
 use protocol::{Channel, PublicKey};
 use rules::Mode;
-use rules::{AnyObservation, Variant};
+use rules::{AnyObservation, GameOptions, Variant};
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
@@ -150,16 +150,14 @@ pub type DeliveryHook = Box<dyn FnMut(&mut Delivery<'_>) -> bool>;
 
 /// How to play a match, and who cheats how. [`SelfplayConfig::new`] gives the honest default.
 pub struct SelfplayConfig {
-    /// The game.
-    pub variant: Variant,
+    /// The game and its options ([`SelfplayConfig::variant`] derives from it).
+    pub game: GameOptions,
     /// Everything random derives from this.
     pub seed: u64,
     /// Colours: drawn from the contributions (default) or `players[0]` is White.
     pub colours: Colours,
     /// Whether the terms say rated (default: rated).
     pub rated: bool,
-    /// The terms' options.
-    pub options: BTreeMap<String, String>,
     /// Stop after this many player actions in all (moves, attempts, setups): a safety cap,
     /// never reached by the honest bots (their games end by the rules, R-C2's draws included).
     pub max_actions: u32,
@@ -200,14 +198,18 @@ pub struct SelfplayConfig {
 }
 
 impl SelfplayConfig {
+    /// The game (of [`SelfplayConfig::game`]).
+    pub const fn variant(&self) -> Variant {
+        self.game.variant()
+    }
+
     /// An honest match of `variant` from `seed`.
     pub fn new(variant: Variant, seed: u64) -> SelfplayConfig {
         SelfplayConfig {
-            variant,
+            game: GameOptions::default_for(variant),
             seed,
             colours: Colours::Drawn,
             rated: true,
-            options: BTreeMap::new(),
             max_actions: 20_000,
             policies: [None, None],
             asking: [false, false],
@@ -325,12 +327,10 @@ fn agreed_terms(
         }
     };
     let umpire_nonce = derive(config.seed, "nonce-umpire");
-    let umpired = config.variant.mode() == Mode::Umpire;
+    let umpired = config.variant().mode() == Mode::Umpire;
     let terms = MatchTerms {
         version: VERSION,
-        variant: config.variant,
-        ruleset: config.variant.ruleset().to_owned(),
-        options: config.options.clone(),
+        game: config.game,
         players: [player(0), player(1)],
         colours: config.colours,
         rated: config.rated,
@@ -409,7 +409,7 @@ pub fn selfplay(variant: Variant, seed: u64) -> Result<(Vec<u8>, Summary), Selfp
 pub fn selfplay_with(mut config: SelfplayConfig) -> Result<Selfplay, SelfplayError> {
     let cast = cast(config.seed);
     let (signed, agreed) = agreed_terms(&config, &cast).map_err(SelfplayError::Terms)?;
-    let umpired = config.variant.mode() == Mode::Umpire;
+    let umpired = config.variant().mode() == Mode::Umpire;
     let mut machines: Vec<(Who, Machine)> = Vec::new();
     let mut deciders: [Option<Box<dyn Policy>>; 2] = [None, None];
     for (i, decider) in deciders.iter_mut().enumerate() {
@@ -498,8 +498,8 @@ pub fn selfplay_with(mut config: SelfplayConfig) -> Result<Selfplay, SelfplayErr
         .collect();
     let result = (claims.len() == 1).then(|| finished.values().next().cloned()).flatten();
     let summary = Summary {
-        variant: config.variant,
-        plies: plies(config.variant, &record),
+        variant: config.variant(),
+        plies: plies(config.variant(), &record),
         actions,
         entries: record.entries.len(),
         result,
@@ -720,7 +720,7 @@ impl Driver<'_> {
     /// decides). `false` when none is waiting.
     fn answer(&mut self) -> bool {
         let Some((p, ask)) = self.questions.pop_front() else { return false };
-        let variant = self.config.variant;
+        let variant = self.config.variant();
         let Some(i) = self.machines.iter().position(|(w, _)| *w == Who::Player(p)) else {
             return true;
         };

@@ -95,7 +95,7 @@ async fn a_finished_match_is_served_in_the_log_and_its_inclusion_verifies() {
     let bob = net.agent("bob", bot(21), Accept::Addressed).await;
     let alice = net.agent("alice", bot(20), Accept::Nothing).await;
     alice
-        .challenge(json!({
+        .challenge_json(json!({
             "variant": "chess", "clock_limit": 600, "clock_increment": 0, "rated": true,
             "opponent": bob.session().key.to_string(),
         }))

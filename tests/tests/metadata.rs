@@ -395,7 +395,7 @@ async fn server_run(net: &Net, tag: &str, attempts: bool) -> (Vec<Shape>, Vec<(S
     let black = net.agent(&format!("{tag}-black"), black_seat.factory(), Accept::Addressed).await;
     let white = net.agent(&format!("{tag}-white"), white_seat.factory(), Accept::Nothing).await;
     white
-        .challenge(json!({
+        .challenge_json(json!({
             "variant": "kriegspiel", "clock_limit": 600, "clock_increment": 0, "color": "white",
             "opponent": black.session().key.to_string(),
         }))

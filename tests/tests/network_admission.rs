@@ -378,7 +378,7 @@ async fn nobody_fills_another_keys_quota() {
     assert_eq!(signed, 3, "the house bot accepted and signed every seek");
     let honest = net.agent("honest", bot(42), Accept::Nothing).await;
     honest
-        .challenge(json!({
+        .challenge_json(json!({
             "variant": "chess", "clock_limit": 600, "clock_increment": 0,
             "opponent": house_key.to_string(),
         }))
@@ -404,7 +404,7 @@ async fn past_capacity_new_matches_wait_and_admitted_ones_end_validly() {
         let b =
             net.agent(&format!("cap-b{i}"), paced_bot(50 + 2 * i, pace), Accept::Addressed).await;
         let a = net.agent(&format!("cap-a{i}"), paced_bot(51 + 2 * i, pace), Accept::Nothing).await;
-        a.challenge(json!({
+        a.challenge_json(json!({
             "variant": "chess", "clock_limit": 600, "clock_increment": 0,
             "opponent": b.session().key.to_string(),
         }))
@@ -536,16 +536,18 @@ async fn remote_match_with(
     let (white_seat, black_seat) = (Remote::default(), Remote::default());
     let black = net.agent(names.1, black_seat.factory(), Accept::Addressed).await;
     let white = net.agent(names.0, white_seat.factory(), Accept::Nothing).await;
-    let mut challenge = json!({
-        "variant": variant, "clock_limit": clock_s, "clock_increment": 0, "color": "white",
-        "opponent": black.session().key.to_string(),
-    });
+    let game = rules::GameOptions::default_for(variant.parse().expect("a variant"));
+    let mut challenge = protocol::challenge::ChallengeRequest {
+        color: protocol::challenge::ColorChoice::White,
+        opponent: Some(black.session().key),
+        ..protocol::challenge::ChallengeRequest::new(game, clock_s, 0)
+    };
     if let Some(u) = umpire {
         black.trust_umpire(u);
         white.trust_umpire(u);
-        challenge["umpire"] = json!(u.to_string());
+        challenge.umpire = Some(u);
     }
-    white.challenge(challenge).await.expect("challenge");
+    white.challenge(&challenge).await.expect("challenge");
     let w = white_seat.take().await;
     let b = black_seat.take().await;
     (white, black, w, b)

@@ -163,7 +163,7 @@ fn notices(dir: &std::path::Path) -> Vec<Delivered> {
 
 async fn challenge(alice: &client::agent::Agent, bob: &client::agent::Agent, seconds: u64) {
     alice
-        .challenge(json!({
+        .challenge_json(json!({
             "variant": "chess",
             "clock_limit": seconds,
             "clock_increment": 0,

@@ -26,7 +26,7 @@ async fn challenge(
     seconds: u64,
 ) {
     alice
-        .challenge(json!({
+        .challenge_json(json!({
             "variant": variant,
             "clock_limit": seconds,
             "clock_increment": 0,

@@ -73,7 +73,7 @@ async fn hostile_clients_are_refused_and_honest_matches_go_on() {
     });
     let mallory_agent = net.agent("mallory", waits, Accept::Nothing).await;
     for (from, to, variant) in [(&alice, &bob, "kriegspiel"), (&mallory_agent, &carol, "chess")] {
-        from.challenge(json!({
+        from.challenge_json(json!({
             "variant": variant, "clock_limit": 600, "clock_increment": 0,
             "opponent": to.session().key.to_string(),
         }))

@@ -190,7 +190,7 @@ async fn one_address_flooding_idle_sockets_is_capped_while_healthz_answers_and_a
     let bob = net.agent("bob", bot(11), client::agent::Accept::Addressed).await;
     let alice = net.agent("alice", bot(12), client::agent::Accept::Nothing).await;
     alice
-        .challenge(json!({
+        .challenge_json(json!({
             "variant": "chess",
             "clock_limit": 600,
             "clock_increment": 0,

@@ -57,7 +57,7 @@ async fn finished(agent: &Agent, n: usize) -> Vec<(MatchId, Vec<u8>)> {
 }
 
 async fn challenge(from: &Agent, to: &Agent, variant: &str) {
-    from.challenge(json!({
+    from.challenge_json(json!({
         "variant": variant, "clock_limit": 600, "clock_increment": 0,
         "opponent": to.session().key.to_string(),
     }))

@@ -53,7 +53,7 @@ async fn a_live_chess_game_can_be_watched_and_hidden_games_cannot() {
     ];
     for (pair, variant) in [(0, "chess"), (1, "kriegspiel"), (2, "intrigue")] {
         agents[2 * pair + 1]
-            .challenge(json!({
+            .challenge_json(json!({
                 "variant": variant, "clock_limit": 600, "clock_increment": 0,
                 "opponent": agents[2 * pair].session().key.to_string(),
             }))

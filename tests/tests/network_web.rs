@@ -14,7 +14,7 @@ async fn finished_games_carry_their_verdict_summary() {
     let bob = net.agent("bob", bot(21), Accept::Addressed).await;
     let alice = net.agent("alice", bot(22), Accept::Nothing).await;
     alice
-        .challenge(json!({
+        .challenge_json(json!({
             "variant": "chess",
             "clock_limit": 600,
             "clock_increment": 0,

@@ -68,7 +68,7 @@ async fn a_finished_match_gets_a_kept_promise_and_the_agent_saves_it() {
         quorum: None,
     });
     alice
-        .challenge(json!({
+        .challenge_json(json!({
             "variant": "chess", "clock_limit": 600, "clock_increment": 0,
             "opponent": bob.session().key.to_string(),
         }))

@@ -117,7 +117,7 @@ async fn a_post_dated_receipt_is_reported_with_evidence_and_offered_to_the_witne
     let alice = net.agent("alice", alice_decider, Accept::Nothing).await;
     alice.use_delivery_witness(&witness_url);
     alice
-        .challenge(json!({
+        .challenge_json(json!({
             "variant": "chess",
             "clock_limit": 600,
             "clock_increment": 0,

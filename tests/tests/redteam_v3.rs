@@ -25,7 +25,7 @@ fn config(variant: Variant, seed: u64) -> SelfplayConfig {
 }
 
 fn play(config: SelfplayConfig) -> Selfplay {
-    let (v, s) = (config.variant, config.seed);
+    let (v, s) = (config.variant(), config.seed);
     sim::selfplay_with(config).unwrap_or_else(|e| panic!("{v} seed {s}: {e:?}"))
 }
 

@@ -29,9 +29,8 @@ use protocol::terms::{
     UmpireTerms, bounds, match_id,
 };
 use protocol::{Identity, PublicKey, Signature};
-use rules::{Mode, Variant};
+use rules::{GameOptions, Mode, Variant};
 use serde_json::{Value, json};
-use std::collections::BTreeMap;
 use std::time::Duration;
 use verifier::{FaultKind, MatchRole, Verdict};
 
@@ -74,9 +73,7 @@ fn umpire_terms(id: &Identity) -> UmpireTerms {
 fn server_terms(c: &Cast, variant: Variant) -> MatchTerms {
     MatchTerms {
         version: VERSION,
-        variant,
-        ruleset: variant.ruleset().to_owned(),
-        options: BTreeMap::new(),
+        game: GameOptions::default_for(variant),
         players: [player(&c.alice, 1), player(&c.bob, 2)],
         colours: Colours::FirstIsWhite,
         rated: false,
@@ -194,7 +191,7 @@ fn seat_change() -> impl Strategy<Value = u8> {
 #[derive(Debug, Clone)]
 struct Spec {
     variant: usize,
-    ruleset_other: bool,
+    options_set: bool,
     umpire_flipped: bool,
     bad_option: bool,
     drawn: bool,
@@ -206,7 +203,7 @@ struct Spec {
 
 fn spec() -> impl Strategy<Value = Spec> {
     (
-        (0..Variant::ALL.len(), prop::bool::weighted(0.08), prop::bool::weighted(0.08)),
+        (0..Variant::ALL.len(), prop::bool::weighted(0.3), prop::bool::weighted(0.08)),
         (prop::bool::weighted(0.08), any::<bool>()),
         [seat_change(), seat_change(), seat_change()],
         prop_oneof![12 => Just(0u8), 1 => Just(1u8), 1 => Just(3u8)],
@@ -224,7 +221,7 @@ fn spec() -> impl Strategy<Value = Spec> {
     )
         .prop_map(
             |(
-                (variant, ruleset_other, umpire_flipped),
+                (variant, options_set, umpire_flipped),
                 (bad_option, drawn),
                 seats,
                 relay_change,
@@ -232,7 +229,7 @@ fn spec() -> impl Strategy<Value = Spec> {
                 l,
             )| Spec {
                 variant,
-                ruleset_other,
+                options_set,
                 umpire_flipped,
                 bad_option,
                 drawn,
@@ -244,11 +241,29 @@ fn spec() -> impl Strategy<Value = Spec> {
         )
 }
 
+/// Every option of `variant` away from its default (the most Life Freezes 6x6 allows).
+fn options_set(variant: Variant) -> GameOptions {
+    match GameOptions::default_for(variant) {
+        GameOptions::Kriegspiel(_) => {
+            GameOptions::Kriegspiel(rules::kriegspiel::Options { touch_move: true })
+        }
+        GameOptions::Sic(_) => GameOptions::Sic(rules::sic::SpyRule::Original),
+        GameOptions::SecretChess6(_) => GameOptions::SecretChess6(rules::secretchess6::Options {
+            life_freezes: rules::ByColor::new_with(|_| rules::secretchess6::MAX_LIFE_FREEZES),
+            false_square: rules::ByColor { white: true, black: true },
+            hidden_scores: true,
+        }),
+        none => none,
+    }
+}
+
 fn build(c: &Cast, s: &Spec) -> MatchTerms {
-    let variant = Variant::ALL[s.variant];
+    // A bad option: a typed value 6x6 does not have (nine Life Freezes), which only the gate
+    // (and the terms decoder) can refuse.
+    let variant = if s.bad_option { Variant::SecretChess6 } else { Variant::ALL[s.variant] };
     let mut t = server_terms(c, variant);
-    if s.ruleset_other {
-        t.ruleset = Variant::ALL[(s.variant + 1) % Variant::ALL.len()].ruleset().to_owned();
+    if s.options_set {
+        t.game = options_set(variant);
     }
     if s.umpire_flipped {
         t.umpire = match t.umpire {
@@ -257,7 +272,9 @@ fn build(c: &Cast, s: &Spec) -> MatchTerms {
         };
     }
     if s.bad_option {
-        t.options.insert("touch-move".into(), "maybe".into());
+        let GameOptions::SecretChess6(mut six) = t.game else { unreachable!("6x6's options") };
+        six.life_freezes.black = rules::secretchess6::MAX_LIFE_FREEZES + 1;
+        t.game = GameOptions::SecretChess6(six);
     }
     if s.drawn {
         t.colours = Colours::Drawn;
@@ -467,14 +484,9 @@ fn the_agent_refuses_terms_that_are_not_its_challenges() {
         assert!(bob_checks(&c, &t, &white).unwrap_err().contains("clock"), "{tc:?}");
     }
     // The options and the variant.
-    let mut t = good.clone();
-    t.options.insert("touch-move".into(), "true".into());
+    let t = MatchTerms { game: options_set(good.variant()), ..good.clone() };
     assert!(bob_checks(&c, &t, &white).unwrap_err().contains("options"));
-    let sic = MatchTerms {
-        variant: Variant::Sic,
-        ruleset: Variant::Sic.ruleset().into(),
-        ..good.clone()
-    };
+    let sic = MatchTerms { game: GameOptions::default_for(Variant::Sic), ..good.clone() };
     assert!(bob_checks(&c, &sic, &white).unwrap_err().contains("variant"));
     // The opponent a challenge names.
     let mut for_mallory = white.clone();
@@ -582,7 +594,7 @@ async fn the_lobby_and_the_agent_refuse_at_the_terms() {
     let e = bob.accept(shown).await.expect_err("an untrusted umpire");
     assert!(e.to_string().contains("not one this player trusts"), "{e}");
     let e = bob
-        .challenge(json!({ "variant": "kriegspiel", "clock_limit": 600, "clock_increment": 0,
+        .challenge_json(json!({ "variant": "kriegspiel", "clock_limit": 600, "clock_increment": 0,
             "umpire": mallory.to_string() }))
         .await
         .expect_err("an untrusted umpire");

@@ -152,8 +152,8 @@ pub fn describe(record_bytes: &[u8]) -> Option<Description> {
     let t = agreed.terms;
     Some(Description {
         colours_known: t.colours == Colours::FirstIsWhite || contributions.is_some(),
-        variant: t.variant,
-        ruleset: t.ruleset,
+        variant: t.variant(),
+        ruleset: t.ruleset().to_owned(),
         colours,
     })
 }
@@ -285,7 +285,7 @@ fn check_terms(record: &MatchRecord) -> Result<(AgreedTerms, Variant), Vec<Fault
     // The one gate every party calls (the relay, the machines, the agent): what it refuses,
     // no relay ran and no agent signed, so the record binds nobody and judges no gameplay.
     terms.validate().map_err(|e| bad(e.to_string(), terms_explanation(&e)))?;
-    let variant = terms.variant;
+    let variant = terms.variant();
     let match_id = protocol::terms::match_id(bytes);
     Ok((AgreedTerms { terms, bytes: bytes.clone(), match_id }, variant))
 }
@@ -304,9 +304,6 @@ fn terms_explanation(e: &TermsError) -> &'static str {
         }
         TermsError::KeyInTwoRoles { .. } | TermsError::SealKeyInTwoRoles => {
             "The terms name one key in two roles."
-        }
-        TermsError::Ruleset { .. } => {
-            "The terms name a ruleset this verifier does not implement for this game."
         }
         TermsError::Umpire { named: false, .. } => "The terms of an umpired game name no umpire.",
         TermsError::Umpire { named: true, .. } => {

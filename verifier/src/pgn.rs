@@ -56,7 +56,7 @@ pub fn pgn(bytes: &[u8], view: Option<Color>) -> Result<String, PgnError> {
         ("Black", checked.colours.black.fingerprint()),
         ("Result", result.to_owned()),
         ("Variant", variant.id().to_owned()),
-        ("Ruleset", checked.terms.terms.ruleset.clone()),
+        ("Ruleset", checked.terms.terms.ruleset().to_owned()),
         ("MatchId", checked.terms.match_id.to_string()),
         ("View", view.map_or("full", Color::name).to_owned()),
         ("Verdict", verdict_tag(&trace.verdict)),

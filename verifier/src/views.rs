@@ -108,11 +108,7 @@ pub fn replay_checked(checked: &Checked) -> Result<Replay, ReplayError> {
     let trace = crate::replay::trace(checked);
     let log = &trace.log;
     let variant = checked.variant;
-    let options = checked
-        .terms
-        .terms
-        .game_options()
-        .map_err(|e| ReplayError::Step { step: 0, why: format!("options: {e}") })?;
+    let options = checked.terms.terms.game;
     let decode_told = |told: &protocol::game::Told, start: bool| {
         ByColor::new_with(|c| {
             told[c].as_ref().and_then(|b| {

@@ -94,17 +94,21 @@ fn terms_not_signed_by_a_player_void_everything() {
 #[test]
 fn terms_of_an_unknown_game_or_without_their_umpire_are_refused() {
     let h = Harness::honest("chess");
-    for (variant, ruleset) in
-        [("go", "go/1"), ("chess", "chess/other"), ("kriegspiel", "kriegspiel/1899-icc")]
-    {
-        let mut terms = h.terms.terms.clone();
-        terms.ruleset = ruleset.into();
-        // The variant travels as its id (a postcard string after the version byte): write the
-        // game's name into the bytes, since an unknown one has no typed value to encode.
+    // (the game's id, its option fields): an unknown game; Kriegspiel with its option byte but
+    // no umpire (it decodes, and the gate refuses it); Kriegspiel without its option byte and
+    // chess with one (neither decodes).
+    let cases: [(&str, &[u8]); 4] =
+        [("go", &[]), ("kriegspiel", &[0]), ("kriegspiel", &[]), ("chess", &[1])];
+    for (variant, options) in cases {
+        let terms = h.terms.terms.clone();
+        // The game travels as its id (a postcard string after the version byte) and then its
+        // option fields (none for chess): write them into the bytes by hand, since an unknown
+        // game has no typed value to encode.
         let known = terms.to_canonical();
         let id_len = usize::from(known[1]);
         let mut bytes = vec![known[0], u8::try_from(variant.len()).unwrap()];
         bytes.extend(variant.as_bytes());
+        bytes.extend(options);
         bytes.extend(&known[2 + id_len..]);
         let signers = [&h.p0, &h.p1, &h.relay_id, &h.umpire];
         let signatures = terms

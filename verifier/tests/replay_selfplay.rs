@@ -16,8 +16,8 @@ fn valid_records_with(variant: Variant, seeds: &[u64], options: &[(&str, &str)])
     {
         for &seed in seeds {
             let mut config = sim::SelfplayConfig::new(variant, seed);
-            config.options =
-                options.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
+            let text = options.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
+            config.game = rules::GameOptions::parse(variant, &text).expect("the test's options");
             let played = sim::selfplay_with(config)
                 .unwrap_or_else(|e| panic!("{variant} seed {seed}: selfplay failed: {e:?}"));
             let verdict = verifier::verify(&played.bytes);
@@ -61,8 +61,8 @@ fn intrigue_selfplay_is_valid() {
 
 #[test]
 fn secretchess6_selfplay_is_valid() {
-    // Seed 0: level scores, decided by the R-G8 tie-break (committed, sealed guesses).
-    valid_records(Variant::SecretChess6, &[0, 1, 2]);
+    // Seed 32: level scores, decided by the R-G8 tie-break (committed, sealed guesses).
+    valid_records(Variant::SecretChess6, &[32, 1, 2]);
 }
 
 #[test]

@@ -9,6 +9,7 @@ use super::snapshot::{Snapshot, Status, final_json};
 use super::types::{Compat, GameStartGame, LichessVariant, StatusName};
 use crate::agent::{Agent, DeciderFactory};
 use crate::seat::{Decider, SeatCommand, SeatEvent};
+use protocol::challenge::{ChallengeRequest, ColorChoice};
 use protocol::names::SignedName;
 use protocol::roles::Ask;
 use protocol::terms::AgreedTerms;
@@ -251,11 +252,11 @@ impl Hub {
         let t = &agreed.terms;
         let snap = Snapshot {
             id: hex(&agreed.match_id),
-            variant: t.variant,
+            variant: t.variant(),
             players: [t.players[0].key.to_string(), t.players[1].key.to_string()],
             umpire: t.umpire.as_ref().map(|u| u.key.to_string()),
             clock: (t.time_control.initial_ms, t.time_control.increment_ms),
-            options: t.options.clone(),
+            options: t.game.to_map(),
             view: None,
             ask: None,
             asked: 0,
@@ -632,9 +633,7 @@ impl Hub {
                 .as_ref()
                 .map(|v| v.side)
                 .ok_or_else(|| LocalError::Conflict("the side is not known yet".into()))?;
-            let options =
-                g.terms.terms.game_options().map_err(|e| LocalError::Bad(e.to_string()))?;
-            setup_action(&options, side, ask, body).map_err(LocalError::Bad)
+            setup_action(&g.terms.terms.game, side, ask, body).map_err(LocalError::Bad)
         })
     }
 
@@ -666,13 +665,11 @@ impl Hub {
                     .session()
                     .info
                     .bot
-                    .ok_or_else(|| LocalError::Bad("the server runs no house bot".into()))?
-                    .to_string(),
+                    .ok_or_else(|| LocalError::Bad("the server runs no house bot".into()))?,
             ),
             key => Some(
                 key.parse::<protocol::PublicKey>()
-                    .map_err(|e| LocalError::Bad(format!("opponent '{key}': {e}")))?
-                    .to_string(),
+                    .map_err(|e| LocalError::Bad(format!("opponent '{key}': {e}")))?,
             ),
         };
         // lichess's names too: `clock.limit`, `clock.increment`, variant `standard`.
@@ -697,19 +694,42 @@ impl Hub {
                 }
             }
         };
-        let mut request = json!({
-            "variant": variant.id(),
-            "clock_limit": number("clock_limit", 300)?,
-            "clock_increment": number("clock_increment", 3)?,
-            "rated": get("rated").and_then(Value::as_bool).unwrap_or(false),
-            "opponent": opponent,
-        });
-        for k in ["options", "color", "umpire"] {
-            if let Some(v) = get(k) {
-                request[k] = v.clone();
+        // The page's fields, each read once into its type (the page is an edge): the options
+        // from their text form, the colour and the umpire from their words.
+        let options: BTreeMap<String, String> = match get("options").cloned() {
+            None => BTreeMap::new(),
+            Some(v) => {
+                serde_json::from_value(v).map_err(|e| LocalError::Bad(format!("options: {e}")))?
             }
-        }
-        let c = agent.challenge(request).await?;
+        };
+        let game = rules::GameOptions::parse(variant, &options)
+            .map_err(|e| LocalError::Bad(format!("options: {e}")))?;
+        let color = match get("color").cloned() {
+            None => ColorChoice::Random,
+            Some(v) => {
+                serde_json::from_value(v).map_err(|e| LocalError::Bad(format!("color: {e}")))?
+            }
+        };
+        let umpire = match get("umpire").cloned() {
+            None => None,
+            Some(v) => Some(
+                v.as_str()
+                    .and_then(|k| k.parse::<protocol::PublicKey>().ok())
+                    .ok_or_else(|| LocalError::Bad(format!("umpire {v}: not a key")))?,
+            ),
+        };
+        let request = ChallengeRequest {
+            rated: get("rated").and_then(Value::as_bool).unwrap_or(false),
+            color,
+            opponent,
+            umpire,
+            ..ChallengeRequest::new(
+                game,
+                number("clock_limit", 300)?,
+                number("clock_increment", 3)?,
+            )
+        };
+        let c = agent.challenge(&request).await?;
         if let Some(id) = c["id"].as_str() {
             lock(&self.state).challenges.insert(id.to_owned(), c.clone());
         }

@@ -132,8 +132,8 @@ impl Player {
     ) -> Result<Player, GameError> {
         // The one gate, as every party calls it (terms built by hand skip `SignedTerms::verify`).
         terms.terms.validate()?;
-        let variant = terms.terms.variant;
-        let options = terms.terms.game_options()?;
+        let variant = terms.terms.variant();
+        let options = terms.terms.game;
         let me = terms.terms.player(&identity.public());
         let seal = super::match_seal(&identity, me.map(|p| p.nonce), me.map(|p| p.seal_key))?;
         let coordinator = (variant.mode() != Mode::Umpire)

@@ -84,7 +84,7 @@ impl Umpire {
     ) -> Result<Umpire, GameError> {
         // The one gate, as every party calls it (terms built by hand skip `SignedTerms::verify`).
         terms.terms.validate()?;
-        let variant = terms.terms.variant;
+        let variant = terms.terms.variant();
         let u = terms.terms.umpire.as_ref().filter(|u| u.key == identity.public());
         let seal = super::match_seal(&identity, u.map(|u| u.nonce), u.map(|u| u.seal_key))?;
         Ok(Umpire {

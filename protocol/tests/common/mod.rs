@@ -12,7 +12,6 @@ use protocol::terms::{
     AgreedTerms, Colours, Limits, MatchTerms, PlayerTerms, SignedTerms, TimeControl, UmpireTerms,
 };
 use protocol::{Channel, Color, MessageHash, Party, PublicKey};
-use std::collections::BTreeMap;
 
 /// The cast of a match, from fixed seeds.
 pub struct Cast {
@@ -42,19 +41,16 @@ pub fn terms(cast: &Cast, colours: Colours, umpired: bool, nonce_byte: u8) -> Ma
         seal_key: SealSecret::for_match(id, &[n; 32]).public(),
         nonce: [n; 32],
     };
-    // Kriegspiel (with an option) when umpired, chess otherwise: the terms gate wants the
-    // variant's own ruleset and an umpire exactly in umpired games.
-    let variant = if umpired { rules::Variant::Kriegspiel } else { rules::Variant::Chess };
-    let options = if umpired {
-        BTreeMap::from([("touch-move".into(), "true".into())])
+    // Kriegspiel (with an option) when umpired, chess otherwise: the terms gate wants an
+    // umpire exactly in umpired games.
+    let game = if umpired {
+        rules::GameOptions::Kriegspiel(rules::kriegspiel::Options { touch_move: true })
     } else {
-        BTreeMap::new()
+        rules::GameOptions::Chess
     };
     MatchTerms {
         version: VERSION,
-        variant,
-        ruleset: variant.ruleset().into(),
-        options,
+        game,
         players: [player(&cast.alice, nonce_byte), player(&cast.bob, nonce_byte.wrapping_add(1))],
         colours,
         rated: true,
@@ -89,9 +85,7 @@ pub fn agreed(cast: &Cast, colours: Colours, umpired: bool) -> (SignedTerms, Agr
 pub fn terms_for(cast: &Cast, variant: rules::Variant, colours: Colours) -> MatchTerms {
     let umpired = variant.mode() == rules::Mode::Umpire;
     MatchTerms {
-        variant,
-        ruleset: variant.ruleset().into(),
-        options: BTreeMap::new(),
+        game: rules::GameOptions::default_for(variant),
         ..terms(cast, colours, umpired, 1)
     }
 }
@@ -239,7 +233,7 @@ impl Table {
     /// The padded size of `who`'s sealed payloads in this match's variant; in a variant that
     /// seals nothing, 64 (the relay refuses those messages whatever their size).
     pub fn padded_len(&self, who: usize) -> usize {
-        let variant = self.agreed.terms.variant;
+        let variant = self.agreed.terms.variant();
         let direction =
             if who == UMPIRE { SealDirection::FromUmpire } else { SealDirection::ToUmpire };
         match protocol::game::sealed_plaintext_bytes(variant, direction) {
@@ -317,7 +311,7 @@ impl Table {
         let commitment = commitment::commit(PUBLIC_CONTRIBUTION, &id, &key, &value, &nonce);
         let p = Payload::Commit { purpose: PUBLIC_CONTRIBUTION, commitment };
         self.send(who, Channel::Public, None, p, now).expect("contribution commitment");
-        if self.agreed.terms.variant == rules::Variant::Sic {
+        if self.agreed.terms.variant() == rules::Variant::Sic {
             let (value, nonce) = PRIVATE_SEEDS[who];
             let commitment = commitment::commit(PRIVATE_SEED, &id, &key, &value, &nonce);
             let p = Payload::Commit { purpose: PRIVATE_SEED, commitment };

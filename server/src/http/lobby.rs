@@ -3,14 +3,15 @@
 //! the public lobby (`/api/lobby`). They parse the request and call `crate::services::lobby`.
 
 use crate::admission::lock;
-use crate::error::ApiResult;
+use crate::error::{ApiResult, AppError};
 use crate::http::extract::Authed;
 use crate::http::parse_signature;
 use crate::http::types::{Created, Done, LobbyView, MyChallenges, Named, Signed, named};
-use crate::lobby::{Challenge, ChallengeRequest, Seat};
+use crate::lobby::{Challenge, ChallengeRequest, NewChallenge, Seat};
 use crate::services;
 use crate::state::Shared;
 use axum::Json;
+use axum::extract::rejection::JsonRejection;
 use axum::extract::{Path, State};
 use serde::Deserialize;
 use std::sync::Arc;
@@ -34,9 +35,15 @@ pub(crate) async fn my_challenges(
 pub(crate) async fn create_challenge(
     State(shared): State<Arc<Shared>>,
     Authed(key): Authed,
-    Json(req): Json<ChallengeRequest>,
+    req: Result<Json<ChallengeRequest>, JsonRejection>,
 ) -> ApiResult<Json<Created>> {
-    let c = services::lobby::create(&shared, key, req.parse()?).await?;
+    // The request is parsed once, here (protocol::challenge): a field it does not have or a
+    // bad value is a 400 naming the field, a body that is not JSON keeps axum's answer.
+    let Json(req) = req.map_err(|e| match e {
+        JsonRejection::JsonDataError(_) => AppError::bad(format!("challenge: {}", e.body_text())),
+        other => AppError::new(other.status(), other.body_text()),
+    })?;
+    let c = services::lobby::create(&shared, key, NewChallenge::new(req)?).await?;
     Ok(Json(Created { challenge: c.shown() }))
 }
 

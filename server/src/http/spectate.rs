@@ -167,9 +167,7 @@ async fn start(
     // The game's kind only: nothing else of a hidden game is read.
     let variant = lock(&handle.info).variant.parse::<Variant>().ok();
     let Some(variant) = variant.filter(|v| watchable(*v)) else { return Err(hidden()) };
-    let options = GameOptions::parse(variant, &BTreeMap::new())
-        .map_err(|e| AppError::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
-    let game = AnyGame::start(&options, None)
+    let game = AnyGame::start(&GameOptions::default_for(variant), None)
         .map_err(|e| AppError::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
     let place = spectators.admit(&id)?;
     let conn = shared.next_conn();

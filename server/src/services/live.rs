@@ -131,7 +131,7 @@ impl MatchTask {
         if let Some(u) = &agreed.terms.umpire {
             parties.push(u.key);
         }
-        let open_game = agreed.terms.variant.mode() == rules::Mode::Open;
+        let open_game = agreed.terms.variant().mode() == rules::Mode::Open;
         let channels = relay
             .entries()
             .iter()

@@ -69,7 +69,7 @@ pub async fn create(
     key: PublicKey,
     req: NewChallenge,
 ) -> Result<Challenge, LobbyError> {
-    let variant = req.variant;
+    let variant = req.game.variant();
     shared.admit(Admit::Match)?;
     let initial_ms = req.clock_limit.saturating_mul(1000);
     let increment_ms = req.clock_increment.saturating_mul(1000);
@@ -119,8 +119,7 @@ pub async fn create(
         id: id.clone(),
         challenger: key.to_string(),
         dest: dest.map(|d| d.to_string()),
-        variant,
-        options: req.options,
+        game: req.game,
         initial_ms,
         increment_ms,
         rated: req.rated,
@@ -499,7 +498,7 @@ async fn start(
     let row = MatchRow {
         id,
         terms: protocol::codec::Canonical::to_canonical(&signed),
-        variant: agreed.terms.variant.id().to_owned(),
+        variant: agreed.terms.variant().id().to_owned(),
         players: [agreed.terms.players[0].key, agreed.terms.players[1].key],
         rated: p.challenge.rated,
         challenge: Some(p.challenge.id.clone()),
@@ -520,7 +519,7 @@ async fn start(
     c.status = ChallengeStatus::Started;
     store_challenge(shared, &c).await?;
     let id_text = protocol::hex::encode(&id.0);
-    let mut event = game_start(&id_text, agreed.terms.variant.id(), &signed);
+    let mut event = game_start(&id_text, agreed.terms.variant().id(), &signed);
     event["game"]["names"] = crate::auth::names_for(
         shared,
         &json!(p.parties().iter().map(ToString::to_string).collect::<Vec<_>>()),

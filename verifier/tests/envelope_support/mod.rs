@@ -74,9 +74,7 @@ impl Harness {
         };
         let terms = MatchTerms {
             version: VERSION,
-            variant: v,
-            ruleset: v.ruleset().to_owned(),
-            options: BTreeMap::new(),
+            game: rules::GameOptions::default_for(v),
             players: [player(&p0, nonce), player(&p1, nonce.wrapping_add(1))],
             colours: Colours::Drawn,
             rated: true,
@@ -268,7 +266,7 @@ impl Harness {
     }
 
     pub fn variant(&self) -> rules::Variant {
-        self.terms.terms.variant
+        self.terms.terms.variant()
     }
 
     /// Steps 1 to 3: both players commit to their early secrets (a public contribution, and a
