@@ -13,6 +13,7 @@ export type * from './CheckKind';
 export type * from './CheckReport';
 export type * from './Clock';
 export type * from './Color';
+export type * from './ColorChoice';
 export type * from './Compat';
 export type * from './EndReason';
 export type * from './EspionageObservation';

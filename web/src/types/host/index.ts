@@ -4,7 +4,6 @@ export type * from './AccountAnswer';
 export type * from './BundlePlayer';
 export type * from './ChallengeJson';
 export type * from './ChallengeStatus';
-export type * from './ColorChoice';
 export type * from './Cosignature';
 export type * from './Created';
 export type * from './Done';
