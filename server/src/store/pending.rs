@@ -58,6 +58,17 @@ pub struct PendingRow {
     pub signed: bool,
 }
 
+impl PendingRow {
+    /// A row of `body, version, signed`.
+    fn read(r: &sqlx::postgres::PgRow) -> Result<PendingRow, StoreError> {
+        Ok(PendingRow {
+            body: r.try_get("body").map_err(db)?,
+            version: r.try_get("version").map_err(db)?,
+            signed: r.try_get("signed").map_err(db)?,
+        })
+    }
+}
+
 /// Runs one conditional write (`… WHERE id = $1 AND version = $2 …`, then the other values):
 /// whether it wrote (`false`: another node wrote first, or the row is gone).
 async fn conditional(
@@ -121,14 +132,7 @@ impl PostgresStore {
             .fetch_optional(self.pool())
             .await
             .map_err(db)?;
-        row.map(|r| {
-            Ok(PendingRow {
-                body: r.try_get("body").map_err(db)?,
-                version: r.try_get("version").map_err(db)?,
-                signed: r.try_get("signed").map_err(db)?,
-            })
-        })
-        .transpose()
+        row.as_ref().map(PendingRow::read).transpose()
     }
 
     /// Replaces the pending terms `id` read at `version`: `false` if another node wrote them
@@ -213,14 +217,7 @@ impl PostgresStore {
         .fetch_optional(self.pool())
         .await
         .map_err(db)?;
-        row.map(|r| {
-            Ok(PendingRow {
-                body: r.try_get("body").map_err(db)?,
-                version: r.try_get("version").map_err(db)?,
-                signed: r.try_get("signed").map_err(db)?,
-            })
-        })
-        .transpose()
+        row.as_ref().map(PendingRow::read).transpose()
     }
 
     /// Takes the pending terms whose deadline is at or before `now_ms` (at most
@@ -250,14 +247,6 @@ impl PostgresStore {
         .fetch_all(self.pool())
         .await
         .map_err(db)?;
-        rows.iter()
-            .map(|r| {
-                Ok(PendingRow {
-                    body: r.try_get("body").map_err(db)?,
-                    version: r.try_get("version").map_err(db)?,
-                    signed: r.try_get("signed").map_err(db)?,
-                })
-            })
-            .collect()
+        rows.iter().map(PendingRow::read).collect()
     }
 }
