@@ -838,6 +838,40 @@ async fn ledger_leader(ports: &[u16; 2], skip: Option<usize>) -> Option<(usize, 
     None
 }
 
+/// The arguments of a cluster node that shares the ledger at `ledger` (signed with the key
+/// file `key`) with the others, on the database `url`, clients told to reach it at `public`.
+fn ledger_node_args(url: &str, public: &str, ledger: &Path, key: &Path) -> Vec<String> {
+    let (ledger, key) = (ledger.to_str().expect("utf-8"), key.to_str().expect("utf-8"));
+    [
+        "--database",
+        url,
+        "--cluster",
+        "--lease-ms",
+        "2000",
+        "--public-url",
+        public,
+        "--ledger",
+        ledger,
+        "--ledger-key",
+        key,
+        "--ledger-interval-ms",
+        "200",
+    ]
+    .map(String::from)
+    .to_vec()
+}
+
+/// The node that leads the ledger, once one does (within a lease round or two).
+async fn first_leader(ports: &[u16; 2]) -> usize {
+    for _ in 0..100 {
+        if let Some((i, _)) = ledger_leader(ports, None).await {
+            return i;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("no node leads the ledger");
+}
+
 /// The ledger appender is one leader elected among the nodes (a lease row in PostgreSQL):
 /// both nodes name the same ledger directory and key, one leads and appends a finished match;
 /// it is SIGKILLed, the other takes the lease once it expires, locks the directory, reconciles
@@ -882,21 +916,8 @@ async fn the_ledger_leader_killed_is_replaced_and_the_log_stays_one() {
     let (_cut, cut_rx) = tokio::sync::watch::channel(0u32);
     tokio::spawn(failover(listener, ports.to_vec(), Arc::new(AtomicUsize::new(0)), cut_rx));
     let start = |i: usize| {
-        let extra = [
-            "--database",
-            &url,
-            "--cluster",
-            "--lease-ms",
-            "2000",
-            "--public-url",
-            &lb,
-            "--ledger",
-            shared_ledger.to_str().expect("utf-8"),
-            "--ledger-key",
-            key_path.to_str().expect("utf-8"),
-            "--ledger-interval-ms",
-            "200",
-        ];
+        let extra = ledger_node_args(&url, &lb, &shared_ledger, &key_path);
+        let extra: Vec<&str> = extra.iter().map(String::as_str).collect();
         serve(&datas[i], ports[i], &extra)
     };
     let mut nodes = Vec::new();
@@ -905,15 +926,7 @@ async fn the_ledger_leader_killed_is_replaced_and_the_log_stays_one() {
         up(*port).await;
     }
     // One of them leads (within a lease round).
-    let mut leader = None;
-    for _ in 0..100 {
-        leader = ledger_leader(&ports, None).await;
-        if leader.is_some() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    let (first, _) = leader.expect("a node leads the ledger");
+    let first = first_leader(&ports).await;
     let other = 1 - first;
     let http = reqwest::Client::new();
     let follower = format!("http://127.0.0.1:{}/api/ledger", ports[other]);
@@ -1022,21 +1035,8 @@ async fn a_tournament_is_played_through_two_nodes_across_a_ledger_leader_kill() 
     let ports = [free_port(), free_port()];
     let bases: Vec<String> = ports.iter().map(|p| format!("http://127.0.0.1:{p}")).collect();
     let start = |i: usize| {
-        let extra = [
-            "--database",
-            &url,
-            "--cluster",
-            "--lease-ms",
-            "2000",
-            "--public-url",
-            &bases[i],
-            "--ledger",
-            shared_ledger.to_str().expect("utf-8"),
-            "--ledger-key",
-            key_path.to_str().expect("utf-8"),
-            "--ledger-interval-ms",
-            "200",
-        ];
+        let extra = ledger_node_args(&url, &bases[i], &shared_ledger, &key_path);
+        let extra: Vec<&str> = extra.iter().map(String::as_str).collect();
         serve(&datas[i], ports[i], &extra)
     };
     let mut nodes = Vec::new();
@@ -1044,15 +1044,7 @@ async fn a_tournament_is_played_through_two_nodes_across_a_ledger_leader_kill() 
         nodes.push(start(i));
         up(*port).await;
     }
-    let mut leader = None;
-    for _ in 0..100 {
-        leader = ledger_leader(&ports, None).await;
-        if leader.is_some() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    let (first, _) = leader.expect("a node leads the ledger");
+    let first = first_leader(&ports).await;
     let other = 1 - first;
 
     // A plays through the leader, B through the other node. Both keys join (signed in where
