@@ -861,6 +861,40 @@ fn ledger_node_args(url: &str, public: &str, ledger: &Path, key: &Path) -> Vec<S
     .to_vec()
 }
 
+/// A fresh folder for a two-node cluster sharing one ledger: the folder, the shared ledger's
+/// folder, the ledger's key file (`key`, mode 0600) and the two nodes' data folders, each with
+/// the host's relay key from `relay_seed`.
+fn ledger_cluster_dirs(
+    name: &str,
+    key: &ledger::note::SignerKey,
+    relay_seed: u8,
+) -> (PathBuf, PathBuf, PathBuf, [PathBuf; 2]) {
+    let dir: PathBuf = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("pg-cluster-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let shared_ledger = dir.join("ledger");
+    std::fs::create_dir_all(&dir).expect("dir");
+    let key_path = dir.join("ledger.key");
+    {
+        use std::io::Write;
+        use std::os::unix::fs::OpenOptionsExt;
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&key_path)
+            .expect("key file");
+        writeln!(f, "{}", key.to_secret_text()).expect("key written");
+    }
+    let datas = [dir.join("node-a"), dir.join("node-b")];
+    for data in &datas {
+        std::fs::create_dir_all(data).expect("dir");
+        let relay = Identity::from_seed(&[relay_seed; 32]);
+        client::keyfile::write_new(&data.join("relay.key"), &relay, "relay").expect("key");
+    }
+    (dir, shared_ledger, key_path, datas)
+}
+
 /// The node that leads the ledger, once one does (within a lease round or two).
 async fn first_leader(ports: &[u16; 2]) -> usize {
     for _ in 0..100 {
@@ -884,32 +918,10 @@ async fn the_ledger_leader_killed_is_replaced_and_the_log_stays_one() {
     };
     let db = format!("fogproof_cluster_leader{}", std::process::id());
     let url = server::store::postgres::fresh_database(&base_url, &db).await.expect("database");
-    let dir: PathBuf = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("pg-cluster-leader-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let shared_ledger = dir.join("ledger");
-    std::fs::create_dir_all(&dir).expect("dir");
     let key =
         ledger::note::SignerKey::generate("fogproof.test/ledger", ledger::note::KeyKind::Ed25519)
             .expect("key");
-    let key_path = dir.join("ledger.key");
-    {
-        use std::io::Write;
-        use std::os::unix::fs::OpenOptionsExt;
-        let mut f = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(&key_path)
-            .expect("key file");
-        writeln!(f, "{}", key.to_secret_text()).expect("key written");
-    }
-    let datas = [dir.join("node-a"), dir.join("node-b")];
-    for data in &datas {
-        std::fs::create_dir_all(data).expect("dir");
-        let relay = Identity::from_seed(&[131; 32]);
-        client::keyfile::write_new(&data.join("relay.key"), &relay, "relay").expect("key");
-    }
+    let (dir, shared_ledger, key_path, datas) = ledger_cluster_dirs("leader", &key, 131);
     let ports = [free_port(), free_port()];
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let lb = format!("http://{}", listener.local_addr().expect("addr"));
@@ -1003,35 +1015,13 @@ async fn a_tournament_is_played_through_two_nodes_across_a_ledger_leader_kill() 
     };
     let db = format!("fogproof_cluster_cup{}", std::process::id());
     let url = server::store::postgres::fresh_database(&base_url, &db).await.expect("database");
-    let dir: PathBuf = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("pg-cluster-cup-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let shared_ledger = dir.join("ledger");
-    std::fs::create_dir_all(&dir).expect("dir");
     let log_key = ledger::note::SignerKey::from_seed(
         "fogproof.test/ledger",
         ledger::note::KeyKind::Ed25519,
         [141; 32],
     )
     .expect("key");
-    let key_path = dir.join("ledger.key");
-    {
-        use std::io::Write;
-        use std::os::unix::fs::OpenOptionsExt;
-        let mut f = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(&key_path)
-            .expect("key file");
-        writeln!(f, "{}", log_key.to_secret_text()).expect("key written");
-    }
-    let datas = [dir.join("node-a"), dir.join("node-b")];
-    for data in &datas {
-        std::fs::create_dir_all(data).expect("dir");
-        let relay = Identity::from_seed(&[142; 32]);
-        client::keyfile::write_new(&data.join("relay.key"), &relay, "relay").expect("key");
-    }
+    let (dir, shared_ledger, key_path, datas) = ledger_cluster_dirs("cup", &log_key, 142);
     let ports = [free_port(), free_port()];
     let bases: Vec<String> = ports.iter().map(|p| format!("http://127.0.0.1:{p}")).collect();
     let start = |i: usize| {
