@@ -115,40 +115,15 @@ async fn open(
     }
     shared.ledger.set(ledger.clone());
     crate::promise::install(shared);
-    tokio::spawn(appender(shared.clone(), ledger, settings.clone(), leadership.clone()));
+    // The appender's rounds, each only while this node leads.
+    let leads = leadership.clone();
+    tokio::spawn(crate::ledger::appender(
+        shared.clone(),
+        ledger,
+        settings.append_interval_ms,
+        settings.max_batch_matches,
+        move || leads.leads(),
+    ));
     tokio::spawn(crate::services::tournament::runner(shared.clone()));
     Ok(lock)
-}
-
-/// The appender of a cluster's leader: [`crate::ledger::appender`]'s rounds, each only while
-/// this node leads.
-async fn appender(
-    shared: Arc<Shared>,
-    l: Arc<ServerLedger>,
-    settings: crate::LedgerConfig,
-    leadership: Arc<Leadership>,
-) {
-    let mut stop = shared.shutdown_signal();
-    let every = std::time::Duration::from_millis(settings.append_interval_ms.max(1));
-    let mut tick = tokio::time::interval(every);
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    let witnessing = crate::witnessing::Witnessing::of(&shared.config);
-    loop {
-        tokio::select! {
-            _ = tick.tick() => {}
-            _ = stop.changed() => break,
-        }
-        if !leadership.leads() {
-            continue;
-        }
-        match crate::ledger::append_finished(&shared, &l, settings.max_batch_matches).await {
-            Ok(0) => {}
-            Ok(n) => tracing::debug!(matches = n, "appended to the ledger"),
-            Err(e) => {
-                metrics::counter!(crate::metrics::LEDGER_WRITE_FAILURES).increment(1);
-                tracing::error!(error = %e, "ledger append failed; retried at the next round");
-            }
-        }
-        witnessing.round(&l).await;
-    }
 }

@@ -130,12 +130,14 @@ pub trait LedgerHost: Send + Sync + 'static {
 }
 
 /// Runs the appender until the server shuts down: once at start (whatever finished before a
-/// crash and is not in the log yet), then every `append_interval_ms`.
+/// crash and is not in the log yet), then every `append_interval_ms`; each round only while
+/// `leads()` (a cluster's ledger leader, `crate::leader`; a single server always leads).
 pub async fn appender<H: LedgerHost>(
     shared: Arc<H>,
     l: Arc<ServerLedger>,
     interval_ms: u64,
     batch: usize,
+    leads: impl Fn() -> bool + Send + 'static,
 ) {
     let mut stop = shared.stop_signal();
     let mut tick = tokio::time::interval(std::time::Duration::from_millis(interval_ms.max(1)));
@@ -145,6 +147,9 @@ pub async fn appender<H: LedgerHost>(
         tokio::select! {
             _ = tick.tick() => {}
             _ = stop.changed() => break,
+        }
+        if !leads() {
+            continue;
         }
         match append_finished(&shared, &l, batch).await {
             Ok(0) => {}

@@ -185,6 +185,7 @@ pub async fn start(
             l,
             settings.append_interval_ms,
             settings.max_batch_matches,
+            || true,
         ));
         tokio::spawn(crate::services::tournament::runner(shared.clone()));
     }
