@@ -819,8 +819,8 @@ async fn signed_terms_survive_a_node_dying_before_their_match_is_stored() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// The node that leads the ledger now (its own `/api/ledger` answers; a follower's is 404),
-/// and the log's size there.
+/// The node that leads the ledger now (its own `/api/ledger` answers; a follower's answer is
+/// the leader's, forwarded, or a 503 while none leads), and the log's size there.
 async fn ledger_leader(ports: &[u16; 2], skip: Option<usize>) -> Option<(usize, u64)> {
     let http = reqwest::Client::new();
     for (i, port) in ports.iter().enumerate() {
@@ -830,6 +830,7 @@ async fn ledger_leader(ports: &[u16; 2], skip: Option<usize>) -> Option<(usize, 
         let url = format!("http://127.0.0.1:{port}/api/ledger");
         if let Ok(r) = http.get(&url).send().await
             && r.status().is_success()
+            && !r.headers().contains_key(server::http::forward::FORWARDED_TO)
             && let Ok(v) = r.json::<serde_json::Value>().await
         {
             return Some((i, v["size"].as_u64().unwrap_or(0)));
@@ -940,10 +941,9 @@ async fn the_ledger_leader_killed_is_replaced_and_the_log_stays_one() {
     // One of them leads (within a lease round).
     let first = first_leader(&ports).await;
     let other = 1 - first;
-    let http = reqwest::Client::new();
-    let follower = format!("http://127.0.0.1:{}/api/ledger", ports[other]);
-    let status = http.get(&follower).send().await.expect("request").status();
-    assert_eq!(status.as_u16(), 404, "one leader: the other node keeps no ledger");
+    // (The follower forwards the log's routes to the leader's node URL; here both nodes are
+    // told to be reached at the load balancer, so that is tested where each node has its own
+    // URL: `a_tournament_is_played_through_two_nodes_across_a_ledger_leader_kill`.)
 
     // A match finishes and the leader appends it.
     let play = |n: u64| {
@@ -1064,14 +1064,16 @@ async fn a_tournament_is_played_through_two_nodes_across_a_ledger_leader_kill() 
         .expect("key");
     let file =
         protocol::codec::Canonical::to_canonical(&def.sign(org.signing_key()).expect("signed"));
+    // The organiser publishes through the follower: the log's routes are forwarded to the
+    // leader (its token, signed with the host's key, is good there too).
     let organiser =
-        client::net::Session::sign_in(&bases[first], &Identity::from_seed(&org_seed), None)
+        client::net::Session::sign_in(&bases[other], &Identity::from_seed(&org_seed), None)
             .await
             .expect("sign in");
     let published = organiser
         .post("/api/tournament", &json!({ "definition": protocol::hex::encode(&file) }))
         .await
-        .expect("published on the leader");
+        .expect("published through the follower");
     let id = published["id"].as_str().expect("id").to_owned();
     std::fs::create_dir_all(dir.join(black_name)).expect("dir");
     std::fs::write(dir.join(black_name).join(client::agent::TOURNAMENTS_FILE), format!("{id}\n"))
@@ -1079,12 +1081,12 @@ async fn a_tournament_is_played_through_two_nodes_across_a_ledger_leader_kill() 
     let white = paced_agent(&bases[first], &dir, white_name, 1_401, Accept::Nothing, PACE).await;
     let mut white_heard = white.subscribe();
     white.join_tournament(&id).await.expect("A joins on the leader");
-    let black_on_leader =
-        client::net::Session::sign_in(&bases[first], &black_key, None).await.expect("sign in");
-    black_on_leader
+    let black_on_follower =
+        client::net::Session::sign_in(&bases[other], &black_key, None).await.expect("sign in");
+    black_on_follower
         .post(&format!("/api/tournament/{id}/join"), &json!({}))
         .await
-        .expect("B joins on the leader");
+        .expect("B joins through the follower");
 
     // Round 1 starts (every entrant joined) and A brings its seat to the leader.
     let invited = tokio::time::timeout(Duration::from_secs(30), async {
@@ -1099,16 +1101,29 @@ async fn a_tournament_is_played_through_two_nodes_across_a_ledger_leader_kill() 
     .await
     .expect("A is invited");
     let game = invited["id"].as_str().expect("game id").to_owned();
-    let shown = |base: String| {
+    // The tournament as a node shows it, and the leader it was forwarded to (none: its own).
+    let shown_by = |base: String| {
         let (http, id) = (reqwest::Client::new(), id.clone());
         async move {
             let r = http.get(format!("{base}/api/tournament/{id}")).send().await.expect("request");
-            r.json::<serde_json::Value>().await.expect("json")
+            let by = r
+                .headers()
+                .get(server::http::forward::FORWARDED_TO)
+                .map(|v| v.to_str().expect("ascii").to_owned());
+            (r.json::<serde_json::Value>().await.expect("json"), by)
         }
     };
+    let shown = |base: String| {
+        let f = shown_by(base);
+        async move { f.await.0 }
+    };
     tokio::time::sleep(Duration::from_millis(1_000)).await;
-    let before = shown(bases[first].clone()).await;
+    let (before, by) = shown_by(bases[first].clone()).await;
     assert_eq!(before["invitations"].as_array().map(Vec::len), Some(1), "{before}");
+    assert_eq!(by, None, "the leader answers itself");
+    let (through, by) = shown_by(bases[other].clone()).await;
+    assert_eq!(through, before, "the follower shows what the leader does");
+    assert_eq!(by.as_deref(), Some(bases[first].as_str()), "forwarded to the leader");
 
     // The leader dies before B shows; the other node leads once its lease expires, and the
     // killed node is restarted then (a follower: restarted at once, it would renew its own
@@ -1143,6 +1158,10 @@ async fn a_tournament_is_played_through_two_nodes_across_a_ledger_leader_kill() 
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     assert_eq!(status["status"], "finished", "the game's record is in the log: {status}");
+    // The restarted node, a follower now, forwards to the new leader.
+    let (again, by) = shown_by(bases[first].clone()).await;
+    assert_eq!(again, status, "the old leader, now a follower, shows the new leader's log");
+    assert_eq!(by.as_deref(), Some(bases[other].as_str()), "forwarded to the new leader");
     let mut invitations = std::collections::BTreeSet::new();
     for heard in [&mut white_heard, &mut black_heard] {
         while let Ok(e) = heard.try_recv() {

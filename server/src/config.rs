@@ -71,6 +71,9 @@ pub struct Limits {
     pub max_definition_bytes: usize,
     /// A file served under `/ledger/` (a tile, an entry bundle, a record), in bytes.
     pub max_ledger_file_bytes: u64,
+    /// Requests for the log's routes a cluster follower forwards to the ledger's leader at
+    /// once (`crate::http::forward`); beyond it a `503` with `Retry-After`.
+    pub max_forwarded_requests: usize,
     // admission (issue 14)
     /// Finished-match renderings (`/replay`, `/pgn`, `/record`) built at once; beyond it a
     /// `503` with `Retry-After`.
@@ -169,6 +172,7 @@ impl Limits {
         max_tournament_show_wait_ms: 60_000,
         max_definition_bytes: 64 * 1024,
         max_ledger_file_bytes: 64 * 1024 * 1024,
+        max_forwarded_requests: 64,
         // admission (issue 14)
         max_concurrent_renderings: 4,
         max_queued_verifications: 8,

@@ -47,20 +47,8 @@ pub(crate) fn cut(s: &str) -> String {
 /// checks against the server's limits and state.
 #[derive(Clone, Debug)]
 pub struct NewChallenge {
-    /// The game and its options.
-    pub game: rules::GameOptions,
-    /// Initial clock, seconds.
-    pub clock_limit: u64,
-    /// Increment, seconds.
-    pub clock_increment: u64,
-    /// Rated or casual.
-    pub rated: bool,
-    /// The challenger's colour.
-    pub color: ColorChoice,
-    /// The opponent; none for an open challenge (a seek).
-    pub opponent: Option<PublicKey>,
-    /// The umpire named (umpired games; default: the server's umpire service).
-    pub umpire: Option<PublicKey>,
+    /// The request, its seat taken out (`None`: it is [`NewChallenge::seat`]).
+    pub request: ChallengeRequest,
     /// The challenger's seat, its form checked.
     pub seat: Seat,
 }
@@ -68,19 +56,10 @@ pub struct NewChallenge {
 impl NewChallenge {
     /// The request with its seat, which it must have and whose form must be good (naming
     /// the field otherwise).
-    pub fn new(req: ChallengeRequest) -> Result<NewChallenge, LobbyError> {
-        let seat = req.seat.ok_or_else(|| LobbyError::Bad("seat: missing".into()))?;
+    pub fn new(mut request: ChallengeRequest) -> Result<NewChallenge, LobbyError> {
+        let seat = request.seat.take().ok_or_else(|| LobbyError::Bad("seat: missing".into()))?;
         seat.check()?;
-        Ok(NewChallenge {
-            game: req.game,
-            clock_limit: req.clock_limit,
-            clock_increment: req.clock_increment,
-            rated: req.rated,
-            color: req.color,
-            opponent: req.opponent,
-            umpire: req.umpire,
-            seat,
-        })
+        Ok(NewChallenge { request, seat })
     }
 }
 
@@ -574,8 +553,10 @@ mod tests {
     #[test]
     fn a_request_needs_a_good_seat() {
         let c = NewChallenge::new(request()).expect("a good request");
-        assert_eq!(c.game, rules::GameOptions::default_for(rules::Variant::Kriegspiel));
-        assert_eq!(c.color, ColorChoice::Black);
+        assert_eq!(c.request.game, rules::GameOptions::default_for(rules::Variant::Kriegspiel));
+        assert_eq!(c.request.color, ColorChoice::Black);
+        assert_eq!(c.request.seat, None, "the seat is taken out");
+        assert_eq!(c.seat, seat());
         let bad =
             |seat: Option<Seat>| match NewChallenge::new(ChallengeRequest { seat, ..request() }) {
                 Err(LobbyError::Bad(why)) => why,

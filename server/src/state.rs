@@ -90,6 +90,9 @@ pub struct Shared {
     pub cluster: std::sync::OnceLock<Arc<crate::store::postgres::PostgresStore>>,
     /// What each umpire key owes (terms, answers), for admission (`max_umpire_lag_ms`).
     pub umpires: crate::admission::UmpireBacklog,
+    /// A cluster follower's forwards of the log's routes to the leader
+    /// (`max_forwarded_requests`).
+    pub forwards: crate::http::forward::Forwarder,
     next_conn: AtomicU64,
 }
 
@@ -148,6 +151,8 @@ impl Shared {
             config.limits.max_concurrent_verifications.max(1)
                 + config.limits.max_queued_verifications,
         );
+        let forwards =
+            crate::http::forward::Forwarder::new(config.limits.max_forwarded_requests.max(1));
         Shared {
             config,
             clock,
@@ -167,6 +172,7 @@ impl Shared {
             tournaments: Mutex::new(crate::tournament::Arranging::default()),
             cluster: std::sync::OnceLock::new(),
             umpires: crate::admission::UmpireBacklog::default(),
+            forwards,
             next_conn: AtomicU64::new(1),
         }
     }

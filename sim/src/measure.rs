@@ -828,7 +828,9 @@ pub const LEADER_WAIT_MS: u64 = 30_000;
 async fn ledger_leader(http: &reqwest::Client, bases: &[String]) -> Option<(usize, u64)> {
     for (i, base) in bases.iter().enumerate() {
         let Ok(r) = http.get(format!("{base}/api/ledger")).send().await else { continue };
-        if !r.status().is_success() {
+        // A follower forwards the log's routes to the leader and says so: not the leader.
+        if !r.status().is_success() || r.headers().contains_key(server::http::forward::FORWARDED_TO)
+        {
             continue;
         }
         if let Ok(v) = r.json::<serde_json::Value>().await {

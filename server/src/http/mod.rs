@@ -3,6 +3,7 @@
 
 pub mod delivering;
 pub mod extract;
+pub mod forward;
 pub mod ledger;
 pub mod lobby;
 pub mod socket;
@@ -125,6 +126,28 @@ pub fn router(
         });
     }
     let max_body = shared.config.limits.max_body_bytes;
+    // The log's routes: on a cluster's follower, forwarded to the ledger's leader (`forward`).
+    let log = axum::Router::new()
+        .route("/api/ledger", get(self::ledger::info))
+        .route("/api/ledger/proof/{id}", get(self::ledger::proof))
+        .route("/api/ratings/{variant}", get(self::ledger::ratings))
+        .route("/api/tournaments", get(tournament::list))
+        .route(
+            "/api/tournament",
+            post(tournament::publish).layer(axum::extract::DefaultBodyLimit::max(
+                2 * shared.config.limits.max_definition_bytes + 1024,
+            )),
+        )
+        .route("/api/tournament/{id}", get(tournament::show))
+        .route("/api/tournament/{id}/join", post(tournament::join))
+        .route("/api/tournament/{id}/start", post(tournament::start))
+        .route("/api/tournament/{id}/withdraw", post(tournament::withdraw))
+        .route("/ledger/{*path}", get(ledger_file))
+        .route("/api/match/{id}/promise", get(crate::promise::serve))
+        .route_layer(axum::middleware::from_fn_with_state(
+            shared.clone(),
+            forward::to_ledger_leader,
+        ));
     let api = axum::Router::new()
         .route("/api/info", get(info))
         .route("/api/auth/challenge", post(sign_in_challenge))
@@ -141,7 +164,6 @@ pub fn router(
         .route("/api/games", get(games))
         .route("/api/match/{id}", get(match_info))
         .route("/api/match/{id}/record", get(record))
-        .route("/api/match/{id}/promise", get(crate::promise::serve))
         .route("/api/match/{id}/verdict", get(verdict))
         .route("/api/match/{id}/pgn", get(pgn))
         .route("/api/match/{id}/replay", get(replay))
@@ -158,22 +180,8 @@ pub fn router(
             )),
         )
         .route("/api/socket", get(self::socket::mux_socket))
-        .route("/api/ledger", get(self::ledger::info))
-        .route("/api/ledger/proof/{id}", get(self::ledger::proof))
-        .route("/api/ratings/{variant}", get(self::ledger::ratings))
-        .route("/api/tournaments", get(tournament::list))
-        .route(
-            "/api/tournament",
-            post(tournament::publish).layer(axum::extract::DefaultBodyLimit::max(
-                2 * shared.config.limits.max_definition_bytes + 1024,
-            )),
-        )
-        .route("/api/tournament/{id}", get(tournament::show))
-        .route("/api/tournament/{id}/join", post(tournament::join))
-        .route("/api/tournament/{id}/start", post(tournament::start))
-        .route("/api/tournament/{id}/withdraw", post(tournament::withdraw))
         .route("/api/tournament/game/{id}/seat", post(tournament::seat))
-        .route("/ledger/{*path}", get(ledger_file))
+        .merge(log)
         .merge(self::spectate::router())
         .layer(axum::middleware::from_fn_with_state((shared.clone(), limits), rate_limit))
         .layer(axum::extract::DefaultBodyLimit::max(max_body));

@@ -67,8 +67,9 @@ pub fn matches_of(shared: &Shared, key: &PublicKey) -> usize {
 pub async fn create(
     shared: &Arc<Shared>,
     key: PublicKey,
-    req: NewChallenge,
+    new: NewChallenge,
 ) -> Result<Challenge, LobbyError> {
+    let NewChallenge { request: req, seat } = new;
     let variant = req.game.variant();
     shared.admit(Admit::Match)?;
     let initial_ms = req.clock_limit.saturating_mul(1000);
@@ -125,7 +126,7 @@ pub async fn create(
         rated: req.rated,
         color: req.color,
         umpire,
-        seat: req.seat,
+        seat,
         status: ChallengeStatus::Open,
         created_ms: now,
         challenger_name: crate::auth::name_of(shared, &key).await,

@@ -398,6 +398,25 @@ impl Leases {
         Ok(epoch.map(|e| (e, self.deadline(sent))))
     }
 
+    /// The URL of the node that leads `role` now, if another node does and its lease has not
+    /// expired on the database's clock (`crate::http::forward`: a follower forwards the log's
+    /// routes there).
+    pub async fn leader_url(
+        &self,
+        pool: &PgPool,
+        role: &str,
+    ) -> Result<Option<String>, StoreError> {
+        sqlx::query_scalar(
+            "SELECT n.url FROM leaders l JOIN nodes n ON n.id = l.node
+             WHERE l.role = $1 AND l.node <> $2 AND l.expires_at > now()",
+        )
+        .bind(role)
+        .bind(self.node)
+        .fetch_optional(pool)
+        .await
+        .map_err(db)
+    }
+
     /// The URL of the node that holds `id`'s lease now, if another live one does (for a
     /// redirect: a socket opened on the wrong node).
     pub async fn owner_url(

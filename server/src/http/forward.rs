@@ -1,0 +1,201 @@
+//! The log's routes on a cluster's followers (docs/SERVER.md, several nodes).
+//!
+//! Only the ledger's leader holds the log open (`crate::leader`: it alone locks the shared
+//! directory and keeps the history in memory), so the routes that read or write the log
+//! (`/api/ledger*`, `/api/ratings/*`, `/api/tournaments`, publishing, showing, joining,
+//! starting and withdrawing from a tournament, inclusion promises, `/ledger/*` files) answer
+//! there. A follower **forwards** such a request to the leader's node URL (the `nodes` row of
+//! the node holding the `leaders` lease) and streams the answer back, so a client may use any
+//! node, as it does for the lobby and event streams: a browser's page, the CLI and `curl` need
+//! no redirect to follow (a redirect to another origin would also lose the `Authorization`
+//! header in most clients). The answer carries [`FORWARDED_TO`] naming the leader.
+//!
+//! Limits: at most `max_forwarded_requests` forwards at once per node (beyond it a `503`); the
+//! request body is read whole, at most the route's own limit; the leader must accept the
+//! connection within [`CONNECT_TIMEOUT`] and send something within [`READ_TIMEOUT`]. A request
+//! that was forwarded once is never forwarded again ([`FORWARDED_BY`]): a node that is elected
+//! but has not opened the log yet answers `503`, not a loop. Without a leader (a new one is being
+//! elected: within a lease or two) the answer is `503` with `Retry-After`.
+
+use crate::error::AppError;
+use crate::state::Shared;
+use axum::extract::{Request, State};
+use axum::http::{HeaderName, HeaderValue, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The header a forwarded request carries (the forwarding node's URL): it is not forwarded again.
+pub const FORWARDED_BY: &str = "x-fogproof-forwarded-by";
+/// The header of a forwarded answer: the node URL of the ledger's leader that gave it.
+pub const FORWARDED_TO: &str = "x-fogproof-forwarded-to";
+/// How long the leader has to accept a forwarded request's connection.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
+/// How long the leader may stay silent while it answers a forwarded request.
+pub const READ_TIMEOUT: Duration = Duration::from_secs(15);
+
+/// The request headers a forward carries over (the token, what the body is, what the client
+/// accepts, its caching and range conditions); nothing else of the client's reaches the leader.
+const REQUEST_HEADERS: [HeaderName; 7] = [
+    header::AUTHORIZATION,
+    header::CONTENT_TYPE,
+    header::ACCEPT,
+    header::ACCEPT_ENCODING,
+    header::IF_NONE_MATCH,
+    header::IF_MODIFIED_SINCE,
+    header::RANGE,
+];
+
+/// The connection-level headers of an answer that are the hop's, not the answer's.
+const HOP_HEADERS: [HeaderName; 7] = [
+    header::CONNECTION,
+    header::TRANSFER_ENCODING,
+    header::TE,
+    header::TRAILER,
+    header::UPGRADE,
+    header::PROXY_AUTHENTICATE,
+    header::PROXY_AUTHORIZATION,
+];
+
+/// A follower's means to forward: one HTTP client (one pool of connections to the leader), and
+/// the places (`max_forwarded_requests`).
+pub struct Forwarder {
+    client: std::sync::OnceLock<reqwest::Client>,
+    places: Arc<tokio::sync::Semaphore>,
+}
+
+impl Forwarder {
+    /// A forwarder with `places` forwards at once.
+    pub fn new(places: usize) -> Forwarder {
+        Forwarder {
+            client: std::sync::OnceLock::new(),
+            places: Arc::new(tokio::sync::Semaphore::new(places)),
+        }
+    }
+
+    fn client(&self) -> Result<&reqwest::Client, AppError> {
+        if let Some(c) = self.client.get() {
+            return Ok(c);
+        }
+        let built = reqwest::Client::builder()
+            .connect_timeout(CONNECT_TIMEOUT)
+            .read_timeout(READ_TIMEOUT)
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .map_err(|e| crate::error::internal(format!("forwarding client: {e}")))?;
+        Ok(self.client.get_or_init(|| built))
+    }
+}
+
+/// The middleware of the log's routes: runs the route here when this node holds the log (a
+/// single server, or the cluster's leader) or is no cluster node (the route then says it
+/// keeps no ledger); otherwise forwards the request to the leader.
+pub async fn to_ledger_leader(
+    State(shared): State<Arc<Shared>>,
+    req: Request,
+    next: Next,
+) -> Response {
+    let Some(pg) = shared.cluster.get().filter(|_| shared.ledger.as_ref().is_none()) else {
+        return next.run(req).await;
+    };
+    match forward(&shared, pg, req).await {
+        Ok(r) => r,
+        Err(e) => e.into_response(),
+    }
+}
+
+async fn forward(
+    shared: &Shared,
+    pg: &crate::store::postgres::PostgresStore,
+    req: Request,
+) -> Result<Response, AppError> {
+    if let Some(by) = req.headers().get(FORWARDED_BY) {
+        return Err(AppError::busy(
+            format!(
+                "this node was elected to lead the ledger but has not opened the log yet \
+                 (forwarded by {}): try again shortly",
+                String::from_utf8_lossy(by.as_bytes())
+            ),
+            1,
+        ));
+    }
+    let Some(leases) = pg.leases() else {
+        return Err(AppError::new(
+            axum::http::StatusCode::NOT_FOUND,
+            "this server keeps no ledger",
+        ));
+    };
+    let leader = leases
+        .leader_url(pg.pool(), crate::leader::LEDGER_ROLE)
+        .await
+        .map_err(|e| AppError::busy(format!("finding the ledger's leader: {e}"), 1))?
+        .ok_or_else(|| {
+            AppError::busy(
+                "no node leads the ledger now (a leader is being elected, within a lease or \
+                 two): try again shortly",
+                1,
+            )
+        })?;
+    let l = shared.config.limits;
+    // Held until the answer's body has been streamed back.
+    let place = shared.forwards.places.clone().try_acquire_owned().map_err(|_| {
+        metrics::counter!(crate::metrics::ADMISSION_REFUSED).increment(1);
+        AppError::busy(
+            format!(
+                "{} requests are being forwarded to the ledger's leader \
+                 (max_forwarded_requests): try again shortly",
+                l.max_forwarded_requests
+            ),
+            1,
+        )
+    })?;
+    let (parts, body) = req.into_parts();
+    // The body limit of the log's largest route (publishing a definition), no more.
+    let limit = l.max_body_bytes.max(2 * l.max_definition_bytes + 1024);
+    let body = axum::body::to_bytes(body, limit).await.map_err(|e| {
+        AppError::new(
+            axum::http::StatusCode::PAYLOAD_TOO_LARGE,
+            format!("the request body could not be read (at most {limit} bytes): {e}"),
+        )
+    })?;
+    let path = parts.uri.path_and_query().map_or("/", |p| p.as_str());
+    let url = format!("{}{path}", leader.trim_end_matches('/'));
+    let mut out = shared.forwards.client()?.request(parts.method.clone(), &url).body(body);
+    for name in &REQUEST_HEADERS {
+        for v in parts.headers.get_all(name) {
+            out = out.header(name, v);
+        }
+    }
+    let own = shared
+        .config
+        .cluster
+        .as_ref()
+        .and_then(|c| c.node_url.clone())
+        .unwrap_or_else(|| "a follower".into());
+    let own = HeaderValue::from_str(&own).unwrap_or(HeaderValue::from_static("a follower"));
+    out = out.header(FORWARDED_BY, own);
+    let answer = out.send().await.map_err(|e| {
+        AppError::busy(
+            format!("the ledger's leader at {leader} did not answer ({e}): try again shortly"),
+            1,
+        )
+    })?;
+    let mut r = Response::builder().status(answer.status());
+    for (name, v) in answer.headers() {
+        if !HOP_HEADERS.contains(name) {
+            r = r.header(name, v);
+        }
+    }
+    if let Ok(v) = HeaderValue::from_str(&leader) {
+        r = r.header(FORWARDED_TO, v);
+    }
+    let body = axum::body::Body::from_stream(futures_util::StreamExt::map(
+        answer.bytes_stream(),
+        move |chunk| {
+            let _held = &place;
+            chunk
+        },
+    ));
+    r.body(body).map_err(|e| crate::error::internal(format!("forwarded answer: {e}")))
+}
