@@ -1124,6 +1124,19 @@ async fn a_tournament_is_played_through_two_nodes_across_a_ledger_leader_kill() 
     let (through, by) = shown_by(bases[other].clone()).await;
     assert_eq!(through, before, "the follower shows what the leader does");
     assert_eq!(by.as_deref(), Some(bases[first].as_str()), "forwarded to the leader");
+    // A request forwarded once is not forwarded again (a node elected but not open yet would
+    // send it back): the follower refuses it, the leader answers it.
+    let once_forwarded = |base: &str| {
+        reqwest::Client::new()
+            .get(format!("{base}/api/ledger"))
+            .header(server::http::forward::FORWARDED_BY, "http://elsewhere")
+            .send()
+    };
+    let looped = once_forwarded(&bases[other]).await.expect("request");
+    assert_eq!(looped.status().as_u16(), 503, "no second forward");
+    assert_eq!(looped.headers().get("retry-after").map(|v| v.as_bytes()), Some(&b"1"[..]));
+    let at_leader = once_forwarded(&bases[first]).await.expect("request");
+    assert_eq!(at_leader.status().as_u16(), 200, "the leader answers a forwarded request");
 
     // The leader dies before B shows; the other node leads once its lease expires, and the
     // killed node is restarted then (a follower: restarted at once, it would renew its own
