@@ -10,7 +10,7 @@ use protocol::commitment::Purpose;
 use protocol::keys::ByColor;
 use protocol::message::{Claim, MessageBody, Outcome, Payload, Receipt};
 use protocol::record::MatchRecord;
-use protocol::terms::{Colours, MatchTerms};
+use protocol::terms::{ColorAssignment, MatchTerms};
 use protocol::{Channel, PublicKey};
 use rules::secretchess6::{Action as SixAction, Observation as SixObservation};
 use rules::{Color, Variant};
@@ -216,7 +216,7 @@ fn payload_json(variant: Variant, p: &Payload, start_view: bool) -> Value {
 
 /// The colours: from the envelope check, else fixed by the terms, else unknown.
 fn colours_of(bytes: &[u8], terms: &MatchTerms) -> Option<ByColor<PublicKey>> {
-    verifier::envelope::check(bytes).ok().map(|c| c.colours).or_else(|| terms.fixed_colours())
+    verifier::envelope::check(bytes).ok().map(|c| c.colours).or_else(|| terms.fixed_colors())
 }
 
 fn role_name(
@@ -298,7 +298,7 @@ pub fn show(bytes: &[u8]) -> Result<Value> {
             "ruleset": terms.ruleset(),
             "options": terms.game.to_map(),
             "players": players,
-            "colours": match terms.colours { Colours::FirstIsWhite => "first-is-white", Colours::Drawn => "drawn" },
+            "colours": match terms.colours { ColorAssignment::FirstIsWhite => "first-is-white", ColorAssignment::Drawn => "drawn" },
             "relay": key(&terms.relay),
             "umpire": terms.umpire.as_ref().map(|u| json!({ "key": key(&u.key), "seal_key": hex(&u.seal_key.0) })),
             "time_control": { "initial_ms": tc.initial_ms, "increment_ms": tc.increment_ms, "reveal_ms": tc.reveal_ms },

@@ -14,7 +14,7 @@ use crate::retry::{self, Retryable};
 use crate::seat::{Decider, Machine, Seat, SeatEvent};
 use protocol::challenge::{ChallengeRequest, Seat as ChallengeSeat};
 use protocol::codec::Canonical;
-use protocol::terms::{AgreedTerms, Colours, MatchTerms, SignedTerms};
+use protocol::terms::{AgreedTerms, ColorAssignment, MatchTerms, SignedTerms};
 use protocol::{Identity, MatchId, PublicKey};
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet};
@@ -249,12 +249,12 @@ pub fn check_against_challenge(terms: &MatchTerms, c: &Value) -> Result<(), Stri
     let key = |path: &str| text(path).and_then(|k| k.parse::<PublicKey>().ok());
     let challenger = key("/challenger/id").ok_or("the challenge names no challenger")?;
     let [first, second] = [terms.players[0].key, terms.players[1].key];
-    let colours_ok = match text("/color").unwrap_or("random") {
-        "white" => terms.colours == Colours::FirstIsWhite && first == challenger,
-        "black" => terms.colours == Colours::FirstIsWhite && second == challenger,
-        _ => terms.colours == Colours::Drawn && first == challenger,
+    let colors_ok = match text("/color").unwrap_or("random") {
+        "white" => terms.colours == ColorAssignment::FirstIsWhite && first == challenger,
+        "black" => terms.colours == ColorAssignment::FirstIsWhite && second == challenger,
+        _ => terms.colours == ColorAssignment::Drawn && first == challenger,
     };
-    if !colours_ok {
+    if !colors_ok {
         return Err(format!(
             "the colours ({:?}, challenger {}) are not the challenge's {}",
             terms.colours,

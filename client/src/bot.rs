@@ -9,13 +9,12 @@
 //!   `max_false_squares` distinct false squares in the enemy territory;
 //! - 6x6 tie-break (R-G8): a shuffled formation and a pass (`0000`) for each opponent turn.
 
-use protocol::codec::Canonical;
 use protocol::roles::{Ask, Policy};
 use rand_chacha::ChaCha20Rng;
 use rand_core::{Rng, SeedableRng};
 use rules::intrigue::{Action as IAction, Setup};
 use rules::secretchess6::{Action as SixAction, Formation, TurnMove, territory};
-use rules::{BoardSize, Color, Role, Square, Variant};
+use rules::{AnyAction, BoardSize, Color, Move, Role, Square, Variant};
 
 /// A bot that plays uniformly at random among what it is offered.
 #[derive(Clone, Debug)]
@@ -56,11 +55,11 @@ impl RandomBot {
 }
 
 impl Policy for RandomBot {
-    fn decide(&mut self, _variant: Variant, side: Color, ask: &Ask) -> Vec<u8> {
+    fn decide(&mut self, variant: Variant, side: Color, ask: &Ask) -> AnyAction {
         match ask {
             Ask::Choose(options) => {
                 if options.is_empty() {
-                    return Vec::new();
+                    return nothing_offered(variant);
                 }
                 let i = self.below(options.len());
                 options[i].clone()
@@ -70,7 +69,7 @@ impl Policy for RandomBot {
                 let file = self.below(8) as u8;
                 let informer = Square::new(file, side.fold(1, 6)).expect("a pawn square");
                 let queen_on_king_square = self.below(2) == 1;
-                IAction::Setup(Setup { king, informer, queen_on_king_square }).to_canonical()
+                AnyAction::Intrigue(IAction::Setup(Setup { king, informer, queen_on_king_square }))
             }
             Ask::Sc6Setup { max_false_squares } => {
                 let formation = self.formation();
@@ -79,13 +78,22 @@ impl Policy for RandomBot {
                 self.shuffle(&mut squares);
                 let n = self.below(max_false_squares + 1);
                 let false_squares = squares.iter().take(n).copied().collect();
-                SixAction::Setup { formation, false_squares }.to_canonical()
+                AnyAction::SecretChess6(SixAction::Setup { formation, false_squares })
             }
             Ask::Sc6TieBreak { opponent_turns } => {
                 let formation = self.formation();
                 let moves = vec![TurnMove::Pass; *opponent_turns as usize];
-                SixAction::TieBreak { formation, moves }.to_canonical()
+                AnyAction::SecretChess6(SixAction::TieBreak { formation, moves })
             }
         }
     }
+}
+
+/// The answer to an empty list, which a player never asks ([`Ask::Choose`] is never empty): an
+/// action of `variant` no position allows (a1 to a1; 6x6's end of turn, refused before a move),
+/// so that a bot asked wrongly loses by the rules rather than stopping the machine.
+fn nothing_offered(variant: Variant) -> AnyAction {
+    Square::new(0, 0)
+        .and_then(|a1| AnyAction::of_move(variant, Move::new(a1, a1)))
+        .unwrap_or(AnyAction::SecretChess6(SixAction::EndTurn))
 }

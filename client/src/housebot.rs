@@ -127,7 +127,7 @@ impl HouseBot {
 }
 
 impl Policy for HouseBot {
-    fn decide(&mut self, variant: Variant, side: Color, ask: &Ask) -> Vec<u8> {
+    fn decide(&mut self, variant: Variant, side: Color, ask: &Ask) -> AnyAction {
         self.random.decide(variant, side, ask)
     }
 
@@ -137,17 +137,12 @@ impl Policy for HouseBot {
         variant: Variant,
         side: Color,
         ask: &Ask,
-    ) -> Vec<u8> {
-        if let (Ask::Choose(options), Some(seat)) = (ask, seat) {
-            let actions: Option<Vec<AnyAction>> =
-                options.iter().map(|b| protocol::game::decode_action(variant, b).ok()).collect();
-            if let Some(i) = actions
-                .and_then(|a| self.scores(seat, side, &a))
-                .and_then(|scores| self.best(&scores))
-                && let Some(bytes) = options.get(i)
-            {
-                return bytes.clone();
-            }
+    ) -> AnyAction {
+        if let (Ask::Choose(options), Some(seat)) = (ask, seat)
+            && let Some(i) = self.scores(seat, side, options).and_then(|scores| self.best(&scores))
+            && let Some(action) = options.get(i)
+        {
+            return action.clone();
         }
         self.random.decide(variant, side, ask)
     }
@@ -574,13 +569,12 @@ mod tests {
     use rules::{AnyObservation, GameOptions};
 
     fn ask(seat: &Seat) -> Ask {
-        Ask::Choose(seat.legal_actions().iter().map(protocol::game::encode_action).collect())
+        Ask::Choose(seat.legal_actions())
     }
 
     fn decide(seat: &Seat, seed: u8) -> String {
         let mut bot = HouseBot::new([seed; 32]);
-        let bytes = bot.decide_seeing(Some(seat), seat.variant(), seat.side(), &ask(seat));
-        let action = protocol::game::decode_action(seat.variant(), &bytes).expect("an action");
+        let action = bot.decide_seeing(Some(seat), seat.variant(), seat.side(), &ask(seat));
         crate::view::action_text(seat.variant(), &action).expect("a move")
     }
 

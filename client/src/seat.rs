@@ -67,8 +67,8 @@ pub enum Decider {
 /// What a remote decider sends a seat.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SeatCommand {
-    /// The answer to the last question (canonical bytes of the game's action or setup).
-    Decide(Vec<u8>),
+    /// The answer to the last question: the game's action or setup, typed.
+    Decide(rules::AnyAction),
     /// Resign.
     Resign,
     /// Offer a draw, or accept the opponent's standing offer (`Player::offer_draw`).
@@ -674,9 +674,9 @@ impl Seat {
             };
             if due {
                 match self.replay.pop_front() {
-                    Some(Record::Decision { bytes, .. }) => {
+                    Some(Record::Decision { action, .. }) => {
                         self.question = None;
-                        if let Err(e) = self.machine.handle(Input::Decision(bytes)) {
+                        if let Err(e) = self.machine.handle(Input::Decision(action)) {
                             self.report(SeatEvent::Fault(e));
                         }
                     }
@@ -704,8 +704,8 @@ impl Seat {
                     let Some(side) = p.side() else { return Ok(()) };
                     let variant = self.terms.terms.variant();
                     let color = side;
-                    let bytes = policy.decide_seeing(p.seat(), variant, color, &ask);
-                    self.decide(bytes)?;
+                    let action = policy.decide_seeing(p.seat(), variant, color, &ask);
+                    self.decide(action)?;
                 }
                 Decider::Remote(_) => {
                     if !self.told {
@@ -721,10 +721,10 @@ impl Seat {
     }
 
     /// Journals a decision, then gives it to the machine.
-    fn decide(&mut self, bytes: Vec<u8>) -> Result<(), SeatError> {
-        self.journal.append(&Record::Decision { after: self.since, bytes: bytes.clone() })?;
+    fn decide(&mut self, action: rules::AnyAction) -> Result<(), SeatError> {
+        self.journal.append(&Record::Decision { after: self.since, action: action.clone() })?;
         self.question = None;
-        if let Err(e) = self.machine.handle(Input::Decision(bytes)) {
+        if let Err(e) = self.machine.handle(Input::Decision(action)) {
             self.report(SeatEvent::Fault(e));
         }
         Ok(())
@@ -736,12 +736,12 @@ impl Seat {
         socket: Option<&mut MatchSocket>,
     ) -> Result<(), SeatError> {
         match cmd {
-            SeatCommand::Decide(bytes) => {
+            SeatCommand::Decide(action) => {
                 if self.question.is_none() {
                     self.report(SeatEvent::Refused("no question is waiting for an answer".into()));
                     return Ok(());
                 }
-                self.decide(bytes)?;
+                self.decide(action)?;
             }
             SeatCommand::Resign => {
                 if let Machine::Player(p) = &mut self.machine {

@@ -13,7 +13,7 @@
 use crate::housebot::HouseBot;
 use protocol::roles::{Ask, Policy};
 use rules::seat::{Knows, Seat};
-use rules::{Color, Variant};
+use rules::{AnyAction, Color, Variant};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -264,8 +264,8 @@ impl EngineBot {
         &mut self,
         seat: &Seat,
         variant: Variant,
-        offered: &[(String, Vec<u8>)],
-    ) -> Result<Option<Vec<u8>>, EngineError> {
+        offered: &[(String, AnyAction)],
+    ) -> Result<Option<AnyAction>, EngineError> {
         let view = seat.view();
         let moves = match &view.knows {
             Knows::Chess { moves } | Knows::Espionage { moves } => moves,
@@ -307,7 +307,7 @@ fn run_blocking<T>(f: impl FnOnce() -> T) -> T {
 }
 
 impl Policy for EngineBot {
-    fn decide(&mut self, variant: Variant, side: Color, ask: &Ask) -> Vec<u8> {
+    fn decide(&mut self, variant: Variant, side: Color, ask: &Ask) -> AnyAction {
         self.fallback.decide(variant, side, ask)
     }
 
@@ -317,7 +317,7 @@ impl Policy for EngineBot {
         variant: Variant,
         side: Color,
         ask: &Ask,
-    ) -> Vec<u8> {
+    ) -> AnyAction {
         let open = matches!(variant, Variant::Chess | Variant::Espionage);
         if open
             && !self.failed
@@ -325,9 +325,9 @@ impl Policy for EngineBot {
         {
             let offered = crate::view::offered(variant, ask);
             match self.engine_move(seat, variant, &offered) {
-                Ok(Some(bytes)) => {
+                Ok(Some(action)) => {
                     self.engine_moves += 1;
-                    return bytes;
+                    return action;
                 }
                 Ok(None) => {}
                 Err(e) => {

@@ -27,18 +27,12 @@ pub fn action_text(variant: Variant, action: &AnyAction) -> Option<String> {
     }
 }
 
-/// The texts of the actions a question offers, with their bytes, in the order offered (empty
-/// for the free-form questions). Bytes that do not decode as an action of `variant` are left
-/// out.
-pub fn offered(variant: Variant, ask: &Ask) -> Vec<(String, Vec<u8>)> {
+/// The texts of the actions a question offers, with the actions, in the order offered (empty
+/// for the free-form questions). An action without a text (a setup, never offered in a list)
+/// is left out.
+pub fn offered(variant: Variant, ask: &Ask) -> Vec<(String, AnyAction)> {
     let Ask::Choose(options) = ask else { return Vec::new() };
-    options
-        .iter()
-        .filter_map(|b| {
-            let a = protocol::game::decode_action(variant, b).ok()?;
-            Some((action_text(variant, &a)?, b.clone()))
-        })
-        .collect()
+    options.iter().filter_map(|a| Some((action_text(variant, a)?, a.clone()))).collect()
 }
 
 /// What a question asks, as a short name: `move` (the legal moves), `attempt` (Kriegspiel: the
@@ -334,8 +328,7 @@ mod tests {
     #[test]
     fn offered_actions_have_texts_and_kinds() {
         let seat = Seat::new(&GameOptions::Chess, Color::White);
-        let ask =
-            Ask::Choose(seat.legal_actions().iter().map(protocol::game::encode_action).collect());
+        let ask = Ask::Choose(seat.legal_actions());
         let texts: Vec<String> =
             offered(Variant::Chess, &ask).into_iter().map(|(t, _)| t).collect();
         assert_eq!(texts.len(), 20);

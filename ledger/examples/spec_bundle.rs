@@ -23,7 +23,7 @@ use ledger::tournament::definition::{Entrant, System, TieBreak, TournamentDefini
 use ledger::{Ledger, Submission};
 use protocol::PublicKey;
 use protocol::codec::Canonical;
-use protocol::terms::Colours;
+use protocol::terms::ColorAssignment;
 use rules::Variant;
 use std::error::Error;
 use std::path::{Path, PathBuf};
@@ -105,7 +105,7 @@ pub fn build(out: &Path) -> Result<String, Box<dyn Error>> {
     // the bye), round 2 A-B (C), round 3 C-A (B); rounds 4 to 6 the same, colours reversed.
     ledger.append(&[round(1, c_absent.clone())])?;
     let mut first = sim::SelfplayConfig::new(Variant::Espionage, seed);
-    first.colours = Colours::FirstIsWhite;
+    first.colours = ColorAssignment::FirstIsWhite;
     ledger.append(&[round(2, vec![]), game(2, sim::selfplay_with(first)?.bytes)])?;
     ledger.append(&[round(3, vec![]), no_show(3, c, a, true, false)])?;
     ledger.append(&[round(4, vec![]), no_show(4, c, b, true, true)])?;

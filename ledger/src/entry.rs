@@ -417,8 +417,8 @@ pub fn is_rated(
             moved[i] |= mover == Some(*p);
         }
     }
-    let informative =
-        terms.colours == protocol::terms::Colours::Drawn || terms.variant() == rules::Variant::Sic;
+    let informative = terms.colours == protocol::terms::ColorAssignment::Drawn
+        || terms.variant() == rules::Variant::Sic;
     Ok(moved == [true, true] || (informative && revealed))
 }
 

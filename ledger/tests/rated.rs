@@ -15,7 +15,7 @@ use ledger::rating::Rating;
 use ledger::{Ledger, Submission};
 use protocol::PublicKey;
 use protocol::message::{MessageBody, Payload};
-use protocol::terms::Colours;
+use protocol::terms::ColorAssignment;
 use rules::{EndReason, Variant};
 use sim::selfplay::{Fate, SelfplayConfig, Who, Wire, selfplay_with};
 use std::cell::RefCell;
@@ -72,7 +72,7 @@ fn a_forfeit_by_a_key_that_never_moved_moves_no_rating() {
     // Fixed colours (no coin toss): Black's every move is lost on the way, so Black never
     // moves and loses on time.
     let mut c = SelfplayConfig::new(Variant::Chess, 5);
-    c.colours = Colours::FirstIsWhite;
+    c.colours = ColorAssignment::FirstIsWhite;
     c.wire = Some(Box::new(|w: &mut Wire<'_>| {
         let action = body(w).is_some_and(|b| matches!(b.payload, Payload::Action(_)));
         if w.from == Who::Player(1) && action { Fate::Drop } else { Fate::Send }
@@ -85,7 +85,7 @@ fn a_forfeit_by_a_key_that_never_moved_moves_no_rating() {
     assert!(ratings.is_empty(), "{ratings:?}");
     // Black makes its first move, then nothing reaches the relay: a rated loss on time.
     let mut c = SelfplayConfig::new(Variant::Chess, 5);
-    c.colours = Colours::FirstIsWhite;
+    c.colours = ColorAssignment::FirstIsWhite;
     let moved = Rc::new(RefCell::new(false));
     c.wire = Some(Box::new(move |w: &mut Wire<'_>| {
         let action = body(w).is_some_and(|b| matches!(b.payload, Payload::Action(_)));
@@ -108,7 +108,7 @@ fn a_forfeit_by_a_key_that_never_moved_moves_no_rating() {
 #[test]
 fn the_last_revealer_who_quits_after_the_coin_toss_forfeits_a_rated_game() {
     let mut c = SelfplayConfig::new(Variant::Chess, 7);
-    c.colours = Colours::Drawn;
+    c.colours = ColorAssignment::Drawn;
     let quitter: Rc<RefCell<Option<PublicKey>>> = Rc::default();
     let revealed: Rc<RefCell<Option<PublicKey>>> = Rc::default();
     let q = quitter.clone();
@@ -162,7 +162,7 @@ fn an_umpired_game_is_rated_by_the_umpires_turns() {
     // Fixed colours: no reveal decides anything, so the rating rests on both players' legal
     // moves as the umpire's `Turn`s answer them.
     let mut c = SelfplayConfig::new(Variant::Kriegspiel, 11);
-    c.colours = Colours::FirstIsWhite;
+    c.colours = ColorAssignment::FirstIsWhite;
     let (entries, ratings) = logged(&[play(c)], Variant::Kriegspiel);
     assert!(entries[0].result.is_some());
     assert!(entries[0].rated, "{:?}", entries[0]);

@@ -246,7 +246,7 @@ fn tournament_started(dir: &Path) -> (Ledger, [u8; 32], Vec<u8>) {
     let file = definition_file(&def);
     let id = sha256(&file);
     let mut config = sim::SelfplayConfig::new(Variant::Espionage, seed);
-    config.colours = protocol::terms::Colours::FirstIsWhite;
+    config.colours = protocol::terms::ColorAssignment::FirstIsWhite;
     let record = sim::selfplay_with(config).unwrap().bytes;
     let mut ledger = Ledger::create(dir, tournament_log_key()).unwrap();
     // Another match first, so the tournament is not alone in the log.

@@ -10,7 +10,8 @@ use protocol::keys::Identity;
 use protocol::message::{self, Author, Payload, Receipt, SignedReceipt, seal_context};
 use protocol::seal::{self, SealContext, SealSecret};
 use protocol::terms::{
-    Colours, Limits, MatchTerms, PlayerTerms, SignedTerms, TimeControl, UmpireTerms, match_id,
+    ColorAssignment, Limits, MatchTerms, PlayerTerms, SignedTerms, TimeControl, UmpireTerms,
+    match_id,
 };
 use protocol::transcript::{Frame, Transcript};
 use protocol::{Channel, Color, seed, tags};
@@ -45,7 +46,7 @@ pub fn generate() -> Value {
         // SIC with its one option set (spy: original): the variant's id, then the option.
         game: rules::GameOptions::Sic(rules::sic::SpyRule::Original),
         players: [player(&alice, 0x01), player(&bob, 0x02)],
-        colours: Colours::Drawn,
+        colours: ColorAssignment::Drawn,
         rated: true,
         relay: relay.public(),
         umpire: Some(UmpireTerms {
@@ -70,7 +71,7 @@ pub fn generate() -> Value {
     let c = commitment::commit(PRIVATE_SEED, &id, &alice.public(), &value, &nonce);
 
     let contributions = [[0x33u8; 32], [0x44u8; 32]];
-    let colours = seed::draw_colours(&terms, &id, &contributions);
+    let colours = seed::draw_colors(&terms, &id, &contributions);
     let setup_white = seed::setup_seed(&[0x11; 32], &contributions[1], &id, Color::White);
 
     let mut author = Author::new(alice.clone(), id);

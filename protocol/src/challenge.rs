@@ -129,7 +129,7 @@ impl From<ChallengeRequest> for RequestJson {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
 pub enum ColorChoice {
-    /// Drawn when the terms are written (`Colours::Drawn`).
+    /// Drawn when the terms are written (`ColorAssignment::Drawn`).
     Random,
     /// The challenger plays white.
     White,

@@ -44,7 +44,7 @@ use crate::game::{self, SealDirection};
 use crate::keys::{ByColor, PublicKey};
 use crate::message::{Expectation, MessageBody, Owed, Payload, seal_context};
 use crate::seal::{self, SealContext, SealDisclosure, SealPublicKey, SealSetup, Sealed};
-use crate::seed::draw_colours;
+use crate::seed::draw_colors;
 use crate::terms::AgreedTerms;
 use crate::{Channel, Color, MessageHash, Party};
 use rules::Mode;
@@ -302,7 +302,7 @@ impl Coordinator {
         let variant = terms.terms.variant();
         let initial = terms.terms.time_control.initial_ms;
         Coordinator {
-            colours: terms.terms.fixed_colours(),
+            colours: terms.terms.fixed_colors(),
             mode: variant.mode(),
             variant,
             terms,
@@ -1041,7 +1041,7 @@ impl Coordinator {
                     && let Ok(c) = <[u8; 32]>::try_from(opening.value.as_slice())
                 {
                     self.contributions.insert(body.author, c);
-                    self.maybe_draw_colours();
+                    self.maybe_draw_colors();
                 }
                 self.progress(now);
             }
@@ -1337,7 +1337,7 @@ impl Coordinator {
         Some(colours[side])
     }
 
-    fn maybe_draw_colours(&mut self) {
+    fn maybe_draw_colors(&mut self) {
         if self.colours.is_some() {
             return;
         }
@@ -1345,7 +1345,7 @@ impl Coordinator {
         let c0 = self.contributions.get(&t.players[0].key);
         let c1 = self.contributions.get(&t.players[1].key);
         if let (Some(c0), Some(c1)) = (c0, c1) {
-            self.colours = Some(draw_colours(t, &self.terms.match_id, &[*c0, *c1]));
+            self.colours = Some(draw_colors(t, &self.terms.match_id, &[*c0, *c1]));
         }
     }
 

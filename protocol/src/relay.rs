@@ -324,7 +324,7 @@ pub enum SenderError {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum RelayEvent {
     /// Colours are known (at once for fixed colours, after both public reveals for drawn ones).
-    Colours(ByColor<PublicKey>),
+    Colors(ByColor<PublicKey>),
     /// A party missed a deadline; `notice` is the relay's signed public timeout message.
     TimedOut {
         /// The party.
@@ -388,7 +388,7 @@ pub struct Relay {
     terms: AgreedTerms,
     sequence: Sequence,
     coordinator: Coordinator,
-    colours_told: bool,
+    colors_told: bool,
     /// Messages accepted per player (by `players` index).
     sent: [u32; 2],
     /// Each party's share of the record and what it has used.
@@ -428,7 +428,7 @@ impl Relay {
             sequence: Sequence::new(&terms.match_id),
             coordinator: Coordinator::new(terms.clone()),
             terms,
-            colours_told: false,
+            colors_told: false,
             sent: [0; 2],
             budget,
             now_ms: 0,
@@ -656,11 +656,11 @@ impl Relay {
         let signed = message.signed_hash();
         let placed = self.sequence.push(body, &signed, now);
         self.coordinator.apply(body, hash, admission, now);
-        if !self.colours_told
+        if !self.colors_told
             && let Some(c) = self.coordinator.colours()
         {
-            self.colours_told = true;
-            self.events.push_back(RelayEvent::Colours(c));
+            self.colors_told = true;
+            self.events.push_back(RelayEvent::Colors(c));
         }
         let receipt = Receipt {
             version: codec::VERSION,

@@ -22,7 +22,7 @@ use crate::transcript::Transcript;
 use crate::{Color, MatchId};
 
 /// Colours drawn from both public contributions (`contributions` in `players` order).
-pub fn draw_colours(
+pub fn draw_colors(
     terms: &MatchTerms,
     match_id: &MatchId,
     contributions: &[[u8; 32]; 2],

@@ -154,10 +154,10 @@ pub struct UmpireTerms {
 
 /// How colours are assigned.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Colours {
+pub enum ColorAssignment {
     /// `players[0]` is white.
     FirstIsWhite,
-    /// Drawn from both players' public contributions ([`crate::seed::draw_colours`]).
+    /// Drawn from both players' public contributions ([`crate::seed::draw_colors`]).
     Drawn,
 }
 
@@ -212,7 +212,7 @@ pub struct MatchTerms {
     /// The two players, in the order they sign.
     pub players: [PlayerTerms; 2],
     /// How colours are assigned.
-    pub colours: Colours,
+    pub colours: ColorAssignment,
     /// Whether the game is rated: signed by every party, so nobody can turn a casual game
     /// into a rated one (or back) after the challenge. Only rated games count in ratings, and
     /// even then not a game a player never moved in (docs/LEDGER.md, "How each end is rated").
@@ -238,12 +238,12 @@ impl Canonical for MatchTerms {
 
 impl MatchTerms {
     /// The colour assignment when it does not depend on a draw.
-    pub fn fixed_colours(&self) -> Option<ByColor<PublicKey>> {
+    pub fn fixed_colors(&self) -> Option<ByColor<PublicKey>> {
         match self.colours {
-            Colours::FirstIsWhite => {
+            ColorAssignment::FirstIsWhite => {
                 Some(ByColor { white: self.players[0].key, black: self.players[1].key })
             }
-            Colours::Drawn => None,
+            ColorAssignment::Drawn => None,
         }
     }
 

@@ -8,7 +8,7 @@ use common::{ALICE, BOB, Cast, Table, UMPIRE, cast, terms_for};
 use protocol::coordinator::NotEntitled;
 use protocol::message::{Claim, Expectation, Outcome, Owed, Payload};
 use protocol::relay::RelayError;
-use protocol::terms::Colours;
+use protocol::terms::ColorAssignment;
 use protocol::{Channel, Color, MessageHash, Party};
 use rules::Variant;
 
@@ -30,7 +30,7 @@ fn bad_reference<T: std::fmt::Debug>(r: Result<T, RelayError>) -> bool {
 
 /// Kriegspiel in play (White to move from `t = 10`; clocks of 1000 ms, answer_ms 500).
 fn kriegspiel(c: &Cast) -> Table {
-    let mut t = Table::new(c, terms_for(c, Variant::Kriegspiel, Colours::FirstIsWhite), 0);
+    let mut t = Table::new(c, terms_for(c, Variant::Kriegspiel, ColorAssignment::FirstIsWhite), 0);
     t.open_match([1, 2, 3, 4]);
     t.send(UMPIRE, Channel::Public, None, Payload::Turn { next: Owed::Side(Color::White) }, 10)
         .expect("umpire starts play");
@@ -110,7 +110,8 @@ fn a_turn_names_exactly_what_it_adjudicates() {
     }
     t.send(UMPIRE, Channel::Public, Some(a.hash), turn, 150).expect("names the action");
     // Kriegspiel's first Turn names nothing.
-    let mut t = Table::new(&c, terms_for(&c, Variant::Kriegspiel, Colours::FirstIsWhite), 0);
+    let mut t =
+        Table::new(&c, terms_for(&c, Variant::Kriegspiel, ColorAssignment::FirstIsWhite), 0);
     t.open_match([1, 2, 3, 4]);
     let first = Payload::Turn { next: Owed::Side(Color::White) };
     let m = t.write(UMPIRE, Channel::Public, Some(MessageHash([1; 32])), first);
@@ -143,7 +144,7 @@ fn every_other_re_is_fixed() {
 fn a_draw_offer_stands_only_in_play() {
     let c = cast();
     // Chess: after one reveal, the last revealer offers a draw instead of revealing.
-    let mut t = Table::new(&c, terms_for(&c, Variant::Chess, Colours::Drawn), 0);
+    let mut t = Table::new(&c, terms_for(&c, Variant::Chess, ColorAssignment::Drawn), 0);
     t.commit(ALICE, 1);
     t.commit(BOB, 2);
     t.send(ALICE, Channel::Public, None, Table::reveal_payload(ALICE), 3).expect("reveal");
@@ -156,7 +157,7 @@ fn a_draw_offer_stands_only_in_play() {
     let out = t.expire(100_000);
     assert_eq!(out.first().map(|o| (o.0, o.1)), Some((Party::Black, Expectation::Reveal)));
     // In play, two offers are a draw.
-    let mut t = Table::new(&c, terms_for(&c, Variant::Chess, Colours::FirstIsWhite), 0);
+    let mut t = Table::new(&c, terms_for(&c, Variant::Chess, ColorAssignment::FirstIsWhite), 0);
     t.open_match([1, 2, 3, 4]);
     t.send(ALICE, Channel::Public, None, draw_offer(), 5).expect("white offers");
     assert!(!t.relay.coordinator().is_over());
@@ -167,7 +168,7 @@ fn a_draw_offer_stands_only_in_play() {
 #[test]
 fn neither_player_committing_times_out_both() {
     let c = cast();
-    let mut t = Table::new(&c, terms_for(&c, Variant::Chess, Colours::FirstIsWhite), 0);
+    let mut t = Table::new(&c, terms_for(&c, Variant::Chess, ColorAssignment::FirstIsWhite), 0);
     let out = t.expire(1_000_000);
     let parties: Vec<_> = out.iter().map(|o| (o.0, o.1)).collect();
     assert_eq!(
@@ -176,7 +177,7 @@ fn neither_player_committing_times_out_both() {
     );
     assert!(t.relay.coordinator().is_over());
     // One committed: only the other is timed out.
-    let mut t = Table::new(&c, terms_for(&c, Variant::Chess, Colours::FirstIsWhite), 0);
+    let mut t = Table::new(&c, terms_for(&c, Variant::Chess, ColorAssignment::FirstIsWhite), 0);
     t.commit(ALICE, 1);
     let out = t.expire(1_000_000);
     let parties: Vec<_> = out.iter().map(|o| (o.0, o.1)).collect();
@@ -194,7 +195,7 @@ fn a_player_seals_only_where_a_sealed_message_is_owed() {
     let c = cast();
     let junk = observation(b"junk");
     // Commitments: no private channel before the colours are drawn.
-    let mut t = Table::new(&c, terms_for(&c, Variant::Kriegspiel, Colours::Drawn), 0);
+    let mut t = Table::new(&c, terms_for(&c, Variant::Kriegspiel, ColorAssignment::Drawn), 0);
     t.commit(ALICE, 1);
     let m = t.write_sealed(ALICE, Channel::WhiteUmpire, None, &junk);
     assert!(t.submit(ALICE, &m, 2).is_err(), "sealed during the commitments");

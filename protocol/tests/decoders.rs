@@ -9,7 +9,7 @@ use protocol::keys::Identity;
 use protocol::message::{Author, MessageBody, Payload, Receipt, SignedMessage, SignedReceipt};
 use protocol::record::MatchRecord;
 use protocol::relay::Entry;
-use protocol::terms::{Colours, MatchTerms, SignedTerms};
+use protocol::terms::{ColorAssignment, MatchTerms, SignedTerms};
 use protocol::wire::{ClientFrame, ServerFrame};
 
 /// Decodes `bytes` as `T`; on success the value must re-encode to the same bytes.
@@ -46,7 +46,7 @@ fn all_decoders(bytes: &[u8]) -> Result<(), TestCaseError> {
 /// Valid encodings to mutate, so the fuzzing reaches deep into the types.
 fn samples() -> Vec<Vec<u8>> {
     let c = common::cast();
-    let (signed, agreed) = common::agreed(&c, Colours::Drawn, true);
+    let (signed, agreed) = common::agreed(&c, ColorAssignment::Drawn, true);
     let mut alice = Author::new(c.alice.clone(), agreed.match_id);
     let m = alice.write(Channel::Public, None, Payload::Action(b"e2e4".to_vec()));
     let receipt = Receipt {

@@ -9,7 +9,7 @@ use protocol::codec::{Canonical, VERSION};
 use protocol::evidence::{At, Contradiction, Evidence, EvidenceError};
 use protocol::message::{Owed, Payload, Receipt, SignedReceipt, next_head};
 use protocol::relay::Relay;
-use protocol::terms::Colours;
+use protocol::terms::ColorAssignment;
 use rules::Variant;
 
 fn evidence(t: &Table, a: SignedReceipt, b: SignedReceipt) -> Evidence {
@@ -21,7 +21,7 @@ fn evidence(t: &Table, a: SignedReceipt, b: SignedReceipt) -> Evidence {
 
 fn chess_table() -> Table {
     let c = cast();
-    let mut t = Table::new(&c, terms_for(&c, Variant::Chess, Colours::FirstIsWhite), 0);
+    let mut t = Table::new(&c, terms_for(&c, Variant::Chess, ColorAssignment::FirstIsWhite), 0);
     t.open_match([1, 2, 3, 4]);
     t
 }
@@ -29,7 +29,8 @@ fn chess_table() -> Table {
 /// A Kriegspiel match in play, White (alice) to move.
 fn kriegspiel_table() -> Table {
     let c = cast();
-    let mut t = Table::new(&c, terms_for(&c, Variant::Kriegspiel, Colours::FirstIsWhite), 0);
+    let mut t =
+        Table::new(&c, terms_for(&c, Variant::Kriegspiel, ColorAssignment::FirstIsWhite), 0);
     t.open_match([1, 2, 3, 4]);
     t.send(UMPIRE, Channel::Public, None, Payload::Turn { next: Owed::Side(Color::White) }, 5)
         .expect("the umpire starts play");

@@ -12,12 +12,12 @@ use protocol::message::{
 };
 use protocol::relay::{ChainError, Relay, RelayError, RelayEvent, ResumeError, SenderError};
 use protocol::seal::{self, SealSecret};
-use protocol::terms::{Colours, Limits, MatchTerms};
+use protocol::terms::{ColorAssignment, Limits, MatchTerms};
 use protocol::{Channel, Color, Party, flow, seed};
 use rules::Variant;
 
 fn chess(c: &Cast) -> MatchTerms {
-    terms_for(c, Variant::Chess, Colours::FirstIsWhite)
+    terms_for(c, Variant::Chess, ColorAssignment::FirstIsWhite)
 }
 
 fn action(bytes: &[u8]) -> Payload {
@@ -135,10 +135,12 @@ fn accept_by_refuses_another_authors_message_before_anything_else() {
 fn a_message_for_another_match_is_refused() {
     let c = cast();
     let mut t = Table::new(&c, chess(&c), 0);
-    let other =
-        sign(&c, &MatchTerms { players: terms(&c, Colours::Drawn, false, 9).players, ..chess(&c) })
-            .verify()
-            .expect("other terms");
+    let other = sign(
+        &c,
+        &MatchTerms { players: terms(&c, ColorAssignment::Drawn, false, 9).players, ..chess(&c) },
+    )
+    .verify()
+    .expect("other terms");
     assert_ne!(other.match_id, t.agreed.match_id);
     let m = protocol::message::Author::new(c.alice.clone(), other.match_id).write(
         Channel::Public,
@@ -205,7 +207,8 @@ fn numbering_allows_gaps_and_refuses_replays_and_reordering() {
 #[test]
 fn seen_must_name_an_entry_its_author_could_have_received() {
     let c = cast();
-    let mut t = Table::new(&c, terms_for(&c, Variant::Kriegspiel, Colours::FirstIsWhite), 0);
+    let mut t =
+        Table::new(&c, terms_for(&c, Variant::Kriegspiel, ColorAssignment::FirstIsWhite), 0);
     t.open_match([1, 2, 3, 4]);
     t.send(UMPIRE, Channel::Public, None, Payload::Turn { next: Owed::Side(Color::White) }, 5)
         .expect("the umpire starts play");
@@ -248,7 +251,8 @@ fn seen_must_name_an_entry_its_author_could_have_received() {
 #[test]
 fn who_may_say_what() {
     let c = cast();
-    let mut t = Table::new(&c, terms_for(&c, Variant::Kriegspiel, Colours::FirstIsWhite), 0);
+    let mut t =
+        Table::new(&c, terms_for(&c, Variant::Kriegspiel, ColorAssignment::FirstIsWhite), 0);
     let stranger = protocol::message::Author::new(c.outsider.clone(), t.agreed.match_id).write(
         Channel::Public,
         None,
@@ -331,7 +335,7 @@ fn who_may_say_what() {
 #[test]
 fn commit_reveal_draws_colours_and_the_umpire_opens_sealed_setups() {
     let c = cast();
-    let mut t = Table::new(&c, terms_for(&c, Variant::Sic, Colours::Drawn), 0);
+    let mut t = Table::new(&c, terms_for(&c, Variant::Sic, ColorAssignment::Drawn), 0);
     t.commit(ALICE, 1);
     // A reveal before both have committed is not due yet; a reveal that does not open its
     // commitment is refused.
@@ -360,8 +364,8 @@ fn commit_reveal_draws_colours_and_the_umpire_opens_sealed_setups() {
     assert_eq!(t.relay.colours(), None);
     t.send(BOB, Channel::Public, None, Table::reveal_payload(BOB), 4).expect("reveal");
     let contributions = [common::CONTRIBUTIONS[ALICE].0, common::CONTRIBUTIONS[BOB].0];
-    let expected = seed::draw_colours(&t.agreed.terms, &t.agreed.match_id, &contributions);
-    assert_eq!(t.relay.poll_event(), Some(RelayEvent::Colours(expected)));
+    let expected = seed::draw_colors(&t.agreed.terms, &t.agreed.match_id, &contributions);
+    assert_eq!(t.relay.poll_event(), Some(RelayEvent::Colors(expected)));
     assert_eq!(t.relay.colours(), Some(expected));
     // White seals its private-seed opening to the umpire, who can open it.
     let white = t.of(Color::White);
@@ -386,7 +390,7 @@ fn commit_reveal_draws_colours_and_the_umpire_opens_sealed_setups() {
 #[test]
 fn copied_repeated_and_late_commitments_are_refused() {
     let c = cast();
-    let mut t = Table::new(&c, terms_for(&c, Variant::Sic, Colours::Drawn), 0);
+    let mut t = Table::new(&c, terms_for(&c, Variant::Sic, ColorAssignment::Drawn), 0);
     let id = t.agreed.match_id;
     let commitment = commitment::commit(PRIVATE_SEED, &id, &c.alice.public(), &[1; 32], &[2; 32]);
     t.send(ALICE, Channel::Public, None, Payload::Commit { purpose: PRIVATE_SEED, commitment }, 1)
@@ -420,7 +424,7 @@ fn copied_repeated_and_late_commitments_are_refused() {
 #[test]
 fn a_private_seed_committed_after_the_opponents_contribution_is_refused() {
     let c = cast();
-    let mut t = Table::new(&c, terms_for(&c, Variant::Sic, Colours::Drawn), 0);
+    let mut t = Table::new(&c, terms_for(&c, Variant::Sic, ColorAssignment::Drawn), 0);
     let id = t.agreed.match_id;
     t.commit(ALICE, 1);
     // Bob commits only to his contribution; alice's reveal is refused until he is done, so
@@ -524,7 +528,7 @@ fn only_the_side_that_owes_a_reveal_is_timed_out() {
     assert!(!t.relay.has_timed_out(Party::White));
     // Both committed, alice revealed: bob, the last revealer, who would know the colours
     // first, is the one owing.
-    let mut t = Table::new(&c, terms_for(&c, Variant::Chess, Colours::Drawn), 0);
+    let mut t = Table::new(&c, terms_for(&c, Variant::Chess, ColorAssignment::Drawn), 0);
     t.commit(ALICE, 10);
     t.commit(BOB, 20);
     t.send(ALICE, Channel::Public, None, Table::reveal_payload(ALICE), 30).expect("reveal");
@@ -532,7 +536,7 @@ fn only_the_side_that_owes_a_reveal_is_timed_out() {
 }
 
 fn kriegspiel_in_play(c: &Cast) -> Table {
-    let mut t = Table::new(c, terms_for(c, Variant::Kriegspiel, Colours::FirstIsWhite), 0);
+    let mut t = Table::new(c, terms_for(c, Variant::Kriegspiel, ColorAssignment::FirstIsWhite), 0);
     t.open_match([1, 2, 3, 4]);
     t
 }
@@ -647,7 +651,7 @@ fn kriegspiel_attempts_per_turn_are_limited() {
     let limits = Limits { max_attempts_per_turn: max, ..Limits::DEFAULT };
     let mut t = Table::new(
         &c,
-        MatchTerms { limits, ..terms_for(&c, Variant::Kriegspiel, Colours::FirstIsWhite) },
+        MatchTerms { limits, ..terms_for(&c, Variant::Kriegspiel, ColorAssignment::FirstIsWhite) },
         0,
     );
     t.open_match([1, 2, 3, 4]);
@@ -831,7 +835,7 @@ fn the_relay_closes_a_complete_match_and_the_parties_countersign_its_final_head(
 #[test]
 fn no_close_while_something_is_owed() {
     let c = cast();
-    let mut t = Table::new(&c, terms_for(&c, Variant::Sic, Colours::Drawn), 0);
+    let mut t = Table::new(&c, terms_for(&c, Variant::Sic, ColorAssignment::Drawn), 0);
     t.commit(ALICE, 1);
     t.commit(BOB, 2);
     t.send(ALICE, Channel::Public, None, Table::reveal_payload(ALICE), 3).expect("reveal");
@@ -861,7 +865,8 @@ fn a_sealed_move_racing_a_resignation_is_void_and_its_disclosure_is_taken() {
     // were it refused, Black's machine would hold a disclosure nobody takes and could never
     // send the batch that holds it.
     let c = cast();
-    let mut t = Table::new(&c, terms_for(&c, Variant::Kriegspiel, Colours::FirstIsWhite), 0);
+    let mut t =
+        Table::new(&c, terms_for(&c, Variant::Kriegspiel, ColorAssignment::FirstIsWhite), 0);
     t.open_match([1, 2, 3, 4]);
     t.send(UMPIRE, Channel::Public, None, Payload::Turn { next: Owed::Side(Color::White) }, 10)
         .expect("umpire starts play");

@@ -11,7 +11,7 @@ use protocol::codec::{Canonical, VERSION};
 use protocol::message::{Receipt, SignedMessage, SignedReceipt, genesis_head, genesis_order};
 use protocol::relay::{Entry, Relay};
 use protocol::roles::{Input, Output, Participant, Player, Umpire};
-use protocol::terms::Colours;
+use protocol::terms::ColorAssignment;
 use protocol::{Identity, PublicKey};
 
 /// An entry for `message` with a receipt `signer` signed at position `seq`, stating
@@ -91,7 +91,7 @@ impl Who {
 #[test]
 fn machines_refuse_forged_messages_and_receipts_their_own_included() {
     let c = cast();
-    let signed = sign(&c, &terms(&c, Colours::FirstIsWhite, true, 1));
+    let signed = sign(&c, &terms(&c, ColorAssignment::FirstIsWhite, true, 1));
     let agreed = signed.verify().expect("fixture terms verify");
     let mut relay = Relay::new(c.relay.clone(), agreed.clone(), 0).expect("the relay starts");
     let mut machines: Vec<(PublicKey, Who)> = vec![

@@ -9,14 +9,14 @@ use protocol::relay::{Relay, RelayError};
 use protocol::seal::{SealContext, SealError, SealPublicKey, SealSecret, seal};
 use protocol::tags;
 use protocol::terms::{
-    AgreedTerms, Colours, KeyProblem, Limits, MatchTerms, SignedTerms, TermsError, bounds,
+    AgreedTerms, ColorAssignment, KeyProblem, Limits, MatchTerms, SignedTerms, TermsError, bounds,
     check_seal_key, check_signing_key, match_id,
 };
 
 #[test]
 fn agreed_terms_have_the_hash_of_their_bytes_as_id() {
     let c = cast();
-    let (signed, agreed) = agreed(&c, Colours::Drawn, true);
+    let (signed, agreed) = agreed(&c, ColorAssignment::Drawn, true);
     assert_eq!(agreed.match_id, match_id(&signed.terms));
     assert_eq!(agreed.bytes, signed.terms);
     // Signed terms survive their own encoding.
@@ -26,15 +26,15 @@ fn agreed_terms_have_the_hash_of_their_bytes_as_id() {
 #[test]
 fn a_fresh_nonce_gives_a_fresh_match_id() {
     let c = cast();
-    let a = sign(&c, &terms(&c, Colours::Drawn, true, 1)).verify().unwrap();
-    let b = sign(&c, &terms(&c, Colours::Drawn, true, 2)).verify().unwrap();
+    let a = sign(&c, &terms(&c, ColorAssignment::Drawn, true, 1)).verify().unwrap();
+    let b = sign(&c, &terms(&c, ColorAssignment::Drawn, true, 2)).verify().unwrap();
     assert_ne!(a.match_id, b.match_id);
 }
 
 #[test]
 fn forged_terms_signature_is_refused() {
     let c = cast();
-    let t = terms(&c, Colours::Drawn, true, 1);
+    let t = terms(&c, ColorAssignment::Drawn, true, 1);
     let mut signed = sign(&c, &t);
     // Bob's signature replaced by one of Mallory over the same bytes.
     signed.signatures[1] = c.outsider.sign(tags::TERMS, &signed.terms);
@@ -51,7 +51,7 @@ fn forged_terms_signature_is_refused() {
 #[test]
 fn altered_terms_bytes_are_refused() {
     let c = cast();
-    let mut signed = sign(&c, &terms(&c, Colours::Drawn, true, 1));
+    let mut signed = sign(&c, &terms(&c, ColorAssignment::Drawn, true, 1));
     signed.terms.push(0);
     assert!(matches!(
         signed.verify(),
@@ -62,7 +62,7 @@ fn altered_terms_bytes_are_refused() {
 #[test]
 fn only_a_named_party_may_sign_and_every_party_must() {
     let c = cast();
-    let t = terms(&c, Colours::Drawn, true, 1);
+    let t = terms(&c, ColorAssignment::Drawn, true, 1);
     assert!(matches!(SignedTerms::sign(&t, &c.outsider), Err(TermsError::NotAParty { .. })));
     assert!(SignedTerms::sign(&t, &c.relay).is_ok());
     // The relay and the umpire sign too: terms without the umpire's signature bind no umpire.
@@ -74,7 +74,7 @@ fn only_a_named_party_may_sign_and_every_party_must() {
     signed.signatures[2] = c.outsider.sign(tags::TERMS, &signed.terms);
     assert!(matches!(signed.verify(), Err(TermsError::Signature { index: 2, .. })));
     // Without an umpire, three signers.
-    let open = terms(&c, Colours::Drawn, false, 1);
+    let open = terms(&c, ColorAssignment::Drawn, false, 1);
     assert_eq!(open.signers().len(), 3);
     assert!(sign(&c, &open).verify().is_ok());
 }
@@ -82,20 +82,20 @@ fn only_a_named_party_may_sign_and_every_party_must() {
 #[test]
 fn one_key_in_two_roles_is_refused() {
     let c = cast();
-    let mut t = terms(&c, Colours::Drawn, true, 1);
+    let mut t = terms(&c, ColorAssignment::Drawn, true, 1);
     t.players[1].key = t.players[0].key;
     assert!(matches!(t.validate(), Err(TermsError::KeyInTwoRoles { .. })));
-    let mut t = terms(&c, Colours::Drawn, true, 1);
+    let mut t = terms(&c, ColorAssignment::Drawn, true, 1);
     t.relay = c.alice.public();
     assert!(matches!(t.validate(), Err(TermsError::KeyInTwoRoles { .. })));
     // The relay as the umpire (accepted by v1's terms and relay, refused by its verifier).
-    let mut t = terms(&c, Colours::Drawn, true, 1);
+    let mut t = terms(&c, ColorAssignment::Drawn, true, 1);
     t.relay = c.umpire.public();
     assert_eq!(t.validate(), Err(TermsError::KeyInTwoRoles { key: c.umpire.public() }));
-    let mut t = terms(&c, Colours::Drawn, true, 1);
+    let mut t = terms(&c, ColorAssignment::Drawn, true, 1);
     t.players[1].seal_key = t.players[0].seal_key;
     assert_eq!(t.validate(), Err(TermsError::SealKeyInTwoRoles));
-    let mut t = terms(&c, Colours::Drawn, true, 1);
+    let mut t = terms(&c, ColorAssignment::Drawn, true, 1);
     t.limits.max_messages_per_side = 0;
     assert!(matches!(
         t.validate(),
@@ -106,7 +106,7 @@ fn one_key_in_two_roles_is_refused() {
 #[test]
 fn version_one_terms_are_refused() {
     let c = cast();
-    let mut t = terms(&c, Colours::Drawn, true, 1);
+    let mut t = terms(&c, ColorAssignment::Drawn, true, 1);
     t.version = 1;
     let signed = sign(&c, &t);
     assert!(matches!(
@@ -122,7 +122,7 @@ fn version_one_terms_are_refused() {
 #[test]
 fn terms_name_a_known_game_with_options_it_has() {
     let c = cast();
-    let t = terms(&c, Colours::Drawn, true, 1);
+    let t = terms(&c, ColorAssignment::Drawn, true, 1);
     let bytes = t.to_canonical();
     // `version`, the variant as a postcard string, then Kriegspiel's one option (touch-move).
     assert_eq!((bytes[0], &bytes[1..12]), (protocol::codec::VERSION, &b"\x0akriegspiel"[..]));
@@ -150,7 +150,7 @@ fn terms_name_a_known_game_with_options_it_has() {
         rules::GameOptions::SecretChess6(six),
     ]);
     for game in games {
-        let t = MatchTerms { game, ..terms_for(&c, game.variant(), Colours::Drawn) };
+        let t = MatchTerms { game, ..terms_for(&c, game.variant(), ColorAssignment::Drawn) };
         assert_eq!(t.validate(), Ok(()), "{game:?}");
         let bytes = t.to_canonical();
         assert_eq!(MatchTerms::from_canonical(&bytes), Ok(t.clone()), "{game:?}");
@@ -165,7 +165,7 @@ fn terms_name_a_known_game_with_options_it_has() {
 #[test]
 fn option_fields_outside_the_game_are_refused() {
     let c = cast();
-    let sic = terms_for(&c, rules::Variant::Sic, Colours::Drawn);
+    let sic = terms_for(&c, rules::Variant::Sic, ColorAssignment::Drawn);
     let bytes = sic.to_canonical();
     assert_eq!(&bytes[1..5], b"\x03sic");
     assert_eq!(bytes[5], 0, "spy: default");
@@ -176,7 +176,7 @@ fn option_fields_outside_the_game_are_refused() {
     original[5] = 2;
     assert!(matches!(MatchTerms::from_canonical(&original), Err(DecodeError::Malformed { .. })));
 
-    let six = terms_for(&c, rules::Variant::SecretChess6, Colours::Drawn);
+    let six = terms_for(&c, rules::Variant::SecretChess6, ColorAssignment::Drawn);
     let bytes = six.to_canonical();
     assert_eq!(&bytes[1..14], b"\x0csecretchess6");
     assert_eq!(&bytes[14..19], &[0, 0, 0, 0, 0], "freezes w/b, false square w/b, hidden scores");
@@ -246,7 +246,7 @@ fn a_seal_key_nothing_can_be_sealed_to_is_refused_at_the_terms() {
         );
         assert_eq!(check_seal_key(key), Err(KeyProblem::SmallOrder), "{key}");
         for seat in 0..3 {
-            let mut t = terms(&c, Colours::Drawn, true, 1);
+            let mut t = terms(&c, ColorAssignment::Drawn, true, 1);
             let role = match seat {
                 0 | 1 => {
                     t.players[seat].seal_key = *key;
@@ -324,7 +324,7 @@ fn every_signing_key_is_checked_strictly() {
     ] {
         assert_eq!(check_signing_key(&key), Err(problem), "{key}");
         for role in ["players[0]", "players[1]", "the relay", "the umpire"] {
-            let mut t = terms(&c, Colours::Drawn, true, 1);
+            let mut t = terms(&c, ColorAssignment::Drawn, true, 1);
             match role {
                 "players[0]" => t.players[0].key = key,
                 "players[1]" => t.players[1].key = key,
@@ -344,9 +344,9 @@ fn the_umpire_follows_the_variant() {
     let c = cast();
     for variant in rules::Variant::ALL {
         let umpired = variant.mode() == rules::Mode::Umpire;
-        let good = terms_for(&c, variant, Colours::Drawn);
+        let good = terms_for(&c, variant, ColorAssignment::Drawn);
         assert_eq!(good.validate(), Ok(()), "{variant}");
-        let other = terms(&c, Colours::Drawn, !umpired, 1).umpire;
+        let other = terms(&c, ColorAssignment::Drawn, !umpired, 1).umpire;
         let t = MatchTerms { umpire: other, ..good };
         assert_eq!(t.validate(), Err(TermsError::Umpire { variant, named: !umpired }));
     }
@@ -359,7 +359,7 @@ fn the_umpire_follows_the_variant() {
 #[test]
 fn every_deadline_cap_and_budget_is_bounded() {
     let c = cast();
-    let base = terms(&c, Colours::Drawn, true, 1);
+    let base = terms(&c, ColorAssignment::Drawn, true, 1);
     type Set = fn(&mut MatchTerms, u64);
     let fields: [(&str, std::ops::RangeInclusive<u64>, Set); 7] = [
         ("time_control.initial_ms", bounds::INITIAL_MS, |t, v| t.time_control.initial_ms = v),

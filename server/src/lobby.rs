@@ -17,7 +17,7 @@ use crate::admission::Busy;
 use crate::config::Config;
 use protocol::names::SignedName;
 use protocol::terms::{
-    Colours, Limits, MatchTerms, PlayerTerms, SignedTerms, TimeControl, UmpireTerms,
+    ColorAssignment, Limits, MatchTerms, PlayerTerms, SignedTerms, TimeControl, UmpireTerms,
 };
 use protocol::{PublicKey, Signature};
 use serde::{Deserialize, Serialize};
@@ -463,9 +463,9 @@ pub fn write_terms(config: &Config, p: &Pending) -> Result<(MatchTerms, Vec<u8>)
     let (seal, nonce) = p.acceptor.1.parse()?;
     let acceptor = PlayerTerms { key: p.acceptor.0, seal_key: seal, nonce };
     let (players, colours) = match c.color {
-        ColorChoice::White => ([challenger, acceptor], Colours::FirstIsWhite),
-        ColorChoice::Black => ([acceptor, challenger], Colours::FirstIsWhite),
-        ColorChoice::Random => ([challenger, acceptor], Colours::Drawn),
+        ColorChoice::White => ([challenger, acceptor], ColorAssignment::FirstIsWhite),
+        ColorChoice::Black => ([acceptor, challenger], ColorAssignment::FirstIsWhite),
+        ColorChoice::Random => ([challenger, acceptor], ColorAssignment::Drawn),
     };
     let umpire = match &p.umpire {
         None => None,

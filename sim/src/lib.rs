@@ -33,8 +33,8 @@
 //!
 //! | hook | sees | use it for |
 //! |---|---|---|
-//! | `policies[i]` | a [`protocol::roles::Ask`]; returns action bytes | illegal moves, bad setups or tie-breaks, garbage action bytes (non-canonical, trailing bytes) |
-//! | `player_hooks[i]` | every payload player `i` is about to sign or seal; may change it or return `false` to suppress it | a false Intrigue informer denial, a false claim, an opening that does not match, a missing reveal (suppress the `Open`s) |
+//! | `policies[i]` | a [`protocol::roles::Ask`]; returns a typed action ([`rules::AnyAction`]) | illegal moves, bad setups or tie-breaks, an action of another game |
+//! | `player_hooks[i]` | every payload player `i` is about to sign or seal; may change it or return `false` to suppress it | a false Intrigue informer denial, a false claim, an opening that does not match, a missing reveal (suppress the `Open`s), garbage action bytes (non-canonical, trailing bytes: change a `Payload::Action`) |
 //! | `umpire_hook` | every payload the umpire is about to sign or seal | a false umpire claim, a missing ack |
 //! | `umpire_lie` | each observation (side, running index, bytes) before it is sealed | false Kriegspiel announcements, false SIC legal-move lists or checks, false 6x6 red squares or scores, a false SIC start view |
 //! | `wire` | every signed message ([`Wire`]: author, index, bytes, time, the [`Cast`]) before the relay; returns a [`Fate`] | forged signatures (flip a byte), messages from another match, non-canonical or trailing bytes, drops, duplicates, reordering (`Fate::Hold`), a relay that withholds a message (`Fate::Delay`) |
@@ -52,7 +52,7 @@
 //! tests that need a record the relay would never write (a truncated record, a forged signature
 //! inside it) edit [`Selfplay::record`] afterwards and re-sign with the [`Cast`].
 //!
-//! With `colours: Colours::FirstIsWhite`, player 0 is White; by default colours are drawn.
+//! With `colours: ColorAssignment::FirstIsWhite`, player 0 is White; by default colours are drawn.
 #![warn(missing_docs)]
 
 pub mod loadtest;

@@ -37,7 +37,7 @@ use protocol::wire::ServerFrame;
 use protocol::{Identity, MessageHash};
 use rand_chacha::ChaCha20Rng;
 use rand_core::{Rng, SeedableRng};
-use rules::{Color, Variant};
+use rules::{AnyAction, Color, Variant};
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, HashMap};
 use std::net::IpAddr;
@@ -386,10 +386,10 @@ impl Load {
 }
 
 /// One Kriegspiel game (or, in another game without a setup, one game) drawn from `seed`:
-/// the canonical action bytes of every ply, each uniformly drawn among the legal actions of
-/// the full position, until the rules end the game or `max_plies`. Empty for games whose
-/// start needs setups or seeds (SIC, Intrigue, 6x6).
-pub fn script(variant: Variant, seed: [u8; 32], max_plies: usize) -> Vec<Vec<u8>> {
+/// the action of every ply, each uniformly drawn among the legal actions of the full
+/// position, until the rules end the game or `max_plies`. Empty for games whose start needs
+/// setups or seeds (SIC, Intrigue, 6x6).
+pub fn script(variant: Variant, seed: [u8; 32], max_plies: usize) -> Vec<AnyAction> {
     let mut line = Vec::new();
     if matches!(variant, Variant::Sic | Variant::Intrigue | Variant::SecretChess6) {
         return line;
@@ -407,7 +407,7 @@ pub fn script(variant: Variant, seed: [u8; 32], max_plies: usize) -> Vec<Vec<u8>
             Ok(next) => game = next.state,
             Err(_) => break,
         }
-        line.push(protocol::game::encode_action(pick));
+        line.push(pick.clone());
     }
     line
 }
@@ -415,7 +415,7 @@ pub fn script(variant: Variant, seed: [u8; 32], max_plies: usize) -> Vec<Vec<u8>
 /// A policy that plays its side's plies of a [`script`] while what it is offered contains
 /// them, then (and for setups and tie-breaks) a [`RandomBot`].
 pub struct Scripted {
-    line: Arc<Vec<Vec<u8>>>,
+    line: Arc<Vec<AnyAction>>,
     next: Option<usize>,
     off_script: bool,
     bot: RandomBot,
@@ -423,13 +423,13 @@ pub struct Scripted {
 
 impl Scripted {
     /// A policy following `line`, with a bot drawing from `seed` for everything else.
-    pub fn new(line: Arc<Vec<Vec<u8>>>, seed: [u8; 32]) -> Scripted {
+    pub fn new(line: Arc<Vec<AnyAction>>, seed: [u8; 32]) -> Scripted {
         Scripted { line, next: None, off_script: false, bot: RandomBot::new(seed) }
     }
 }
 
 impl Policy for Scripted {
-    fn decide(&mut self, variant: Variant, side: Color, ask: &Ask) -> Vec<u8> {
+    fn decide(&mut self, variant: Variant, side: Color, ask: &Ask) -> AnyAction {
         if let (Ask::Choose(options), false) = (ask, self.off_script) {
             let ply = *self.next.get_or_insert(usize::from(side == Color::Black));
             if let Some(m) = self.line.get(ply).filter(|m| options.contains(m)) {
@@ -493,16 +493,16 @@ async fn sign_in_pair(shared: &Shared, pair: usize) -> Result<Players, ()> {
     };
     let source =
         |i: usize| (!config.sources.is_empty()).then(|| config.sources[i % config.sources.len()]);
-    let identity = |colour: &str| {
+    let identity = |color: &str| {
         Identity::from_seed(&crate::selfplay::derive(
             config.seed,
-            &format!("loadtest/{pair}/{colour}"),
+            &format!("loadtest/{pair}/{color}"),
         ))
     };
     let mut sessions = Vec::new();
-    for (i, colour) in ["white", "black"].into_iter().enumerate() {
-        let id = identity(colour);
-        let name = format!("load-{pair}-{colour}");
+    for (i, color) in ["white", "black"].into_iter().enumerate() {
+        let id = identity(color);
+        let name = format!("load-{pair}-{color}");
         loop {
             if shared.stopping() {
                 return Err(());
@@ -841,8 +841,8 @@ impl SeatLoop<'_> {
             return;
         }
         let Some(side) = self.player.side() else { return };
-        let bytes = self.policy.decide(self.variant, side, &ask);
-        if let Err(e) = self.player.handle(Input::Decision(bytes)) {
+        let action = self.policy.decide(self.variant, side, &ask);
+        if let Err(e) = self.player.handle(Input::Decision(action)) {
             self.shared.error(format!("decision refused by the player: {e}"));
         }
     }
@@ -887,11 +887,10 @@ mod tests {
         // Replayed through the rules, every ply is legal for the side to act.
         let options = rules::GameOptions::default_for(Variant::Kriegspiel);
         let mut game = rules::AnyGame::start(&options, None).expect("starts");
-        for (i, ply) in line.iter().enumerate() {
+        for (i, action) in line.iter().enumerate() {
             let actor = if i % 2 == 0 { Color::White } else { Color::Black };
-            let action = protocol::game::decode_action(Variant::Kriegspiel, ply).expect("decodes");
-            assert!(game.legal_actions().contains(&action), "ply {i}");
-            game = game.apply(actor, &action).expect("legal").state;
+            assert!(game.legal_actions().contains(action), "ply {i}");
+            game = game.apply(actor, action).expect("legal").state;
         }
         // It stops at the end of the game or at the cap.
         assert!(game.result().is_some() || line.len() == MAX_SCRIPT_PLIES);
@@ -901,21 +900,29 @@ mod tests {
     #[test]
     fn the_scripted_policy_plays_its_side_of_the_script_then_what_it_is_offered() {
         let line = Arc::new(script(Variant::Kriegspiel, [5; 32], 4));
-        let all = |extra: &[u8]| {
-            let mut v: Vec<Vec<u8>> = line.iter().cloned().collect();
-            v.push(extra.to_vec());
+        // Attempts no script plays (a1 to a1, a1 to a2): one extra offer, and one only offer.
+        let attempt = |to: u8| {
+            let from = rules::Square::new(0, 0).expect("a1");
+            let to = rules::Square::new(0, to).expect("a square of the a file");
+            AnyAction::Kriegspiel(rules::Move::new(from, to))
+        };
+        let (x, only_one) = (attempt(0), attempt(1));
+        assert!(!line.contains(&x) && !line.contains(&only_one));
+        let all = |extra: &AnyAction| {
+            let mut v: Vec<AnyAction> = line.iter().cloned().collect();
+            v.push(extra.clone());
             Ask::Choose(v)
         };
         let mut black = Scripted::new(line.clone(), [1; 32]);
-        assert_eq!(black.decide(Variant::Kriegspiel, Color::Black, &all(b"x")), line[1]);
-        assert_eq!(black.decide(Variant::Kriegspiel, Color::Black, &all(b"x")), line[3]);
+        assert_eq!(black.decide(Variant::Kriegspiel, Color::Black, &all(&x)), line[1]);
+        assert_eq!(black.decide(Variant::Kriegspiel, Color::Black, &all(&x)), line[3]);
         // Past the script: something it was offered.
-        let only = Ask::Choose(vec![b"only".to_vec()]);
-        assert_eq!(black.decide(Variant::Kriegspiel, Color::Black, &only), b"only".to_vec());
+        let only = Ask::Choose(vec![only_one.clone()]);
+        assert_eq!(black.decide(Variant::Kriegspiel, Color::Black, &only), only_one);
         // A script move it is not offered: off the script for good.
         let mut white = Scripted::new(line.clone(), [1; 32]);
-        assert_eq!(white.decide(Variant::Kriegspiel, Color::White, &only), b"only".to_vec());
-        assert_eq!(white.decide(Variant::Kriegspiel, Color::White, &only), b"only".to_vec());
+        assert_eq!(white.decide(Variant::Kriegspiel, Color::White, &only), only_one);
+        assert_eq!(white.decide(Variant::Kriegspiel, Color::White, &only), only_one);
     }
 
     #[test]

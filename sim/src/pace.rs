@@ -25,8 +25,8 @@ pub fn unhurried(
                 SeatEvent::Ask(ask) => {
                     let Some((variant, side)) = seen else { continue };
                     tokio::time::sleep(pace).await;
-                    let bytes = bot.decide(variant, side, &ask);
-                    if cmd_tx.send(SeatCommand::Decide(bytes)).await.is_err() {
+                    let action = bot.decide(variant, side, &ask);
+                    if cmd_tx.send(SeatCommand::Decide(action)).await.is_err() {
                         return;
                     }
                 }

@@ -13,8 +13,8 @@ use protocol::relay::{Entry, Relay, RelayError, RelayEvent};
 use protocol::roles::{Ask, Input, Output, Participant, Player, Policy, RoleError, Umpire};
 use protocol::seal::SealSecret;
 use protocol::terms::{
-    AgreedTerms, Colours, Limits, MatchTerms, PlayerTerms, SignedTerms, TermsError, TimeControl,
-    UmpireTerms,
+    AgreedTerms, ColorAssignment, Limits, MatchTerms, PlayerTerms, SignedTerms, TermsError,
+    TimeControl, UmpireTerms,
 };
 use protocol::{Channel, PublicKey};
 use rules::Mode;
@@ -28,7 +28,7 @@ pub const STEP_MS: u64 = 10;
 pub const START_MS: u64 = 1_000;
 
 /// Who did something in a self-played match. Players are named by their place in the terms
-/// (`players[0]`, `players[1]`); with [`Colours::FirstIsWhite`] player 0 is White.
+/// (`players[0]`, `players[1]`); with [`ColorAssignment::FirstIsWhite`] player 0 is White.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Who {
     /// `players[i]` of the terms.
@@ -155,7 +155,7 @@ pub struct SelfplayConfig {
     /// Everything random derives from this.
     pub seed: u64,
     /// Colours: drawn from the contributions (default) or `players[0]` is White.
-    pub colours: Colours,
+    pub colours: ColorAssignment,
     /// Whether the terms say rated (default: rated).
     pub rated: bool,
     /// Stop after this many player actions in all (moves, attempts, setups): a safety cap,
@@ -208,7 +208,7 @@ impl SelfplayConfig {
         SelfplayConfig {
             game: GameOptions::default_for(variant),
             seed,
-            colours: Colours::Drawn,
+            colours: ColorAssignment::Drawn,
             rated: true,
             max_actions: 20_000,
             policies: [None, None],

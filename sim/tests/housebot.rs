@@ -3,7 +3,7 @@
 
 use client::{HouseBot, RandomBot};
 use protocol::message::Outcome;
-use protocol::terms::Colours;
+use protocol::terms::ColorAssignment;
 use rules::Variant;
 use sim::{SelfplayConfig, selfplay_with};
 
@@ -16,7 +16,7 @@ fn score(variant: Variant, games: u64, first_seed: u64) -> (u64, u64, Vec<String
     for g in 0..games {
         let seed = first_seed + g;
         let mut config = SelfplayConfig::new(variant, seed);
-        config.colours = Colours::FirstIsWhite;
+        config.colours = ColorAssignment::FirstIsWhite;
         let house_white = g % 2 == 0;
         let house: Box<dyn protocol::roles::Policy> =
             Box::new(HouseBot::new(sim::selfplay::derive(seed, "house")));

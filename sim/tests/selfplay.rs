@@ -15,8 +15,8 @@ use protocol::game::{self, claim_of};
 use protocol::message::{Claim, Expectation, Payload};
 use protocol::record::MatchRecord;
 use protocol::seed::setup_seed;
-use protocol::terms::Colours;
-use rules::AnyGame;
+use protocol::terms::ColorAssignment;
+use rules::{AnyAction, AnyGame};
 use rules::{ByColor, Color, Variant};
 use sim::{Fate, SelfplayConfig, Who, selfplay_with};
 use std::collections::{BTreeMap, VecDeque};
@@ -57,9 +57,9 @@ fn replay(record: &MatchRecord) -> Replayed {
             _ => {}
         }
     }
-    let colours: ByColor<protocol::PublicKey> = t.fixed_colours().unwrap_or_else(|| {
+    let colours: ByColor<protocol::PublicKey> = t.fixed_colors().unwrap_or_else(|| {
         let c = [contributions[&t.players[0].key], contributions[&t.players[1].key]];
-        protocol::seed::draw_colours(t, &agreed.match_id, &c)
+        protocol::seed::draw_colors(t, &agreed.match_id, &c)
     });
     // Every disclosure reproduces the setup its author signed on the channel, for the recipient
     // the terms name, and its key opens the sealed message to the disclosed plaintext.
@@ -305,7 +305,7 @@ fn the_same_seed_gives_the_same_bytes() {
 
 fn first_is_white(variant: Variant, seed: u64) -> SelfplayConfig {
     let mut c = SelfplayConfig::new(variant, seed);
-    c.colours = Colours::FirstIsWhite;
+    c.colours = ColorAssignment::FirstIsWhite;
     c
 }
 
@@ -326,14 +326,13 @@ fn a_lying_umpire_signs_its_lie_and_the_replay_sees_it() {
 fn a_player_that_plays_an_illegal_move_forfeits_to_the_umpire() {
     struct Illegal;
     impl protocol::roles::Policy for Illegal {
-        fn decide(&mut self, v: Variant, s: Color, ask: &protocol::roles::Ask) -> Vec<u8> {
+        fn decide(&mut self, v: Variant, s: Color, ask: &protocol::roles::Ask) -> AnyAction {
             match ask {
                 // a1a1 is never a legal SIC move.
-                protocol::roles::Ask::Choose(_) => rules::Move::new(
+                protocol::roles::Ask::Choose(_) => AnyAction::Sic(rules::Move::new(
                     rules::Square::new(0, 0).unwrap(),
                     rules::Square::new(0, 0).unwrap(),
-                )
-                .to_canonical(),
+                )),
                 other => client::RandomBot::new([0; 32]).decide(v, s, other),
             }
         }

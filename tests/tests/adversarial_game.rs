@@ -9,7 +9,7 @@
 
 use protocol::codec::Canonical;
 use protocol::message::{Outcome, Payload};
-use protocol::terms::Colours;
+use protocol::terms::ColorAssignment;
 use protocol::{Channel, Color, PublicKey};
 use rules::kriegspiel::{Answer, CheckKind};
 use rules::secretchess6 as sc6;
@@ -22,7 +22,7 @@ use verifier::{FaultKind, MatchRole, Verdict};
 fn config(variant: Variant, seed: u64) -> SelfplayConfig {
     let mut c = SelfplayConfig::new(variant, seed);
     if variant != Variant::Sic {
-        c.colours = Colours::FirstIsWhite;
+        c.colours = ColorAssignment::FirstIsWhite;
     }
     c
 }
@@ -425,11 +425,11 @@ fn r_s11_illegal_sic_move_forfeits_the_mover() {
             v: Variant,
             side: rules::Color,
             ask: &protocol::roles::Ask,
-        ) -> Vec<u8> {
+        ) -> rules::AnyAction {
             match ask {
                 protocol::roles::Ask::Choose(_) => {
                     let a1 = Square::from_index(0).expect("a1");
-                    rules::Move::new(a1, a1).to_canonical()
+                    rules::AnyAction::Sic(rules::Move::new(a1, a1))
                 }
                 _ => self.0.decide(v, side, ask),
             }

@@ -16,10 +16,10 @@ use protocol::message::{MessageBody, Payload, Receipt};
 use protocol::record::MatchRecord;
 use protocol::relay::reads;
 use protocol::roles::{Ask, Policy};
-use protocol::terms::Colours;
+use protocol::terms::ColorAssignment;
 use protocol::wire::ServerFrame;
 use protocol::{Channel, PublicKey};
-use rules::{Color, Variant};
+use rules::{AnyAction, Color, Variant};
 use sim::selfplay::derive;
 use sim::{SelfplayConfig, selfplay_with};
 
@@ -95,7 +95,7 @@ fn black_frames(record: &MatchRecord) -> Vec<(usize, Shape)> {
 
 fn colours(record: &MatchRecord) -> ByColor<PublicKey> {
     let agreed = record.terms.verify().expect("terms");
-    // Colours::FirstIsWhite in every run here.
+    // ColorAssignment::FirstIsWhite in every run here.
     ByColor { white: agreed.terms.players[0].key, black: agreed.terms.players[1].key }
 }
 
@@ -125,13 +125,14 @@ impl Changed {
 }
 
 /// A Kriegspiel attempt no position allows: a promotion from the third rank to the fourth.
-fn never_legal(i: usize) -> Vec<u8> {
+fn never_legal(i: usize) -> AnyAction {
     let file = char::from(b'a' + u8::try_from(i % 8).expect("a file"));
-    rules::kriegspiel::parse_attempt(&format!("{file}3{file}4q")).expect("UCI text").to_canonical()
+    let attempt = rules::kriegspiel::parse_attempt(&format!("{file}3{file}4q")).expect("UCI text");
+    AnyAction::Kriegspiel(attempt)
 }
 
 impl Policy for Changed {
-    fn decide(&mut self, variant: Variant, side: Color, ask: &Ask) -> Vec<u8> {
+    fn decide(&mut self, variant: Variant, side: Color, ask: &Ask) -> AnyAction {
         let choice = matches!(ask, Ask::Choose(options) if options.len() > 1);
         if choice && self.asked == self.at && self.inserted < self.attempts {
             self.inserted += 1;
@@ -154,7 +155,7 @@ impl Policy for Changed {
 
 fn run(variant: Variant, seed: u64, white: Option<Changed>) -> MatchRecord {
     let mut config = SelfplayConfig::new(variant, seed);
-    config.colours = Colours::FirstIsWhite;
+    config.colours = ColorAssignment::FirstIsWhite;
     config.policies[0] = Some(Box::new(white.unwrap_or_else(|| Changed::new(seed, 0, 0, false))));
     let s = selfplay_with(config).unwrap_or_else(|e| panic!("{variant}/{seed}: {e}"));
     assert!(s.refused.is_empty(), "{variant}/{seed}: relay refused {:?}", s.refused);
@@ -281,7 +282,7 @@ impl Remote {
 async fn next_ask(
     events: &mut mpsc::UnboundedReceiver<SeatEvent>,
     seen: &mut Vec<protocol::relay::Entry>,
-) -> Vec<Vec<u8>> {
+) -> Vec<AnyAction> {
     loop {
         match tokio::time::timeout(Duration::from_secs(30), events.recv()).await {
             Ok(Some(SeatEvent::Ask(Ask::Choose(options)))) => return options,
@@ -292,16 +293,10 @@ async fn next_ask(
     }
 }
 
-fn option(options: &[Vec<u8>], uci: &str) -> Vec<u8> {
+fn option(options: &[AnyAction], uci: &str) -> AnyAction {
     options
         .iter()
-        .find(|b| {
-            protocol::game::decode_action(Variant::Kriegspiel, b)
-                .ok()
-                .and_then(|a| a.as_move().map(|m| m.uci(rules::Alphabet::ORTHODOX)))
-                .as_deref()
-                == Some(uci)
-        })
+        .find(|a| a.as_move().map(|m| m.uci(rules::Alphabet::ORTHODOX)).as_deref() == Some(uci))
         .unwrap_or_else(|| panic!("{uci} is not offered"))
         .clone()
 }
@@ -404,9 +399,9 @@ async fn server_run(net: &Net, tag: &str, attempts: bool) -> (Vec<Shape>, Vec<(S
     let (w_tx, mut w_ev) = white_seat.take().await;
     let (b_tx, mut b_ev) = black_seat.take().await;
     let (mut w_seen, mut b_seen) = (Vec::new(), Vec::new());
-    let play = |tx: &mpsc::Sender<SeatCommand>, bytes: Vec<u8>| {
+    let play = |tx: &mpsc::Sender<SeatCommand>, action: AnyAction| {
         let tx = tx.clone();
-        async move { tx.send(SeatCommand::Decide(bytes)).await.expect("seat") }
+        async move { tx.send(SeatCommand::Decide(action)).await.expect("seat") }
     };
     play(&w_tx, option(&next_ask(&mut w_ev, &mut w_seen).await, "e2e4")).await;
     play(&b_tx, option(&next_ask(&mut b_ev, &mut b_seen).await, "a7a6")).await;

@@ -27,6 +27,7 @@ use network::{Net, bot, identity, paced_bot};
 use protocol::Identity;
 use protocol::codec::Canonical;
 use protocol::roles::Ask;
+use rules::AnyAction;
 use serde_json::{Value, json};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -554,7 +555,7 @@ async fn remote_match_with(
 }
 
 /// Waits for the seat's next question; the options it offers.
-async fn next_ask(events: &mut mpsc::UnboundedReceiver<SeatEvent>) -> Vec<Vec<u8>> {
+async fn next_ask(events: &mut mpsc::UnboundedReceiver<SeatEvent>) -> Vec<AnyAction> {
     loop {
         match tokio::time::timeout(Duration::from_secs(30), events.recv()).await {
             Ok(Some(SeatEvent::Ask(Ask::Choose(options)))) => return options,
@@ -565,16 +566,10 @@ async fn next_ask(events: &mut mpsc::UnboundedReceiver<SeatEvent>) -> Vec<Vec<u8
 }
 
 /// The option that plays `uci`.
-fn option(variant: rules::Variant, options: &[Vec<u8>], uci: &str) -> Vec<u8> {
+fn option(options: &[AnyAction], uci: &str) -> AnyAction {
     options
         .iter()
-        .find(|b| {
-            protocol::game::decode_action(variant, b)
-                .ok()
-                .and_then(|a| a.as_move().map(|m| m.uci(rules::Alphabet::ORTHODOX)))
-                .as_deref()
-                == Some(uci)
-        })
+        .find(|a| a.as_move().map(|m| m.uci(rules::Alphabet::ORTHODOX)).as_deref() == Some(uci))
         .unwrap_or_else(|| panic!("{uci} is not offered"))
         .clone()
 }
@@ -618,15 +613,14 @@ async fn a_kriegspiel_players_illegal_attempts_show_in_no_public_answer() {
     let net = Net::start("admit-hidden").await;
     let (white, black, (w_tx, mut w_ev), (b_tx, mut b_ev)) =
         remote_match(&net, ("k-white", "k-black"), "kriegspiel").await;
-    let k = rules::Variant::Kriegspiel;
-    let play = |tx: &mpsc::Sender<SeatCommand>, bytes: Vec<u8>| {
+    let play = |tx: &mpsc::Sender<SeatCommand>, action: AnyAction| {
         let tx = tx.clone();
-        async move { tx.send(SeatCommand::Decide(bytes)).await.expect("seat") }
+        async move { tx.send(SeatCommand::Decide(action)).await.expect("seat") }
     };
     // 1. e4 a6 2. Qh5: Black's f-pawn is pinned (f7-f6 and f7-f5 expose its king).
-    play(&w_tx, option(k, &next_ask(&mut w_ev).await, "e2e4")).await;
-    play(&b_tx, option(k, &next_ask(&mut b_ev).await, "a7a6")).await;
-    play(&w_tx, option(k, &next_ask(&mut w_ev).await, "d1h5")).await;
+    play(&w_tx, option(&next_ask(&mut w_ev).await, "e2e4")).await;
+    play(&b_tx, option(&next_ask(&mut b_ev).await, "a7a6")).await;
+    play(&w_tx, option(&next_ask(&mut w_ev).await, "d1h5")).await;
     let options = next_ask(&mut b_ev).await;
     let id = net.live_of(&black.session().key, 1).await;
     let hex = protocol::hex::encode(&id.0);
@@ -637,9 +631,9 @@ async fn a_kriegspiel_players_illegal_attempts_show_in_no_public_answer() {
     let before = public_answers(&net, &hex).await;
     let entries_before = stored(&net);
     // Two illegal attempts, each answered "illegal" to Black alone.
-    play(&b_tx, option(k, &options, "f7f6")).await;
+    play(&b_tx, option(&options, "f7f6")).await;
     let options = next_ask(&mut b_ev).await;
-    play(&b_tx, option(k, &options, "f7f5")).await;
+    play(&b_tx, option(&options, "f7f5")).await;
     let options = next_ask(&mut b_ev).await;
     let after = public_answers(&net, &hex).await;
     assert!(stored(&net) >= entries_before + 4, "the attempts and answers were logged");
@@ -648,7 +642,7 @@ async fn a_kriegspiel_players_illegal_attempts_show_in_no_public_answer() {
     assert!(!lobby.contains("\"entries\""), "no entry count: {lobby}");
     assert!(lobby.contains("\"running\":\"black\""), "the side to move is public: {lobby}");
     // The legal move: the turn passes, and that is public.
-    play(&b_tx, option(k, &options, "g7g6")).await;
+    play(&b_tx, option(&options, "g7g6")).await;
     let _ = next_ask(&mut w_ev).await;
     let moved = public_answers(&net, &hex).await;
     assert!(moved[0].1.contains("\"running\":\"white\""), "{}", moved[0].1);
@@ -673,9 +667,8 @@ async fn a_stalled_resignation(name: &str, max_host_stall_ms: u64) -> (Vec<u64>,
     let net = Net::start_with(name, |c| c.limits.max_host_stall_ms = max_host_stall_ms).await;
     let (white, _black, (w_tx, mut w_ev), (b_tx, mut b_ev)) =
         remote_match(&net, ("t-white", "t-black"), "chess").await;
-    let c = rules::Variant::Chess;
     let options = next_ask(&mut w_ev).await;
-    w_tx.send(SeatCommand::Decide(option(c, &options, "e2e4"))).await.expect("seat");
+    w_tx.send(SeatCommand::Decide(option(&options, "e2e4"))).await.expect("seat");
     let options = next_ask(&mut b_ev).await;
     // Another writer holds the database: the host's storage stalls.
     let db = net.dir.join("server").join("fogproof.sqlite");
@@ -683,7 +676,7 @@ async fn a_stalled_resignation(name: &str, max_host_stall_ms: u64) -> (Vec<u64>,
         .await
         .expect("a second connection");
     sqlx::query("BEGIN IMMEDIATE").execute(&mut writer).await.expect("the write lock");
-    b_tx.send(SeatCommand::Decide(option(c, &options, "e7e5"))).await.expect("seat");
+    b_tx.send(SeatCommand::Decide(option(&options, "e7e5"))).await.expect("seat");
     tokio::time::sleep(Duration::from_millis(200)).await;
     w_tx.send(SeatCommand::Resign).await.expect("resign");
     tokio::time::sleep(Duration::from_millis(HELD_MS)).await;
@@ -864,10 +857,9 @@ async fn an_umpire_behind_gets_no_new_match_and_its_matches_end_validly() {
     }
     assert_eq!(s.umpires.of(&u, tokio::time::Instant::now()).answers, 0);
     // The umpire hears nothing from now on: White's first attempt waits for its answer.
-    let k = rules::Variant::Kriegspiel;
     let options = next_ask(&mut w_ev).await;
     proxy.hold(true);
-    w_tx.send(SeatCommand::Decide(option(k, &options, "e2e4"))).await.expect("seat");
+    w_tx.send(SeatCommand::Decide(option(&options, "e2e4"))).await.expect("seat");
     let mut owing = s.umpires.of(&u, tokio::time::Instant::now());
     for _ in 0..500 {
         if owing.oldest_ms > LAG_MS {
@@ -922,7 +914,7 @@ async fn an_umpire_behind_gets_no_new_match_and_its_matches_end_validly() {
     }
     assert_eq!(status, 200, "admitted once the umpire caught up");
     // The held match goes on and ends validly: nobody, the umpire included, is at fault.
-    b_tx.send(SeatCommand::Decide(option(k, &b_options, "a7a6"))).await.expect("seat");
+    b_tx.send(SeatCommand::Decide(option(&b_options, "a7a6"))).await.expect("seat");
     let _ = next_ask(&mut w_ev).await;
     w_tx.send(SeatCommand::Resign).await.expect("resign");
     let (_, record) = net.finished(&white).await;
@@ -951,21 +943,20 @@ async fn a_deadline_inside_a_stall(
     .await;
     let (white, black, (w_tx, mut w_ev), (b_tx, mut b_ev)) =
         remote_match_with(&net, ("d-white", "d-black"), "chess", CLOCK_S, None).await;
-    let c = rules::Variant::Chess;
     let options = next_ask(&mut w_ev).await;
     let db = net.dir.join("server").join("fogproof.sqlite");
     let mut writer = sqlx::sqlite::SqliteConnection::connect(&format!("sqlite://{}", db.display()))
         .await
         .expect("a second connection");
     sqlx::query("BEGIN IMMEDIATE").execute(&mut writer).await.expect("the write lock");
-    w_tx.send(SeatCommand::Decide(option(c, &options, "e2e4"))).await.expect("seat");
+    w_tx.send(SeatCommand::Decide(option(&options, "e2e4"))).await.expect("seat");
     tokio::time::sleep(Duration::from_millis(STALL_MS)).await;
     sqlx::query("ROLLBACK").execute(&mut writer).await.expect("released");
     drop(writer);
     // Black is asked once the move is stored, unless the match ended first (on time).
     let answered = match ask_or_end(&white, &mut b_ev).await {
         Some(options) => {
-            b_tx.send(SeatCommand::Decide(option(c, &options, "e7e5"))).await.expect("seat");
+            b_tx.send(SeatCommand::Decide(option(&options, "e7e5"))).await.expect("seat");
             true
         }
         None => false,
@@ -985,7 +976,7 @@ async fn a_deadline_inside_a_stall(
 async fn ask_or_end(
     white: &Agent,
     events: &mut mpsc::UnboundedReceiver<SeatEvent>,
-) -> Option<Vec<Vec<u8>>> {
+) -> Option<Vec<AnyAction>> {
     for _ in 0..600 {
         if !white.records().is_empty() {
             return None;

@@ -54,7 +54,7 @@ impl protocol::roles::Policy for Leaper {
         v: rules::Variant,
         side: rules::Color,
         ask: &protocol::roles::Ask,
-    ) -> Vec<u8> {
+    ) -> rules::AnyAction {
         self.decisions += 1;
         if self.decisions == self.at {
             self.leap.store(LEAP_MS, Ordering::SeqCst);

@@ -7,7 +7,7 @@
 use protocol::codec::Canonical;
 use protocol::message::{Claim, MessageBody, Outcome, Owed, Payload, SignedMessage};
 use protocol::relay::RelayError;
-use protocol::terms::Colours;
+use protocol::terms::ColorAssignment;
 use protocol::{Channel, Color, PublicKey};
 use rules::Variant;
 use sim::selfplay::{Fate, Who};
@@ -19,7 +19,7 @@ use verifier::{FaultKind, MatchRole, Verdict};
 fn config(variant: Variant, seed: u64) -> SelfplayConfig {
     let mut c = SelfplayConfig::new(variant, seed);
     if variant != Variant::Sic {
-        c.colours = Colours::FirstIsWhite;
+        c.colours = ColorAssignment::FirstIsWhite;
     }
     c
 }
@@ -667,11 +667,16 @@ struct Flooder {
 }
 
 impl protocol::roles::Policy for Flooder {
-    fn decide(&mut self, v: Variant, side: rules::Color, ask: &protocol::roles::Ask) -> Vec<u8> {
+    fn decide(
+        &mut self,
+        v: Variant,
+        side: rules::Color,
+        ask: &protocol::roles::Ask,
+    ) -> rules::AnyAction {
         if self.floods > 0 && matches!(ask, protocol::roles::Ask::Choose(_)) {
             self.floods -= 1;
             let a1 = rules::Square::from_index(0).expect("a1");
-            return rules::Move::new(a1, a1).to_canonical();
+            return rules::AnyAction::Kriegspiel(rules::Move::new(a1, a1));
         }
         self.bot.decide(v, side, ask)
     }

@@ -25,8 +25,8 @@ use protocol::relay::{Relay, RelayError};
 use protocol::roles::{Player, Umpire};
 use protocol::seal::{SealPublicKey, SealSecret};
 use protocol::terms::{
-    AgreedTerms, Colours, Limits, MatchTerms, PlayerTerms, SignedTerms, TermsError, TimeControl,
-    UmpireTerms, bounds, match_id,
+    AgreedTerms, ColorAssignment, Limits, MatchTerms, PlayerTerms, SignedTerms, TermsError,
+    TimeControl, UmpireTerms, bounds, match_id,
 };
 use protocol::{Identity, PublicKey, Signature};
 use rules::{GameOptions, Mode, Variant};
@@ -75,7 +75,7 @@ fn server_terms(c: &Cast, variant: Variant) -> MatchTerms {
         version: VERSION,
         game: GameOptions::default_for(variant),
         players: [player(&c.alice, 1), player(&c.bob, 2)],
-        colours: Colours::FirstIsWhite,
+        colours: ColorAssignment::FirstIsWhite,
         rated: false,
         relay: c.relay.public(),
         umpire: (variant.mode() == Mode::Umpire).then(|| umpire_terms(&c.umpire)),
@@ -277,7 +277,7 @@ fn build(c: &Cast, s: &Spec) -> MatchTerms {
         t.game = GameOptions::SecretChess6(six);
     }
     if s.drawn {
-        t.colours = Colours::Drawn;
+        t.colours = ColorAssignment::Drawn;
     }
     let seal_of = |change: u8, key: SealPublicKey| match change {
         1 => low_order(0),
@@ -449,7 +449,7 @@ fn the_agent_refuses_terms_that_are_not_its_challenges() {
     // second; "random" drawn, the challenger first.
     let swapped =
         MatchTerms { players: [good.players[1].clone(), good.players[0].clone()], ..good.clone() };
-    let drawn = MatchTerms { colours: Colours::Drawn, ..good.clone() };
+    let drawn = MatchTerms { colours: ColorAssignment::Drawn, ..good.clone() };
     assert!(bob_checks(&c, &drawn, &white).unwrap_err().contains("colours"));
     assert!(bob_checks(&c, &swapped, &white).unwrap_err().contains("colours"));
     assert_eq!(bob_checks(&c, &swapped, &challenge(&c, k, "black")), Ok(()));

@@ -47,7 +47,7 @@ use protocol::commitment;
 use protocol::keys::ByColor;
 use protocol::message::{MessageBody, Payload, Receipt, message_hash};
 use protocol::record::MatchRecord;
-use protocol::terms::{AgreedTerms, Colours, MatchTerms, TermsError};
+use protocol::terms::{AgreedTerms, ColorAssignment, MatchTerms, TermsError};
 use protocol::{MessageHash, PublicKey, tags};
 use rules::Variant;
 
@@ -151,7 +151,7 @@ pub fn describe(record_bytes: &[u8]) -> Option<Description> {
     let (colours, contributions) = colours(&agreed, &entries);
     let t = agreed.terms;
     Some(Description {
-        colours_known: t.colours == Colours::FirstIsWhite || contributions.is_some(),
+        colours_known: t.colours == ColorAssignment::FirstIsWhite || contributions.is_some(),
         variant: t.variant(),
         ruleset: t.ruleset().to_owned(),
         colours,
@@ -653,9 +653,9 @@ fn colours(terms: &AgreedTerms, entries: &[Auth]) -> (ByColor<PublicKey>, Option
         _ => None,
     };
     let colours = match (t.colours, contributions) {
-        (Colours::FirstIsWhite, _) => fallback,
-        (Colours::Drawn, Some(c)) => protocol::seed::draw_colours(t, &terms.match_id, &c),
-        (Colours::Drawn, None) => fallback,
+        (ColorAssignment::FirstIsWhite, _) => fallback,
+        (ColorAssignment::Drawn, Some(c)) => protocol::seed::draw_colors(t, &terms.match_id, &c),
+        (ColorAssignment::Drawn, None) => fallback,
     };
     (colours, contributions)
 }

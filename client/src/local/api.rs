@@ -238,8 +238,8 @@ pub(super) async fn game_stream(
     let _ = tokio::time::timeout(SIDE_WAIT, rx.wait_for(side_known)).await;
     let mut full = serde_json::to_value(snap.full()).unwrap_or_default();
     full["state"] = rx.borrow_and_update().clone();
-    for colour in ["white", "black"] {
-        full[colour] = api.hub.player_json(full["state"][colour].as_str());
+    for color in ["white", "black"] {
+        full[color] = api.hub.player_json(full["state"][color].as_str());
     }
     let done = |v: &Value| v["stage"] == "finished" || v["stage"] == "stopped";
     let first_done = done(&full["state"]);

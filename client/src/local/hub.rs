@@ -13,7 +13,7 @@ use protocol::challenge::{ChallengeRequest, ColorChoice};
 use protocol::names::SignedName;
 use protocol::roles::Ask;
 use protocol::terms::AgreedTerms;
-use rules::{Color, Variant};
+use rules::{AnyAction, Color, Variant};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -24,8 +24,8 @@ use tokio::sync::{broadcast, mpsc, watch};
 struct Game {
     snap: Snapshot,
     terms: AgreedTerms,
-    /// The bytes of each action offered, by text.
-    offered: Vec<(String, Vec<u8>)>,
+    /// Each action offered, by its text.
+    offered: Vec<(String, AnyAction)>,
     commands: mpsc::Sender<SeatCommand>,
     watch: watch::Sender<Value>,
     /// When the clocks were last fetched.
@@ -556,9 +556,9 @@ impl Hub {
         &self,
         id: &str,
         label: String,
-        check: impl FnOnce(&Game, &Ask) -> Result<Vec<u8>, LocalError>,
+        check: impl FnOnce(&Game, &Ask) -> Result<AnyAction, LocalError>,
     ) -> Result<(), LocalError> {
-        let (bytes, tx) = {
+        let (action, tx) = {
             let mut s = lock(&self.state);
             let g = s
                 .games
@@ -572,7 +572,7 @@ impl Hub {
                 .ask
                 .clone()
                 .ok_or_else(|| LocalError::Conflict("nothing is asked of you now".into()))?;
-            let bytes = check(g, &ask)?;
+            let action = check(g, &ask)?;
             g.snap.sent.push((label, false));
             // Answered: nothing is asked until the seat asks again.
             g.snap.ask = None;
@@ -580,9 +580,9 @@ impl Hub {
             g.snap.offered.clear();
             g.snap.refused = None;
             self.publish(g);
-            (bytes, g.commands.clone())
+            (action, g.commands.clone())
         };
-        tx.try_send(SeatCommand::Decide(bytes))
+        tx.try_send(SeatCommand::Decide(action))
             .map_err(|_| LocalError::Conflict("the seat is busy or gone".into()))
     }
 
@@ -613,7 +613,7 @@ impl Hub {
                     crate::view::ask_kind(g.snap.variant, ask)
                 )));
             }
-            let found = g.offered.iter().find(|(t, _)| t == text).map(|(_, b)| b.clone());
+            let found = g.offered.iter().find(|(t, _)| t == text).map(|(_, a)| a.clone());
             found.ok_or_else(|| {
                 LocalError::Bad(format!(
                     "'{text}' is not among the {} offered: {}",

@@ -21,7 +21,7 @@ pub fn setup_action(
     side: Color,
     ask: &Ask,
     body: &Value,
-) -> Result<Vec<u8>, String> {
+) -> Result<rules::AnyAction, String> {
     use rules::Game as _;
     use rules::secretchess6::{Action as SixAction, Formation, TurnMove};
     let formation = |field: &str| -> Result<Formation, String> {
@@ -94,7 +94,7 @@ pub fn setup_action(
         }
         _ => return Err("this question does not take that answer".into()),
     };
-    Ok(protocol::game::encode_action(&action))
+    Ok(action)
 }
 
 #[cfg(test)]
@@ -107,8 +107,8 @@ mod tests {
     fn setups_are_checked_by_the_rules_before_anything_is_signed() {
         let intrigue = GameOptions::Intrigue;
         let ok = json!({ "king": "e4", "informer": "d2", "queen_on_king_square": true });
-        let bytes = setup_action(&intrigue, Color::White, &Ask::IntrigueSetup, &ok).expect("valid");
-        let decoded = protocol::game::decode_action(Variant::Intrigue, &bytes).expect("decodes");
+        let decoded =
+            setup_action(&intrigue, Color::White, &Ask::IntrigueSetup, &ok).expect("valid");
         assert!(matches!(
             decoded,
             rules::AnyAction::Intrigue(rules::intrigue::Action::Setup(s))

@@ -31,7 +31,7 @@ use crate::relay::{Entry, RelayEvent};
 use crate::seal::SealDisclosure;
 use crate::{Channel, MessageHash, PublicKey};
 
-use rules::{Color, Variant};
+use rules::{AnyAction, Color, Variant};
 use std::collections::VecDeque;
 use thiserror::Error;
 
@@ -44,9 +44,9 @@ pub enum Input {
     Relay(RelayEvent),
     /// The time, in ms, at or after the participant's [`Participant::poll_timeout`].
     Time(u64),
-    /// The answer to the player's last [`Output::Decide`] (canonical bytes, as a [`Policy`]
-    /// would return them).
-    Decision(Vec<u8>),
+    /// The answer to the player's last [`Output::Decide`]: a typed action, as a [`Policy`]
+    /// returns it (the player encodes it once, where it signs).
+    Decision(AnyAction),
 }
 
 /// What a participant asks its driver to do.
@@ -81,22 +81,22 @@ pub trait Participant {
 /// What a player's [`Policy`] is asked to decide.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Ask {
-    /// Pick one of these actions (canonical action bytes of the game, see
-    /// [`crate::game`]): the legal moves where the player knows them (chess, espionage, SIC,
-    /// Intrigue, 6x6 moves and Life Freeze choices), or in Kriegspiel every attempt its own
-    /// view allows that was not yet refused this turn (a superset of the legal moves, so trying
-    /// them all always finds one). Never empty.
-    Choose(Vec<Vec<u8>>),
-    /// Intrigue's secret setup (R-I1): return the canonical bytes of a
+    /// Pick one of these actions (typed, as the player's own seat lists them,
+    /// [`rules::seat::Seat::legal_actions`]): the legal moves where the player knows them
+    /// (chess, espionage, SIC, Intrigue, 6x6 moves and Life Freeze choices), or in Kriegspiel
+    /// every attempt its own view allows that was not yet refused this turn (a superset of the
+    /// legal moves, so trying them all always finds one). Never empty.
+    Choose(Vec<AnyAction>),
+    /// Intrigue's secret setup (R-I1): return an `AnyAction::Intrigue` holding a
     /// `rules::intrigue::Action::Setup`.
     IntrigueSetup,
-    /// 6x6's secret setup (R-G1): return the canonical bytes of a
+    /// 6x6's secret setup (R-G1): return an `AnyAction::SecretChess6` holding a
     /// `rules::secretchess6::Action::Setup` with at most `max_false_squares` false squares.
     Sc6Setup {
         /// 2, or 3 with the False Square item (R-G9).
         max_false_squares: usize,
     },
-    /// 6x6's tie-break (R-G8): return the canonical bytes of a
+    /// 6x6's tie-break (R-G8): return an `AnyAction::SecretChess6` holding a
     /// `rules::secretchess6::Action::TieBreak` guessing `opponent_turns` turns.
     Sc6TieBreak {
         /// How many turns the opponent had.
@@ -106,11 +106,13 @@ pub enum Ask {
 
 /// How a player decides. Bots, humans behind a UI and cheaters are all policies; the state
 /// machine does everything else (commitments, reveals, sealing, answers, claims, openings).
-/// A policy may return any bytes: what the rules refuse is the player's fault (docs/PROTOCOL.md
-/// 15.3), which is how tests build a player that plays an illegal move.
+/// A policy answers with a typed action, which may be one the rules refuse (one not offered, or
+/// of another game): that is the player's fault (docs/PROTOCOL.md 15.3), which is how tests
+/// build a player that plays an illegal move. Bytes that are no action at all are sent only
+/// through the `adversary` feature's payload hook (`Hook`).
 pub trait Policy: Send {
     /// Decides what `side` does in `variant` when asked `ask`.
-    fn decide(&mut self, variant: Variant, side: Color, ask: &Ask) -> Vec<u8>;
+    fn decide(&mut self, variant: Variant, side: Color, ask: &Ask) -> AnyAction;
 
     /// Decides knowing what the player knows: its seat (`None` before it knows its side). A
     /// policy that reads the board (a house bot) overrides this; the default ignores the seat.
@@ -122,7 +124,7 @@ pub trait Policy: Send {
         variant: Variant,
         side: Color,
         ask: &Ask,
-    ) -> Vec<u8> {
+    ) -> AnyAction {
         let _ = seat;
         self.decide(variant, side, ask)
     }
@@ -263,9 +265,10 @@ impl Outbox {
                 let m = self.author.write(channel, re, payload);
                 self.wrote(m);
             }
-            // A payload too long for the agreed padded size (only a policy's or a hook's bytes
-            // can be: every honest payload fits, `game::sealed_plaintext_bytes`) is never sent,
-            // neither longer nor in clear: the machine stays silent, as its deadline will show.
+            // A payload too long for the agreed padded size (only a policy's action or a hook's
+            // bytes can be: every honest payload fits, `game::sealed_plaintext_bytes`) is never
+            // sent, neither longer nor in clear: the machine stays silent, as its deadline will
+            // show.
             Err(_) => {}
         }
     }

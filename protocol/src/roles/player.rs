@@ -342,7 +342,7 @@ impl Player {
     }
 
     /// The policy's decision at once, or `None` after asking the driver.
-    fn decide(&mut self, ask: Ask, then: Then) -> Option<Vec<u8>> {
+    fn decide(&mut self, ask: Ask, then: Then) -> Option<AnyAction> {
         let me = self.me();
         match &mut self.policy {
             Some(p) => Some(p.decide_seeing(self.seat.as_ref(), self.variant, me, &ask)),
@@ -355,7 +355,7 @@ impl Player {
     }
 
     /// The driver's answer to the pending question.
-    fn decided(&mut self, answer: Vec<u8>) -> Result<(), RoleError> {
+    fn decided(&mut self, answer: AnyAction) -> Result<(), RoleError> {
         let Some((_, then)) = self.pending.take() else {
             return Err(RoleError {
                 author: self.out.author.key(),
@@ -431,7 +431,7 @@ impl Player {
             }
         }
         if self.side.is_none() {
-            self.side = self.log.colours.and_then(|c| c.color_of(&self.out.author.key()));
+            self.side = self.log.colors.and_then(|c| c.color_of(&self.out.author.key()));
         }
         if self.side.is_some() && !self.setup_done {
             self.setup_done = true;
@@ -473,27 +473,31 @@ impl Player {
         }
     }
 
-    /// Intrigue's secret setup, decided: commit to it (R-I1).
-    fn intrigue_setup(&mut self, setup: Vec<u8>) {
+    /// Intrigue's secret setup, decided: commit to it (R-I1). An answer that is no Intrigue
+    /// setup is committed all the same (its bytes are what the opening will show), and leaves
+    /// this player without a game to follow.
+    fn intrigue_setup(&mut self, setup: AnyAction) {
         self.owner = OwnerFlow::default();
-        if let Ok(IAction::Setup(s)) = IAction::from_canonical(&setup)
+        if let AnyAction::Intrigue(IAction::Setup(s)) = &setup
             && let Some(seat) = &mut self.seat
         {
-            seat.acted(&AnyAction::Intrigue(IAction::Setup(s)));
+            seat.acted(&setup);
             self.owner.set_up = true;
             self.owner.queen_on_king_square = s.queen_on_king_square;
         }
-        self.commit(flow::INTRIGUE_SETUP, setup);
+        self.commit(flow::INTRIGUE_SETUP, game::encode_action(&setup));
     }
 
-    /// 6x6's secret setup, decided: commit to it and seal it to the umpire (R-G1).
-    fn sc6_setup(&mut self, setup: Vec<u8>) {
-        self.commit(flow::SECRETCHESS6_SETUP, setup.clone());
-        if let (Ok(a), Some(seat)) = (game::decode_action(self.variant, &setup), &mut self.seat) {
-            seat.acted(&a);
+    /// 6x6's secret setup, decided: commit to it and seal it to the umpire (R-G1); encoded
+    /// once, the same bytes committed and sealed.
+    fn sc6_setup(&mut self, setup: AnyAction) {
+        let bytes = game::encode_action(&setup);
+        self.commit(flow::SECRETCHESS6_SETUP, bytes.clone());
+        if let (AnyAction::SecretChess6(_), Some(seat)) = (&setup, &mut self.seat) {
+            seat.acted(&setup);
         }
         self.plies += 1;
-        self.send_sealed(Payload::Action(setup));
+        self.send_sealed(Payload::Action(bytes));
     }
 
     /// Intrigue: publish one's setup report once both setups are committed, White first.
@@ -525,7 +529,7 @@ impl Player {
         let Some(seat) = &self.seat else { return };
         let ask = match seat.tie_break_turns() {
             Some(n) => Ask::Sc6TieBreak { opponent_turns: n },
-            None => Ask::Choose(seat.legal_actions().iter().map(game::encode_action).collect()),
+            None => Ask::Choose(seat.legal_actions()),
         };
         if matches!(&ask, Ask::Choose(v) if v.is_empty()) {
             return;
@@ -536,17 +540,18 @@ impl Player {
     }
 
     /// Sends the action decided on: in public in open and owner games, sealed to the umpire
-    /// otherwise. An action the player's own seat cannot read (a policy's junk) still goes out,
-    /// and the player waits for nothing more: the rules' refusal is its fault.
-    fn send_action(&mut self, action: Vec<u8>) {
+    /// otherwise, encoded here once (the game's canonical action bytes,
+    /// [`game::encode_action`]). An action of another game (a policy's mistake) still goes out
+    /// as those bytes, and the player waits for nothing more: the rules' refusal is its fault.
+    fn send_action(&mut self, typed: AnyAction) {
         self.plies += 1;
         // One's own move withdraws a standing offer (PROTOCOL.md 13.1; umpired games, where
         // this player tracks offers itself).
         self.draw_offer = None;
         let tie_break = self.seat.as_ref().is_some_and(|s| s.tie_break_turns().is_some());
-        let typed = game::decode_action(self.variant, &action).ok();
-        match (&typed, &mut self.seat) {
-            (Some(a), Some(seat)) => seat.acted(a),
+        let action = game::encode_action(&typed);
+        match &mut self.seat {
+            Some(seat) if typed.variant() == self.variant => seat.acted(&typed),
             _ => self.waiting = true,
         }
         match self.mode {
@@ -593,10 +598,10 @@ impl Player {
     fn on_public(&mut self, body: &MessageBody, hash: MessageHash) -> Result<(), RoleError> {
         self.log.observe(&self.terms, body);
         if self.side.is_none() {
-            self.side = self.log.colours.and_then(|c| c.color_of(&self.out.author.key()));
+            self.side = self.log.colors.and_then(|c| c.color_of(&self.out.author.key()));
         }
-        let colours = self.log.colours;
-        let actor = colours.and_then(|c| c.color_of(&body.author));
+        let colors = self.log.colors;
+        let actor = colors.and_then(|c| c.color_of(&body.author));
         let me_key = self.out.author.key();
         let is_umpire = self.terms.terms.umpire.as_ref().is_some_and(|u| u.key == body.author);
         match &body.payload {
@@ -635,7 +640,7 @@ impl Player {
                 match &self.coordinator {
                     Some(k) if k.is_over() => self.ended_by(c.clone()),
                     Some(_) => {}
-                    None => self.draw_offer = colours.and_then(|k| k.color_of(&body.author)),
+                    None => self.draw_offer = colors.and_then(|k| k.color_of(&body.author)),
                 }
             }
             // The opponent resigned or claimed: the game is over for this player too.

@@ -5,7 +5,7 @@
 use crate::commitment::Committed;
 use crate::keys::ByColor;
 use crate::message::{MessageBody, Payload};
-use crate::seed::draw_colours;
+use crate::seed::draw_colors;
 use crate::terms::AgreedTerms;
 use crate::{Commitment, PublicKey};
 use std::collections::BTreeMap;
@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 pub(crate) struct PublicLog {
     pub commitments: Vec<Committed>,
     pub contributions: BTreeMap<PublicKey, [u8; 32]>,
-    pub colours: Option<ByColor<PublicKey>>,
+    pub colors: Option<ByColor<PublicKey>>,
 }
 
 impl PublicLog {
@@ -47,9 +47,9 @@ impl PublicLog {
                     self.contributions.get(&t.players[0].key),
                     self.contributions.get(&t.players[1].key),
                 );
-                if let (None, (Some(c0), Some(c1))) = (self.colours, pair) {
-                    let drawn = || draw_colours(t, &terms.match_id, &[*c0, *c1]);
-                    self.colours = Some(t.fixed_colours().unwrap_or_else(drawn));
+                if let (None, (Some(c0), Some(c1))) = (self.colors, pair) {
+                    let drawn = || draw_colors(t, &terms.match_id, &[*c0, *c1]);
+                    self.colors = Some(t.fixed_colors().unwrap_or_else(drawn));
                 }
             }
             _ => {}

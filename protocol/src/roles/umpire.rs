@@ -149,8 +149,8 @@ impl Umpire {
     }
 
     fn send_sealed(&mut self, side: Color, re: Option<MessageHash>, payload: Payload) {
-        let Some(colours) = self.log.colours else { return };
-        let Some(player) = self.terms.terms.player(&colours[side]) else { return };
+        let Some(colors) = self.log.colors else { return };
+        let Some(player) = self.terms.terms.player(&colors[side]) else { return };
         let key = player.seal_key;
         self.out.send_sealed(Channel::private(side), re, payload, &key, &mut self.rng);
     }
@@ -208,13 +208,13 @@ impl Umpire {
     }
 
     fn maybe_start(&mut self) {
-        if self.game.is_some() || self.log.colours.is_none() {
+        if self.game.is_some() || self.log.colors.is_none() {
             return;
         }
         let seeds = if self.variant == Variant::Sic {
             let (Some(w), Some(b)) = (self.seeds.white, self.seeds.black) else { return };
-            let colours = self.log.colours.expect("checked above");
-            let contribution = |side: Color| self.log.contributions.get(&colours[side]).copied();
+            let colors = self.log.colors.expect("checked above");
+            let contribution = |side: Color| self.log.contributions.get(&colors[side]).copied();
             let (Some(cw), Some(cb)) = (contribution(Color::White), contribution(Color::Black))
             else {
                 return;
@@ -425,7 +425,7 @@ impl Participant for Umpire {
             }
             channel => {
                 let Some(side) = channel.side() else { return Ok(()) };
-                let from_player = self.log.colours.is_some_and(|c| c[side] == body.author);
+                let from_player = self.log.colors.is_some_and(|c| c[side] == body.author);
                 if from_player { self.on_private(side, &body, hash) } else { Ok(()) }
             }
         }

@@ -9,7 +9,8 @@ use protocol::message::{Author, Expectation, MessageBody, Payload, Receipt, Sign
 use protocol::relay::{Accepted, Relay, RelayError, RelayEvent, reads};
 use protocol::seal::{SealPublicKey, SealSecret};
 use protocol::terms::{
-    AgreedTerms, Colours, Limits, MatchTerms, PlayerTerms, SignedTerms, TimeControl, UmpireTerms,
+    AgreedTerms, ColorAssignment, Limits, MatchTerms, PlayerTerms, SignedTerms, TimeControl,
+    UmpireTerms,
 };
 use protocol::{Channel, Color, MessageHash, Party, PublicKey};
 
@@ -35,7 +36,7 @@ pub fn cast() -> Cast {
     }
 }
 
-pub fn terms(cast: &Cast, colours: Colours, umpired: bool, nonce_byte: u8) -> MatchTerms {
+pub fn terms(cast: &Cast, colours: ColorAssignment, umpired: bool, nonce_byte: u8) -> MatchTerms {
     let player = |id: &Identity, n: u8| PlayerTerms {
         key: id.public(),
         seal_key: SealSecret::for_match(id, &[n; 32]).public(),
@@ -75,14 +76,14 @@ pub fn sign(cast: &Cast, terms: &MatchTerms) -> SignedTerms {
         .expect("the cast holds every signer")
 }
 
-pub fn agreed(cast: &Cast, colours: Colours, umpired: bool) -> (SignedTerms, AgreedTerms) {
+pub fn agreed(cast: &Cast, colours: ColorAssignment, umpired: bool) -> (SignedTerms, AgreedTerms) {
     let signed = sign(cast, &terms(cast, colours, umpired, 1));
     let agreed = signed.verify().expect("fixture terms verify");
     (signed, agreed)
 }
 
 /// Terms for `variant` (its default ruleset), otherwise as [`terms`].
-pub fn terms_for(cast: &Cast, variant: rules::Variant, colours: Colours) -> MatchTerms {
+pub fn terms_for(cast: &Cast, variant: rules::Variant, colours: ColorAssignment) -> MatchTerms {
     let umpired = variant.mode() == rules::Mode::Umpire;
     MatchTerms {
         game: rules::GameOptions::default_for(variant),

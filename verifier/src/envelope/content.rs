@@ -9,7 +9,7 @@ use protocol::commitment::{self, Opening};
 use protocol::keys::ByColor;
 use protocol::message::{Expectation, Payload};
 use protocol::record::MatchRecord;
-use protocol::terms::{AgreedTerms, Colours};
+use protocol::terms::{AgreedTerms, ColorAssignment};
 use protocol::{MessageHash, Party, PublicKey};
 use rules::Variant;
 use std::collections::BTreeMap;
@@ -70,7 +70,8 @@ pub(crate) fn check(
         &coordinated.timeouts,
         &mut faults,
     );
-    if faults.is_empty() && terms.terms.colours == Colours::Drawn && contributions.is_none() {
+    if faults.is_empty() && terms.terms.colours == ColorAssignment::Drawn && contributions.is_none()
+    {
         // Colours never drawn. A player the relay timed out for its commitments or its reveal
         // (and the other not) forfeits: the match did not begin because of it (PROTOCOL.md
         // 13.3). Both timed out, or neither: nobody can be sanctioned.

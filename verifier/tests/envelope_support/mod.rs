@@ -13,7 +13,8 @@ use protocol::record::MatchRecord;
 use protocol::relay::{Entry, Relay};
 use protocol::seal::{SealDisclosure, SealSecret};
 use protocol::terms::{
-    AgreedTerms, Colours, Limits, MatchTerms, PlayerTerms, SignedTerms, TimeControl, UmpireTerms,
+    AgreedTerms, ColorAssignment, Limits, MatchTerms, PlayerTerms, SignedTerms, TimeControl,
+    UmpireTerms,
 };
 use protocol::{Channel, Color, MatchId, PublicKey};
 use std::collections::BTreeMap;
@@ -76,7 +77,7 @@ impl Harness {
             version: VERSION,
             game: rules::GameOptions::default_for(v),
             players: [player(&p0, nonce), player(&p1, nonce.wrapping_add(1))],
-            colours: Colours::Drawn,
+            colours: ColorAssignment::Drawn,
             rated: true,
             relay: relay_id.public(),
             umpire: umpired.then(|| UmpireTerms {
