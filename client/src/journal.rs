@@ -53,9 +53,11 @@ pub enum Record {
     Decision {
         /// The relay position of the last entry delivered before it (`None`: none yet).
         after: Option<u64>,
-        /// The decision: the game's action or setup, typed (postcard's form of
-        /// [`rules::AnyAction`], the game's tag then its value).
-        action: rules::AnyAction,
+        /// The decision: the canonical bytes of the game's action or setup
+        /// (`protocol::game::encode_action`), exactly what the machine signs; read back with
+        /// the terms' variant. Bytes, not the typed action, so that the records of every
+        /// agent version read the same.
+        bytes: Vec<u8>,
     },
     /// The player resigned after the entry at `after`.
     Resign {
@@ -273,15 +275,13 @@ mod tests {
             Journal::create(&dir, &id, Keeper::Player, &terms(), [9; 32]).is_err(),
             "no overwrite"
         );
-        let square = |file, rank| rules::Square::new(file, rank).expect("a square");
-        let e2e4 = rules::AnyAction::Kriegspiel(rules::Move::new(square(4, 1), square(4, 3)));
-        j.append(&Record::Decision { after: Some(3), action: e2e4.clone() }).unwrap();
+        j.append(&Record::Decision { after: Some(3), bytes: vec![7, 7] }).unwrap();
         j.append(&Record::Resign { after: Some(5) }).unwrap();
         let path = j.path().to_owned();
         drop(j);
         let records = read(&path).unwrap();
         assert_eq!(records.len(), 3);
-        assert_eq!(records[1], Record::Decision { after: Some(3), action: e2e4 });
+        assert_eq!(records[1], Record::Decision { after: Some(3), bytes: vec![7, 7] });
         // A torn last record: cut the file inside it.
         let full = std::fs::read(&path).unwrap();
         std::fs::write(&path, &full[..full.len() - 3]).unwrap();

@@ -674,7 +674,17 @@ impl Seat {
             };
             if due {
                 match self.replay.pop_front() {
-                    Some(Record::Decision { action, .. }) => {
+                    Some(Record::Decision { bytes, .. }) => {
+                        let variant = self.terms.terms.variant();
+                        let action =
+                            protocol::game::decode_action(variant, &bytes).map_err(|e| {
+                                crate::journal::JournalError::Corrupt {
+                                    path: self.journal.path().to_owned(),
+                                    why: format!(
+                                        "a journaled decision is no {variant} action: {e}"
+                                    ),
+                                }
+                            })?;
                         self.question = None;
                         if let Err(e) = self.machine.handle(Input::Decision(action)) {
                             self.report(SeatEvent::Fault(e));
@@ -722,7 +732,8 @@ impl Seat {
 
     /// Journals a decision, then gives it to the machine.
     fn decide(&mut self, action: rules::AnyAction) -> Result<(), SeatError> {
-        self.journal.append(&Record::Decision { after: self.since, action: action.clone() })?;
+        let bytes = protocol::game::encode_action(&action);
+        self.journal.append(&Record::Decision { after: self.since, bytes })?;
         self.question = None;
         if let Err(e) = self.machine.handle(Input::Decision(action)) {
             self.report(SeatEvent::Fault(e));
