@@ -26,9 +26,10 @@
 //! list that is not a SIC move set sorted as the rules sort it (by [`Move::uci_order`], no
 //! repeats), so that whatever is written decodes to the same list.
 //!
-//! Limits: origins strictly increase, so a list has at most 64 groups; a decoded list holds at
-//! most 64 × 63 plain moves or 16 × 11 promotions per group (promotion targets lie on two
-//! ranks), whatever the input claims.
+//! Limits: origins strictly increase, so a list has at most 64 groups; a group has at most 63
+//! targets (plain and promotion targets are disjoint and exclude the origin), at most 16 of them
+//! promotion targets (the first and last ranks) with at most 11 roles each, so at most 47 + 176
+//! moves: whatever the input claims, a decoded list is bounded by its structure.
 
 use crate::{Alphabet, Bitboard, BoardSize, Color, Move, Role, Square};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
