@@ -207,15 +207,11 @@ pub enum SealDirection {
     FromUmpire,
 }
 
-/// The most moves a SIC legal-move list can hold: 17 men per side (R-S1: K, 2 R, 2 B, 2 N,
-/// 8 P and a pair), each with at most 35 moves. The most mobile man is the Spy, which moves as
-/// N, B or R (8 + 13 + 14 = 35 from a central square; `spy-original` adds only one-step
-/// captures onto squares of those same sets); the Queen has 27, M 22, A 21, D 18, H 17, C and
-/// Y 16, R 14, B 13, K and N 8 (no castling). A pawn has at most 3 squares on its seventh rank,
-/// each with at most 11 promotion roles (R-S5: R, B, N and eight others), so 33, and 1 + 11 + 2
-/// = 14 on its sixth (a quick double step may promote). A swap (R-S9) is a move to a square
-/// the mover reaches by its own movement, so it adds no square to these sets.
-pub const SIC_MAX_LEGAL_MOVES: usize = 17 * 35;
+/// The most men a SIC side has (R-S1: K, 2 R, 2 B, 2 N, 8 P and a pair; a promotion replaces
+/// its pawn), so the most groups in a SIC legal-move list's binary form (one per origin square
+/// with a legal move, `rules::sic` `compact`): whatever the moves, a list is at most
+/// 2 + 1 + 17 × 17 = 292 bytes.
+pub const SIC_MAX_MEN: usize = 17;
 
 /// The most turns a 6x6 side can have, so the longest honest tie-break move list (R-G8: one
 /// guess per opponent turn). A side with a man besides its king has at most 4 + 10 + 8 = 22
@@ -239,8 +235,9 @@ pub const SC6_MAX_PASSES_IN_A_ROW: usize = 12;
 /// ([`crate::seal`], docs/PROTOCOL.md "Padding"): the worst case of every payload an honest
 /// party seals there, plus the pad marker, rounded up to a power of two. Sizes in postcard
 /// bytes: a payload tag 1, a length varint 1 (below 128) or 2 (below 16384), a `u32` at most 5,
-/// a square 1 (its index; SIC's reports write it as text, 3 with its length), a move as SIC
-/// text at most 6 (`e7e8q`), a set of squares the varint of its mask.
+/// a square 1 (its index), a set of squares the varint of its mask, a SIC legal-move list its
+/// compact form: promotion roles 2, a group count 1 and 17 bytes per origin square (the square
+/// and two 64-bit masks), at most [`SIC_MAX_MEN`] groups, so 292.
 /// Nothing sealed here depends on anything but the variant and the direction, both public.
 /// A new kind of sealed payload, or a rules change that lengthens an observation, must be
 /// counted here and in the worst-case test below, or honest parties will fail to seal it.
@@ -260,12 +257,13 @@ pub fn sealed_plaintext_bytes(variant: Variant, direction: SealDirection) -> usi
         // `Open { "private-seed", { 32-byte value, 32-byte nonce } }`: 1 + 13 + 33 + 32 = 79,
         // the largest (an `Action(Move)` is 6 with SIC's moves in postcard).
         (Variant::Sic, ToUmpire) => 128,
-        // The start `View`: side 1, to move 1, own men (1 + 17 × (square 3, role 1, id 3,
-        // unmoved 1)) = 137, moved enemy men (1 + 17 × 6) = 103, captured and lost roles
-        // (1 + 17) × 2 = 36, legal moves (2 + 595 × 6) = 3572, move number 5, result 4:
-        // 3860; in `Observation(...)` 1 + 2 more: 3863. An `OpponentMoved` report is
-        // smaller (1 + 9 + lost 5 + check 2 + 3572 + end 4 = 3593), an ack 33.
-        (Variant::Sic, FromUmpire) => 4096,
+        // The start `View`: side 1, to move 1, own men (1 + 17 × (square 1, role 1, id 1,
+        // unmoved 1)) = 69, moved enemy men (1 + 17 × 2) = 35, captured and lost roles
+        // (1 + 17) × 2 = 36, legal moves 292 (17 groups), move number 5, result 4: 443; in
+        // `Observation(...)` 1 + 2 more: 446, with the marker 447. An `OpponentMoved` report
+        // is smaller (1 + 3 + lost 3 + check 2 + 292 + end 4 = 305), an ack 33. (As UCI
+        // texts, before the compact form, the 595-move list alone was 3572 bytes: 4096.)
+        (Variant::Sic, FromUmpire) => 512,
         // `Action(TieBreak { formation, moves })`: 1 + formation (5 × 2 + 1) + (1 + 48 ×
         // (tag 1, from 1, to 1, power 1)) = 205, in `Action` 1 + 2 more: 208. A setup is
         // 1 + 11 + false squares (a mask below 2^46: 7) = 19, a move 5, a Life Freeze 2.
@@ -434,7 +432,34 @@ mod tests {
         assert!(needs(&open) <= size(Variant::Sic, ToUmpire));
         assert!(needs(&act(promo.to_canonical())) <= size(Variant::Sic, ToUmpire));
         let result = Some(GameResult::win(Color::Black, rules::EndReason::Abandonment));
-        let legal = vec![promo; SIC_MAX_LEGAL_MOVES];
+        // The compact list's size depends only on its number of origins: one per man, each
+        // here with a plain move and a promotion (to every role R-S5 may allow) for good
+        // measure. Sorted as the rules sort a list, or it does not encode.
+        let promotable = [
+            rules::Role::Rook,
+            rules::Role::Bishop,
+            rules::Role::Knight,
+            rules::Role::Queen,
+            rules::Role::Marshall,
+            rules::Role::Archbishop,
+            rules::Role::DragonKing,
+            rules::Role::DragonHorse,
+            rules::Role::Centaur,
+            rules::Role::Spy,
+            rules::Role::Decoy,
+        ];
+        let index = |i: usize| Square::from_index(u8::try_from(i).unwrap()).unwrap();
+        let mut legal: Vec<Move> = (8..8 + SIC_MAX_MEN)
+            .flat_map(|from| {
+                let plain = Move::new(index(from), index(from + 24));
+                let promote = promotable.map(|r| Move {
+                    promotion: Some(r),
+                    ..Move::new(index(from), index(from % 8))
+                });
+                std::iter::once(plain).chain(promote)
+            })
+            .collect();
+        legal.sort_by_key(|m| m.uci(rules::Alphabet::SIC));
         let view = rules::sic::View {
             side: Color::Black,
             to_move: Color::Black,
@@ -454,7 +479,7 @@ mod tests {
             fullmove: u32::MAX,
             result,
         };
-        assert_eq!(needs(&obs(view.to_canonical())), 3862 + 1);
+        assert_eq!(needs(&obs(view.to_canonical())), 446 + 1);
         assert!(needs(&obs(view.to_canonical())) <= size(Variant::Sic, FromUmpire));
         let report = rules::sic::Observation::OpponentMoved(rules::sic::OpponentReport {
             from: sq("h8"),
@@ -465,7 +490,7 @@ mod tests {
             legal,
             end: result,
         });
-        assert_eq!(report.to_canonical().len(), 3593);
+        assert_eq!(report.to_canonical().len(), 305);
         assert!(needs(&obs(report.to_canonical())) <= size(Variant::Sic, FromUmpire));
         assert!(needs(&ack) <= size(Variant::Sic, FromUmpire));
         // 6x6. Squares of the 6x6 board have indices up to 45 (f6), so masks stay below 2^46.
@@ -538,6 +563,156 @@ mod tests {
         // The games that seal nothing refuse every plaintext.
         for v in [Variant::Chess, Variant::Espionage, Variant::Intrigue] {
             assert_eq!((size(v, ToUmpire), size(v, FromUmpire)), (0, 0));
+        }
+    }
+
+    /// The canonical bytes of an `OpponentMoved` report with the legal moves `texts` and
+    /// nothing else (from a1 to a1, id a1, nothing lost, no check, no end), and the offset of
+    /// the legal-move list in them.
+    fn report_with(texts: &[&str]) -> (Vec<u8>, usize) {
+        let mut legal: Vec<Move> = texts
+            .iter()
+            .map(|t| Move::parse_uci(t, rules::BoardSize::Eight, rules::Alphabet::SIC).unwrap())
+            .collect();
+        legal.sort_by_key(|m| m.uci(rules::Alphabet::SIC));
+        let report = rules::sic::Observation::OpponentMoved(rules::sic::OpponentReport {
+            from: sq("a1"),
+            to: sq("a1"),
+            id: sq("a1"),
+            lost: None,
+            check: None,
+            legal,
+            end: None,
+        });
+        let bytes = report.to_canonical();
+        // The variant tag, three squares, two `None`s; then the list; then the `None` end.
+        assert_eq!(bytes[..6], [1, 0, 0, 0, 0, 0]);
+        assert_eq!(bytes.last(), Some(&0));
+        assert_eq!(rules::sic::Observation::from_canonical(&bytes), Ok(report));
+        (bytes, 6)
+    }
+
+    /// SIC's legal-move lists on the wire (`rules::sic` `compact`): promotion roles, a group
+    /// count, then per origin in increasing index its square and two 64-bit masks (plain
+    /// targets, promotion targets), little-endian. Every way to spell a list otherwise, or to
+    /// spell a list SIC cannot produce, does not decode.
+    #[test]
+    fn sic_legal_lists_have_one_encoding_and_bytes_sic_cannot_list_do_not_decode() {
+        let (bytes, at) =
+            report_with(&["b1a3", "b1c3", "g7g8r", "g7g8b", "g7g8n", "g7h8r", "g7h8b", "g7h8n"]);
+        let rbn = ((1u16 << 1) | (1 << 2) | (1 << 3)).to_le_bytes();
+        let bit = |s: &str| 1u64 << sq(s).index();
+        let mut want = vec![rbn[0], rbn[1], 2, 1];
+        want.extend((bit("a3") | bit("c3")).to_le_bytes());
+        want.extend(0u64.to_le_bytes());
+        want.push(54);
+        want.extend(0u64.to_le_bytes());
+        want.extend((bit("g8") | bit("h8")).to_le_bytes());
+        assert_eq!(bytes[at..bytes.len() - 1], want[..]);
+        let group = |i: usize| at + 3 + 17 * i;
+        let decode = |b: &[u8]| rules::sic::Observation::from_canonical(b);
+        let malformed = |b: &[u8], why: &str| {
+            assert!(
+                matches!(decode(b), Err(DecodeError::Malformed { .. })),
+                "{why}: {:?}",
+                decode(b)
+            );
+        };
+        // Groups out of order: swap the two.
+        let mut swapped = bytes.clone();
+        let (a, b) = (group(0), group(1));
+        let first: Vec<u8> = swapped[a..b].to_vec();
+        swapped.copy_within(b..b + 17, a);
+        swapped[a + 17..a + 34].copy_from_slice(&first);
+        malformed(&swapped, "groups out of order");
+        // The same origin twice.
+        let mut twice = bytes.clone();
+        twice[group(1)] = 1;
+        malformed(&twice, "one origin twice");
+        // An empty group: b1's plain targets cleared.
+        let mut empty = bytes.clone();
+        empty[group(0) + 1..group(0) + 9].fill(0);
+        malformed(&empty, "an empty group");
+        // A move to its own square: b1 to b1.
+        let mut itself = bytes.clone();
+        itself[group(0) + 1] |= 1 << 1;
+        malformed(&itself, "a move from b1 to b1");
+        // g8 both plain and promoting.
+        let mut both = bytes.clone();
+        both[group(1) + 8] |= 1 << 6;
+        malformed(&both, "g7g8 plain and promoting");
+        // A promotion onto g6.
+        let mut off = bytes.clone();
+        off[group(1) + 9 + 5] |= 1 << 6;
+        malformed(&off, "a promotion off the last ranks");
+        // Roles: without the knight; with a pawn; with the Cannon; none at all.
+        for (roles, why) in [
+            ((1u16 << 2) | (1 << 3), "no knight"),
+            (0b1111, "a pawn"),
+            ((1 << 13) | 0b1110, "the Cannon"),
+            ((1 << 15) | 0b1110, "no role"),
+            (0, "promotions without roles"),
+        ] {
+            let mut b = bytes.clone();
+            b[at..at + 2].copy_from_slice(&roles.to_le_bytes());
+            malformed(&b, why);
+        }
+        // Roles where nothing promotes.
+        let (plain, at) = report_with(&["b1a3"]);
+        let mut b = plain.clone();
+        b[at..at + 2].copy_from_slice(&rbn);
+        malformed(&b, "roles without promotions");
+        // Not a square: origin 64.
+        let mut b = plain.clone();
+        b[at + 3] = 64;
+        malformed(&b, "origin 64");
+        // An overlong group count is postcard's to refuse: the codec's re-encoding does.
+        let mut b = plain[..at + 2].to_vec();
+        b.extend([0x81, 0x00]);
+        b.extend(&plain[at + 3..]);
+        assert!(matches!(decode(&b), Err(DecodeError::NonCanonical { .. })), "{:?}", decode(&b));
+        // And the list with no move is three bytes: no roles, no group.
+        let (none, at) = report_with(&[]);
+        assert_eq!(none[at..], [0, 0, 0, 0]);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 48, ..Default::default() })]
+
+        /// Random SIC games (random setups, either Spy rule, random legal moves): every view and
+        /// every report round-trips through its canonical bytes, and fits the padded size.
+        #[test]
+        fn sic_views_and_reports_round_trip_and_fit(
+            white in proptest::prelude::any::<[u8; 32]>(),
+            black in proptest::prelude::any::<[u8; 32]>(),
+            original in proptest::prelude::any::<bool>(),
+            picks in proptest::collection::vec(proptest::prelude::any::<u16>(), 0..150),
+        ) {
+            use rules::{Game, sic};
+            let spy = if original { sic::SpyRule::Original } else { sic::SpyRule::Default };
+            let mut state = sic::State::new(&white, &black, spy);
+            let fits = |bytes: Vec<u8>| needs(&obs(bytes)) <= sealed_plaintext_bytes(Variant::Sic, SealDirection::FromUmpire);
+            for pick in picks {
+                for side in Color::ALL {
+                    let view = state.view(side);
+                    let bytes = view.to_canonical();
+                    proptest::prop_assert_eq!(sic::View::from_canonical(&bytes), Ok(view));
+                    proptest::prop_assert!(fits(bytes));
+                }
+                let side = state.position().turn();
+                let legal = state.legal_moves_of(side);
+                if legal.is_empty() {
+                    break;
+                }
+                let m = legal[usize::from(pick) % legal.len()];
+                let t = state.apply(side, &m).expect("a listed move is legal");
+                for told in [t.told.white, t.told.black].into_iter().flatten() {
+                    let bytes = told.to_canonical();
+                    proptest::prop_assert_eq!(sic::Observation::from_canonical(&bytes), Ok(told));
+                    proptest::prop_assert!(fits(bytes));
+                }
+                state = t.state;
+            }
         }
     }
 }

@@ -193,8 +193,9 @@ impl Limits {
     pub const DEFAULT: Limits = Limits {
         max_messages_per_side: 20_000,
         max_attempts_per_turn: 256,
-        // The format's maximum: a long SIC game's padded umpire views (4 KiB each, PROTOCOL.md
-        // 19) outgrew a third of 16 MiB in an honest self-played game.
+        // The format's maximum: a long SIC game's padded umpire views (4 KiB each while SIC's
+        // legal moves were text; 512 bytes since, PROTOCOL.md 19) outgrew a third of 16 MiB in
+        // an honest self-played game.
         max_record_bytes: MAX_RECORD_BYTES,
     };
 }

@@ -6,6 +6,12 @@
 //! pieces that have moved, the types of enemy pieces it captured, check reports, its own legal
 //! moves and the result. No field can hold an enemy piece's type (other than a captured one) or
 //! the square of an enemy piece that has not moved.
+//!
+//! Serde forms: in human-readable formats (JSON: the agent, the pages) squares are names
+//! (`"e4"`) and legal moves UCI texts (`"e7e8q"`); in binary ones (postcard: the protocol's
+//! canonical bytes, PROTOCOL.md section 18.1) squares are index bytes and a legal-move list is
+//! grouped by origin square, one encoding per list (`rules/src/sic/compact.rs`), so that the
+//! padded size of SIC's sealed umpire messages (PROTOCOL.md section 19) stays small.
 
 use super::movegen::{attacked_decoys, king_attacked, legal_moves, play_unchecked};
 use super::{Position, SpyRule};
@@ -14,48 +20,6 @@ use crate::{
     Transition, Variant,
 };
 use serde::{Deserialize, Serialize};
-
-/// Squares as names (`"e4"`) and moves as UCI text (`"e7e8q"`) in every format, binary
-/// included: SIC's reports and views travel that way on the wire (PROTOCOL.md section 18.1), and
-/// the padded sizes of section 19 count them so. (Other types' squares are index bytes in
-/// binary formats; SIC's wire form is kept byte for byte.)
-mod text {
-    use crate::{Alphabet, BoardSize, Move, Square};
-    use serde::{Deserialize, Deserializer, Serializer, de::Error};
-
-    pub fn serialize<S: Serializer>(sq: &Square, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&sq.to_string())
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Square, D::Error> {
-        let name = String::deserialize(d)?;
-        Square::parse(&name, BoardSize::Eight)
-            .ok_or_else(|| D::Error::custom(format!("'{name}' is not a square")))
-    }
-
-    pub mod moves {
-        use super::*;
-
-        pub fn serialize<S: Serializer>(moves: &[Move], s: S) -> Result<S::Ok, S::Error> {
-            // As `collect_seq` over the texts, without a `String` per move.
-            use serde::ser::SerializeSeq;
-            let mut seq = s.serialize_seq(Some(moves.len()))?;
-            for m in moves {
-                seq.serialize_element(m.uci_text(Alphabet::SIC).as_str())?;
-            }
-            seq.end()
-        }
-
-        pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Move>, D::Error> {
-            Vec::<String>::deserialize(d)?
-                .iter()
-                .map(|t| {
-                    Move::parse_uci(t, BoardSize::Eight, Alphabet::SIC).map_err(D::Error::custom)
-                })
-                .collect()
-        }
-    }
-}
 
 /// R-S8: what the side to move is told about attacks on its own royal-looking pieces.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -73,7 +37,6 @@ pub enum CheckReport {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct LostPiece {
     /// Where it stood (for en passant, the pawn's square, not the move's `to`).
-    #[serde(with = "text")]
     #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub square: Square,
     /// Its type (you knew it already).
@@ -97,15 +60,12 @@ pub struct MoverReport {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct OpponentReport {
     /// The square the enemy piece left (never its type, never a promotion).
-    #[serde(with = "text")]
     #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub from: Square,
     /// The square it went to.
-    #[serde(with = "text")]
     #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub to: Square,
     /// The moved piece's tracking id: the square it started the game on (R-S10).
-    #[serde(with = "text")]
     #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub id: Square,
     /// Your piece that was captured, if any.
@@ -113,7 +73,7 @@ pub struct OpponentReport {
     /// Check on your king, or a new attack on your Decoy (R-S8).
     pub check: Option<CheckReport>,
     /// Your legal moves, sorted (empty once the game is over).
-    #[serde(with = "text::moves")]
+    #[serde(with = "super::compact::legal")]
     #[cfg_attr(feature = "ts", ts(type = "string[]"))]
     pub legal: Vec<Move>,
     /// The result, if the move ended the game.
@@ -138,13 +98,11 @@ pub enum Observation {
 #[cfg_attr(feature = "ts", ts(rename = "SicOwnPiece"))]
 pub struct OwnPiece {
     /// Where it stands.
-    #[serde(with = "text")]
     #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub square: Square,
     /// Its type.
     pub role: Role,
     /// Its tracking id (starting square).
-    #[serde(with = "text")]
     #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub id: Square,
     /// Whether it has not moved under its own power (R-S9).
@@ -156,11 +114,9 @@ pub struct OwnPiece {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct TrackedPiece {
     /// Where it stands.
-    #[serde(with = "text")]
     #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub square: Square,
     /// The square it started the game on.
-    #[serde(with = "text")]
     #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub id: Square,
 }
@@ -183,7 +139,7 @@ pub struct View {
     /// The types of its own pieces the enemy has captured, in the order lost.
     pub lost: Vec<Role>,
     /// Its legal moves, sorted, if it is to move and the game is not over.
-    #[serde(with = "text::moves")]
+    #[serde(with = "super::compact::legal")]
     #[cfg_attr(feature = "ts", ts(type = "string[]"))]
     pub legal: Vec<Move>,
     /// The move number.

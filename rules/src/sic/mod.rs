@@ -5,6 +5,8 @@
 //!   perft; it implements [`Analysis`] for any army with one king per side (R-A1).
 //! - [`State`]: a game in progress implementing [`crate::Game`]: moves in, what each side is
 //!   told out (R-S8, R-S10, R-S11), plus each side's [`View`].
+//! - `compact`: the legal-move lists of reports and views in binary formats (the protocol's
+//!   canonical bytes): grouped by origin square, one encoding per list ([`CompactError`]).
 //!
 //! Words used throughout (the definitions every rule below relies on):
 //! - *E could capture X*: piece E could take piece X by one of E's capturing moves on the
@@ -24,10 +26,12 @@
 //! - R-S12 parsing rejects a position whose side not to move is in check, and pawns on their
 //!   own last rank.
 
+mod compact;
 mod game;
 mod movegen;
 mod setup;
 
+pub use compact::CompactError;
 pub use game::{
     CheckReport, LostPiece, MoverReport, Observation, OpponentReport, OwnPiece, State,
     TrackedPiece, View,
