@@ -295,12 +295,12 @@ impl MatchTask {
                 self.handle(cmd).await
             } else {
                 tokio::select! {
-                cmd = self.rx.recv() => match cmd {
-                    None | Some(Command::Stop) => break,
-                    Some(cmd) => self.handle(cmd).await,
-                },
-                () = async { tokio::time::sleep_until(wake.unwrap_or_else(tokio::time::Instant::now)).await },
-                    if wake.is_some() => self.on_timer().await,
+                    cmd = self.rx.recv() => match cmd {
+                        None | Some(Command::Stop) => break,
+                        Some(cmd) => self.handle(cmd).await,
+                    },
+                    () = async { tokio::time::sleep_until(wake.unwrap_or_else(tokio::time::Instant::now)).await },
+                        if wake.is_some() => self.on_timer().await,
                 }
             };
             match step {
