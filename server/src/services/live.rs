@@ -29,6 +29,10 @@ use tokio::sync::{mpsc, oneshot};
 /// time they arrived).
 const QUEUE_COMMANDS: usize = 1024;
 
+/// Messages already queued that the task accepts together before one flush (one group commit
+/// and one push for all of them, not one each): an umpire's answers to a move arrive together.
+const MAX_MESSAGES_PER_FLUSH: usize = 64;
+
 /// A hidden game's public clocks: fixed at each change of turn.
 #[derive(Clone, Copy, Debug)]
 struct TurnClock {
@@ -38,6 +42,16 @@ struct TurnClock {
     due_ms: u64,
     /// The other side's clock then.
     other_ms: u64,
+}
+
+/// What became of one message given to the relay.
+enum Taken {
+    /// Accepted: its entry waits for the next flush.
+    Accepted,
+    /// Refused: the encoded frame that says why, sent after the flush.
+    Refused(Bytes),
+    /// Not taken: its subscription is gone or was closed for it.
+    Closed,
 }
 
 struct Sub {
@@ -71,6 +85,9 @@ pub struct MatchTask {
     ended: Option<[u64; 2]>,
     info: Arc<Mutex<MatchInfo>>,
     rx: mpsc::Receiver<Command>,
+    /// A command taken from the queue while gathering messages to flush together, handled
+    /// next (before anything still queued).
+    deferred: Option<Command>,
     /// The umpire's key (umpired games) and the deadline it owes now, if any, as last told to
     /// the host's [`crate::admission::UmpireBacklog`].
     umpire: Option<(PublicKey, Option<(u64, protocol::message::Expectation)>)>,
@@ -173,6 +190,7 @@ impl MatchTask {
             ended: None,
             info,
             rx,
+            deferred: None,
             umpire,
             umpire_notice_at: None,
         };
@@ -273,13 +291,17 @@ impl MatchTask {
         metrics::gauge!(crate::metrics::MATCHES_LIVE).increment(1.0);
         loop {
             let wake = self.next_wake_ms().map(|ms| self.shared.clock.instant_at(ms));
-            let step = tokio::select! {
-                cmd = self.rx.recv() => match cmd {
-                    None | Some(Command::Stop) => break,
-                    Some(cmd) => self.handle(cmd).await,
-                },
-                () = async { tokio::time::sleep_until(wake.unwrap_or_else(tokio::time::Instant::now)).await },
-                    if wake.is_some() => self.on_timer().await,
+            let step = if let Some(cmd) = self.deferred.take() {
+                self.handle(cmd).await
+            } else {
+                tokio::select! {
+                    cmd = self.rx.recv() => match cmd {
+                        None | Some(Command::Stop) => break,
+                        Some(cmd) => self.handle(cmd).await,
+                    },
+                    () = async { tokio::time::sleep_until(wake.unwrap_or_else(tokio::time::Instant::now)).await },
+                        if wake.is_some() => self.on_timer().await,
+                }
             };
             match step {
                 Ok(false) => self.watch_umpire(),
@@ -353,7 +375,7 @@ impl MatchTask {
         // the host was slow to take it (at most one queue's worth, so a busy match's timers
         // still fire).
         for _ in 0..QUEUE_COMMANDS {
-            match self.rx.try_recv() {
+            match self.deferred.take().map_or_else(|| self.rx.try_recv(), Ok) {
                 Ok(cmd) => {
                     if self.handle(cmd).await? {
                         return Ok(true);
@@ -389,7 +411,7 @@ impl MatchTask {
                 self.subs.remove(&conn);
                 Ok(false)
             }
-            Command::Message { conn, bytes, arrived } => self.message(conn, bytes, arrived).await,
+            Command::Message { conn, bytes, arrived } => self.messages(conn, bytes, arrived).await,
             Command::Deliver { bytes, arrived, reply } => self.deliver(bytes, arrived, reply).await,
             Command::Stop => Ok(true),
         }
@@ -486,53 +508,53 @@ impl MatchTask {
         }
     }
 
-    async fn message(
+    /// A message, and the messages queued right behind it (at most
+    /// [`MAX_MESSAGES_PER_FLUSH`]): each is taken by the relay at its own arrival time, then
+    /// one flush stores all their entries (one group commit) before any of their receipts
+    /// leaves, and pushes them together. Gathering stops at a refusal (its `Refused` frame
+    /// leaves after the flush, after the entries before it, as for a message alone), at a
+    /// subscription closed, and at any other command (handled next, before the queue).
+    async fn messages(
         &mut self,
         conn: u64,
         bytes: Vec<u8>,
         arrived: Instant,
     ) -> Result<bool, String> {
-        let Some(sub) = self.subs.get(&conn) else { return Ok(false) };
-        let Some(key) = sub.key.filter(|k| self.parties.contains(k)) else {
-            self.close_sub(conn, "only the match's players and umpire send messages".into());
+        let mut next = Some((conn, bytes, arrived));
+        let mut relayed = false;
+        let mut refusal = None;
+        let mut taken = 0;
+        while let Some((conn, bytes, arrived)) = next.take() {
+            taken += 1;
+            match self.take_message(conn, &bytes, arrived) {
+                Taken::Accepted => relayed = true,
+                Taken::Refused(frame) => {
+                    relayed = true;
+                    refusal = Some((conn, frame));
+                    break;
+                }
+                Taken::Closed => break,
+            }
+            if taken >= MAX_MESSAGES_PER_FLUSH {
+                break;
+            }
+            match self.rx.try_recv() {
+                Ok(Command::Message { conn, bytes, arrived }) => {
+                    next = Some((conn, bytes, arrived))
+                }
+                Ok(other) => {
+                    self.deferred = Some(other);
+                    break;
+                }
+                Err(_) => break,
+            }
+        }
+        if !relayed {
             return Ok(false);
-        };
-        // The receipt says when the frame was read from the socket: the relay never goes
-        // back in time (it takes the later of this and its last time), but a message that
-        // waited in this task's queue is not charged the wait.
-        let waited = u64::try_from(arrived.elapsed().as_millis()).unwrap_or(u64::MAX);
-        let now = self.relay_now().saturating_sub(waited);
-        // The close notice carries wall time, which an outage does not hold back.
-        self.relay.set_wall_ms(self.shared.clock.now_ms());
-        // The author must be the signed-in key (checked first): nobody writes for another
-        // seat, even with a signature the relay would accept (a stolen message replayed by
-        // someone else).
-        let refused = match self.relay.accept_by(&key, &bytes, now) {
-            Ok(accepted) => {
-                metrics::counter!(crate::metrics::MESSAGES_ACCEPTED).increment(1);
-                self.arrivals.push((accepted.index, arrived));
-                self.admitted.push((accepted.index, accepted.body.channel));
-                None
-            }
-            Err(SenderError::Impostor { author }) => {
-                self.close_sub(
-                    conn,
-                    format!(
-                        "signed in as {key}, but this message is by {author}: nobody writes \
-                         for another party"
-                    ),
-                );
-                return Ok(false);
-            }
-            Err(SenderError::Refused(e)) => {
-                metrics::counter!(crate::metrics::MESSAGES_REFUSED).increment(1);
-                let hash = SignedMessage::from_canonical(&bytes).ok().map(|m| m.hash());
-                Some(ServerFrame::refused(hash, &e.to_string()))
-            }
-        };
+        }
         let over = self.after_relay().await?;
-        if let Some(frame) = refused {
-            self.send_frame(conn, &Bytes::from(frame.to_canonical()), &mut None);
+        if let Some((conn, frame)) = refusal {
+            self.send_frame(conn, &frame, &mut None);
             let max = self.shared.config.limits.max_refusals_per_connection;
             let over = self.subs.get_mut(&conn).is_some_and(|sub| {
                 sub.refusals += 1;
@@ -550,6 +572,50 @@ impl MatchTask {
             }
         }
         Ok(over)
+    }
+
+    /// One message from subscription `conn`, given to the relay (not yet stored or pushed).
+    fn take_message(&mut self, conn: u64, bytes: &[u8], arrived: Instant) -> Taken {
+        let Some(sub) = self.subs.get(&conn) else { return Taken::Closed };
+        let Some(key) = sub.key.filter(|k| self.parties.contains(k)) else {
+            self.close_sub(conn, "only the match's players and umpire send messages".into());
+            return Taken::Closed;
+        };
+        // The receipt says when the frame was read from the socket: the relay never goes
+        // back in time (it takes the later of this and its last time), but a message that
+        // waited in this task's queue is not charged the wait.
+        let waited = u64::try_from(arrived.elapsed().as_millis()).unwrap_or(u64::MAX);
+        let now = self.relay_now().saturating_sub(waited);
+        // The close notice carries wall time, which an outage does not hold back.
+        self.relay.set_wall_ms(self.shared.clock.now_ms());
+        // The author must be the signed-in key (checked first): nobody writes for another
+        // seat, even with a signature the relay would accept (a stolen message replayed by
+        // someone else).
+        match self.relay.accept_by(&key, bytes, now) {
+            Ok(accepted) => {
+                metrics::counter!(crate::metrics::MESSAGES_ACCEPTED).increment(1);
+                self.arrivals.push((accepted.index, arrived));
+                self.admitted.push((accepted.index, accepted.body.channel));
+                Taken::Accepted
+            }
+            Err(SenderError::Impostor { author }) => {
+                self.close_sub(
+                    conn,
+                    format!(
+                        "signed in as {key}, but this message is by {author}: nobody writes \
+                         for another party"
+                    ),
+                );
+                Taken::Closed
+            }
+            Err(SenderError::Refused(e)) => {
+                metrics::counter!(crate::metrics::MESSAGES_REFUSED).increment(1);
+                let hash = SignedMessage::from_canonical(bytes).ok().map(|m| m.hash());
+                Taken::Refused(Bytes::from(
+                    ServerFrame::refused(hash, &e.to_string()).to_canonical(),
+                ))
+            }
+        }
     }
 
     /// A message forwarded by a delivery witness: accepted as from its author's socket (the
