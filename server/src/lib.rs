@@ -33,6 +33,7 @@ pub mod error;
 pub mod events;
 pub mod fault;
 pub mod finished;
+pub mod forwarding;
 pub mod http;
 pub mod leader;
 pub mod ledger;

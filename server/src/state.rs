@@ -92,7 +92,7 @@ pub struct Shared {
     pub umpires: crate::admission::UmpireBacklog,
     /// A cluster follower's forwards of the log's routes to the leader
     /// (`max_forwarded_requests`).
-    pub forwards: crate::http::forward::Forwarder,
+    pub forwards: crate::forwarding::Forwarder,
     next_conn: AtomicU64,
 }
 
@@ -152,7 +152,7 @@ impl Shared {
                 + config.limits.max_queued_verifications,
         );
         let forwards =
-            crate::http::forward::Forwarder::new(config.limits.max_forwarded_requests.max(1));
+            crate::forwarding::Forwarder::new(config.limits.max_forwarded_requests.max(1));
         Shared {
             config,
             clock,

@@ -12,7 +12,7 @@
 //!
 //! Limits: at most `max_forwarded_requests` forwards at once per node (beyond it a `503`); the
 //! request body is read whole, at most the route's own limit; the leader must accept the
-//! connection within [`CONNECT_TIMEOUT`] and send something within [`READ_TIMEOUT`]. A request
+//! connection within [`CONNECT_TIMEOUT`](crate::forwarding::CONNECT_TIMEOUT) and send something within [`READ_TIMEOUT`](crate::forwarding::READ_TIMEOUT). A request
 //! that was forwarded once is never forwarded again ([`FORWARDED_BY`]): a node that is elected
 //! but has not opened the log yet answers `503`, not a loop. Without a leader (a new one is being
 //! elected: within a lease or two) the answer is `503` with `Retry-After`.
@@ -24,16 +24,11 @@ use axum::http::{HeaderName, HeaderValue, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use std::sync::Arc;
-use std::time::Duration;
 
 /// The header a forwarded request carries (the forwarding node's URL): it is not forwarded again.
 pub const FORWARDED_BY: &str = "x-fogproof-forwarded-by";
 /// The header of a forwarded answer: the node URL of the ledger's leader that gave it.
 pub const FORWARDED_TO: &str = "x-fogproof-forwarded-to";
-/// How long the leader has to accept a forwarded request's connection.
-pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
-/// How long the leader may stay silent while it answers a forwarded request.
-pub const READ_TIMEOUT: Duration = Duration::from_secs(15);
 
 /// The request headers a forward carries over (the token, what the body is, what the client
 /// accepts, its caching and range conditions); nothing else of the client's reaches the leader.
@@ -57,36 +52,6 @@ const HOP_HEADERS: [HeaderName; 7] = [
     header::PROXY_AUTHENTICATE,
     header::PROXY_AUTHORIZATION,
 ];
-
-/// A follower's means to forward: one HTTP client (one pool of connections to the leader), and
-/// the places (`max_forwarded_requests`).
-pub struct Forwarder {
-    client: std::sync::OnceLock<reqwest::Client>,
-    places: Arc<tokio::sync::Semaphore>,
-}
-
-impl Forwarder {
-    /// A forwarder with `places` forwards at once.
-    pub fn new(places: usize) -> Forwarder {
-        Forwarder {
-            client: std::sync::OnceLock::new(),
-            places: Arc::new(tokio::sync::Semaphore::new(places)),
-        }
-    }
-
-    fn client(&self) -> Result<&reqwest::Client, AppError> {
-        if let Some(c) = self.client.get() {
-            return Ok(c);
-        }
-        let built = reqwest::Client::builder()
-            .connect_timeout(CONNECT_TIMEOUT)
-            .read_timeout(READ_TIMEOUT)
-            .redirect(reqwest::redirect::Policy::none())
-            .build()
-            .map_err(|e| crate::error::internal(format!("forwarding client: {e}")))?;
-        Ok(self.client.get_or_init(|| built))
-    }
-}
 
 /// The middleware of the log's routes: runs the route here when this node holds the log (a
 /// single server, or the cluster's leader) or is no cluster node (the route then says it
@@ -139,7 +104,7 @@ async fn forward(
         })?;
     let l = shared.config.limits;
     // Held until the answer's body has been streamed back.
-    let place = shared.forwards.places.clone().try_acquire_owned().map_err(|_| {
+    let place = shared.forwards.place().map_err(|_| {
         metrics::counter!(crate::metrics::ADMISSION_REFUSED).increment(1);
         AppError::busy(
             format!(
