@@ -34,21 +34,8 @@
 use crate::{Alphabet, Bitboard, BoardSize, Color, Move, Role, Square};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-/// The roles a SIC pawn may ever promote to (R-S5), and of them those it always may.
-const PROMOTABLE: [Role; 11] = [
-    Role::Rook,
-    Role::Bishop,
-    Role::Knight,
-    Role::Queen,
-    Role::Marshall,
-    Role::Archbishop,
-    Role::DragonKing,
-    Role::DragonHorse,
-    Role::Centaur,
-    Role::Spy,
-    Role::Decoy,
-];
-const ALWAYS: [Role; 3] = [Role::Rook, Role::Bishop, Role::Knight];
+/// The roles a SIC pawn may promote to always (R-S5), and those it may only sometimes.
+use super::movegen::{ALWAYS_PROMOTE as ALWAYS, SCARCE_PROMOTE};
 
 /// The bit of `roles` in a role set.
 const fn role_bits(roles: &[Role]) -> u16 {
@@ -215,7 +202,7 @@ impl Compact {
             }
             any_promotion |= promote != 0;
         }
-        if bits & !role_bits(&PROMOTABLE) != 0 {
+        if bits & !(role_bits(&ALWAYS) | role_bits(&SCARCE_PROMOTE)) != 0 {
             return Err(CompactError::NotPromotable { bits });
         }
         let always = role_bits(&ALWAYS);
@@ -232,8 +219,11 @@ impl Compact {
     /// The moves, sorted as the rules sort them. Assumes [`Compact::check`] passed.
     fn moves(&self) -> Vec<Move> {
         let bits = u16::from_le_bytes(self.roles);
-        let roles: Vec<Role> =
-            PROMOTABLE.into_iter().filter(|r| bits & (1 << r.index()) != 0).collect();
+        let roles: Vec<Role> = ALWAYS
+            .into_iter()
+            .chain(SCARCE_PROMOTE)
+            .filter(|r| bits & (1 << r.index()) != 0)
+            .collect();
         let mut moves = Vec::new();
         for g in &self.groups {
             let plain = Bitboard(u64::from_le_bytes(g.plain));

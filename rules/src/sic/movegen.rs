@@ -140,20 +140,26 @@ fn swap_reach(piece: Piece, sq: Square, occ: Bitboard) -> Bitboard {
     }
 }
 
+/// R-S5: the roles a SIC pawn may always promote to.
+pub(crate) const ALWAYS_PROMOTE: [Role; 3] = [Role::Rook, Role::Bishop, Role::Knight];
+
+/// R-S5: the roles a SIC pawn may promote to only while its side has no such piece.
+pub(crate) const SCARCE_PROMOTE: [Role; 8] = [
+    Role::Queen,
+    Role::Marshall,
+    Role::Archbishop,
+    Role::DragonKing,
+    Role::DragonHorse,
+    Role::Centaur,
+    Role::Spy,
+    Role::Decoy,
+];
+
 /// R-S5: the roles a pawn of `us` may promote to here: R, B, N always; Q, M, A, D, H, C, S, Y
 /// only if `us` has no piece of that type on the board (R-A1: the pieces actually there).
 fn promotion_roles(board: &Board, us: Color) -> Vec<Role> {
-    let mut roles = vec![Role::Rook, Role::Bishop, Role::Knight];
-    for r in [
-        Role::Queen,
-        Role::Marshall,
-        Role::Archbishop,
-        Role::DragonKing,
-        Role::DragonHorse,
-        Role::Centaur,
-        Role::Spy,
-        Role::Decoy,
-    ] {
+    let mut roles = ALWAYS_PROMOTE.to_vec();
+    for r in SCARCE_PROMOTE {
         if board.by_piece(r.of(us)).is_empty() {
             roles.push(r);
         }
