@@ -10,12 +10,15 @@
 //! no redirect to follow (a redirect to another origin would also lose the `Authorization`
 //! header in most clients). The answer carries [`FORWARDED_TO`] naming the leader.
 //!
-//! Limits: at most `max_forwarded_requests` forwards at once per node (beyond it a `503`); the
-//! request body is read whole, at most the route's own limit; the leader must accept the
-//! connection within [`CONNECT_TIMEOUT`](crate::forwarding::CONNECT_TIMEOUT) and send something within [`READ_TIMEOUT`](crate::forwarding::READ_TIMEOUT). A request
-//! that was forwarded once is never forwarded again ([`FORWARDED_BY`]): a node that is elected
-//! but has not opened the log yet answers `503`, not a loop. Without a leader (a new one is being
-//! elected: within a lease or two) the answer is `503` with `Retry-After`.
+//! Limits: at most `max_forwarded_requests` forwards at once per node (beyond it a `503`), each
+//! place taken only once the request body has been read (so a client sending it slowly holds
+//! none) and held until the answer has been streamed back; the body is read whole, at most the
+//! largest limit of the log's routes; the leader must accept the connection within
+//! [`CONNECT_TIMEOUT`](crate::forwarding::CONNECT_TIMEOUT) and send something within
+//! [`READ_TIMEOUT`](crate::forwarding::READ_TIMEOUT). A request that was forwarded once is never
+//! forwarded again ([`FORWARDED_BY`]): a node that is elected but has not opened the log yet
+//! answers `503`, not a loop. Without a leader (a new one is being elected: within a lease or
+//! two) the answer is `503` with `Retry-After`.
 
 use crate::error::AppError;
 use crate::state::Shared;
@@ -91,18 +94,17 @@ async fn forward(
             "this server keeps no ledger",
         ));
     };
-    let leader = leases
-        .leader_url(pg.pool(), crate::leader::LEDGER_ROLE)
-        .await
-        .map_err(|e| AppError::busy(format!("finding the ledger's leader: {e}"), 1))?
-        .ok_or_else(|| {
-            AppError::busy(
-                "no node leads the ledger now (a leader is being elected, within a lease or \
-                 two): try again shortly",
-                1,
-            )
-        })?;
     let l = shared.config.limits;
+    // The body first, before a place is taken: a client sending it slowly holds no place.
+    let (parts, body) = req.into_parts();
+    // The body limit of the log's largest route (publishing a definition), no more.
+    let limit = l.max_body_bytes.max(2 * l.max_definition_bytes + 1024);
+    let body = axum::body::to_bytes(body, limit).await.map_err(|e| {
+        AppError::new(
+            axum::http::StatusCode::PAYLOAD_TOO_LARGE,
+            format!("the request body could not be read (at most {limit} bytes): {e}"),
+        )
+    })?;
     // Held until the answer's body has been streamed back.
     let place = shared.forwards.place().map_err(|_| {
         metrics::counter!(crate::metrics::ADMISSION_REFUSED).increment(1);
@@ -115,15 +117,18 @@ async fn forward(
             1,
         )
     })?;
-    let (parts, body) = req.into_parts();
-    // The body limit of the log's largest route (publishing a definition), no more.
-    let limit = l.max_body_bytes.max(2 * l.max_definition_bytes + 1024);
-    let body = axum::body::to_bytes(body, limit).await.map_err(|e| {
-        AppError::new(
-            axum::http::StatusCode::PAYLOAD_TOO_LARGE,
-            format!("the request body could not be read (at most {limit} bytes): {e}"),
-        )
-    })?;
+    // The leader, looked up inside the place: at most that many lookups at once.
+    let leader = leases
+        .leader_url(pg.pool(), crate::leader::LEDGER_ROLE)
+        .await
+        .map_err(|e| AppError::busy(format!("finding the ledger's leader: {e}"), 1))?
+        .ok_or_else(|| {
+            AppError::busy(
+                "no node leads the ledger now (a leader is being elected, within a lease or \
+                 two): try again shortly",
+                1,
+            )
+        })?;
     let path = parts.uri.path_and_query().map_or("/", |p| p.as_str());
     let url = format!("{}{path}", leader.trim_end_matches('/'));
     let mut out = shared.forwards.client()?.request(parts.method.clone(), &url).body(body);
