@@ -257,6 +257,12 @@ impl Identity {
         self.signing.to_bytes()
     }
 
+    /// A secret of the holder's own derived from this identity's seed under `tag`
+    /// (`H(tag; ("ed25519-seed", seed))`): one purpose a tag, never in a record.
+    pub fn derived_secret(&self, tag: Tag) -> [u8; 32] {
+        crate::transcript::Transcript::new(tag).append("ed25519-seed", &self.seed()).finish()
+    }
+
     /// Signs `signing_input(tag, bytes)`.
     pub fn sign(&self, tag: Tag, bytes: &[u8]) -> Signature {
         use ed25519_dalek::Signer;

@@ -89,9 +89,16 @@ pub const HOST_TOKEN: Tag = Tag("fogproof/v2/host-token");
 /// ([`crate::roles::Umpire::derived_secret`]): every process holding the key rebuilds the same
 /// umpire (docs/SERVER.md, several umpire processes). Never in a record.
 pub const UMPIRE_SECRET: Tag = Tag("fogproof/v2/umpire-secret");
+/// The key a cluster's nodes attest forwarded requests with, derived from the host's relay key
+/// ([`crate::Identity::derived_secret`]; docs/SERVER.md, several nodes). Never in a record;
+/// nothing but the host's nodes checks it.
+pub const FORWARD_KEY: Tag = Tag("fogproof/v2/forward-key");
+/// What a forwarded request's attestation authenticates (the forwarding node, the client's
+/// address, the request's method and path, the time), under [`FORWARD_KEY`]'s key.
+pub const FORWARD_ATTESTATION: Tag = Tag("fogproof/v2/forward-attestation");
 
 /// Every tag, for tests that check they are distinct.
-pub const ALL: [Tag; 28] = [
+pub const ALL: [Tag; 30] = [
     MATCH_ID,
     TERMS,
     COMMITMENT,
@@ -120,6 +127,8 @@ pub const ALL: [Tag; 28] = [
     DISPLAY_NAME,
     HOST_TOKEN,
     UMPIRE_SECRET,
+    FORWARD_KEY,
+    FORWARD_ATTESTATION,
 ];
 
 #[cfg(test)]

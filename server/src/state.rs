@@ -151,8 +151,10 @@ impl Shared {
             config.limits.max_concurrent_verifications.max(1)
                 + config.limits.max_queued_verifications,
         );
-        let forwards =
-            crate::forwarding::Forwarder::new(config.limits.max_forwarded_requests.max(1));
+        let forwards = crate::forwarding::Forwarder::new(
+            config.limits.max_forwarded_requests.max(1),
+            &config.relay,
+        );
         Shared {
             config,
             clock,

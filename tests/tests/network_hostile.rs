@@ -318,3 +318,79 @@ async fn the_hosts_umpire_service_is_spared_its_addresses_request_rate() {
     assert!(statuses.contains(&429), "the flood of forged tokens is rate limited: {statuses:?}");
     net.stop().await;
 }
+
+/// On a cluster a follower forwards the log's routes to the leader, so at the leader every
+/// client of that follower arrives from the follower's address: one busy follower would use up
+/// that address's request rate for all of them. The follower therefore attests the client's
+/// address (an HMAC under a key derived from the host's relay key, which every node holds), and
+/// the leader counts an attested request against that address. An attestation under another
+/// key, for another route, or too old is worth nothing: the request counts against its peer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_attested_forward_counts_against_the_client_not_the_forwarding_node() {
+    use server::forwarding::{ATTESTATION_MAX_SKEW_MS, Attested, FORWARDED_BY, FORWARDED_FOR};
+    let net = Net::start_with("forwarded-rate", |c| {
+        c.limits.max_requests_per_second_per_address = 5;
+    })
+    .await;
+    let node = "http://follower.test:8080";
+    let client = reqwest::Client::new();
+    let now_ms = || {
+        u64::try_from(
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .expect("after 1970")
+                .as_millis(),
+        )
+        .expect("ms fit")
+    };
+    // Requests "forwarded for" `ip`, attested under `relay`'s forward key and issued `age` ms
+    // ago, until one is refused: that refusal's text (it names the address counted).
+    let flood = |relay: protocol::Identity, ip: &'static str, path: &'static str, age: u64| {
+        let client = client.clone();
+        let base = net.base.clone();
+        async move {
+            let key = server::forwarding::ForwardKey::of(&relay);
+            for _ in 0..200 {
+                let a = Attested {
+                    node,
+                    client: ip.parse().expect("an address"),
+                    method: "GET",
+                    path,
+                    issued_ms: now_ms() - age,
+                };
+                let r = client
+                    .get(format!("{base}/api/info"))
+                    .header(FORWARDED_BY, node)
+                    .header(FORWARDED_FOR, key.attest(&a))
+                    .send()
+                    .await
+                    .expect("answered");
+                if r.status() == 429 {
+                    return r.text().await.expect("a body");
+                }
+                assert_eq!(r.status(), 200);
+            }
+            panic!("200 requests within the rate of 5 a second");
+        }
+    };
+    let relay = identity("relay");
+    let a = flood(relay.clone(), "192.0.2.1", "/api/info", 0).await;
+    assert!(a.contains("192.0.2.1") && a.contains("max_requests_per_second_per_address"), "{a}");
+    let b = flood(relay.clone(), "2001:db8::7", "/api/info", 0).await;
+    assert!(b.contains("2001:db8::7"), "{b}");
+    // Worth nothing, so counted against the peer (this test's own address):
+    let stranger = identity("a stranger's relay key");
+    for (bad, why) in [
+        (flood(stranger, "192.0.2.2", "/api/info", 0).await, "another key"),
+        (flood(relay.clone(), "192.0.2.3", "/api/ledger", 0).await, "another route"),
+        (
+            flood(relay.clone(), "192.0.2.4", "/api/info", ATTESTATION_MAX_SKEW_MS + 5_000).await,
+            "issued too long ago",
+        ),
+    ] {
+        assert!(bad.contains("127.0.0.1") && !bad.contains("192.0.2."), "{why}: {bad}");
+        // The peer's second passes before the next case.
+        tokio::time::sleep(std::time::Duration::from_millis(1_100)).await;
+    }
+    net.stop().await;
+}

@@ -19,6 +19,14 @@
 //! forwarded again ([`FORWARDED_BY`]): a node that is elected but has not opened the log yet
 //! answers `503`, not a loop. Without a leader (a new one is being elected: within a lease or
 //! two) the answer is `503` with `Retry-After`.
+//!
+//! **Whose request.** At the leader every forwarded request comes from the follower's address,
+//! so the leader's per-address request rate would count all of a follower's clients as one. The
+//! follower therefore says for whom it forwards ([`FORWARDED_FOR`]: the client's address as its
+//! own limits counted it, attested with the cluster's [`crate::forwarding::ForwardKey`]), and
+//! the leader counts an attested request against that address instead (`super::rate_limit`).
+//! The client was already held to the same rate at the follower; what it sends a follower to
+//! forward counts once more at the leader, as if it had come there itself.
 
 use crate::error::AppError;
 use crate::state::Shared;
@@ -28,10 +36,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use std::sync::Arc;
 
-/// The header a forwarded request carries (the forwarding node's URL): it is not forwarded again.
-pub const FORWARDED_BY: &str = "x-fogproof-forwarded-by";
-/// The header of a forwarded answer: the node URL of the ledger's leader that gave it.
-pub const FORWARDED_TO: &str = "x-fogproof-forwarded-to";
+pub use crate::forwarding::{FORWARDED_BY, FORWARDED_FOR, FORWARDED_TO};
 
 /// The request headers a forward carries over (the token, what the body is, what the client
 /// accepts, its caching and range conditions); nothing else of the client's reaches the leader.
@@ -95,6 +100,10 @@ async fn forward(
         ));
     };
     let l = shared.config.limits;
+    let peer =
+        req.extensions().get::<axum::extract::ConnectInfo<std::net::SocketAddr>>().map(|c| c.0);
+    let client =
+        crate::conn::client_address(shared.config.trust_forwarded_for, req.headers(), peer);
     // The body first, before a place is taken: a client sending it slowly holds no place.
     let (parts, body) = req.into_parts();
     // The body limit of the log's largest route (publishing a definition), no more.
@@ -144,6 +153,16 @@ async fn forward(
         .and_then(|c| c.node_url.clone())
         .unwrap_or_else(|| "a follower".into());
     let own = HeaderValue::from_str(&own).unwrap_or(HeaderValue::from_static("a follower"));
+    if let Some(client) = client {
+        let attested = crate::forwarding::Attested {
+            node: own.to_str().unwrap_or("a follower"),
+            client,
+            method: parts.method.as_str(),
+            path,
+            issued_ms: shared.clock.now_ms(),
+        };
+        out = out.header(FORWARDED_FOR, shared.forwards.key().attest(&attested));
+    }
     out = out.header(FORWARDED_BY, own);
     let answer = out.send().await.map_err(|e| {
         AppError::busy(

@@ -65,6 +65,16 @@ fn address(shared: &Shared, headers: &HeaderMap, peer: Option<SocketAddr>) -> Op
     crate::conn::client_address(shared.config.trust_forwarded_for, headers, peer)
 }
 
+/// The client a cluster follower forwarded this request for, if the request carries the
+/// follower's attestation ([`forward::FORWARDED_FOR`]) and it checks under the cluster's key;
+/// `None` for anything else (the request then counts against its own address).
+fn attested_client(shared: &Shared, parts: &axum::http::request::Parts) -> Option<IpAddr> {
+    let value = parts.headers.get(forward::FORWARDED_FOR)?.to_str().ok()?;
+    let node = parts.headers.get(forward::FORWARDED_BY)?.to_str().ok()?;
+    let path = parts.uri.path_and_query().map_or("/", |p| p.as_str());
+    shared.forwards.key().check(value, node, parts.method.as_str(), path, shared.clock.now_ms())
+}
+
 /// Middleware: refuses a request over its address's or its key's rate (429).
 async fn rate_limit(
     State((shared, limits)): State<(Arc<Shared>, Arc<RateLimits>)>,
@@ -73,13 +83,15 @@ async fn rate_limit(
 ) -> Response {
     let peer = req.extensions().get::<ConnectInfo<SocketAddr>>().map(|c| c.0);
     let (parts, body) = req.into_parts();
+    // A cluster follower's forward counts against the client it was forwarded for (`forward`).
+    let ip = attested_client(&shared, &parts).or_else(|| address(&shared, &parts.headers, peer));
     // The host's own umpire service answers for every umpired match the host starts, from one
     // address (loopback, in the server's process): at a ramp of starts it sends more than an
     // address's quota, and a seat or signature refused there was never sent again, so the
     // start was canceled 30 s later with the umpire blamed. Its requests are spared the
     // address's rate, as they are the key's, once its token is known (a token in memory: no
     // signature is checked for a request over the rate).
-    if let Some(ip) = address(&shared, &parts.headers, peer)
+    if let Some(ip) = ip
         && limits.by_address.check_key(&ip).is_err()
         && !extract::cached_key(&parts, &shared)
             .is_some_and(|k| shared.config.is_umpire_service(&k))
