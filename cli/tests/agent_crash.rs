@@ -7,7 +7,8 @@
 use client::agent::{Accept, Agent, AgentConfig};
 use client::seat::Decider;
 use protocol::Identity;
-use serde_json::json;
+use protocol::challenge::ChallengeRequest;
+use rules::Variant;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
@@ -77,10 +78,7 @@ async fn a_bot_killed_mid_match_resumes_from_its_journal() {
     let mut child = bot(&base, &bot_key, &bot_dir);
     tokio::time::sleep(Duration::from_millis(500)).await;
     alice
-        .challenge_json(json!({
-            "variant": "sic", "clock_limit": 600, "clock_increment": 0,
-            "opponent": bot_identity.public().to_string(),
-        }))
+        .challenge(&ChallengeRequest::addressed(Variant::Sic, 600, 0, bot_identity.public()))
         .await
         .expect("challenge");
     let mut kills = 0;

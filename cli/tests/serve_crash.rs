@@ -5,12 +5,13 @@
 //! and fails the match otherwise).
 
 use client::agent::Accept;
-use serde_json::json;
 use std::path::PathBuf;
 use std::time::Duration;
 
 mod common;
 use common::{free_port, paced_agent, serve, up};
+use protocol::challenge::ChallengeRequest;
+use rules::Variant;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn killed_servers_lose_nothing_a_receipt_promised() {
@@ -35,12 +36,12 @@ async fn killed_servers_lose_nothing_a_receipt_promised() {
                 .await;
         tokio::time::sleep(Duration::from_millis(200)).await;
         alice
-            .challenge_json(json!({
-                "variant": v,
-                "clock_limit": 900,
-                "clock_increment": 0,
-                "opponent": bob.session().key.to_string(),
-            }))
+            .challenge(&ChallengeRequest::addressed(
+                v.parse::<Variant>().expect("a variant"),
+                900,
+                0,
+                bob.session().key,
+            ))
             .await
             .expect("challenge");
         pairs.push((v, alice, bob));

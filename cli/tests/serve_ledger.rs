@@ -12,6 +12,8 @@ use std::time::Duration;
 
 mod common;
 use common::{agent, free_port, serve, up};
+use protocol::challenge::ChallengeRequest;
+use rules::Variant;
 
 /// How many match entries of the log in `dir` name `id`, and the log's size.
 fn count_in_log(dir: &Path, id: &[u8; 32]) -> (usize, u64) {
@@ -49,10 +51,7 @@ async fn a_match_finished_before_a_kill_is_appended_after_the_restart_exactly_on
     let alice = agent(&base, &dir, "alice", 8, Accept::Nothing).await;
     tokio::time::sleep(Duration::from_millis(200)).await;
     alice
-        .challenge_json(json!({
-            "variant": "chess", "clock_limit": 900, "clock_increment": 0,
-            "opponent": bob.session().key.to_string(),
-        }))
+        .challenge(&ChallengeRequest::addressed(Variant::Chess, 900, 0, bob.session().key))
         .await
         .expect("challenge");
     let mut waited = 0;

@@ -7,7 +7,6 @@
 //! server on the same database, from another data directory, is refused while the first runs.
 
 use client::agent::Accept;
-use serde_json::json;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -15,6 +14,8 @@ use std::time::Duration;
 mod common;
 mod finished;
 use common::{free_port, paced_agent, serve, serve_any_port, up};
+use protocol::challenge::ChallengeRequest;
+use rules::Variant;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_on_postgres_loses_nothing_a_receipt_promised() {
@@ -61,12 +62,12 @@ async fn a_server_on_postgres_loses_nothing_a_receipt_promised() {
         let alice = paced_agent(&base, &dir, &a, seed * 2 + 1, Accept::Nothing, pace).await;
         tokio::time::sleep(Duration::from_millis(200)).await;
         alice
-            .challenge_json(json!({
-                "variant": v,
-                "clock_limit": 900,
-                "clock_increment": 0,
-                "opponent": bob.session().key.to_string(),
-            }))
+            .challenge(&ChallengeRequest::addressed(
+                v.parse::<Variant>().expect("a variant"),
+                900,
+                0,
+                bob.session().key,
+            ))
             .await
             .expect("challenge");
         pairs.push((v, alice, bob));

@@ -17,6 +17,8 @@ use std::time::Duration;
 
 mod common;
 use common::{agent, free_port, serve, up};
+use protocol::challenge::ChallengeRequest;
+use rules::Variant;
 
 fn fogproof(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_fogproof")).args(args).output().expect("fogproof runs")
@@ -50,10 +52,7 @@ fn checkpoint(data: &Path) -> SignedCheckpoint {
 async fn play(alice: &Agent, bob: &Agent) {
     let before = alice.records().len();
     alice
-        .challenge_json(json!({
-            "variant": "chess", "clock_limit": 900, "clock_increment": 0,
-            "opponent": bob.session().key.to_string(),
-        }))
+        .challenge(&ChallengeRequest::addressed(Variant::Chess, 900, 0, bob.session().key))
         .await
         .expect("challenge");
     for _ in 0..12_000 {

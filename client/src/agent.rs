@@ -555,18 +555,6 @@ impl Agent {
         self.post_challenge(body, request.rated).await
     }
 
-    /// [`Agent::challenge`] from JSON as written by hand (tests; the server's refusals of bad
-    /// requests): posted as it is, with the agent's seat added. An umpire named that the player
-    /// does not trust is refused here all the same.
-    pub async fn challenge_json(&self, mut request: Value) -> Result<Value, AgentError> {
-        self.check_umpire_trusted(&request)?;
-        let (seal, nonce) = journal::fresh_seat(&self.config.identity)?;
-        request["seat"] =
-            json!({ "seal_key": seal.to_string(), "nonce": protocol::hex::encode(&nonce) });
-        let asked = request.get("rated").and_then(Value::as_bool).unwrap_or(false);
-        self.post_challenge(request, asked).await
-    }
-
     async fn post_challenge(&self, request: Value, asked: bool) -> Result<Value, AgentError> {
         let v = self.session.post("/api/challenge", &request).await?;
         let c = v.get("challenge").cloned().unwrap_or(Value::Null);

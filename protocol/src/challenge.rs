@@ -62,6 +62,20 @@ impl ChallengeRequest {
             seat: None,
         }
     }
+
+    /// [`ChallengeRequest::new`] of `variant` with its default options, addressed to
+    /// `opponent` (casual, the colour drawn, the server's umpire).
+    pub fn addressed(
+        variant: Variant,
+        clock_limit: u64,
+        clock_increment: u64,
+        opponent: PublicKey,
+    ) -> ChallengeRequest {
+        ChallengeRequest {
+            opponent: Some(opponent),
+            ..ChallengeRequest::new(GameOptions::default_for(variant), clock_limit, clock_increment)
+        }
+    }
 }
 
 /// The JSON of a [`ChallengeRequest`], field by field as on the wire.

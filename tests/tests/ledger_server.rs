@@ -15,6 +15,8 @@ use ledger::note::{KeyKind, SignerKey, VerifierKey};
 use ledger::store::{LogReader, ReadError};
 use network::{Net, bot, identity};
 use protocol::Identity;
+use protocol::challenge::ChallengeRequest;
+use rules::Variant;
 use serde_json::{Value, json};
 use std::io::{Read, Write};
 use std::sync::Arc;
@@ -95,10 +97,10 @@ async fn a_finished_match_is_served_in_the_log_and_its_inclusion_verifies() {
     let bob = net.agent("bob", bot(21), Accept::Addressed).await;
     let alice = net.agent("alice", bot(20), Accept::Nothing).await;
     alice
-        .challenge_json(json!({
-            "variant": "chess", "clock_limit": 600, "clock_increment": 0, "rated": true,
-            "opponent": bob.session().key.to_string(),
-        }))
+        .challenge(&ChallengeRequest {
+            rated: true,
+            ..ChallengeRequest::addressed(Variant::Chess, 600, 0, bob.session().key)
+        })
         .await
         .expect("challenge");
     let (id, record) = net.finished(&alice).await;

@@ -243,6 +243,7 @@ mod network;
 use client::agent::{Accept, DeciderFactory};
 use client::seat::{Decider, SeatCommand, SeatEvent};
 use network::Net;
+use protocol::challenge::{ChallengeRequest, ColorChoice};
 use serde_json::{Value, json};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -390,10 +391,10 @@ async fn server_run(net: &Net, tag: &str, attempts: bool) -> (Vec<Shape>, Vec<(S
     let black = net.agent(&format!("{tag}-black"), black_seat.factory(), Accept::Addressed).await;
     let white = net.agent(&format!("{tag}-white"), white_seat.factory(), Accept::Nothing).await;
     white
-        .challenge_json(json!({
-            "variant": "kriegspiel", "clock_limit": 600, "clock_increment": 0, "color": "white",
-            "opponent": black.session().key.to_string(),
-        }))
+        .challenge(&ChallengeRequest {
+            color: ColorChoice::White,
+            ..ChallengeRequest::addressed(Variant::Kriegspiel, 600, 0, black.session().key)
+        })
         .await
         .expect("challenge");
     let (w_tx, mut w_ev) = white_seat.take().await;

@@ -25,9 +25,11 @@ use client::agent::{Accept, Agent, DeciderFactory};
 use client::seat::{Decider, SeatCommand, SeatEvent};
 use network::{Net, bot, identity, paced_bot};
 use protocol::Identity;
+use protocol::challenge::ChallengeRequest;
 use protocol::codec::Canonical;
 use protocol::roles::Ask;
 use rules::AnyAction;
+use rules::Variant;
 use serde_json::{Value, json};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -379,10 +381,7 @@ async fn nobody_fills_another_keys_quota() {
     assert_eq!(signed, 3, "the house bot accepted and signed every seek");
     let honest = net.agent("honest", bot(42), Accept::Nothing).await;
     honest
-        .challenge_json(json!({
-            "variant": "chess", "clock_limit": 600, "clock_increment": 0,
-            "opponent": house_key.to_string(),
-        }))
+        .challenge(&ChallengeRequest::addressed(Variant::Chess, 600, 0, house_key))
         .await
         .expect("challenge");
     let live = net.live_of(&honest.session().key, 1).await;
@@ -405,12 +404,9 @@ async fn past_capacity_new_matches_wait_and_admitted_ones_end_validly() {
         let b =
             net.agent(&format!("cap-b{i}"), paced_bot(50 + 2 * i, pace), Accept::Addressed).await;
         let a = net.agent(&format!("cap-a{i}"), paced_bot(51 + 2 * i, pace), Accept::Nothing).await;
-        a.challenge_json(json!({
-            "variant": "chess", "clock_limit": 600, "clock_increment": 0,
-            "opponent": b.session().key.to_string(),
-        }))
-        .await
-        .expect("admitted");
+        a.challenge(&ChallengeRequest::addressed(Variant::Chess, 600, 0, b.session().key))
+            .await
+            .expect("admitted");
         net.live_of(&a.session().key, 1).await;
         players.push((a, b));
     }

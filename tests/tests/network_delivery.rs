@@ -12,10 +12,11 @@ mod network;
 
 use client::agent::Accept;
 use network::{Net, bot, identity};
+use protocol::challenge::{ChallengeRequest, ColorChoice};
 use protocol::codec::Canonical;
 use protocol::delivery::Delivered;
 use protocol::wire::ClientFrame;
-use serde_json::json;
+use rules::Variant;
 use server::delivering::{DeliveryWitness, RelayEndpoint};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -163,13 +164,10 @@ fn notices(dir: &std::path::Path) -> Vec<Delivered> {
 
 async fn challenge(alice: &client::agent::Agent, bob: &client::agent::Agent, seconds: u64) {
     alice
-        .challenge_json(json!({
-            "variant": "chess",
-            "clock_limit": seconds,
-            "clock_increment": 0,
-            "color": "white",
-            "opponent": bob.session().key.to_string(),
-        }))
+        .challenge(&ChallengeRequest {
+            color: ColorChoice::White,
+            ..ChallengeRequest::addressed(Variant::Chess, seconds, 0, bob.session().key)
+        })
         .await
         .expect("challenge");
 }

@@ -7,7 +7,8 @@ mod network;
 
 use client::agent::Accept;
 use network::{Net, bot};
-use serde_json::json;
+use protocol::challenge::{ChallengeRequest, ColorChoice};
+use rules::Variant;
 use std::time::Duration;
 use verifier::{FaultKind, MatchRole};
 
@@ -26,13 +27,15 @@ async fn challenge(
     seconds: u64,
 ) {
     alice
-        .challenge_json(json!({
-            "variant": variant,
-            "clock_limit": seconds,
-            "clock_increment": 0,
-            "color": "white",
-            "opponent": bob.session().key.to_string(),
-        }))
+        .challenge(&ChallengeRequest {
+            color: ColorChoice::White,
+            ..ChallengeRequest::addressed(
+                variant.parse::<Variant>().expect("a variant"),
+                seconds,
+                0,
+                bob.session().key,
+            )
+        })
         .await
         .expect("challenge");
 }

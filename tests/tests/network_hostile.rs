@@ -9,9 +9,11 @@ mod network;
 use client::agent::Accept;
 use client::net::{MatchSocket, NetError, Session};
 use network::{Net, bot, identity};
+use protocol::challenge::ChallengeRequest;
 use protocol::message::{Author, Payload};
 use protocol::wire::{ClientFrame, ServerFrame};
 use protocol::{Channel, MatchId};
+use rules::Variant;
 use serde_json::json;
 use std::sync::{Arc, Mutex};
 
@@ -73,10 +75,12 @@ async fn hostile_clients_are_refused_and_honest_matches_go_on() {
     });
     let mallory_agent = net.agent("mallory", waits, Accept::Nothing).await;
     for (from, to, variant) in [(&alice, &bob, "kriegspiel"), (&mallory_agent, &carol, "chess")] {
-        from.challenge_json(json!({
-            "variant": variant, "clock_limit": 600, "clock_increment": 0,
-            "opponent": to.session().key.to_string(),
-        }))
+        from.challenge(&ChallengeRequest::addressed(
+            variant.parse::<Variant>().expect("a variant"),
+            600,
+            0,
+            to.session().key,
+        ))
         .await
         .expect("challenge");
     }

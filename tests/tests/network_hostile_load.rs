@@ -16,6 +16,8 @@
 mod network;
 
 use network::{Net, bot};
+use protocol::challenge::ChallengeRequest;
+use rules::Variant;
 use serde_json::json;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
@@ -190,12 +192,7 @@ async fn one_address_flooding_idle_sockets_is_capped_while_healthz_answers_and_a
     let bob = net.agent("bob", bot(11), client::agent::Accept::Addressed).await;
     let alice = net.agent("alice", bot(12), client::agent::Accept::Nothing).await;
     alice
-        .challenge_json(json!({
-            "variant": "chess",
-            "clock_limit": 600,
-            "clock_increment": 0,
-            "opponent": bob.session().key.to_string(),
-        }))
+        .challenge(&ChallengeRequest::addressed(Variant::Chess, 600, 0, bob.session().key))
         .await
         .expect("challenge");
     let (_, record) = net.finished(&alice).await;

@@ -10,8 +10,9 @@ use client::agent::{Accept, Agent};
 use client::net::{MatchSocket, Session};
 use network::{Net, bot, identity};
 use protocol::MatchId;
+use protocol::challenge::ChallengeRequest;
 use protocol::wire::{ClientFrame, ServerFrame};
-use serde_json::json;
+use rules::Variant;
 use std::collections::BTreeSet;
 use std::time::Duration;
 
@@ -57,10 +58,12 @@ async fn finished(agent: &Agent, n: usize) -> Vec<(MatchId, Vec<u8>)> {
 }
 
 async fn challenge(from: &Agent, to: &Agent, variant: &str) {
-    from.challenge_json(json!({
-        "variant": variant, "clock_limit": 600, "clock_increment": 0,
-        "opponent": to.session().key.to_string(),
-    }))
+    from.challenge(&ChallengeRequest::addressed(
+        variant.parse::<Variant>().expect("a variant"),
+        600,
+        0,
+        to.session().key,
+    ))
     .await
     .expect("challenge");
 }

@@ -7,6 +7,8 @@ mod network;
 
 use client::agent::Accept;
 use network::{Net, bot};
+use protocol::challenge::ChallengeRequest;
+use rules::Variant;
 use serde_json::{Value, json};
 
 /// A watch stream read line by line as it comes.
@@ -53,10 +55,12 @@ async fn a_live_chess_game_can_be_watched_and_hidden_games_cannot() {
     ];
     for (pair, variant) in [(0, "chess"), (1, "kriegspiel"), (2, "intrigue")] {
         agents[2 * pair + 1]
-            .challenge_json(json!({
-                "variant": variant, "clock_limit": 600, "clock_increment": 0,
-                "opponent": agents[2 * pair].session().key.to_string(),
-            }))
+            .challenge(&ChallengeRequest::addressed(
+                variant.parse::<Variant>().expect("a variant"),
+                600,
+                0,
+                agents[2 * pair].session().key,
+            ))
             .await
             .expect("challenge");
     }

@@ -6,6 +6,8 @@ mod network;
 
 use client::agent::Accept;
 use network::{Net, bot};
+use protocol::challenge::{ChallengeRequest, ColorChoice};
+use rules::Variant;
 use serde_json::json;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -14,13 +16,10 @@ async fn finished_games_carry_their_verdict_summary() {
     let bob = net.agent("bob", bot(21), Accept::Addressed).await;
     let alice = net.agent("alice", bot(22), Accept::Nothing).await;
     alice
-        .challenge_json(json!({
-            "variant": "chess",
-            "clock_limit": 600,
-            "clock_increment": 0,
-            "color": "black",
-            "opponent": bob.session().key.to_string(),
-        }))
+        .challenge(&ChallengeRequest {
+            color: ColorChoice::Black,
+            ..ChallengeRequest::addressed(Variant::Chess, 600, 0, bob.session().key)
+        })
         .await
         .expect("challenge");
     let (id, record) = net.finished(&alice).await;

@@ -12,7 +12,8 @@ use ledger::note::{KeyKind, SignerKey};
 use ledger::promise::{Promise, Verdict};
 use ledger::store::{LogReader, ReadError};
 use network::{Net, bot};
-use serde_json::json;
+use protocol::challenge::ChallengeRequest;
+use rules::Variant;
 use std::io::{Read, Write};
 use std::time::Duration;
 
@@ -68,10 +69,7 @@ async fn a_finished_match_gets_a_kept_promise_and_the_agent_saves_it() {
         quorum: None,
     });
     alice
-        .challenge_json(json!({
-            "variant": "chess", "clock_limit": 600, "clock_increment": 0,
-            "opponent": bob.session().key.to_string(),
-        }))
+        .challenge(&ChallengeRequest::addressed(Variant::Chess, 600, 0, bob.session().key))
         .await
         .expect("challenge");
     let (id, record) = net.finished(&alice).await;

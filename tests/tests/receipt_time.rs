@@ -10,10 +10,11 @@ mod network;
 use client::agent::Accept;
 use client::seat::{Decider, SeatEvent};
 use network::{Net, identity};
+use protocol::challenge::{ChallengeRequest, ColorChoice};
 use protocol::codec::Canonical;
 use protocol::delivery::Delivered;
 use protocol::relay::Entry;
-use serde_json::json;
+use rules::Variant;
 use server::clock::{Clock, TokioClock};
 use server::delivering::{DeliveryWitness, RelayEndpoint};
 use std::sync::Arc;
@@ -117,13 +118,10 @@ async fn a_post_dated_receipt_is_reported_with_evidence_and_offered_to_the_witne
     let alice = net.agent("alice", alice_decider, Accept::Nothing).await;
     alice.use_delivery_witness(&witness_url);
     alice
-        .challenge_json(json!({
-            "variant": "chess",
-            "clock_limit": 600,
-            "clock_increment": 0,
-            "color": "white",
-            "opponent": bob.session().key.to_string(),
-        }))
+        .challenge(&ChallengeRequest {
+            color: ColorChoice::White,
+            ..ChallengeRequest::addressed(Variant::Chess, 600, 0, bob.session().key)
+        })
         .await
         .expect("challenge");
     let (_, record) = net.finished(&alice).await;

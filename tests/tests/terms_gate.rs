@@ -19,6 +19,7 @@ mod network;
 use client::agent::{Accept, check_terms};
 use network::{Net, bot};
 use proptest::prelude::*;
+use protocol::challenge::ChallengeRequest;
 use protocol::codec::{Canonical, VERSION};
 use protocol::record::MatchRecord;
 use protocol::relay::{Relay, RelayError};
@@ -594,8 +595,10 @@ async fn the_lobby_and_the_agent_refuse_at_the_terms() {
     let e = bob.accept(shown).await.expect_err("an untrusted umpire");
     assert!(e.to_string().contains("not one this player trusts"), "{e}");
     let e = bob
-        .challenge_json(json!({ "variant": "kriegspiel", "clock_limit": 600, "clock_increment": 0,
-            "umpire": mallory.to_string() }))
+        .challenge(&ChallengeRequest {
+            umpire: Some(mallory),
+            ..ChallengeRequest::new(GameOptions::default_for(Variant::Kriegspiel), 600, 0)
+        })
         .await
         .expect_err("an untrusted umpire");
     assert!(e.to_string().contains("not one this player trusts"), "{e}");
