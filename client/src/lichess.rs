@@ -209,7 +209,7 @@ pub fn challenge(c: &Value) -> Value {
             tc.entry("show").or_insert(json!(format!("{minutes}+{i}")));
         }
     }
-    // lichess's `speed`, `perf` and `finalColor` (the colours of a `random` challenge are drawn
+    // lichess's `speed`, `perf` and `finalColor` (the colors of a `random` challenge are drawn
     // by the protocol once the match starts: until then `finalColor` stays `random`), and
     // player objects with a `name`: what lichess-bot reads of a challenge.
     let limit_ms = c.pointer("/timeControl/limit").and_then(Value::as_u64).map(|s| s * 1000);
@@ -250,7 +250,7 @@ mod tests {
         assert_eq!(c["variant"]["key"], "standard");
         assert_eq!(c["speed"], "blitz");
         assert_eq!(c["perf"]["name"], "blitz");
-        // The colours are drawn later, by the protocol.
+        // The colors are drawn later, by the protocol.
         assert_eq!(c["finalColor"], "random");
         assert_eq!(c["challenger"]["name"], "ed25519:1");
         assert_eq!(c["destUser"]["name"], "ed25519:2");

@@ -695,7 +695,7 @@ impl Hub {
             }
         };
         // The page's fields, each read once into its type (the page is an edge): the options
-        // from their text form, the colour and the umpire from their words.
+        // from their text form, the color and the umpire from their words.
         let options: BTreeMap<String, String> = match get("options").cloned() {
             None => BTreeMap::new(),
             Some(v) => {
