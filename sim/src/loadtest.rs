@@ -391,7 +391,7 @@ impl Load {
 /// setups or seeds (SIC, Intrigue, 6x6).
 pub fn script(variant: Variant, seed: [u8; 32], max_plies: usize) -> Vec<AnyAction> {
     let mut line = Vec::new();
-    if matches!(variant, Variant::Sic | Variant::Intrigue | Variant::SecretChess6) {
+    if variant.has_secret_setup() {
         return line;
     }
     let options = rules::GameOptions::default_for(variant);
