@@ -214,19 +214,19 @@ fn payload_json(variant: Variant, p: &Payload, start_view: bool) -> Value {
     }
 }
 
-/// The colours: from the envelope check, else fixed by the terms, else unknown.
-fn colours_of(bytes: &[u8], terms: &MatchTerms) -> Option<ByColor<PublicKey>> {
-    verifier::envelope::check(bytes).ok().map(|c| c.colours).or_else(|| terms.fixed_colors())
+/// The colors: from the envelope check, else fixed by the terms, else unknown.
+fn colors_of(bytes: &[u8], terms: &MatchTerms) -> Option<ByColor<PublicKey>> {
+    verifier::envelope::check(bytes).ok().map(|c| c.colors).or_else(|| terms.fixed_colors())
 }
 
 fn role_name(
     terms: &MatchTerms,
-    colours: Option<&ByColor<PublicKey>>,
+    colors: Option<&ByColor<PublicKey>>,
     k: &PublicKey,
 ) -> &'static str {
-    if colours.is_some_and(|c| c.white == *k) {
+    if colors.is_some_and(|c| c.white == *k) {
         "white"
-    } else if colours.is_some_and(|c| c.black == *k) {
+    } else if colors.is_some_and(|c| c.black == *k) {
         "black"
     } else if terms.umpire.as_ref().is_some_and(|u| u.key == *k) {
         "umpire"
@@ -244,7 +244,7 @@ pub fn show(bytes: &[u8]) -> Result<Value> {
     let record = decode_record(bytes)?;
     let terms = MatchTerms::from_canonical(&record.terms.terms).context("terms")?;
     let variant = terms.variant();
-    let colours = colours_of(bytes, &terms);
+    let colors = colors_of(bytes, &terms);
     let disclosures = record.disclosures();
     let mut umpire_spoke: BTreeSet<Channel> = BTreeSet::new();
     let mut entries = Vec::with_capacity(record.entries.len());
@@ -271,7 +271,7 @@ pub fn show(bytes: &[u8]) -> Result<Value> {
             "hash": hash.to_string(),
             "channel": body.channel.to_string(),
             "author": key(&body.author),
-            "role": role_name(&terms, colours.as_ref(), &body.author),
+            "role": role_name(&terms, colors.as_ref(), &body.author),
             "seq": body.seq,
             "seen": body.seen.map(|s| json!({ "order": s.order.to_string() })),
             "re": body.re.map(|h| h.to_string()),
@@ -298,12 +298,12 @@ pub fn show(bytes: &[u8]) -> Result<Value> {
             "ruleset": terms.ruleset(),
             "options": terms.game.to_map(),
             "players": players,
-            "colours": match terms.colours { ColorAssignment::FirstIsWhite => "first-is-white", ColorAssignment::Drawn => "drawn" },
+            "colours": match terms.colors { ColorAssignment::FirstIsWhite => "first-is-white", ColorAssignment::Drawn => "drawn" },
             "relay": key(&terms.relay),
             "umpire": terms.umpire.as_ref().map(|u| json!({ "key": key(&u.key), "seal_key": hex(&u.seal_key.0) })),
             "time_control": { "initial_ms": tc.initial_ms, "increment_ms": tc.increment_ms, "reveal_ms": tc.reveal_ms },
         },
-        "colours": colours.map(|c| json!({ "white": key(&c.white), "black": key(&c.black) })),
+        "colours": colors.map(|c| json!({ "white": key(&c.white), "black": key(&c.black) })),
         "entries": entries,
         "disclosures": disclosures.iter().map(|(m, (entry, d))| json!({
             "message": m.to_string(),

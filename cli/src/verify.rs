@@ -219,7 +219,7 @@ fn progress(files: usize) -> ProgressBar {
 }
 
 fn player_labels(d: &Description) -> [&'static str; 2] {
-    if d.colours_known { ["white", "black"] } else { ["player 1", "player 2"] }
+    if d.colors_known { ["white", "black"] } else { ["player 1", "player 2"] }
 }
 
 fn result_text(r: &GameResult) -> String {
@@ -251,8 +251,8 @@ fn write_summary(out: &mut impl Write, file: &Path, r: &Report) -> std::io::Resu
     if let Some(d) = description {
         writeln!(out, "  variant: {} ({})", d.variant, d.ruleset)?;
         let [w, b] = player_labels(d);
-        writeln!(out, "  {w}: {}", d.colours.white.fingerprint())?;
-        writeln!(out, "  {b}: {}", d.colours.black.fingerprint())?;
+        writeln!(out, "  {w}: {}", d.colors.white.fingerprint())?;
+        writeln!(out, "  {b}: {}", d.colors.black.fingerprint())?;
     }
     match verdict {
         Verdict::Valid { result } => writeln!(out, "  result: {}", result_text(result))?,

@@ -259,7 +259,7 @@ fn tournament_bundle_and_verify() {
     ]));
     assert!(started.contains("board 1: Player 0 - Player 1"), "{started}");
     let mut config = sim::SelfplayConfig::new(Variant::Espionage, 7);
-    config.colours = protocol::terms::ColorAssignment::FirstIsWhite;
+    config.colors = protocol::terms::ColorAssignment::FirstIsWhite;
     let record = dir.join("game.rec");
     std::fs::write(&record, sim::selfplay_with(config).unwrap().bytes).unwrap();
     ok(&fogproof(&[

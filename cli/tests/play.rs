@@ -265,7 +265,7 @@ async fn intrigue_and_6x6_setups_are_typed_in_the_terminal() {
     result.expect("the scripted player");
 }
 
-/// The terminal's Intrigue board before the setups, for each colour: both armies without kings
+/// The terminal's Intrigue board before the setups, for each color: both armies without kings
 /// (no stray `-` for the position not yet made), and the setup's example is the asker's own
 /// (Black's informer is on rank 7, not White's d2).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -210,8 +210,8 @@ fn show_fields_are_the_records(json: &serde_json::Value, bytes: &[u8], record: &
     let key = |k: &protocol::PublicKey| format!("ed25519:{}", encode(&k.0));
     let verified = verifier::verify_match(bytes);
     assert!(verified.verdict.is_valid(), "an honest record");
-    let players = verified.players.expect("players by colour");
-    assert!(verified.colours_known);
+    let players = verified.players.expect("players by color");
+    assert!(verified.colors_known);
     let terms = protocol::terms::MatchTerms::from_canonical(&record.terms.terms).expect("terms");
     let umpire = terms.umpire.as_ref().expect("6x6 has an umpire");
     assert_eq!(json["version"], record.version);
@@ -636,7 +636,7 @@ fn intrigue_end(p: &intrigue_slow::Slow, halfmove: u32, seen: &[String]) -> Opti
         .collect();
     let insufficient = match others.as_slice() {
         [] | [('n', _)] => true,
-        [(_, colour), ..] => others.iter().all(|&(r, c)| r == 'b' && c == *colour),
+        [(_, color), ..] => others.iter().all(|&(r, c)| r == 'b' && c == *color),
     };
     if insufficient {
         return Some("insufficient-material");

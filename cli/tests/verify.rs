@@ -35,7 +35,7 @@ fn played(dir: &std::path::Path, name: &str, mangle: impl FnOnce(&mut Vec<u8>)) 
     let s =
         sim::selfplay::selfplay_with(sim::selfplay::SelfplayConfig::new(rules::Variant::Chess, 7))
             .expect("self-play");
-    let colours = s.colours.expect("colours drawn");
+    let colors = s.colors.expect("colors drawn");
     let claim = s.summary.result.expect("a result");
     let score = match claim.outcome {
         Outcome::WhiteWins => "1-0",
@@ -49,8 +49,8 @@ fn played(dir: &std::path::Path, name: &str, mangle: impl FnOnce(&mut Vec<u8>)) 
     std::fs::write(&path, bytes).expect("write record");
     Played {
         path,
-        white: colours.white.fingerprint(),
-        black: colours.black.fingerprint(),
+        white: colors.white.fingerprint(),
+        black: colors.black.fingerprint(),
         result: format!("{score} {}", claim.reason),
         relay: s.cast.relay.public().fingerprint(),
     }

@@ -209,7 +209,7 @@ pub fn check_terms(
 
 /// Whether `terms` are exactly what the challenge `c` asked for (its JSON as the server shows
 /// it, [`Agent::challenge`]'s answer or a `challenge` event): the variant, the options, the
-/// clock (seconds, to the millisecond), the colours (`white`/`black`: the challenger's,
+/// clock (seconds, to the millisecond), the colors (`white`/`black`: the challenger's,
 /// `random`: drawn, the challenger first, as the server writes them), the opponent a challenge
 /// names, the umpire (none where it names none), and rated or casual (`rated`, which a
 /// challenge must state).
@@ -250,14 +250,14 @@ pub fn check_against_challenge(terms: &MatchTerms, c: &Value) -> Result<(), Stri
     let challenger = key("/challenger/id").ok_or("the challenge names no challenger")?;
     let [first, second] = [terms.players[0].key, terms.players[1].key];
     let colors_ok = match text("/color").unwrap_or("random") {
-        "white" => terms.colours == ColorAssignment::FirstIsWhite && first == challenger,
-        "black" => terms.colours == ColorAssignment::FirstIsWhite && second == challenger,
-        _ => terms.colours == ColorAssignment::Drawn && first == challenger,
+        "white" => terms.colors == ColorAssignment::FirstIsWhite && first == challenger,
+        "black" => terms.colors == ColorAssignment::FirstIsWhite && second == challenger,
+        _ => terms.colors == ColorAssignment::Drawn && first == challenger,
     };
     if !colors_ok {
         return Err(format!(
             "the colours ({:?}, challenger {}) are not the challenge's {}",
-            terms.colours,
+            terms.colors,
             if first == challenger { "first" } else { "second" },
             text("/color").unwrap_or("random"),
         ));

@@ -148,27 +148,9 @@ impl Policy for HouseBot {
     }
 }
 
-/// What a man is worth, in centipawns.
+/// What a man is worth, in centipawns: [`Variant::piece_value`].
 fn value(variant: Variant, role: Role) -> i64 {
-    match role {
-        Role::Pawn => 100,
-        Role::Knight => 300,
-        Role::Bishop => 320,
-        Role::Rook => 500,
-        Role::Queen => 900,
-        Role::King => 0,
-        Role::Marshall => 850,
-        Role::Archbishop => 800,
-        Role::Centaur => 450,
-        Role::DragonHorse => 650,
-        Role::DragonKing => 700,
-        // Espionage's Spy attacks like a queen and is mostly immune (R-E2); SIC's is a
-        // short-range piece (R-S6).
-        Role::Spy if variant == Variant::Espionage => 700,
-        Role::Spy => 250,
-        Role::Decoy => 150,
-        Role::Cannon => 450,
-    }
+    variant.piece_value(role)
 }
 
 /// How far forward a man stands for its side (0 on its first rank).

@@ -6,7 +6,7 @@
 use crate::api_types::{LichessVariant, Player, Status, VariantInfo};
 use protocol::message::{Claim, ClaimReason, Outcome};
 use protocol::names::SignedName;
-use rules::seat::{Knows, SeatView};
+use rules::seat::SeatView;
 use rules::{EndReason, Variant};
 use serde_json::{Value, json};
 
@@ -36,16 +36,9 @@ pub fn variant_name(v: Variant) -> &'static str {
     }
 }
 
-/// A variant's short name (lichess's `short`).
+/// A variant's short name (lichess's `short`): [`Variant::short_name`].
 pub fn variant_short(v: Variant) -> &'static str {
-    match v {
-        Variant::Chess => "Std",
-        Variant::Kriegspiel => "Krieg",
-        Variant::Sic => "SIC",
-        Variant::Intrigue => "Intr",
-        Variant::SecretChess6 => "6x6",
-        Variant::Espionage => "Esp",
-    }
+    v.short_name()
 }
 
 /// The `variant` object: `key`, `name`, `short`, and fogproof's `id`.
@@ -145,21 +138,14 @@ pub fn winner(claim: Option<&Claim>) -> Option<&'static str> {
 /// `sent`, what it was told in `view`).
 pub fn moves_uci(view: Option<&SeatView>) -> String {
     let Some(view) = view else { return String::new() };
-    let (variant, moves) = match &view.knows {
-        Knows::Chess { moves } => (Variant::Chess, moves),
-        Knows::Espionage { moves } => (Variant::Espionage, moves),
-        _ => return String::new(),
-    };
-    moves.iter().map(|m| m.uci(variant.alphabet())).collect::<Vec<_>>().join(" ")
+    let Some(moves) = view.knows.open_moves() else { return String::new() };
+    moves.iter().map(|m| m.uci(view.variant.alphabet())).collect::<Vec<_>>().join(" ")
 }
 
 /// lichess's `initialFen`: `startpos` for the games that start from the standard position
 /// (chess, Kriegspiel, Espionage); none for those that start from secret setups.
 pub fn initial_fen(v: Variant) -> Option<&'static str> {
-    match v {
-        Variant::Chess | Variant::Kriegspiel | Variant::Espionage => Some("startpos"),
-        Variant::Sic | Variant::Intrigue | Variant::SecretChess6 => None,
-    }
+    (!v.has_secret_setup()).then_some("startpos")
 }
 
 /// A player object (`white`, `black`, `opponent`): the key is the `id`; `name` and `username`
@@ -209,7 +195,7 @@ pub fn challenge(c: &Value) -> Value {
             tc.entry("show").or_insert(json!(format!("{minutes}+{i}")));
         }
     }
-    // lichess's `speed`, `perf` and `finalColor` (the colours of a `random` challenge are drawn
+    // lichess's `speed`, `perf` and `finalColor` (the colors of a `random` challenge are drawn
     // by the protocol once the match starts: until then `finalColor` stays `random`), and
     // player objects with a `name`: what lichess-bot reads of a challenge.
     let limit_ms = c.pointer("/timeControl/limit").and_then(Value::as_u64).map(|s| s * 1000);
@@ -250,7 +236,7 @@ mod tests {
         assert_eq!(c["variant"]["key"], "standard");
         assert_eq!(c["speed"], "blitz");
         assert_eq!(c["perf"]["name"], "blitz");
-        // The colours are drawn later, by the protocol.
+        // The colors are drawn later, by the protocol.
         assert_eq!(c["finalColor"], "random");
         assert_eq!(c["challenger"]["name"], "ed25519:1");
         assert_eq!(c["destUser"]["name"], "ed25519:2");

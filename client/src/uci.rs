@@ -12,7 +12,7 @@
 
 use crate::housebot::HouseBot;
 use protocol::roles::{Ask, Policy};
-use rules::seat::{Knows, Seat};
+use rules::seat::Seat;
 use rules::{AnyAction, Color, Variant};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
@@ -267,10 +267,7 @@ impl EngineBot {
         offered: &[(String, AnyAction)],
     ) -> Result<Option<AnyAction>, EngineError> {
         let view = seat.view();
-        let moves = match &view.knows {
-            Knows::Chess { moves } | Knows::Espionage { moves } => moves,
-            _ => return Ok(None),
-        };
+        let Some(moves) = view.knows.open_moves() else { return Ok(None) };
         let moves: Vec<String> = moves.iter().map(|m| m.uci(variant.alphabet())).collect();
         if self.engine.is_none() {
             let mut e = Engine::start(&self.path)?;
@@ -318,7 +315,7 @@ impl Policy for EngineBot {
         side: Color,
         ask: &Ask,
     ) -> AnyAction {
-        let open = matches!(variant, Variant::Chess | Variant::Espionage);
+        let open = variant.mode() == rules::Mode::Open;
         if open
             && !self.failed
             && let (Ask::Choose(_), Some(seat)) = (ask, seat)

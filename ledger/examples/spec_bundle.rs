@@ -102,14 +102,14 @@ pub fn build(out: &Path) -> Result<String, Box<dyn Error>> {
     let c_absent = vec![Absence { player: 2, bye: ByeKind::Zero }];
 
     // The Berger table of 3 (+ a dummy) on pairing numbers A 1, B 2, C 3: round 1 B-C (A has
-    // the bye), round 2 A-B (C), round 3 C-A (B); rounds 4 to 6 the same, colours reversed.
+    // the bye), round 2 A-B (C), round 3 C-A (B); rounds 4 to 6 the same, colors reversed.
     ledger.append(&[round(1, c_absent.clone())])?;
     let mut first = sim::SelfplayConfig::new(Variant::Espionage, seed);
-    first.colours = ColorAssignment::FirstIsWhite;
+    first.colors = ColorAssignment::FirstIsWhite;
     ledger.append(&[round(2, vec![]), game(2, sim::selfplay_with(first)?.bytes)])?;
     ledger.append(&[round(3, vec![]), no_show(3, c, a, true, false)])?;
     ledger.append(&[round(4, vec![]), no_show(4, c, b, true, true)])?;
-    // Round 5 is B-A: a self-played game whose drawn colours make B white, if this seed's
+    // Round 5 is B-A: a self-played game whose drawn colors make B white, if this seed's
     // draw does; otherwise A did not show.
     ledger.append(&[round(5, vec![])])?;
     let drawn = sim::selfplay_with(sim::SelfplayConfig::new(Variant::Espionage, seed))?;

@@ -69,7 +69,7 @@ pub enum EntryBody {
 /// A paired tournament game that never started because one party, or both, did not show: did
 /// not bring their seat to the terms, or did not sign them, by the deadline. The appender (the
 /// server) states it; the log's key signs it with the checkpoint that covers it. It is the
-/// evidence of the adjudication: the pairing (the round and both keys, in their colours), the
+/// evidence of the adjudication: the pairing (the round and both keys, in their colors), the
 /// deadline, and who did not show. A party who did not show loses by forfeit; both: a double
 /// forfeit.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -173,12 +173,12 @@ pub struct MatchEntry {
     pub variant: String,
     /// The ruleset's stable name.
     pub ruleset: String,
-    /// White's key (the first player's when colours were never drawn).
+    /// White's key (the first player's when colors were never drawn).
     pub white: PublicKey,
     /// Black's key.
     pub black: PublicKey,
-    /// Whether `white` and `black` are by colour.
-    pub colours_known: bool,
+    /// Whether `white` and `black` are by color.
+    pub colors_known: bool,
     /// The umpire's key in umpired games.
     pub umpire: Option<PublicKey>,
     /// The relay's key.
@@ -371,10 +371,10 @@ pub fn close_time_ms(record: &[u8], v: &VerifiedMatch) -> Result<u64, EntryError
 /// terms say `rated`, `result` (the verdict's) is a result, not a void, and either both players
 /// moved (a player's `Action` in an open or owner game; in an umpired game an umpire's `Turn`
 /// answering one of the player's messages, i.e. a legal action) or the end came after a player
-/// saw what it might quit over: a public contribution revealed, when colours are drawn (the
+/// saw what it might quit over: a public contribution revealed, when colors are drawn (the
 /// coin toss) or the variant's army depends on it (SIC). So a game in which a player never
-/// moved is not rated (as lichess aborts), but a last revealer who dislikes its colours or its
-/// army and quits forfeits a rated game, even though the colours are never known. Only
+/// moved is not rated (as lichess aborts), but a last revealer who dislikes its colors or its
+/// army and quits forfeits a rated game, even though the colors are never known. Only
 /// entries whose receipts verify as the relay's are read.
 pub fn is_rated(
     record: &[u8],
@@ -417,7 +417,7 @@ pub fn is_rated(
             moved[i] |= mover == Some(*p);
         }
     }
-    let informative = terms.colours == protocol::terms::ColorAssignment::Drawn
+    let informative = terms.colors == protocol::terms::ColorAssignment::Drawn
         || terms.variant() == rules::Variant::Sic;
     Ok(moved == [true, true] || (informative && revealed))
 }
@@ -456,7 +456,7 @@ impl MatchEntry {
             ruleset,
             white: players.white,
             black: players.black,
-            colours_known: v.colours_known,
+            colors_known: v.colors_known,
             umpire: v.umpire,
             relay,
             verdict,

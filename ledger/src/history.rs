@@ -9,7 +9,7 @@
 //!   complete, with valid absences; its pairings are then fixed
 //!   ([`crate::tournament::pair_next_round`]);
 //! - a match entry naming a tournament round is one of that round's pairings, with the same
-//!   colours and variant, not played yet;
+//!   colors and variant, not played yet;
 //! - a match entry's close time (the relay's signed time, [`crate::entry::close_time_ms`]) is
 //!   not more than [`CLOSE_TIME_TOLERANCE_MS`] before the latest close time already in the log.
 //!
@@ -410,7 +410,7 @@ impl History {
         Ok(())
     }
 
-    /// A no-show: the game must be paired in that round, in those colours, without a result;
+    /// A no-show: the game must be paired in that round, in those colors, without a result;
     /// at least one party is named absent. The absent party loses by forfeit (both: a double
     /// forfeit).
     fn apply_no_show(&mut self, at: u64, n: &NoShowEntry) -> Result<(), HistoryError> {
@@ -469,7 +469,7 @@ impl History {
             if m.variant != t.definition.variant.id() {
                 return Err(not_paired("another variant than the tournament's"));
             }
-            if !m.colours_known {
+            if !m.colors_known {
                 return Err(not_paired("the record does not fix the colours"));
             }
             let (Some(w), Some(b)) = (t.player(&m.white), t.player(&m.black)) else {
@@ -551,9 +551,9 @@ pub fn tournament_result(m: &MatchEntry) -> GameResult {
 }
 
 /// The rated game a match entry is, if any: the entry says `rated` (its terms said rated and
-/// the game counts, [`crate::entry::is_rated`]), it has a result and a known variant. Colours
-/// need not be known: a forfeit before the colours were drawn names `players[0]` as `white`
-/// and its winner by that same order, so the right key wins (ratings do not depend on colour).
+/// the game counts, [`crate::entry::is_rated`]), it has a result and a known variant. Colors
+/// need not be known: a forfeit before the colors were drawn names `players[0]` as `white`
+/// and its winner by that same order, so the right key wins (ratings do not depend on color).
 pub fn rated_game(m: &MatchEntry) -> Option<RatedGame> {
     if !m.rated {
         return None;

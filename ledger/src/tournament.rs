@@ -1,7 +1,7 @@
 //! Tournaments: round-robin (FIDE Berger tables) and Swiss (FIDE Dutch), standings and tie-breaks.
 //!
 //! A tournament is a signed [`definition::TournamentDefinition`] plus the [`Round`]s played so
-//! far. Everything else (the next round's pairings, colours, byes, standings) is a pure function
+//! far. Everything else (the next round's pairings, colors, byes, standings) is a pure function
 //! of those two: [`pair_next_round`] and [`standings::standings`].
 //!
 //! Players are named by their index in the definition's player list ([`PlayerIndex`]). Scores are
@@ -55,7 +55,7 @@ impl GameResult {
         }
     }
 
-    /// Whether the game was played over the board (counts for colours and rematches).
+    /// Whether the game was played over the board (counts for colors and rematches).
     pub fn played(self) -> bool {
         matches!(self, GameResult::WhiteWins | GameResult::Draw | GameResult::BlackWins)
     }
@@ -147,7 +147,7 @@ pub enum PairingError {
         /// 1-based round.
         round: usize,
     },
-    /// No pairing satisfies the absolute criteria (no rematch, colour limits, one bye).
+    /// No pairing satisfies the absolute criteria (no rematch, color limits, one bye).
     #[error("no pairing of round {round} satisfies the absolute criteria")]
     NoPairing {
         /// 1-based round.

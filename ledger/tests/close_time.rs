@@ -29,7 +29,7 @@ fn entry(id: u8, white: u8, black: u8, winner: Option<Color>, close_ms: u64) -> 
             ruleset: "chess/fide".into(),
             white: PublicKey([white; 32]),
             black: PublicKey([black; 32]),
-            colours_known: true,
+            colors_known: true,
             umpire: None,
             relay: PublicKey([200; 32]),
             verdict: EntryVerdict::Valid,

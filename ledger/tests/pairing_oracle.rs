@@ -31,13 +31,13 @@
 //! by both engines: with C9 switched off in ours (and caissify's float reading), 26 of those 200
 //! differ. Before C9 and A.4.b for forfeits were applied, seeds 1–100 gave 28.
 //!
-//! Colours are not part of the A.7 comparison (the checker compares pairs); the wrapper also
-//! reports games whose colours differ. About half the tournaments have one: `caissify-pairings`
+//! Colors are not part of the A.7 comparison (the checker compares pairs); the wrapper also
+//! reports games whose colors differ. About half the tournaments have one: `caissify-pairings`
 //! takes the "higher ranked player" of C.04.3 E.4/E.5 by pairing number alone, we take it by
 //! score and then pairing number, as C.04.3 A.2 defines ranking and bbpPairings'
 //! `choosePlayerColor` does (`acceleratedScoreRankCompare`). With its reading switched in,
-//! 300 tournaments gave 0 colour differences, so that is the only one; this test does not
-//! assert on colours.
+//! 300 tournaments gave 0 color differences, so that is the only one; this test does not
+//! assert on colors.
 
 use ledger::tournament::definition::{Entrant, System, TournamentDefinition};
 use ledger::tournament::trf::Trf;
@@ -158,8 +158,8 @@ fn tournament_partial(seed: u64, absences: bool, forfeits: bool) -> (String, Opt
 struct Verdict {
     /// Tournaments with a round paired differently (pairs or byes).
     discrepancies: u64,
-    /// Tournaments whose pairs all agree but where some game's colours differ.
-    colour_only: u64,
+    /// Tournaments whose pairs all agree but where some game's colors differ.
+    color_only: u64,
     details: Vec<String>,
 }
 
@@ -206,25 +206,25 @@ fn run(count: u64, absences: bool, forfeits: bool, first_seed: u64) -> Verdict {
     assert_eq!(lines.len(), texts.len(), "one oracle answer per tournament");
     let dump = std::env::var("FOGPROOF_ORACLE_DUMP").ok();
     let mut discrepancies = ours_failed.len() as u64;
-    let mut colour_only = 0;
+    let mut color_only = 0;
     let mut details = ours_failed;
     for ((line, seed), trf) in lines.iter().zip(&seeds).zip(&texts) {
         let v: serde_json::Value = serde_json::from_str(line).expect("oracle JSON");
         let mismatched = v["mismatched"].as_array().map_or(0, Vec::len);
-        let colours = v["colours"].as_array().map_or(0, Vec::len);
+        let colors = v["colours"].as_array().map_or(0, Vec::len);
         if mismatched > 0 {
             discrepancies += 1;
-        } else if colours > 0 {
-            colour_only += 1;
+        } else if colors > 0 {
+            color_only += 1;
         }
-        if mismatched + colours > 0 {
+        if mismatched + colors > 0 {
             details.push(format!("seed {seed}: {}", v["details"]));
             if let Some(dir) = &dump {
                 std::fs::write(format!("{dir}/seed-{seed}.trf"), trf).expect("dump");
             }
         }
     }
-    Verdict { discrepancies, colour_only, details }
+    Verdict { discrepancies, color_only, details }
 }
 
 fn count() -> u64 {
@@ -257,10 +257,10 @@ fn dutch_agrees_with_the_oracle_with_forfeits() {
 }
 
 fn check(n: u64, absences: bool, forfeits: bool, first: u64) {
-    let Verdict { discrepancies: d, colour_only, details } = run(n, absences, forfeits, first);
+    let Verdict { discrepancies: d, color_only, details } = run(n, absences, forfeits, first);
     println!(
         "pairing oracle: {d} discrepancies in {n} tournaments (absences: {absences}, forfeits: \
-         {forfeits}); {colour_only} more with the same pairs but some colours different"
+         {forfeits}); {color_only} more with the same pairs but some colors different"
     );
     for line in details.iter().take(20) {
         println!("  {line}");

@@ -7,7 +7,7 @@
 //! - a forfeit by a key that never moved is not rated (the issue's "a fresh key reached first
 //!   place in 40 s"), while the same game with the move made is;
 //! - a last revealer who sees the coin toss and quits forfeits a rated game, although the
-//!   colours are never known.
+//!   colors are never known.
 
 use ledger::entry::{LedgerEntry, MatchEntry};
 use ledger::note::{KeyKind, SignerKey};
@@ -69,10 +69,10 @@ fn a_casual_game_moves_no_rating() {
 
 #[test]
 fn a_forfeit_by_a_key_that_never_moved_moves_no_rating() {
-    // Fixed colours (no coin toss): Black's every move is lost on the way, so Black never
+    // Fixed colors (no coin toss): Black's every move is lost on the way, so Black never
     // moves and loses on time.
     let mut c = SelfplayConfig::new(Variant::Chess, 5);
-    c.colours = ColorAssignment::FirstIsWhite;
+    c.colors = ColorAssignment::FirstIsWhite;
     c.wire = Some(Box::new(|w: &mut Wire<'_>| {
         let action = body(w).is_some_and(|b| matches!(b.payload, Payload::Action(_)));
         if w.from == Who::Player(1) && action { Fate::Drop } else { Fate::Send }
@@ -85,7 +85,7 @@ fn a_forfeit_by_a_key_that_never_moved_moves_no_rating() {
     assert!(ratings.is_empty(), "{ratings:?}");
     // Black makes its first move, then nothing reaches the relay: a rated loss on time.
     let mut c = SelfplayConfig::new(Variant::Chess, 5);
-    c.colours = ColorAssignment::FirstIsWhite;
+    c.colors = ColorAssignment::FirstIsWhite;
     let moved = Rc::new(RefCell::new(false));
     c.wire = Some(Box::new(move |w: &mut Wire<'_>| {
         let action = body(w).is_some_and(|b| matches!(b.payload, Payload::Action(_)));
@@ -108,7 +108,7 @@ fn a_forfeit_by_a_key_that_never_moved_moves_no_rating() {
 #[test]
 fn the_last_revealer_who_quits_after_the_coin_toss_forfeits_a_rated_game() {
     let mut c = SelfplayConfig::new(Variant::Chess, 7);
-    c.colours = ColorAssignment::Drawn;
+    c.colors = ColorAssignment::Drawn;
     let quitter: Rc<RefCell<Option<PublicKey>>> = Rc::default();
     let revealed: Rc<RefCell<Option<PublicKey>>> = Rc::default();
     let q = quitter.clone();
@@ -130,7 +130,7 @@ fn the_last_revealer_who_quits_after_the_coin_toss_forfeits_a_rated_game() {
                 *revealed.borrow_mut() = Some(b.author);
                 Fate::Send
             }
-            // The second revealer has seen the first's contribution, so it knows the colours:
+            // The second revealer has seen the first's contribution, so it knows the colors:
             // it never reveals, and sends nothing more.
             Some(a) if a != b.author => {
                 *q.borrow_mut() = Some(b.author);
@@ -142,7 +142,7 @@ fn the_last_revealer_who_quits_after_the_coin_toss_forfeits_a_rated_game() {
     let (entries, ratings) = logged(&[play(c)], Variant::Chess);
     let quitter = quitter.borrow().expect("a second revealer quit");
     let e = &entries[0];
-    assert!(!e.colours_known, "the colours were never drawn ({e:?})");
+    assert!(!e.colors_known, "the colors were never drawn ({e:?})");
     let result = e.result.expect("a forfeit, not a void");
     assert_eq!(result.reason, EndReason::Forfeit, "{e:?}");
     // White and Black are in the players' order; the winner is the one that did not quit.
@@ -159,10 +159,10 @@ fn the_last_revealer_who_quits_after_the_coin_toss_forfeits_a_rated_game() {
 
 #[test]
 fn an_umpired_game_is_rated_by_the_umpires_turns() {
-    // Fixed colours: no reveal decides anything, so the rating rests on both players' legal
+    // Fixed colors: no reveal decides anything, so the rating rests on both players' legal
     // moves as the umpire's `Turn`s answer them.
     let mut c = SelfplayConfig::new(Variant::Kriegspiel, 11);
-    c.colours = ColorAssignment::FirstIsWhite;
+    c.colors = ColorAssignment::FirstIsWhite;
     let (entries, ratings) = logged(&[play(c)], Variant::Kriegspiel);
     assert!(entries[0].result.is_some());
     assert!(entries[0].rated, "{:?}", entries[0]);

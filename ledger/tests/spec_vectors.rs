@@ -172,7 +172,7 @@ fn the_entry_vectors_are_the_documented_ones() {
             ruleset: "kriegspiel/1899-icc".into(),
             white: PublicKey([0x11; 32]),
             black: PublicKey([0x22; 32]),
-            colours_known: true,
+            colors_known: true,
             umpire: Some(PublicKey([0x55; 32])),
             relay: PublicKey([0x66; 32]),
             verdict: EntryVerdict::Faults {
@@ -315,7 +315,7 @@ fn code_enums() -> Vec<(&'static str, Vec<(u8, String)>)> {
             | MatchRole::Record => (),
         }
     }
-    let colours = [Color::White, Color::Black];
+    let colors = [Color::White, Color::Black];
     use FaultKind as F;
     let faults = [
         F::MalformedRecord,
@@ -373,7 +373,7 @@ fn code_enums() -> Vec<(&'static str, Vec<(u8, String)>)> {
         ("System", vec![(0, "RoundRobin".into()), (1, "Swiss".into())]),
         ("TieBreak", list(&tie_breaks)),
         ("ByeKind", list(&byes)),
-        ("Color", list(&colours)),
+        ("Color", list(&colors)),
         ("EndReason", list(&EndReason::ALL)),
         ("MatchRole", list(&roles)),
         ("FaultKind", list(&faults)),

@@ -52,7 +52,7 @@ fn fide_table_8_players() {
 }
 
 #[test]
-fn every_pair_meets_once_and_colours_balance() {
+fn every_pair_meets_once_and_colors_balance() {
     for n in 2..=16 {
         let rounds = schedule(n, false);
         let expected_rounds = if n % 2 == 0 { n - 1 } else { n };
@@ -85,7 +85,7 @@ fn every_pair_meets_once_and_colours_balance() {
 }
 
 #[test]
-fn double_round_robin_reverses_colours() {
+fn double_round_robin_reverses_colors() {
     for n in [4, 5, 8] {
         let rounds = schedule(n, true);
         let half = rounds.len() / 2;

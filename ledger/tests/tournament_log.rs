@@ -63,7 +63,7 @@ fn game(
             ruleset: def.ruleset.clone(),
             white: def.players[w].key,
             black: def.players[b].key,
-            colours_known: true,
+            colors_known: true,
             umpire: None,
             relay: PublicKey([200; 32]),
             verdict: EntryVerdict::Valid,
@@ -119,7 +119,7 @@ fn a_swiss_with_a_late_entry_and_a_withdrawal_replays_from_its_entries() {
     let r1 = h.tournament(&id).unwrap().rounds[0].pairings.clone();
     assert_eq!(r1.games.len(), 2);
     assert_eq!(r1.bye, Some(4), "five present players: the lowest ranked gets the bye");
-    // A game that is not a pairing, or with the colours swapped, is refused.
+    // A game that is not a pairing, or with the colors swapped, is refused.
     let (w, b) = r1.games[0];
     assert!(matches!(
         h.clone().apply(&game(&def, 1, 1, b, w, None), None),
@@ -246,7 +246,7 @@ fn tournament_started(dir: &Path) -> (Ledger, [u8; 32], Vec<u8>) {
     let file = definition_file(&def);
     let id = sha256(&file);
     let mut config = sim::SelfplayConfig::new(Variant::Espionage, seed);
-    config.colours = protocol::terms::ColorAssignment::FirstIsWhite;
+    config.colors = protocol::terms::ColorAssignment::FirstIsWhite;
     let record = sim::selfplay_with(config).unwrap().bytes;
     let mut ledger = Ledger::create(dir, tournament_log_key()).unwrap();
     // Another match first, so the tournament is not alone in the log.
@@ -484,7 +484,7 @@ fn a_no_show_is_a_forfeit_of_the_party_named_and_only_of_a_pending_pairing() {
     let r1 = h.tournament(&id).unwrap().rounds[0].pairings.clone();
     let (w, b) = r1.games[0];
     let (w2, b2) = r1.games[1];
-    // Nobody named, swapped colours, or players who are not paired together: refused.
+    // Nobody named, swapped colors, or players who are not paired together: refused.
     for bad in [
         no_show(&def, 1, w, b, (false, false)),
         no_show(&def, 1, b, w, (true, false)),

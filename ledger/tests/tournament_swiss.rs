@@ -45,9 +45,9 @@ fn play(p: &Pairings, result: impl Fn(usize, usize) -> GameResult) -> Round {
 }
 
 #[test]
-fn round_one_is_top_half_against_bottom_half_with_alternating_colours() {
+fn round_one_is_top_half_against_bottom_half_with_alternating_colors() {
     let p = pair_next_round(&swiss(8, 3), &[], &none()).expect("pairs");
-    // 1-5, 6-2, 3-7, 8-4: odd pairing numbers of the top half get the initial colour (white).
+    // 1-5, 6-2, 3-7, 8-4: odd pairing numbers of the top half get the initial color (white).
     assert_eq!(p.games, vec![(0, 4), (5, 1), (2, 6), (7, 3)]);
     assert_eq!(p.bye, None);
 }
@@ -61,7 +61,7 @@ fn odd_field_gives_the_bye_to_the_lowest_ranked_player() {
 
 /// Round 1 of 6 players: 1-4, 5-2, 3-6, all won by the higher rated. Round 2, score groups
 /// {1, 2, 3} (1 point) and {4, 5, 6} (0). Top bracket: S1 = {1}, S2 = {2, 3}; 1-2 gives both
-/// their colour (1 had white, 2 black), 1-3 would not (both had white): 1-2, and 3 floats down.
+/// their color (1 had white, 2 black), 1-3 would not (both had white): 1-2, and 3 floats down.
 /// Bottom bracket: MDP 3 meets 4 (3-6 was played), then 5-6.
 #[test]
 fn round_two_pairs_score_groups_and_floats_without_rematches() {
@@ -75,7 +75,7 @@ fn round_two_pairs_score_groups_and_floats_without_rematches() {
         r2.games.iter().map(|&(w, b)| (w.min(b), w.max(b))).collect();
     pairs.sort_unstable();
     assert_eq!(pairs, vec![(0, 1), (2, 3), (4, 5)]);
-    // Colours: 1 (white in round 1) now black against 2 (black in round 1).
+    // Colors: 1 (white in round 1) now black against 2 (black in round 1).
     assert!(r2.games.contains(&(1, 0)), "{:?}", r2.games);
 }
 

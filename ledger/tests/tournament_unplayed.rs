@@ -50,7 +50,7 @@ fn pair_round_4(rounds: &[Round]) -> Pairings {
     pair_next_round(&swiss(6, 5), rounds, &absent).expect("round 4 pairs")
 }
 
-/// What both cases below lead to in round 4: 1 against 2 (in `top`'s colours), 3 (who prefers
+/// What both cases below lead to in round 4: 1 against 2 (in `top`'s colors), 3 (who prefers
 /// white strongly) against 5, and the bye to 4.
 fn expected(top: (usize, usize)) -> Pairings {
     Pairings { games: vec![top, (2, 4)], bye: Some(3) }
@@ -59,13 +59,13 @@ fn expected(top: (usize, usize)) -> Pairings {
 /// C9. Before round 4: players 1 and 2 (indices 0, 1) have 3 points and have not met; players
 /// 3, 4, 5 (indices 2, 3, 4) have ½ point each, 4 and 5 have met, so the bottom bracket is 3
 /// against 4 (5 gets the bye, the Dutch order's first candidate) or 3 against 5 (4 gets the bye).
-/// Colours suit both (3 prefers white, strongly; 4 and 5 black), and the floats of rounds 2
+/// Colors suit both (3 prefers white, strongly; 4 and 5 black), and the floats of rounds 2
 /// and 3 are the same for 4 and 5 (none, then up), so C.10–C.19 cannot tell the two apart. But
 /// 5 lost round 1 by forfeit: one unplayed game, 4 none. C9 (minimise the unplayed games of the
-/// bye's assignee) comes before the colour and float criteria: 3 plays 5, the bye goes to 4.
+/// bye's assignee) comes before the color and float criteria: 3 plays 5, the bye goes to 4.
 #[test]
 fn c9_the_bye_goes_to_the_player_with_fewer_unplayed_games() {
-    // 2 must have white (colour difference -1, the same colour twice running), 1 prefers black.
+    // 2 must have white (color difference -1, the same color twice running), 1 prefers black.
     assert_eq!(pair_round_4(&c9_history()), expected((1, 0)));
 }
 
@@ -91,8 +91,8 @@ fn c9_history() -> Vec<Round> {
 #[test]
 fn a4b_a_forfeit_loser_and_both_sides_of_a_double_forfeit_receive_a_downfloat() {
     for how in ["forfeit", "double forfeit", "absent"] {
-        // 1 and 2 both prefer black (colour difference +1); E.3: they last had different
-        // colours when 1 had black (round 3) and 2 white (round 2), so 1 has white now.
+        // 1 and 2 both prefer black (color difference +1); E.3: they last had different
+        // colors when 1 had black (round 3) and 2 white (round 2), so 1 has white now.
         assert_eq!(pair_round_4(&a4b_history(how)), expected((0, 1)), "5 {how} in round 3");
     }
 }
@@ -121,8 +121,8 @@ fn a4b_history(how: &str) -> Vec<Round> {
 /// point, so the bracket is the whole round and its one unpaired player is the bye. 3 (index 2)
 /// won round 1 by forfeit (not eligible for the bye) against 5 (index 4), who thus has an
 /// unplayed game; 1, 2 and 4 have none. Without C9 the Dutch order's first candidate, 1-3 and
-/// 2-4 with the bye to 5, meets every colour preference and would be taken. C9 puts the bye on a
-/// player without unplayed games: 1-2 and 5-3 (colours met too) with the bye to 4, rather than
+/// 2-4 with the bye to 5, meets every color preference and would be taken. C9 puts the bye on a
+/// player without unplayed games: 1-2 and 5-3 (colors met too) with the bye to 4, rather than
 /// 2-4 and 5-3 with the bye to 1, who was a downfloater in round 2 (C.12).
 fn c9_in_the_top_bracket() -> Vec<Round> {
     vec![

@@ -46,7 +46,7 @@ pub fn generate() -> Value {
         // SIC with its one option set (spy: original): the variant's id, then the option.
         game: rules::GameOptions::Sic(rules::sic::SpyRule::Original),
         players: [player(&alice, 0x01), player(&bob, 0x02)],
-        colours: ColorAssignment::Drawn,
+        colors: ColorAssignment::Drawn,
         rated: true,
         relay: relay.public(),
         umpire: Some(UmpireTerms {
@@ -71,7 +71,7 @@ pub fn generate() -> Value {
     let c = commitment::commit(PRIVATE_SEED, &id, &alice.public(), &value, &nonce);
 
     let contributions = [[0x33u8; 32], [0x44u8; 32]];
-    let colours = seed::draw_colors(&terms, &id, &contributions);
+    let colors = seed::draw_colors(&terms, &id, &contributions);
     let setup_white = seed::setup_seed(&[0x11; 32], &contributions[1], &id, Color::White);
 
     let mut author = Author::new(alice.clone(), id);
@@ -184,7 +184,7 @@ pub fn generate() -> Value {
         "colours": {
             "contribution_0": hex(&contributions[0]),
             "contribution_1": hex(&contributions[1]),
-            "white": hex(&colours.white.0),
+            "white": hex(&colors.white.0),
         },
         "setup_seed": {
             "private_seed": hex(&[0x11; 32]),

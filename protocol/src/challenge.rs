@@ -14,7 +14,7 @@
 //! [`rules::GameOptions::parse`]), `rated` (false), `color` (`random`), `opponent` (none: a
 //! seek), `umpire` (the server's) and `seat` may be left out. Reading it parses every field
 //! once, here at the edge, into its type: the variant and its options into one
-//! [`GameOptions`], the colour into [`ColorChoice`], the keys into [`PublicKey`]s. A field the
+//! [`GameOptions`], the color into [`ColorChoice`], the keys into [`PublicKey`]s. A field the
 //! request does not have, or a bad value, is refused naming the field (the server answers 400).
 
 use crate::PublicKey;
@@ -35,7 +35,7 @@ pub struct ChallengeRequest {
     pub clock_increment: u64,
     /// Rated or casual.
     pub rated: bool,
-    /// The challenger's colour.
+    /// The challenger's color.
     pub color: ColorChoice,
     /// The opponent; none for an open challenge (a seek).
     pub opponent: Option<PublicKey>,
@@ -48,7 +48,7 @@ pub struct ChallengeRequest {
 }
 
 impl ChallengeRequest {
-    /// A casual challenge of `game` with this clock (seconds), the colour drawn, open to
+    /// A casual challenge of `game` with this clock (seconds), the color drawn, open to
     /// anyone (a seek), the server's umpire, no seat yet.
     pub fn new(game: GameOptions, clock_limit: u64, clock_increment: u64) -> ChallengeRequest {
         ChallengeRequest {
@@ -137,7 +137,7 @@ impl From<ChallengeRequest> for RequestJson {
     }
 }
 
-/// The challenger's colour: drawn, or the one it asked for. Serde form: `random`, `white`,
+/// The challenger's color: drawn, or the one it asked for. Serde form: `random`, `white`,
 /// `black` (the wire's and the stored challenge's).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
@@ -238,7 +238,7 @@ mod tests {
         assert_eq!((c.color, c.opponent, c.umpire), (ColorChoice::Black, Some(opponent), None));
         assert_eq!(c.seat.as_ref().map(Seat::parse).map(|s| s.is_ok()), Some(true));
         assert_eq!(serde_json::to_value(&c).expect("serializes"), wire);
-        // The defaults: casual, colour drawn, a seek, no options.
+        // The defaults: casual, color drawn, a seek, no options.
         let c: ChallengeRequest = serde_json::from_value(
             json!({ "variant": "chess", "clock_limit": 60, "clock_increment": 0 }),
         )

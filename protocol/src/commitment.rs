@@ -24,7 +24,7 @@ use thiserror::Error;
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(into = "String", try_from = "String")]
 pub enum Purpose {
-    /// `public-contribution`: a player's share of the public coin (colours, shared setups).
+    /// `public-contribution`: a player's share of the public coin (colors, shared setups).
     PublicContribution,
     /// `private-seed`: a player's private random seed (its own SIC army).
     PrivateSeed,

@@ -13,11 +13,11 @@
 //! commit   each player: its early commitments                reveal_ms from the start
 //! reveal   each player: Reveal(public-contribution)          reveal_ms from both committed
 //! setup    open: nothing, White's clock starts
-//!          owner: each player Commit(intrigue-setup);        reveal_ms from colours
+//!          owner: each player Commit(intrigue-setup);        reveal_ms from colors
 //!                 then White's report, then Black's          reveal_ms each
 //!          umpire: sic: each player one sealed message (its seed opening); 6x6: each player
 //!                 Commit(secretchess6-setup) and one sealed message (its setup), reveal_ms
-//!                 from colours; then the umpire a Turn        answer_ms
+//!                 from colors; then the umpire a Turn        answer_ms
 //! play     the side whose clock runs: a move                 its clock
 //!          umpire games: after a player's sealed action, the umpire an answer naming it (`re`):
 //!          a Turn if the turn changed hands, else a sealed answer to the actor   answer_ms
@@ -234,7 +234,7 @@ pub struct Coordinator {
     variant: Variant,
     mode: Mode,
     phase: Phase,
-    colours: Option<ByColor<PublicKey>>,
+    colors: Option<ByColor<PublicKey>>,
     commitments: Vec<Committed>,
     commitment_set: BTreeMap<crate::Commitment, Committed>,
     opened: BTreeSet<(PublicKey, crate::commitment::Purpose)>,
@@ -302,7 +302,7 @@ impl Coordinator {
         let variant = terms.terms.variant();
         let initial = terms.terms.time_control.initial_ms;
         Coordinator {
-            colours: terms.terms.fixed_colors(),
+            colors: terms.terms.fixed_colors(),
             mode: variant.mode(),
             variant,
             terms,
@@ -353,9 +353,9 @@ impl Coordinator {
         self.attested.extend(recipients);
     }
 
-    /// The colours, once known.
-    pub fn colours(&self) -> Option<ByColor<PublicKey>> {
-        self.colours
+    /// The colors, once known.
+    pub fn colors(&self) -> Option<ByColor<PublicKey>> {
+        self.colors
     }
 
     /// The revealed public contributions, by key.
@@ -437,9 +437,9 @@ impl Coordinator {
             return Some(Party::Umpire);
         }
         t.player(key)?;
-        let colours =
-            self.colours.unwrap_or(ByColor { white: t.players[0].key, black: t.players[1].key });
-        colours.color_of(key).map(Party::of)
+        let colors =
+            self.colors.unwrap_or(ByColor { white: t.players[0].key, black: t.players[1].key });
+        colors.color_of(key).map(Party::of)
     }
 
     fn who(party: Option<Party>) -> &'static str {
@@ -521,7 +521,7 @@ impl Coordinator {
         let not_now = |why: &str| NotEntitled::NotNow { who, kind, why: why.to_owned() };
         let umpired = self.mode == Mode::Umpire;
         // Channels: the public one for everything in clear; a private one only for sealed
-        // payloads between its player and the umpire, once colours are known.
+        // payloads between its player and the umpire, once colors are known.
         match channel {
             Channel::Public => {
                 if matches!(body.payload, Payload::Sealed(_)) {
@@ -560,7 +560,7 @@ impl Coordinator {
                     }
                     _ => {}
                 }
-                if self.colours.is_none() {
+                if self.colors.is_none() {
                     return Err(not_now("private channels open once colours are known"));
                 }
             }
@@ -651,7 +651,7 @@ impl Coordinator {
                     return Ok(Admission::Void);
                 }
                 // A draw offer stands only in play (PROTOCOL.md 14.1): before it there is no
-                // game to agree on (a last revealer who dislikes its colours or its SIC army
+                // game to agree on (a last revealer who dislikes its colors or its SIC army
                 // must not end the match with one and escape the forfeit), after the end it is
                 // too late.
                 let offer = c.outcome == crate::message::Outcome::Draw
@@ -1332,20 +1332,20 @@ impl Coordinator {
 
     fn key_of(&self, side: Color) -> Option<PublicKey> {
         let t = &self.terms.terms;
-        let colours =
-            self.colours.unwrap_or(ByColor { white: t.players[0].key, black: t.players[1].key });
-        Some(colours[side])
+        let colors =
+            self.colors.unwrap_or(ByColor { white: t.players[0].key, black: t.players[1].key });
+        Some(colors[side])
     }
 
     fn maybe_draw_colors(&mut self) {
-        if self.colours.is_some() {
+        if self.colors.is_some() {
             return;
         }
         let t = &self.terms.terms;
         let c0 = self.contributions.get(&t.players[0].key);
         let c1 = self.contributions.get(&t.players[1].key);
         if let (Some(c0), Some(c1)) = (c0, c1) {
-            self.colours = Some(draw_colors(t, &self.terms.match_id, &[*c0, *c1]));
+            self.colors = Some(draw_colors(t, &self.terms.match_id, &[*c0, *c1]));
         }
     }
 
@@ -1419,7 +1419,7 @@ impl Coordinator {
     }
 
     fn key_of_player(&self, side: Color) -> Option<PublicKey> {
-        // Before colours, "sides" are the players' order (see the module docs).
+        // Before colors, "sides" are the players' order (see the module docs).
         self.key_of(side)
     }
 

@@ -5,7 +5,7 @@
 //! ```text
 //! 1 commit   public   each player: Commit(public-contribution) [+ Commit(private-seed) in SIC]
 //! 2 reveal   public   each player, once both players' step-1 commitments are in:
-//!                     Reveal(public-contribution)             -> colours (fixed or drawn)
+//!                     Reveal(public-contribution)             -> colors (fixed or drawn)
 //! 3 setup    open:    nothing
 //!            owner:   each player Commit(intrigue-setup); then White, then Black (after White's),
 //!                     public Observation(intrigue::Observation::Setup of its own setup)
@@ -54,7 +54,7 @@ pub const FORFEIT: ClaimReason = ClaimReason::Game(rules::EndReason::Forfeit);
 /// The claim reason after a relay `Timeout` for a move.
 pub const TIMEOUT: ClaimReason = ClaimReason::Game(rules::EndReason::Timeout);
 
-/// What a player commits in step 1, before colours are known.
+/// What a player commits in step 1, before colors are known.
 pub fn early_commitments(variant: Variant) -> &'static [Purpose] {
     if variant == Variant::Sic {
         &[PUBLIC_CONTRIBUTION, PRIVATE_SEED]
@@ -63,7 +63,7 @@ pub fn early_commitments(variant: Variant) -> &'static [Purpose] {
     }
 }
 
-/// The secret setup commitment a player makes in step 3, once it knows its colour.
+/// The secret setup commitment a player makes in step 3, once it knows its color.
 pub fn setup_commitment(variant: Variant) -> Option<Purpose> {
     match variant {
         Variant::Intrigue => Some(INTRIGUE_SETUP),

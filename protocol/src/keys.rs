@@ -373,8 +373,8 @@ pub enum KeyFileError {
     MultiLineComment,
 }
 
-/// The two player keys of a match by colour are a `ByColor<PublicKey>` (re-exported here and at
-/// the crate root; `colours[side]` is a side's key, `colours.color_of(&key)` a key's side).
+/// The two player keys of a match by color are a `ByColor<PublicKey>` (re-exported here and at
+/// the crate root; `colors[side]` is a side's key, `colors.color_of(&key)` a key's side).
 pub use rules::ByColor;
 
 #[cfg(test)]

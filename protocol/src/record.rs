@@ -546,13 +546,13 @@ pub struct Disclosed {
 /// Opens every sealed message among `bodies` (index, hash, verified body, in the relay's order)
 /// whose author disclosed its context on the channel: per (author, channel), the first
 /// disclosure that reproduces the first setup there ([`crate::seal::check_disclosure`], one
-/// key agreement), then one AEAD decryption per message. The recipient is the one `colours`
-/// names, or without colours each candidate the terms allow (the umpire's key for a player; a
+/// key agreement), then one AEAD decryption per message. The recipient is the one `colors`
+/// names, or without colors each candidate the terms allow (the umpire's key for a player; a
 /// player's for the umpire), the one whose key reproduces the signed key commitment. Returns,
 /// by sealed message, the index of the `Disclose` entry and what it shows.
 pub fn open_disclosed<'a>(
     agreed: &AgreedTerms,
-    colours: Option<&ByColor<PublicKey>>,
+    colors: Option<&ByColor<PublicKey>>,
     bodies: impl Iterator<Item = (usize, crate::MessageHash, &'a crate::message::MessageBody)> + Clone,
 ) -> std::collections::BTreeMap<crate::MessageHash, (usize, Disclosed)> {
     use crate::message::{Payload, seal_context};
@@ -584,7 +584,7 @@ pub fn open_disclosed<'a>(
     for (at, disclosed) in seeds {
         let Some((setup, context)) = setups.get(&at) else { continue };
         let Some(side) = at.1.side() else { continue };
-        let recipients: Vec<SealPublicKey> = match colours {
+        let recipients: Vec<SealPublicKey> = match colors {
             Some(c) => recipient_seal_key(agreed, c, side, &at.0).into_iter().collect(),
             None if umpire.is_some_and(|u| u.key == at.0) => {
                 t.players.iter().map(|p| p.seal_key).collect()
@@ -623,13 +623,13 @@ pub fn open_disclosed<'a>(
 /// side's player, that player if the author is the umpire; `None` otherwise.
 pub fn recipient_seal_key(
     agreed: &AgreedTerms,
-    colours: &ByColor<PublicKey>,
+    colors: &ByColor<PublicKey>,
     side: crate::Color,
     author: &crate::PublicKey,
 ) -> Option<SealPublicKey> {
     let t = &agreed.terms;
     let umpire = t.umpire.as_ref()?;
-    let player_key = colours[side];
+    let player_key = colors[side];
     if *author == player_key {
         Some(umpire.seal_key)
     } else if *author == umpire.key {

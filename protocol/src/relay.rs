@@ -246,11 +246,11 @@ impl Sequence {
     }
 }
 
-/// Whether the party with `key` reads `channel` under `colours` (the umpire reads all; a player
+/// Whether the party with `key` reads `channel` under `colors` (the umpire reads all; a player
 /// the public channel and its own).
 pub fn reads(
     terms: &AgreedTerms,
-    colours: &ByColor<PublicKey>,
+    colors: &ByColor<PublicKey>,
     key: &PublicKey,
     channel: Channel,
 ) -> bool {
@@ -259,7 +259,7 @@ pub fn reads(
     }
     match channel.side() {
         None => true,
-        Some(side) => colours[side] == *key,
+        Some(side) => colors[side] == *key,
     }
 }
 
@@ -323,7 +323,7 @@ pub enum SenderError {
 /// Something the relay reports besides receipts.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum RelayEvent {
-    /// Colours are known (at once for fixed colours, after both public reveals for drawn ones).
+    /// Colors are known (at once for fixed colors, after both public reveals for drawn ones).
     Colors(ByColor<PublicKey>),
     /// A party missed a deadline; `notice` is the relay's signed public timeout message.
     TimedOut {
@@ -444,9 +444,9 @@ impl Relay {
         self.terms.match_id
     }
 
-    /// The colours, once known.
-    pub fn colours(&self) -> Option<ByColor<PublicKey>> {
-        self.coordinator.colours()
+    /// The colors, once known.
+    pub fn colors(&self) -> Option<ByColor<PublicKey>> {
+        self.coordinator.colors()
     }
 
     /// The coordinator (phases, clocks, deadlines) as the relay runs it.
@@ -614,11 +614,11 @@ impl Relay {
             }
             .into());
         }
-        let colours = self.coordinator.colours().unwrap_or(ByColor {
+        let colors = self.coordinator.colors().unwrap_or(ByColor {
             white: self.terms.terms.players[0].key,
             black: self.terms.terms.players[1].key,
         });
-        let seen = self.sequence.check(&body, |c| reads(&self.terms, &colours, &body.author, c))?;
+        let seen = self.sequence.check(&body, |c| reads(&self.terms, &colors, &body.author, c))?;
         let admission = self.coordinator.admit(&body, seen, &self.terms.terms.relay)?;
         let player = self.terms.terms.players.iter().position(|p| p.key == body.author);
         let max = self.terms.terms.limits.max_messages_per_side;
@@ -657,7 +657,7 @@ impl Relay {
         let placed = self.sequence.push(body, &signed, now);
         self.coordinator.apply(body, hash, admission, now);
         if !self.colors_told
-            && let Some(c) = self.coordinator.colours()
+            && let Some(c) = self.coordinator.colors()
         {
             self.colors_told = true;
             self.events.push_back(RelayEvent::Colors(c));

@@ -1,10 +1,10 @@
-//! Randomness from both players: colours and private setup seeds ("coin tossing into a well").
+//! Randomness from both players: colors and private setup seeds ("coin tossing into a well").
 //!
 //! Each player commits to a private seed and a public contribution (32 bytes each), then opens
 //! the public contribution once both commitments are in (ARCHITECTURE.md step 3).
 //!
 //! ```text
-//! colours: b = H(fogproof/v2/colours; ("match-id", id), ("contribution-0", c0),
+//! colors: b = H(fogproof/v2/colours; ("match-id", id), ("contribution-0", c0),
 //!                ("contribution-1", c1))[0] & 1;  players[b] is white
 //! setup_seed(side) = H(fogproof/v2/setup-seed; ("private-seed", own private seed),
 //!                      ("opponent-contribution", opponent's public contribution),
@@ -21,13 +21,13 @@ use crate::terms::MatchTerms;
 use crate::transcript::Transcript;
 use crate::{Color, MatchId};
 
-/// Colours drawn from both public contributions (`contributions` in `players` order).
+/// Colors drawn from both public contributions (`contributions` in `players` order).
 pub fn draw_colors(
     terms: &MatchTerms,
     match_id: &MatchId,
     contributions: &[[u8; 32]; 2],
 ) -> ByColor<PublicKey> {
-    let h = Transcript::new(tags::COLOURS)
+    let h = Transcript::new(tags::COLORS)
         .append("match-id", &match_id.0)
         .append("contribution-0", &contributions[0])
         .append("contribution-1", &contributions[1])

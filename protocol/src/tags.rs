@@ -33,8 +33,8 @@ pub const TERMS: Tag = Tag("fogproof/v2/terms");
 pub const COMMITMENT: Tag = Tag("fogproof/v2/commitment");
 /// A side's private random setup seed.
 pub const SETUP_SEED: Tag = Tag("fogproof/v2/setup-seed");
-/// The draw of colours.
-pub const COLOURS: Tag = Tag("fogproof/v2/colours");
+/// The draw of colors (the tag text keeps the spelling it was published with).
+pub const COLORS: Tag = Tag("fogproof/v2/colours");
 /// Signatures of messages.
 pub const MESSAGE: Tag = Tag("fogproof/v2/message");
 /// Hash of a message body.
@@ -103,7 +103,7 @@ pub const ALL: [Tag; 30] = [
     TERMS,
     COMMITMENT,
     SETUP_SEED,
-    COLOURS,
+    COLORS,
     MESSAGE,
     MESSAGE_HASH,
     RECEIPT,

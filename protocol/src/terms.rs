@@ -152,7 +152,7 @@ pub struct UmpireTerms {
     pub nonce: [u8; 32],
 }
 
-/// How colours are assigned.
+/// How colors are assigned.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ColorAssignment {
     /// `players[0]` is white.
@@ -212,8 +212,8 @@ pub struct MatchTerms {
     pub game: rules::GameOptions,
     /// The two players, in the order they sign.
     pub players: [PlayerTerms; 2],
-    /// How colours are assigned.
-    pub colours: ColorAssignment,
+    /// How colors are assigned.
+    pub colors: ColorAssignment,
     /// Whether the game is rated: signed by every party, so nobody can turn a casual game
     /// into a rated one (or back) after the challenge. Only rated games count in ratings, and
     /// even then not a game a player never moved in (docs/LEDGER.md, "How each end is rated").
@@ -238,9 +238,9 @@ impl Canonical for MatchTerms {
 }
 
 impl MatchTerms {
-    /// The colour assignment when it does not depend on a draw.
+    /// The color assignment when it does not depend on a draw.
     pub fn fixed_colors(&self) -> Option<ByColor<PublicKey>> {
-        match self.colours {
+        match self.colors {
             ColorAssignment::FirstIsWhite => {
                 Some(ByColor { white: self.players[0].key, black: self.players[1].key })
             }

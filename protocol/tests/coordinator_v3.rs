@@ -190,11 +190,11 @@ fn a_player_seals_only_where_a_sealed_message_is_owed() {
     // The relay cannot read what is sealed: it takes a player's sealed message exactly where
     // one is owed (the setup, a move) and counts it as the action the umpire must answer
     // (which the honest umpire does with its complaint when it is junk, PROTOCOL.md 14.3).
-    // Anywhere else (before colours, during commitments, after the end) it refuses it, so
+    // Anywhere else (before colors, during commitments, after the end) it refuses it, so
     // sealed junk there never reaches the record, and its author owes what it owed before.
     let c = cast();
     let junk = observation(b"junk");
-    // Commitments: no private channel before the colours are drawn.
+    // Commitments: no private channel before the colors are drawn.
     let mut t = Table::new(&c, terms_for(&c, Variant::Kriegspiel, ColorAssignment::Drawn), 0);
     t.commit(ALICE, 1);
     let m = t.write_sealed(ALICE, Channel::WhiteUmpire, None, &junk);

@@ -1,5 +1,5 @@
 //! The sans-IO relay and its coordinator, driven with real signed messages: receipts and the
-//! log head, numbering and `seen`, who may say what (docs/PROTOCOL.md), commitments and colours,
+//! log head, numbering and `seen`, who may say what (docs/PROTOCOL.md), commitments and colors,
 //! clocks and deadlines, the race rule, limits, and resuming from stored entries.
 mod common;
 
@@ -284,7 +284,7 @@ fn who_may_say_what() {
             m.verify().map(|b| b.payload.kind())
         );
     }
-    // Private channels before colours are known.
+    // Private channels before colors are known.
     let m = t.write_sealed(ALICE, Channel::WhiteUmpire, None, &action(b"e2e4"));
     assert!(matches!(
         t.relay.accept(&m.to_canonical(), 1),
@@ -333,7 +333,7 @@ fn who_may_say_what() {
 }
 
 #[test]
-fn commit_reveal_draws_colours_and_the_umpire_opens_sealed_setups() {
+fn commit_reveal_draws_colors_and_the_umpire_opens_sealed_setups() {
     let c = cast();
     let mut t = Table::new(&c, terms_for(&c, Variant::Sic, ColorAssignment::Drawn), 0);
     t.commit(ALICE, 1);
@@ -361,12 +361,12 @@ fn commit_reveal_draws_colours_and_the_umpire_opens_sealed_setups() {
         t.relay.accept(&m.to_canonical(), 3),
         Err(RelayError::NotEntitled(NotEntitled::NothingToOpen { .. }))
     ));
-    assert_eq!(t.relay.colours(), None);
+    assert_eq!(t.relay.colors(), None);
     t.send(BOB, Channel::Public, None, Table::reveal_payload(BOB), 4).expect("reveal");
     let contributions = [common::CONTRIBUTIONS[ALICE].0, common::CONTRIBUTIONS[BOB].0];
     let expected = seed::draw_colors(&t.agreed.terms, &t.agreed.match_id, &contributions);
     assert_eq!(t.relay.poll_event(), Some(RelayEvent::Colors(expected)));
-    assert_eq!(t.relay.colours(), Some(expected));
+    assert_eq!(t.relay.colors(), Some(expected));
     // White seals its private-seed opening to the umpire, who can open it.
     let white = t.of(Color::White);
     let (value, nonce) = PRIVATE_SEEDS[white];
@@ -526,7 +526,7 @@ fn only_the_side_that_owes_a_reveal_is_timed_out() {
     assert!(t.expire(500).is_empty());
     assert_eq!(t.expire(501), vec![(Party::Black, Expectation::Reveal, 500, 501)]);
     assert!(!t.relay.has_timed_out(Party::White));
-    // Both committed, alice revealed: bob, the last revealer, who would know the colours
+    // Both committed, alice revealed: bob, the last revealer, who would know the colors
     // first, is the one owing.
     let mut t = Table::new(&c, terms_for(&c, Variant::Chess, ColorAssignment::Drawn), 0);
     t.commit(ALICE, 10);
@@ -757,7 +757,7 @@ fn resume_rebuilds_the_same_relay_from_its_entries() {
     assert_eq!(resumed.head(), t.relay.head());
     assert_eq!(resumed.poll_timeout(), t.relay.poll_timeout());
     assert_eq!(resumed.remaining_ms(Color::White), t.relay.remaining_ms(Color::White));
-    assert_eq!(resumed.colours(), t.relay.colours());
+    assert_eq!(resumed.colors(), t.relay.colors());
     // Both accept the next message with byte-identical receipts.
     let m = t.write(BOB, Channel::Public, None, action(b"e7e5"));
     let a = t.relay.accept(&m.to_canonical(), 400).expect("original accepts");

@@ -130,7 +130,7 @@ fn varint(out: &mut Vec<u8>, mut n: u64) {
 /// The terms bytes written out field by field (docs/PROTOCOL.md 7), independently of the
 /// encoder: version | variant id (varint length, ASCII) | the variant's option fields (SIC: the
 /// spy rule's index, 1 = original) | players[0] and players[1] (key, seal key, nonce: 32 bytes
-/// each) | colours (varint index, 1 = drawn) | rated (1) | relay key | umpire (option tag 1, key,
+/// each) | colors (varint index, 1 = drawn) | rated (1) | relay key | umpire (option tag 1, key,
 /// seal key, nonce) | time control (four varints) | limits (three varints).
 #[test]
 fn terms_bytes_by_hand() {
@@ -165,7 +165,7 @@ fn terms_bytes_by_hand() {
 }
 
 #[test]
-fn commitment_colours_and_setup_seed() {
+fn commitment_colors_and_setup_seed() {
     let v = vectors();
     let id = bytes(&v, &["terms", "match_id"]);
     let c = &v["commitment"];

@@ -403,6 +403,23 @@ pub enum AnyObservation {
 }
 
 impl AnyObservation {
+    /// The game's own observation in its plain serde form, without this enum's tag (what
+    /// evidence and `fogproof record show` print).
+    ///
+    /// # Errors
+    /// The serializer's.
+    pub fn serialize_untagged<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            AnyObservation::Chess(o) => o.serialize(s),
+            AnyObservation::Kriegspiel(o) => o.serialize(s),
+            AnyObservation::Sic(o) => o.serialize(s),
+            AnyObservation::SicStart(o) => o.serialize(s),
+            AnyObservation::Intrigue(o) => o.serialize(s),
+            AnyObservation::SecretChess6(o) => o.serialize(s),
+            AnyObservation::Espionage(o) => o.serialize(s),
+        }
+    }
+
     /// The game this observation is of.
     #[must_use]
     pub const fn variant(&self) -> Variant {
@@ -614,6 +631,33 @@ impl AnyGame {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The untagged form is exactly the value under the enum's tag in the tagged form.
+    #[test]
+    fn untagged_observations_are_the_tagged_forms_values() {
+        struct Untagged<'a>(&'a AnyObservation);
+        impl Serialize for Untagged<'_> {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                self.0.serialize_untagged(s)
+            }
+        }
+        let mut seen = 0;
+        for v in [Variant::Chess, Variant::Kriegspiel, Variant::Espionage] {
+            let game = AnyGame::start(&GameOptions::default_for(v), None).expect("starts");
+            let actor = game.to_act()[0];
+            let action = game.legal_actions().into_iter().next().expect("a legal action");
+            let t = game.apply(actor, &action).expect("legal");
+            for o in [t.told.white, t.told.black].into_iter().flatten() {
+                let tagged = serde_json::to_value(&o).expect("plain data");
+                let untagged = serde_json::to_value(Untagged(&o)).expect("plain data");
+                let object = tagged.as_object().expect("externally tagged");
+                assert_eq!(object.len(), 1, "{tagged}");
+                assert_eq!(object.values().next(), Some(&untagged), "{v}");
+                seen += 1;
+            }
+        }
+        assert!(seen >= 3, "observations compared: {seen}");
+    }
 
     fn map(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
         pairs.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect()

@@ -1,4 +1,4 @@
-//! Piece placement: bitboards by colour and by role, plus a mailbox for O(1) lookups.
+//! Piece placement: bitboards by color and by role, plus a mailbox for O(1) lookups.
 
 use crate::{Alphabet, Bitboard, BoardSize, ByColor, Color, FenError, Piece, Role, Square};
 
@@ -188,7 +188,7 @@ impl Board {
     }
 
     /// R-C2's insufficient material: exactly K v K; K+N v K; or only kings and bishops with
-    /// every bishop on squares of one colour. Every other piece counts as mating material.
+    /// every bishop on squares of one color. Every other piece counts as mating material.
     #[must_use]
     pub fn insufficient_material(&self) -> bool {
         let occ = self.occupied();
@@ -260,7 +260,7 @@ mod tests {
             ("4k3/8/8/8/8/8/8/4K3", true),
             ("4k3/8/8/8/8/8/8/4KN2", true),
             ("4k3/8/8/8/8/8/8/3NKN2", false),
-            // c1 (file 2, rank 0) and f8 (file 5, rank 7) are both dark: same colour.
+            // c1 (file 2, rank 0) and f8 (file 5, rank 7) are both dark: same color.
             ("4kb2/8/8/8/8/8/8/2B1K3", true),
             ("4k3/8/8/8/8/8/8/2B1KB2", false),
             ("4k3/8/8/8/8/8/8/4KP2", false),

@@ -254,7 +254,7 @@ impl Position {
         let empty = SIZE.mask() & !occ;
         let targets = self.capture_targets();
         for from in self.board.by_color(us) {
-            let piece = self.board.piece_at(from).expect("a square of our colour holds a piece");
+            let piece = self.board.piece_at(from).expect("a square of our color holds a piece");
             let dests = match piece.role {
                 Role::Pawn => {
                     // R-E4: one step forward onto an empty square, or a diagonal capture.

@@ -1,4 +1,4 @@
-//! Piece kinds (`Role`), pieces (`Piece` = colour + role) and the per-game letter alphabets.
+//! Piece kinds (`Role`), pieces (`Piece` = color + role) and the per-game letter alphabets.
 
 use crate::Color;
 use serde::{Deserialize, Serialize};

@@ -116,6 +116,20 @@ pub enum Knows {
     },
 }
 
+impl Knows {
+    /// Every move played, in order, where the seat knows them all (the open games: chess,
+    /// Espionage); `None` in the games with hidden moves.
+    #[must_use]
+    pub fn open_moves(&self) -> Option<&[Move]> {
+        match self {
+            Knows::Chess { moves } | Knows::Espionage { moves } => Some(moves),
+            Knows::Kriegspiel(_) | Knows::Sic(_) | Knows::Intrigue(_) | Knows::SecretChess6(_) => {
+                None
+            }
+        }
+    }
+}
+
 impl Seat {
     /// The seat of `side` in a game with these options, before anything happened.
     #[must_use]
@@ -444,4 +458,21 @@ pub(crate) fn board_field(
 /// A comma-separated square list, `-` for none (position-string style).
 pub(crate) fn square_list(b: Bitboard) -> String {
     if b.is_empty() { "-".to_owned() } else { b.map(|s| s.name()).collect::<Vec<_>>().join(",") }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Seat;
+    use crate::{Color, GameOptions, Mode, Variant};
+
+    /// A seat knows every move exactly in the open games.
+    #[test]
+    fn open_moves_are_known_in_the_open_games_only() {
+        for v in Variant::ALL {
+            let seat = Seat::new(&GameOptions::default_for(v), Color::Black);
+            let moves = seat.view().knows.open_moves().map(<[_]>::len);
+            let expected = (v.mode() == Mode::Open).then_some(0);
+            assert_eq!(moves, expected, "{v}");
+        }
+    }
 }

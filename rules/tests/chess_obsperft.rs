@@ -136,7 +136,7 @@ fn oracle_sees_the_ends_of_r_c2() {
         Some(oracle::End::InsufficientMaterial),
         "K+B v K"
     );
-    assert_eq!(end_after("8/8/8/8/8/2k5/8/1bbK4 b - - 0 1", &[]), None, "bishops of both colours");
+    assert_eq!(end_after("8/8/8/8/8/2k5/8/1bbK4 b - - 0 1", &[]), None, "bishops of both colors");
     assert_eq!(
         end_after(
             "4k3/8/8/8/8/8/8/R3K3 w - - 0 1",

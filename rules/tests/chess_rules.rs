@@ -107,7 +107,7 @@ fn r_c2_insufficient_material_is_exactly_the_list() {
         ("4k3/8/8/8/8/8/8/2B1K3 w - - 0 1", true),    // K+B v K
         ("4kb2/8/8/8/8/8/8/2B1K3 w - - 0 1", true),   // K+B v K+B, both dark (c1, f8)
         ("4k3/8/8/8/8/8/1B6/B3K3 w - - 0 1", true),   // K+B+B, both dark (a1, b2)
-        ("2b1k3/8/8/8/8/8/8/2B1K3 w - - 0 1", false), // K+B v K+B on opposite colours
+        ("2b1k3/8/8/8/8/8/8/2B1K3 w - - 0 1", false), // K+B v K+B on opposite colors
         ("4k3/8/8/8/8/8/8/2B1KB2 w - - 0 1", false),  // the bishop pair
         ("4kn2/8/8/8/8/8/8/4KN2 w - - 0 1", false),   // K+N v K+N
         ("4k3/8/8/8/8/8/8/3NKN2 w - - 0 1", false),   // K+N+N v K

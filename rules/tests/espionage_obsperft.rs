@@ -70,7 +70,7 @@ fn same_position(a: &Slow, b: &Slow) -> bool {
 }
 
 /// R-C2's insufficient material, exactly its list: K v K; K+N v K; only kings and bishops,
-/// all bishops on squares of one colour. Spies and Cannons are mating material.
+/// all bishops on squares of one color. Spies and Cannons are mating material.
 fn r_c2_insufficient(pos: &Slow) -> bool {
     let mut others = Vec::new();
     for r in 0..7 {
@@ -84,7 +84,7 @@ fn r_c2_insufficient(pos: &Slow) -> bool {
     }
     match others.as_slice() {
         [] | [('n', _)] => true,
-        [(_, colour), ..] => others.iter().all(|&(k, c)| k == 'b' && c == *colour),
+        [(_, color), ..] => others.iter().all(|&(k, c)| k == 'b' && c == *color),
     }
 }
 

@@ -253,7 +253,7 @@ impl Line {
             .collect();
         let insufficient = match others.as_slice() {
             [] | [('n', _)] => true,
-            [(_, colour), ..] => others.iter().all(|&(r, c)| r == 'b' && c == *colour),
+            [(_, color), ..] => others.iter().all(|&(r, c)| r == 'b' && c == *color),
         };
         if insufficient {
             return Some(GameResult::draw(EndReason::InsufficientMaterial));

@@ -134,7 +134,7 @@ fn r_c2_insufficient(pos: &sic_slow::Pos) -> bool {
         .collect();
     match others.as_slice() {
         [] | [('n', _)] => true,
-        [(_, colour), ..] => others.iter().all(|&(r, c)| r == 'b' && c == *colour),
+        [(_, color), ..] => others.iter().all(|&(r, c)| r == 'b' && c == *color),
     }
 }
 

@@ -243,7 +243,7 @@ fn r_s1_r_s2_constraints_and_pair_frequencies_on_10000_seeds() {
             }
         }
         let bishops: Vec<_> = s.placed.iter().filter(|(_, r)| *r == Role::Bishop).collect();
-        assert_ne!(bishops[0].0.is_dark(), bishops[1].0.is_dark(), "seed {i}: bishop colours");
+        assert_ne!(bishops[0].0.is_dark(), bishops[1].0.is_dark(), "seed {i}: bishop colors");
         for role in [Role::Rook, Role::Knight] {
             let low = s.placed.iter().filter(|(sq, r)| *r == role && sq.file() < 4).count();
             assert_eq!(low, 1, "seed {i}: one {role:?} on files a-d, one on e-h");

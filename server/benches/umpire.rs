@@ -51,8 +51,8 @@ struct Game {
     seal: SealSecret,
     /// The seal seed of each channel the umpire sealed on (from its disclosures).
     seeds: BTreeMap<Channel, [u8; 32]>,
-    /// The players' keys by colour.
-    colours: protocol::ByColor<protocol::PublicKey>,
+    /// The players' keys by color.
+    colors: protocol::ByColor<protocol::PublicKey>,
 }
 
 fn game() -> Game {
@@ -87,7 +87,7 @@ fn game() -> Game {
         written,
         seal,
         seeds,
-        colours: played.colours.expect("colours"),
+        colors: played.colors.expect("colors"),
     }
 }
 
@@ -143,7 +143,7 @@ fn bare(g: &Game, ns: &mut [u64; 4]) {
                     let context = seal_context(body);
                     let sealer = sealers.entry(body.channel).or_insert_with(|| {
                         let side = body.channel.side().expect("a private channel");
-                        let key = g.colours[side];
+                        let key = g.colors[side];
                         let recipient = g
                             .agreed
                             .terms

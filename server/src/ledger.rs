@@ -446,8 +446,9 @@ pub struct MatchEntryJson {
     pub white: String,
     /// Black's key.
     pub black: String,
-    /// Whether the colours are known.
-    pub colours_known: bool,
+    /// Whether the colors are known.
+    #[serde(rename = "colours_known")] // the published JSON key
+    pub colors_known: bool,
     /// The umpire's key.
     pub umpire: Option<String>,
     /// The relay's key.

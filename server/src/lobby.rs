@@ -1,6 +1,6 @@
 //! Challenges, seeks and terms, lichess-shaped (docs/SERVER.md, lobby).
 //!
-//! A challenge names a variant, options, a time control, rated or casual, a colour choice and
+//! A challenge names a variant, options, a time control, rated or casual, a color choice and
 //! an opponent key (or none: an open challenge, a seek). Each player brings its *seat* for the
 //! terms: its per-match seal key and nonce. Once a challenge is accepted, the umpire of an
 //! umpired game brings its seat too (it is asked on its event stream); the server then writes
@@ -115,7 +115,7 @@ pub struct Challenge {
     pub increment_ms: u64,
     /// Rated or casual.
     pub rated: bool,
-    /// The challenger's colour (serde: `random`, `white` or `black`).
+    /// The challenger's color (serde: `random`, `white` or `black`).
     pub color: ColorChoice,
     /// The umpire (umpired games).
     pub umpire: Option<String>,
@@ -181,7 +181,7 @@ pub struct ChallengeJson {
     /// The clock.
     #[serde(rename = "timeControl")]
     pub time_control: TimeControlJson,
-    /// The challenger's colour.
+    /// The challenger's color.
     pub color: ColorChoice,
     /// Options.
     pub options: BTreeMap<String, String>,
@@ -462,7 +462,7 @@ pub fn write_terms(config: &Config, p: &Pending) -> Result<(MatchTerms, Vec<u8>)
     };
     let (seal, nonce) = p.acceptor.1.parse()?;
     let acceptor = PlayerTerms { key: p.acceptor.0, seal_key: seal, nonce };
-    let (players, colours) = match c.color {
+    let (players, colors) = match c.color {
         ColorChoice::White => ([challenger, acceptor], ColorAssignment::FirstIsWhite),
         ColorChoice::Black => ([acceptor, challenger], ColorAssignment::FirstIsWhite),
         ColorChoice::Random => ([challenger, acceptor], ColorAssignment::Drawn),
@@ -480,7 +480,7 @@ pub fn write_terms(config: &Config, p: &Pending) -> Result<(MatchTerms, Vec<u8>)
         version: protocol::codec::VERSION,
         game: c.game,
         players,
-        colours,
+        colors,
         rated: c.rated,
         relay: config.relay.public(),
         umpire,

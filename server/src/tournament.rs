@@ -11,7 +11,7 @@
 //!    Berger) and started by a round entry in the log. For each game the server invites both
 //!    players (`tournamentGame` event); each player's agent brings its seat
 //!    (`POST /api/tournament/game/{id}/seat`), the server writes the terms as the lobby does
-//!    (White first, fixed colours, the definition's clock, the server's umpire for umpired
+//!    (White first, fixed colors, the definition's clock, the server's umpire for umpired
 //!    variants), every party signs them, and the match starts. Its record, when finished, is
 //!    appended with the round in its context.
 //! 4. A player who has not brought their seat and signed the terms within

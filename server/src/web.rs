@@ -90,7 +90,7 @@ async fn fallback(request: Request) -> Response {
 }
 
 /// The part of a stored verdict (`verifier::json::verified`) that a list of finished games
-/// shows: `status` (`valid`, `faults`), the players by colour, the score and reason of the
+/// shows: `status` (`valid`, `faults`), the players by color, the score and reason of the
 /// result (the sanction's, for a record with faults: `void` when nobody wins), and each
 /// culprit's key once. Absent fields are `null`; a verdict that is not JSON gives
 /// `{"status": "unknown"}` (it was written by this server, so that would be a bug to report,

@@ -52,7 +52,7 @@
 //! tests that need a record the relay would never write (a truncated record, a forged signature
 //! inside it) edit [`Selfplay::record`] afterwards and re-sign with the [`Cast`].
 //!
-//! With `colours: ColorAssignment::FirstIsWhite`, player 0 is White; by default colours are drawn.
+//! With `colors: ColorAssignment::FirstIsWhite`, player 0 is White; by default colors are drawn.
 #![warn(missing_docs)]
 
 pub mod loadtest;

@@ -3,7 +3,7 @@
 //! moves decided in advance so the generator spends its CPU on the protocol, not on choosing.
 //!
 //! Each of the `matches` slots signs in two keys (from the load's seed), and plays one match
-//! after another until the load stops: a challenge with fixed colours, the acceptance, both
+//! after another until the load stops: a challenge with fixed colors, the acceptance, both
 //! players sign the terms the server wrote (with its umpire service's seat), then each player
 //! drives its machine over its socket. No journal is kept (nothing here needs to survive a
 //! crash of the generator).
@@ -391,7 +391,7 @@ impl Load {
 /// setups or seeds (SIC, Intrigue, 6x6).
 pub fn script(variant: Variant, seed: [u8; 32], max_plies: usize) -> Vec<AnyAction> {
     let mut line = Vec::new();
-    if matches!(variant, Variant::Sic | Variant::Intrigue | Variant::SecretChess6) {
+    if variant.has_secret_setup() {
         return line;
     }
     let options = rules::GameOptions::default_for(variant);

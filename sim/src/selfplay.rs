@@ -154,8 +154,8 @@ pub struct SelfplayConfig {
     pub game: GameOptions,
     /// Everything random derives from this.
     pub seed: u64,
-    /// Colours: drawn from the contributions (default) or `players[0]` is White.
-    pub colours: ColorAssignment,
+    /// Colors: drawn from the contributions (default) or `players[0]` is White.
+    pub colors: ColorAssignment,
     /// Whether the terms say rated (default: rated).
     pub rated: bool,
     /// Stop after this many player actions in all (moves, attempts, setups): a safety cap,
@@ -208,7 +208,7 @@ impl SelfplayConfig {
         SelfplayConfig {
             game: GameOptions::default_for(variant),
             seed,
-            colours: ColorAssignment::Drawn,
+            colors: ColorAssignment::Drawn,
             rated: true,
             max_actions: 20_000,
             policies: [None, None],
@@ -286,8 +286,8 @@ pub struct Selfplay {
     pub refused: Vec<(Who, RelayError)>,
     /// Faults participants reported about what they were delivered.
     pub faults: Vec<(Who, RoleError)>,
-    /// The colours.
-    pub colours: Option<ByColor<PublicKey>>,
+    /// The colors.
+    pub colors: Option<ByColor<PublicKey>>,
     /// The notices the [`SelfplayConfig::witness`] signed, with each message's author, in the
     /// order it signed them.
     pub notices: Vec<(Who, Delivered)>,
@@ -332,7 +332,7 @@ fn agreed_terms(
         version: VERSION,
         game: config.game,
         players: [player(0), player(1)],
-        colours: config.colours,
+        colors: config.colors,
         rated: config.rated,
         relay: cast.relay.public(),
         umpire: umpired.then(|| UmpireTerms {
@@ -506,7 +506,7 @@ pub fn selfplay_with(mut config: SelfplayConfig) -> Result<Selfplay, SelfplayErr
         bytes: bytes.len(),
     };
     Ok(Selfplay {
-        colours: relay.colours(),
+        colors: relay.colors(),
         record,
         bytes,
         summary,
@@ -846,13 +846,13 @@ impl Driver<'_> {
     }
 
     fn deliver(&mut self, entry: &Entry, channel: Channel) {
-        let colours = self.relay.colours();
+        let colors = self.relay.colors();
         for i in 0..self.machines.len() {
             let who = self.machines[i].0;
             let gets = match (channel.side(), who) {
                 (None, _) | (Some(_), Who::Umpire) => true,
                 (Some(side), Who::Player(p)) => {
-                    colours.is_some_and(|c| c[side] == self.cast.players[p].public())
+                    colors.is_some_and(|c| c[side] == self.cast.players[p].public())
                 }
                 (Some(_), Who::Relay) => false,
             };

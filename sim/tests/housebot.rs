@@ -16,7 +16,7 @@ fn score(variant: Variant, games: u64, first_seed: u64) -> (u64, u64, Vec<String
     for g in 0..games {
         let seed = first_seed + g;
         let mut config = SelfplayConfig::new(variant, seed);
-        config.colours = ColorAssignment::FirstIsWhite;
+        config.colors = ColorAssignment::FirstIsWhite;
         let house_white = g % 2 == 0;
         let house: Box<dyn protocol::roles::Policy> =
             Box::new(HouseBot::new(sim::selfplay::derive(seed, "house")));
@@ -44,7 +44,7 @@ fn score(variant: Variant, games: u64, first_seed: u64) -> (u64, u64, Vec<String
     (points, 2 * games, lines)
 }
 
-/// Open games: the house bot plays a dozen games of each colour and scores at least 85%.
+/// Open games: the house bot plays a dozen games of each color and scores at least 85%.
 #[test]
 fn the_house_bot_beats_the_random_bot_clearly_in_open_games() {
     for variant in [Variant::Chess, Variant::Espionage] {

@@ -42,7 +42,7 @@ fn replay(record: &MatchRecord) -> Replayed {
         .iter()
         .map(|e| (e.message.hash(), e.message.verify().expect("body")))
         .collect();
-    // Colours from the reveals, as everyone computes them.
+    // Colors from the reveals, as everyone computes them.
     let mut contributions = BTreeMap::new();
     let mut openings: BTreeMap<(protocol::PublicKey, flow::Purpose), Opening> = BTreeMap::new();
     for (_, b) in &bodies {
@@ -57,7 +57,7 @@ fn replay(record: &MatchRecord) -> Replayed {
             _ => {}
         }
     }
-    let colours: ByColor<protocol::PublicKey> = t.fixed_colors().unwrap_or_else(|| {
+    let colors: ByColor<protocol::PublicKey> = t.fixed_colors().unwrap_or_else(|| {
         let c = [contributions[&t.players[0].key], contributions[&t.players[1].key]];
         protocol::seed::draw_colors(t, &agreed.match_id, &c)
     });
@@ -78,7 +78,7 @@ fn replay(record: &MatchRecord) -> Replayed {
         let (Payload::Sealed(sealed), Some(side)) = (&body.payload, body.channel.side()) else {
             panic!("disclosure of a message that is not sealed")
         };
-        let recipient = protocol::record::recipient_seal_key(&agreed, &colours, side, &body.author)
+        let recipient = protocol::record::recipient_seal_key(&agreed, &colors, side, &body.author)
             .expect("a recipient");
         let context = protocol::message::seal_context(body);
         let direction = if umpire_key == Some(body.author) {
@@ -96,7 +96,7 @@ fn replay(record: &MatchRecord) -> Replayed {
     let sealed = bodies.iter().filter(|(_, b)| matches!(b.payload, Payload::Sealed(_))).count();
     assert_eq!(disclosed.len(), sealed, "every sealed message is disclosed");
     let mut out = Replayed::default();
-    let side_of = |k: &protocol::PublicKey| colours.color_of(k);
+    let side_of = |k: &protocol::PublicKey| colors.color_of(k);
     let umpire = t.umpire.as_ref().map(|u| u.key);
     let mut expected: ByColor<VecDeque<Vec<u8>>> = ByColor::default();
     let mut game: Option<AnyGame> = None;
@@ -130,7 +130,7 @@ fn replay(record: &MatchRecord) -> Replayed {
                 let side = author_side.unwrap();
                 seeds[side] = Some(opening.value.as_slice().try_into().unwrap());
                 if let (Some(w), Some(bl)) = (seeds.white, seeds.black) {
-                    let c = |s: Color| contributions[&colours[s]];
+                    let c = |s: Color| contributions[&colors[s]];
                     let s = ByColor {
                         white: setup_seed(&w, &c(Color::Black), &agreed.match_id, Color::White),
                         black: setup_seed(&bl, &c(Color::White), &agreed.match_id, Color::Black),
@@ -270,7 +270,7 @@ honest! {
     r_k1_kriegspiel_self_plays_to_the_rules_end: Variant::Kriegspiel, [1, 4];
     r_s2_sic_self_plays_to_the_rules_end: Variant::Sic, [4, 5];
     // Seed 12: ends by R-I4 king capture (the match ids of protocol version 3 drew other
-    // colours and setups than version 2's, and the typed terms of issue 17 others again, so
+    // colors and setups than version 2's, and the typed terms of issue 17 others again, so
     // the seeds that show each case moved).
     r_i2_intrigue_self_plays_to_the_rules_end: Variant::Intrigue, [0, 10, 21, 12];
     // Seed 32: level scores, decided by the R-G8 tie-break (commitments, sealed guesses; the
@@ -305,7 +305,7 @@ fn the_same_seed_gives_the_same_bytes() {
 
 fn first_is_white(variant: Variant, seed: u64) -> SelfplayConfig {
     let mut c = SelfplayConfig::new(variant, seed);
-    c.colours = ColorAssignment::FirstIsWhite;
+    c.colors = ColorAssignment::FirstIsWhite;
     c
 }
 

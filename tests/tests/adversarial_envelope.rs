@@ -363,7 +363,7 @@ fn selfplay_cheat(
 
 fn role_of(s: &sim::selfplay::Selfplay, player: usize) -> MatchRole {
     let key = s.cast.players[player].public();
-    if s.colours.expect("colours drawn").white == key { MatchRole::White } else { MatchRole::Black }
+    if s.colors.expect("colors drawn").white == key { MatchRole::White } else { MatchRole::Black }
 }
 
 #[test]
@@ -418,9 +418,9 @@ fn selfplay_loser_withholding_its_disclosures_forfeits_instead_of_voiding() {
 
 #[test]
 fn selfplay_player_gone_for_good_loses_on_time_and_is_named_for_what_it_never_disclosed() {
-    // Kriegspiel, fixed colours: Black sends two attempts, then nothing at all.
+    // Kriegspiel, fixed colors: Black sends two attempts, then nothing at all.
     let mut config = sim::selfplay::SelfplayConfig::new(rules::Variant::Kriegspiel, 1);
-    config.colours = protocol::terms::ColorAssignment::FirstIsWhite;
+    config.colors = protocol::terms::ColorAssignment::FirstIsWhite;
     let mut actions = 0;
     config.player_hooks[1] = Some(Box::new(move |_, p| {
         if matches!(p, Payload::Action(_)) {

@@ -2,9 +2,9 @@
 //! `client` crate's hooks, while the real player, umpire and relay state machines run; the
 //! verifier must return the exact fault kind, culprit key and role (docs/PROTOCOL.md 17, 18).
 //!
-//! Colours are fixed (`players[0]` is White) except in SIC, where they are drawn from both
+//! Colors are fixed (`players[0]` is White) except in SIC, where they are drawn from both
 //! players' contributions (so the draw is exercised too) and a cheating player's role is read
-//! from the colours the match drew. Each lie is told once, at the first chance; a test whose
+//! from the colors the match drew. Each lie is told once, at the first chance; a test whose
 //! cheat never got its chance fails.
 
 use protocol::codec::Canonical;
@@ -22,7 +22,7 @@ use verifier::{FaultKind, MatchRole, Verdict};
 fn config(variant: Variant, seed: u64) -> SelfplayConfig {
     let mut c = SelfplayConfig::new(variant, seed);
     if variant != Variant::Sic {
-        c.colours = ColorAssignment::FirstIsWhite;
+        c.colors = ColorAssignment::FirstIsWhite;
     }
     c
 }
@@ -33,10 +33,10 @@ fn play(config: SelfplayConfig) -> Selfplay {
 }
 
 fn key(played: &Selfplay, role: MatchRole) -> PublicKey {
-    let colours = played.colours.expect("the match got as far as colours");
+    let colors = played.colors.expect("the match got as far as colors");
     match role {
-        MatchRole::White => colours.white,
-        MatchRole::Black => colours.black,
+        MatchRole::White => colors.white,
+        MatchRole::Black => colors.black,
         MatchRole::Umpire => played.cast.umpire.public(),
         MatchRole::Relay | MatchRole::Record => played.cast.relay.public(),
     }
@@ -44,8 +44,8 @@ fn key(played: &Selfplay, role: MatchRole) -> PublicKey {
 
 /// The role `players[i]` played.
 fn role_of_player(played: &Selfplay, i: usize) -> MatchRole {
-    let colours = played.colours.expect("the match got as far as colours");
-    if colours.white == played.cast.players[i].public() {
+    let colors = played.colors.expect("the match got as far as colors");
+    if colors.white == played.cast.players[i].public() {
         MatchRole::White
     } else {
         MatchRole::Black
@@ -406,7 +406,7 @@ fn false_result_claim_is_caught() {
         .filter_map(|e| e.message.verify().ok())
         .find(|b| matches!(b.payload, Payload::Claim(_)))
         .expect("a claim");
-    let role = if Some(first.author) == played.colours.map(|c| c.white) {
+    let role = if Some(first.author) == played.colors.map(|c| c.white) {
         MatchRole::White
     } else {
         MatchRole::Black

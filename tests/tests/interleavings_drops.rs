@@ -471,7 +471,7 @@ fn documented_limit(p: &Played, verdict: &Verdict, ctx: &str) -> Result<(), Test
             ctx,
             verdict
         );
-        // A player forfeits (the role the verifier gave it is its colour, where drawn); an
+        // A player forfeits (the role the verifier gave it is its color, where drawn); an
         // umpire's silence voids the game.
         let expected = match (p.who, first.role) {
             (Who::Umpire, _) => None,
@@ -479,7 +479,7 @@ fn documented_limit(p: &Played, verdict: &Verdict, ctx: &str) -> Result<(), Test
             (_, MatchRole::Black) => Some(rules::Color::White),
             (_, role) => return Err(TestCaseError::fail(format!("{ctx}: a player as {role:?}"))),
         };
-        if let (Some(c), Some(winner)) = (p.s.colours, expected) {
+        if let (Some(c), Some(winner)) = (p.s.colors, expected) {
             prop_assert!(c[winner] != p.key, "{}: the sender wins", ctx);
         }
         prop_assert_eq!(verdict.sanctioned_result().and_then(|r| r.winner), expected, "{}", ctx);

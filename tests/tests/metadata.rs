@@ -57,12 +57,12 @@ fn varint_len(mut n: u64) -> usize {
 /// record of each.
 fn black_frames(record: &MatchRecord) -> Vec<(usize, Shape)> {
     let agreed = record.terms.verify().expect("terms");
-    let colours = colours(record);
-    let black = colours.black;
+    let colors = colors(record);
+    let black = colors.black;
     let mut out = Vec::new();
     for (i, e) in record.entries.iter().enumerate() {
         let body = MessageBody::from_canonical(&e.message.body).expect("a body");
-        if !reads(&agreed, &colours, &black, body.channel) {
+        if !reads(&agreed, &colors, &black, body.channel) {
             continue;
         }
         if matches!(body.payload, Payload::Disclose(_)) {
@@ -93,7 +93,7 @@ fn black_frames(record: &MatchRecord) -> Vec<(usize, Shape)> {
     out
 }
 
-fn colours(record: &MatchRecord) -> ByColor<PublicKey> {
+fn colors(record: &MatchRecord) -> ByColor<PublicKey> {
     let agreed = record.terms.verify().expect("terms");
     // ColorAssignment::FirstIsWhite in every run here.
     ByColor { white: agreed.terms.players[0].key, black: agreed.terms.players[1].key }
@@ -155,7 +155,7 @@ impl Policy for Changed {
 
 fn run(variant: Variant, seed: u64, white: Option<Changed>) -> MatchRecord {
     let mut config = SelfplayConfig::new(variant, seed);
-    config.colours = ColorAssignment::FirstIsWhite;
+    config.colors = ColorAssignment::FirstIsWhite;
     config.policies[0] = Some(Box::new(white.unwrap_or_else(|| Changed::new(seed, 0, 0, false))));
     let s = selfplay_with(config).unwrap_or_else(|e| panic!("{variant}/{seed}: {e}"));
     assert!(s.refused.is_empty(), "{variant}/{seed}: relay refused {:?}", s.refused);

@@ -42,7 +42,7 @@ async fn play_game(game: rules::GameOptions, seed: u64) {
         net.get_json(&format!("/api/match/{}/verdict", protocol::hex::encode(&id.0))).await;
     assert_eq!(verdict["status"], "valid", "{verdict}");
     // The PGN of each view, as the library writes it from the same record.
-    for (view, colour) in
+    for (view, color) in
         [("full", None), ("white", Some(rules::Color::White)), ("black", Some(rules::Color::Black))]
     {
         let served = net
@@ -50,7 +50,7 @@ async fn play_game(game: rules::GameOptions, seed: u64) {
             .await;
         assert_eq!(
             String::from_utf8(served).unwrap(),
-            verifier::pgn::pgn(&record, colour).unwrap(),
+            verifier::pgn::pgn(&record, color).unwrap(),
             "{view}"
         );
     }

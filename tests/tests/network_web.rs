@@ -1,5 +1,5 @@
 //! What the host site's lists read, over real sockets: `GET /api/games` gives each finished
-//! match its verdict summary (players by colour, result, reason, faults and culprits), the same
+//! match its verdict summary (players by color, result, reason, faults and culprits), the same
 //! as the match's full verdict and the offline verifier's run on its record says.
 
 mod network;

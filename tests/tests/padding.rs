@@ -203,7 +203,7 @@ fn every_sealed_payload_of_a_variant_and_direction_has_one_size() {
 #[test]
 fn a_payload_that_does_not_fit_is_not_sent() {
     let mut config = SelfplayConfig::new(Variant::Kriegspiel, 1);
-    config.colours = protocol::terms::ColorAssignment::FirstIsWhite;
+    config.colors = protocol::terms::ColorAssignment::FirstIsWhite;
     let mut hooked = false;
     config.player_hooks[0] = Some(Box::new(move |channel, p| {
         if channel != protocol::Channel::Public && matches!(p, Payload::Action(_)) && !hooked {

@@ -19,7 +19,7 @@ use verifier::{FaultKind, MatchRole, Verdict};
 fn config(variant: Variant, seed: u64) -> SelfplayConfig {
     let mut c = SelfplayConfig::new(variant, seed);
     if variant != Variant::Sic {
-        c.colours = ColorAssignment::FirstIsWhite;
+        c.colors = ColorAssignment::FirstIsWhite;
     }
     c
 }
@@ -32,20 +32,20 @@ fn play(config: SelfplayConfig) -> Selfplay {
 fn key(played: &Selfplay, role: MatchRole) -> PublicKey {
     match role {
         MatchRole::White | MatchRole::Black => {
-            let colours = played.colours.unwrap_or(protocol::keys::ByColor {
+            let colors = played.colors.unwrap_or(protocol::keys::ByColor {
                 white: played.cast.players[0].public(),
                 black: played.cast.players[1].public(),
             });
-            if role == MatchRole::White { colours.white } else { colours.black }
+            if role == MatchRole::White { colors.white } else { colors.black }
         }
         MatchRole::Umpire => played.cast.umpire.public(),
         MatchRole::Relay | MatchRole::Record => played.cast.relay.public(),
     }
 }
 
-/// The role `players[i]` played (the players' order when colours were never drawn).
+/// The role `players[i]` played (the players' order when colors were never drawn).
 fn role_of_player(played: &Selfplay, i: usize) -> MatchRole {
-    let white = played.colours.map_or(played.cast.players[0].public(), |c| c.white);
+    let white = played.colors.map_or(played.cast.players[0].public(), |c| c.white);
     if white == played.cast.players[i].public() { MatchRole::White } else { MatchRole::Black }
 }
 
@@ -517,7 +517,7 @@ fn crossing_draw_offers_are_an_agreed_draw() {
 
 #[test]
 fn a_draw_offer_outside_play_is_refused() {
-    // The last revealer, having seen from the other contribution which colour it would get,
+    // The last revealer, having seen from the other contribution which color it would get,
     // offers a draw instead of revealing: the offer is refused (there is no game to agree on
     // yet), so it still owes its reveal, is timed out and forfeits.
     let mut c = SelfplayConfig::new(Variant::Kriegspiel, 1);

@@ -10,7 +10,7 @@
 //! - a seat with a small-order seal key: the server's lobby answers an error naming the key,
 //!   the relay will not start, and a record carrying such terms is `BadTerms`, nobody's
 //!   gameplay;
-//! - the agent refuses terms that differ from the challenge it made or accepted (colours,
+//! - the agent refuses terms that differ from the challenge it made or accepted (colors,
 //!   umpire, clock, options, opponent, variant, rated), terms whose caps are out of range, and an
 //!   umpire its player does not trust, both at the terms and before it accepts a challenge.
 
@@ -76,7 +76,7 @@ fn server_terms(c: &Cast, variant: Variant) -> MatchTerms {
         version: VERSION,
         game: GameOptions::default_for(variant),
         players: [player(&c.alice, 1), player(&c.bob, 2)],
-        colours: ColorAssignment::FirstIsWhite,
+        colors: ColorAssignment::FirstIsWhite,
         rated: false,
         relay: c.relay.public(),
         umpire: (variant.mode() == Mode::Umpire).then(|| umpire_terms(&c.umpire)),
@@ -278,7 +278,7 @@ fn build(c: &Cast, s: &Spec) -> MatchTerms {
         t.game = GameOptions::SecretChess6(six);
     }
     if s.drawn {
-        t.colours = ColorAssignment::Drawn;
+        t.colors = ColorAssignment::Drawn;
     }
     let seal_of = |change: u8, key: SealPublicKey| match change {
         1 => low_order(0),
@@ -446,11 +446,11 @@ fn the_agent_refuses_terms_that_are_not_its_challenges() {
     let good = server_terms(&c, k);
     let white = challenge(&c, k, "white");
     assert_eq!(bob_checks(&c, &good, &white), Ok(()));
-    // The colours: "white" is the challenger first with fixed colours; "black" the challenger
+    // The colors: "white" is the challenger first with fixed colors; "black" the challenger
     // second; "random" drawn, the challenger first.
     let swapped =
         MatchTerms { players: [good.players[1].clone(), good.players[0].clone()], ..good.clone() };
-    let drawn = MatchTerms { colours: ColorAssignment::Drawn, ..good.clone() };
+    let drawn = MatchTerms { colors: ColorAssignment::Drawn, ..good.clone() };
     assert!(bob_checks(&c, &drawn, &white).unwrap_err().contains("colours"));
     assert!(bob_checks(&c, &swapped, &white).unwrap_err().contains("colours"));
     assert_eq!(bob_checks(&c, &swapped, &challenge(&c, k, "black")), Ok(()));

@@ -13,7 +13,7 @@ use rules::{BoardSize, Color, Move, Role, Square};
 /// counter (plies since its own last pawn move or the last capture, which both sides hear).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MoverInput {
-    /// The mover's colour.
+    /// The mover's color.
     pub side: Color,
     /// The mover's men.
     pub men: Vec<(Square, Role)>,
@@ -31,7 +31,7 @@ pub struct MoverInput {
 /// that move was one), and its 50-move counter.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OpponentInput {
-    /// The opponent's colour.
+    /// The opponent's color.
     pub side: Color,
     /// The opponent's men.
     pub men: Vec<(Square, Role)>,
@@ -155,7 +155,7 @@ fn num(bits: &[bool]) -> u32 {
     bits.iter().enumerate().map(|(i, &b)| u32::from(b) << i).sum()
 }
 
-/// The circuit's outputs as the umpire's answer to the mover (`mover` = its colour).
+/// The circuit's outputs as the umpire's answer to the mover (`mover` = its color).
 ///
 /// # Panics
 /// If `outputs` is not the circuit's output length.

@@ -590,7 +590,7 @@ fn build(part: Part, tag: bool) -> Circuit {
 
     b.section("automatic draws");
     // R-C2's insufficient material: no pawn, rook or queen; then either no knight and every
-    // bishop on one colour, or no bishop and exactly one knight.
+    // bishop on one color, or no bishop and exactly one knight.
     let p_all = bits::xor(b, &us2.p, &o2.p);
     let rq_all = bits::xor(b, &us2.rq, &o2.rq);
     let heavy = bits::xor(b, &p_all, &rq_all);
@@ -602,10 +602,10 @@ fn build(part: Part, tag: bool) -> Circuit {
     let dark = (0..64).filter(|s| (s % 8 + s / 8) % 2 == 0).fold(0u64, |m, s| m | 1 << s);
     let b_dark = bits::any(b, &bits::mask(&b_all, dark));
     let b_light = bits::any(b, &bits::mask(&b_all, !dark));
-    let one_colour = b.and(b_dark, b_light);
-    let one_colour = b.not(one_colour);
+    let one_color = b.and(b_dark, b_light);
+    let one_color = b.not(one_color);
     let no_n = b.not(any_n);
-    let case1 = b.and(no_n, one_colour);
+    let case1 = b.and(no_n, one_color);
     let two_n = bits::at_least_two(b, &n_all);
     let no_b = b.not(any_b);
     let not_two = b.not(two_n);

@@ -453,8 +453,8 @@ impl Replay {
         self.coordinator.apply(&e.body, e.hash, admission, t);
     }
 
-    fn colours(&self) -> ByColor<PublicKey> {
-        self.coordinator.colours().unwrap_or(ByColor {
+    fn colors(&self) -> ByColor<PublicKey> {
+        self.coordinator.colors().unwrap_or(ByColor {
             white: self.terms.terms.players[0].key,
             black: self.terms.terms.players[1].key,
         })
@@ -462,18 +462,18 @@ impl Replay {
 
     fn key_of(&self, party: Party) -> Option<PublicKey> {
         match party.side() {
-            Some(side) => Some(self.colours()[side]),
+            Some(side) => Some(self.colors()[side]),
             None => self.terms.terms.umpire.as_ref().map(|u| u.key),
         }
     }
 
     /// Takes a noticed message as the relay should have, at the deadline; why not otherwise.
     fn take(&mut self, body: &MessageBody, d: &Delivered, deadline: u64) -> Result<(), String> {
-        let colours = self.colours();
+        let colors = self.colors();
         let terms = self.terms.clone();
         let seen = self
             .sequence
-            .check(body, |c| reads(&terms, &colours, &body.author, c))
+            .check(body, |c| reads(&terms, &colors, &body.author, c))
             .map_err(|e| format!("the relay would have refused it: {e}"))?;
         match self.coordinator.admit(body, seen, &terms.terms.relay) {
             Ok(Admission::Counts) => {}

@@ -30,8 +30,8 @@
 //!    (`MissingReveal` when the relay's signed reveal timeout for that party proves who failed,
 //!    `TruncatedRecord` otherwise).
 //!
-//! Colours drawn from the players' contributions are known only once those are revealed; a fault
-//! in a match whose colours were never drawn names `players[0]` as white (the players' order).
+//! Colors drawn from the players' contributions are known only once those are revealed; a fault
+//! in a match whose colors were never drawn names `players[0]` as white (the players' order).
 
 mod checked;
 mod content;
@@ -66,12 +66,12 @@ pub fn check(record_bytes: &[u8]) -> Result<Checked, Vec<Fault>> {
     let raws = decode_entries(&record);
     let sigs = check_signatures(&record, &terms, &raws)?;
     let (entries, mut faults) = authenticate(&terms, raws, &sigs);
-    let (colours, contributions) = colours(&terms, &entries);
+    let (colors, contributions) = colors(&terms, &entries);
     if !faults.is_empty() {
-        // Stage 2 blamed authors before colours were known: name their roles now.
+        // Stage 2 blamed authors before colors were known: name their roles now.
         for f in &mut faults {
             if let Some(key) = f.culprit {
-                f.role = checked::roles(&terms, &colours, &key).unwrap_or(f.role);
+                f.role = checked::roles(&terms, &colors, &key).unwrap_or(f.role);
             }
         }
         return Err(faults);
@@ -79,11 +79,11 @@ pub fn check(record_bytes: &[u8]) -> Result<Checked, Vec<Fault>> {
     let heads = order::check(&terms, &entries)?;
     let coordinated = coordinate::check(&terms, &entries, &heads).map_err(|mut f| {
         if let Some(key) = f.culprit {
-            f.role = checked::roles(&terms, &colours, &key).unwrap_or(f.role);
+            f.role = checked::roles(&terms, &colors, &key).unwrap_or(f.role);
         }
         vec![*f]
     })?;
-    content::check(record, terms, variant, (colours, contributions), entries, coordinated)
+    content::check(record, terms, variant, (colors, contributions), entries, coordinated)
 }
 
 /// Stages 1 to 3 of [`check`] only (bytes, terms, signatures, order and the relay's rule
@@ -120,10 +120,10 @@ pub struct Description {
     pub variant: Variant,
     /// The terms' ruleset.
     pub ruleset: String,
-    /// The players by colour (in `players` order if colours were never drawn).
-    pub colours: ByColor<PublicKey>,
-    /// Whether the colours are known (fixed, or drawn from two revealed contributions).
-    pub colours_known: bool,
+    /// The players by color (in `players` order if colors were never drawn).
+    pub colors: ByColor<PublicKey>,
+    /// Whether the colors are known (fixed, or drawn from two revealed contributions).
+    pub colors_known: bool,
 }
 
 /// Describes a record whose bytes and terms can be read (`None` otherwise).
@@ -148,13 +148,13 @@ pub fn describe(record_bytes: &[u8]) -> Option<Description> {
             })
         })
         .collect();
-    let (colours, contributions) = colours(&agreed, &entries);
+    let (colors, contributions) = colors(&agreed, &entries);
     let t = agreed.terms;
     Some(Description {
-        colours_known: t.colours == ColorAssignment::FirstIsWhite || contributions.is_some(),
+        colors_known: t.colors == ColorAssignment::FirstIsWhite || contributions.is_some(),
         variant: t.variant(),
         ruleset: t.ruleset().to_owned(),
-        colours,
+        colors,
     })
 }
 
@@ -212,8 +212,8 @@ impl Blame {
     }
 
     /// The signer of a message; a key the terms do not name is reported as the record's.
-    pub fn signer(terms: &AgreedTerms, colours: &ByColor<PublicKey>, key: &PublicKey) -> Blame {
-        match checked::roles(terms, colours, key) {
+    pub fn signer(terms: &AgreedTerms, colors: &ByColor<PublicKey>, key: &PublicKey) -> Blame {
+        match checked::roles(terms, colors, key) {
             Some(role) => Blame { key: Some(*key), role },
             None => Blame::record(),
         }
@@ -613,12 +613,12 @@ fn authenticate(terms: &AgreedTerms, raws: Vec<Raw>, sigs: &Signatures) -> (Vec<
     (out, faults)
 }
 
-/// The colours (fixed, or drawn from both revealed public contributions) and the contributions.
-/// Undrawn colours fall back to the players' order (see the module docs); stage 4 reports why.
-fn colours(terms: &AgreedTerms, entries: &[Auth]) -> (ByColor<PublicKey>, Option<[[u8; 32]; 2]>) {
+/// The colors (fixed, or drawn from both revealed public contributions) and the contributions.
+/// Undrawn colors fall back to the players' order (see the module docs); stage 4 reports why.
+fn colors(terms: &AgreedTerms, entries: &[Auth]) -> (ByColor<PublicKey>, Option<[[u8; 32]; 2]>) {
     let t = &terms.terms;
     let fallback = ByColor { white: t.players[0].key, black: t.players[1].key };
-    // Only reveals before the relay's first timeout or close draw the colours: one after them
+    // Only reveals before the relay's first timeout or close draw the colors: one after them
     // (a player that withheld its reveal and sent it after it was timed out) is a void race.
     let live = entries
         .iter()
@@ -652,10 +652,10 @@ fn colours(terms: &AgreedTerms, entries: &[Auth]) -> (ByColor<PublicKey>, Option
         (Some(a), Some(b)) => Some([a, b]),
         _ => None,
     };
-    let colours = match (t.colours, contributions) {
+    let colors = match (t.colors, contributions) {
         (ColorAssignment::FirstIsWhite, _) => fallback,
         (ColorAssignment::Drawn, Some(c)) => protocol::seed::draw_colors(t, &terms.match_id, &c),
         (ColorAssignment::Drawn, None) => fallback,
     };
-    (colours, contributions)
+    (colors, contributions)
 }

@@ -143,10 +143,11 @@ pub struct VerdictJson {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub ruleset: Option<String>,
-    /// Whether `white` and `black` are by colour (else in the terms' `players` order).
+    /// Whether `white` and `black` are by color (else in the terms' `players` order).
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
-    pub colours_known: Option<bool>,
+    #[serde(rename = "colours_known")] // the published JSON key
+    pub colors_known: Option<bool>,
     /// White's key (see `colours_known`), where readable.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
@@ -209,7 +210,7 @@ impl VerdictJson {
             match_id: None,
             variant: None,
             ruleset: None,
-            colours_known: None,
+            colors_known: None,
             white: None,
             black: None,
             umpire: None,
@@ -219,16 +220,16 @@ impl VerdictJson {
         }
     }
 
-    /// The verdict with what the record says it is (variant, ruleset, the players by colour).
+    /// The verdict with what the record says it is (variant, ruleset, the players by color).
     #[must_use]
     pub fn described(v: &Verdict, description: Option<&Description>) -> VerdictJson {
         let mut out = VerdictJson::of(v);
         if let Some(d) = description {
             out.variant = Some(d.variant);
             out.ruleset = Some(d.ruleset.clone());
-            out.colours_known = Some(d.colours_known);
-            out.white = Some(KeyJson::of(&d.colours.white));
-            out.black = Some(KeyJson::of(&d.colours.black));
+            out.colors_known = Some(d.colors_known);
+            out.white = Some(KeyJson::of(&d.colors.white));
+            out.black = Some(KeyJson::of(&d.colors.black));
         }
         out
     }
@@ -244,7 +245,7 @@ impl VerdictJson {
             out.variant = Some(*variant);
             out.ruleset = Some(ruleset.clone());
         }
-        out.colours_known = Some(m.colours_known);
+        out.colors_known = Some(m.colors_known);
         if let Some(p) = &m.players {
             out.white = Some(KeyJson::of(&p.white));
             out.black = Some(KeyJson::of(&p.black));
@@ -281,7 +282,7 @@ pub fn verdict(verdict: &Verdict) -> Value {
     value(&VerdictJson::of(verdict))
 }
 
-/// [`verdict`] with what the record says it is (variant, ruleset, the players by colour).
+/// [`verdict`] with what the record says it is (variant, ruleset, the players by color).
 #[must_use]
 pub fn described(v: &Verdict, description: Option<&Description>) -> Value {
     value(&VerdictJson::described(v, description))

@@ -48,10 +48,10 @@ pub struct VerifiedMatch {
     pub match_id: Option<protocol::MatchId>,
     /// The terms' variant and ruleset, if readable.
     pub variant: Option<(rules::Variant, String)>,
-    /// The players by colour (`players` order if the colours were never drawn), if readable.
+    /// The players by color (`players` order if the colors were never drawn), if readable.
     pub players: Option<protocol::ByColor<protocol::PublicKey>>,
-    /// Whether `players` is by colour.
-    pub colours_known: bool,
+    /// Whether `players` is by color.
+    pub colors_known: bool,
     /// The umpire's and the relay's keys, if the terms can be read.
     pub umpire: Option<protocol::PublicKey>,
     /// The relay's key.
@@ -99,8 +99,8 @@ pub fn verify_match(record_bytes: &[u8]) -> VerifiedMatch {
         record_sha256: Sha256::digest(record_bytes).into(),
         match_id: terms.as_ref().map(|(id, _)| *id),
         variant: description.as_ref().map(|d| (d.variant, d.ruleset.clone())),
-        players: description.as_ref().map(|d| d.colours),
-        colours_known: description.as_ref().is_some_and(|d| d.colours_known),
+        players: description.as_ref().map(|d| d.colors),
+        colors_known: description.as_ref().is_some_and(|d| d.colors_known),
         umpire: terms.as_ref().and_then(|(_, t)| t.umpire.as_ref().map(|u| u.key)),
         relay: terms.as_ref().map(|(_, t)| t.relay),
         result: verdict.sanctioned_result(),

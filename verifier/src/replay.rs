@@ -2,7 +2,7 @@
 //!
 //! The record's entries are read in relay order (docs/PROTOCOL.md section 18, "Match flow"):
 //!
-//! - colours (fixed by the terms or drawn from the revealed public contributions), the
+//! - colors (fixed by the terms or drawn from the revealed public contributions), the
 //!   contributions themselves and the commitments: as layer 1 read them;
 //! - SIC: each player's private seed, sealed to the umpire, must open its public commitment;
 //!   the two setup seeds (`protocol::seed::setup_seed`, own private seed and the opponent's
@@ -38,7 +38,7 @@
 //! action is still judged. Deterministic; never panics on any input.
 //!
 //! The replay reads layer 1's [`Checked`] record directly: its entries (void races left out),
-//! the game, the colours, the contributions and the commitments are layer 1's. Its seams are
+//! the game, the colors, the contributions and the commitments are layer 1's. Its seams are
 //! submodules: `setup` (SIC seeds, Intrigue setups, 6x6 setups and tie-breaks), `play`
 //! (actions through the rules), `umpire` (the umpire's answers and turns), `owner` (an
 //! Intrigue owner's statements), `end` (claims, timeouts and what a record owes at its end).
@@ -82,8 +82,8 @@ pub struct Step {
 pub struct GameLog {
     /// The game, once the terms named a known one.
     pub variant: Option<Variant>,
-    /// The players by colour, once known.
-    pub colours: Option<ByColor<PublicKey>>,
+    /// The players by color, once known.
+    pub colors: Option<ByColor<PublicKey>>,
     /// What each side was told before the first action (SIC's start views).
     pub start: Told,
     /// The full position string when play began (after any secret setups), where the game has
@@ -256,7 +256,7 @@ impl<'a> Replayer<'a> {
                 r.finish();
             }
         }
-        r.log.colours = Some(c.colours);
+        r.log.colors = Some(c.colors);
         r.log.result = r.over.map(|o| o.result);
         if keep_log {
             r.log.final_fen = r.game.as_ref().and_then(AnyGame::fen);
@@ -275,11 +275,11 @@ impl<'a> Replayer<'a> {
     }
 
     fn player_color(&self, key: &PublicKey) -> Option<Color> {
-        self.c.colours.color_of(key)
+        self.c.colors.color_of(key)
     }
 
     fn key_of(&self, c: Color) -> Option<PublicKey> {
-        Some(self.c.colours[c])
+        Some(self.c.colors[c])
     }
 
     fn who(&self, key: &PublicKey) -> String {

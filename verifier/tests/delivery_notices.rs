@@ -21,7 +21,7 @@ type Dropped = Arc<Mutex<Vec<(SignedMessage, u64)>>>;
 /// from the first one `from` picks.
 fn dropping_white(seed: u64, from: fn(&Payload) -> bool) -> (Selfplay, Vec<(SignedMessage, u64)>) {
     let mut config = SelfplayConfig::new(Variant::Chess, seed);
-    config.colours = ColorAssignment::FirstIsWhite;
+    config.colors = ColorAssignment::FirstIsWhite;
     let dropped: Dropped = Arc::default();
     let log = dropped.clone();
     let mut dropping = false;
@@ -211,7 +211,7 @@ fn forged_or_irrelevant_notices_prove_nothing() {
 #[test]
 fn an_honest_record_with_a_notice_keeps_its_verdict() {
     let mut config = SelfplayConfig::new(Variant::Chess, 6);
-    config.colours = ColorAssignment::FirstIsWhite;
+    config.colors = ColorAssignment::FirstIsWhite;
     let played = sim::selfplay_with(config).expect("the match runs");
     let base = verifier::verify(&played.bytes);
     assert!(base.is_valid(), "{base:#?}");

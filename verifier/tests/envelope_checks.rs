@@ -36,9 +36,9 @@ fn honest_open_game_hands_over_everything() {
     let c = checked(&h);
     assert_eq!(c.variant, rules::Variant::Chess);
     assert_eq!(c.match_id(), h.match_id());
-    assert_eq!(Some(c.colours), h.relay.colours());
+    assert_eq!(Some(c.colors), h.relay.colors());
     assert_eq!(c.entries.len(), h.relay.entries().len());
-    let white = c.colours.white;
+    let white = c.colors.white;
     assert_eq!(c.role_of(&white), Some(MatchRole::White));
     assert_eq!(c.key_of(MatchRole::Relay), Some(h.relay_id.public()));
     // One commitment each (the public contribution), revealed at setup.
@@ -316,7 +316,7 @@ fn a_copied_commitment_is_the_copiers_fault() {
         &faults(&with_entries(&h, relog(&h, &all))),
         FaultKind::DuplicateCommitment,
         Some(h.p1.public()),
-        MatchRole::Black, // colours never drawn: players[1] is reported as black
+        MatchRole::Black, // colors never drawn: players[1] is reported as black
     );
     assert!(f.explanation.contains("copy"), "{f:?}");
 }
@@ -934,7 +934,7 @@ fn a_record_cut_before_the_reveals_is_truncated() {
 
 #[test]
 fn the_last_revealer_who_aborts_forfeits_instead_of_voiding_the_game() {
-    // Issue: the last player to reveal its contribution already knows the colours and could
+    // Issue: the last player to reveal its contribution already knows the colors and could
     // abort to void (and grind) the game. Its reveal is owed under the reveal deadline: the
     // relay times it out, and the verifier names it.
     let mut h = Harness::new("chess", 1);
@@ -953,7 +953,7 @@ fn the_last_revealer_who_aborts_forfeits_instead_of_voiding_the_game() {
         body.payload,
         Payload::Timeout { party: protocol::Party::Black, expectation: Expectation::Reveal, .. }
     ));
-    // Colours were never drawn: players[1] is reported as Black, and forfeits.
+    // Colors were never drawn: players[1] is reported as Black, and forfeits.
     let f = only_fault(
         &faults(&h.bytes()),
         FaultKind::MissingReveal,
@@ -1092,7 +1092,7 @@ fn a_refused_message_does_not_block_its_authors_later_ones() {
     h.setup();
     h.play(2);
     let white = h.side(Color::White);
-    let colours = h.relay.colours().expect("colours");
+    let colors = h.relay.colors().expect("colors");
     // A public message refused (a countersignature before the close: refused as not now, like
     // a draw offer that lost a race).
     let public = h.write(white, Channel::Public, Payload::Countersign);
@@ -1137,7 +1137,7 @@ fn a_refused_message_does_not_block_its_authors_later_ones() {
     let numbers = |channel: Channel| -> Vec<u64> {
         c.entries
             .iter()
-            .filter(|e| e.author() == colours.white && e.channel() == channel)
+            .filter(|e| e.author() == colors.white && e.channel() == channel)
             .map(|e| e.body.seq)
             .collect()
     };
@@ -1149,7 +1149,7 @@ fn a_refused_message_does_not_block_its_authors_later_ones() {
     assert!(
         c.entries
             .iter()
-            .any(|e| e.author() == colours.white && matches!(e.payload, Payload::Disclose(_))),
+            .any(|e| e.author() == colors.white && matches!(e.payload, Payload::Disclose(_))),
         "White disclosed after the refusals"
     );
 }

@@ -93,7 +93,7 @@ fn an_umpire_answer_missing_at_the_end_is_truncated() {
 fn resignation_ends_the_game_for_the_resigner() {
     let mut c = checked(Variant::Chess, 1);
     cut_after_action(&mut c, 10);
-    let (white, black) = (c.colours.white, c.colours.black);
+    let (white, black) = (c.colors.white, c.colors.black);
     let last = c.entries.len() - 1;
     let resign = claim(Outcome::WhiteWins, EndReason::Resignation);
     c.entries.push(entry(&c, last, black, resign.clone()));
@@ -108,7 +108,7 @@ fn resignation_ends_the_game_for_the_resigner() {
 fn resigning_for_the_opponent_is_a_false_claim() {
     let mut c = checked(Variant::Chess, 1);
     cut_after_action(&mut c, 10);
-    let white = c.colours.white;
+    let white = c.colors.white;
     let last = c.entries.len() - 1;
     c.entries.push(entry(&c, last, white, claim(Outcome::WhiteWins, EndReason::Resignation)));
     assert_eq!(first(&c), (FaultKind::FalseClaim, MatchRole::White, Some(white)));
@@ -118,7 +118,7 @@ fn resigning_for_the_opponent_is_a_false_claim() {
 fn a_draw_needs_both_players_to_agree() {
     let mut c = checked(Variant::Espionage, 1);
     cut_after_action(&mut c, 7);
-    let (white, black) = (c.colours.white, c.colours.black);
+    let (white, black) = (c.colors.white, c.colors.black);
     let last = c.entries.len() - 1;
     let draw = claim(Outcome::Draw, EndReason::Agreement);
     c.entries.push(entry(&c, last, white, draw.clone()));
@@ -136,7 +136,7 @@ fn a_relay_timeout_blames_the_side_and_later_claims_must_agree() {
     let mut c = checked(Variant::Chess, 2);
     cut_after_action(&mut c, 9);
     // After 10 plies White is to move; the relay times it out.
-    let (white, black, relay) = (c.colours.white, c.colours.black, c.terms.terms.relay);
+    let (white, black, relay) = (c.colors.white, c.colors.black, c.terms.terms.relay);
     let last = c.entries.len() - 1;
     let timeout =
         Payload::Timeout { party: Party::White, expectation: Expectation::Move, deadline_ms: 5 };
@@ -180,7 +180,7 @@ fn moving_out_of_turn_is_an_illegal_action() {
     let (a, b) = (nth_action(&c, 4), nth_action(&c, 5));
     c.entries.swap(a, b);
     // The fifth action is now Black's move with White to play.
-    let black = c.colours.black;
+    let black = c.colors.black;
     assert_eq!(first(&c), (FaultKind::IllegalAction, MatchRole::Black, Some(black)));
 }
 

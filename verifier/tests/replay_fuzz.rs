@@ -35,7 +35,7 @@ fn mutate(c: &mut Checked, kind: u8, i: usize, j: usize, x: u8) {
         return;
     }
     let i = i % n;
-    let keys = [c.colours.white, c.colours.black, c.terms.terms.relay];
+    let keys = [c.colors.white, c.colors.black, c.terms.terms.relay];
     match kind % 7 {
         0 => {
             if let Some(b) = game_bytes(&mut c.entries[i].payload)

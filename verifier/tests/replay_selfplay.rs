@@ -120,7 +120,7 @@ fn independent_claim(
     if let Some(r) = g.result() {
         return game::claim_of(&r);
     }
-    let players = [checked.colours.white, checked.colours.black];
+    let players = [checked.colors.white, checked.colors.black];
     let claims: Vec<&protocol::message::Claim> = checked
         .entries
         .iter()

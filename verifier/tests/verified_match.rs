@@ -15,8 +15,8 @@ fn a_verified_match_names_the_bytes_the_match_and_its_parties() {
     assert_eq!(v.result, v.verdict.sanctioned_result());
     assert!(v.result.is_some());
     assert_eq!(v.match_id, Some(protocol::terms::match_id(&s.record.terms.terms)));
-    assert_eq!(v.players, s.colours);
-    assert!(v.colours_known);
+    assert_eq!(v.players, s.colors);
+    assert!(v.colors_known);
     assert_eq!(v.umpire, Some(s.cast.umpire.public()));
     assert_eq!(v.relay, Some(s.cast.relay.public()));
     assert_eq!(

@@ -233,7 +233,7 @@ pub(super) async fn game_stream(
     let mut rx =
         api.hub.watch(&id).ok_or_else(|| LocalError::NotFound(format!("no game {id} here")))?;
     // lichess's gameFull names White and Black: wait for the seat to know its side (drawn
-    // colours are settled by the protocol's first messages), a few seconds at most.
+    // colors are settled by the protocol's first messages), a few seconds at most.
     let side_known = |v: &Value| !v["side"].is_null() || v["stage"] != "started";
     let _ = tokio::time::timeout(SIDE_WAIT, rx.wait_for(side_known)).await;
     let mut full = serde_json::to_value(snap.full()).unwrap_or_default();

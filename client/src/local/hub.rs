@@ -592,12 +592,7 @@ impl Hub {
         let s = lock(&self.state);
         let Some(g) = s.games.get(id) else { return false };
         let Some(view) = &g.snap.view else { return false };
-        let played = match &view.knows {
-            rules::seat::Knows::Chess { moves } | rules::seat::Knows::Espionage { moves } => {
-                moves.len()
-            }
-            _ => return false,
-        };
+        let Some(played) = view.knows.open_moves().map(<[_]>::len) else { return false };
         let to_move = if played % 2 == 0 { Color::White } else { Color::Black };
         g.snap.status == Status::Started && g.snap.ask.is_none() && view.side == to_move
     }
@@ -695,7 +690,7 @@ impl Hub {
             }
         };
         // The page's fields, each read once into its type (the page is an edge): the options
-        // from their text form, the colour and the umpire from their words.
+        // from their text form, the color and the umpire from their words.
         let options: BTreeMap<String, String> = match get("options").cloned() {
             None => BTreeMap::new(),
             Some(v) => {

@@ -85,10 +85,10 @@ pub fn notation(view: &SeatView) -> Vec<String> {
                 })
                 .collect()
         }
-        Knows::Espionage { moves } => {
-            moves.iter().map(|m| m.uci(Variant::Espionage.alphabet())).collect()
-        }
-        _ => Vec::new(),
+        other => other
+            .open_moves()
+            .map(|moves| moves.iter().map(|m| m.uci(view.variant.alphabet())).collect())
+            .unwrap_or_default(),
     }
 }
 

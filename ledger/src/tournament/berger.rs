@@ -7,9 +7,9 @@
 //! `n − 1` in `1..=n−1`. This reproduces the printed tables exactly (tests type in those for 4, 6
 //! and 8 players).
 //!
-//! Double round-robin: the second cycle repeats the first with colours reversed. Departure: FIDE
+//! Double round-robin: the second cycle repeats the first with colors reversed. Departure: FIDE
 //! C.05 advises swapping the last two rounds of the first cycle to avoid three consecutive games
-//! with the same colour at the change of cycle; we do not.
+//! with the same color at the change of cycle; we do not.
 //!
 //! Pairing numbers are the definition's initial ranking
 //! ([`super::definition::TournamentDefinition::initial_ranking`]): [`schedule`] works in pairing

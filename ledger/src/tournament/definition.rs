@@ -27,7 +27,7 @@ pub const MAX_PLAYERS: usize = 1000;
 pub enum System {
     /// Everyone plays everyone by the FIDE Berger tables, once or twice.
     RoundRobin {
-        /// Two cycles, colours reversed in the second.
+        /// Two cycles, colors reversed in the second.
         double: bool,
     },
     /// FIDE Dutch Swiss.

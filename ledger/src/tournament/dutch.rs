@@ -3,11 +3,11 @@
 //! What is implemented, in FIDE's terms:
 //!
 //! - Pairing numbers are the initial ranking; players are ordered by score, then pairing number.
-//! - Round 1: top half against bottom half, the initial colour (white) to odd pairing numbers of
+//! - Round 1: top half against bottom half, the initial color (white) to odd pairing numbers of
 //!   the top half; the pairing-allocated bye (PAB) to the lowest-ranked player of an odd field.
 //! - Absolute criteria: no rematch of a game played over the board, no PAB for a player who
 //!   already had one (or a forfeit win or a full-point bye), no two players with the same
-//!   absolute colour preference (colour difference beyond ±1, or the same colour twice running),
+//!   absolute color preference (color difference beyond ±1, or the same color twice running),
 //!   relaxed for topscorers (more than half the maximum score) in the last round.
 //! - Completion (C.4): before anything else the lowest score group that can take the PAB is
 //!   fixed; every bracket's choice must then leave the rest of the round pairable with the PAB
@@ -20,8 +20,8 @@
 //!   C9 (bbpPairings' numbering): the fewest unplayed games (rounds not played over the board:
 //!   byes, forfeits, absences) for the player who gets the pairing-allocated bye, wherever a
 //!   bracket's candidate fixes who that is (it leaves one player unpaired and nobody below can
-//!   take the bye; always so in the last bracket), then the topscorer colour criteria, unmet
-//!   colour preferences, unmet strong preferences, repeated downfloats and upfloats from one
+//!   take the bye; always so in the last bracket), then the topscorer color criteria, unmet
+//!   color preferences, unmet strong preferences, repeated downfloats and upfloats from one
 //!   and two rounds before, and the scores involved in them (C.10–C.19). The order and the
 //!   exact terms follow bbpPairings' edge weights as `caissify-pairings` documents them.
 //! - Each bracket in two passes: a branch-and-bound search finds the best cost any candidate
@@ -30,14 +30,14 @@
 //!   then exchanges in the order of C.04.3 D.2: fewest players, smallest BSN-sum difference,
 //!   highest BSNs out of S1, lowest BSNs out of S2) and the first that reaches that cost is
 //!   taken.
-//! - Colours by C.04.3 E: both preferences, the stronger preference (wider colour difference if
-//!   both absolute), alternate from the last round the two had different colours, the higher
-//!   ranked player's preference, then the initial colour (white) by the higher ranked player's
+//! - Colors by C.04.3 E: both preferences, the stronger preference (wider color difference if
+//!   both absolute), alternate from the last round the two had different colors, the higher
+//!   ranked player's preference, then the initial color (white) by the higher ranked player's
 //!   pairing number parity. "Higher ranked" is by score, then pairing number (C.04.3 A.2, and
 //!   bbpPairings' `choosePlayerColor`); `caissify-pairings` 0.5.0 uses the pairing number alone,
-//!   so colours can differ from it.
+//!   so colors can differ from it.
 //!
-//! Departures (documented so they can be checked): the initial colour is always white; MDPs do
+//! Departures (documented so they can be checked): the initial color is always white; MDPs do
 //! not take part in exchanges, at most [`MAX_EXCHANGED`] players are exchanged and exchanges of
 //! one size are only tried while there are at most [`MAX_EXCHANGES`] of them; the optimum search
 //! stops after [`CANDIDATE_BUDGET`] steps and keeps the best found, and if the Dutch-order pass
@@ -86,8 +86,8 @@ struct P {
     pn: usize,
     /// Half-points.
     score: u32,
-    /// Colours of played games, `true` = white.
-    colours: Vec<bool>,
+    /// Colors of played games, `true` = white.
+    colors: Vec<bool>,
     /// One entry per previous round.
     floats: Vec<Float>,
     opponents: BTreeSet<PlayerIndex>,
@@ -97,23 +97,23 @@ struct P {
 }
 
 impl P {
-    fn colour_diff(&self) -> i32 {
-        self.colours.iter().map(|&w| if w { 1 } else { -1 }).sum()
+    fn color_diff(&self) -> i32 {
+        self.colors.iter().map(|&w| if w { 1 } else { -1 }).sum()
     }
 
     fn twice_running(&self) -> Option<bool> {
-        match self.colours.as_slice() {
+        match self.colors.as_slice() {
             [.., a, b] if a == b => Some(*a),
             _ => None,
         }
     }
 
-    /// Preferred colour (`true` = white) and its strength.
+    /// Preferred color (`true` = white) and its strength.
     fn preference(&self) -> (Option<bool>, Strength) {
-        let Some(&last) = self.colours.last() else {
+        let Some(&last) = self.colors.last() else {
             return (None, Strength::None);
         };
-        let d = self.colour_diff();
+        let d = self.color_diff();
         if !(-1..=1).contains(&d) {
             return (Some(d < 0), Strength::Absolute);
         }
@@ -130,9 +130,9 @@ impl P {
         if self.floats.len() >= back { self.floats[self.floats.len() - back] } else { Float::None }
     }
 
-    /// Whether giving `white` would break the absolute colour rules.
+    /// Whether giving `white` would break the absolute color rules.
     fn forbidden(&self, white: bool) -> bool {
-        let d = self.colour_diff() + if white { 1 } else { -1 };
+        let d = self.color_diff() + if white { 1 } else { -1 };
         d.abs() > 2 || self.twice_running() == Some(white)
     }
 }
@@ -151,7 +151,7 @@ fn players(ranking: &[PlayerIndex], rounds: &[Round]) -> Vec<P> {
             idx: i,
             pn: pn[i],
             score: 0,
-            colours: Vec::new(),
+            colors: Vec::new(),
             floats: Vec::new(),
             opponents: BTreeSet::new(),
             bye_ok: true,
@@ -167,8 +167,8 @@ fn players(ranking: &[PlayerIndex], rounds: &[Round]) -> Vec<P> {
             ps[w].score += pw;
             ps[b].score += pb;
             if g.result.played() {
-                ps[w].colours.push(true);
-                ps[b].colours.push(false);
+                ps[w].colors.push(true);
+                ps[b].colors.push(false);
                 ps[w].opponents.insert(b);
                 ps[b].opponents.insert(w);
                 let (fw, fb) = match before[w].cmp(&before[b]) {
@@ -201,8 +201,8 @@ fn players(ranking: &[PlayerIndex], rounds: &[Round]) -> Vec<P> {
         }
     }
     for p in &mut ps {
-        // Colours are kept for games played over the board only.
-        p.unplayed = (rounds.len() - p.colours.len()) as u32;
+        // Colors are kept for games played over the board only.
+        p.unplayed = (rounds.len() - p.colors.len()) as u32;
     }
     ps
 }
@@ -218,7 +218,7 @@ pub fn pair(
     pair_with_total(ranking, rounds, absent, round, usize::MAX)
 }
 
-/// [`pair`], knowing the tournament's number of rounds (the last round relaxes colour rules for
+/// [`pair`], knowing the tournament's number of rounds (the last round relaxes color rules for
 /// topscorers).
 pub fn pair_with_total(
     ranking: &[PlayerIndex],
@@ -245,7 +245,7 @@ pub fn pair_with_total(
     let (pairs, bye) = pairs_and_bye;
     let mut games: Vec<(usize, usize)> = pairs
         .iter()
-        .map(|&(a, b)| if colour_of_first(&ps[a], &ps[b]) { (a, b) } else { (b, a) })
+        .map(|&(a, b)| if color_of_first(&ps[a], &ps[b]) { (a, b) } else { (b, a) })
         .collect();
     // Boards: higher score of the pair first, then higher sum, then the better pairing number.
     games.sort_by_key(|&(w, b)| {
@@ -281,10 +281,10 @@ fn first_round(ps: &[P]) -> Pairs {
 }
 
 /// Whether `a` gets white against `b`.
-fn colour_of_first(a: &P, b: &P) -> bool {
+fn color_of_first(a: &P, b: &P) -> bool {
     let (pa, sa) = a.preference();
     let (pb, sb) = b.preference();
-    // Absolute rules first: never give a forbidden colour if the other way is allowed.
+    // Absolute rules first: never give a forbidden color if the other way is allowed.
     let a_white_ok = !a.forbidden(true) && !b.forbidden(false);
     let a_black_ok = !a.forbidden(false) && !b.forbidden(true);
     if a_white_ok != a_black_ok {
@@ -296,7 +296,7 @@ fn colour_of_first(a: &P, b: &P) -> bool {
     {
         return x;
     }
-    // E.2: the stronger preference; both absolute: the wider colour difference.
+    // E.2: the stronger preference; both absolute: the wider color difference.
     if sa != sb {
         if sa > sb {
             if let Some(x) = pa {
@@ -308,13 +308,13 @@ fn colour_of_first(a: &P, b: &P) -> bool {
     } else if sa == Strength::Absolute
         && let Some(x) = pa
     {
-        let (da, db) = (a.colour_diff().abs(), b.colour_diff().abs());
+        let (da, db) = (a.color_diff().abs(), b.color_diff().abs());
         if da != db {
             return if da > db { x } else { !x };
         }
     }
-    // E.3: alternate from the most recent round in which they had different colours.
-    for (ca, cb) in a.colours.iter().rev().zip(b.colours.iter().rev()) {
+    // E.3: alternate from the most recent round in which they had different colors.
+    for (ca, cb) in a.colors.iter().rev().zip(b.colors.iter().rev()) {
         if ca != cb {
             return !ca;
         }
@@ -325,7 +325,7 @@ fn colour_of_first(a: &P, b: &P) -> bool {
     if let Some(x) = high_pref {
         return if high_is_a { x } else { !x };
     }
-    // E.5: initial colour (white) to the higher ranked player if their pairing number is odd.
+    // E.5: initial color (white) to the higher ranked player if their pairing number is odd.
     let high_pn = if a_higher { a.pn } else { b.pn };
     let high_white = high_pn % 2 == 1;
     if high_is_a { high_white } else { !high_white }
@@ -356,9 +356,9 @@ impl<'a> Ctx<'a> {
                         if i == j || a.opponents.contains(&b.idx) {
                             return false;
                         }
-                        let colour_ok = (!a.forbidden(true) && !b.forbidden(false))
+                        let color_ok = (!a.forbidden(true) && !b.forbidden(false))
                             || (!a.forbidden(false) && !b.forbidden(true));
-                        colour_ok || (last_round && (top(a) || top(b)))
+                        color_ok || (last_round && (top(a) || top(b)))
                     })
                     .collect()
             })
@@ -511,18 +511,18 @@ mod cost {
     /// C.8: their half-points (so downfloaters are paired in the next bracket if they can).
     pub const NEXT_SCORE: usize = 3;
     /// C9 (as bbpPairings and `caissify-pairings` number it, and in their place: after the
-    /// next bracket, before the colour criteria): the unplayed games of the assignee of the
+    /// next bracket, before the color criteria): the unplayed games of the assignee of the
     /// pairing-allocated bye, when a candidate fixes who that is (see `Ctx::bye_cost`).
     pub const BYE_UNPLAYED: usize = 4;
-    /// C.8 (topscorers, last round): pairs where both have a colour difference beyond ±1 and
+    /// C.8 (topscorers, last round): pairs where both have a color difference beyond ±1 and
     /// the same preference.
     pub const TOP_IMBALANCE: usize = 5;
     /// C.9 (topscorers, last round): pairs of absolute preferences where one gets the same
-    /// colour a third time running.
+    /// color a third time running.
     pub const TOP_REPEAT: usize = 6;
-    /// C.10: pairs whose colour preferences clash.
-    pub const COLOUR: usize = 7;
-    /// C.11: pairs whose strong colour preferences clash.
+    /// C.10: pairs whose color preferences clash.
+    pub const COLOR: usize = 7;
+    /// C.11: pairs whose strong color preferences clash.
     pub const STRONG: usize = 8;
     /// C.12: repeated downfloats from last round.
     pub const DOWN1: usize = 9;
@@ -580,7 +580,7 @@ impl<'a> Ctx<'a> {
         let (pl, sl) = l.preference();
         let mut c = Cost::default();
         if ph.is_some() && ph == pl {
-            let (dh, dl) = (h.colour_diff().abs(), l.colour_diff().abs());
+            let (dh, dl) = (h.color_diff().abs(), l.color_diff().abs());
             if dh >= 2 && dl >= 2 {
                 c.0[cost::TOP_IMBALANCE] += 1;
             }
@@ -597,7 +597,7 @@ impl<'a> Ctx<'a> {
                     c.0[cost::TOP_REPEAT] += 1;
                 }
             }
-            c.0[cost::COLOUR] += 1;
+            c.0[cost::COLOR] += 1;
             if sh.min(sl) >= Strength::Strong
                 && !(sh == Strength::Absolute && sl == Strength::Absolute)
             {
@@ -863,7 +863,7 @@ impl<'a> Ctx<'a> {
             return;
         }
         let k = chosen.len();
-        // Colour clashes still forced: S1 players wanting a colour need S2 partners wanting the
+        // Color clashes still forced: S1 players wanting a color need S2 partners wanting the
         // other (or nothing).
         let count = |players: &mut dyn Iterator<Item = usize>| {
             let (mut w, mut b, mut n) = (0u32, 0u32, 0u32);
@@ -879,7 +879,7 @@ impl<'a> Ctx<'a> {
         let (w1, b1, _) = count(&mut l.s1[k..].iter().copied());
         let (w2, b2, n2) = count(&mut l.s2.iter().copied().filter(|i| !chosen.contains(i)));
         let forced = w1.saturating_sub(b2 + n2) + b1.saturating_sub(w2 + n2);
-        if (cost + Cost::of(cost::COLOUR, forced)).exceeds(&o.target) {
+        if (cost + Cost::of(cost::COLOR, forced)).exceeds(&o.target) {
             return;
         }
         if k == l.s1.len() {
@@ -925,7 +925,7 @@ impl<'a> Ctx<'a> {
         if d.nodes > CANDIDATE_BUDGET && d.best.is_some() {
             return;
         }
-        // A lower bound, lexicographically: the unpaired player parity forces, and the colour
+        // A lower bound, lexicographically: the unpaired player parity forces, and the color
         // clashes forced among the rest if they are all paired (fewer pairs costs more anyway).
         let (mut open, mut white, mut black) = (0u32, 0u32, 0u32);
         for (k, _) in d.slot.iter().enumerate().filter(|(_, s)| **s == Slot::Open) {
@@ -939,7 +939,7 @@ impl<'a> Ctx<'a> {
         let forced = open % 2;
         let neutral = open - white - black;
         let excess = white.max(black).saturating_sub(white.min(black) + neutral + forced);
-        let bound = d.cost + Cost::of(cost::UNPAIRED, forced) + Cost::of(cost::COLOUR, excess / 2);
+        let bound = d.cost + Cost::of(cost::UNPAIRED, forced) + Cost::of(cost::COLOR, excess / 2);
         if d.best.as_ref().is_some_and(|b| bound >= b.0) {
             return;
         }

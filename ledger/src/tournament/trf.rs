@@ -8,7 +8,7 @@
 //! title, 15-47 name, 49-52 FIDE rating, 54-56 federation, 58-68 FIDE number, 70-79 birth date,
 //! 81-84 points, 86-89 rank (the final rank: the place in the standings after the rounds with
 //! every result in, ties broken as the standings break them; blank if they cannot be computed).
-//! Each round is a 10-column block from column 92: opponent's starting number (4 digits), colour
+//! Each round is a 10-column block from column 92: opponent's starting number (4 digits), color
 //! `w`/`b`, result (`1 0 = + -`); byes are `0000 - U` (pairing-allocated), `H` (half point), `Z`
 //! (zero), `F` (full point); a round in which the player has no entry at all is left blank. A game
 //! without a result is written with a blank result column.
@@ -293,7 +293,7 @@ fn one_line(s: &str) -> String {
 /// One player's 10-column block for a round.
 fn block(r: &Round, me: usize) -> String {
     for g in &r.games {
-        let (opp, colour, mine) = if g.white == me {
+        let (opp, color, mine) = if g.white == me {
             (g.black, 'w', true)
         } else if g.black == me {
             (g.white, 'b', false)
@@ -310,7 +310,7 @@ fn block(r: &Round, me: usize) -> String {
             | (GameResult::BlackWinsByForfeit, true)
             | (GameResult::DoubleForfeit, _) => '-',
         };
-        return format!("{:>4} {} {}  ", opp + 1, colour, c);
+        return format!("{:>4} {} {}  ", opp + 1, color, c);
     }
     for &(p, k) in &r.byes {
         if p == me {
@@ -386,11 +386,11 @@ fn parse_player(ln: usize, raw: &str) -> Result<PlayerLine, TrfError> {
                 "F" | "+" => ByeKind::Full,
                 other => return Err(line_err(ln, format!("round {round}: unknown bye '{other}'"))),
             }),
-            [opp, colour, rest @ ..] if rest.len() <= 1 => {
+            [opp, color, rest @ ..] if rest.len() <= 1 => {
                 let opponent: usize = opp.parse().map_err(|_| {
                     line_err(ln, format!("round {round}: opponent '{opp}' is not a number"))
                 })?;
-                let white = match colour.to_ascii_lowercase().as_str() {
+                let white = match color.to_ascii_lowercase().as_str() {
                     "w" => true,
                     "b" => false,
                     other => return Err(line_err(ln, format!("round {round}: colour '{other}'"))),

@@ -40,7 +40,7 @@ use thiserror::Error;
 pub enum Input {
     /// A message the relay accepted, with its receipt (including the participant's own).
     Delivered(Entry),
-    /// A relay event (colours known, a timeout).
+    /// A relay event (colors known, a timeout).
     Relay(RelayEvent),
     /// The time, in ms, at or after the participant's [`Participant::poll_timeout`].
     Time(u64),

@@ -183,7 +183,7 @@ impl Player {
         self.out.hook = Some(hook);
     }
 
-    /// The player's side, once colours are known.
+    /// The player's side, once colors are known.
     pub fn side(&self) -> Option<Color> {
         self.side
     }

@@ -1,5 +1,5 @@
 //! What a participant tracks of the public channel: the commitments, the revealed
-//! contributions and the colours. (What a player knows of the game itself is its
+//! contributions and the colors. (What a player knows of the game itself is its
 //! `rules::seat::Seat`.)
 
 use crate::commitment::Committed;
@@ -10,7 +10,7 @@ use crate::terms::AgreedTerms;
 use crate::{Commitment, PublicKey};
 use std::collections::BTreeMap;
 
-/// The public channel as far as setup goes: commitments, revealed contributions, colours.
+/// The public channel as far as setup goes: commitments, revealed contributions, colors.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct PublicLog {
     pub commitments: Vec<Committed>,
@@ -19,7 +19,7 @@ pub(crate) struct PublicLog {
 }
 
 impl PublicLog {
-    /// Colours become known here once both public contributions are revealed, even when the
+    /// Colors become known here once both public contributions are revealed, even when the
     /// terms fix them: the setup phase begins only then (PROTOCOL.md, the coordinator).
     pub fn new(_terms: &AgreedTerms) -> PublicLog {
         PublicLog::default()

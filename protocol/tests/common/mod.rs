@@ -36,7 +36,7 @@ pub fn cast() -> Cast {
     }
 }
 
-pub fn terms(cast: &Cast, colours: ColorAssignment, umpired: bool, nonce_byte: u8) -> MatchTerms {
+pub fn terms(cast: &Cast, colors: ColorAssignment, umpired: bool, nonce_byte: u8) -> MatchTerms {
     let player = |id: &Identity, n: u8| PlayerTerms {
         key: id.public(),
         seal_key: SealSecret::for_match(id, &[n; 32]).public(),
@@ -53,7 +53,7 @@ pub fn terms(cast: &Cast, colours: ColorAssignment, umpired: bool, nonce_byte: u
         version: VERSION,
         game,
         players: [player(&cast.alice, nonce_byte), player(&cast.bob, nonce_byte.wrapping_add(1))],
-        colours,
+        colors,
         rated: true,
         relay: cast.relay.public(),
         umpire: umpired.then(|| UmpireTerms {
@@ -76,19 +76,16 @@ pub fn sign(cast: &Cast, terms: &MatchTerms) -> SignedTerms {
         .expect("the cast holds every signer")
 }
 
-pub fn agreed(cast: &Cast, colours: ColorAssignment, umpired: bool) -> (SignedTerms, AgreedTerms) {
-    let signed = sign(cast, &terms(cast, colours, umpired, 1));
+pub fn agreed(cast: &Cast, colors: ColorAssignment, umpired: bool) -> (SignedTerms, AgreedTerms) {
+    let signed = sign(cast, &terms(cast, colors, umpired, 1));
     let agreed = signed.verify().expect("fixture terms verify");
     (signed, agreed)
 }
 
 /// Terms for `variant` (its default ruleset), otherwise as [`terms`].
-pub fn terms_for(cast: &Cast, variant: rules::Variant, colours: ColorAssignment) -> MatchTerms {
+pub fn terms_for(cast: &Cast, variant: rules::Variant, colors: ColorAssignment) -> MatchTerms {
     let umpired = variant.mode() == rules::Mode::Umpire;
-    MatchTerms {
-        game: rules::GameOptions::default_for(variant),
-        ..terms(cast, colours, umpired, 1)
-    }
+    MatchTerms { game: rules::GameOptions::default_for(variant), ..terms(cast, colors, umpired, 1) }
 }
 
 /// Index of alice (`players[0]`) in a [`Table`].
@@ -146,15 +143,15 @@ impl Table {
         t
     }
 
-    /// The colours, or the players' order before they are known.
-    pub fn colours(&self) -> ByColor<PublicKey> {
+    /// The colors, or the players' order before they are known.
+    pub fn colors(&self) -> ByColor<PublicKey> {
         let p = &self.agreed.terms.players;
-        self.relay.colours().unwrap_or(ByColor { white: p[0].key, black: p[1].key })
+        self.relay.colors().unwrap_or(ByColor { white: p[0].key, black: p[1].key })
     }
 
     /// The author index playing `side`.
     pub fn of(&self, side: Color) -> usize {
-        if self.colours()[side] == self.authors[ALICE].key() { ALICE } else { BOB }
+        if self.colors()[side] == self.authors[ALICE].key() { ALICE } else { BOB }
     }
 
     /// The next message of `who`, without counting it as sent.
@@ -261,11 +258,11 @@ impl Table {
     /// Hands `who` every entry so far on a channel it reads.
     pub fn deliver(&mut self, who: usize) {
         let relay_key = self.agreed.terms.relay;
-        let colours = self.colours();
+        let colors = self.colors();
         let key = self.authors[who].key();
         for e in &self.relay.entries()[self.delivered[who]..] {
             let body = e.message.verify().expect("entries verify");
-            if reads(&self.agreed, &colours, &key, body.channel) {
+            if reads(&self.agreed, &colors, &key, body.channel) {
                 self.authors[who].saw(&e.receipt.open(&relay_key).expect("receipts verify"));
             }
         }

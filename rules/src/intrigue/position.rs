@@ -28,7 +28,7 @@ const CASTLING: [(char, Color, u8, u8); 4] = [
 pub struct Position {
     board: Board,
     turn: Color,
-    /// Squares of rooks (of the colour standing there) that may still castle (R-I5).
+    /// Squares of rooks (of the color standing there) that may still castle (R-I5).
     castling: Bitboard,
     ep: Option<Square>,
     halfmove: u32,

@@ -79,7 +79,7 @@ impl Line {
     }
 }
 
-/// R-C2, exactly: K v K; K+N v K; only kings and bishops, all bishops on one square colour.
+/// R-C2, exactly: K v K; K+N v K; only kings and bishops, all bishops on one square color.
 pub fn r_c2_insufficient(board: &shakmaty::Board) -> bool {
     let kings = board.kings();
     let rest = board.occupied() & !kings;

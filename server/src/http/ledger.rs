@@ -144,7 +144,7 @@ pub async fn proof(
         ruleset: m.ruleset,
         white: m.white.to_string(),
         black: m.black.to_string(),
-        colours_known: m.colours_known,
+        colors_known: m.colors_known,
         umpire: m.umpire.map(|k| k.to_string()),
         relay: m.relay.to_string(),
         valid: m.verdict == ledger::entry::EntryVerdict::Valid,

@@ -308,7 +308,7 @@ pub async fn seat(
 }
 
 /// Hands a tournament game with both seats in to be signed: the terms are written as the
-/// lobby writes them (White first, fixed colours, the definition's clock, the server's umpire
+/// lobby writes them (White first, fixed colors, the definition's clock, the server's umpire
 /// for umpired variants) and go, on a cluster, into the database's pending terms with the
 /// invitation marked handed in the same transaction (any node takes the signatures; the last
 /// one's claim starts the match), on a single server into its lobby. Of two nodes handing at

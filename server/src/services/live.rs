@@ -269,8 +269,8 @@ impl MatchTask {
         self.shared.clock.now_ms().saturating_sub(self.offset_ms)
     }
 
-    fn colours(&self) -> ByColor<PublicKey> {
-        self.relay.colours().unwrap_or(ByColor {
+    fn colors(&self) -> ByColor<PublicKey> {
+        self.relay.colors().unwrap_or(ByColor {
             white: self.agreed.terms.players[0].key,
             black: self.agreed.terms.players[1].key,
         })
@@ -279,7 +279,7 @@ impl MatchTask {
     fn may_read(&self, key: Option<&PublicKey>, channel: Channel) -> bool {
         match key {
             Some(k) if self.parties.contains(k) => {
-                protocol::relay::reads(&self.agreed, &self.colours(), k, channel)
+                protocol::relay::reads(&self.agreed, &self.colors(), k, channel)
             }
             _ => self.open_game,
         }
@@ -789,7 +789,7 @@ impl MatchTask {
     fn refresh_info(&mut self) {
         let deadlines = self.relay.coordinator().deadlines();
         self.owes_umpire(&deadlines);
-        let colours = self.relay.colours();
+        let colors = self.relay.colors();
         let coordinator = self.relay.coordinator();
         let now = self.relay_now();
         let running = deadlines
@@ -829,9 +829,9 @@ impl MatchTask {
             }
         };
         let mut info = self.info.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        // The colours are drawn once: their text is made once, not on every message.
+        // The colors are drawn once: their text is made once, not on every message.
         if info.white.is_none()
-            && let Some(c) = colours
+            && let Some(c) = colors
         {
             info.white = Some(c.white.to_string());
             info.black = Some(c.black.to_string());

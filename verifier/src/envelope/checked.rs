@@ -23,8 +23,8 @@ pub struct Checked {
     pub terms: AgreedTerms,
     /// The game, from the terms' variant id (its ruleset matches `Variant::ruleset`).
     pub variant: Variant,
-    /// Who plays which colour: fixed by the terms or drawn from both public contributions.
-    pub colours: ByColor<PublicKey>,
+    /// Who plays which color: fixed by the terms or drawn from both public contributions.
+    pub colors: ByColor<PublicKey>,
     /// The players' public contributions in `players` order, when both were revealed.
     pub contributions: Option<[[u8; 32]; 2]>,
     /// Every entry, in record order (which is the relay's acceptance order).
@@ -124,14 +124,14 @@ impl Checked {
 
     /// The role of a key in this match (`None` for a key the terms do not name).
     pub fn role_of(&self, key: &PublicKey) -> Option<MatchRole> {
-        roles(&self.terms, &self.colours, key)
+        roles(&self.terms, &self.colors, key)
     }
 
     /// The key playing a role (`None` for `Record`, and for `Umpire` in games without one).
     pub fn key_of(&self, role: MatchRole) -> Option<PublicKey> {
         match role {
-            MatchRole::White => Some(self.colours.white),
-            MatchRole::Black => Some(self.colours.black),
+            MatchRole::White => Some(self.colors.white),
+            MatchRole::Black => Some(self.colors.black),
             MatchRole::Umpire => self.terms.terms.umpire.as_ref().map(|u| u.key),
             MatchRole::Relay => Some(self.terms.terms.relay),
             MatchRole::Record => None,
@@ -152,13 +152,13 @@ impl Checked {
 
     /// A side's private seed (the opening of its `private-seed` commitment), if 32 bytes.
     pub fn private_seed(&self, side: Color) -> Option<[u8; 32]> {
-        let o = self.opening(&self.colours[side], commitment::PRIVATE_SEED)?;
+        let o = self.opening(&self.colors[side], commitment::PRIVATE_SEED)?;
         o.value.as_slice().try_into().ok()
     }
 
     /// A side's public contribution.
     pub fn contribution(&self, side: Color) -> Option<[u8; 32]> {
-        let key = self.colours[side];
+        let key = self.colors[side];
         let index = self.terms.terms.players.iter().position(|p| p.key == key)?;
         self.contributions.map(|c| c[index])
     }
@@ -180,13 +180,13 @@ impl Checked {
     }
 }
 
-/// The role of `key` under these terms and colours.
+/// The role of `key` under these terms and colors.
 pub(crate) fn roles(
     terms: &AgreedTerms,
-    colours: &ByColor<PublicKey>,
+    colors: &ByColor<PublicKey>,
     key: &PublicKey,
 ) -> Option<MatchRole> {
-    if let Some(side) = colours.color_of(key) {
+    if let Some(side) = colors.color_of(key) {
         return Some(role_of_side(side));
     }
     if terms.terms.relay == *key {

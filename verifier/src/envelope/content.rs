@@ -19,7 +19,7 @@ pub(crate) fn check(
     record: MatchRecord,
     terms: AgreedTerms,
     variant: Variant,
-    (colours, contributions): (ByColor<PublicKey>, Option<[[u8; 32]; 2]>),
+    (colors, contributions): (ByColor<PublicKey>, Option<[[u8; 32]; 2]>),
     entries: Vec<Auth>,
     mut coordinated: Coordinated,
 ) -> Result<Checked, Vec<Fault>> {
@@ -31,7 +31,7 @@ pub(crate) fn check(
     let mut checked_entries = Vec::with_capacity(entries.len());
     let mut undisclosed = Vec::new();
     for e in entries {
-        let role = roles(&terms, &colours, &e.body.author).unwrap_or(MatchRole::Record);
+        let role = roles(&terms, &colors, &e.body.author).unwrap_or(MatchRole::Record);
         // Taken, not copied: no message hash is in two entries here (stage 3a refuses a
         // repeated entry, stage 3b a message accepted twice).
         let (payload, sealed) = match (&e.body.payload, disclosed.remove(&e.hash)) {
@@ -63,16 +63,16 @@ pub(crate) fn check(
     }
     missing(
         &terms,
-        &colours,
+        &colors,
         &checked_entries,
         &commitments,
         &undisclosed,
         &coordinated.timeouts,
         &mut faults,
     );
-    if faults.is_empty() && terms.terms.colours == ColorAssignment::Drawn && contributions.is_none()
+    if faults.is_empty() && terms.terms.colors == ColorAssignment::Drawn && contributions.is_none()
     {
-        // Colours never drawn. A player the relay timed out for its commitments or its reveal
+        // Colors never drawn. A player the relay timed out for its commitments or its reveal
         // (and the other not) forfeits: the match did not begin because of it (PROTOCOL.md
         // 13.3). Both timed out, or neither: nobody can be sanctioned.
         let silent: Vec<&(usize, protocol::Party, protocol::message::Expectation, u64)> =
@@ -92,7 +92,7 @@ pub(crate) fn check(
             Some(&&(at, party, _, deadline_ms)) => {
                 let i = usize::from(party == protocol::Party::Black);
                 let key = terms.terms.players[i].key;
-                let role = roles(&terms, &colours, &key).unwrap_or(MatchRole::Record);
+                let role = roles(&terms, &colors, &key).unwrap_or(MatchRole::Record);
                 let hash = checked_entries.get(at).map(|e| e.hash);
                 faults.push(Blame { key: Some(key), role }.fault(
                     FaultKind::Timeout,
@@ -127,7 +127,7 @@ pub(crate) fn check(
         record,
         terms,
         variant,
-        colours,
+        colors,
         contributions,
         entries: checked_entries,
         commitments,
@@ -257,7 +257,7 @@ fn commitments(
 /// still owes its openings and disclosures, under a reveal deadline of their own.
 fn missing(
     terms: &AgreedTerms,
-    colours: &ByColor<PublicKey>,
+    colors: &ByColor<PublicKey>,
     entries: &[CheckedEntry],
     commitments: &[CheckedCommitment],
     undisclosed: &[(usize, MessageHash, MatchRole)],
@@ -280,7 +280,7 @@ fn missing(
         match party.and_then(|p| timed_out.get(&p).map(|t| (p, *t))) {
             Some((party, (t, expectation))) => {
                 let key = match party.side() {
-                    Some(side) => colours[side],
+                    Some(side) => colors[side],
                     None => terms.terms.umpire.as_ref().map_or(terms.terms.relay, |u| u.key),
                 };
                 faults.push(Blame { key: Some(key), role }.fault(

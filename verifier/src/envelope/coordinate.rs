@@ -102,11 +102,11 @@ pub(crate) fn check(
     for (e, &known) in entries.iter().zip(heads) {
         let b = &e.body;
         let t = e.receipt.time_ms;
-        let colours = coordinator.colours().unwrap_or(ByColor {
+        let colors = coordinator.colors().unwrap_or(ByColor {
             white: terms.terms.players[0].key,
             black: terms.terms.players[1].key,
         });
-        let signer = Blame::signer(terms, &colours, &b.author);
+        let signer = Blame::signer(terms, &colors, &b.author);
         let name = who(signer.role);
         if b.author == relay_key {
             relay_notice(&coordinator, e, out.void.is_empty()).map_err(|(evidence, why)| {
@@ -166,7 +166,7 @@ pub(crate) fn check(
                 ),
             )));
         }
-        let seen = match sequence.check(b, |c| reads(terms, &colours, &b.author, c)) {
+        let seen = match sequence.check(b, |c| reads(terms, &colors, &b.author, c)) {
             Ok(seen) => seen,
             Err(err) => {
                 // The very same message again is the relay's acceptance of a replay, not two

@@ -125,12 +125,12 @@ impl Replayer<'_> {
             }
             return;
         };
-        let key = self.c.colours[side];
+        let key = self.c.colors[side];
         let c = side;
         // Neither player committed: the relay timed both out in the commit phase (PROTOCOL.md
         // 13.3), nobody began the match, and there is no result to sanction.
         let committed = |k: protocol::PublicKey| self.c.commitments.iter().any(|m| m.author == k);
-        let other = self.c.colours[side.other()];
+        let other = self.c.colors[side.other()];
         let other_timed_out = self.entries.iter().any(|n| {
             n.author() == self.c.terms.terms.relay
                 && matches!(n.payload, protocol::message::Payload::Timeout {

@@ -55,17 +55,16 @@ pub fn observation_json(variant: Variant, bytes: &[u8]) -> Value {
     decoded.map_or_else(|_| Value::String(hex(bytes)), |o| observation_value(&o))
 }
 
-/// A typed observation as JSON: the game's own value (without the enum's tag).
+/// A typed observation as JSON: the game's own value (without the enum's tag,
+/// [`AnyObservation::serialize_untagged`]).
 fn observation_value(o: &AnyObservation) -> Value {
-    match o {
-        AnyObservation::Chess(o) => json(o),
-        AnyObservation::Kriegspiel(o) => json(o),
-        AnyObservation::Sic(o) => json(o),
-        AnyObservation::SicStart(o) => json(o),
-        AnyObservation::Intrigue(o) => json(o),
-        AnyObservation::SecretChess6(o) => json(o),
-        AnyObservation::Espionage(o) => json(o),
+    struct Untagged<'a>(&'a AnyObservation);
+    impl Serialize for Untagged<'_> {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            self.0.serialize_untagged(s)
+        }
     }
+    json(&Untagged(o))
 }
 
 /// A SIC start view (the umpire's first observation to each side) as JSON.

@@ -54,7 +54,7 @@ fn id(byte: u8) -> Identity {
 }
 
 impl Harness {
-    /// A match of `variant` (its umpire present exactly when the game has one), drawn colours;
+    /// A match of `variant` (its umpire present exactly when the game has one), drawn colors;
     /// `nonce` makes the match id (another nonce, another match).
     pub fn new(variant: &str, nonce: u8) -> Harness {
         Harness::with_limits(variant, nonce, Limits::DEFAULT)
@@ -77,7 +77,7 @@ impl Harness {
             version: VERSION,
             game: rules::GameOptions::default_for(v),
             players: [player(&p0, nonce), player(&p1, nonce.wrapping_add(1))],
-            colours: ColorAssignment::Drawn,
+            colors: ColorAssignment::Drawn,
             rated: true,
             relay: relay_id.public(),
             umpire: umpired.then(|| UmpireTerms {
@@ -136,10 +136,10 @@ impl Harness {
         self.identity(who).public()
     }
 
-    /// The player of a side, once colours are drawn.
+    /// The player of a side, once colors are drawn.
     pub fn side(&self, side: Color) -> Who {
-        let colours = self.relay.colours().expect("colours drawn");
-        if colours[side] == self.p0.public() { Who::P0 } else { Who::P1 }
+        let colors = self.relay.colors().expect("colors drawn");
+        if colors[side] == self.p0.public() { Who::P0 } else { Who::P1 }
     }
 
     /// Tells every author who can see `entry`'s channel about it (its `seen` moves on).
@@ -149,7 +149,7 @@ impl Harness {
         let readers: Vec<PublicKey> = match body.channel.side() {
             None => self.authors.keys().copied().collect(),
             Some(side) => {
-                let c = self.relay.colours().expect("private channels need colours");
+                let c = self.relay.colors().expect("private channels need colors");
                 vec![c[side], self.umpire.public()]
             }
         };
@@ -209,10 +209,10 @@ impl Harness {
         re: Option<protocol::MessageHash>,
         inner: Payload,
     ) -> Entry {
-        let colours = self.relay.colours().expect("colours drawn");
+        let colors = self.relay.colors().expect("colors drawn");
         let recipient = match who {
             Who::Umpire => {
-                let k = colours[side];
+                let k = colors[side];
                 self.terms.terms.player(&k).expect("a player").seal_key
             }
             _ => self.terms.terms.umpire.as_ref().expect("an umpire").seal_key,
@@ -271,7 +271,7 @@ impl Harness {
     }
 
     /// Steps 1 to 3: both players commit to their early secrets (a public contribution, and a
-    /// private seed in SIC), then reveal the contribution; colours are drawn. In SIC each player
+    /// private seed in SIC), then reveal the contribution; colors are drawn. In SIC each player
     /// then seals its private seed's opening to the umpire, which acknowledges it; in umpired
     /// games the umpire then starts White's clock with a public Turn.
     pub fn setup(&mut self) {
@@ -287,7 +287,7 @@ impl Harness {
             let p = Payload::Reveal { purpose: commitment::PUBLIC_CONTRIBUTION, opening };
             self.send(who, Channel::Public, p);
         }
-        assert!(self.relay.colours().is_some(), "colours drawn");
+        assert!(self.relay.colors().is_some(), "colors drawn");
         if self.variant() == rules::Variant::Sic {
             for side in Color::ALL {
                 let who = self.side(side);

@@ -23,7 +23,7 @@ function known<K extends KnowsKey>(view: SeatView | null | undefined, key: K): K
   return k?.[key] as KnowsOf<K> | undefined;
 }
 
-/** A coloured square on a board (a chessgroundx shape). */
+/** A colored square on a board (a chessgroundx shape). */
 const mark = (sq: string, brush: string): DrawShape => ({ orig: sq as DrawShape['orig'], brush });
 
 /** A line of the agent's event stream (`/api/stream/event`). */

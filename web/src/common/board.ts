@@ -155,7 +155,7 @@ export class Board {
     this.cg.set({
       lastMove: opts.lastMove as cg.Key[] | undefined,
       movable: {
-        // A premove needs the seat's own colour movable while the opponent is to move.
+        // A premove needs the seat's own color movable while the opponent is to move.
         color: dests.size > 0 || (this.premove && opts.live) ? this.side : undefined,
         dests: dests as unknown as cg.Dests,
       },

@@ -223,7 +223,7 @@ export const tournamentPage: Page = async (root, params, ctx) => {
     } else if (!Array.isArray(t.standings) && t.standings.error) {
       out.push(h("p", { class: "muted" }, `Standings: ${t.standings.error}`));
     }
-    // The crosstable: one row per player, one cell per round (opponent, colour, points).
+    // The crosstable: one row per player, one cell per round (opponent, color, points).
     if (entrants.length && rounds.length) {
       const cells: string[][] = entrants.map(() => rounds.map(() => ""));
       rounds.forEach((r, ri) => {

@@ -38,7 +38,7 @@ rated: boolean,
  */
 timeControl: TimeControlJson, 
 /**
- * The challenger's colour.
+ * The challenger's color.
  */
 color: ColorChoice, 
 /**

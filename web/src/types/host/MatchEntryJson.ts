@@ -30,7 +30,7 @@ white: string,
  */
 black: string, 
 /**
- * Whether the colours are known.
+ * Whether the colors are known.
  */
 colours_known: boolean, 
 /**

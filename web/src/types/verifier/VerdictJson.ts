@@ -45,7 +45,7 @@ variant?: Variant,
  */
 ruleset?: string, 
 /**
- * Whether `white` and `black` are by colour (else in the terms' `players` order).
+ * Whether `white` and `black` are by color (else in the terms' `players` order).
  */
 colours_known?: boolean, 
 /**
