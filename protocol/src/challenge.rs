@@ -64,7 +64,7 @@ impl ChallengeRequest {
     }
 
     /// [`ChallengeRequest::new`] of `variant` with its default options, addressed to
-    /// `opponent` (casual, the colour drawn, the server's umpire).
+    /// `opponent` (casual, the color drawn, the server's umpire).
     pub fn addressed(
         variant: Variant,
         clock_limit: u64,
