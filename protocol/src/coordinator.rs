@@ -789,11 +789,13 @@ impl Coordinator {
                 SealDirection::ToUmpire
             };
             let padded = game::sealed_plaintext_bytes(self.variant, direction);
+            // One buffer for every opening of the channel (`ChannelKey::open_into`).
+            let mut buf = Vec::new();
             for (hash, u) in owed {
                 let plaintext = key
-                    .open(&u.context, &u.sealed, padded)
+                    .open_into(&u.context, &u.sealed, padded, &mut buf)
                     .map_err(|e| bad(format!("its sealed message {hash}: {e}")))?;
-                match Payload::from_canonical(&plaintext) {
+                match Payload::from_canonical(plaintext) {
                     Ok(Payload::Sealed(_)) => {
                         return Err(bad(format!(
                             "its sealed message {hash} holds a sealed payload"

@@ -74,8 +74,9 @@ use crate::keys::{Identity, PublicKey};
 use crate::tags;
 use crate::transcript::{Frame, Transcript};
 use crate::{Channel, MatchId, hex};
-use chacha20poly1305::aead::{Aead as _, Payload as AeadPayload};
-use chacha20poly1305::{KeyInit, XChaCha20Poly1305, XNonce};
+use chacha20poly1305::aead::inout::InOutBuf;
+use chacha20poly1305::aead::{Aead as _, AeadInOut as _, Payload as AeadPayload};
+use chacha20poly1305::{KeyInit, Tag, XChaCha20Poly1305, XNonce};
 use hpke::{Deserializable, Kem as _, OpModeR, OpModeS, Serializable};
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
@@ -170,7 +171,30 @@ impl SealContext {
             .append_u64("seq", self.seq)
             .into_bytes()
     }
+
+    /// [`SealContext::aad`] as an array, without allocating: the same bytes (tested), built
+    /// once per opening.
+    fn aad_array(&self) -> [u8; AAD_BYTES] {
+        let mut out = [0u8; AAD_BYTES];
+        let mut at = 0;
+        let mut put = |bytes: &[u8]| {
+            out[at..at + 8].copy_from_slice(&(bytes.len() as u64).to_le_bytes());
+            out[at + 8..at + 8 + bytes.len()].copy_from_slice(bytes);
+            at += 8 + bytes.len();
+        };
+        put(tags::SEAL_AAD.as_bytes());
+        put(b"author");
+        put(&self.author.0);
+        put(b"seq");
+        put(&self.seq.to_le_bytes());
+        out
+    }
 }
+
+/// The length of every `aad` ([`SealContext::aad`]): the length-prefixed tag, labels and
+/// values (an author key of 32 bytes, a `seq` of 8).
+const AAD_BYTES: usize =
+    8 + tags::SEAL_AAD.as_bytes().len() + 8 + "author".len() + 8 + 32 + 8 + "seq".len() + 8 + 8;
 
 /// Bytes of the salt that precedes the padded plaintext inside the HPKE plaintext.
 pub const SALT_BYTES: usize = 32;
@@ -583,7 +607,7 @@ impl ChannelKey {
         salted.extend_from_slice(&padded);
         let commitment = plaintext_commitment(salt, plaintext);
         let nonce = XNonce::from(nonce(context.seq, &commitment));
-        let aad = context.aad();
+        let aad = context.aad_array();
         let ciphertext = self
             .cipher
             .encrypt(&nonce, AeadPayload { msg: &salted, aad: &aad })
@@ -603,13 +627,56 @@ impl ChannelKey {
         sealed: &Sealed,
         padded_len: usize,
     ) -> Result<Vec<u8>, SealError> {
+        let mut buf = Vec::new();
+        self.open_into(context, sealed, padded_len, &mut buf).map(<[u8]>::to_vec)
+    }
+
+    /// [`ChannelKey::open`], decrypting straight from the ciphertext into `buf` (cleared first,
+    /// and left empty on an error) and returning the plaintext as a slice of it: the same
+    /// checks in the same order, but a caller that opens many messages (a verifier: every
+    /// disclosed message of a channel) allocates once instead of twice per message.
+    pub fn open_into<'b>(
+        &self,
+        context: &SealContext,
+        sealed: &Sealed,
+        padded_len: usize,
+        buf: &'b mut Vec<u8>,
+    ) -> Result<&'b [u8], SealError> {
+        buf.clear();
         check_size(context, sealed, padded_len)?;
+        let fail = || SealError::OpenFailed { channel: context.channel, seq: context.seq };
         let nonce = XNonce::from(nonce(context.seq, &sealed.commitment));
-        let aad = context.aad();
-        let salted = self
-            .cipher
-            .decrypt(&nonce, AeadPayload { msg: &sealed.ciphertext, aad: &aad })
-            .map_err(|_| SealError::OpenFailed { channel: context.channel, seq: context.seq })?;
+        let aad = context.aad_array();
+        // The size is checked: `SALT_BYTES + padded_len` encrypted bytes, then the tag.
+        let (encrypted, tag) = sealed.ciphertext.split_at(SALT_BYTES + padded_len);
+        let tag = Tag::try_from(tag).map_err(|_| fail())?;
+        buf.resize(encrypted.len(), 0);
+        let opened =
+            InOutBuf::new(encrypted, buf.as_mut_slice()).map_err(|_| fail()).and_then(|inout| {
+                self.cipher.decrypt_inout_detached(&nonce, &aad, inout, &tag).map_err(|_| fail())
+            });
+        if let Err(e) = opened {
+            buf.clear();
+            return Err(e);
+        }
+        let checked = Self::check_opened(context, sealed, padded_len, buf);
+        match checked {
+            Ok(len) => Ok(&buf[SALT_BYTES..SALT_BYTES + len]),
+            Err(e) => {
+                buf.clear();
+                Err(e)
+            }
+        }
+    }
+
+    /// Checks decrypted `salt || padded` bytes: the pad, then the plaintext against the signed
+    /// commitment. The plaintext's length.
+    fn check_opened(
+        context: &SealContext,
+        sealed: &Sealed,
+        padded_len: usize,
+        salted: &[u8],
+    ) -> Result<usize, SealError> {
         let mismatch = SealError::CommitmentMismatch { channel: context.channel, seq: context.seq };
         let Some((salt, padded)) = salted.split_first_chunk::<SALT_BYTES>() else {
             return Err(mismatch);
@@ -620,7 +687,7 @@ impl ChannelKey {
             error,
         })?;
         if plaintext_commitment(salt, plaintext) == sealed.commitment {
-            Ok(plaintext.to_vec())
+            Ok(plaintext.len())
         } else {
             Err(mismatch)
         }
@@ -1163,6 +1230,60 @@ mod tests {
         let ciphertext =
             key.cipher.encrypt(&nonce, AeadPayload { msg: salted, aad: &aad }).unwrap();
         Sealed { setup: Some(key.setup), commitment, ciphertext }
+    }
+
+    #[test]
+    fn the_aad_array_is_the_framed_aad() {
+        for seq in [0, 1, 4, 255, 256, u64::MAX] {
+            let c = ctx(seq);
+            assert_eq!(c.aad_array().as_slice(), c.aad().as_slice(), "seq {seq}");
+        }
+    }
+
+    #[test]
+    fn open_into_reuses_its_buffer_and_refuses_what_open_refuses() {
+        let umpire = umpire();
+        let seed = [5; 32];
+        let mut sealer = Sealer::new(&umpire.public(), &ctx(0), &seed).unwrap();
+        let plains: [&[u8]; 3] = [b"e2e4", b"", b"a much longer plaintext than the others"];
+        let sealed: Vec<(u64, Sealed)> = plains
+            .iter()
+            .zip([0u64, 3, 9])
+            .map(|(p, seq)| (seq, sealer.seal(&ctx(seq), p, PAD, seq == 0).unwrap()))
+            .collect();
+        let key = ChannelKey::derive(&umpire.public(), &ctx(0), &seed).unwrap();
+        // A buffer left dirty by anything before (longer than any opening) is reused.
+        let mut buf = vec![0xAA; 3 * PAD];
+        for ((seq, s), plain) in sealed.iter().zip(plains) {
+            assert_eq!(key.open_into(&ctx(*seq), s, PAD, &mut buf), Ok(plain));
+            assert_eq!(key.open(&ctx(*seq), s, PAD), Ok(plain.to_vec()));
+        }
+        // Each refusal is open's, and leaves the buffer empty (nothing unauthenticated or
+        // unchecked stays readable).
+        let (seq, good) = &sealed[0];
+        let mut flipped = good.clone();
+        flipped.ciphertext[SALT_BYTES] ^= 1;
+        let mut other_commitment = good.clone();
+        other_commitment.commitment = plaintext_commitment(&seal_salt(&seed, *seq), b"d2d4");
+        let mut bad_pad = seal_salt(&seed, 4).to_vec();
+        bad_pad.extend_from_slice(&[0; PAD]);
+        let bad_pad = seal_raw(&umpire.public(), 4, good.commitment, &bad_pad);
+        let mismatched = seal(&umpire.public(), &ctx(4), b"e2e4", &[6; 32], PAD).unwrap();
+        let cases: [(SealContext, &Sealed, usize); 6] = [
+            (ctx(*seq), &flipped, PAD),
+            (ctx(seq + 1), good, PAD),
+            (ctx(*seq), good, PAD + 1),
+            (ctx(*seq), &other_commitment, PAD),
+            (ctx(4), &bad_pad, PAD),
+            (ctx(4), &mismatched, PAD),
+        ];
+        for (i, (c, s, padded)) in cases.iter().enumerate() {
+            buf.clear();
+            buf.extend_from_slice(b"left over");
+            let refused = key.open(c, s, *padded).expect_err("refused");
+            assert_eq!(key.open_into(c, s, *padded, &mut buf), Err(refused), "case {i}");
+            assert!(buf.is_empty(), "case {i}");
+        }
     }
 
     #[test]

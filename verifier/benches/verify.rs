@@ -42,7 +42,11 @@
 //! in time, 5 runs each of the binaries before and after, alternately (load 5 to 11): SIC
 //! verify 18% faster (55.7 → 45.4 ms/rec), its signature check 16% (39.7 → 33.2), ratio 1.29 to
 //! 1.60 before and 1.23 to 1.55 after (the bar not shown met; chess, unchanged, spread 1.06 to
-//! 1.33 over the same runs). `tools/verify-v2-v3.sh` times `fogproof verify` records/s of
+//! 1.33 over the same runs). Stop 22 (the same section: verify's cost beyond the signature
+//! check per component and variant, with the commands; openings into one reused buffer, SIC's
+//! legality check from the list its position already has): Ir ratio sic 1.254 → 1.234,
+//! kriegspiel 1.232 → 1.226, secretchess6 1.212 → 1.208, the others unchanged (chess 1.164,
+//! intrigue 1.198, espionage 1.177). `tools/verify-v2-v3.sh` times `fogproof verify` records/s of
 //! version 2 beside version 3 in one run.
 
 use criterion::{Criterion, Throughput};

@@ -160,6 +160,11 @@ pub struct State {
     /// Positions (clocks zeroed) since the last capture or pawn move, this one included.
     history: Vec<Position>,
     result: Option<GameResult>,
+    /// The legal moves of the side to move, sorted as views list them (R-S10), empty once the
+    /// game is over: a function of `pos` and `result`, generated once per position (by the
+    /// `apply` that reached it, which tells them to the side to move) so that the next `apply`
+    /// checks its move against them instead of generating them again.
+    legal: Vec<Move>,
 }
 
 impl State {
@@ -181,10 +186,15 @@ impl State {
             lost: ByColor::default(),
             history: vec![repetition_key(&pos)],
             result: None,
+            legal: Vec::new(),
             pos,
         };
-        let legal = legal_moves(&state.pos);
+        let mut legal = legal_moves(&state.pos);
+        legal.sort_by_key(|m| m.uci_order(Alphabet::SIC));
         state.result = state.end_of_game(!state.pos.turn, &legal);
+        if state.result.is_none() {
+            state.legal = legal;
+        }
         state
     }
 
@@ -203,11 +213,7 @@ impl State {
     /// The legal moves of `side`, sorted: empty unless it is to move and the game goes on.
     #[must_use]
     pub fn legal_moves_of(&self, side: Color) -> Vec<Move> {
-        if self.result.is_none() && side == self.pos.turn {
-            self.pos.legal_moves()
-        } else {
-            Vec::new()
-        }
+        if self.result.is_none() && side == self.pos.turn { self.legal.clone() } else { Vec::new() }
     }
 
     /// What `side` may know now (R-S10).
@@ -289,7 +295,8 @@ impl Game for State {
         if actor != self.pos.turn {
             return Err(ActionError::NotYourTurn(actor));
         }
-        if !self.pos.is_legal(m) {
+        // `self.legal` is `self.pos.legal_moves()` while the game goes on (it does here).
+        if !self.legal.contains(m) {
             return Err(ActionError::IllegalMove(m.uci(Alphabet::SIC)));
         }
         let them = !actor;
@@ -330,11 +337,12 @@ impl Game for State {
 
         let mut legal = legal_moves(&pos);
         legal.sort_by_key(|m| m.uci_order(Alphabet::SIC));
-        let mut state = State { pos, ids, lost, history, result: None };
+        let mut state = State { pos, ids, lost, history, result: None, legal: Vec::new() };
         state.result = state.end_of_game(actor, &legal);
         if state.result.is_some() {
             legal.clear();
         }
+        state.legal.clone_from(&legal);
         let mover = Observation::YouMoved(MoverReport {
             check: mover_check,
             captured: captured.map(|(_, p)| p.role),
@@ -357,5 +365,47 @@ impl Game for State {
 
     fn result(&self) -> Option<GameResult> {
         self.result
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sic::SpyRule;
+
+    /// The legal-move list a state keeps is, at every position of a game, the one the position
+    /// generates (sorted as views list them) while the game goes on and empty once it is over;
+    /// `apply` takes exactly its moves and refuses any other.
+    #[test]
+    fn the_kept_legal_list_is_the_positions_own_at_every_ply() {
+        for (white, black, spy) in
+            [([0; 32], [1; 32], SpyRule::Default), ([7; 32], [9; 32], SpyRule::Original)]
+        {
+            let mut state = State::new(&white, &black, spy);
+            for ply in 0..400usize {
+                let expected =
+                    if state.result.is_none() { state.pos.legal_moves() } else { Vec::new() };
+                assert_eq!(state.legal, expected, "ply {ply}");
+                assert_eq!(state.legal_moves_of(state.pos.turn), expected, "ply {ply}");
+                let Some(&m) = expected.get(ply.wrapping_mul(7919) % expected.len().max(1)) else {
+                    break;
+                };
+                let actor = state.pos.turn;
+                // A move of a piece it does not have, or onto its own square, is refused.
+                let other = Move { from: m.to, to: m.from, promotion: None };
+                if !expected.contains(&other) {
+                    assert_eq!(
+                        state.apply(actor, &other).map(|_| ()),
+                        Err(ActionError::IllegalMove(other.uci(Alphabet::SIC))),
+                        "ply {ply}"
+                    );
+                }
+                let next = state.apply(actor, &m).expect("a listed move is legal");
+                if let Some(Observation::OpponentMoved(report)) = &next.told[!actor] {
+                    assert_eq!(report.legal, next.state.legal, "ply {ply}");
+                }
+                state = next.state;
+            }
+        }
     }
 }
