@@ -5,7 +5,9 @@
 //! group committer ([`crate::commit`]) writes many matches' entries in one transaction, and
 //! every operation SQLite runs in a transaction runs in one here.
 //!
-//! **Schema.** SQLite's statements ([`super::sqlite::SCHEMA`]) are the migrations of both:
+//! **Schema.** SQLite's statements ([`super::sqlite::SCHEMA`], and the entries' table as
+//! SQLite had it before its schema version 1, [`super::sqlite::ENTRIES_BY_TEXT_ID`]) are the
+//! migrations of both:
 //! [`translate_schema`] turns each into PostgreSQL's by its types alone (BLOB is BYTEA,
 //! INTEGER is BIGINT, as SQLite's integers are 64-bit, and TEXT is `TEXT COLLATE "C"`, so text
 //! compares and sorts bytewise as in SQLite: the order of ids, keys and tournament joins does
@@ -27,7 +29,7 @@
 //! **Or several nodes** ([`PostgresStore::open_node`], `serve --cluster`): no owner epoch;
 //! each live match's writes are fenced by its lease instead ([`super::lease`]).
 
-use super::sqlite::{SCHEMA, from_ms, id_text, key, match_id, ms};
+use super::sqlite::{ENTRIES_BY_TEXT_ID, SCHEMA, from_ms, id_text, key, match_id, ms};
 use super::{
     Account, ChallengeRow, EntryRow, Finish, InvitationRow, LedgerMark, MatchRow, MatchStatus,
     Store, StoreError, StoreFuture, TournamentGameRow, Write, invitations,
@@ -282,7 +284,7 @@ async fn connect(url: &str) -> Result<(PgPool, PgConnectOptions), StoreError> {
         .execute(&mut *tx)
         .await
         .map_err(db)?;
-    for statement in SCHEMA {
+    for statement in SCHEMA.iter().chain([&ENTRIES_BY_TEXT_ID]) {
         // The schema is this crate's own constants, translated.
         sqlx::query(sqlx::AssertSqlSafe(translate_schema(statement)))
             .execute(&mut *tx)

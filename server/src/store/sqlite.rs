@@ -13,10 +13,11 @@ use sqlx::sqlite::{
 };
 use std::path::Path;
 
-/// The schema: plain SQL that PostgreSQL reads as well once its types are translated
-/// ([`super::postgres::translate_schema`]: BLOB is BYTEA there, INTEGER BIGINT, TEXT compares
-/// bytewise as here).
-pub(super) const SCHEMA: [&str; 11] = [
+/// The schema shared with PostgreSQL: plain SQL that PostgreSQL reads as well once its types
+/// are translated ([`super::postgres::translate_schema`]: BLOB is BYTEA there, INTEGER BIGINT,
+/// TEXT compares bytewise as here). The entries are not in it: SQLite keeps them in
+/// [`ENTRIES_SCHEMA`], PostgreSQL in [`ENTRIES_BY_TEXT_ID`].
+pub(super) const SCHEMA: [&str; 10] = [
     "CREATE TABLE IF NOT EXISTS accounts (
         key TEXT PRIMARY KEY,
         name TEXT NOT NULL,
@@ -41,11 +42,6 @@ pub(super) const SCHEMA: [&str; 11] = [
         record_sha256 TEXT,
         verdict TEXT,
         result TEXT)",
-    "CREATE TABLE IF NOT EXISTS entries (
-        match_id TEXT NOT NULL,
-        seq BIGINT NOT NULL,
-        entry BLOB NOT NULL,
-        PRIMARY KEY (match_id, seq))",
     "CREATE INDEX IF NOT EXISTS matches_by_status ON matches (status, finished_ms)",
     "CREATE INDEX IF NOT EXISTS challenges_by_status ON challenges (status)",
     // What became of each finished match in the ledger: `appended`, or `refused` with why.
@@ -78,6 +74,50 @@ pub(super) const SCHEMA: [&str; 11] = [
     // Tournaments whose organiser asked to start round 1 without waiting for every entrant.
     "CREATE TABLE IF NOT EXISTS tournament_starts (
         tournament TEXT PRIMARY KEY)",
+];
+
+/// The entries keyed by the match id's text (64 hex digits): PostgreSQL's table (translated),
+/// and SQLite's up to [`SCHEMA_VERSION`] 1, which [`SqliteStore::open`] migrates.
+pub(super) const ENTRIES_BY_TEXT_ID: &str = "CREATE TABLE IF NOT EXISTS entries (
+        match_id TEXT NOT NULL,
+        seq BIGINT NOT NULL,
+        entry BLOB NOT NULL,
+        PRIMARY KEY (match_id, seq))";
+
+/// SQLite's entries (issue 14): keyed by a small match number, not by the 64-hex-digit id. The
+/// primary key's index then holds about 10 bytes per entry instead of about 80, so one group
+/// commit of entries from many matches dirties (and writes to the WAL, a whole page each) about
+/// half as many index pages (docs/LOADTEST.md, "SQLite's share"). `match_numbers` gives each
+/// match id its number (an alias of the rowid, so it never changes, VACUUM included).
+const ENTRIES_SCHEMA: [&str; 2] = [
+    "CREATE TABLE IF NOT EXISTS match_numbers (
+        no INTEGER PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE)",
+    "CREATE TABLE IF NOT EXISTS match_entries (
+        match_no INTEGER NOT NULL,
+        seq INTEGER NOT NULL,
+        entry BLOB NOT NULL,
+        PRIMARY KEY (match_no, seq))",
+];
+
+/// The version of SQLite's schema, kept in the file's `PRAGMA user_version`: 0 is the schema
+/// before it (entries in [`ENTRIES_BY_TEXT_ID`]), 1 this one. A file of a later version (a
+/// newer fogproof's) is refused rather than misread.
+const SCHEMA_VERSION: i64 = 1;
+
+/// Marks the file as [`SCHEMA_VERSION`] (a PRAGMA takes no bound parameter).
+const SET_SCHEMA_VERSION: &str = "PRAGMA user_version = 1";
+
+/// From version 0 to 1, in the transaction that creates the schema: every match id of the old
+/// table numbered (in the order its first entry was stored), every entry copied under its
+/// match's number, and the old table dropped.
+const MIGRATE_FROM_TEXT_IDS: [&str; 3] = [
+    "INSERT OR IGNORE INTO match_numbers (id)
+        SELECT match_id FROM entries GROUP BY match_id ORDER BY min(rowid), match_id",
+    "INSERT INTO match_entries (match_no, seq, entry)
+        SELECT n.no, e.seq, e.entry FROM entries e JOIN match_numbers n ON n.id = e.match_id
+        ORDER BY n.no, e.seq",
+    "DROP TABLE entries",
 ];
 
 /// The SQLite store.
@@ -126,9 +166,35 @@ impl SqliteStore {
             .busy_timeout(std::time::Duration::from_secs(10));
         let pool =
             SqlitePoolOptions::new().max_connections(4).connect_with(options).await.map_err(db)?;
-        for statement in SCHEMA {
-            sqlx::query(statement).execute(&pool).await.map_err(db)?;
+        // The schema, and the migration of a file an older fogproof wrote, in one transaction:
+        // a crash leaves the file as it was or wholly migrated.
+        let mut tx = pool.begin().await.map_err(db)?;
+        for statement in SCHEMA.iter().chain(&ENTRIES_SCHEMA) {
+            sqlx::query(*statement).execute(&mut *tx).await.map_err(db)?;
         }
+        let version: i64 =
+            sqlx::query_scalar("PRAGMA user_version").fetch_one(&mut *tx).await.map_err(db)?;
+        if version > SCHEMA_VERSION {
+            return Err(StoreError::Database(format!(
+                "{}: schema version {version}, newer than this fogproof's ({SCHEMA_VERSION})",
+                dir.join("fogproof.sqlite").display()
+            )));
+        }
+        if version < SCHEMA_VERSION {
+            let old: i64 = sqlx::query_scalar(
+                "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'entries'",
+            )
+            .fetch_one(&mut *tx)
+            .await
+            .map_err(db)?;
+            if old > 0 {
+                for statement in MIGRATE_FROM_TEXT_IDS {
+                    sqlx::query(statement).execute(&mut *tx).await.map_err(db)?;
+                }
+            }
+            sqlx::query(SET_SCHEMA_VERSION).execute(&mut *tx).await.map_err(db)?;
+        }
+        tx.commit().await.map_err(db)?;
         Ok(SqliteStore { pool })
     }
 
@@ -166,18 +232,65 @@ impl SqliteStore {
     }
 }
 
-/// Entries in one INSERT statement (3 parameters each, far below SQLite's and PostgreSQL's
-/// limits on the parameters of a statement).
+/// The most rows one INSERT statement takes (3 parameters each, far below SQLite's limit on
+/// the parameters of a statement).
 const MAX_ROWS_PER_INSERT: usize = 256;
 
-/// `INSERT INTO entries ... VALUES (?, ?, ?), (?, ?, ?), ...` for `rows` (at least one).
-fn insert_entries(rows: &[EntryRow]) -> sqlx::QueryBuilder<sqlx::Sqlite> {
-    let mut q =
-        sqlx::QueryBuilder::<sqlx::Sqlite>::new("INSERT INTO entries (match_id, seq, entry) ");
-    q.push_values(rows, |mut row, e| {
-        row.push_bind(id_text(&e.match_id)).push_bind(ms(e.seq)).push_bind(e.bytes.clone());
-    });
-    q
+/// `rows` cut into INSERTs of [`MAX_ROWS_PER_INSERT`] rows, then of powers of two (35 rows are
+/// 32, 2 and 1): so there are at most 9 texts of each INSERT, and every one stays in each
+/// connection's statement cache (sqlx's, 100 statements) instead of a new statement to prepare
+/// for each length of a group commit.
+fn insert_chunks<T>(mut rows: &[T]) -> impl Iterator<Item = &[T]> {
+    std::iter::from_fn(move || {
+        let n = match rows.len() {
+            0 => return None,
+            n if n >= MAX_ROWS_PER_INSERT => MAX_ROWS_PER_INSERT,
+            n => 1 << n.ilog2(),
+        };
+        let (chunk, rest) = rows.split_at(n);
+        rows = rest;
+        Some(chunk)
+    })
+}
+
+/// Stores `rows` inside the transaction `tx`: numbers for the matches that have none yet, then
+/// the entries under their matches' numbers, a few multi-row INSERTs in all (a group commit is
+/// then a few statements, not one round trip to the database's thread per entry, which under
+/// load each waited its turn on a busy runtime).
+async fn insert_entries<R: std::borrow::Borrow<EntryRow> + Sync>(
+    tx: &mut sqlx::SqliteConnection,
+    rows: &[R],
+) -> Result<(), StoreError> {
+    let ids: Vec<String> = rows
+        .iter()
+        .map(|e| e.borrow().match_id)
+        .collect::<std::collections::BTreeSet<MatchId>>()
+        .iter()
+        .map(id_text)
+        .collect();
+    for chunk in insert_chunks(&ids) {
+        let mut q =
+            sqlx::QueryBuilder::<sqlx::Sqlite>::new("INSERT OR IGNORE INTO match_numbers (id) ");
+        q.push_values(chunk, |mut row, id| {
+            row.push_bind(id.as_str());
+        });
+        q.build().execute(&mut *tx).await.map_err(db)?;
+    }
+    for chunk in insert_chunks(rows) {
+        let mut q = sqlx::QueryBuilder::<sqlx::Sqlite>::new(
+            "INSERT INTO match_entries (match_no, seq, entry) ",
+        );
+        q.push_values(chunk, |mut row, e| {
+            let e = e.borrow();
+            row.push("(SELECT no FROM match_numbers WHERE id = ")
+                .push_bind_unseparated(id_text(&e.match_id))
+                .push_unseparated(")")
+                .push_bind(ms(e.seq))
+                .push_bind(e.bytes.as_slice());
+        });
+        q.build().execute(&mut *tx).await.map_err(db)?;
+    }
+    Ok(())
 }
 
 const UPSERT_CHALLENGE: &str = "INSERT INTO challenges (id, challenger, status, body, created_ms)
@@ -217,10 +330,7 @@ async fn insert_match(
     .execute(&mut *tx)
     .await
     .map_err(db)?;
-    for chunk in first.chunks(MAX_ROWS_PER_INSERT) {
-        insert_entries(chunk).build().execute(&mut *tx).await.map_err(db)?;
-    }
-    Ok(())
+    insert_entries(tx, first).await
 }
 
 impl Store for SqliteStore {
@@ -312,34 +422,15 @@ impl Store for SqliteStore {
                     Write::Entries(rows) => entries.extend(rows),
                 }
             }
-            for chunk in entries.chunks(MAX_ROWS_PER_INSERT) {
-                let mut q = sqlx::QueryBuilder::<sqlx::Sqlite>::new(
-                    "INSERT INTO entries (match_id, seq, entry) ",
-                );
-                q.push_values(chunk.iter(), |mut row, e| {
-                    row.push_bind(id_text(&e.match_id))
-                        .push_bind(ms(e.seq))
-                        .push_bind(e.bytes.as_slice());
-                });
-                q.build().execute(&mut *tx).await.map_err(db)?;
-            }
+            insert_entries(&mut tx, &entries).await?;
             tx.commit().await.map_err(db)
         })
     }
 
     fn append_entries<'a>(&'a self, rows: &'a [EntryRow]) -> StoreFuture<'a, ()> {
         Box::pin(async move {
-            // One multi-row INSERT per chunk (plain SQL, PostgreSQL reads it too): a group
-            // commit is then a few statements, not one round trip to the database's thread per
-            // entry, which under load each waited its turn on a busy runtime.
-            if rows.len() <= MAX_ROWS_PER_INSERT {
-                let mut insert = insert_entries(rows);
-                return insert.build().execute(&self.pool).await.map(drop).map_err(db);
-            }
             let mut tx = self.pool.begin().await.map_err(db)?;
-            for chunk in rows.chunks(MAX_ROWS_PER_INSERT) {
-                insert_entries(chunk).build().execute(&mut *tx).await.map_err(db)?;
-            }
+            insert_entries(&mut tx, rows).await?;
             tx.commit().await.map_err(db)
         })
     }
@@ -400,12 +491,14 @@ impl Store for SqliteStore {
 
     fn entries<'a>(&'a self, id: &'a MatchId) -> StoreFuture<'a, Vec<Vec<u8>>> {
         Box::pin(async move {
-            let rows =
-                sqlx::query("SELECT seq, entry FROM entries WHERE match_id = ? ORDER BY seq")
-                    .bind(id_text(id))
-                    .fetch_all(&self.pool)
-                    .await
-                    .map_err(db)?;
+            let rows = sqlx::query(
+                "SELECT e.seq, e.entry FROM match_numbers n
+                     JOIN match_entries e ON e.match_no = n.no WHERE n.id = ? ORDER BY e.seq",
+            )
+            .bind(id_text(id))
+            .fetch_all(&self.pool)
+            .await
+            .map_err(db)?;
             let mut out = Vec::with_capacity(rows.len());
             for (i, r) in rows.iter().enumerate() {
                 let seq: i64 = r.try_get("seq").map_err(db)?;

@@ -541,3 +541,109 @@ async fn postgres_cluster_signed_terms_stay_until_dropped_and_a_sweep_claims_the
     b.drop_pending("signed").await.unwrap();
     assert!(a.pending("signed").await.unwrap().is_none());
 }
+
+/// The entries' rows of `dir`'s SQLite file before its schema version 1, written as the
+/// binary before it wrote them (keyed by the match id's text): `entries` and the other tables.
+async fn write_text_keyed_sqlite(dir: &std::path::Path, rows: &[(MatchRow, Vec<EntryRow>)]) {
+    use sqlx::sqlite::{SqliteConnectOptions, SqliteConnection, SqliteJournalMode};
+    std::fs::create_dir_all(dir).unwrap();
+    let options = SqliteConnectOptions::new()
+        .filename(dir.join("fogproof.sqlite"))
+        .create_if_missing(true)
+        .journal_mode(SqliteJournalMode::Wal);
+    let mut c = SqliteConnection::connect_with(&options).await.unwrap();
+    for statement in super::sqlite::SCHEMA.iter().chain([&super::sqlite::ENTRIES_BY_TEXT_ID]) {
+        sqlx::query(*statement).execute(&mut c).await.unwrap();
+    }
+    for (row, _) in rows {
+        sqlx::query(
+            "INSERT INTO matches (id, terms, variant, player0, player1, rated, challenge,
+             created_ms, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        )
+        .bind(super::sqlite::id_text(&row.id))
+        .bind(row.terms.clone())
+        .bind(&row.variant)
+        .bind(row.players[0].to_string())
+        .bind(row.players[1].to_string())
+        .bind(i64::from(row.rated))
+        .bind(row.challenge.clone())
+        .bind(row.created_ms as i64)
+        .bind(row.status.as_str())
+        .execute(&mut c)
+        .await
+        .unwrap();
+    }
+    // The matches' entries interleaved, as group commits stored them.
+    let longest = rows.iter().map(|(_, e)| e.len()).max().unwrap_or(0);
+    for i in 0..longest {
+        for e in rows.iter().filter_map(|(_, e)| e.get(i)) {
+            sqlx::query("INSERT INTO entries (match_id, seq, entry) VALUES (?, ?, ?)")
+                .bind(super::sqlite::id_text(&e.match_id))
+                .bind(e.seq as i64)
+                .bind(e.bytes.clone())
+                .execute(&mut c)
+                .await
+                .unwrap();
+        }
+    }
+    c.close().await.unwrap();
+}
+
+/// SQLite only: a data directory written before schema version 1 (its entries keyed by the
+/// match id's text, as the binary before it wrote them) opens with every match and every
+/// entry, resumes where it stopped (a position stored before is still taken), and is migrated
+/// once: the old table is gone and the file is marked version 1. A file of a later version is
+/// refused.
+#[tokio::test]
+async fn sqlite_a_text_keyed_file_is_migrated_at_open_and_resumes() {
+    use sqlx::sqlite::SqliteConnection;
+    let b = Backend::sqlite("migrate_text_keyed");
+    let Backend::Sqlite(dir) = &b else { unreachable!("a SQLite backend") };
+    let (m1, m2, m3) = (MatchId([1; 32]), MatchId([0xfe; 32]), MatchId([7; 32]));
+    let mut finished = live(m3, 4);
+    finished.status = MatchStatus::Finished;
+    let old = vec![
+        (live(m1, 5), (0..40).map(|i| entry(m1, i, i as u8)).collect::<Vec<_>>()),
+        (live(m2, 6), (0..3).map(|i| entry(m2, i, 100 + i as u8)).collect()),
+        (finished, vec![entry(m3, 0, 200), entry(m3, 1, 201)]),
+    ];
+    write_text_keyed_sqlite(dir, &old).await;
+    let bytes = |rows: &[EntryRow]| rows.iter().map(|e| e.bytes.clone()).collect::<Vec<_>>();
+    {
+        let s = b.open().await;
+        assert_eq!(s.live_matches().await.unwrap(), vec![old[0].0.clone(), old[1].0.clone()]);
+        for (row, entries) in &old {
+            assert_eq!(s.get_match(&row.id).await.unwrap().as_ref(), Some(row));
+            assert_eq!(s.entries(&row.id).await.unwrap(), bytes(entries));
+        }
+        // It resumes: the next positions are stored, a position stored before is taken.
+        s.append_entries(&[entry(m1, 40, 40), entry(m2, 3, 103)]).await.unwrap();
+        assert!(s.append_entries(&[entry(m2, 4, 104), entry(m1, 39, 9)]).await.is_err());
+        // A new match after the migration gets a number of its own.
+        let m4 = MatchId([4; 32]);
+        s.create_match(&live(m4, 9), &[entry(m4, 0, 1)]).await.unwrap();
+        assert_eq!(s.entries(&m4).await.unwrap(), vec![vec![1]]);
+    }
+    // Opened again: nothing migrated twice, nothing lost.
+    let s = b.open().await;
+    assert_eq!(s.entries(&m1).await.unwrap().len(), 41);
+    assert_eq!(s.entries(&m2).await.unwrap(), vec![vec![100], vec![101], vec![102], vec![103]]);
+    assert_eq!(s.entries(&m3).await.unwrap(), bytes(&old[2].1));
+    drop(s);
+    let url = format!("sqlite://{}", dir.join("fogproof.sqlite").display());
+    let mut c = SqliteConnection::connect(&url).await.unwrap();
+    let version: i64 = sqlx::query_scalar("PRAGMA user_version").fetch_one(&mut c).await.unwrap();
+    assert_eq!(version, 1);
+    let tables: Vec<String> = sqlx::query_scalar(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE '%entries'",
+    )
+    .fetch_all(&mut c)
+    .await
+    .unwrap();
+    assert_eq!(tables, vec!["match_entries".to_string()]);
+    // A later version (a newer fogproof's file) is refused, not misread.
+    sqlx::query("PRAGMA user_version = 2").execute(&mut c).await.unwrap();
+    c.close().await.unwrap();
+    let e = SqliteStore::open(dir).await.expect_err("a newer schema");
+    assert!(e.to_string().contains("schema version 2"), "{e}");
+}
