@@ -314,6 +314,16 @@ async fn insert_match(
     row: &MatchRow,
     first: &[EntryRow],
 ) -> Result<(), StoreError> {
+    insert_match_row(tx, row).await?;
+    insert_entries(tx, first).await
+}
+
+/// A new match's row alone, on `conn` (the storage suite also writes a file of the schema
+/// before version 1 with it).
+pub(super) async fn insert_match_row(
+    conn: &mut sqlx::SqliteConnection,
+    row: &MatchRow,
+) -> Result<(), StoreError> {
     sqlx::query(
         "INSERT INTO matches (id, terms, variant, player0, player1, rated, challenge,
          created_ms, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -327,10 +337,10 @@ async fn insert_match(
     .bind(row.challenge.clone())
     .bind(ms(row.created_ms))
     .bind(row.status.as_str())
-    .execute(&mut *tx)
+    .execute(&mut *conn)
     .await
     .map_err(db)?;
-    insert_entries(tx, first).await
+    Ok(())
 }
 
 impl Store for SqliteStore {

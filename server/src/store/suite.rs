@@ -556,22 +556,7 @@ async fn write_text_keyed_sqlite(dir: &std::path::Path, rows: &[(MatchRow, Vec<E
         sqlx::query(*statement).execute(&mut c).await.unwrap();
     }
     for (row, _) in rows {
-        sqlx::query(
-            "INSERT INTO matches (id, terms, variant, player0, player1, rated, challenge,
-             created_ms, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        )
-        .bind(super::sqlite::id_text(&row.id))
-        .bind(row.terms.clone())
-        .bind(&row.variant)
-        .bind(row.players[0].to_string())
-        .bind(row.players[1].to_string())
-        .bind(i64::from(row.rated))
-        .bind(row.challenge.clone())
-        .bind(row.created_ms as i64)
-        .bind(row.status.as_str())
-        .execute(&mut c)
-        .await
-        .unwrap();
+        super::sqlite::insert_match_row(&mut c, row).await.unwrap();
     }
     // The matches' entries interleaved, as group commits stored them.
     let longest = rows.iter().map(|(_, e)| e.len()).max().unwrap_or(0);
