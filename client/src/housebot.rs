@@ -148,11 +148,6 @@ impl Policy for HouseBot {
     }
 }
 
-/// What a man is worth, in centipawns: [`Variant::piece_value`].
-fn value(variant: Variant, role: Role) -> i64 {
-    variant.piece_value(role)
-}
-
 /// How far forward a man stands for its side (0 on its first rank).
 fn advance(side: Color, sq: Square, size: BoardSize) -> i64 {
     let r = i64::from(sq.rank());
@@ -238,7 +233,10 @@ impl OpenPosition for rules::espionage::Position {
 
 /// Material of `side` minus its opponent's.
 fn balance(variant: Variant, board: &Board, side: Color) -> i64 {
-    board.pieces().map(|(_, p)| if p.color == side { 1 } else { -1 } * value(variant, p.role)).sum()
+    board
+        .pieces()
+        .map(|(_, p)| if p.color == side { 1 } else { -1 } * variant.piece_value(p.role))
+        .sum()
 }
 
 fn open_scores<P: OpenPosition>(pos: &P, side: Color, actions: &[AnyAction]) -> Option<Vec<i64>> {
@@ -250,7 +248,7 @@ fn open_scores<P: OpenPosition>(pos: &P, side: Color, actions: &[AnyAction]) -> 
 
 /// One move scored one ply deep (module docs).
 fn open_score<P: OpenPosition>(pos: &P, side: Color, m: &Move) -> Option<i64> {
-    let v = |r: Role| value(P::VARIANT, r);
+    let v = |r: Role| P::VARIANT.piece_value(r);
     let mover = pos.board().piece_at(m.from)?.role;
     let (next, taken) = pos.after(m)?;
     let replies = next.legal();
@@ -377,7 +375,7 @@ impl Sight {
     /// What taking on `sq` is worth, as far as the seat can tell.
     fn victim(&self, sq: Square, side: Color) -> i64 {
         match self.at(sq) {
-            Cell::Man(p) if p.color != side => value(self.variant, p.role),
+            Cell::Man(p) if p.color != side => self.variant.piece_value(p.role),
             Cell::Unknown => 250,
             _ => 0,
         }
@@ -387,7 +385,7 @@ impl Sight {
 /// Intrigue: material on the public board, less the man lost if the known enemy men take it.
 fn intrigue_score(sight: &Sight, side: Color, a: &AnyAction) -> i64 {
     let Some(m) = a.as_move() else { return 0 };
-    let v = |r: Role| value(Variant::Intrigue, r);
+    let v = |r: Role| Variant::Intrigue.piece_value(r);
     let mut board = sight.board(side);
     let Some(mover) = board.piece_at(m.from) else { return 0 };
     let mut s = sight.victim(m.to, side);
@@ -434,7 +432,7 @@ fn kriegspiel_score(sight: &Sight, view: &SeatView, side: Color, a: &AnyAction) 
     if let Some(c) = last.and_then(|a| a.capture)
         && c.square == m.to
     {
-        s += 400 - value(Variant::Kriegspiel, mover.role) / 10;
+        s += 400 - Variant::Kriegspiel.piece_value(mover.role) / 10;
     }
     let in_check = last.is_some_and(|a| !a.checks.is_empty());
     if mover.role == Role::King {
@@ -452,7 +450,7 @@ fn kriegspiel_score(sight: &Sight, view: &SeatView, side: Color, a: &AnyAction) 
 /// SIC: captures first (the most valuable target by the least valuable man), then reach.
 fn sic_score(sight: &Sight, unknown: Bitboard, side: Color, a: &AnyAction) -> i64 {
     let Some(m) = a.as_move() else { return 0 };
-    let v = |r: Role| value(Variant::Sic, r);
+    let v = |r: Role| Variant::Sic.piece_value(r);
     let Some(mover) = (match sight.at(m.from) {
         Cell::Man(p) => Some(p),
         _ => None,
