@@ -107,6 +107,12 @@ pub struct ServeArgs {
     /// peers are spared).
     #[arg(long, default_value_t = server::Limits::DEFAULT.max_tcp_connections_per_address)]
     max_connections_per_address: usize,
+    /// HTTP requests per second of one client address, with a burst of the same size
+    /// (`max_requests_per_second_per_address`; behind a proxy or a cluster follower, the
+    /// address it forwards for: docs/SERVER.md, limits).
+    #[arg(long, default_value_t = server::Limits::DEFAULT.max_requests_per_second_per_address,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    max_requests_per_second_per_address: u32,
     /// Apply `--max-connections-per-address` to loopback peers too (they are spared by
     /// default: the umpire service and the house bot connect over loopback).
     #[arg(long)]
@@ -320,6 +326,8 @@ pub fn serve(args: ServeArgs, out: &mut impl Write) -> Result<()> {
         config.limits.max_tcp_connections = args.max_tcp_connections;
         config.limits.max_tcp_connections_per_address = args.max_connections_per_address;
         config.limits.spare_loopback_per_address = !args.cap_loopback;
+        config.limits.max_requests_per_second_per_address =
+            args.max_requests_per_second_per_address;
         config.limits.max_request_head_wait_ms = args.request_head_wait_ms;
         config.limits.max_keep_alive_idle_ms = args.keep_alive_idle_ms;
         config.limits.max_write_stall_ms = args.write_stall_ms;

@@ -997,6 +997,88 @@ async fn the_ledger_leader_killed_is_replaced_and_the_log_stays_one() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A follower forwards the log's routes and says for whom (docs/SERVER.md section 7): at the
+/// leader, what one client sends through a follower counts against that client's address, not
+/// against the follower's, so one busy client cannot use up the follower's address for all its
+/// other clients. Node A starts alone with a request rate of 5 per second per address and leads
+/// the ledger; node B, at 1,000 per second, follows. A client on 127.0.0.2 floods B with
+/// `GET /api/ledger` (forwarded to A) until A refuses it: the 429 came from the leader (it
+/// names it in `x-fogproof-forwarded-to`) and names 127.0.0.2. A client on 127.0.0.3 then
+/// reads the log through B at once: the leader did not count the flood against B's address.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_followers_forwards_count_against_its_clients_at_the_leader() {
+    let Ok(base_url) = std::env::var("FOGPROOF_TEST_POSTGRES") else {
+        println!("SKIPPED: serve --cluster: FOGPROOF_TEST_POSTGRES is not set");
+        return;
+    };
+    let db = format!("fogproof_cluster_forwarded{}", std::process::id());
+    let url = server::store::postgres::fresh_database(&base_url, &db).await.expect("database");
+    let key =
+        ledger::note::SignerKey::generate("fogproof.test/ledger", ledger::note::KeyKind::Ed25519)
+            .expect("key");
+    let (dir, shared_ledger, key_path, datas) = ledger_cluster_dirs("forwarded", &key, 137);
+    let ports = [free_port(), free_port()];
+    let start = |i: usize, rate: &str| {
+        let public = format!("http://127.0.0.1:{}", ports[i]);
+        let mut extra = ledger_node_args(&url, &public, &shared_ledger, &key_path);
+        extra.extend(["--max-requests-per-second-per-address".to_owned(), rate.to_owned()]);
+        let extra: Vec<&str> = extra.iter().map(String::as_str).collect();
+        serve(&datas[i], ports[i], &extra)
+    };
+    let mut nodes = vec![start(0, "5")];
+    up(ports[0]).await;
+    for _ in 0..100 {
+        if ledger_leader(&[ports[0], ports[0]], None).await.is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    nodes.push(start(1, "1000"));
+    up(ports[1]).await;
+    let from = |last: u8| {
+        reqwest::Client::builder()
+            .local_address(std::net::IpAddr::from([127, 0, 0, last]))
+            .build()
+            .expect("a client")
+    };
+    let through_b = format!("http://127.0.0.1:{}/api/ledger", ports[1]);
+    // The leader's node URL (`http://127.0.0.1:<A's port>`, from its --listen) as B names it.
+    let leader = format!("127.0.0.1:{}", ports[0]);
+    let forwarded_to = |r: &reqwest::Response| {
+        r.headers()
+            .get(server::http::forward::FORWARDED_TO)
+            .and_then(|v| v.to_str().ok())
+            .map(|v| v.trim_start_matches("http://").trim_end_matches('/').to_owned())
+    };
+
+    // B forwards to A (its first answers name A), until A refuses the flood of 127.0.0.2.
+    let (flood, mut refused) = (from(2), None);
+    for _ in 0..200 {
+        let r = flood.get(&through_b).send().await.expect("B answers");
+        if r.status() == reqwest::StatusCode::TOO_MANY_REQUESTS {
+            refused = Some((forwarded_to(&r), r.text().await.expect("a body")));
+            break;
+        }
+        assert!(r.status().is_success(), "{}", r.status());
+        assert_eq!(forwarded_to(&r).as_deref(), Some(leader.as_str()), "B forwarded it to A");
+    }
+    let (by, body) = refused.expect("the leader refused the flood at 5 per second");
+    assert_eq!(by.as_deref(), Some(leader.as_str()), "the leader refused it, not B: {body}");
+    assert!(body.contains("127.0.0.2"), "counted against the client: {body}");
+    assert!(!body.contains("127.0.0.1 "), "not against the follower: {body}");
+
+    // Another client of B is served at once: B's own address was not used up at A.
+    let r = from(3).get(&through_b).send().await.expect("B answers");
+    assert!(r.status().is_success(), "another client of B: {}", r.status());
+    assert_eq!(forwarded_to(&r).as_deref(), Some(leader.as_str()));
+
+    for mut n in nodes {
+        let _ = n.kill();
+        let _ = n.wait();
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A tournament's game is arranged through any node and carried on by a new ledger leader:
 /// two nodes share the ledger (one leads, running the tournament runner); each player's agent
 /// talks to one node only, player A's to the leader, player B's to the other. The leader
