@@ -168,7 +168,7 @@ pub struct AgentArgs {
     #[command(flatten)]
     trust: crate::trust::TrustArgs,
     /// Play through this UCI engine (e.g. /usr/games/stockfish; `fogproof bot` only): chess,
-    /// and Espionage where the engine lists it in its `UCI_Variant` option; only those games'
+    /// and every other open game the engine lists in its `UCI_Variant` option; only those games'
     /// challenges are accepted. One engine process per match.
     #[arg(long, value_name = "PATH")]
     engine: Option<PathBuf>,
@@ -496,21 +496,23 @@ pub fn agent(args: AgentArgs, umpire: bool) -> Result<()> {
             bail!("--engine: only `fogproof bot` plays");
         }
         let engine = client::uci::Engine::start(path).context("--engine")?;
-        let mut variants = vec![rules::Variant::Chess];
-        if engine.plays(rules::Variant::Espionage) {
-            variants.push(rules::Variant::Espionage);
-        }
+        // Every open game the engine plays (chess always; another where its `UCI_Variant`
+        // lists the game's id).
+        let (variants, missing): (Vec<rules::Variant>, Vec<rules::Variant>) = rules::Variant::ALL
+            .into_iter()
+            .filter(|v| v.mode() == rules::Mode::Open)
+            .partition(|v| engine.plays(*v));
         let shown: Vec<&str> = variants.iter().map(|v| v.id()).collect();
+        let not: Vec<String> = missing
+            .iter()
+            .map(|v| format!(" (not {0}: the engine lists no UCI_Variant {0})", v.id()))
+            .collect();
         eprintln!(
             "engine: {} ({}); plays {}{}",
             if engine.name.is_empty() { "unnamed" } else { &engine.name },
             path.display(),
             shown.join(", "),
-            if variants.contains(&rules::Variant::Espionage) {
-                ""
-            } else {
-                " (not espionage: the engine lists no UCI_Variant espionage)"
-            }
+            not.concat()
         );
         drop(engine);
         config.variants = variants;
