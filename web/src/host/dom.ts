@@ -93,6 +93,9 @@ export function variantName(id: string | null | undefined): string {
 /** Games whose moves both players see (the rest hide the opponent's moves). */
 export const OPEN_GAMES = new Set<string>(ALL_VARIANTS.filter((v) => v.mode === "open").map((v) => v.id));
 
+/** Games with an umpire, who sees the whole board (the replay's third view is the umpire's). */
+export const UMPIRED_GAMES = new Set<string>(ALL_VARIANTS.filter((v) => v.mode === "umpire").map((v) => v.id));
+
 /** A kebab-case name in plain words: `false-announcement` -> `false announcement`. */
 export function words(kebab: string | null | undefined): string {
   return (kebab ?? "").replace(/-/g, " ");

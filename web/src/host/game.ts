@@ -3,7 +3,7 @@
 // board) step by step with announcements and clocks, its verdict in plain words, and links to
 // the record and the PGN of each view.
 
-import { OPEN_GAMES, clock, h, keySpan, link, replace, variantName, when } from "./dom";
+import { OPEN_GAMES, UMPIRED_GAMES, clock, h, keySpan, link, replace, variantName, when } from "./dom";
 import { Board } from "../common/board";
 import { ApiError, getJson } from "./http";
 import {
@@ -26,12 +26,10 @@ import type { Page } from "./page";
 import type { FinishedGame, MatchAnswer, Named } from "../types/host";
 import type { VerdictJson } from "../types/verifier";
 
-const UMPIRED = new Set(["kriegspiel", "sic", "secretchess6"]);
-
 function viewLabel(view: ViewName, variant: string): string {
   if (view === "white") return "White's view";
   if (view === "black") return "Black's view";
-  return UMPIRED.has(variant) ? "Umpire's view (full board)" : "Full board";
+  return UMPIRED_GAMES.has(variant) ? "Umpire's view (full board)" : "Full board";
 }
 
 export const gamePage: Page = async (root, params, ctx) => {
