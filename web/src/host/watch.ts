@@ -43,7 +43,7 @@ export const watchPage: Page = async (root, params, ctx) => {
     ply,
     h("h2", {}, "Moves"),
     moves,
-    h("p", { class: "muted" }, "Only games whose every move is public (chess, Espionage) can be watched live; the others publish their replay when the record is final. ", link(`/game/${id}`, "The game's page")),
+    h("p", { class: "muted" }, `Only games whose every move is public (${[...OPEN_GAMES].map(variantName).join(", ")}) can be watched live; the others publish their replay when the record is final. `, link(`/game/${id}`, "The game's page")),
   );
   let board: Board | null = null;
   let list: string[] = [];

@@ -3,6 +3,7 @@
 // not known here falls back to a short plain rendering, never to raw JSON text.
 
 import { moveUci } from "../common/notation";
+import { VARIANTS } from "../types/variants";
 import type {
   Announcement,
   AnyObservation,
@@ -50,10 +51,13 @@ function parse(action: string): unknown {
   }
 }
 
+/** Games whose every action both sides see (mode "open" in the generated variant list). */
+const OPEN = new Set<string>(VARIANTS.filter((v) => v.mode === "open").map((v) => v.id));
+
 /** Whether every view sees an action: every action of an open game (chess, Espionage), and
  * Intrigue's moves (all public there; only its setups are secret). */
 export function actionIsPublic(variant: string, action: string): boolean {
-  if (variant === "chess" || variant === "espionage") return true;
+  if (OPEN.has(variant)) return true;
   if (variant !== "intrigue") return false;
   const v = parse(action);
   return !(v !== null && typeof v === "object" && "setup" in (v as Record<string, unknown>));
