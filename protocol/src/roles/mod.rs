@@ -380,4 +380,16 @@ mod tests {
         plain.fill_bytes(&mut first);
         assert_ne!(draw(1), first);
     }
+
+    /// The player commits a setup answer under the game's setup commitment: every game whose
+    /// players are asked a setup has one, and no other game does.
+    #[test]
+    fn a_setup_is_asked_exactly_where_the_flow_commits_one() {
+        for v in rules::Variant::ALL {
+            for side in rules::Color::ALL {
+                let asked = rules::GameOptions::default_for(v).setup_ask(side).is_some();
+                assert_eq!(asked, crate::flow::setup_commitment(v).is_some(), "{v} {side:?}");
+            }
+        }
+    }
 }
