@@ -400,62 +400,24 @@ fn prompt(snap: &Snapshot, ask: &Ask) -> String {
                 snap.offered.join(" ")
             )
         }
-        Ask::IntrigueSetup => {
-            // The example is the asker's own: an informer among its own pawns (R-I1).
-            let black = snap.view.as_ref().is_some_and(|v| v.side == Color::Black);
-            let (rank, example) = if black {
-                (7, "'e8 d7' or 'c3 f7 queen'")
-            } else {
-                (2, "'e1 d2' or 'c6 f2 queen'")
-            };
-            format!(
-                "setup: intrigue\nYour secret setup: the king's hiding square (any square), your \
-                 informer pawn's square (on rank {rank}), and 'queen' to start the queen on the \
-                 king's square (e.g. {example}):"
-            )
+        Ask::Setup(setup) => {
+            // The example is the asker's own (Intrigue's informer among its own pawns, R-I1).
+            let side = snap.view.as_ref().map_or(Color::White, |v| v.side);
+            setup.prompt(side)
         }
-        Ask::Sc6Setup { max_false_squares } => format!(
-            "setup: secretchess6 {max_false_squares}\nYour formation (files a to f: K Q R B N \
-             once each and 1 for the empty file) and up to {max_false_squares} false squares in \
-             the enemy territory (e.g. 'NBKQ1R b5 e6'):"
-        ),
-        Ask::Sc6TieBreak { opponent_turns } => format!(
-            "tiebreak: secretchess6 {opponent_turns}\nScores are level. Guess the opponent's \
-             formation, then optionally its {opponent_turns} turns in order, 0000 for a pass \
-             (e.g. 'RNBQ1K b6d4 0000'):"
-        ),
     }
 }
 
 /// The JSON answer to a free-form question, from the line typed.
 fn setup_json(ask: &Ask, line: &str) -> Result<Value> {
     let words: Vec<&str> = line.split_whitespace().collect();
-    Ok(match ask {
-        Ask::IntrigueSetup => {
-            let [king, informer, rest @ ..] = words.as_slice() else {
-                bail!("expected the king's square and the informer's square, like 'e1 d2'");
-            };
-            let queen = match rest {
-                [] => false,
-                ["queen" | "yes" | "q"] => true,
-                _ => bail!("after the two squares only 'queen' may follow"),
-            };
-            json!({ "king": king, "informer": informer, "queen_on_king_square": queen })
-        }
-        Ask::Sc6Setup { .. } => {
-            let [formation, squares @ ..] = words.as_slice() else {
-                bail!("expected a formation like NBKQ1R, then false squares");
-            };
-            json!({ "formation": formation, "false_squares": squares })
-        }
-        Ask::Sc6TieBreak { .. } => {
-            let [formation, moves @ ..] = words.as_slice() else {
-                bail!("expected a formation like RNBQ1K, then moves");
-            };
-            json!({ "formation": formation, "moves": moves })
-        }
+    match ask {
+        Ask::Setup(setup) => setup
+            .form_from_words(&words)
+            .map(|form| client::local::setup::form_json(&form))
+            .map_err(|e| anyhow!(e)),
         Ask::Choose(_) => bail!("a move is asked"),
-    })
+    }
 }
 
 /// Plays one match to its end; `false` if the person left (`quit`, or the input ended).

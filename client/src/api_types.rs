@@ -421,12 +421,15 @@ impl AskKind {
     /// The kind of `ask` in `variant`.
     pub fn of(variant: Variant, ask: &protocol::roles::Ask) -> AskKind {
         use protocol::roles::Ask;
+        use rules::setup_ask::SetupAsk;
         match ask {
             Ask::Choose(_) if variant == Variant::Kriegspiel => AskKind::Attempt,
             Ask::Choose(_) => AskKind::Move,
-            Ask::IntrigueSetup => AskKind::IntrigueSetup,
-            Ask::Sc6Setup { .. } => AskKind::SecretChess6Setup,
-            Ask::Sc6TieBreak { .. } => AskKind::SecretChess6Tiebreak,
+            Ask::Setup(setup) => match setup {
+                SetupAsk::Intrigue => AskKind::IntrigueSetup,
+                SetupAsk::SecretChess6 { .. } => AskKind::SecretChess6Setup,
+                SetupAsk::SecretChess6TieBreak { .. } => AskKind::SecretChess6Tiebreak,
+            },
         }
     }
 }
@@ -479,12 +482,16 @@ mod tests {
     #[test]
     fn ask_kinds_match_the_views_names() {
         use protocol::roles::Ask;
+        use rules::setup_ask::SetupAsk;
         let asks = [
             (Variant::Chess, Ask::Choose(vec![])),
             (Variant::Kriegspiel, Ask::Choose(vec![])),
-            (Variant::Intrigue, Ask::IntrigueSetup),
-            (Variant::SecretChess6, Ask::Sc6Setup { max_false_squares: 2 }),
-            (Variant::SecretChess6, Ask::Sc6TieBreak { opponent_turns: 3 }),
+            (Variant::Intrigue, Ask::Setup(SetupAsk::Intrigue)),
+            (Variant::SecretChess6, Ask::Setup(SetupAsk::SecretChess6 { max_false_squares: 2 })),
+            (
+                Variant::SecretChess6,
+                Ask::Setup(SetupAsk::SecretChess6TieBreak { opponent_turns: 3 }),
+            ),
         ];
         for (v, ask) in asks {
             assert_eq!(

@@ -36,15 +36,13 @@ pub fn offered(variant: Variant, ask: &Ask) -> Vec<(String, AnyAction)> {
 }
 
 /// What a question asks, as a short name: `move` (the legal moves), `attempt` (Kriegspiel: the
-/// attempts its own men allow), `intrigue-setup`, `secretchess6-setup`,
-/// `secretchess6-tiebreak`.
+/// attempts its own men allow), or a free-form question's
+/// ([`rules::setup_ask::SetupAsk::kind_name`]).
 pub fn ask_kind(variant: Variant, ask: &Ask) -> &'static str {
     match ask {
         Ask::Choose(_) if variant == Variant::Kriegspiel => "attempt",
         Ask::Choose(_) => "move",
-        Ask::IntrigueSetup => "intrigue-setup",
-        Ask::Sc6Setup { .. } => "secretchess6-setup",
-        Ask::Sc6TieBreak { .. } => "secretchess6-tiebreak",
+        Ask::Setup(setup) => setup.kind_name(),
     }
 }
 

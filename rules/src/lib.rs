@@ -20,6 +20,7 @@ mod outcome;
 mod role;
 mod san;
 pub mod seat;
+pub mod setup_ask;
 mod square;
 mod variant;
 

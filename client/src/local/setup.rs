@@ -2,15 +2,47 @@
 //! the rules before anything is signed ([`setup_action`]). Depends on nothing else in `local`.
 
 use protocol::roles::Ask;
-use rules::{Color, GameOptions, Square};
+use rules::setup_ask::{Field, Form};
+use rules::{Color, GameOptions};
 use serde_json::Value;
 
-fn square_field(body: &Value, field: &str, size: rules::BoardSize) -> Result<Square, String> {
-    let text = body[field].as_str().ok_or_else(|| format!("'{field}': a square name"))?;
-    Square::parse(text, size).ok_or_else(|| format!("'{field}': '{text}' is not a square"))
+/// The form of a JSON answer: each field of an object, as [`rules::setup_ask::Field`]s
+/// (`null` as missing; anything but an object has no fields).
+pub fn json_form(body: &Value) -> Form {
+    fn field(v: &Value) -> Field {
+        match v {
+            Value::Null => Field::Missing,
+            Value::String(t) => Field::Text(t.clone()),
+            Value::Bool(b) => Field::Flag(*b),
+            Value::Array(v) => Field::List(v.iter().map(field).collect()),
+            Value::Number(_) | Value::Object(_) => Field::Other,
+        }
+    }
+    let mut form = Form::new();
+    if let Value::Object(fields) = body {
+        for (name, v) in fields {
+            form.insert(name, field(v));
+        }
+    }
+    form
 }
 
-/// The action answering a free-form question, from JSON, checked by the rules:
+/// The JSON of a form (the inverse of [`json_form`]; [`Field::Other`] as `null`): how the
+/// terminal's words reach [`setup_action`].
+pub fn form_json(form: &Form) -> Value {
+    fn value(f: &Field) -> Value {
+        match f {
+            Field::Missing | Field::Other => Value::Null,
+            Field::Text(t) => Value::String(t.clone()),
+            Field::Flag(b) => Value::Bool(*b),
+            Field::List(v) => Value::Array(v.iter().map(value).collect()),
+        }
+    }
+    Value::Object(form.iter().map(|(name, f)| (name.to_string(), value(f))).collect())
+}
+
+/// The action answering a free-form question, from JSON, checked by the rules
+/// ([`rules::setup_ask::SetupAsk::parse_answer`] names each question's fields), e.g.:
 /// - Intrigue setup (R-I1): `{"king": "e4", "informer": "d2", "queen_on_king_square": false}`;
 /// - 6x6 setup (R-G1): `{"formation": "NBKQ1R", "false_squares": ["b5", "e6"]}` (files a to f,
 ///   `1` for the empty file; at most the number asked);
@@ -22,93 +54,25 @@ pub fn setup_action(
     ask: &Ask,
     body: &Value,
 ) -> Result<rules::AnyAction, String> {
-    use rules::Game as _;
-    use rules::secretchess6::{Action as SixAction, Formation, TurnMove};
-    let formation = |field: &str| -> Result<Formation, String> {
-        let text =
-            body[field].as_str().ok_or_else(|| format!("'{field}': six files, like NBKQ1R"))?;
-        Formation::parse(text).map_err(|e| format!("'{field}': {e}"))
-    };
-    let action = match (ask, options) {
-        (Ask::IntrigueSetup, GameOptions::Intrigue) => {
-            let setup = rules::intrigue::Setup {
-                king: square_field(body, "king", rules::BoardSize::Eight)?,
-                informer: square_field(body, "informer", rules::BoardSize::Eight)?,
-                queen_on_king_square: match &body["queen_on_king_square"] {
-                    Value::Null => false,
-                    v => v.as_bool().ok_or("'queen_on_king_square': true or false")?,
-                },
-            };
-            let a = rules::intrigue::Action::Setup(setup);
-            rules::intrigue::State::new().apply(side, &a).map_err(|e| e.to_string())?;
-            rules::AnyAction::Intrigue(a)
-        }
-        (Ask::Sc6Setup { max_false_squares }, GameOptions::SecretChess6(o)) => {
-            let mut false_squares = rules::Bitboard::EMPTY;
-            let list = match &body["false_squares"] {
-                Value::Null => Vec::new(),
-                Value::Array(v) => v.clone(),
-                _ => return Err("'false_squares': a list of square names".into()),
-            };
-            for v in &list {
-                let text = v.as_str().ok_or("'false_squares': a list of square names")?;
-                let sq = Square::parse(text, rules::BoardSize::Six)
-                    .ok_or_else(|| format!("'false_squares': '{text}' is not a 6x6 square"))?;
-                if false_squares.contains(sq) {
-                    return Err(format!("'false_squares': {sq} is given twice"));
-                }
-                false_squares.insert(sq);
-            }
-            if list.len() > *max_false_squares {
-                return Err(format!("at most {max_false_squares} false squares"));
-            }
-            let a = SixAction::Setup { formation: formation("formation")?, false_squares };
-            rules::secretchess6::State::new(*o).apply(side, &a).map_err(|e| e.to_string())?;
-            rules::AnyAction::SecretChess6(a)
-        }
-        (Ask::Sc6TieBreak { opponent_turns }, GameOptions::SecretChess6(_)) => {
-            let moves = match &body["moves"] {
-                Value::Null => Vec::new(),
-                Value::Array(v) => v
-                    .iter()
-                    .map(|m| {
-                        let t = m.as_str().ok_or("'moves': a list of moves like b6d4 or 0000")?;
-                        TurnMove::parse(t).map_err(|e| format!("'moves': {e}"))
-                    })
-                    .collect::<Result<Vec<_>, String>>()?,
-                _ => return Err("'moves': a list of moves like b6d4 or 0000".into()),
-            };
-            if moves.len() > *opponent_turns as usize {
-                return Err(format!(
-                    "'moves': {} given, the opponent had {opponent_turns} turns",
-                    moves.len()
-                ));
-            }
-            rules::AnyAction::SecretChess6(SixAction::TieBreak {
-                formation: formation("formation")?,
-                moves,
-            })
-        }
-        (Ask::Choose(_), _) => {
-            return Err("a move is asked: POST /api/bot/game/{id}/move/{text}".into());
-        }
-        _ => return Err("this question does not take that answer".into()),
-    };
-    Ok(action)
+    match ask {
+        Ask::Setup(setup) => setup.parse_answer(options, side, &json_form(body)),
+        Ask::Choose(_) => Err("a move is asked: POST /api/bot/game/{id}/move/{text}".into()),
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use rules::Variant;
+    use rules::setup_ask::SetupAsk;
     use serde_json::json;
 
     #[test]
     fn setups_are_checked_by_the_rules_before_anything_is_signed() {
         let intrigue = GameOptions::Intrigue;
         let ok = json!({ "king": "e4", "informer": "d2", "queen_on_king_square": true });
-        let decoded =
-            setup_action(&intrigue, Color::White, &Ask::IntrigueSetup, &ok).expect("valid");
+        let decoded = setup_action(&intrigue, Color::White, &Ask::Setup(SetupAsk::Intrigue), &ok)
+            .expect("valid");
         assert!(matches!(
             decoded,
             rules::AnyAction::Intrigue(rules::intrigue::Action::Setup(s))
@@ -116,11 +80,16 @@ mod tests {
         ));
         // Black's informer must be one of its own pawns (rank 7).
         let bad = json!({ "king": "e4", "informer": "d2" });
-        assert!(setup_action(&intrigue, Color::Black, &Ask::IntrigueSetup, &bad).is_err());
-        assert!(setup_action(&intrigue, Color::White, &Ask::IntrigueSetup, &json!({})).is_err());
+        assert!(
+            setup_action(&intrigue, Color::Black, &Ask::Setup(SetupAsk::Intrigue), &bad).is_err()
+        );
+        assert!(
+            setup_action(&intrigue, Color::White, &Ask::Setup(SetupAsk::Intrigue), &json!({}))
+                .is_err()
+        );
 
         let six = GameOptions::default_for(Variant::SecretChess6);
-        let ask = Ask::Sc6Setup { max_false_squares: 2 };
+        let ask = Ask::Setup(SetupAsk::SecretChess6 { max_false_squares: 2 });
         let good = json!({ "formation": "NBKQ1R", "false_squares": ["b5", "e6"] });
         assert!(setup_action(&six, Color::White, &ask, &good).is_ok());
         for bad in [
@@ -131,11 +100,53 @@ mod tests {
         ] {
             assert!(setup_action(&six, Color::White, &ask, &bad).is_err(), "{bad}");
         }
-        let tie = Ask::Sc6TieBreak { opponent_turns: 2 };
+        let tie = Ask::Setup(SetupAsk::SecretChess6TieBreak { opponent_turns: 2 });
         let guess = json!({ "formation": "RNBQ1K", "moves": ["b6d4", "0000"] });
         assert!(setup_action(&six, Color::White, &tie, &guess).is_ok());
         let long = json!({ "formation": "RNBQ1K", "moves": ["b6d4", "0000", "0000"] });
         assert!(setup_action(&six, Color::White, &tie, &long).is_err());
         assert!(setup_action(&six, Color::White, &Ask::Choose(vec![]), &guess).is_err());
+    }
+
+    #[test]
+    fn json_answers_keep_their_error_texts_and_the_terminals_forms_round_trip() {
+        let six = GameOptions::default_for(Variant::SecretChess6);
+        let ask = Ask::Setup(SetupAsk::SecretChess6 { max_false_squares: 2 });
+        let cases = [
+            (
+                json!({ "formation": "NBKQ1R", "false_squares": "b5" }),
+                "'false_squares': a list of square names",
+            ),
+            (
+                json!({ "formation": "NBKQ1R", "false_squares": [5] }),
+                "'false_squares': a list of square names",
+            ),
+            (json!({ "formation": 7 }), "'formation': six files, like NBKQ1R"),
+            (json!(["NBKQ1R"]), "'formation': six files, like NBKQ1R"),
+            (json!({ "formation": "NBKQ1R", "false_squares": null }), ""),
+        ];
+        for (body, error) in cases {
+            let got = setup_action(&six, Color::White, &ask, &body);
+            if error.is_empty() {
+                assert!(got.is_ok(), "{body}: {got:?}");
+            } else {
+                assert_eq!(got, Err(error.to_string()), "{body}");
+            }
+        }
+        let intrigue = Ask::Setup(SetupAsk::Intrigue);
+        let body = json!({ "king": "e4", "informer": "d2", "queen_on_king_square": 1 });
+        assert_eq!(
+            setup_action(&GameOptions::Intrigue, Color::White, &intrigue, &body),
+            Err("'queen_on_king_square': true or false".to_string())
+        );
+        assert_eq!(
+            setup_action(&GameOptions::Intrigue, Color::White, &ask, &body),
+            Err("this question does not take that answer".to_string())
+        );
+        // The terminal's words become the JSON the page would send, and back.
+        let words = SetupAsk::Intrigue.form_from_words(&["c6", "f2", "queen"]).expect("words");
+        let sent = form_json(&words);
+        assert_eq!(sent, json!({ "king": "c6", "informer": "f2", "queen_on_king_square": true }));
+        assert_eq!(json_form(&sent), words);
     }
 }

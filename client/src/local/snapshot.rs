@@ -139,9 +139,10 @@ pub(super) fn ask_json(variant: Variant, ask: &Ask, id: u64, offered: &[String])
     };
     match ask {
         Ask::Choose(_) => out.moves = Some(offered.to_vec()),
-        Ask::IntrigueSetup => {}
-        Ask::Sc6Setup { max_false_squares } => out.max_false_squares = Some(*max_false_squares),
-        Ask::Sc6TieBreak { opponent_turns } => out.opponent_turns = Some(*opponent_turns),
+        Ask::Setup(setup) => {
+            out.max_false_squares = setup.max_false_squares();
+            out.opponent_turns = setup.opponent_turns();
+        }
     }
     out
 }

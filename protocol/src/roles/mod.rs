@@ -87,21 +87,10 @@ pub enum Ask {
     /// every attempt its own view allows that was not yet refused this turn (a superset of the
     /// legal moves, so trying them all always finds one). Never empty.
     Choose(Vec<AnyAction>),
-    /// Intrigue's secret setup (R-I1): return an `AnyAction::Intrigue` holding a
-    /// `rules::intrigue::Action::Setup`.
-    IntrigueSetup,
-    /// 6x6's secret setup (R-G1): return an `AnyAction::SecretChess6` holding a
-    /// `rules::secretchess6::Action::Setup` with at most `max_false_squares` false squares.
-    Sc6Setup {
-        /// 2, or 3 with the False Square item (R-G9).
-        max_false_squares: usize,
-    },
-    /// 6x6's tie-break (R-G8): return an `AnyAction::SecretChess6` holding a
-    /// `rules::secretchess6::Action::TieBreak` guessing `opponent_turns` turns.
-    Sc6TieBreak {
-        /// How many turns the opponent had.
-        opponent_turns: u32,
-    },
+    /// A free-form question: a game's secret setup (asked once the player knows its color) or
+    /// 6x6's tie-break (R-G8). Return the action that answers it
+    /// ([`rules::setup_ask::SetupAsk`] says which, and draws or parses one).
+    Setup(rules::setup_ask::SetupAsk),
 }
 
 /// How a player decides. Bots, humans behind a UI and cheaters are all policies; the state
@@ -390,5 +379,17 @@ mod tests {
         let mut first = [0u8; 32];
         plain.fill_bytes(&mut first);
         assert_ne!(draw(1), first);
+    }
+
+    /// The player commits a setup answer under the game's setup commitment: every game whose
+    /// players are asked a setup has one, and no other game does.
+    #[test]
+    fn a_setup_is_asked_exactly_where_the_flow_commits_one() {
+        for v in rules::Variant::ALL {
+            for side in rules::Color::ALL {
+                let asked = rules::GameOptions::default_for(v).setup_ask(side).is_some();
+                assert_eq!(asked, crate::flow::setup_commitment(v).is_some(), "{v} {side:?}");
+            }
+        }
     }
 }

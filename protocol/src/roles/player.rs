@@ -85,8 +85,9 @@ pub struct Player {
 /// What a decision is for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Then {
-    IntrigueSetup,
-    Sc6Setup,
+    /// The secret setup ([`Player::secret_setup`]).
+    Setup,
+    /// An action, a tie-break included ([`Player::send_action`]).
     Action,
 }
 
@@ -367,8 +368,7 @@ impl Player {
             return Ok(());
         }
         match then {
-            Then::IntrigueSetup => self.intrigue_setup(answer),
-            Then::Sc6Setup => self.sc6_setup(answer),
+            Then::Setup => self.secret_setup(answer),
             Then::Action => self.send_action(answer),
         }
         Ok(())
@@ -450,54 +450,51 @@ impl Player {
     fn setup(&mut self) {
         let me = self.me();
         self.seat = Some(Seat::new(&self.options, me));
-        match self.options {
-            GameOptions::Sic(_) => {
-                if let Some(opening) = self.mine.get(&PRIVATE_SEED).cloned() {
-                    let purpose = PRIVATE_SEED;
-                    self.send_sealed(Payload::Open { purpose, opening });
-                }
-            }
-            GameOptions::Intrigue => {
-                if let Some(setup) = self.decide(Ask::IntrigueSetup, Then::IntrigueSetup) {
-                    self.intrigue_setup(setup);
-                }
-            }
-            GameOptions::SecretChess6(o) => {
-                let max_false = 2 + usize::from(o.false_square[me]);
-                let ask = Ask::Sc6Setup { max_false_squares: max_false };
-                if let Some(setup) = self.decide(ask, Then::Sc6Setup) {
-                    self.sc6_setup(setup);
-                }
-            }
-            GameOptions::Chess | GameOptions::Espionage | GameOptions::Kriegspiel(_) => {}
+        if matches!(self.options, GameOptions::Sic(_))
+            && let Some(opening) = self.mine.get(&PRIVATE_SEED).cloned()
+        {
+            let purpose = PRIVATE_SEED;
+            self.send_sealed(Payload::Open { purpose, opening });
+        }
+        if let Some(ask) = self.options.setup_ask(me)
+            && let Some(setup) = self.decide(Ask::Setup(ask), Then::Setup)
+        {
+            self.secret_setup(setup);
         }
     }
 
-    /// Intrigue's secret setup, decided: commit to it (R-I1). An answer that is no Intrigue
-    /// setup is committed all the same (its bytes are what the opening will show), and leaves
-    /// this player without a game to follow.
-    fn intrigue_setup(&mut self, setup: AnyAction) {
-        self.owner = OwnerFlow::default();
-        if let AnyAction::Intrigue(IAction::Setup(s)) = &setup
-            && let Some(seat) = &mut self.seat
+    /// The secret setup, decided: committed (R-I1, R-G1) and, in an umpired game, sealed to
+    /// the umpire, encoded once, the same bytes committed and sealed. An answer that is no setup
+    /// of the game is committed all the same (its bytes are what the opening will show): the
+    /// rules' refusal is this player's fault.
+    fn secret_setup(&mut self, setup: AnyAction) {
+        let Some(purpose) = flow::setup_commitment(self.variant) else { return };
+        if self.mode == Mode::Owner {
+            self.owner_setup(&setup);
+        } else if let Some(seat) = &mut self.seat
+            && setup.variant() == self.variant
         {
             seat.acted(&setup);
+        }
+        let bytes = game::encode_action(&setup);
+        self.commit(purpose, bytes.clone());
+        if self.mode == Mode::Umpire {
+            self.plies += 1;
+            self.send_sealed(Payload::Action(bytes));
+        }
+    }
+
+    /// An owner game's own setup (Intrigue's, R-I1): its seat and its public choice, for the
+    /// setup report; only a setup of the game counts.
+    fn owner_setup(&mut self, setup: &AnyAction) {
+        self.owner = OwnerFlow::default();
+        if let AnyAction::Intrigue(IAction::Setup(s)) = setup
+            && let Some(seat) = &mut self.seat
+        {
+            seat.acted(setup);
             self.owner.set_up = true;
             self.owner.queen_on_king_square = s.queen_on_king_square;
         }
-        self.commit(flow::INTRIGUE_SETUP, game::encode_action(&setup));
-    }
-
-    /// 6x6's secret setup, decided: commit to it and seal it to the umpire (R-G1); encoded
-    /// once, the same bytes committed and sealed.
-    fn sc6_setup(&mut self, setup: AnyAction) {
-        let bytes = game::encode_action(&setup);
-        self.commit(flow::SECRETCHESS6_SETUP, bytes.clone());
-        if let (AnyAction::SecretChess6(_), Some(seat)) = (&setup, &mut self.seat) {
-            seat.acted(&setup);
-        }
-        self.plies += 1;
-        self.send_sealed(Payload::Action(bytes));
     }
 
     /// Intrigue: publish one's setup report once both setups are committed, White first.
@@ -527,8 +524,8 @@ impl Player {
     /// Asks the policy for the next action and sends it.
     fn act(&mut self) {
         let Some(seat) = &self.seat else { return };
-        let ask = match seat.tie_break_turns() {
-            Some(n) => Ask::Sc6TieBreak { opponent_turns: n },
+        let ask = match seat.free_form_ask() {
+            Some(a) => Ask::Setup(a),
             None => Ask::Choose(seat.legal_actions()),
         };
         if matches!(&ask, Ask::Choose(v) if v.is_empty()) {
