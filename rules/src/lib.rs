@@ -13,6 +13,7 @@ mod any;
 pub mod attacks;
 mod bitboard;
 mod board;
+pub mod codec;
 mod color;
 mod game;
 mod moves;
@@ -20,6 +21,7 @@ mod outcome;
 mod role;
 mod san;
 pub mod seat;
+mod secret;
 mod square;
 mod variant;
 
@@ -38,6 +40,7 @@ pub use game::{ActionError, Analysis, Game, Transition};
 pub use moves::{Move, MoveParseError};
 pub use outcome::{EndReason, GameResult};
 pub use role::{Alphabet, Piece, Role};
+pub use secret::Secret;
 pub use square::{BoardSize, Square};
 pub use variant::{Mode, UnknownVariant, Variant};
 
