@@ -23,6 +23,7 @@ mod san;
 pub mod seat;
 mod secret;
 mod square;
+mod texts;
 mod variant;
 
 pub mod chess;
