@@ -17,6 +17,7 @@ pub mod codec;
 mod color;
 mod game;
 mod moves;
+pub mod notation;
 mod outcome;
 mod role;
 mod san;
