@@ -16,6 +16,7 @@ mod board;
 pub mod codec;
 mod color;
 mod game;
+pub mod heuristic;
 mod moves;
 pub mod notation;
 mod outcome;
