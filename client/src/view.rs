@@ -10,21 +10,14 @@
 //! `freeze-c2` (R-G9) and ending the turn without one `end-turn`.
 
 use protocol::roles::Ask;
-use rules::seat::{Knows, SeatView};
-use rules::secretchess6::Action as SixAction;
-use rules::{AnyAction, Color, Square, Variant};
+use rules::seat::SeatView;
+use rules::{AnyAction, Color, Variant};
 use std::fmt::Write as _;
 
 /// The text of an offered action (module docs); `None` for setups and tie-breaks, which are
 /// never offered in a list.
-pub fn action_text(variant: Variant, action: &AnyAction) -> Option<String> {
-    match action {
-        AnyAction::SecretChess6(SixAction::Move { mv }) => Some(mv.to_string()),
-        AnyAction::SecretChess6(SixAction::LifeFreeze { piece }) => Some(format!("freeze-{piece}")),
-        AnyAction::SecretChess6(SixAction::EndTurn) => Some("end-turn".into()),
-        AnyAction::SecretChess6(_) => None,
-        other => other.as_move().map(|m| m.uci(variant.alphabet())),
-    }
+pub fn action_text(_variant: Variant, action: &AnyAction) -> Option<String> {
+    action.text()
 }
 
 /// The texts of the actions a question offers, with the actions, in the order offered (empty
@@ -51,11 +44,6 @@ fn side_name(c: Color) -> &'static str {
         Color::White => "White",
         Color::Black => "Black",
     }
-}
-
-fn squares(list: impl IntoIterator<Item = Square>) -> String {
-    let v: Vec<String> = list.into_iter().map(|s| s.to_string()).collect();
-    if v.is_empty() { "none".into() } else { v.join(" ") }
 }
 
 /// Intrigue before the setups: the seat has no position yet (its board string is `-`), but all
@@ -112,170 +100,7 @@ pub fn render(view: &SeatView) -> String {
     let mut out = board_text(view);
     let me = view.side;
     let _ = writeln!(out, "You are {} ({}).", side_name(me), view.variant);
-    match &view.knows {
-        Knows::Chess { moves } | Knows::Espionage { moves } => {
-            let tail: Vec<String> =
-                moves.iter().rev().take(6).rev().map(|m| m.uci(view.variant.alphabet())).collect();
-            if !tail.is_empty() {
-                let _ = writeln!(out, "Last moves: {}", tail.join(" "));
-            }
-        }
-        Knows::Kriegspiel(k) => {
-            let n = k.announcements.len();
-            for (i, a) in k.announcements.iter().enumerate().skip(n.saturating_sub(2)) {
-                // Announcements alternate from White's first move.
-                let mover = if i % 2 == 0 { Color::White } else { Color::Black };
-                let mut said = Vec::new();
-                if let Some(c) = a.capture {
-                    let kind = match c.kind {
-                        rules::kriegspiel::CaptureKind::Pawn => "pawn",
-                        rules::kriegspiel::CaptureKind::Piece => "piece",
-                    };
-                    let ep = if c.en_passant { ", en passant" } else { "" };
-                    said.push(format!("capture on {} ({kind}{ep})", c.square));
-                }
-                for check in &a.checks {
-                    said.push(format!("check ({})", check.name()));
-                }
-                if a.pawn_tries > 0 {
-                    said.push(format!("{} pawn tries", a.pawn_tries));
-                }
-                if let Some(e) = a.end {
-                    said.push(e.name().to_owned());
-                }
-                if said.is_empty() {
-                    said.push("nothing".into());
-                }
-                let _ =
-                    writeln!(out, "Umpire after {}'s move: {}", side_name(mover), said.join("; "));
-            }
-            if !k.tried.is_empty() {
-                let tried: Vec<String> =
-                    k.tried.iter().map(|m| m.uci(view.variant.alphabet())).collect();
-                let _ = writeln!(out, "Refused this turn: {}", tried.join(" "));
-            }
-        }
-        Knows::Sic(k) => {
-            let alphabet = view.variant.alphabet();
-            let own: Vec<String> = k
-                .own
-                .iter()
-                .map(|p| {
-                    let c = alphabet.char(p.role).unwrap_or('?').to_ascii_uppercase();
-                    format!("{c}{}#{}", p.square, p.id)
-                })
-                .collect();
-            let _ = writeln!(out, "Your men (square#id): {}", own.join(" "));
-            let enemy: Vec<String> =
-                k.enemy_moved.iter().map(|p| format!("?{}#{}", p.square, p.id)).collect();
-            if !enemy.is_empty() {
-                let _ = writeln!(out, "Enemy men that moved (square#id): {}", enemy.join(" "));
-            }
-            let roles = |v: &[rules::Role]| {
-                v.iter()
-                    .map(|r| alphabet.char(*r).unwrap_or('?').to_ascii_uppercase().to_string())
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            };
-            if !k.captured.is_empty() {
-                let _ = writeln!(out, "You captured: {}", roles(&k.captured));
-            }
-            if !k.lost.is_empty() {
-                let _ = writeln!(out, "You lost: {}", roles(&k.lost));
-            }
-            match k.check {
-                Some(rules::sic::CheckReport::King) => {
-                    let _ = writeln!(out, "Check: your king is attacked.");
-                }
-                Some(rules::sic::CheckReport::Decoy) => {
-                    let _ = writeln!(out, "Check report: your Decoy is attacked.");
-                }
-                None => {}
-            }
-            if k.gave_check {
-                let _ = writeln!(out, "Your last move attacks the enemy king or Decoy.");
-            }
-        }
-        Knows::Intrigue(k) => {
-            if view.board.trim() == "-" {
-                let _ = writeln!(
-                    out,
-                    "Before the setups: both kings hide off the board; each queen starts on its \
-                     own square or on its king's (e1, e8), as its side chooses."
-                );
-            }
-            if let Some(s) = &k.setup {
-                let queen = if s.queen_on_king_square { "on the king's square" } else { "home" };
-                let _ = writeln!(
-                    out,
-                    "Your secret: king hides on {}, informer {}, queen {queen}.",
-                    s.king, s.informer
-                );
-            }
-            if let Some(q) = k.opponent_queen_on_king_square {
-                let where_ = if q { "on the king's square" } else { "home" };
-                let _ = writeln!(out, "Opponent's queen starts {where_}.");
-            }
-            for i in k.inspections.iter().rev().take(3).rev() {
-                let answer = if i.informer { "the informer" } else { "not the informer" };
-                let appeared = i
-                    .appeared
-                    .map(|a| format!(", its king appeared on {}", a.square))
-                    .unwrap_or_default();
-                let _ =
-                    writeln!(out, "{}'s captured pawn was {answer}{appeared}.", side_name(i.owner));
-            }
-            if let Some(s) = &k.opponent_setup {
-                let _ = writeln!(
-                    out,
-                    "Opponent's setup (opened): king hid on {}, informer {}.",
-                    s.king, s.informer
-                );
-            }
-        }
-        Knows::SecretChess6(k) => {
-            if let Some(f) = &k.formation {
-                let _ = writeln!(
-                    out,
-                    "Your formation: {f}; your false squares: {}",
-                    squares(k.false_squares)
-                );
-            }
-            let pieces: Vec<String> = k
-                .pieces
-                .iter()
-                .map(|p| {
-                    let c =
-                        view.variant.alphabet().char(p.role).unwrap_or('?').to_ascii_uppercase();
-                    let mut s = format!("{c}{}", p.square);
-                    if let Some(l) = p.lifespan {
-                        let _ = write!(s, " life {l}");
-                    }
-                    if p.powered {
-                        s.push_str(" powered");
-                    }
-                    if p.frozen {
-                        s.push_str(" frozen");
-                    }
-                    s
-                })
-                .collect();
-            if !pieces.is_empty() {
-                let _ = writeln!(out, "Your men: {}", pieces.join(", "));
-            }
-            let _ = writeln!(out, "Red squares (threatened or false): {}", squares(k.red));
-            let _ = writeln!(out, "Turn {}.", k.turn);
-            if let Some(s) = k.scores {
-                let _ = writeln!(out, "Scores: White {} - Black {}", s.white, s.black);
-            }
-            if k.freezes_left > 0 {
-                let _ = writeln!(out, "Life Freezes left: {}", k.freezes_left);
-            }
-            if k.opponent_ready {
-                let _ = writeln!(out, "The opponent has submitted.");
-            }
-        }
-    }
+    out.push_str(&view.knows_text());
     if let Some(r) = &view.result {
         let who = r.winner.map_or("draw".to_owned(), |c| format!("{} wins", side_name(c)));
         let _ = writeln!(out, "Game over: {} ({who}, {}).", r.score(), r.reason.name());
@@ -291,7 +116,9 @@ pub fn render(view: &SeatView) -> String {
 mod tests {
     use super::*;
     use rules::GameOptions;
+    use rules::Square;
     use rules::seat::Seat;
+    use rules::secretchess6::Action as SixAction;
 
     #[test]
     fn an_intrigue_view_before_the_setups_draws_both_armies_without_kings_and_no_dash() {

@@ -916,7 +916,7 @@ impl Coordinator {
     fn turn_re(&self) -> Option<MessageHash> {
         match self.answer_to {
             Some((action, _)) => Some(action),
-            None if self.variant == Variant::SecretChess6 => self.last_sealed,
+            None if self.variant.sealed_secrets_are_actions() => self.last_sealed,
             None => None,
         }
     }
@@ -982,7 +982,7 @@ impl Coordinator {
     }
 
     fn needs_sealed_setup(&self) -> bool {
-        matches!(self.variant, Variant::Sic | Variant::SecretChess6)
+        self.variant.seals_setup()
     }
 
     /// Everything the players owe in the setup phase is in.

@@ -30,7 +30,7 @@
 
 use crate::Color;
 use crate::message::{Claim, ClaimReason, Outcome};
-use rules::Variant;
+use rules::{Secret, Variant};
 
 pub use crate::commitment::{PRIVATE_SEED, PUBLIC_CONTRIBUTION, Purpose};
 pub use rules::Mode;
@@ -63,12 +63,26 @@ pub fn early_commitments(variant: Variant) -> &'static [Purpose] {
     }
 }
 
-/// The secret setup commitment a player makes in step 3, once it knows its color.
+/// The secret setup commitment a player makes in step 3, once it knows its color
+/// ([`Variant::commits_setup`]).
 pub fn setup_commitment(variant: Variant) -> Option<Purpose> {
+    if !variant.commits_setup() {
+        return None;
+    }
+    // The purposes' names are hashed into every commitment: one arm per game that has one.
     match variant {
         Variant::Intrigue => Some(INTRIGUE_SETUP),
         Variant::SecretChess6 => Some(SECRETCHESS6_SETUP),
         _ => None,
+    }
+}
+
+/// The commitment a secret action of `variant` opens ([`rules::AnyAction::secret`]): its setup
+/// commitment, or the tie-break's. `None` only where the game commits to no such secret.
+pub fn purpose_of(variant: Variant, secret: Secret) -> Option<Purpose> {
+    match secret {
+        Secret::Setup => setup_commitment(variant),
+        Secret::TieBreak => Some(TIEBREAK),
     }
 }
 
@@ -91,7 +105,29 @@ mod tests {
         assert_eq!(early_commitments(Variant::Kriegspiel), &[PUBLIC_CONTRIBUTION]);
         assert_eq!(setup_commitment(Variant::Intrigue), Some(INTRIGUE_SETUP));
         assert_eq!(setup_commitment(Variant::Chess), None);
+        assert_eq!(purpose_of(Variant::SecretChess6, Secret::TieBreak), Some(TIEBREAK));
         assert_eq!(Variant::Intrigue.mode(), Mode::Owner);
         assert_eq!(loss_of(Color::White, FORFEIT).outcome, Outcome::BlackWins);
+    }
+
+    /// Every game with a committed setup has a setup purpose, distinct per game and from the
+    /// tie-break's; every game with setup actions maps its secret setup to that purpose.
+    #[test]
+    fn every_committed_setup_has_its_purpose() {
+        let mut seen = std::collections::BTreeSet::new();
+        for v in Variant::ALL {
+            let purpose = setup_commitment(v);
+            assert_eq!(purpose.is_some(), v.commits_setup(), "{v}");
+            if let Some(p) = purpose {
+                assert!(seen.insert(p.name()), "{v}: {p}");
+                assert_ne!(p, TIEBREAK);
+                assert!(p.name().starts_with(v.id()), "{v}: {p}");
+            }
+            if v.setup_actions() > 0 {
+                assert_eq!(purpose_of(v, Secret::Setup), purpose, "{v}");
+                assert!(purpose.is_some(), "{v}");
+            }
+        }
+        assert_eq!(seen.len(), 2, "Intrigue and 6x6");
     }
 }

@@ -9,14 +9,9 @@
 //! value, trailing or non-canonical bytes refused. The verifier compares observations by byte
 //! equality, so every encoding here is canonical.
 //!
-//! | variant | action bytes | observation bytes | start observation |
-//! |---|---|---|---|
-//! | chess | `rules::Move` | `rules::chess::Played` | none |
-//! | kriegspiel | `rules::Move` (an attempt) | `rules::kriegspiel::Answer` | none |
-//! | sic | `rules::Move` | `rules::sic::Observation` | `rules::sic::View` of each side |
-//! | intrigue | `rules::intrigue::Action` | `rules::intrigue::Observation` | none |
-//! | secretchess6 | `rules::secretchess6::Action` | `rules::secretchess6::Observation` | none |
-//! | espionage | `rules::Move` | `rules::espionage::Observation` | none |
+//! Which value of which game a variant's bytes hold is `rules`' table ([`rules::codec`]); this
+//! module supplies the byte format (the `Strict` codec over [`Canonical`], every value at most
+//! [`MAX_GAME_BYTES`]); the values' names in errors come with [`rules::codec::WireValue`].
 
 use crate::codec::{Canonical, DecodeError};
 use crate::message::{Claim, Outcome};
@@ -31,26 +26,26 @@ use thiserror::Error;
 /// most 64 KiB and an observation travels inside one).
 pub const MAX_GAME_BYTES: usize = 60 * 1024;
 
-macro_rules! canonical {
-    ($($ty:ty => $name:literal),* $(,)?) => {
-        $(impl Canonical for $ty {
-            const NAME: &'static str = $name;
-            const MAX_BYTES: usize = MAX_GAME_BYTES;
-        })*
-    };
+/// Every game value ([`rules::codec::WireValue`]: actions and observations, named there) has
+/// canonical bytes, at most [`MAX_GAME_BYTES`].
+impl<T: rules::codec::WireValue> Canonical for T {
+    const NAME: &'static str = <T as rules::codec::WireValue>::NAME;
+    const MAX_BYTES: usize = MAX_GAME_BYTES;
 }
 
-canonical! {
-    rules::Move => "move",
-    rules::chess::Played => "chess observation",
-    rules::kriegspiel::Answer => "kriegspiel answer",
-    rules::sic::Observation => "sic observation",
-    rules::sic::View => "sic view",
-    rules::intrigue::Action => "intrigue action",
-    rules::intrigue::Observation => "intrigue observation",
-    rules::secretchess6::Action => "secretchess6 action",
-    rules::secretchess6::Observation => "secretchess6 observation",
-    rules::espionage::Observation => "espionage observation",
+/// The games' values on the wire: their canonical bytes, decoded strictly ([`crate::codec`]).
+struct Strict;
+
+impl rules::codec::ValueCodec for Strict {
+    type Error = DecodeError;
+
+    fn encode<T: rules::codec::WireValue>(&self, value: &T) -> Vec<u8> {
+        value.to_canonical()
+    }
+
+    fn decode<T: rules::codec::WireValue>(&self, bytes: &[u8]) -> Result<T, DecodeError> {
+        T::from_canonical(bytes)
+    }
 }
 
 /// The claim that states a rules result: outcome by winner, reason by its kebab-case name.
@@ -89,69 +84,29 @@ pub type Told = ByColor<Option<Vec<u8>>>;
 
 /// The canonical bytes of an action (the game's own action value; the terms name the game).
 pub fn encode_action(action: &AnyAction) -> Vec<u8> {
-    match action {
-        AnyAction::Chess(m)
-        | AnyAction::Kriegspiel(m)
-        | AnyAction::Sic(m)
-        | AnyAction::Espionage(m) => m.to_canonical(),
-        AnyAction::Intrigue(a) => a.to_canonical(),
-        AnyAction::SecretChess6(a) => a.to_canonical(),
-    }
+    action.encode_with(&Strict)
 }
 
 /// Decodes an action of `variant`, strictly.
 pub fn decode_action(variant: Variant, bytes: &[u8]) -> Result<AnyAction, DecodeError> {
-    Ok(match variant {
-        Variant::Chess => AnyAction::Chess(rules::Move::from_canonical(bytes)?),
-        Variant::Kriegspiel => AnyAction::Kriegspiel(rules::Move::from_canonical(bytes)?),
-        Variant::Sic => AnyAction::Sic(rules::Move::from_canonical(bytes)?),
-        Variant::Intrigue => AnyAction::Intrigue(rules::intrigue::Action::from_canonical(bytes)?),
-        Variant::SecretChess6 => {
-            AnyAction::SecretChess6(rules::secretchess6::Action::from_canonical(bytes)?)
-        }
-        Variant::Espionage => AnyAction::Espionage(rules::Move::from_canonical(bytes)?),
-    })
+    AnyAction::decode_with(variant, &Strict, bytes)
 }
 
 /// The canonical bytes of an observation (the game's own value).
 pub fn encode_observation(observation: &AnyObservation) -> Vec<u8> {
-    match observation {
-        AnyObservation::Chess(o) => o.to_canonical(),
-        AnyObservation::Kriegspiel(o) => o.to_canonical(),
-        AnyObservation::Sic(o) => o.to_canonical(),
-        AnyObservation::SicStart(o) => o.to_canonical(),
-        AnyObservation::Intrigue(o) => o.to_canonical(),
-        AnyObservation::SecretChess6(o) => o.to_canonical(),
-        AnyObservation::Espionage(o) => o.to_canonical(),
-    }
+    observation.encode_with(&Strict)
 }
 
 /// Decodes an observation of `variant` after an action, strictly (not a start view: see
 /// [`decode_start_observation`]).
 pub fn decode_observation(variant: Variant, bytes: &[u8]) -> Result<AnyObservation, DecodeError> {
-    use rules::{chess, espionage, intrigue, kriegspiel, secretchess6, sic};
-    Ok(match variant {
-        Variant::Chess => AnyObservation::Chess(chess::Played::from_canonical(bytes)?),
-        Variant::Kriegspiel => {
-            AnyObservation::Kriegspiel(kriegspiel::Answer::from_canonical(bytes)?)
-        }
-        Variant::Sic => AnyObservation::Sic(sic::Observation::from_canonical(bytes)?),
-        Variant::Intrigue => {
-            AnyObservation::Intrigue(intrigue::Observation::from_canonical(bytes)?)
-        }
-        Variant::SecretChess6 => {
-            AnyObservation::SecretChess6(secretchess6::Observation::from_canonical(bytes)?)
-        }
-        Variant::Espionage => {
-            AnyObservation::Espionage(espionage::Observation::from_canonical(bytes)?)
-        }
-    })
+    AnyObservation::decode_with(variant, &Strict, bytes)
 }
 
 /// Decodes what a side is told when play begins ([`AnyGame::start_observations`]): SIC's
 /// start view, the one game that tells anything then.
 pub fn decode_start_observation(bytes: &[u8]) -> Result<AnyObservation, DecodeError> {
-    Ok(AnyObservation::SicStart(Box::new(rules::sic::View::from_canonical(bytes)?)))
+    AnyObservation::decode_start_with(&Strict, bytes)
 }
 
 /// The canonical bytes of what each side is told.

@@ -13,15 +13,20 @@ mod any;
 pub mod attacks;
 mod bitboard;
 mod board;
+pub mod codec;
 mod color;
 mod game;
+pub mod heuristic;
 mod moves;
+pub mod notation;
 mod outcome;
 mod role;
 mod san;
 pub mod seat;
+mod secret;
 pub mod setup_ask;
 mod square;
+mod texts;
 mod variant;
 
 pub mod chess;
@@ -39,6 +44,7 @@ pub use game::{ActionError, Analysis, Game, Transition};
 pub use moves::{Move, MoveParseError};
 pub use outcome::{EndReason, GameResult};
 pub use role::{Alphabet, Piece, Role};
+pub use secret::Secret;
 pub use square::{BoardSize, Square};
 pub use variant::{Mode, UnknownVariant, Variant};
 

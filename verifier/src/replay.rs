@@ -360,13 +360,8 @@ impl<'a> Replayer<'a> {
                 // A move withdraws every standing draw offer, as the coordinator rules
                 // (PROTOCOL.md 13.1): an offer stands until the offerer's next move or the
                 // opponent's reply. Secret setups and 6x6 tie-breaks are not moves.
-                let setup = matches!(
-                    game::decode_action(self.variant(), bytes),
-                    Ok(rules::AnyAction::SecretChess6(
-                        rules::secretchess6::Action::Setup { .. }
-                            | rules::secretchess6::Action::TieBreak { .. }
-                    ))
-                );
+                let setup =
+                    game::decode_action(self.variant(), bytes).is_ok_and(|a| a.secret().is_some());
                 if !setup {
                     self.agreed_draw = ByColor::default();
                 }

@@ -16,8 +16,7 @@ use crate::seed::setup_seed;
 use crate::terms::AgreedTerms;
 use crate::{Channel, Color, MessageHash, Party};
 use rand_chacha::ChaCha20Rng;
-use rules::secretchess6::Action as SixAction;
-use rules::{AnyAction, AnyGame, ByColor, Variant};
+use rules::{AnyGame, ByColor, Variant};
 
 /// Sees (and may change) each observation the umpire is about to seal to a side: a lying
 /// umpire. Arguments: the side, the index of this observation among all the umpire sent, the
@@ -48,7 +47,7 @@ pub struct Umpire {
     coordinator: Coordinator,
     /// The last Turn the umpire sent.
     turn: Option<Owed>,
-    /// 6x6 setups applied.
+    /// Setup actions applied ([`Variant::setup_actions`]: 6x6's).
     setups: u8,
 }
 
@@ -169,7 +168,7 @@ impl Umpire {
     /// Sends a public Turn (answering `re`) when the turn changes hands (PROTOCOL.md: the
     /// umpire's answer is its Turn, sent before its sealed observations).
     fn maybe_turn(&mut self, re: Option<MessageHash>) {
-        if self.variant == Variant::SecretChess6 && self.setups < 2 {
+        if self.setups < self.variant.setup_actions() {
             return;
         }
         let Some(next) = self.game.as_ref().map(game::turn_of) else { return };
@@ -285,20 +284,16 @@ impl Umpire {
                 if self.end.is_some() {
                     return Ok(());
                 }
-                let needs = match game::decode_action(self.variant, &bytes) {
-                    Ok(AnyAction::SecretChess6(SixAction::Setup { .. })) => {
-                        Some(flow::SECRETCHESS6_SETUP)
-                    }
-                    Ok(AnyAction::SecretChess6(SixAction::TieBreak { .. })) => Some(flow::TIEBREAK),
-                    _ => None,
-                };
+                let secret =
+                    game::decode_action(self.variant, &bytes).ok().and_then(|a| a.secret());
+                let needs = secret.and_then(|k| flow::purpose_of(self.variant, k));
                 if let Some(purpose) = needs
                     && self.log.commitment(&body.author, purpose).is_none()
                 {
                     self.conclude(flow::loss_of(side, FORFEIT));
                     return Err(fault(format!("a sealed {purpose} without its public commitment")));
                 }
-                if needs == Some(flow::SECRETCHESS6_SETUP) {
+                if secret == Some(rules::Secret::Setup) {
                     self.setups += 1;
                 }
                 match game::apply(g, side, &bytes) {

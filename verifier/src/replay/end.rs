@@ -10,7 +10,7 @@ use protocol::Party;
 use protocol::flow;
 use protocol::game;
 use protocol::message::{Claim, Expectation, Outcome};
-use rules::{Color, EndReason, GameResult, Variant};
+use rules::{Color, EndReason, GameResult};
 
 impl Replayer<'_> {
     pub(super) fn claim(&mut self, e: &CheckedEntry, claim: &Claim) -> Flow {
@@ -250,9 +250,9 @@ impl Replayer<'_> {
             );
             return;
         }
-        if variant == Variant::SecretChess6 {
-            self.sealed_matches_opening(flow::SECRETCHESS6_SETUP, FaultKind::BadSetup);
-            self.sealed_matches_opening(flow::TIEBREAK, FaultKind::BadOpening);
+        if variant.sealed_secrets_are_actions() {
+            self.sealed_matches_opening(rules::Secret::Setup, FaultKind::BadSetup);
+            self.sealed_matches_opening(rules::Secret::TieBreak, FaultKind::BadOpening);
         }
     }
 }

@@ -6,7 +6,7 @@ use crate::FaultKind;
 use crate::envelope::CheckedEntry;
 use protocol::codec::Canonical;
 use protocol::game::{self, Told};
-use rules::{AnyAction, Color, Mode};
+use rules::{Color, Mode};
 
 impl<'a> Replayer<'a> {
     pub(super) fn action(&mut self, e: &'a CheckedEntry, bytes: &[u8]) -> Flow {
@@ -69,15 +69,8 @@ impl<'a> Replayer<'a> {
                 format!("{who} acted before the game could start."),
             );
         };
-        let needs = match game::decode_action(variant, bytes) {
-            Ok(AnyAction::SecretChess6(rules::secretchess6::Action::Setup { .. })) => {
-                Some(protocol::flow::SECRETCHESS6_SETUP)
-            }
-            Ok(AnyAction::SecretChess6(rules::secretchess6::Action::TieBreak { .. })) => {
-                Some(protocol::flow::TIEBREAK)
-            }
-            _ => None,
-        };
+        let secret = game::decode_action(variant, bytes).ok().and_then(|a| a.secret());
+        let needs = secret.and_then(|k| protocol::flow::purpose_of(variant, k));
         // A sealed setup or tie-break without its author's public commitment before it: the
         // umpire cannot hold its author to it, and forfeits it (`roles::Umpire`, the same rule).
         if let Some(purpose) = needs
@@ -94,15 +87,15 @@ impl<'a> Replayer<'a> {
             self.umpire_accepted_refused(e, &shown);
             return Err(Stop);
         }
-        match game::decode_action(variant, bytes) {
-            Ok(AnyAction::SecretChess6(rules::secretchess6::Action::Setup { .. })) => {
+        match secret {
+            Some(rules::Secret::Setup) => {
                 self.sealed_setup[actor].get_or_insert((bytes.to_vec(), e));
                 self.setups = self.setups.saturating_add(1);
             }
-            Ok(AnyAction::SecretChess6(rules::secretchess6::Action::TieBreak { .. })) => {
+            Some(rules::Secret::TieBreak) => {
                 self.sealed_tiebreak[actor].get_or_insert((bytes.to_vec(), e));
             }
-            _ => {}
+            None => {}
         }
         if self.keep_log && self.log.start_fen.is_none() {
             self.log.start_fen = game.fen();
@@ -114,10 +107,10 @@ impl<'a> Replayer<'a> {
             Ok((next, told)) => {
                 // Whether the honest umpire sends its Turn before these answers: exactly when
                 // its own rule does (`roles::Umpire`): the turn changed hands (or the game
-                // ended), except before both 6x6 setups and within a tie-break.
+                // ended), except before the setup actions are in (6x6's) and within a tie-break.
                 let after = game::turn_of(&next);
                 self.turn_first = self.mode == Mode::Umpire
-                    && !(variant == rules::Variant::SecretChess6 && self.setups < 2)
+                    && self.setups >= variant.setup_actions()
                     && !(self.last_turn == Some(protocol::message::Owed::Both)
                         && matches!(after, protocol::message::Owed::Side(_)))
                     && self.last_turn != Some(after);

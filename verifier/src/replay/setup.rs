@@ -239,17 +239,15 @@ impl Replayer<'_> {
         }
     }
 
-    /// 6x6: what a player sealed to the umpire must be exactly what it committed to and opened.
-    pub(super) fn sealed_matches_opening(
-        &mut self,
-        purpose: protocol::commitment::Purpose,
-        kind: FaultKind,
-    ) {
+    /// The games whose secrets are actions (6x6): what a player sealed to the umpire as
+    /// `secret` must be exactly what it committed to and opened.
+    pub(super) fn sealed_matches_opening(&mut self, secret: rules::Secret, kind: FaultKind) {
+        let v = self.variant();
+        let Some(purpose) = flow::purpose_of(v, secret) else { return };
         for c in Color::ALL {
-            let sealed = if purpose == flow::TIEBREAK {
-                &self.sealed_tiebreak[c]
-            } else {
-                &self.sealed_setup[c]
+            let sealed = match secret {
+                rules::Secret::TieBreak => &self.sealed_tiebreak[c],
+                rules::Secret::Setup => &self.sealed_setup[c],
             };
             let (Some((bytes, e)), Some(key)) = (sealed.clone(), self.key_of(c)) else { continue };
             let who = self.who(&key);
@@ -266,7 +264,6 @@ impl Replayer<'_> {
                     return;
                 }
                 Some((opening, open_at)) if opening.value != bytes => {
-                    let v = Variant::SecretChess6;
                     self.blame(
                         kind,
                         key,

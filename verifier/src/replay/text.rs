@@ -19,21 +19,18 @@ pub fn json<T: Serialize>(value: &T) -> Value {
     serde_json::to_value(value).unwrap_or(Value::Null)
 }
 
-/// An action as JSON: a move as its UCI string, other actions as the rules' JSON.
+/// An action as JSON: a move as its UCI string, other actions as the rules' JSON
+/// ([`AnyAction::serialize_untagged`]).
 #[must_use]
 pub fn action_json(variant: Variant, bytes: &[u8]) -> Value {
-    let alphabet = variant.alphabet();
-    match game::decode_action(variant, bytes) {
-        Ok(a) => match a.as_move() {
-            Some(m) => Value::String(m.uci(alphabet)),
-            None => match a {
-                AnyAction::Intrigue(a) => json(&a),
-                AnyAction::SecretChess6(a) => json(&a),
-                other => json(&other),
-            },
-        },
-        Err(_) => Value::String(hex(bytes)),
+    struct Untagged(AnyAction);
+    impl Serialize for Untagged {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            self.0.serialize_untagged(s)
+        }
     }
+    game::decode_action(variant, bytes)
+        .map_or_else(|_| Value::String(hex(bytes)), |a| json(&Untagged(a)))
 }
 
 /// An action as short text: the UCI move, or compact JSON.
