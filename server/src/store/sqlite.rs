@@ -134,8 +134,8 @@ pub struct SqliteStore {
     /// The connection every write of entries takes (group commits, appends, new matches): one
     /// held by the store rather than taken from `pool` each time (the pool pings a connection's
     /// thread when it hands it out and again when it is given back: two more round trips a
-    /// group commit). `None` after a write that failed part way, until the next write opens a
-    /// new one (closing the old one rolled back what it had begun).
+    /// group commit). `None` after a write that failed or was dropped part way (its connection
+    /// closed, which rolled back what it had begun), until the next write opens a new one.
     writer: Arc<tokio::sync::Mutex<Option<SqliteConnection>>>,
     /// How `writer` is opened again.
     options: SqliteConnectOptions,
@@ -263,12 +263,31 @@ impl SqliteStore {
     /// takes a transaction of a few statements, which also numbers the matches.
     async fn write(&self, batch: &[Write]) -> Result<(), StoreError> {
         let mut writer = self.writer.lock().await;
-        if writer.is_none() {
-            *writer = Some(SqliteConnection::connect_with(&self.options).await.map_err(db)?);
-        }
-        let Some(conn) = writer.as_mut() else {
-            return Err(StoreError::Database("no SQLite connection to write on".into()));
+        // Taken out while it writes: if this future is dropped part way (a transaction
+        // perhaps begun), the connection goes with it, and closing it rolls the transaction
+        // back. After an error it is closed too; the next write opens another.
+        let mut conn = match writer.take() {
+            Some(conn) => conn,
+            None => SqliteConnection::connect_with(&self.options).await.map_err(db)?,
         };
+        match self.write_on(&mut conn, batch).await {
+            Ok(()) => {
+                *writer = Some(conn);
+                Ok(())
+            }
+            Err(e) => {
+                let _ = conn.close().await;
+                Err(e)
+            }
+        }
+    }
+
+    /// [`SqliteStore::write`] on `conn`.
+    async fn write_on(
+        &self,
+        conn: &mut SqliteConnection,
+        batch: &[Write],
+    ) -> Result<(), StoreError> {
         let rows: Vec<&EntryRow> = batch
             .iter()
             .flat_map(|w| match w {
@@ -285,21 +304,12 @@ impl SqliteStore {
             && rows.len() <= MAX_ROWS_PER_INSERT
             && let Some(numbers) = self.numbers_in_memory(&rows)
         {
-            let done = bind_entries(insert_entries_text(rows.len(), true), &rows, &numbers)
+            bind_entries(insert_entries_text(rows.len(), true), &rows, &numbers)
                 .execute(&mut *conn)
-                .await;
-            if let Err(e) = done {
-                // The transaction may be open: the connection is closed (which rolls it
-                // back) and the next write opens another.
-                if let Some(conn) = writer.take() {
-                    let _ = conn.close().await;
-                }
-                return Err(db(e));
-            }
+                .await
+                .map_err(db)?;
             return Ok(());
         }
-        // Dropped on an error, the transaction is rolled back before the connection's next
-        // statement.
         let mut tx = conn.begin().await.map_err(db)?;
         for w in batch {
             match w {
