@@ -6,12 +6,14 @@ use super::{
     Store, StoreError, StoreFuture, TournamentGameRow, Write, invitations,
 };
 use protocol::{MatchId, PublicKey};
-use sqlx::Row;
 use sqlx::sqlite::{
-    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteRow,
-    SqliteSynchronous,
+    SqliteArguments, SqliteConnectOptions, SqliteConnection, SqliteJournalMode, SqlitePool,
+    SqlitePoolOptions, SqliteRow, SqliteSynchronous,
 };
+use sqlx::{Connection as _, Row};
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 /// The schema shared with PostgreSQL: plain SQL that PostgreSQL reads as well once its types
 /// are translated ([`super::postgres::translate_schema`]: BLOB is BYTEA there, INTEGER BIGINT,
@@ -120,10 +122,28 @@ const MIGRATE_FROM_TEXT_IDS: [&str; 3] = [
     "DROP TABLE entries",
 ];
 
+/// The most match numbers a store keeps in memory ([`SqliteStore`]'s `numbers`: about 100
+/// bytes each). A finished match's is dropped; past this, all are, and each is read again
+/// from `match_numbers` by the next group commit that needs it.
+pub const MAX_KNOWN_MATCH_NUMBERS: usize = 65_536;
+
 /// The SQLite store.
 #[derive(Clone, Debug)]
 pub struct SqliteStore {
     pool: SqlitePool,
+    /// The connection every write of entries takes (group commits, appends, new matches): one
+    /// held by the store rather than taken from `pool` each time (the pool pings a connection's
+    /// thread when it hands it out and again when it is given back: two more round trips a
+    /// group commit). `None` after a write that failed or was dropped part way (its connection
+    /// closed, which rolled back what it had begun), until the next write opens a new one.
+    writer: Arc<tokio::sync::Mutex<Option<SqliteConnection>>>,
+    /// How `writer` is opened again.
+    options: SqliteConnectOptions,
+    /// The numbers of matches in `match_numbers`, once their transaction is committed (a
+    /// number given in a transaction that rolled back may be given to another match). With
+    /// every match of a group commit here, the commit is one statement: no `match_numbers`
+    /// statement and no lookup of a number by its text id per row.
+    numbers: Arc<Mutex<BTreeMap<MatchId, i64>>>,
 }
 
 fn db(e: sqlx::Error) -> StoreError {
@@ -164,8 +184,15 @@ impl SqliteStore {
             .journal_mode(SqliteJournalMode::Wal)
             .synchronous(SqliteSynchronous::Full)
             .busy_timeout(std::time::Duration::from_secs(10));
-        let pool =
-            SqlitePoolOptions::new().max_connections(4).connect_with(options).await.map_err(db)?;
+        // No test of a connection when it is taken from the pool: it is a thread of this
+        // process, not a socket that may have been closed (the pool still tests it when it is
+        // given back).
+        let pool = SqlitePoolOptions::new()
+            .max_connections(4)
+            .test_before_acquire(false)
+            .connect_with(options.clone())
+            .await
+            .map_err(db)?;
         // The schema, and the migration of a file an older fogproof wrote, in one transaction:
         // a crash leaves the file as it was or wholly migrated.
         let mut tx = pool.begin().await.map_err(db)?;
@@ -195,7 +222,180 @@ impl SqliteStore {
             sqlx::query(SET_SCHEMA_VERSION).execute(&mut *tx).await.map_err(db)?;
         }
         tx.commit().await.map_err(db)?;
-        Ok(SqliteStore { pool })
+        let writer = SqliteConnection::connect_with(&options).await.map_err(db)?;
+        Ok(SqliteStore {
+            pool,
+            writer: Arc::new(tokio::sync::Mutex::new(Some(writer))),
+            options,
+            numbers: Arc::new(Mutex::new(BTreeMap::new())),
+        })
+    }
+
+    /// The numbers known in memory (a panic while it was held left it whole: every change to
+    /// it is one insert, remove or clear).
+    fn known_numbers(&self) -> std::sync::MutexGuard<'_, BTreeMap<MatchId, i64>> {
+        self.numbers.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The number of each row's match, if every one is known in memory.
+    fn numbers_in_memory(&self, rows: &[&EntryRow]) -> Option<Vec<i64>> {
+        let known = self.known_numbers();
+        rows.iter().map(|e| known.get(&e.match_id).copied()).collect()
+    }
+
+    /// Remembers numbers whose transaction has committed.
+    fn remember(&self, numbers: &[(MatchId, i64)]) {
+        let mut known = self.known_numbers();
+        for (id, no) in numbers {
+            if known.len() >= MAX_KNOWN_MATCH_NUMBERS && !known.contains_key(id) {
+                known.clear();
+            }
+            known.insert(*id, *no);
+        }
+    }
+
+    /// Writes `batch` in one transaction on the store's writing connection.
+    ///
+    /// The common group commit (entries only, of matches whose numbers are in memory, at most
+    /// [`MAX_ROWS_PER_INSERT`]) is ONE statement text, `BEGIN IMMEDIATE`, one INSERT of every
+    /// row, `COMMIT`: one request to the connection's thread. Anything else (new matches,
+    /// challenges, a match not numbered in memory: a new one, or one resumed after a restart)
+    /// takes a transaction of a few statements, which also numbers the matches.
+    async fn write(&self, batch: &[Write]) -> Result<(), StoreError> {
+        let mut writer = self.writer.lock().await;
+        // Taken out while it writes: if this future is dropped part way (a transaction
+        // perhaps begun), the connection goes with it, and closing it rolls the transaction
+        // back. After an error it is closed too; the next write opens another.
+        let mut conn = match writer.take() {
+            Some(conn) => conn,
+            None => SqliteConnection::connect_with(&self.options).await.map_err(db)?,
+        };
+        match self.write_on(&mut conn, batch).await {
+            Ok(()) => {
+                *writer = Some(conn);
+                Ok(())
+            }
+            Err(e) => {
+                let _ = conn.close().await;
+                Err(e)
+            }
+        }
+    }
+
+    /// [`SqliteStore::write`] on `conn`.
+    async fn write_on(
+        &self,
+        conn: &mut SqliteConnection,
+        batch: &[Write],
+    ) -> Result<(), StoreError> {
+        let rows: Vec<&EntryRow> = batch
+            .iter()
+            .flat_map(|w| match w {
+                Write::Entries(rows) => rows.as_slice(),
+                Write::Match(_, first) => first.as_slice(),
+                Write::Challenge(_) => &[],
+            })
+            .collect();
+        let entries_only = batch.iter().all(|w| matches!(w, Write::Entries(_)));
+        if entries_only && rows.is_empty() {
+            return Ok(());
+        }
+        if entries_only
+            && rows.len() <= MAX_ROWS_PER_INSERT
+            && let Some(numbers) = self.numbers_in_memory(&rows)
+        {
+            bind_entries(insert_entries_text(rows.len(), true), &rows, &numbers)
+                .execute(&mut *conn)
+                .await
+                .map_err(db)?;
+            return Ok(());
+        }
+        let mut tx = conn.begin().await.map_err(db)?;
+        for w in batch {
+            match w {
+                Write::Match(row, _) => insert_match_row(&mut tx, row).await?,
+                Write::Challenge(c) => {
+                    upsert_challenge(c).execute(&mut *tx).await.map_err(db)?;
+                }
+                Write::Entries(_) => {}
+            }
+        }
+        let (numbers, new) = self.number(&mut tx, &rows).await?;
+        for (chunk, nos) in
+            rows.chunks(MAX_ROWS_PER_INSERT).zip(numbers.chunks(MAX_ROWS_PER_INSERT))
+        {
+            bind_entries(insert_entries_text(chunk.len(), false), chunk, nos)
+                .execute(&mut *tx)
+                .await
+                .map_err(db)?;
+        }
+        tx.commit().await.map_err(db)?;
+        self.remember(&new);
+        Ok(())
+    }
+
+    /// The number of each row's match inside the transaction `tx`: from memory, else from
+    /// `match_numbers`, where a match without one is numbered first. Also returns the numbers
+    /// read or given here, to remember once `tx` commits.
+    async fn number(
+        &self,
+        tx: &mut SqliteConnection,
+        rows: &[&EntryRow],
+    ) -> Result<(Vec<i64>, Vec<(MatchId, i64)>), StoreError> {
+        let mut numbers = BTreeMap::new();
+        let mut unknown = BTreeSet::new();
+        {
+            let known = self.known_numbers();
+            for e in rows {
+                match known.get(&e.match_id) {
+                    Some(no) => {
+                        numbers.insert(e.match_id, *no);
+                    }
+                    None => {
+                        unknown.insert(e.match_id);
+                    }
+                }
+            }
+        }
+        let unknown: Vec<String> = unknown.iter().map(id_text).collect();
+        for chunk in insert_chunks(&unknown) {
+            let mut q = sqlx::QueryBuilder::<sqlx::Sqlite>::new(
+                "INSERT OR IGNORE INTO match_numbers (id) ",
+            );
+            q.push_values(chunk, |mut row, id| {
+                row.push_bind(id.as_str());
+            });
+            q.build().execute(&mut *tx).await.map_err(db)?;
+        }
+        let mut new = Vec::with_capacity(unknown.len());
+        for chunk in insert_chunks(&unknown) {
+            let mut q = sqlx::QueryBuilder::<sqlx::Sqlite>::new(
+                "SELECT id, no FROM match_numbers WHERE id IN (",
+            );
+            let mut ids = q.separated(", ");
+            for id in chunk {
+                ids.push_bind(id.as_str());
+            }
+            q.push(")");
+            for r in q.build().fetch_all(&mut *tx).await.map_err(db)? {
+                let id = match_id(&r.try_get::<String, _>("id").map_err(db)?)?;
+                let no: i64 = r.try_get("no").map_err(db)?;
+                numbers.insert(id, no);
+                new.push((id, no));
+            }
+        }
+        let numbers = rows
+            .iter()
+            .map(|e| {
+                numbers.get(&e.match_id).copied().ok_or_else(|| {
+                    StoreError::Corrupt(format!(
+                        "match {} was given no number",
+                        id_text(&e.match_id)
+                    ))
+                })
+            })
+            .collect::<Result<_, _>>()?;
+        Ok((numbers, new))
     }
 
     fn match_row(row: &SqliteRow) -> Result<MatchRow, StoreError> {
@@ -233,13 +433,13 @@ impl SqliteStore {
 }
 
 /// The most rows one INSERT statement takes (3 parameters each, far below SQLite's limit on
-/// the parameters of a statement).
+/// the parameters of a statement); a group commit of more takes several.
 const MAX_ROWS_PER_INSERT: usize = 256;
 
 /// `rows` cut into INSERTs of [`MAX_ROWS_PER_INSERT`] rows, then of powers of two (35 rows are
 /// 32, 2 and 1): so there are at most 9 texts of each INSERT, and every one stays in each
 /// connection's statement cache (sqlx's, 100 statements) instead of a new statement to prepare
-/// for each length of a group commit.
+/// for each length. (The numbering of new matches; the entries pad instead.)
 fn insert_chunks<T>(mut rows: &[T]) -> impl Iterator<Item = &[T]> {
     std::iter::from_fn(move || {
         let n = match rows.len() {
@@ -253,44 +453,45 @@ fn insert_chunks<T>(mut rows: &[T]) -> impl Iterator<Item = &[T]> {
     })
 }
 
-/// Stores `rows` inside the transaction `tx`: numbers for the matches that have none yet, then
-/// the entries under their matches' numbers, a few multi-row INSERTs in all (a group commit is
-/// then a few statements, not one round trip to the database's thread per entry, which under
-/// load each waited its turn on a busy runtime).
-async fn insert_entries<R: std::borrow::Borrow<EntryRow> + Sync>(
-    tx: &mut sqlx::SqliteConnection,
-    rows: &[R],
-) -> Result<(), StoreError> {
-    let ids: Vec<String> = rows
-        .iter()
-        .map(|e| e.borrow().match_id)
-        .collect::<std::collections::BTreeSet<MatchId>>()
-        .iter()
-        .map(id_text)
-        .collect();
-    for chunk in insert_chunks(&ids) {
-        let mut q =
-            sqlx::QueryBuilder::<sqlx::Sqlite>::new("INSERT OR IGNORE INTO match_numbers (id) ");
-        q.push_values(chunk, |mut row, id| {
-            row.push_bind(id.as_str());
-        });
-        q.build().execute(&mut *tx).await.map_err(db)?;
+/// The INSERT of `rows` entries (at most [`MAX_ROWS_PER_INSERT`]), with `BEGIN IMMEDIATE`
+/// before it and `COMMIT` after if `alone`: its rows' count rounded up to a power of two, the
+/// rows past `rows` bound to NULL and left out by its `WHERE`, so there are 9 texts of each
+/// kind and every one stays in the connection's statement cache.
+fn insert_entries_text(rows: usize, alone: bool) -> &'static str {
+    static TEXTS: OnceLock<Vec<[String; 2]>> = OnceLock::new();
+    let texts = TEXTS.get_or_init(|| {
+        (0..=MAX_ROWS_PER_INSERT.ilog2())
+            .map(|class| {
+                let values = vec!["(?, ?, ?)"; 1 << class].join(", ");
+                let insert = format!(
+                    "INSERT INTO match_entries (match_no, seq, entry)
+                     SELECT column1, column2, column3 FROM (VALUES {values})
+                     WHERE column1 IS NOT NULL"
+                );
+                let alone = format!("BEGIN IMMEDIATE; {insert}; COMMIT");
+                [insert, alone]
+            })
+            .collect()
+    });
+    let class = rows.clamp(1, MAX_ROWS_PER_INSERT).next_power_of_two().ilog2() as usize;
+    texts[class][usize::from(alone)].as_str()
+}
+
+/// `text` ([`insert_entries_text`]) with `rows` bound under their matches' `numbers`, and
+/// NULLs for the rows the text has beyond them.
+fn bind_entries<'q>(
+    text: &'static str,
+    rows: &[&EntryRow],
+    numbers: &[i64],
+) -> sqlx::query::Query<'q, sqlx::Sqlite, SqliteArguments> {
+    let mut q = sqlx::query(text);
+    for (e, no) in rows.iter().zip(numbers) {
+        q = q.bind(*no).bind(ms(e.seq)).bind(e.bytes.clone());
     }
-    for chunk in insert_chunks(rows) {
-        let mut q = sqlx::QueryBuilder::<sqlx::Sqlite>::new(
-            "INSERT INTO match_entries (match_no, seq, entry) ",
-        );
-        q.push_values(chunk, |mut row, e| {
-            let e = e.borrow();
-            row.push("(SELECT no FROM match_numbers WHERE id = ")
-                .push_bind_unseparated(id_text(&e.match_id))
-                .push_unseparated(")")
-                .push_bind(ms(e.seq))
-                .push_bind(e.bytes.as_slice());
-        });
-        q.build().execute(&mut *tx).await.map_err(db)?;
+    for _ in rows.len()..rows.len().max(1).next_power_of_two() {
+        q = q.bind(None::<i64>).bind(None::<i64>).bind(None::<Vec<u8>>);
     }
-    Ok(())
+    q
 }
 
 const UPSERT_CHALLENGE: &str = "INSERT INTO challenges (id, challenger, status, body, created_ms)
@@ -306,16 +507,6 @@ fn upsert_challenge(
         .bind(&c.status)
         .bind(&c.body)
         .bind(ms(c.created_ms))
-}
-
-/// A new match's row and first entries, inside the transaction `tx`.
-async fn insert_match(
-    tx: &mut sqlx::SqliteConnection,
-    row: &MatchRow,
-    first: &[EntryRow],
-) -> Result<(), StoreError> {
-    insert_match_row(tx, row).await?;
-    insert_entries(tx, first).await
 }
 
 /// A new match's row alone, on `conn` (the storage suite also writes a file of the schema
@@ -409,40 +600,15 @@ impl Store for SqliteStore {
     }
 
     fn create_match<'a>(&'a self, row: &'a MatchRow, first: &'a [EntryRow]) -> StoreFuture<'a, ()> {
-        Box::pin(async move {
-            let mut tx = self.pool.begin().await.map_err(db)?;
-            insert_match(&mut tx, row, first).await?;
-            tx.commit().await.map_err(db)
-        })
+        Box::pin(async move { self.write(&[Write::Match(row.clone(), first.to_vec())]).await })
     }
 
     fn write_batch<'a>(&'a self, batch: &'a [Write]) -> StoreFuture<'a, ()> {
-        Box::pin(async move {
-            // New matches and challenges in order, then every entry in multi-row INSERTs
-            // (entries of a match created in this batch cannot be in it: its task starts
-            // once the match is stored).
-            let mut tx = self.pool.begin().await.map_err(db)?;
-            let mut entries = Vec::new();
-            for w in batch {
-                match w {
-                    Write::Match(row, first) => insert_match(&mut tx, row, first).await?,
-                    Write::Challenge(c) => {
-                        upsert_challenge(c).execute(&mut *tx).await.map_err(db)?;
-                    }
-                    Write::Entries(rows) => entries.extend(rows),
-                }
-            }
-            insert_entries(&mut tx, &entries).await?;
-            tx.commit().await.map_err(db)
-        })
+        Box::pin(self.write(batch))
     }
 
     fn append_entries<'a>(&'a self, rows: &'a [EntryRow]) -> StoreFuture<'a, ()> {
-        Box::pin(async move {
-            let mut tx = self.pool.begin().await.map_err(db)?;
-            insert_entries(&mut tx, rows).await?;
-            tx.commit().await.map_err(db)
-        })
+        Box::pin(async move { self.write(&[Write::Entries(rows.to_vec())]).await })
     }
 
     fn finish_match<'a>(&'a self, id: &'a MatchId, f: &'a Finish) -> StoreFuture<'a, ()> {
@@ -459,6 +625,8 @@ impl Store for SqliteStore {
             .execute(&self.pool)
             .await
             .map_err(db)?;
+            // Its entries are all stored: its number is no longer needed in memory.
+            self.known_numbers().remove(id);
             Ok(())
         })
     }

@@ -80,6 +80,7 @@ on_both!(
     tournament_rows_round_trip_in_order,
     a_tournament_withdrawal_survives_a_reopen_until_the_player_joins_again,
     tournament_invitations_keep_their_seats_and_are_handed_and_ended_once,
+    a_group_commit_stores_each_entry_under_its_own_match,
 );
 
 fn key_of(seed: u8) -> PublicKey {
@@ -141,6 +142,46 @@ async fn matches_and_entries_survive_a_reopen_and_a_gap_is_corruption(b: Backend
     s.append_entries(&[entry(601)]).await.unwrap();
     let e = s.entries(&id).await.unwrap_err();
     assert!(e.to_string().contains("entry 600 is missing"), "{e}");
+}
+
+/// A group commit of several matches' entries (and a new match's) stores each entry under its
+/// own match, in order; a batch refused (a position taken twice) stores nothing and the next
+/// one is stored; after a reopen the matches resume in one batch, a batch longer than one
+/// INSERT included.
+async fn a_group_commit_stores_each_entry_under_its_own_match(b: Backend) {
+    let (m1, m2, m3) = (MatchId([1; 32]), MatchId([2; 32]), MatchId([3; 32]));
+    let e = |id: MatchId, seq: u64| EntryRow { match_id: id, seq, bytes: vec![id.0[0], seq as u8] };
+    let want = |id: MatchId, n: u64| (0..n).map(|seq| e(id, seq).bytes).collect::<Vec<_>>();
+    {
+        let s = b.open().await;
+        s.create_match(&live(m1, 1), &[e(m1, 0)]).await.unwrap();
+        s.create_match(&live(m2, 2), &[e(m2, 0)]).await.unwrap();
+        s.write_batch(&[
+            Write::Entries(vec![e(m1, 1), e(m2, 1), e(m1, 2)]),
+            Write::Match(live(m3, 3), vec![e(m3, 0)]),
+            Write::Entries(vec![e(m2, 2)]),
+        ])
+        .await
+        .unwrap();
+        // Refused whole: m1's position 3 is not stored either.
+        let refused = Write::Entries(vec![e(m1, 3), e(m2, 2)]);
+        assert!(s.write_batch(&[refused]).await.is_err());
+        assert_eq!(s.entries(&m1).await.unwrap(), want(m1, 3));
+        s.write_batch(&[Write::Entries(vec![e(m2, 3), e(m1, 3), e(m3, 1)])]).await.unwrap();
+        assert_eq!(s.entries(&m1).await.unwrap(), want(m1, 4));
+        assert_eq!(s.entries(&m2).await.unwrap(), want(m2, 4));
+        assert_eq!(s.entries(&m3).await.unwrap(), want(m3, 2));
+    }
+    let s = b.open().await;
+    let mut rows = Vec::new();
+    for seq in 4..200 {
+        rows.extend([e(m1, seq), e(m2, seq)]);
+    }
+    rows.push(e(m3, 2));
+    s.write_batch(&[Write::Entries(rows)]).await.unwrap();
+    assert_eq!(s.entries(&m1).await.unwrap(), want(m1, 200));
+    assert_eq!(s.entries(&m2).await.unwrap(), want(m2, 200));
+    assert_eq!(s.entries(&m3).await.unwrap(), want(m3, 3));
 }
 
 async fn accounts_and_challenges_round_trip(b: Backend) {
@@ -631,4 +672,47 @@ async fn sqlite_a_text_keyed_file_is_migrated_at_open_and_resumes() {
     c.close().await.unwrap();
     let e = SqliteStore::open(dir).await.expect_err("a newer schema");
     assert!(e.to_string().contains("schema version 2"), "{e}");
+}
+
+/// SQLite only: a match keeps its number: appended to again after a reopen (its number no
+/// longer in memory), and after its number was forgotten when it finished, its entries are all
+/// under the number it was given first, and no match is numbered twice.
+#[tokio::test]
+async fn sqlite_a_resumed_match_appends_under_its_old_number() {
+    use sqlx::sqlite::SqliteConnection;
+    let b = Backend::sqlite("resumed_number");
+    let Backend::Sqlite(dir) = &b else { unreachable!("a SQLite backend") };
+    let (m1, m2) = (MatchId([1; 32]), MatchId([2; 32]));
+    {
+        let s = b.open().await;
+        s.create_match(&live(m1, 1), &[entry(m1, 0, 0)]).await.unwrap();
+        s.append_entries(&[entry(m1, 1, 1)]).await.unwrap();
+    }
+    {
+        let s = b.open().await;
+        s.create_match(&live(m2, 2), &[entry(m2, 0, 10)]).await.unwrap();
+        s.append_entries(&[entry(m2, 1, 11), entry(m1, 2, 2)]).await.unwrap();
+        s.finish_match(&m1, &finish(3)).await.unwrap();
+        s.append_entries(&[entry(m1, 3, 3), entry(m2, 2, 12)]).await.unwrap();
+        assert_eq!(s.entries(&m1).await.unwrap(), vec![vec![0], vec![1], vec![2], vec![3]]);
+        assert_eq!(s.entries(&m2).await.unwrap(), vec![vec![10], vec![11], vec![12]]);
+    }
+    let url = format!("sqlite://{}", dir.join("fogproof.sqlite").display());
+    let mut c = SqliteConnection::connect(&url).await.unwrap();
+    let numbered: Vec<(String, i64)> =
+        sqlx::query_as("SELECT id, no FROM match_numbers ORDER BY no")
+            .fetch_all(&mut c)
+            .await
+            .unwrap();
+    assert_eq!(numbered.len(), 2, "{numbered:?}");
+    assert_eq!(numbered[0].0, super::sqlite::id_text(&m1));
+    assert_eq!(numbered[1].0, super::sqlite::id_text(&m2));
+    let under: Vec<(i64, i64)> = sqlx::query_as(
+        "SELECT match_no, count(*) FROM match_entries GROUP BY match_no ORDER BY match_no",
+    )
+    .fetch_all(&mut c)
+    .await
+    .unwrap();
+    assert_eq!(under, vec![(numbered[0].1, 4), (numbered[1].1, 3)]);
+    c.close().await.unwrap();
 }
