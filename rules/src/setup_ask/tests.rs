@@ -1,3 +1,6 @@
+//! Tests of [`SetupAsk`]: which games ask, random answers the rules accept, forms read with
+//! the same error texts, the terminal's words and prompts.
+
 use super::*;
 use crate::secretchess6::{self, Action as SixAction, TurnMove};
 use crate::{ByColor, Game as _, Variant};
