@@ -340,23 +340,7 @@ mod tests {
     /// The names written into comments are the serde names the JSON outputs use.
     #[test]
     fn names_are_the_serde_names() {
-        let all = [
-            Role::Pawn,
-            Role::Knight,
-            Role::Bishop,
-            Role::Rook,
-            Role::Queen,
-            Role::King,
-            Role::Marshall,
-            Role::Archbishop,
-            Role::Centaur,
-            Role::DragonHorse,
-            Role::DragonKing,
-            Role::Spy,
-            Role::Decoy,
-            Role::Cannon,
-        ];
-        for r in all {
+        for r in Role::ALL {
             assert_eq!(serde_json::to_value(r).expect("a name"), role_name_of(r), "{r:?}");
         }
         for p in [secretchess6::PassReason::OnlyKing, secretchess6::PassReason::NoLegalMove] {
