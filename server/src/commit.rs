@@ -13,6 +13,15 @@ use tokio::sync::{mpsc, oneshot};
 /// match counts as one.
 const MAX_BATCH_ENTRIES: usize = 4096;
 
+/// Under load (the last group commit carried writes of several tasks), how long at most the
+/// committer waits for more writes before it commits: the last commit's own duration, at most
+/// this. A commit's fixed work (its `fsync`, its WAL pages) is then shared by more entries;
+/// a lone write (no load) is committed at once.
+const MAX_GATHER: std::time::Duration = std::time::Duration::from_millis(5);
+
+/// The entries after which the committer stops gathering (it commits at once).
+const GATHER_ENTRIES: usize = 64;
+
 type Ack = oneshot::Sender<Result<(), Arc<StoreError>>>;
 
 /// A handle to the committer task.
@@ -59,7 +68,17 @@ fn weight(w: &Write) -> usize {
     }
 }
 
+/// How long the committer waits for more writes after the last commit carried `writes` writes
+/// and took `took`: not at all after a lone write (no load: it commits at once), else the last
+/// commit's own duration, at most [`MAX_GATHER`] (under load the writes that would have waited
+/// for the next commit share this one's fixed work).
+fn gather_window(writes: usize, took: std::time::Duration) -> Option<std::time::Duration> {
+    (writes > 1).then(|| took.min(MAX_GATHER))
+}
+
 async fn run(store: Arc<dyn Store>, mut rx: mpsc::Receiver<(Write, Ack)>) {
+    // The last commit's writes and how long it took.
+    let mut last = (0usize, std::time::Duration::ZERO);
     while let Some((write, ack)) = rx.recv().await {
         let mut count = weight(&write);
         let (mut writes, mut acks) = (vec![write], vec![ack]);
@@ -73,11 +92,27 @@ async fn run(store: Arc<dyn Store>, mut rx: mpsc::Receiver<(Write, Ack)>) {
                 Err(_) => break,
             }
         }
+        if let Some(window) = gather_window(last.0, last.1)
+            && count < GATHER_ENTRIES
+        {
+            let until = tokio::time::Instant::now() + window;
+            while count < GATHER_ENTRIES {
+                match tokio::time::timeout_at(until, rx.recv()).await {
+                    Ok(Some((w, a))) => {
+                        count += weight(&w);
+                        writes.push(w);
+                        acks.push(a);
+                    }
+                    Ok(None) | Err(_) => break,
+                }
+            }
+        }
         let entries: usize =
             writes.iter().map(|w| if let Write::Entries(r) = w { r.len() } else { 0 }).sum();
         let started = std::time::Instant::now();
         let result = store.write_batch(&writes).await.map_err(Arc::new);
-        metrics::histogram!(crate::metrics::COMMIT_SECONDS).record(started.elapsed());
+        last = (writes.len(), started.elapsed());
+        metrics::histogram!(crate::metrics::COMMIT_SECONDS).record(last.1);
         if let Err(e) = &result {
             tracing::error!(error = %e, writes = writes.len(), "commit failed");
         }
@@ -131,6 +166,15 @@ mod tests {
 
     /// Writes sent at once share group commits, and one bad write (a match stored twice)
     /// fails only itself: the others in its group are stored.
+    #[test]
+    fn a_lone_write_is_committed_at_once_and_a_busy_committer_gathers_at_most_max_gather() {
+        let ms = std::time::Duration::from_millis;
+        assert_eq!(gather_window(0, ms(0)), None, "the first write");
+        assert_eq!(gather_window(1, ms(3)), None, "after a lone write: no load");
+        assert_eq!(gather_window(2, ms(3)), Some(ms(3)), "the last commit's duration");
+        assert_eq!(gather_window(40, ms(30)), Some(MAX_GATHER), "at most MAX_GATHER");
+    }
+
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn starts_and_challenges_share_group_commits_and_a_bad_write_fails_alone() {
         let dir = std::env::temp_dir().join(format!("fogproof-commit-{}", std::process::id()));
