@@ -700,8 +700,16 @@ async fn an_umpire_process_killed_mid_match_is_replaced_by_another() {
         return;
     };
     let mut c = Cluster::start_on("umpires", 1_100, &base_url, Umpires::Processes).await;
-    tokio::time::sleep(Duration::from_millis(1_500)).await;
-    let held = [c.umpiring(0), c.umpiring(1)];
+    // Until both umpire processes hold seats (the matches start within a second or two; on a
+    // busy machine later): at most 15 s.
+    let mut held = [c.umpiring(0), c.umpiring(1)];
+    for _ in 0..150 {
+        if held.iter().all(|h| !h.is_empty()) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        held = [c.umpiring(0), c.umpiring(1)];
+    }
     eprintln!("the umpire processes serve {} and {} live matches", held[0].len(), held[1].len());
     assert!(
         held.iter().all(|h| !h.is_empty()),
