@@ -108,7 +108,7 @@ mod tests {
     fn decide(seat: &Seat, seed: u8) -> String {
         let mut bot = HouseBot::new([seed; 32]);
         let action = bot.decide_seeing(Some(seat), seat.variant(), seat.side(), &ask(seat));
-        crate::view::action_text(seat.variant(), &action).expect("a move")
+        action.text().expect("a move")
     }
 
     fn play(seat: &mut Seat, moves: &str) {

@@ -320,7 +320,7 @@ impl Policy for EngineBot {
             && !self.failed
             && let (Ask::Choose(_), Some(seat)) = (ask, seat)
         {
-            let offered = crate::view::offered(variant, ask);
+            let offered = crate::view::offered(ask);
             match self.engine_move(seat, variant, &offered) {
                 Ok(Some(action)) => {
                     self.engine_moves += 1;

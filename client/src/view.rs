@@ -14,18 +14,12 @@ use rules::seat::SeatView;
 use rules::{AnyAction, Color, Variant};
 use std::fmt::Write as _;
 
-/// The text of an offered action (module docs); `None` for setups and tie-breaks, which are
-/// never offered in a list.
-pub fn action_text(_variant: Variant, action: &AnyAction) -> Option<String> {
-    action.text()
-}
-
 /// The texts of the actions a question offers, with the actions, in the order offered (empty
 /// for the free-form questions). An action without a text (a setup, never offered in a list)
 /// is left out.
-pub fn offered(variant: Variant, ask: &Ask) -> Vec<(String, AnyAction)> {
+pub fn offered(ask: &Ask) -> Vec<(String, AnyAction)> {
     let Ask::Choose(options) = ask else { return Vec::new() };
-    options.iter().filter_map(|a| Some((action_text(variant, a)?, a.clone()))).collect()
+    options.iter().filter_map(|a| Some((a.text()?, a.clone()))).collect()
 }
 
 /// What a question asks, as a short name: `move` (the legal moves), `attempt` (Kriegspiel: the
@@ -154,8 +148,7 @@ mod tests {
     fn offered_actions_have_texts_and_kinds() {
         let seat = Seat::new(&GameOptions::Chess, Color::White);
         let ask = Ask::Choose(seat.legal_actions());
-        let texts: Vec<String> =
-            offered(Variant::Chess, &ask).into_iter().map(|(t, _)| t).collect();
+        let texts: Vec<String> = offered(&ask).into_iter().map(|(t, _)| t).collect();
         assert_eq!(texts.len(), 20);
         assert!(texts.contains(&"e2e4".to_owned()) && texts.contains(&"g1f3".to_owned()));
         assert_eq!(ask_kind(Variant::Kriegspiel, &ask), "attempt");
@@ -163,11 +156,7 @@ mod tests {
         let freeze = AnyAction::SecretChess6(SixAction::LifeFreeze {
             piece: Square::parse("c2", rules::BoardSize::Six).expect("a square"),
         });
-        assert_eq!(action_text(Variant::SecretChess6, &freeze).as_deref(), Some("freeze-c2"));
-        assert_eq!(
-            action_text(Variant::SecretChess6, &AnyAction::SecretChess6(SixAction::EndTurn))
-                .as_deref(),
-            Some("end-turn")
-        );
+        assert_eq!(freeze.text().as_deref(), Some("freeze-c2"));
+        assert_eq!(AnyAction::SecretChess6(SixAction::EndTurn).text().as_deref(), Some("end-turn"));
     }
 }

@@ -348,7 +348,7 @@ impl Hub {
                     if game.snap.status != Status::Started {
                         return;
                     }
-                    game.offered = crate::view::offered(game.snap.variant, &ask);
+                    game.offered = crate::view::offered(&ask);
                     game.snap.offered = game.offered.iter().map(|(t, _)| t.clone()).collect();
                     game.snap.ask = Some(ask);
                     game.snap.asked += 1;
