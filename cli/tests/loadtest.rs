@@ -81,6 +81,10 @@ fn loadtest_plays_matches_and_prints_its_report() {
     let line = |prefix: &str| line(&stdout, prefix);
     // The bound was timed: a positive cost per message.
     assert!(number_after(line("signature bound:"), "verify + sign") > 0.0);
+    // Timed again in bursts during the window, and the server's CPU compared with both.
+    assert!(number_after(line("signature bound under load:"), "verify + sign") > 0.0);
+    assert!(line("signature bound under load:").contains("bursts of 64 messages"), "{stdout}");
+    assert!(line("server CPU:").contains("x under load)"), "{stdout}");
     assert!(line("ramp:").starts_with("ramp: 3 matches playing"), "{stdout}");
     // Receipts came back to players.
     assert!(line("receipt latency (server").contains("p99 <="), "{stdout}");
@@ -105,6 +109,9 @@ fn loadtest_with_the_umpire_in_its_own_process() {
     assert!(line("server:").contains("the umpire in a process of its own, pid"), "{stdout}");
     assert!(line("per core of server CPU:").contains("of the one-core signature bound"));
     assert!(line("umpire process CPU:").contains("us per accepted message"), "{stdout}");
+    // The umpire's own bound was timed, and its process's CPU compared with it.
+    assert!(number_after(line("umpire bound:"), "signatures") > 0.0, "{stdout}");
+    assert!(line("umpire process CPU:").contains("x its receipt checks"), "{stdout}");
     assert!(line("per core of server + umpire CPU:").contains("messages/s per core"));
     assert_three_matches_played_and_ended_valid(&stdout);
 }

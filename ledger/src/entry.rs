@@ -329,19 +329,71 @@ type SignedItem = (u64, protocol::MessageHash, Option<protocol::message::Message
 /// The record's entries whose receipts verify as its relay's (the terms' relay key signed
 /// them, for this match and for exactly that entry's signed message), each with its receipt
 /// time, its message's hash and body (`None` where the message does not verify), in order.
-fn relay_signed(record: &[u8], v: &VerifiedMatch) -> Result<Vec<SignedItem>, EntryError> {
+///
+/// The signatures are not checked again when `valid` says `v` is a valid verdict on exactly
+/// these bytes: the verifier refuses a record with any receipt or message signature that
+/// fails. Otherwise every receipt's and message's signature is first checked in one batch
+/// ([`protocol::batch::verify_batch`], the verifier's own rules and its one documented
+/// laxity); only when the batch fails is each checked alone (`verify_strict`), so a record
+/// with a bad signature reads exactly as before. The other checks (the receipt's match and
+/// message, the message's match) are made on every entry either way.
+fn relay_signed(
+    record: &[u8],
+    v: &VerifiedMatch,
+    valid: bool,
+) -> Result<Vec<SignedItem>, EntryError> {
+    use protocol::batch::{Item, verify_batch};
+    use protocol::message::{MessageBody, Receipt};
+    use protocol::tags;
     let match_id = v.match_id.ok_or(EntryError::Unreadable("no match id"))?;
     let relay = v.relay.ok_or(EntryError::Unreadable("no relay"))?;
     let parsed = protocol::record::MatchRecord::read_prefix(record)
         .ok_or(EntryError::Unreadable("no terms"))?;
+    let bodies: Vec<Option<MessageBody>> =
+        parsed.entries.iter().map(|e| MessageBody::from_canonical(&e.message.body).ok()).collect();
+    let mut items = Vec::with_capacity(if valid { 0 } else { 2 * parsed.entries.len() });
+    for (e, body) in parsed.entries.iter().zip(&bodies).filter(|_| !valid) {
+        items.push(Item {
+            key: relay,
+            tag: tags::RECEIPT,
+            bytes: &e.receipt.receipt,
+            signature: e.receipt.signature,
+        });
+        if let Some(b) = body {
+            items.push(Item {
+                key: b.author,
+                tag: tags::MESSAGE,
+                bytes: &e.message.body,
+                signature: e.message.signature,
+            });
+        }
+    }
+    let all_signed = valid || verify_batch(&items).is_ok();
     Ok(parsed
         .entries
         .iter()
-        .filter_map(|e| {
-            let receipt = e.receipt.verify(&relay, &match_id, &e.message).ok()?;
-            Some((receipt.time_ms, e.message.hash(), e.message.verify_for(&match_id).ok()))
+        .zip(bodies)
+        .filter_map(|(e, body)| {
+            let receipt = if all_signed {
+                Receipt::from_canonical(&e.receipt.receipt)
+                    .ok()
+                    .filter(|r| r.match_id == match_id && r.message == e.message.signed_hash())?
+            } else {
+                e.receipt.verify(&relay, &match_id, &e.message).ok()?
+            };
+            let body = if all_signed {
+                body.filter(|b| b.match_id == match_id)
+            } else {
+                e.message.verify_for(&match_id).ok()
+            };
+            Some((receipt.time_ms, e.message.hash(), body))
         })
         .collect())
+}
+
+/// Whether `v` is a valid verdict on exactly `record` (its SHA-256).
+fn valid_on(record: &[u8], v: &VerifiedMatch) -> bool {
+    v.verdict.is_valid() && v.record_sha256 == sha256(record)
 }
 
 /// A record's close time. If its relay closed it (a `Close` notice by the relay, with a
@@ -355,8 +407,12 @@ fn relay_signed(record: &[u8], v: &VerifiedMatch) -> Result<Vec<SignedItem>, Ent
 /// receipt verifies (a record with no entry, or with none its relay signed). `v` is the
 /// record's verification (for its match id and relay key).
 pub fn close_time_ms(record: &[u8], v: &VerifiedMatch) -> Result<u64, EntryError> {
+    close_time_of(&relay_signed(record, v, valid_on(record, v))?, v)
+}
+
+/// [`close_time_ms`] of a record's [`relay_signed`] entries.
+fn close_time_of(signed: &[SignedItem], v: &VerifiedMatch) -> Result<u64, EntryError> {
     let relay = v.relay.ok_or(EntryError::Unreadable("no relay"))?;
-    let signed = relay_signed(record, v)?;
     let close = signed.iter().rev().find_map(|(_, _, body)| match body {
         Some(b) if b.author == relay => match b.payload {
             protocol::message::Payload::Close { wall_ms } => Some(wall_ms),
@@ -381,6 +437,15 @@ pub fn is_rated(
     v: &VerifiedMatch,
     result: Option<rules::GameResult>,
 ) -> Result<bool, EntryError> {
+    rated_of(record, &relay_signed(record, v, valid_on(record, v))?, result)
+}
+
+/// [`is_rated`] of a record whose [`relay_signed`] entries are `signed`.
+fn rated_of(
+    record: &[u8],
+    signed: &[SignedItem],
+    result: Option<rules::GameResult>,
+) -> Result<bool, EntryError> {
     use protocol::message::Payload;
     let parsed = protocol::record::MatchRecord::read_prefix(record)
         .ok_or(EntryError::Unreadable("no terms"))?;
@@ -391,7 +456,6 @@ pub fn is_rated(
     }
     let players = [terms.players[0].key, terms.players[1].key];
     let umpire = terms.umpire.as_ref().map(|u| u.key);
-    let signed = relay_signed(record, v)?;
     let author_of: std::collections::BTreeMap<protocol::MessageHash, PublicKey> = signed
         .iter()
         .filter_map(|(_, hash, body)| body.as_ref().map(|b| (*hash, b.author)))
@@ -473,10 +537,39 @@ impl MatchEntry {
         record: &[u8],
         tournament: Option<TournamentRound>,
     ) -> Result<MatchEntry, EntryError> {
-        let v = verifier::verify_match(record);
-        let finished_at_ms = close_time_ms(record, &v)?;
-        let mut entry = MatchEntry::from_verified(&v, MatchContext { tournament, finished_at_ms })?;
-        entry.rated = is_rated(record, &v, entry.result)?;
+        MatchEntry::of_verification(record, tournament, &verifier::verify_match(record))
+    }
+
+    /// [`MatchEntry::from_record_in`], reusing `verified` when it is this verifier's
+    /// ([`verifier::VERSION`]) [`verifier::verify_match`] of exactly `record` (its SHA-256):
+    /// what a host that verified the record when the match ended appends without verifying
+    /// it twice. Any other `verified` is not used and the record is verified here, so the
+    /// entry is the same either way.
+    pub fn from_record_verified(
+        record: &[u8],
+        tournament: Option<TournamentRound>,
+        verified: &VerifiedMatch,
+    ) -> Result<MatchEntry, EntryError> {
+        if verified.verifier_version == verifier::VERSION
+            && verified.record_sha256 == sha256(record)
+        {
+            MatchEntry::of_verification(record, tournament, verified)
+        } else {
+            MatchEntry::from_record_in(record, tournament)
+        }
+    }
+
+    /// The entry of `record` given `v`, the verifier's verification of exactly these bytes.
+    fn of_verification(
+        record: &[u8],
+        tournament: Option<TournamentRound>,
+        v: &VerifiedMatch,
+    ) -> Result<MatchEntry, EntryError> {
+        // The relay's signatures are read once, for the close time and the rating.
+        let signed = relay_signed(record, v, v.verdict.is_valid())?;
+        let finished_at_ms = close_time_of(&signed, v)?;
+        let mut entry = MatchEntry::from_verified(v, MatchContext { tournament, finished_at_ms })?;
+        entry.rated = rated_of(record, &signed, entry.result)?;
         Ok(entry)
     }
 

@@ -35,6 +35,19 @@ pub enum Submission {
         /// The tournament round, if any.
         tournament: Option<TournamentRound>,
     },
+    /// A finished match as [`Submission::Match`], with the verification this process made of
+    /// it ([`verifier::verify_match`]), so the ledger need not verify it again
+    /// ([`MatchEntry::from_record_verified`]: a verification of other bytes or by another
+    /// verifier version is not used, and the record is verified here). The entry is the
+    /// same as [`Submission::Match`]'s.
+    Verified {
+        /// The record file's bytes.
+        record: Vec<u8>,
+        /// The tournament round, if any.
+        tournament: Option<TournamentRound>,
+        /// `verifier::verify_match(&record)`, made earlier by the caller.
+        verified: std::sync::Arc<verifier::VerifiedMatch>,
+    },
     /// A tournament definition: the signed definition file's bytes.
     Tournament {
         /// The file (canonical `SignedDefinition`).
@@ -247,8 +260,15 @@ impl Ledger {
             .map(|(index, s)| {
                 let refused = |source| AppendError::Refused { index, source };
                 let (body, file): (EntryBody, &[u8]) = match s {
-                    Submission::Match { record, tournament } => {
-                        let m = MatchEntry::from_record_in(record, *tournament).map_err(refused)?;
+                    Submission::Match { record, tournament: t }
+                    | Submission::Verified { record, tournament: t, .. } => {
+                        let m = match s {
+                            Submission::Verified { verified, .. } => {
+                                MatchEntry::from_record_verified(record, *t, verified)
+                            }
+                            _ => MatchEntry::from_record_in(record, *t),
+                        }
+                        .map_err(refused)?;
                         let close_ms = m.context.finished_at_ms;
                         if let Some(log_ms) = log_ms
                             && close_ms > log_ms.saturating_add(tolerance_ms)

@@ -258,6 +258,71 @@ fn a_stated_close_time_other_than_the_records_is_refused() {
     );
 }
 
+#[test]
+fn an_entry_whose_signature_fails_is_left_out_of_the_close_time_and_the_rest_still_read() {
+    // The signatures are checked in one batch; a bad one makes the batch fail and each is
+    // checked alone: only the forged entry is left out.
+    // Closed an hour after an outage, so the `Close`'s wall time is not its receipt's time;
+    // the record ends at the `Close`.
+    let game = sim::selfplay_with(sim::SelfplayConfig::new(Variant::Chess, 3)).unwrap();
+    let record = resumed_after(&game, 3_600_000);
+    let r = protocol::record::MatchRecord::from_canonical(&record).unwrap();
+    let relay = r.terms.verify().unwrap().terms.relay;
+    let close_at = r.entries.len() - 1;
+    assert!(matches!(r.entries[close_at].message.verify().unwrap().payload, Payload::Close { .. }));
+    let time_of = |i: usize| r.entries[i].receipt.open(&relay).unwrap().time_ms;
+    let (wall, _) = close_of(&record);
+    let close_time = |bytes: &[u8]| {
+        let vm = verifier::verify_match(bytes);
+        ledger::entry::close_time_ms(bytes, &vm).unwrap()
+    };
+    assert_eq!(close_time(&record), wall);
+    // The `Close`'s receipt forged: its entry is not the relay's; the close time is the last
+    // receipt that verifies, the entry before it.
+    let mut forged = r.clone();
+    forged.entries[close_at].receipt.signature.s[0] ^= 1;
+    assert_eq!(close_time(&forged.to_canonical()), time_of(close_at - 1));
+    // The `Close` message's own signature forged (its receipt intact): its body is not read,
+    // so the close time is its receipt's time, not the wall time it states.
+    let mut forged = r.clone();
+    forged.entries[close_at].message.signature.s[0] ^= 1;
+    assert_eq!(close_time(&forged.to_canonical()), time_of(close_at));
+    assert_ne!(time_of(close_at), wall, "the test needs the two times to differ");
+}
+
+#[test]
+fn a_verified_submission_appends_the_match_entry_and_a_verification_of_other_bytes_is_not_used() {
+    let records: Vec<Vec<u8>> =
+        (4..=5).map(|seed| sim::selfplay(Variant::Chess, seed).unwrap().0).collect();
+    // A record with faults (a forged receipt): its signatures are checked, not taken as read.
+    let mut forged = MatchRecord::from_canonical(&records[0]).unwrap();
+    let last = forged.entries.len() - 2;
+    forged.entries[last].receipt.signature.s[0] ^= 1;
+    let forged = forged.to_canonical();
+    let entry_of = |s: Submission| {
+        let dir = tempfile::tempdir().unwrap();
+        let mut ledger = Ledger::create(dir.path(), log_key()).unwrap();
+        ledger.append(&[s]).unwrap();
+        ledger.entry_bytes(0).unwrap()
+    };
+    let plain = |r: &[u8]| entry_of(Submission::Match { record: r.to_vec(), tournament: None });
+    let verified = |r: &[u8], of: &[u8]| {
+        entry_of(Submission::Verified {
+            record: r.to_vec(),
+            tournament: None,
+            verified: std::sync::Arc::new(verifier::verify_match(of)),
+        })
+    };
+    for r in [&records[0], &records[1], &forged] {
+        assert_eq!(verified(r, r), plain(r));
+    }
+    let forged_entry = LedgerEntry::from_bytes(&plain(&forged)).unwrap();
+    assert!(matches!(forged_entry.as_match().unwrap().verdict, EntryVerdict::Faults { .. }));
+    // Another record's verification is not used: the record is verified itself.
+    assert_eq!(verified(&records[0], &records[1]), plain(&records[0]));
+    assert_eq!(verified(&forged, &records[0]), plain(&forged));
+}
+
 /// `game` as a server would have written it had it gone down just before the message that
 /// completed the match and come back `outage_ms` later: its stored entries replayed into a
 /// resumed relay, whose time stands still across the outage (nobody is charged the downtime),

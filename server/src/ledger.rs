@@ -34,6 +34,7 @@ use crate::store::{LedgerMark, MatchRow, Store};
 use axum::http::StatusCode;
 use ledger::entry::TournamentRound;
 use ledger::{AppendError, Ledger, Submission};
+use std::collections::{BTreeMap, VecDeque};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
@@ -56,10 +57,39 @@ pub enum LedgerStartError {
 /// The server's ledger: the log writer behind a mutex, called from blocking tasks.
 pub struct ServerLedger {
     ledger: Mutex<Ledger>,
+    /// The verifications made when matches ended here, kept for the appender.
+    kept: Mutex<KeptVerifications>,
     /// The log directory served at `/ledger/`.
     pub dir: PathBuf,
     /// The log's verifier key (`fogproof ledger key`).
     pub vkey: String,
+}
+
+/// How many verifications of ended matches the appender may be handed
+/// ([`ServerLedger::keep_verification`]): about a minute of match ends at 60 per second, and
+/// at most a few MiB (a verification is a few hundred bytes, its listed faults capped).
+pub const MAX_KEPT_VERIFICATIONS: usize = 4096;
+
+/// The verifications kept for the appender, by match id, and their order (oldest first).
+#[derive(Default)]
+struct KeptVerifications {
+    by_id: BTreeMap<[u8; 32], Arc<verifier::VerifiedMatch>>,
+    order: VecDeque<[u8; 32]>,
+}
+
+impl KeptVerifications {
+    fn keep(&mut self, id: [u8; 32], verified: Arc<verifier::VerifiedMatch>) {
+        if self.by_id.insert(id, verified).is_none() {
+            self.order.push_back(id);
+        }
+        // The oldest go first; the ids of verifications already taken leave `order` here too.
+        while self.by_id.len() > MAX_KEPT_VERIFICATIONS
+            || self.order.len() > 2 * MAX_KEPT_VERIFICATIONS
+        {
+            let Some(old) = self.order.pop_front() else { break };
+            self.by_id.remove(&old);
+        }
+    }
 }
 
 impl std::fmt::Debug for ServerLedger {
@@ -84,10 +114,29 @@ impl ServerLedger {
             let ledger =
                 opened.map_err(|source| LedgerStartError::Open { dir: dir.clone(), source })?;
             let vkey = ledger.verifier_key().to_string();
-            Ok(ServerLedger { ledger: Mutex::new(ledger), dir, vkey })
+            Ok(ServerLedger {
+                ledger: Mutex::new(ledger),
+                kept: Mutex::new(KeptVerifications::default()),
+                dir,
+                vkey,
+            })
         })
         .await
         .map_err(|e| LedgerStartError::Task(e.to_string()))?
+    }
+
+    /// Keeps the verification made when `m` ended (by its match task), so that the appender
+    /// does not verify the record a second time ([`Submission::Verified`]). At most
+    /// [`MAX_KEPT_VERIFICATIONS`] are kept, the oldest dropped first; a match whose
+    /// verification was dropped (or that ended on another node, or before a restart) is
+    /// verified by the ledger as it is appended.
+    pub fn keep_verification(&self, m: &crate::finished::FinishedMatch) {
+        lock(&self.kept).keep(m.row.id.0, Arc::new(m.verified.clone()));
+    }
+
+    /// Takes the kept verification of match `id`, if any.
+    fn take_verification(&self, id: &[u8; 32]) -> Option<Arc<verifier::VerifiedMatch>> {
+        lock(&self.kept).by_id.remove(id)
     }
 
     /// Makes the server's clock the log's own clock (what a record's close time may not run
@@ -234,7 +283,7 @@ pub async fn append_finished<H: LedgerHost>(
                 marks.push((row.id, LedgerMark::Appended));
                 continue;
             }
-            match submission(shared.ledger_store(), &row).await {
+            match submission(shared.ledger_store(), &row, l.take_verification(&row.id.0)).await {
                 Ok(s) => todo.push((row, s)),
                 Err(why) => {
                     refused(&row, &why);
@@ -292,7 +341,11 @@ fn refused(row: &MatchRow, why: &str) {
 
 /// The submission of a finished match: its record rebuilt from the store, its tournament round
 /// if the server started it as one.
-async fn submission(store: &dyn Store, row: &MatchRow) -> Result<Submission, String> {
+async fn submission(
+    store: &dyn Store,
+    row: &MatchRow,
+    verified: Option<Arc<verifier::VerifiedMatch>>,
+) -> Result<Submission, String> {
     let record = crate::finished::record_bytes(store, row).await.map_err(|e| e.message)?;
     let tournament = store
         .tournament_game(&row.id)
@@ -300,7 +353,14 @@ async fn submission(store: &dyn Store, row: &MatchRow) -> Result<Submission, Str
         .map_err(|e| e.to_string())?
         .map(|g| TournamentRound { tournament: g.tournament, round: g.round });
     // The close time is the record's (the relay's signed time): the ledger takes it from there.
-    Ok(Submission::Match { record, tournament })
+    Ok(match verified {
+        // The ledger uses it only if it is the verification of exactly these bytes.
+        Some(verified) => {
+            metrics::counter!(crate::metrics::LEDGER_VERIFICATIONS_REUSED).increment(1);
+            Submission::Verified { record, tournament, verified }
+        }
+        None => Submission::Match { record, tournament },
+    })
 }
 
 /// What a path under `/ledger/` names, if it is one of the log's files.
@@ -512,6 +572,33 @@ pub struct RatingRow {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn kept_verifications_are_bounded_oldest_out_and_taken_once() {
+        let v = Arc::new(verifier::verify_match(b"not a record"));
+        let id = |i: usize| {
+            let mut id = [0u8; 32];
+            id[..8].copy_from_slice(&(i as u64).to_le_bytes());
+            id
+        };
+        let mut kept = KeptVerifications::default();
+        for i in 0..MAX_KEPT_VERIFICATIONS + 10 {
+            kept.keep(id(i), v.clone());
+            assert!(kept.by_id.len() <= MAX_KEPT_VERIFICATIONS);
+        }
+        // The ten oldest were dropped, the newest kept.
+        assert!(!kept.by_id.contains_key(&id(9)));
+        assert!(kept.by_id.contains_key(&id(10)));
+        assert!(kept.by_id.remove(&id(10)).is_some());
+        assert!(kept.by_id.remove(&id(10)).is_none(), "taken once");
+        // Taking every one as it is kept (the appender keeping up) leaves `order` bounded.
+        for i in 0..5 * MAX_KEPT_VERIFICATIONS {
+            kept.keep(id(1_000_000 + i), v.clone());
+            kept.by_id.remove(&id(1_000_000 + i));
+            assert!(kept.order.len() <= 2 * MAX_KEPT_VERIFICATIONS);
+        }
+        assert!(kept.by_id.len() < MAX_KEPT_VERIFICATIONS);
+    }
 
     #[test]
     fn only_paths_of_the_tlog_tiles_layout_are_log_files() {

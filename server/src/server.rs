@@ -178,7 +178,11 @@ pub async fn start(
         reconciled = crate::ledger::reconcile(&shared, l).await.map_err(StartError::Reconcile)?;
     }
     if let (Some(l), Some(settings)) = (shared.ledger.as_ref().cloned(), ledger_settings) {
-        lock(&shared.on_finish).push(Arc::new(|m| crate::ledger::count_finished(&m)));
+        let kept = l.clone();
+        lock(&shared.on_finish).push(Arc::new(move |m| {
+            crate::ledger::count_finished(&m);
+            kept.keep_verification(&m);
+        }));
         crate::promise::install(&shared);
         tokio::spawn(crate::ledger::appender(
             shared.clone(),

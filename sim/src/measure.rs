@@ -407,50 +407,193 @@ fn ms(seconds: Option<f64>) -> String {
     }
 }
 
-/// The relay's own cryptography per message: [`protocol::message::SignedMessage::verify`] of a
-/// player's or umpire's message and [`protocol::message::SignedReceipt::sign`] of its receipt,
-/// over every such message of a self-played Kriegspiel match, looped for `seconds` on this
-/// thread. Returns seconds per message of this thread's CPU time (`/proc/thread-self/schedstat`;
-/// the wall time where that cannot be read), of wall time, and how many distinct messages were
-/// timed. CPU time is the bound the server's CPU per message is compared with: on a shared
-/// machine the wall time also counts the time other processes held the core.
-pub fn signature_cost(seconds: f64) -> Result<(f64, f64, usize)> {
-    let played = crate::selfplay_with(crate::SelfplayConfig::new(Variant::Kriegspiel, 1))
-        .context("self-playing the Kriegspiel match the bound is timed on")?;
-    let relay_key = protocol::terms::MatchTerms::from_canonical(&played.record.terms.terms)
-        .context("the terms")?
-        .relay;
-    let mut pairs = Vec::new();
-    for e in &played.record.entries {
-        let body = e.message.verify().context("a self-played message")?;
-        if body.author == relay_key {
-            continue;
+/// The cryptography a party must do per message, over every message of a self-played
+/// Kriegspiel match, timed on the calling thread ([`Crypto::time`]):
+/// - **the relay's** ([`Crypto::relay`]): [`protocol::message::SignedMessage::verify`] of each
+///   player's or umpire's message and [`protocol::message::SignedReceipt::sign`] of its receipt;
+/// - **the umpire's checks and signatures** ([`Crypto::umpire`]), per entry of the match (every
+///   entry reaches the umpire): the relay's receipt
+///   ([`protocol::message::SignedReceipt::verify_signed_hash`]), the author's signature of
+///   every message not its own, and its own signature of every message it writes. Its seals
+///   and opens are left out (`cargo bench --bench umpire` times them: about 6% of its
+///   cryptography), so this is a lower bound of what it must do.
+pub struct Crypto {
+    steps: Vec<Step>,
+    relay: protocol::Identity,
+    umpire: protocol::Identity,
+    match_id: protocol::MatchId,
+    relay_key: protocol::PublicKey,
+}
+
+/// One message's cryptography (see [`Crypto`]).
+enum Step {
+    /// The relay's: verify the message, sign its receipt.
+    Relay(protocol::message::SignedMessage, protocol::message::Receipt),
+    /// The umpire's, for an entry: its receipt, and the message's signature, or the umpire's
+    /// signature of its own message's body (given for its own messages only).
+    Umpire(Box<protocol::relay::Entry>, Option<protocol::message::MessageBody>),
+}
+
+impl Crypto {
+    fn of(umpire_side: bool) -> Result<Crypto> {
+        let played = crate::selfplay_with(crate::SelfplayConfig::new(Variant::Kriegspiel, 1))
+            .context("self-playing the Kriegspiel match the bound is timed on")?;
+        let terms = protocol::terms::MatchTerms::from_canonical(&played.record.terms.terms)
+            .context("the terms")?;
+        let match_id = protocol::terms::match_id(&played.record.terms.terms);
+        let umpire_key = terms.umpire.as_ref().map(|u| u.key);
+        let mut steps = Vec::new();
+        for e in &played.record.entries {
+            let body = e.message.verify().context("a self-played message")?;
+            if umpire_side {
+                let own = (Some(body.author) == umpire_key).then_some(body);
+                steps.push(Step::Umpire(Box::new(e.clone()), own));
+            } else if body.author != terms.relay {
+                let receipt = protocol::message::Receipt::from_canonical(&e.receipt.receipt)
+                    .context("a self-played receipt")?;
+                steps.push(Step::Relay(e.message.clone(), receipt));
+            }
         }
-        let receipt = protocol::message::Receipt::from_canonical(&e.receipt.receipt)
-            .context("a self-played receipt")?;
-        pairs.push((e.message.clone(), receipt));
-    }
-    if pairs.is_empty() {
-        bail!("the self-played match has no message to time");
-    }
-    let relay = protocol::Identity::from_seed(&[9; 32]);
-    let cpu_started = thread_cpu_ns();
-    let started = Instant::now();
-    let mut done = 0u64;
-    while started.elapsed().as_secs_f64() < seconds {
-        for (message, receipt) in &pairs {
-            let body = message.verify().context("verify")?;
-            std::hint::black_box(body);
-            std::hint::black_box(protocol::message::SignedReceipt::sign(receipt, &relay));
+        if steps.is_empty() {
+            bail!("the self-played match has no message to time");
         }
-        done += pairs.len() as u64;
+        Ok(Crypto {
+            steps,
+            relay: protocol::Identity::from_seed(&[9; 32]),
+            umpire: protocol::Identity::from_seed(&[10; 32]),
+            match_id,
+            relay_key: terms.relay,
+        })
     }
-    let wall = started.elapsed().as_secs_f64() / done as f64;
-    let cpu = match (cpu_started, thread_cpu_ns()) {
-        (Some(a), Some(b)) if b > a => (b - a) as f64 / 1e9 / done as f64,
-        _ => wall,
-    };
-    Ok((cpu, wall, pairs.len()))
+
+    /// The relay's verify + sign.
+    pub fn relay() -> Result<Crypto> {
+        Crypto::of(false)
+    }
+
+    /// The umpire's checks and signatures.
+    pub fn umpire() -> Result<Crypto> {
+        Crypto::of(true)
+    }
+
+    /// How many distinct messages one pass times.
+    pub fn messages(&self) -> usize {
+        self.steps.len()
+    }
+
+    /// Does the cryptography of `n` messages (the match's, cycled from message `from`).
+    fn run(&self, from: usize, n: usize) -> Result<()> {
+        for i in 0..n {
+            match &self.steps[(from + i) % self.steps.len()] {
+                Step::Relay(message, receipt) => {
+                    std::hint::black_box(message.verify().context("verify")?);
+                    std::hint::black_box(protocol::message::SignedReceipt::sign(
+                        receipt,
+                        &self.relay,
+                    ));
+                }
+                Step::Umpire(e, own) => {
+                    let hash = e.message.signed_hash();
+                    // The relay key of the self-played match signed these receipts.
+                    std::hint::black_box(
+                        e.receipt
+                            .verify_signed_hash(&self.relay_key, &self.match_id, hash)
+                            .context("receipt")?,
+                    );
+                    match own {
+                        None => {
+                            std::hint::black_box(
+                                e.message.verify_for(&self.match_id).context("verify")?,
+                            );
+                        }
+                        Some(body) => {
+                            std::hint::black_box(protocol::message::SignedMessage::sign(
+                                body,
+                                &self.umpire,
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// This thread's CPU time per message over `n` messages from message `from`, seconds
+    /// (the wall time where `/proc/thread-self/schedstat` cannot be read).
+    pub fn time(&self, from: usize, n: usize) -> Result<f64> {
+        let (cpu, started) = (thread_cpu_ns(), Instant::now());
+        self.run(from, n)?;
+        let wall = started.elapsed().as_secs_f64();
+        Ok(match (cpu, thread_cpu_ns()) {
+            (Some(a), Some(b)) if b > a => (b - a) as f64 / 1e9,
+            _ => wall,
+        } / n.max(1) as f64)
+    }
+
+    /// The median of [`Crypto::time`] over slices of one pass each, for `seconds` of wall
+    /// time: seconds of CPU per message. A slice a disturbance slowed (another process's
+    /// burst, a migration) moves a median less than a mean.
+    pub fn median(&self, seconds: f64) -> Result<f64> {
+        let started = Instant::now();
+        let mut slices = Vec::new();
+        while slices.is_empty() || started.elapsed().as_secs_f64() < seconds {
+            slices.push(self.time(0, self.steps.len())?);
+        }
+        Ok(median(&mut slices))
+    }
+}
+
+/// The median of `values` (sorted in place); 0 for none.
+fn median(values: &mut [f64]) -> f64 {
+    values.sort_by(f64::total_cmp);
+    match values.len() {
+        0 => 0.0,
+        n if n % 2 == 1 => values[n / 2],
+        n => (values[n / 2 - 1] + values[n / 2]) / 2.0,
+    }
+}
+
+/// The relay's cryptography timed in short bursts on a thread of its own while the load runs
+/// ([`UnderLoad::start`], [`UnderLoad::stop`]): what verify + sign cost on this machine in
+/// the same conditions as the server's (its cores busy, its caches shared), where the bound
+/// timed before the run had a quiet core. A burst of [`UnderLoad::BURST`] messages every
+/// [`UnderLoad::EVERY`]: about 2% of one core.
+pub struct UnderLoad {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: std::thread::JoinHandle<Result<Vec<f64>>>,
+}
+
+impl UnderLoad {
+    /// Messages per burst.
+    pub const BURST: usize = 64;
+    /// The time between bursts.
+    pub const EVERY: Duration = Duration::from_millis(200);
+
+    /// Starts timing `crypto` in bursts.
+    pub fn start(crypto: std::sync::Arc<Crypto>) -> UnderLoad {
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let flag = stop.clone();
+        let thread = std::thread::spawn(move || {
+            let mut bursts = Vec::new();
+            let mut from = 0;
+            while !flag.load(std::sync::atomic::Ordering::Relaxed) {
+                std::thread::sleep(UnderLoad::EVERY);
+                bursts.push(crypto.time(from, UnderLoad::BURST)?);
+                from = (from + UnderLoad::BURST) % crypto.messages();
+            }
+            Ok(bursts)
+        });
+        UnderLoad { stop, thread }
+    }
+
+    /// Stops, and gives the median of the bursts (seconds of CPU per message) and their count.
+    pub fn stop(self) -> Result<(f64, usize)> {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        let mut bursts =
+            self.thread.join().map_err(|_| anyhow::anyhow!("the timing thread panicked"))??;
+        Ok((median(&mut bursts), bursts.len()))
+    }
 }
 
 /// This thread's time on a CPU so far, nanoseconds (the first field of
@@ -508,16 +651,33 @@ pub fn run(args: &Options, out: &mut impl Write) -> Result<()> {
     out.flush()?;
 
     // 1. The signature bound, on one core, before anything else runs.
-    let (per_message, wall, timed) = signature_cost(args.bound_seconds)?;
+    let relay_crypto = std::sync::Arc::new(Crypto::relay()?);
+    let per_message = relay_crypto.median(args.bound_seconds)?;
     let bound = 1.0 / per_message;
     writeln!(
         out,
         "signature bound: verify + sign {:.1} us of CPU per message on one core = {bound:.0} \
-         messages/s ({:.1} us of wall time; ed25519-dalek verify_strict + sign over the {timed} \
-         messages of a self-played Kriegspiel match)",
+         messages/s (ed25519-dalek verify_strict + sign over the {} messages of a self-played \
+         Kriegspiel match; the median of passes over them for {} s)",
         per_message * 1e6,
-        wall * 1e6
+        relay_crypto.messages(),
+        args.bound_seconds
     )?;
+    let umpire_crypto = if args.umpire_process {
+        let c = Crypto::umpire()?;
+        let per_entry = c.median(args.bound_seconds)?;
+        writeln!(
+            out,
+            "umpire bound: its receipt checks, signature checks and signatures {:.1} us of CPU \
+             per entry of the match on one core (over the {} entries of the same match; its \
+             seals and opens left out)",
+            per_entry * 1e6,
+            c.messages()
+        )?;
+        Some(per_entry)
+    } else {
+        None
+    };
     out.flush()?;
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -579,8 +739,17 @@ pub fn run(args: &Options, out: &mut impl Write) -> Result<()> {
     )?;
     out.flush()?;
 
-    let result =
-        runtime.block_on(measure(args, &server, variant, clock_seconds, seed, sources, bound, out));
+    let bounds = Bounds { relay: per_message, umpire: umpire_crypto, relay_crypto };
+    let result = runtime.block_on(measure(
+        args,
+        &server,
+        variant,
+        clock_seconds,
+        seed,
+        sources,
+        &bounds,
+        out,
+    ));
     server.stop();
     if let Some((url, name)) = server.database.take()
         && !args.keep_data
@@ -591,6 +760,16 @@ pub fn run(args: &Options, out: &mut impl Write) -> Result<()> {
     result
 }
 
+/// The bounds a run's CPU per message is compared with, timed before the load.
+struct Bounds {
+    /// The relay's verify + sign, seconds of CPU per message on a quiet core.
+    relay: f64,
+    /// The umpire's checks and signatures per entry (`--umpire-process` only).
+    umpire: Option<f64>,
+    /// The relay's cryptography, timed again under load.
+    relay_crypto: std::sync::Arc<Crypto>,
+}
+
 #[allow(clippy::too_many_arguments, reason = "one call from `run`, every argument named there")]
 async fn measure(
     args: &Options,
@@ -599,7 +778,7 @@ async fn measure(
     clock_seconds: (u64, u64),
     seed: u64,
     sources: Vec<IpAddr>,
-    bound: f64,
+    bounds: &Bounds,
     out: &mut impl Write,
 ) -> Result<()> {
     // Idle connections dropped before the server's keep-alive limit closes them (the window
@@ -772,12 +951,14 @@ async fn measure(
     let a = snapshot(db_pids.clone()).await?;
     let at_start = load.progress();
     load.open_window();
+    let under_load = UnderLoad::start(bounds.relay_crypto.clone());
     tokio::time::sleep(Duration::from_secs_f64(args.duration)).await;
     let players = load.close_window();
     let b = snapshot(db_pids).await?;
     let at_end = load.progress();
     let memory = memory_of(&node_pids);
-    report(bound, &a, &b, &players, &at_start, &at_end, baseline_memory, memory, out)?;
+    let loaded = under_load.stop()?;
+    report(bounds, loaded, &a, &b, &players, &at_start, &at_end, baseline_memory, memory, out)?;
     out.flush()?;
 
     // 5. The drain.
@@ -878,7 +1059,8 @@ fn error_kinds(kinds: &BTreeMap<String, u64>, most: usize) -> String {
 
 #[allow(clippy::too_many_arguments, reason = "one call from `measure`, every argument named there")]
 fn report(
-    bound: f64,
+    bounds: &Bounds,
+    (loaded, bursts): (f64, usize),
     a: &Snapshot,
     b: &Snapshot,
     players: &WindowReport,
@@ -888,6 +1070,7 @@ fn report(
     memory: Option<(u64, u64)>,
     out: &mut impl Write,
 ) -> Result<()> {
+    let bound = 1.0 / bounds.relay;
     let seconds = (b.at - a.at).as_secs_f64();
     let delta = |name: &str| b.metrics.get(name) - a.metrics.get(name);
     let accepted = delta("fogproof_messages_accepted_total");
@@ -948,14 +1131,24 @@ fn report(
         }
         _ => None,
     };
+    writeln!(
+        out,
+        "signature bound under load: verify + sign {:.1} us of CPU per message (the median of \
+         {bursts} bursts of {} messages timed on a thread of the load generator in the window; \
+         {:.2}x the quiet core's)",
+        loaded * 1e6,
+        UnderLoad::BURST,
+        loaded / bounds.relay
+    )?;
     match server {
         Some(s) => writeln!(
             out,
             "server CPU: {s:.2} cores = {:.2} ms per second per match, {:.0} us per accepted \
-             message ({:.1}x the relay's verify + sign)",
+             message ({:.1}x the relay's verify + sign on a quiet core, {:.1}x under load)",
             1000.0 * s / playing,
             1e6 * s / rate.max(f64::MIN_POSITIVE),
-            s / rate.max(f64::MIN_POSITIVE) * bound
+            s / rate.max(f64::MIN_POSITIVE) * bound,
+            s / rate.max(f64::MIN_POSITIVE) / loaded.max(f64::MIN_POSITIVE)
         )?,
         None => writeln!(out, "server CPU: unknown (--spawn-server or --server-pid)")?,
     }
@@ -987,10 +1180,15 @@ fn report(
         )?;
     }
     if let Some(u) = umpire {
+        let per_message = u / rate.max(f64::MIN_POSITIVE);
         writeln!(
             out,
-            "umpire process CPU: {u:.2} cores = {:.0} us per accepted message",
-            1e6 * u / rate.max(f64::MIN_POSITIVE)
+            "umpire process CPU: {u:.2} cores = {:.0} us per accepted message{}",
+            1e6 * per_message,
+            bounds.umpire.map_or(String::new(), |c| format!(
+                " ({:.2}x its receipt checks, signature checks and signatures on a quiet core)",
+                per_message / c
+            ))
         )?;
         if let Some(s) = server {
             per_core(out, "per core of server + umpire CPU", s + u)?;

@@ -152,6 +152,20 @@ async fn a_finished_match_is_served_in_the_log_and_its_inclusion_verifies() {
     .await;
     assert_eq!(proven.match_id, id.0);
     assert_eq!(proven.record_sha256, ledger::entry::sha256(&record_for_check));
+    // The host appended with the verification its match task made at the end (not verifying
+    // the record twice): the entry is the one the ledger makes of the record on its own.
+    let own = blocking({
+        let record = record.clone();
+        move || ledger::entry::MatchEntry::from_record_in(&record, None).expect("an entry")
+    })
+    .await;
+    assert_eq!(proven, own);
+    let (_, metrics) = net.get_raw("/metrics").await;
+    let reused = metrics
+        .lines()
+        .find_map(|l| l.strip_prefix("fogproof_ledger_verifications_reused_total "))
+        .and_then(|v| v.trim().parse::<f64>().ok());
+    assert!(reused.is_some_and(|n| n >= 1.0), "{metrics}");
     assert_eq!(served_record, record, "the record under /ledger/records/ is the match's");
     assert!(bundle_head.contains("content-type: application/octet-stream"), "{bundle_head}");
     assert!(bundle_head.contains("cache-control: public"), "{bundle_head}");

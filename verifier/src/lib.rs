@@ -36,6 +36,9 @@ pub fn verify(record_bytes: &[u8]) -> Verdict {
     }
 }
 
+/// This verifier's version (`CARGO_PKG_VERSION`), as [`VerifiedMatch::verifier_version`] states it.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
 /// What a ledger records of a verified record: the verdict bound to the exact bytes verified
 /// (their SHA-256) and to what the signed terms say the match is.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -95,7 +98,7 @@ pub fn verify_match(record_bytes: &[u8]) -> VerifiedMatch {
             .map(|t: protocol::terms::MatchTerms| (protocol::terms::match_id(&r.terms.terms), t))
     });
     VerifiedMatch {
-        verifier_version: env!("CARGO_PKG_VERSION"),
+        verifier_version: VERSION,
         record_sha256: Sha256::digest(record_bytes).into(),
         match_id: terms.as_ref().map(|(id, _)| *id),
         variant: description.as_ref().map(|d| (d.variant, d.ruleset.clone())),

@@ -257,8 +257,12 @@ impl SqliteStore {
     /// Writes `batch` in one transaction on the store's writing connection.
     ///
     /// The common group commit (entries only, of matches whose numbers are in memory, at most
-    /// [`MAX_ROWS_PER_INSERT`]) is ONE statement text, `BEGIN IMMEDIATE`, one INSERT of every
-    /// row, `COMMIT`: one request to the connection's thread. Anything else (new matches,
+    /// [`MAX_ROWS_PER_INSERT`]) is ONE statement, one INSERT of every row in SQLite's
+    /// autocommit mode: one request to the connection's thread, and its own transaction,
+    /// which a refused row rolls back whole. (Inside `BEGIN … COMMIT` the same statement would
+    /// also copy every page it changes to a statement journal, to undo the statement alone,
+    /// spilled to a temporary file past 64 KiB: in the profile of a loaded server, 2% of its
+    /// CPU opened, wrote and closed that file.) Anything else (new matches,
     /// challenges, a match not numbered in memory: a new one, or one resumed after a restart)
     /// takes a transaction of a few statements, which also numbers the matches.
     async fn write(&self, batch: &[Write]) -> Result<(), StoreError> {
@@ -304,7 +308,7 @@ impl SqliteStore {
             && rows.len() <= MAX_ROWS_PER_INSERT
             && let Some(numbers) = self.numbers_in_memory(&rows)
         {
-            bind_entries(insert_entries_text(rows.len(), true), &rows, &numbers)
+            bind_entries(insert_entries_text(rows.len()), &rows, &numbers)
                 .execute(&mut *conn)
                 .await
                 .map_err(db)?;
@@ -324,7 +328,7 @@ impl SqliteStore {
         for (chunk, nos) in
             rows.chunks(MAX_ROWS_PER_INSERT).zip(numbers.chunks(MAX_ROWS_PER_INSERT))
         {
-            bind_entries(insert_entries_text(chunk.len(), false), chunk, nos)
+            bind_entries(insert_entries_text(chunk.len()), chunk, nos)
                 .execute(&mut *tx)
                 .await
                 .map_err(db)?;
@@ -453,28 +457,25 @@ fn insert_chunks<T>(mut rows: &[T]) -> impl Iterator<Item = &[T]> {
     })
 }
 
-/// The INSERT of `rows` entries (at most [`MAX_ROWS_PER_INSERT`]), with `BEGIN IMMEDIATE`
-/// before it and `COMMIT` after if `alone`: its rows' count rounded up to a power of two, the
-/// rows past `rows` bound to NULL and left out by its `WHERE`, so there are 9 texts of each
-/// kind and every one stays in the connection's statement cache.
-fn insert_entries_text(rows: usize, alone: bool) -> &'static str {
-    static TEXTS: OnceLock<Vec<[String; 2]>> = OnceLock::new();
+/// The INSERT of `rows` entries (at most [`MAX_ROWS_PER_INSERT`]): its rows' count rounded up
+/// to a power of two, the rows past `rows` bound to NULL and left out by its `WHERE`, so there
+/// are 9 texts and every one stays in the connection's statement cache.
+fn insert_entries_text(rows: usize) -> &'static str {
+    static TEXTS: OnceLock<Vec<String>> = OnceLock::new();
     let texts = TEXTS.get_or_init(|| {
         (0..=MAX_ROWS_PER_INSERT.ilog2())
             .map(|class| {
                 let values = vec!["(?, ?, ?)"; 1 << class].join(", ");
-                let insert = format!(
+                format!(
                     "INSERT INTO match_entries (match_no, seq, entry)
                      SELECT column1, column2, column3 FROM (VALUES {values})
                      WHERE column1 IS NOT NULL"
-                );
-                let alone = format!("BEGIN IMMEDIATE; {insert}; COMMIT");
-                [insert, alone]
+                )
             })
             .collect()
     });
     let class = rows.clamp(1, MAX_ROWS_PER_INSERT).next_power_of_two().ilog2() as usize;
-    texts[class][usize::from(alone)].as_str()
+    texts[class].as_str()
 }
 
 /// `text` ([`insert_entries_text`]) with `rows` bound under their matches' `numbers`, and
