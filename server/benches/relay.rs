@@ -9,8 +9,9 @@
 //! decoding, signature check, sequencing, coordinator, budget and signed receipt), then the
 //! entry's encoding and its `Entry` frame wrapped once for multiplexed sockets. Storage
 //! (SQLite), the sockets and tokio are not in it: `fogproof loadtest` measures those.
-//! Times are this thread's CPU time (`/proc/thread-self/schedstat`), so other processes on a
-//! shared core do not count; the two sides alternate so both see the same machine.
+//! Times are this thread's CPU time (`CLOCK_THREAD_CPUTIME_ID`, `sim::measure::thread_cpu_ns`),
+//! so other processes on a shared core do not count; the two sides alternate so both see the
+//! same machine.
 //! Allocations are counted by a counting global allocator (`stats_alloc`).
 
 use protocol::codec::Canonical;
@@ -26,10 +27,7 @@ use std::time::Instant;
 static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
 
 fn thread_cpu_ns() -> u64 {
-    std::fs::read_to_string("/proc/thread-self/schedstat")
-        .ok()
-        .and_then(|s| s.split_whitespace().next().and_then(|n| n.parse().ok()))
-        .expect("/proc/thread-self/schedstat (Linux)")
+    sim::measure::thread_cpu_ns().expect("the thread's CPU clock (CLOCK_THREAD_CPUTIME_ID)")
 }
 
 struct Game {

@@ -18,7 +18,8 @@
 //!   the seal seeds it disclosed at the end), at the padded size of its answers;
 //! - **sign**: every message it writes (`SignedMessage::sign` of the same body).
 //!
-//! Times are this thread's CPU time (`/proc/thread-self/schedstat`); the two sides alternate.
+//! Times are this thread's CPU time (`CLOCK_THREAD_CPUTIME_ID`, `sim::measure::thread_cpu_ns`);
+//! the two sides alternate.
 //! With `FOGPROOF_UMPIRE_BENCH_PHASES=1` the bare side is printed by operation too.
 
 use protocol::codec::Canonical;
@@ -32,10 +33,7 @@ use std::hint::black_box;
 use std::time::Instant;
 
 fn thread_cpu_ns() -> u64 {
-    std::fs::read_to_string("/proc/thread-self/schedstat")
-        .ok()
-        .and_then(|s| s.split_whitespace().next().and_then(|n| n.parse().ok()))
-        .expect("/proc/thread-self/schedstat (Linux)")
+    sim::measure::thread_cpu_ns().expect("the thread's CPU clock (CLOCK_THREAD_CPUTIME_ID)")
 }
 
 struct Game {

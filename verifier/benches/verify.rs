@@ -192,14 +192,11 @@ fn one_open(padded_len: usize) -> Duration {
     })
 }
 
-/// The CPU time this thread has run, from Linux's `/proc/thread-self/schedstat` (nanoseconds
-/// on a CPU), or the wall clock where that is not available. On a busy machine the wall clock
-/// counts the time other processes held the CPU; the thread's own CPU time does not.
+/// The CPU time this thread has run (`CLOCK_THREAD_CPUTIME_ID`, `sim::measure::thread_cpu_ns`),
+/// or the wall clock where that is not available. On a busy machine the wall clock counts the
+/// time other processes held the CPU; the thread's own CPU time does not.
 fn clock() -> Duration {
-    let cpu = std::fs::read_to_string("/proc/thread-self/schedstat")
-        .ok()
-        .and_then(|s| s.split_whitespace().next()?.parse::<u64>().ok());
-    match cpu {
+    match sim::measure::thread_cpu_ns() {
         Some(ns) => Duration::from_nanos(ns),
         None => {
             static START: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
