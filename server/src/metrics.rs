@@ -40,8 +40,8 @@ pub const LEDGER_WRITE_FAILURES: &str = "fogproof_ledger_write_failures_total";
 /// Counter: matches that finished (the appender takes each at its next round; finished minus
 /// appended and refused is what it has still to take).
 pub const LEDGER_FINISHED: &str = "fogproof_ledger_finished_total";
-/// Counter: finished matches appended with the verification made when they ended (not
-/// verified a second time by the ledger).
+/// Counter: finished matches handed to the ledger with the verification made when they ended
+/// (`ledger::Submission::Verified`: not verified a second time).
 pub const LEDGER_VERIFICATIONS_REUSED: &str = "fogproof_ledger_verifications_reused_total";
 /// Counter: tournament games forfeited by a no-show.
 pub const TOURNAMENT_NO_SHOWS: &str = "fogproof_tournament_no_shows_total";
