@@ -164,8 +164,6 @@ mod tests {
         Write::Match(row, vec![EntryRow { match_id: id, seq: 0, bytes: vec![id.0[0]; 3] }])
     }
 
-    /// Writes sent at once share group commits, and one bad write (a match stored twice)
-    /// fails only itself: the others in its group are stored.
     #[test]
     fn a_lone_write_is_committed_at_once_and_a_busy_committer_gathers_at_most_max_gather() {
         let ms = std::time::Duration::from_millis;
@@ -175,6 +173,8 @@ mod tests {
         assert_eq!(gather_window(40, ms(30)), Some(MAX_GATHER), "at most MAX_GATHER");
     }
 
+    /// Writes sent at once share group commits, and one bad write (a match stored twice)
+    /// fails only itself: the others in its group are stored.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn starts_and_challenges_share_group_commits_and_a_bad_write_fails_alone() {
         let dir = std::env::temp_dir().join(format!("fogproof-commit-{}", std::process::id()));

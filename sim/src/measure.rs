@@ -555,9 +555,10 @@ fn median(values: &mut [f64]) -> f64 {
 }
 
 /// The relay's cryptography timed in short bursts on a thread of its own while the load runs
-/// ([`UnderLoad::start`], [`UnderLoad::stop`]): what verify + sign cost on this machine in
-/// the same conditions as the server's (its cores busy, its caches shared), where the bound
-/// timed before the run had a quiet core. A burst of [`UnderLoad::BURST`] messages every
+/// ([`UnderLoad::start`], [`UnderLoad::stop`]): what verify + sign cost on this machine while
+/// its cores are busy, where the bound timed before the run had a quiet core. A burst runs on
+/// caches its own first messages warmed; the server interleaves other work with each
+/// signature, which a burst does not reproduce. A burst of [`UnderLoad::BURST`] messages every
 /// [`UnderLoad::EVERY`]: about 2% of one core.
 pub struct UnderLoad {
     stop: std::sync::Arc<std::sync::atomic::AtomicBool>,

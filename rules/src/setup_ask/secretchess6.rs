@@ -101,23 +101,23 @@ pub(super) fn parse_tie_break(opponent_turns: u32, form: &Form) -> Result<AnyAct
 
 /// `FORMATION [FALSE-SQUARE…]`.
 pub(super) fn setup_form_from_words(words: &[&str]) -> Result<Form, String> {
-    let [formation, squares @ ..] = words else {
-        return Err("expected a formation like NBKQ1R, then false squares".into());
-    };
-    let mut form = Form::new();
-    form.insert("formation", Field::Text((*formation).to_string()));
-    form.insert("false_squares", word_list(squares));
-    Ok(form)
+    formation_then(words, "false_squares", "expected a formation like NBKQ1R, then false squares")
 }
 
 /// `FORMATION [MOVE…]`.
 pub(super) fn tie_break_form_from_words(words: &[&str]) -> Result<Form, String> {
-    let [formation, moves @ ..] = words else {
-        return Err("expected a formation like RNBQ1K, then moves".into());
+    formation_then(words, "moves", "expected a formation like RNBQ1K, then moves")
+}
+
+/// `FORMATION [WORD…]`: the formation, then the words as the list field `list`; `expected`
+/// when no word is given.
+fn formation_then(words: &[&str], list: &str, expected: &str) -> Result<Form, String> {
+    let [formation, rest @ ..] = words else {
+        return Err(expected.into());
     };
     let mut form = Form::new();
     form.insert("formation", Field::Text((*formation).to_string()));
-    form.insert("moves", word_list(moves));
+    form.insert(list, word_list(rest));
     Ok(form)
 }
 
