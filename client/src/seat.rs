@@ -158,8 +158,10 @@ pub struct Seat {
     /// Whether the remote decider was told of it (each question is told once, so an answer
     /// can never be taken for the answer to a later one).
     told: bool,
-    /// Entries received, by channel and position (to compare with the published record).
-    received: Vec<((protocol::Channel, u64), Vec<u8>)>,
+    /// Entries received, by channel and position (to compare with the published record). Kept
+    /// decoded: both sides are decoded canonically (one encoding per value), so comparing the
+    /// values compares the bytes, without encoding each entry again as it arrives.
+    received: Vec<((protocol::Channel, u64), Entry)>,
     claim: Option<Claim>,
     /// The last view reported (to report only changes).
     shown: Option<(rules::seat::SeatView, Option<rules::Color>)>,
@@ -595,10 +597,12 @@ impl Seat {
         }
         self.unconfirmed.retain(|(u, _)| *u != hash);
         self.release(socket.as_deref_mut()).await;
-        self.received.push(((receipt.channel, receipt.position), entry.to_canonical()));
+        self.received.push(((receipt.channel, receipt.position), entry.clone()));
         self.positions[channel] = Some(receipt.position);
         self.since = Some(self.since.map_or(0, |s| s + 1));
-        self.report(SeatEvent::Entry(Box::new(entry)));
+        if self.events.is_some() {
+            self.report(SeatEvent::Entry(Box::new(entry)));
+        }
         self.drain(socket).await?;
         self.report_view();
         Ok(())
@@ -798,11 +802,11 @@ impl Seat {
         let mut held = std::collections::BTreeMap::new();
         for e in &record.entries {
             if let Ok(r) = protocol::message::Receipt::from_canonical(&e.receipt.receipt) {
-                held.entry((r.channel, r.position)).or_insert_with(|| e.to_canonical());
+                held.entry((r.channel, r.position)).or_insert(e);
             }
         }
         for ((channel, position), entry) in &self.received {
-            if held.get(&(*channel, *position)) != Some(entry) {
+            if held.get(&(*channel, *position)) != Some(&entry) {
                 return Err(SeatError::Record(format!(
                     "the entry at position {position} of the {channel} channel is not the one \
                      received"

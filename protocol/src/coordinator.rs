@@ -227,6 +227,31 @@ struct Undisclosed {
     sealed: Sealed,
 }
 
+/// `author`'s sealed messages on `channel` awaiting a disclosure, in the order of their hashes,
+/// each hash once with the last value applied under it (as a map keyed by the hash held them):
+/// the order a disclosure opens them in, and so which failure it reports first.
+fn owed_in_hash_order<'a>(
+    undisclosed: &'a [(MessageHash, Undisclosed)],
+    author: &PublicKey,
+    channel: Channel,
+) -> Vec<(&'a MessageHash, &'a Undisclosed)> {
+    let mut owed: Vec<(&MessageHash, &Undisclosed)> = undisclosed
+        .iter()
+        .filter(|(_, u)| u.context.author == *author && u.context.channel == channel)
+        .map(|(h, u)| (h, u))
+        .collect();
+    // Stable: copies of one hash stay in the order applied, and the last replaces the rest.
+    owed.sort_by(|a, b| a.0.cmp(b.0));
+    owed.dedup_by(|later, kept| {
+        let same = later.0 == kept.0;
+        if same {
+            *kept = *later;
+        }
+        same
+    });
+    owed
+}
+
 /// The coordinator of one match (see the module docs).
 #[derive(Clone, Debug)]
 pub struct Coordinator {
@@ -283,8 +308,11 @@ pub struct Coordinator {
     closed_at: Option<u64>,
     /// The parties that countersigned the close.
     countersigned: BTreeSet<PublicKey>,
-    /// Sealed messages not yet disclosed: their author's party, recipient key and context.
-    undisclosed: BTreeMap<MessageHash, Undisclosed>,
+    /// Sealed messages not yet disclosed: their author's party, recipient key and context, in
+    /// the order they were applied (a push per sealed message, where a map keyed by the random
+    /// hash moved its nodes' contents on every insert: docs/LOADTEST.md, stop 25). Read in the
+    /// hash's order, the last of any repeated hash only ([`owed_in_hash_order`]).
+    undisclosed: Vec<(MessageHash, Undisclosed)>,
     /// How many of them each party owes.
     undisclosed_by: [usize; 3],
     /// The setup of each author's sealing context on each private channel, from its first
@@ -332,7 +360,7 @@ impl Coordinator {
             ended_at: None,
             closed_at: None,
             countersigned: BTreeSet::new(),
-            undisclosed: BTreeMap::new(),
+            undisclosed: Vec::new(),
             undisclosed_by: [0; 3],
             setups: BTreeMap::new(),
             attested: BTreeSet::new(),
@@ -766,12 +794,8 @@ impl Coordinator {
             if !named.insert(channel) {
                 return Err(bad("disclosed twice in one message".into()));
             }
-            let mut owed = self
-                .undisclosed
-                .iter()
-                .filter(|(_, u)| u.context.author == *author && u.context.channel == channel)
-                .peekable();
-            let Some((_, first)) = owed.peek() else {
+            let owed = owed_in_hash_order(&self.undisclosed, author, channel);
+            let Some((_, first)) = owed.first() else {
                 return Err(bad("no sealed message of its author awaits a disclosure".into()));
             };
             let Some(setup) = self.setups.get(&(*author, channel)) else {
@@ -791,7 +815,7 @@ impl Coordinator {
             let padded = game::sealed_plaintext_bytes(self.variant, direction);
             // One buffer for every opening of the channel (`ChannelKey::open_into`).
             let mut buf = Vec::new();
-            for (hash, u) in owed {
+            for &(hash, u) in &owed {
                 let plaintext = key
                     .open_into(&u.context, &u.sealed, padded, &mut buf)
                     .map_err(|e| bad(format!("its sealed message {hash}: {e}")))?;
@@ -1201,7 +1225,7 @@ impl Coordinator {
             Payload::Disclose(items) => {
                 // A channel's disclosure covers every sealed message of its author on it so far.
                 let by = &mut self.undisclosed_by;
-                self.undisclosed.retain(|_, u| {
+                self.undisclosed.retain(|(_, u)| {
                     let covered = u.context.author == body.author
                         && items.iter().any(|d| d.channel == u.context.channel);
                     if covered {
@@ -1232,13 +1256,10 @@ impl Coordinator {
         if let Some(setup) = sealed.setup {
             self.setups.entry((body.author, body.channel)).or_insert(setup);
         }
-        if self
-            .undisclosed
-            .insert(hash, Undisclosed { party, recipient, context, sealed })
-            .is_none()
-        {
-            self.undisclosed_by[party.index()] += 1;
-        }
+        // A repeated hash (the same message applied twice) is pushed and counted again: the
+        // disclosure that covers it removes and uncounts every copy, and it is read once.
+        self.undisclosed.push((hash, Undisclosed { party, recipient, context, sealed }));
+        self.undisclosed_by[party.index()] += 1;
         if self.phase == Phase::End && self.owe[party.index()].is_none() {
             self.owe_reveal(party, now);
         }
@@ -1545,5 +1566,49 @@ impl Coordinator {
                 self.owe[party.index()] = None;
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn undisclosed(author: u8, channel: Channel, seq: u64) -> Undisclosed {
+        Undisclosed {
+            party: Party::White,
+            recipient: SealPublicKey([9; 32]),
+            context: SealContext {
+                match_id: crate::MatchId([1; 32]),
+                channel,
+                author: PublicKey([author; 32]),
+                seq,
+            },
+            sealed: Sealed { setup: None, commitment: [0; 32], ciphertext: vec![author] },
+        }
+    }
+
+    /// What the map keyed by the hash gave, from a list in the order applied: the hashes in
+    /// order, each once with its last value, and only the author's messages on the channel.
+    #[test]
+    fn owed_messages_are_read_in_hash_order_each_hash_once_with_its_last_value() {
+        let h = |b: u8| MessageHash([b; 32]);
+        let list = vec![
+            (h(3), undisclosed(7, Channel::WhiteUmpire, 0)),
+            (h(1), undisclosed(7, Channel::WhiteUmpire, 1)),
+            (h(9), undisclosed(8, Channel::WhiteUmpire, 2)),
+            (h(3), undisclosed(7, Channel::WhiteUmpire, 3)),
+            (h(5), undisclosed(7, Channel::BlackUmpire, 4)),
+            (h(2), undisclosed(7, Channel::WhiteUmpire, 5)),
+        ];
+        let mut map = BTreeMap::new();
+        for (hash, u) in &list {
+            if u.context.author == PublicKey([7; 32]) && u.context.channel == Channel::WhiteUmpire {
+                map.insert(*hash, u.context.seq);
+            }
+        }
+        let owed = owed_in_hash_order(&list, &PublicKey([7; 32]), Channel::WhiteUmpire);
+        let got: Vec<(MessageHash, u64)> = owed.iter().map(|(h, u)| (**h, u.context.seq)).collect();
+        assert_eq!(got, map.into_iter().collect::<Vec<_>>());
+        assert_eq!(got, vec![(h(1), 1), (h(2), 5), (h(3), 3)]);
     }
 }

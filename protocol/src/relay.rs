@@ -27,7 +27,7 @@ use crate::message::{
 use crate::tags;
 use crate::terms::AgreedTerms;
 use crate::{Channel, Color, LogHead, MatchId, MessageHash, Party};
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 use thiserror::Error;
 
 /// A record's entry, defined with the record (`relay` writes them, `record` reads them; the
@@ -95,8 +95,9 @@ pub struct Sequence {
     heads: [LogHead; 3],
     lengths: [u64; 3],
     order: LogHead,
-    /// Numbers used, by author and channel.
-    numbers: BTreeMap<(PublicKey, Channel), BTreeSet<u64>>,
+    /// Numbers used, by author and channel, in increasing order ([`Sequence::check`] lets only
+    /// a number above the last through, so placing one is a push, not a tree insert).
+    numbers: BTreeMap<(PublicKey, Channel), Vec<u64>>,
     /// Each author's last `seen`, as an entry index.
     seen: BTreeMap<PublicKey, u64>,
 }
@@ -176,7 +177,7 @@ impl Sequence {
     ) -> Result<Option<u64>, ChainError> {
         let channel = body.channel;
         if let Some(used) = self.numbers.get(&(body.author, channel)) {
-            if used.contains(&body.seq) {
+            if used.binary_search(&body.seq).is_ok() {
                 return Err(ChainError::Replayed { channel, seq: body.seq });
             }
             if let Some(&last) = used.last()
@@ -238,7 +239,16 @@ impl Sequence {
         self.order = order;
         self.index.insert(order, self.len());
         self.channels.push(body.channel);
-        self.numbers.entry((body.author, body.channel)).or_default().insert(body.seq);
+        let used = self.numbers.entry((body.author, body.channel)).or_default();
+        // Checked entries come in increasing order: a push. An unchecked one keeps the order.
+        match used.last() {
+            Some(&last) if body.seq <= last => {
+                if let Err(at) = used.binary_search(&body.seq) {
+                    used.insert(at, body.seq);
+                }
+            }
+            _ => used.push(body.seq),
+        }
         if let Some(i) = body.seen.and_then(|s| self.position_of(&s.order)) {
             self.seen.insert(body.author, i);
         }

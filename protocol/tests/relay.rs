@@ -901,3 +901,41 @@ fn a_sealed_move_racing_a_resignation_is_void_and_its_disclosure_is_taken() {
     let d = t.send(BOB, Channel::Public, None, Payload::Disclose(vec![disclosure]), 40);
     assert_eq!(d.map(|a| a.admission), Ok(Admission::Counts), "black discloses its void move");
 }
+
+/// The numbers used are kept as an increasing list (a push per checked entry). An entry placed
+/// without the check, below the last number, still keeps the list in order: a replay of it is
+/// named as one, a number in a gap below the last is out of order, and the next number is one
+/// past the highest.
+#[test]
+fn numbers_placed_out_of_order_without_the_check_keep_replays_and_order_exact() {
+    use protocol::relay::Sequence;
+    let c = cast();
+    let t = Table::new(&c, chess(&c), 0);
+    let id = t.agreed.match_id;
+    let body = |seq: u64| MessageBody {
+        seq,
+        seen: None,
+        ..t.authors[ALICE].next_body(Channel::Public, None, action(b"n"))
+    };
+    let signed = |seq: u64| SignedMessage::sign(&body(seq), &c.alice).signed_hash();
+    let mut s = Sequence::new(&id);
+    for (seq, time) in [(5, 1), (2, 2), (2, 3)] {
+        s.push(&body(seq), &signed(seq), time);
+    }
+    let reads = |_| true;
+    for replay in [2, 5] {
+        assert_eq!(
+            s.check(&body(replay), reads).err(),
+            Some(ChainError::Replayed { channel: Channel::Public, seq: replay })
+        );
+    }
+    for gap in [0, 3, 4] {
+        assert_eq!(
+            s.check(&body(gap), reads).err(),
+            Some(ChainError::OutOfOrder { channel: Channel::Public, seq: gap, last: 5 })
+        );
+    }
+    assert_eq!(s.check(&body(6), reads), Ok(None));
+    assert_eq!(s.next_seq(&c.alice.public(), Channel::Public), 6);
+    assert_eq!(s.len(), 3);
+}
