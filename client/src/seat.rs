@@ -799,20 +799,31 @@ impl Seat {
         };
         let record = protocol::record::MatchRecord::from_canonical(&bytes)
             .map_err(|e| SeatError::Record(format!("the record does not decode: {e}")))?;
-        let mut held = std::collections::BTreeMap::new();
-        for e in &record.entries {
-            if let Ok(r) = protocol::message::Receipt::from_canonical(&e.receipt.receipt) {
-                held.entry((r.channel, r.position)).or_insert(e);
-            }
-        }
-        for ((channel, position), entry) in &self.received {
-            if held.get(&(*channel, *position)) != Some(&entry) {
-                return Err(SeatError::Record(format!(
-                    "the entry at position {position} of the {channel} channel is not the one \
-                     received"
-                )));
-            }
-        }
+        published_holds(&self.received, &record).map_err(SeatError::Record)?;
         Ok(bytes)
     }
+}
+
+/// Whether the published `record` holds every entry of `received` (each under the channel and
+/// position its receipt gave it) unchanged; else which one it does not. Entries are compared as
+/// decoded values: both sides were decoded canonically (one encoding per value), so equal
+/// values are equal bytes. The record may hold more (entries this seat was never sent).
+pub fn published_holds(
+    received: &[((protocol::Channel, u64), Entry)],
+    record: &protocol::record::MatchRecord,
+) -> Result<(), String> {
+    let mut held = std::collections::BTreeMap::new();
+    for e in &record.entries {
+        if let Ok(r) = protocol::message::Receipt::from_canonical(&e.receipt.receipt) {
+            held.entry((r.channel, r.position)).or_insert(e);
+        }
+    }
+    for ((channel, position), entry) in received {
+        if held.get(&(*channel, *position)) != Some(&entry) {
+            return Err(format!(
+                "the entry at position {position} of the {channel} channel is not the one received"
+            ));
+        }
+    }
+    Ok(())
 }

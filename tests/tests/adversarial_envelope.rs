@@ -591,3 +591,46 @@ fn an_umpire_that_falls_silent_voids_the_game_and_only_it_is_named() {
         assert_eq!(verdict.sanctioned_result(), None, "{variant}: void");
     }
 }
+
+/// A host that publishes a record other than the entries it delivered to a seat is caught by
+/// the seat's last check (`client::seat::published_holds`, run on the record it fetches at the
+/// end): a delivered entry changed (one byte of its signature) or left out is named by its
+/// channel and position. An entry the seat was never sent (the other side's private channel)
+/// is not the seat's to check, and a record holding more than it received passes.
+#[test]
+fn the_seat_refuses_a_published_record_that_changes_or_drops_an_entry_it_received() {
+    use client::seat::published_holds;
+    use protocol::message::Receipt;
+    use protocol::record::{Entry, MatchRecord};
+    let (bytes, _) = sim::selfplay(rules::Variant::Kriegspiel, 3).expect("self-play");
+    let record = MatchRecord::from_canonical(&bytes).expect("the record decodes");
+    let placed = |e: &Entry| {
+        let r = Receipt::from_canonical(&e.receipt.receipt).expect("a receipt");
+        (r.channel, r.position)
+    };
+    // What White's seat receives: the public channel and its own.
+    let received: Vec<_> = record
+        .entries
+        .iter()
+        .filter(|e| placed(e).0 != Channel::BlackUmpire)
+        .map(|e| (placed(e), e.clone()))
+        .collect();
+    assert!(received.len() > 10 && received.len() < record.entries.len());
+    assert_eq!(published_holds(&received, &record), Ok(()));
+    assert_eq!(published_holds(&received[..received.len() / 2], &record), Ok(()));
+    let mine = record.entries.iter().rposition(|e| placed(e).0 == Channel::WhiteUmpire).unwrap();
+    let (channel, position) = placed(&record.entries[mine]);
+    let named = format!(
+        "the entry at position {position} of the {channel} channel is not the one received"
+    );
+    let mut changed = record.clone();
+    changed.entries[mine].message.signature.s[0] ^= 1;
+    assert_eq!(published_holds(&received, &changed), Err(named.clone()));
+    let mut dropped = record.clone();
+    dropped.entries.remove(mine);
+    assert_eq!(published_holds(&received, &dropped), Err(named));
+    let theirs = record.entries.iter().position(|e| placed(e).0 == Channel::BlackUmpire).unwrap();
+    let mut other = record.clone();
+    other.entries[theirs].message.signature.s[0] ^= 1;
+    assert_eq!(published_holds(&received, &other), Ok(()));
+}
