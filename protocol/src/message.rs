@@ -607,10 +607,17 @@ impl Author {
     /// relay's order; one at or before a position of its channel already received changes
     /// nothing).
     pub fn saw(&mut self, receipt: &Receipt) {
+        self.saw_at(receipt, receipt.order());
+    }
+
+    /// [`Author::saw`] with the receipt's order head already computed (`receipt.order()`): a
+    /// machine that also indexes entries by it hashes it once.
+    pub fn saw_at(&mut self, receipt: &Receipt, order: LogHead) {
+        debug_assert_eq!(order, receipt.order());
         let last = &mut self.received[usize::from(receipt.channel.byte())];
         if last.is_none_or(|p| p < receipt.position) {
             *last = Some(receipt.position);
-            self.seen = Some(Seen { order: receipt.order() });
+            self.seen = Some(Seen { order });
         }
     }
 

@@ -193,9 +193,10 @@ impl Outbox {
 
     /// Takes in a delivered entry's receipt (the author's `seen` moves on).
     pub(crate) fn delivered(&mut self, receipt: &crate::message::Receipt) {
-        self.author.saw(receipt);
+        let order = receipt.order();
+        self.author.saw_at(receipt, order);
         let next = self.orders.len() as u64;
-        self.orders.entry(receipt.order()).or_insert(next);
+        self.orders.entry(order).or_insert(next);
     }
 
     /// The index of the entry `body` says it had seen, among those delivered to this machine
