@@ -597,12 +597,13 @@ impl Seat {
         }
         self.unconfirmed.retain(|(u, _)| *u != hash);
         self.release(socket.as_deref_mut()).await;
-        self.received.push(((receipt.channel, receipt.position), entry.clone()));
         self.positions[channel] = Some(receipt.position);
         self.since = Some(self.since.map_or(0, |s| s + 1));
+        // Copied only for a listener (none for the umpire's seats); the seat keeps the entry.
         if self.events.is_some() {
-            self.report(SeatEvent::Entry(Box::new(entry)));
+            self.report(SeatEvent::Entry(Box::new(entry.clone())));
         }
+        self.received.push(((receipt.channel, receipt.position), entry));
         self.drain(socket).await?;
         self.report_view();
         Ok(())

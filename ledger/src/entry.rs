@@ -351,24 +351,26 @@ fn relay_signed(
         .ok_or(EntryError::Unreadable("no terms"))?;
     let bodies: Vec<Option<MessageBody>> =
         parsed.entries.iter().map(|e| MessageBody::from_canonical(&e.message.body).ok()).collect();
-    let mut items = Vec::with_capacity(if valid { 0 } else { 2 * parsed.entries.len() });
-    for (e, body) in parsed.entries.iter().zip(&bodies).filter(|_| !valid) {
-        items.push(Item {
-            key: relay,
-            tag: tags::RECEIPT,
-            bytes: &e.receipt.receipt,
-            signature: e.receipt.signature,
-        });
-        if let Some(b) = body {
+    let all_signed = valid || {
+        let mut items = Vec::with_capacity(2 * parsed.entries.len());
+        for (e, body) in parsed.entries.iter().zip(&bodies) {
             items.push(Item {
-                key: b.author,
-                tag: tags::MESSAGE,
-                bytes: &e.message.body,
-                signature: e.message.signature,
+                key: relay,
+                tag: tags::RECEIPT,
+                bytes: &e.receipt.receipt,
+                signature: e.receipt.signature,
             });
+            if let Some(b) = body {
+                items.push(Item {
+                    key: b.author,
+                    tag: tags::MESSAGE,
+                    bytes: &e.message.body,
+                    signature: e.message.signature,
+                });
+            }
         }
-    }
-    let all_signed = valid || verify_batch(&items).is_ok();
+        verify_batch(&items).is_ok()
+    };
     Ok(parsed
         .entries
         .iter()

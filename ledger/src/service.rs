@@ -259,28 +259,29 @@ impl Ledger {
             .enumerate()
             .map(|(index, s)| {
                 let refused = |source| AppendError::Refused { index, source };
-                let (body, file): (EntryBody, &[u8]) = match s {
-                    Submission::Match { record, tournament: t }
-                    | Submission::Verified { record, tournament: t, .. } => {
-                        let m = match s {
-                            Submission::Verified { verified, .. } => {
-                                MatchEntry::from_record_verified(record, *t, verified)
-                            }
-                            _ => MatchEntry::from_record_in(record, *t),
-                        }
-                        .map_err(refused)?;
-                        let close_ms = m.context.finished_at_ms;
-                        if let Some(log_ms) = log_ms
-                            && close_ms > log_ms.saturating_add(tolerance_ms)
-                        {
-                            return Err(refused(EntryError::CloseInFuture {
-                                close_ms,
-                                log_ms,
-                                tolerance_ms,
-                            }));
-                        }
-                        (EntryBody::Match(m), record)
+                // A match's entry, refused if its close time runs ahead of the log's clock.
+                let matched = |m: Result<MatchEntry, EntryError>| {
+                    let m = m.map_err(refused)?;
+                    let close_ms = m.context.finished_at_ms;
+                    if let Some(log_ms) = log_ms
+                        && close_ms > log_ms.saturating_add(tolerance_ms)
+                    {
+                        return Err(refused(EntryError::CloseInFuture {
+                            close_ms,
+                            log_ms,
+                            tolerance_ms,
+                        }));
                     }
+                    Ok(EntryBody::Match(m))
+                };
+                let (body, file): (EntryBody, &[u8]) = match s {
+                    Submission::Match { record, tournament } => {
+                        (matched(MatchEntry::from_record_in(record, *tournament))?, record)
+                    }
+                    Submission::Verified { record, tournament, verified } => (
+                        matched(MatchEntry::from_record_verified(record, *tournament, verified))?,
+                        record,
+                    ),
                     Submission::Tournament { definition, published_at_ms } => (
                         EntryBody::Tournament(
                             TournamentEntry::from_definition_file(definition, *published_at_ms)
