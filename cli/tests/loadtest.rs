@@ -111,6 +111,7 @@ fn loadtest_with_the_umpire_in_its_own_process() {
     assert!(line("umpire process CPU:").contains("us per accepted message"), "{stdout}");
     // The umpire's own bound was timed, and its process's CPU compared with it.
     assert!(number_after(line("umpire bound:"), "signatures") > 0.0, "{stdout}");
+    assert!(line("umpire bound:").contains("opens, seals and signatures"), "{stdout}");
     assert!(line("umpire process CPU:").contains("x its receipt checks"), "{stdout}");
     assert!(line("per core of server + umpire CPU:").contains("messages/s per core"));
     assert_three_matches_played_and_ended_valid(&stdout);
