@@ -48,74 +48,6 @@ hash32!(
     LogHead
 );
 
-/// Positions by log head (an entry's order head, say), for looking heads up as they come:
-/// the relay's [`crate::relay::Sequence`] and every party's machine map a message's `seen`
-/// to the entry it names through one.
-///
-/// Keyed by a head's first eight bytes: a head is a SHA-256 output, and a search compares one
-/// `u64` at each step instead of 32 bytes (in the profile of a loaded umpire, the map keyed by
-/// whole heads cost 1.6% of its CPU, mostly comparing keys; docs/LOADTEST.md, stop 26). The
-/// whole head is kept beside its position and compared on every lookup, and a head whose
-/// first eight bytes an earlier head already has (by chance, about 2^-64 a pair, or because
-/// someone ground messages for it) is kept in a second map keyed by the whole head, so a
-/// lookup is exact whatever the heads are.
-#[derive(Clone, Debug, Default)]
-pub struct LogHeadIndex {
-    by_prefix: std::collections::BTreeMap<u64, (LogHead, u64)>,
-    collided: std::collections::BTreeMap<LogHead, u64>,
-}
-
-impl LogHeadIndex {
-    /// An empty index.
-    pub fn new() -> LogHeadIndex {
-        LogHeadIndex::default()
-    }
-
-    fn prefix(head: &LogHead) -> u64 {
-        let [a, b, c, d, e, f, g, h, ..] = head.0;
-        u64::from_le_bytes([a, b, c, d, e, f, g, h])
-    }
-
-    /// The position recorded for `head`, if any.
-    pub fn get(&self, head: &LogHead) -> Option<u64> {
-        match self.by_prefix.get(&Self::prefix(head)) {
-            Some((known, at)) if known == head => Some(*at),
-            Some(_) => self.collided.get(head).copied(),
-            None => None,
-        }
-    }
-
-    /// Records `head` at `position` unless `head` is recorded already (the first position
-    /// stays); whether it was new.
-    pub fn insert_new(&mut self, head: LogHead, position: u64) -> bool {
-        use std::collections::btree_map::Entry;
-        match self.by_prefix.entry(Self::prefix(&head)) {
-            Entry::Vacant(v) => {
-                v.insert((head, position));
-                true
-            }
-            Entry::Occupied(o) if o.get().0 == head => false,
-            Entry::Occupied(_) => match self.collided.entry(head) {
-                Entry::Vacant(v) => {
-                    v.insert(position);
-                    true
-                }
-                Entry::Occupied(_) => false,
-            },
-        }
-    }
-
-    /// How many distinct heads are recorded.
-    pub fn len(&self) -> usize {
-        self.by_prefix.len() + self.collided.len()
-    }
-
-    /// Whether none is.
-    pub fn is_empty(&self) -> bool {
-        self.by_prefix.is_empty()
-    }
-}
-
 /// A side of the board: the rules' [`Color`], re-exported. On the wire: 0 = white, 1 = black
 /// (postcard enum index, and the one byte, `side as u8`, used in hash inputs); in JSON `white` /
 /// `black`.
@@ -228,50 +160,6 @@ impl std::fmt::Display for Channel {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The index answers exactly as a map keyed by whole heads, heads sharing their first
-    /// eight bytes included (made here on purpose; someone grinding messages could make them).
-    #[test]
-    fn the_head_index_answers_as_a_map_of_whole_heads_even_where_prefixes_collide() {
-        use rand_core::{Rng, SeedableRng};
-        let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(26);
-        let mut index = LogHeadIndex::new();
-        let mut model = std::collections::BTreeMap::new();
-        let mut heads: Vec<LogHead> = Vec::new();
-        for position in 0..2000u64 {
-            let mut head = [0u8; 32];
-            rng.fill_bytes(&mut head);
-            // Every third head takes an earlier head's first eight bytes; every seventh is an
-            // earlier head again (its first position stays).
-            if position % 3 == 0 && !heads.is_empty() {
-                let earlier = heads[(rng.next_u64() % heads.len() as u64) as usize];
-                head[..8].copy_from_slice(&earlier.0[..8]);
-            }
-            if position % 7 == 0 && !heads.is_empty() {
-                head = heads[(rng.next_u64() % heads.len() as u64) as usize].0;
-            }
-            let head = LogHead(head);
-            let new = !model.contains_key(&head);
-            assert_eq!(index.insert_new(head, position), new, "head {position}");
-            model.entry(head).or_insert(position);
-            heads.push(head);
-            assert_eq!(index.len(), model.len());
-        }
-        assert!(index.collided.len() > 100, "prefixes collided: {}", index.collided.len());
-        for head in &heads {
-            assert_eq!(index.get(head), model.get(head).copied());
-        }
-        // Heads never recorded, with and without a recorded head's first eight bytes.
-        for head in heads.iter().take(300) {
-            let mut other = head.0;
-            other[31] ^= 0x80;
-            assert_eq!(index.get(&LogHead(other)), model.get(&LogHead(other)).copied());
-            let mut fresh = [0u8; 32];
-            rng.fill_bytes(&mut fresh);
-            assert_eq!(index.get(&LogHead(fresh)), None);
-        }
-        assert!(LogHeadIndex::new().is_empty() && !index.is_empty());
-    }
 
     /// The side's wire form did not change when `Color` became the rules' `Color`: postcard's
     /// variant index 0 = white, 1 = black (the byte in hash inputs too), and one JSON spelling.

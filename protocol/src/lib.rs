@@ -46,8 +46,6 @@ pub mod terms;
 pub mod transcript;
 pub mod wire;
 
-pub use ids::{
-    Channel, Color, Commitment, LogHead, LogHeadIndex, MatchId, MessageHash, Party, SignedHash,
-};
+pub use ids::{Channel, Color, Commitment, LogHead, MatchId, MessageHash, Party, SignedHash};
 pub use keys::ByColor;
 pub use keys::{Identity, PublicKey, Signature};

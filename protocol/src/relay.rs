@@ -90,7 +90,7 @@ pub struct Sequence {
     /// Each entry's channel, in the relay's order.
     channels: Vec<Channel>,
     /// Entry index by the order head after it.
-    index: crate::LogHeadIndex,
+    index: BTreeMap<LogHead, u64>,
     /// Each channel's head (genesis before its first entry) and length, by [`Channel::byte`].
     heads: [LogHead; 3],
     lengths: [u64; 3],
@@ -120,7 +120,7 @@ impl Sequence {
     pub fn new(match_id: &MatchId) -> Sequence {
         Sequence {
             channels: Vec::new(),
-            index: crate::LogHeadIndex::new(),
+            index: BTreeMap::new(),
             heads: Channel::ALL.map(|c| genesis_head(match_id, c)),
             lengths: [0; 3],
             order: genesis_order(match_id),
@@ -164,7 +164,7 @@ impl Sequence {
 
     /// The index in the log of the entry whose order head is `order`, if the log has it.
     pub fn position_of(&self, order: &LogHead) -> Option<u64> {
-        self.index.get(order)
+        self.index.get(order).copied()
     }
 
     /// Checks `body`'s numbering and `seen`; `reads(channel)` says whether its author reads
@@ -237,8 +237,7 @@ impl Sequence {
         self.heads[c] = head;
         self.lengths[c] += 1;
         self.order = order;
-        // An order head is new to the log (each one hashes the one before it).
-        self.index.insert_new(order, self.len());
+        self.index.insert(order, self.len());
         self.channels.push(body.channel);
         let used = self.numbers.entry((body.author, body.channel)).or_default();
         // Checked entries come in increasing order: a push. An unchecked one keeps the order.

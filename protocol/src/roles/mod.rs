@@ -155,7 +155,7 @@ pub(crate) struct Outbox {
     /// The index among the entries delivered of the entry each order head ends: for a machine
     /// that reads every channel (the umpire, a player of an open or owner game) the index in the
     /// relay's log, which a `seen` names only by its order head.
-    orders: crate::LogHeadIndex,
+    orders: std::collections::BTreeMap<crate::LogHead, u64>,
 }
 
 /// How many of its own messages not yet delivered a machine remembers. An honest relay
@@ -175,7 +175,7 @@ impl Outbox {
             ended: false,
             padded_len,
             written: VecDeque::new(),
-            orders: crate::LogHeadIndex::new(),
+            orders: std::collections::BTreeMap::new(),
         }
     }
 
@@ -203,13 +203,13 @@ impl Outbox {
         let order = receipt.order();
         self.author.saw_at(receipt, order);
         let next = self.orders.len() as u64;
-        self.orders.insert_new(order, next);
+        self.orders.entry(order).or_insert(next);
     }
 
     /// The index of the entry `body` says it had seen, among those delivered to this machine
     /// (for [`crate::coordinator::Coordinator::admit`]).
     pub(crate) fn seen_index(&self, body: &crate::message::MessageBody) -> Option<u64> {
-        body.seen.and_then(|s| self.orders.get(&s.order))
+        body.seen.and_then(|s| self.orders.get(&s.order).copied())
     }
 
     /// Whether `payload` goes out: an adversarial test's hook may change it or suppress it.
