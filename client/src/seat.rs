@@ -37,13 +37,6 @@ impl Machine {
         }
     }
 
-    fn deliver(&mut self, entry: &Entry) -> Result<(), String> {
-        match self {
-            Machine::Player(p) => p.deliver(entry).map_err(|e| e.to_string()),
-            Machine::Umpire(u) => u.deliver(entry).map_err(|e| e.to_string()),
-        }
-    }
-
     fn poll_output(&mut self) -> Option<Output> {
         match self {
             Machine::Player(p) => p.poll_output(),
@@ -587,7 +580,7 @@ impl Seat {
             return Ok(());
         }
         let hash: MessageHash = entry.message.hash();
-        if let Err(e) = self.machine.deliver(&entry) {
+        if let Err(e) = self.machine.handle(Input::Delivered(entry.clone())) {
             if not_the_relays(&entry) {
                 self.report(SeatEvent::Fault("an entry whose receipt is not the relay's".into()));
                 return Ok(());

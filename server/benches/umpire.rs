@@ -21,7 +21,7 @@
 
 use protocol::codec::Canonical;
 use protocol::message::SignedMessage;
-use protocol::roles::{Output, Participant, Umpire};
+use protocol::roles::{Input, Output, Participant, Umpire};
 use sim::measure::{UmpireCrypto, UmpirePhases};
 use std::hint::black_box;
 use std::time::Instant;
@@ -35,7 +35,7 @@ fn umpire(g: &UmpireCrypto) -> Vec<SignedMessage> {
     let mut u = Umpire::new(g.umpire.clone(), g.agreed.clone(), g.secret).expect("umpire");
     let mut out = Vec::new();
     for e in &g.entries {
-        u.deliver(e).expect("delivered");
+        u.handle(Input::Delivered(e.clone())).expect("delivered");
         while let Some(o) = u.poll_output() {
             if let Output::Send(m) = o {
                 out.push(m);

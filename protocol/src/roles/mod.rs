@@ -71,13 +71,6 @@ pub trait Participant {
     /// Consumes one input.
     fn handle(&mut self, input: Input) -> Result<(), Self::Error>;
 
-    /// Consumes a delivered entry, as [`Input::Delivered`] does, from a reference: a driver
-    /// that keeps the entry (a seat keeps every one it received) need not copy it for the
-    /// machine, which only reads it.
-    fn deliver(&mut self, entry: &Entry) -> Result<(), Self::Error> {
-        self.handle(Input::Delivered(entry.clone()))
-    }
-
     /// The next output, if any.
     fn poll_output(&mut self) -> Option<Output>;
 

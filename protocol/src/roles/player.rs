@@ -10,7 +10,6 @@ use crate::flow::{self, FORFEIT, Mode, PRIVATE_SEED, PUBLIC_CONTRIBUTION, TIMEOU
 use crate::game::{self, GameError, claim_of};
 use crate::keys::Identity;
 use crate::message::{Author, Claim, Expectation, MessageBody, Owed, Payload, seal_context};
-use crate::relay::Entry;
 use crate::seal::Inbox;
 use crate::terms::AgreedTerms;
 use crate::{Channel, MessageHash};
@@ -795,68 +794,56 @@ fn fault(body: &MessageBody, hash: MessageHash, problem: String) -> RoleError {
     RoleError { author: body.author, message: hash, problem }
 }
 
-impl Player {
-    /// After an input: a resignation asked for while an answer was awaited goes now, and the
-    /// machine moves on (its commitments, reveals, claims).
-    fn settle(&mut self) {
-        if self.resign_pending && !self.awaits_answer() {
-            self.resign_pending = false;
-            self.resign();
-        }
-        self.progress();
-    }
-}
-
 impl Participant for Player {
     type Error = RoleError;
 
     fn handle(&mut self, input: Input) -> Result<(), RoleError> {
         let result = match input {
-            Input::Delivered(entry) => return self.deliver(&entry),
+            Input::Delivered(entry) => {
+                let (body, receipt, hash) = open_entry(&self.terms, &mut self.out, &entry)?;
+                self.out.delivered(&receipt);
+                if let Some(re) = body.re
+                    && self.terms.terms.umpire.as_ref().is_some_and(|u| u.key == body.author)
+                {
+                    self.unanswered.remove(&re);
+                }
+                if let Some(c) = &mut self.coordinator {
+                    let relay = self.terms.terms.relay;
+                    let admission = if body.author == relay {
+                        Ok(crate::coordinator::Admission::Counts)
+                    } else {
+                        c.admit(&body, self.out.seen_index(&body), &relay)
+                    };
+                    let Ok(admission) = admission else {
+                        return Err(RoleError {
+                            author: body.author,
+                            message: hash,
+                            problem: "the relay accepted a message its author may not send".into(),
+                        });
+                    };
+                    c.apply(&body, hash, admission, receipt.time_ms);
+                    if admission == crate::coordinator::Admission::Void {
+                        // A void sealed message may still set its channel's context up.
+                        if let Payload::Sealed(sealed) = &body.payload {
+                            self.seal.learn(&seal_context(&body), sealed);
+                        }
+                        return Ok(());
+                    }
+                }
+                match body.channel {
+                    Channel::Public => self.on_public(&body, hash),
+                    c if c.side() == self.side => self.on_private(&body, hash),
+                    _ => Ok(()),
+                }
+            }
             Input::Decision(answer) => self.decided(answer),
             Input::Relay(_) | Input::Time(_) => Ok(()),
         };
-        self.settle();
-        result
-    }
-
-    fn deliver(&mut self, entry: &Entry) -> Result<(), RoleError> {
-        let (body, receipt, hash) = open_entry(&self.terms, &mut self.out, entry)?;
-        self.out.delivered(&receipt);
-        if let Some(re) = body.re
-            && self.terms.terms.umpire.as_ref().is_some_and(|u| u.key == body.author)
-        {
-            self.unanswered.remove(&re);
+        if self.resign_pending && !self.awaits_answer() {
+            self.resign_pending = false;
+            self.resign();
         }
-        if let Some(c) = &mut self.coordinator {
-            let relay = self.terms.terms.relay;
-            let admission = if body.author == relay {
-                Ok(crate::coordinator::Admission::Counts)
-            } else {
-                c.admit(&body, self.out.seen_index(&body), &relay)
-            };
-            let Ok(admission) = admission else {
-                return Err(RoleError {
-                    author: body.author,
-                    message: hash,
-                    problem: "the relay accepted a message its author may not send".into(),
-                });
-            };
-            c.apply(&body, hash, admission, receipt.time_ms);
-            if admission == crate::coordinator::Admission::Void {
-                // A void sealed message may still set its channel's context up.
-                if let Payload::Sealed(sealed) = &body.payload {
-                    self.seal.learn(&seal_context(&body), sealed);
-                }
-                return Ok(());
-            }
-        }
-        let result = match body.channel {
-            Channel::Public => self.on_public(&body, hash),
-            c if c.side() == self.side => self.on_private(&body, hash),
-            _ => Ok(()),
-        };
-        self.settle();
+        self.progress();
         result
     }
 

@@ -11,7 +11,6 @@ use crate::flow::{self, FORFEIT, PRIVATE_SEED, TIMEOUT};
 use crate::game::{self, GameError, claim_of};
 use crate::keys::Identity;
 use crate::message::{Author, Claim, Expectation, MessageBody, Owed, Payload, seal_context};
-use crate::relay::Entry;
 use crate::seal::Inbox;
 use crate::seed::setup_seed;
 use crate::terms::AgreedTerms;
@@ -357,14 +356,8 @@ impl Participant for Umpire {
     type Error = RoleError;
 
     fn handle(&mut self, input: Input) -> Result<(), RoleError> {
-        match input {
-            Input::Delivered(entry) => self.deliver(&entry),
-            _ => Ok(()),
-        }
-    }
-
-    fn deliver(&mut self, entry: &Entry) -> Result<(), RoleError> {
-        let (body, receipt, hash) = open_entry(&self.terms, &mut self.out, entry)?;
+        let Input::Delivered(entry) = input else { return Ok(()) };
+        let (body, receipt, hash) = open_entry(&self.terms, &mut self.out, &entry)?;
         self.out.delivered(&receipt);
         // The same coordinator as the relay's: a void race is recorded but ignored.
         let admission = if body.author == self.terms.terms.relay {
