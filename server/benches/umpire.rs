@@ -71,11 +71,12 @@ fn main() {
     }
     // The operations timed apart, in passes of their own (reading the clock around each
     // operation costs time the passes above do not pay).
-    for _ in 0..rounds.min(20) {
+    let phase_passes = rounds.min(20);
+    for _ in 0..phase_passes {
         g.pass(Some(&mut phases)).expect("the umpire's cryptography");
     }
     let per = |ns: u64| ns as f64 / 1e3 / (rounds as f64 * g.written.len() as f64);
-    let per_phase = |ns: u64| ns as f64 / 1e3 / (rounds.min(20) as f64 * g.written.len() as f64);
+    let per_phase = |ns: u64| ns as f64 / 1e3 / (phase_passes as f64 * g.written.len() as f64);
     let players = g.entries.len() - g.written.len();
     println!(
         "umpire: {} entries of a Kriegspiel match (seed 1): {} it writes, {} others'",

@@ -420,8 +420,7 @@ pub struct Crypto {
 impl Crypto {
     /// The relay's verify + sign.
     pub fn relay() -> Result<Crypto> {
-        let played = crate::selfplay_with(crate::SelfplayConfig::new(Variant::Kriegspiel, 1))
-            .context("self-playing the Kriegspiel match the bound is timed on")?;
+        let played = bound_match()?;
         let terms = protocol::terms::MatchTerms::from_canonical(&played.record.terms.terms)
             .context("the terms")?;
         let mut steps = Vec::new();
@@ -466,6 +465,12 @@ impl Crypto {
     pub fn median(&self, seconds: f64) -> Result<f64> {
         median_of(seconds, || self.time(0, self.steps.len()))
     }
+}
+
+/// The match every bound is timed on: a self-played Kriegspiel match, seed 1.
+fn bound_match() -> Result<crate::Selfplay> {
+    crate::selfplay_with(crate::SelfplayConfig::new(Variant::Kriegspiel, 1))
+        .context("self-playing the Kriegspiel match the bound is timed on")
 }
 
 /// This thread's CPU time to run `f`, seconds (the wall time where the thread's CPU clock
@@ -551,8 +556,7 @@ impl UmpireCrypto {
     /// The self-played match (seed 1) and the umpire's keys for it.
     pub fn new() -> Result<UmpireCrypto> {
         use protocol::message::Payload;
-        let played = crate::selfplay_with(crate::SelfplayConfig::new(Variant::Kriegspiel, 1))
-            .context("self-playing the Kriegspiel match the bound is timed on")?;
+        let played = bound_match()?;
         let cast = crate::selfplay::cast(1);
         let agreed = played.record.terms.verify().context("the terms")?;
         let u = agreed.terms.umpire.as_ref().context("the self-played match has no umpire")?;
@@ -600,16 +604,16 @@ impl UmpireCrypto {
         use protocol::message::{Payload, SignedMessage, seal_context};
         use protocol::seal::{Inbox, Sealer};
         use std::hint::black_box;
-        // The clock is read only with `phases`.
-        fn clock(
+        // The clock is read only with `phases`: `lap` adds the time since `since` to one
+        // operation's total and returns the time now (0 without `phases`).
+        fn lap(
             phases: &mut Option<&mut UmpirePhases>,
             field: fn(&mut UmpirePhases) -> &mut u64,
             since: u64,
         ) -> u64 {
+            let Some(p) = phases.as_deref_mut() else { return 0 };
             let now = thread_cpu_ns().unwrap_or(0);
-            if let Some(p) = phases.as_deref_mut() {
-                *field(p) += now.saturating_sub(since);
-            }
+            *field(p) += now.saturating_sub(since);
             now
         }
         fn count(
@@ -620,8 +624,6 @@ impl UmpireCrypto {
                 *field(p) += 1;
             }
         }
-        let timed = phases.is_some();
-        let now = || if timed { thread_cpu_ns().unwrap_or(0) } else { 0 };
         let me = self.umpire.public();
         let relay = self.agreed.terms.relay;
         let id = self.agreed.match_id;
@@ -637,7 +639,7 @@ impl UmpireCrypto {
         );
         let plaintext = vec![0u8; padded / 2];
         for (e, body) in self.entries.iter().zip(&self.bodies) {
-            let t = now();
+            let t = if phases.is_some() { thread_cpu_ns().unwrap_or(0) } else { 0 };
             if body.author != me {
                 black_box(e.message.verify_for(&id).context("verify")?);
             }
@@ -646,7 +648,7 @@ impl UmpireCrypto {
                     .verify_signed_hash(&relay, &id, e.message.signed_hash())
                     .context("receipt")?,
             );
-            let t = if timed { clock(&mut phases, |p| &mut p.check, t) } else { 0 };
+            let t = lap(&mut phases, |p| &mut p.check, t);
             count(&mut phases, |p| &mut p.entries);
             match (&body.payload, body.author == me) {
                 (Payload::Sealed(sealed), false) if body.channel != protocol::Channel::Public => {
@@ -655,9 +657,7 @@ impl UmpireCrypto {
                             .open(&seal_context(body), sealed, to_umpire)
                             .map_err(|e| anyhow::anyhow!("open: {e:?}"))?,
                     );
-                    if timed {
-                        clock(&mut phases, |p| &mut p.open, t);
-                    }
+                    lap(&mut phases, |p| &mut p.open, t);
                     count(&mut phases, |p| &mut p.opened);
                 }
                 (payload, true) => {
@@ -666,25 +666,7 @@ impl UmpireCrypto {
                         let sealer = match sealers.entry(body.channel) {
                             std::collections::btree_map::Entry::Occupied(o) => o.into_mut(),
                             std::collections::btree_map::Entry::Vacant(v) => {
-                                let side =
-                                    body.channel.side().context("a sealed public message")?;
-                                let key = self.colors[side];
-                                let recipient = self
-                                    .agreed
-                                    .terms
-                                    .players
-                                    .iter()
-                                    .find(|p| p.key == key)
-                                    .context("the channel's player")?
-                                    .seal_key;
-                                let seed = self
-                                    .seeds
-                                    .get(&body.channel)
-                                    .context("no disclosed seal seed for a channel")?;
-                                v.insert(
-                                    Sealer::new(&recipient, &context, seed)
-                                        .map_err(|e| anyhow::anyhow!("sealer: {e:?}"))?,
-                                )
+                                v.insert(self.sealer(body.channel, &context)?)
                             }
                         };
                         black_box(
@@ -694,17 +676,31 @@ impl UmpireCrypto {
                         );
                         count(&mut phases, |p| &mut p.sealed);
                     }
-                    let t = if timed { clock(&mut phases, |p| &mut p.seal, t) } else { 0 };
+                    let t = lap(&mut phases, |p| &mut p.seal, t);
                     black_box(SignedMessage::sign(body, &self.umpire));
-                    if timed {
-                        clock(&mut phases, |p| &mut p.sign, t);
-                    }
+                    lap(&mut phases, |p| &mut p.sign, t);
                     count(&mut phases, |p| &mut p.signed);
                 }
                 _ => {}
             }
         }
         Ok(())
+    }
+
+    /// The umpire's sealer on private `channel` (a key agreement with the channel's player),
+    /// from the seal seed it disclosed for it.
+    fn sealer(
+        &self,
+        channel: protocol::Channel,
+        context: &protocol::seal::SealContext,
+    ) -> Result<protocol::seal::Sealer> {
+        let side = channel.side().context("a sealed public message")?;
+        let key = self.colors[side];
+        let player = self.agreed.terms.players.iter().find(|p| p.key == key);
+        let recipient = player.context("the channel's player")?.seal_key;
+        let seed = self.seeds.get(&channel).context("no disclosed seal seed for a channel")?;
+        protocol::seal::Sealer::new(&recipient, context, seed)
+            .map_err(|e| anyhow::anyhow!("sealer: {e:?}"))
     }
 
     /// The median over passes for `seconds` of wall time of one pass's CPU per entry,
