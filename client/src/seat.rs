@@ -44,6 +44,13 @@ impl Machine {
         }
     }
 
+    fn take_opened(&mut self) -> Option<MessageHash> {
+        match self {
+            Machine::Player(p) => p.take_opened(),
+            Machine::Umpire(u) => u.take_opened(),
+        }
+    }
+
     /// The player, if this is one.
     pub fn player(&self) -> Option<&Player> {
         match self {
@@ -579,8 +586,11 @@ impl Seat {
             }
             return Ok(());
         }
-        let hash: MessageHash = entry.message.hash();
-        if let Err(e) = self.machine.handle(Input::Delivered(entry.clone())) {
+        let handled = self.machine.handle(Input::Delivered(entry.clone()));
+        // The machine hashed the message when it opened the entry; hashed here only if it did
+        // not get that far.
+        let hash: MessageHash = self.machine.take_opened().unwrap_or_else(|| entry.message.hash());
+        if let Err(e) = handled {
             if not_the_relays(&entry) {
                 self.report(SeatEvent::Fault("an entry whose receipt is not the relay's".into()));
                 return Ok(());
@@ -638,9 +648,10 @@ impl Seat {
             while let Some(out) = self.machine.poll_output() {
                 match out {
                     Output::Send(m) => {
+                        let h = m.hash();
                         if self.courier.is_some() {
                             // In order, each only once those before are receipted or noticed.
-                            self.held.push_back((m.hash(), m));
+                            self.held.push_back((h, m));
                             self.release(socket.as_deref_mut()).await;
                             continue;
                         }
@@ -648,12 +659,9 @@ impl Seat {
                             && s.send(&m).await.is_ok()
                         {
                             let now = self.now_ms();
-                            self.receipt_clock.sent(m.hash(), now);
+                            self.receipt_clock.sent(h, now);
                         }
-                        if let Some(c) = self.courier.as_mut() {
-                            c.sent(m.hash());
-                        }
-                        self.unconfirmed.push_back((m.hash(), m));
+                        self.unconfirmed.push_back((h, m));
                     }
                     Output::Decide(ask) => {
                         self.question = Some(ask);

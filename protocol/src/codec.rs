@@ -82,9 +82,7 @@ pub trait Canonical: Serialize + DeserializeOwned {
 
     /// The canonical bytes (postcard).
     fn to_canonical(&self) -> Vec<u8> {
-        // Derived serde impls of our types only produce sequences of known length, the one
-        // thing postcard's serializer can fail on.
-        postcard::to_allocvec(self).expect("protocol types always serialize with postcard")
+        to_vec(self)
     }
 
     /// Checks beyond the encoding, such as the protocol version.
@@ -95,6 +93,63 @@ pub trait Canonical: Serialize + DeserializeOwned {
     /// Decodes strictly; see [`decode`].
     fn from_canonical(bytes: &[u8]) -> Result<Self, DecodeError> {
         decode(bytes)
+    }
+}
+
+/// The largest scratch buffer a thread keeps between encodings ([`to_vec`]).
+const SCRATCH_KEPT: usize = 64 * 1024;
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// `value`'s postcard bytes in a vector of exactly their length.
+///
+/// Written first into a buffer the thread keeps, then copied once: postcard's own vector grows
+/// from empty by doubling, a reallocation every few fields of a message (the reallocations
+/// showed in the relay's and the umpire's profiles; what this saves is below what the load test
+/// tells apart, docs/LOADTEST.md, stop 27), and the copy leaves no spare capacity in vectors a
+/// match keeps for its whole life.
+pub fn to_vec<T: Serialize + ?Sized>(value: &T) -> Vec<u8> {
+    // Derived serde impls of our types only produce sequences of known length, the one thing
+    // postcard's serializer can fail on.
+    let encode = |buf: &mut Vec<u8>| {
+        buf.clear();
+        postcard::serialize_with_flavor(value, Scratch(buf))
+            .expect("protocol types always serialize with postcard");
+        let bytes = buf.to_vec();
+        if buf.capacity() > SCRATCH_KEPT {
+            *buf = Vec::new();
+        }
+        bytes
+    };
+    SCRATCH.with(|s| match s.try_borrow_mut() {
+        Ok(mut buf) => encode(&mut buf),
+        // Only if a `Serialize` encoded something itself: it gets a buffer of its own.
+        Err(_) => encode(&mut Vec::new()),
+    })
+}
+
+/// A postcard serializer output appending to a borrowed buffer ([`to_vec`]).
+struct Scratch<'a>(&'a mut Vec<u8>);
+
+impl postcard::ser_flavors::Flavor for Scratch<'_> {
+    type Output = ();
+
+    #[inline(always)]
+    fn try_push(&mut self, data: u8) -> postcard::Result<()> {
+        self.0.push(data);
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn try_extend(&mut self, data: &[u8]) -> postcard::Result<()> {
+        self.0.extend_from_slice(data);
+        Ok(())
+    }
+
+    fn finalize(self) -> postcard::Result<()> {
+        Ok(())
     }
 }
 
@@ -199,6 +254,34 @@ mod tests {
         let p = probe(300);
         assert_eq!(p.to_canonical(), vec![VERSION, 0xac, 0x02, 0]);
         assert_eq!(Probe::from_canonical(&p.to_canonical()), Ok(p));
+    }
+
+    /// A value whose own `Serialize` encodes another with [`to_vec`] while the outer encoding
+    /// holds the thread's scratch buffer.
+    struct Nested(Vec<u32>);
+
+    impl Serialize for Nested {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            serde_bytes::Bytes::new(&to_vec(&self.0)).serialize(s)
+        }
+    }
+
+    #[test]
+    fn to_vec_writes_postcards_bytes_with_no_spare_capacity() {
+        // Small, larger than the scratch buffer a thread keeps, then small again: the same
+        // bytes as postcard's own vector each time.
+        for n in [0usize, 1, 40, 300, 40_000, 3] {
+            let value: Vec<u32> = (0..n as u32).map(|i| i.wrapping_mul(2_654_435_761)).collect();
+            let bytes = to_vec(&value);
+            assert_eq!(bytes, postcard::to_allocvec(&value).unwrap(), "{n} numbers");
+            assert_eq!(bytes.capacity(), bytes.len(), "{n} numbers");
+        }
+        let nested = Nested(vec![1, 300, 70_000]);
+        let inner = postcard::to_allocvec(&nested.0).unwrap();
+        assert_eq!(
+            to_vec(&nested),
+            postcard::to_allocvec(&serde_bytes::Bytes::new(&inner)).unwrap()
+        );
     }
 
     #[test]

@@ -3,7 +3,8 @@
 //! machine must not take for the one it signed) and a receipt the relay did not sign, or signed
 //! for another message. Every such entry is refused, changes nothing, and the real entry is
 //! taken afterwards (docs/LOADTEST.md: a machine skips checking only its own signature on the
-//! exact bytes it signed).
+//! exact bytes it signed). A machine gives the hash of each message it opened, once, and none
+//! for an entry it refused (`Participant::take_opened`, which its seat keys its sent messages by).
 mod common;
 
 use common::{cast, sign, terms};
@@ -82,6 +83,12 @@ impl Who {
             Who::Umpire(u) => u.poll_output(),
         }
     }
+    fn take_opened(&mut self) -> Option<protocol::MessageHash> {
+        match self {
+            Who::Player(p) => p.take_opened(),
+            Who::Umpire(u) => u.take_opened(),
+        }
+    }
 }
 
 /// Drives an umpired Kriegspiel match through the relay until the umpire has written a message
@@ -128,6 +135,8 @@ fn machines_refuse_forged_messages_and_receipts_their_own_included() {
                 for (what, forged) in forgeries(&c, &agreed, entry) {
                     let refused = machine.handle(Input::Delivered(forged));
                     assert!(refused.is_err(), "{what} of {author}'s message was taken by {key}");
+                    // A refused entry gives its seat no hash to key what it sent by.
+                    assert_eq!(machine.take_opened(), None, "{what} to {key}");
                     if author == *key {
                         own_refused += 1;
                     } else {
@@ -140,6 +149,9 @@ fn machines_refuse_forged_messages_and_receipts_their_own_included() {
                 machine
                     .handle(Input::Delivered(entry.clone()))
                     .unwrap_or_else(|e| panic!("{key} refused a real entry: {e}"));
+                // The opened entry's message hash, once.
+                assert_eq!(machine.take_opened(), Some(entry.message.hash()), "{key}");
+                assert_eq!(machine.take_opened(), None, "{key}");
             }
             if author == c.umpire.public() {
                 umpire_wrote = true;

@@ -76,6 +76,14 @@ pub trait Participant {
 
     /// When the participant next wants [`Input::Time`].
     fn poll_timeout(&self) -> Option<u64>;
+
+    /// The hash of the last delivered entry's message that the participant opened (its
+    /// signature and receipt checked), taken so it is given once: a seat keys what it sent by
+    /// it, and need not hash every entry a second time. `None` if nothing was opened since the
+    /// last call.
+    fn take_opened(&mut self) -> Option<crate::MessageHash> {
+        None
+    }
 }
 
 /// What a player's [`Policy`] is asked to decide.
@@ -149,6 +157,9 @@ pub(crate) struct Outbox {
     /// that reads every channel (the umpire, a player of an open or owner game) the index in the
     /// relay's log, which a `seen` names only by its order head.
     orders: std::collections::BTreeMap<crate::LogHead, u64>,
+    /// The message hash of the last entry [`open_entry`] opened, until taken
+    /// ([`Participant::take_opened`]).
+    pub(crate) opened: Option<MessageHash>,
 }
 
 /// How many of its own messages not yet delivered a machine remembers. An honest relay
@@ -169,6 +180,7 @@ impl Outbox {
             padded_len,
             written: VecDeque::new(),
             orders: std::collections::BTreeMap::new(),
+            opened: None,
         }
     }
 
@@ -335,6 +347,7 @@ pub(crate) fn open_entry(
     if let Some(i) = own {
         out.written.remove(i);
     }
+    out.opened = Some(hash);
     Ok((body, receipt, hash))
 }
 

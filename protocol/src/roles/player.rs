@@ -857,4 +857,8 @@ impl Participant for Player {
     fn poll_timeout(&self) -> Option<u64> {
         None
     }
+
+    fn take_opened(&mut self) -> Option<MessageHash> {
+        self.out.opened.take()
+    }
 }

@@ -433,4 +433,8 @@ impl Participant for Umpire {
     fn poll_timeout(&self) -> Option<u64> {
         None
     }
+
+    fn take_opened(&mut self) -> Option<MessageHash> {
+        self.out.opened.take()
+    }
 }
