@@ -17,6 +17,7 @@
 #   1. saturation with the umpire in a process of its own, `after` (this tree) and `before` (the
 #      reference) alternating, two rounds, 15 s windows: throughput, CPU per message for the
 #      server and the umpire against their bounds, memory per match;
+#   1b. the same saturation with the server (and umpire) on 4, then 8 tokio worker threads;
 #   2. 2,500 starts at 250 per second (`--ramp 250`): starts/s, errors;
 #   3. 10,000 Kriegspiel matches at one move per 5 s, four matches per pair of keys over one
 #      socket per key (`--matches-per-pair 4`, which fits 20,000 open files): players' p99,
@@ -48,7 +49,7 @@ out=${OUT:-$here/out}
 mkdir -p "$out"
 log=$out/figures.log
 bin=/tmp/fogproof-device
-mkdir -p "$bin"
+rm -rf "$bin" && mkdir -p "$bin"
 xz -dc "$pack/fogproof.xz" >"$bin/after" && chmod +x "$bin/after" || exit 1
 if [ -f "$pack/ref.xz" ]; then
     xz -dc "$pack/ref.xz" >"$bin/before" && chmod +x "$bin/before"
@@ -84,9 +85,14 @@ for round in 1 2; do
     load "saturation, round $round" "$bin/after" 60 $saturation
     [ -x "$bin/before" ] && load "saturation, round $round" "$bin/before" 60 $saturation
 done
+# Whether the server's runtime costs more with a worker per core than it needs (the 16-core
+# runs spent twice this VM's CPU per message): the same saturation with 4 and 8 workers.
+for threads in 4 8; do
+    load "saturation, $threads server threads" "$bin/after" 60 $saturation --server-threads $threads
+done
 load "starts" "$bin/after" 60 --matches $starts --move-interval-ms 5000 --ramp 250 --warmup 0 \
     --duration 5 --drain 15 --seed 41
 load "10,000 matches" "$bin/after" 150 --matches $many --matches-per-pair 4 \
     --move-interval-ms 5000 --ramp 250 --warmup 5 --duration $((2 * window)) --drain 20 --seed 41
-grep -E '^== |throughput|CPU|p99|playing|errors|memory|bound' "$log" >"$out/summary.txt"
+grep -E '^== |throughput|CPU|p99|playing|errors|memory|bound|runtime' "$log" >"$out/summary.txt"
 echo "log: $log"

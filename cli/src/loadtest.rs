@@ -78,6 +78,11 @@ pub struct LoadtestArgs {
     /// Keep the spawned server's data directory.
     #[arg(long)]
     keep_data: bool,
+    /// With `--spawn-server`: the tokio worker threads of the spawned server (and of the
+    /// umpire process, with `--umpire-process`); tokio's default is one per core. The report
+    /// counts the server's in `/proc`.
+    #[arg(long, requires = "spawn_server", value_parser = clap::value_parser!(u16).range(1..=1024))]
+    server_threads: Option<u16>,
 }
 
 fn parse_time(text: &str) -> Result<(u64, u64)> {
@@ -111,6 +116,7 @@ pub fn run(args: LoadtestArgs, out: &mut impl Write) -> Result<()> {
         drain: args.drain,
         bound_seconds: args.bound_seconds,
         keep_data: args.keep_data,
+        server_threads: args.server_threads.map(usize::from),
     };
     sim::measure::run(&options, out)
 }

@@ -86,6 +86,8 @@ fn loadtest_plays_matches_and_prints_its_report() {
     assert!(line("signature bound under load:").contains("bursts of 64 messages"), "{stdout}");
     assert!(line("server CPU:").contains("x under load)"), "{stdout}");
     assert!(line("ramp:").starts_with("ramp: 3 matches playing"), "{stdout}");
+    // The server's runtime, one worker thread per core by default.
+    assert!(number_after(line("server runtime:"), "runtime:") >= 1.0, "{stdout}");
     // Receipts came back to players.
     assert!(line("receipt latency (server").contains("p99 <="), "{stdout}");
     let players = line("receipt latency (players");
@@ -104,7 +106,9 @@ fn loadtest_plays_matches_and_prints_its_report() {
 /// verdicts), and its CPU is reported apart from the server's, with the per-core figures.
 #[test]
 fn loadtest_with_the_umpire_in_its_own_process() {
-    let stdout = small_loadtest(&["loadtest", "--umpire-process"]);
+    let stdout = small_loadtest(&["loadtest", "--umpire-process", "--server-threads", "3"]);
+    // The server runs the worker threads asked for (as its runtime reports them).
+    assert_eq!(line(&stdout, "server runtime:"), "server runtime: 3 tokio worker threads");
     let line = |prefix: &str| line(&stdout, prefix);
     assert!(line("server:").contains("the umpire in a process of its own, pid"), "{stdout}");
     assert!(line("per core of server CPU:").contains("of the one-core signature bound"));

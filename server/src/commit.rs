@@ -19,6 +19,13 @@ const MAX_BATCH_ENTRIES: usize = 4096;
 /// a lone write (no load) is committed at once.
 const MAX_GATHER: std::time::Duration = std::time::Duration::from_millis(5);
 
+/// Under load, how long at least the committer waits for more writes: a commit's fixed work
+/// (its `fsync` and WAL pages, a fifth of the server's CPU at 1,900 messages/s on the 2-core
+/// machine) is then shared by about twice the entries it was when the window was a sub-ms
+/// commit's own duration, for about 2 ms more on a receipt's median and nothing measurable on
+/// its p99 (docs/LOADTEST.md, stop 27).
+const MIN_GATHER: std::time::Duration = std::time::Duration::from_millis(2);
+
 /// The entries after which the committer stops gathering (it commits at once).
 const GATHER_ENTRIES: usize = 64;
 
@@ -70,10 +77,10 @@ fn weight(w: &Write) -> usize {
 
 /// How long the committer waits for more writes after the last commit carried `writes` writes
 /// and took `took`: not at all after a lone write (no load: it commits at once), else the last
-/// commit's own duration, at most [`MAX_GATHER`] (under load the writes that would have waited
-/// for the next commit share this one's fixed work).
+/// commit's own duration, at least [`MIN_GATHER`] and at most [`MAX_GATHER`] (under load the
+/// writes that would have waited for the next commit share this one's fixed work).
 fn gather_window(writes: usize, took: std::time::Duration) -> Option<std::time::Duration> {
-    (writes > 1).then(|| took.min(MAX_GATHER))
+    (writes > 1).then(|| took.clamp(MIN_GATHER, MAX_GATHER))
 }
 
 async fn run(store: Arc<dyn Store>, mut rx: mpsc::Receiver<(Write, Ack)>) {
@@ -165,11 +172,12 @@ mod tests {
     }
 
     #[test]
-    fn a_lone_write_is_committed_at_once_and_a_busy_committer_gathers_at_most_max_gather() {
+    fn a_lone_write_is_committed_at_once_and_a_busy_committer_gathers_between_min_and_max_gather() {
         let ms = std::time::Duration::from_millis;
         assert_eq!(gather_window(0, ms(0)), None, "the first write");
         assert_eq!(gather_window(1, ms(3)), None, "after a lone write: no load");
         assert_eq!(gather_window(2, ms(3)), Some(ms(3)), "the last commit's duration");
+        assert_eq!(gather_window(2, ms(0)), Some(MIN_GATHER), "at least MIN_GATHER");
         assert_eq!(gather_window(40, ms(30)), Some(MAX_GATHER), "at most MAX_GATHER");
     }
 

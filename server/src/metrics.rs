@@ -43,6 +43,9 @@ pub const LEDGER_FINISHED: &str = "fogproof_ledger_finished_total";
 /// Counter: finished matches handed to the ledger with the verification made when they ended
 /// (`ledger::Submission::Verified`: not verified a second time).
 pub const LEDGER_VERIFICATIONS_REUSED: &str = "fogproof_ledger_verifications_reused_total";
+/// Gauge: the worker threads of the server's tokio runtime (one per core unless
+/// `TOKIO_WORKER_THREADS` says otherwise).
+pub const RUNTIME_WORKERS: &str = "fogproof_runtime_workers";
 /// Counter: tournament games forfeited by a no-show.
 pub const TOURNAMENT_NO_SHOWS: &str = "fogproof_tournament_no_shows_total";
 

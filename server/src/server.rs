@@ -154,6 +154,8 @@ pub async fn start(
     // Sign-in tokens are signed by the host's relay key: every node honours them.
     lock(&shared.auth).set_issuer(shared.config.relay.clone());
     let metrics = crate::metrics::install();
+    metrics::gauge!(crate::metrics::RUNTIME_WORKERS)
+        .set(tokio::runtime::Handle::current().metrics().num_workers() as f64);
     crate::services::lobby::restore(&shared)
         .await
         .map_err(|e| crate::store::StoreError::Database(e.to_string()))?;

@@ -74,6 +74,9 @@ pub struct Options {
     pub bound_seconds: f64,
     /// Keep the spawned server's data directory.
     pub keep_data: bool,
+    /// With `--spawn-server`: the tokio worker threads of the spawned server (and of the
+    /// umpire process), through `TOKIO_WORKER_THREADS`; `None`: tokio's default, one per core.
+    pub server_threads: Option<usize>,
 }
 
 /// The server being measured.
@@ -101,17 +104,19 @@ fn spawn_serve(
     data: &std::path::Path,
     extra: &[&str],
     log: &std::path::Path,
+    threads: Option<usize>,
 ) -> Result<(std::process::Child, String)> {
     let log_file = std::fs::File::create(log).context("the server's log")?;
-    let mut child = std::process::Command::new(fogproof)
+    let mut command = std::process::Command::new(fogproof);
+    command
         .args(["serve", "--listen", "127.0.0.1:0", "--no-bot", "--data"])
         .arg(data)
         .args(extra)
         .env("FOGPROOF_LOG", "warn")
         .stdout(std::process::Stdio::piped())
-        .stderr(log_file)
-        .spawn()
-        .context("starting fogproof serve")?;
+        .stderr(log_file);
+    with_threads(&mut command, threads);
+    let mut child = command.spawn().context("starting fogproof serve")?;
     let stdout = child.stdout.take().context("the server's output")?;
     let mut lines = std::io::BufReader::new(stdout).lines();
     let base = loop {
@@ -126,6 +131,14 @@ fn spawn_serve(
     // Keep reading its output so it never blocks on a full pipe.
     std::thread::spawn(move || for _ in lines {});
     Ok((child, base))
+}
+
+/// Gives a spawned process `threads` tokio worker threads (`TOKIO_WORKER_THREADS`, which
+/// tokio's runtime builder reads when the program names no number itself, as `fogproof` does).
+fn with_threads(command: &mut std::process::Command, threads: Option<usize>) {
+    if let Some(n) = threads {
+        command.env("TOKIO_WORKER_THREADS", n.to_string());
+    }
 }
 
 /// Sends SIGTERM to a child and waits up to `seconds` for it, then kills it.
@@ -145,13 +158,18 @@ fn terminate(child: &mut std::process::Child, seconds: u64) {
 }
 
 impl Server {
-    fn spawn(fogproof: &std::path::Path, keep: bool, umpire_process: bool) -> Result<Server> {
+    fn spawn(
+        fogproof: &std::path::Path,
+        keep: bool,
+        umpire_process: bool,
+        threads: Option<usize>,
+    ) -> Result<Server> {
         let dir = std::env::temp_dir().join(format!("fogproof-loadtest-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
         let extra: &[&str] = if umpire_process { &["--external-umpire"] } else { &[] };
         let (child, base) =
-            spawn_serve(fogproof, &dir.join("data"), extra, &dir.join("serve.log"))?;
+            spawn_serve(fogproof, &dir.join("data"), extra, &dir.join("serve.log"), threads)?;
         let pid = child.id();
         let mut server = Server {
             base,
@@ -165,16 +183,17 @@ impl Server {
         if umpire_process {
             // The key `fogproof serve` wrote before it listened, so the umpire is the server's.
             let log = std::fs::File::create(dir.join("umpire.log")).context("the umpire's log")?;
-            let umpire = std::process::Command::new(fogproof)
+            let mut command = std::process::Command::new(fogproof);
+            command
                 .args(["umpire", "--server", &server.base, "--name", "umpire", "--key"])
                 .arg(dir.join("data").join("umpire.key"))
                 .arg("--dir")
                 .arg(dir.join("umpire"))
                 .env("FOGPROOF_LOG", "warn")
                 .stdout(std::process::Stdio::null())
-                .stderr(log)
-                .spawn()
-                .context("starting fogproof umpire")?;
+                .stderr(log);
+            with_threads(&mut command, threads);
+            let umpire = command.spawn().context("starting fogproof umpire")?;
             server.umpire = Some(umpire);
         }
         Ok(server)
@@ -188,6 +207,7 @@ impl Server {
         n: usize,
         url: &str,
         runtime: &tokio::runtime::Runtime,
+        threads: Option<usize>,
     ) -> Result<Server> {
         if n == 0 {
             bail!("--nodes must be at least 1");
@@ -225,7 +245,7 @@ impl Server {
                 extra.push("--no-ledger");
             }
             let log = dir.join(format!("serve-{i}.log"));
-            let (child, base) = spawn_serve(fogproof, &data, &extra, &log)?;
+            let (child, base) = spawn_serve(fogproof, &data, &extra, &log, threads)?;
             server.nodes.push(base.clone());
             if i == 0 {
                 server.base = base;
@@ -874,8 +894,11 @@ pub fn run(args: &Options, out: &mut impl Write) -> Result<()> {
             n,
             args.database.as_deref().unwrap_or(""),
             &runtime,
+            args.server_threads,
         )?,
-        (None, None) => Server::spawn(&args.fogproof, args.keep_data, args.umpire_process)?,
+        (None, None) => {
+            Server::spawn(&args.fogproof, args.keep_data, args.umpire_process, args.server_threads)?
+        }
     };
     let host_is_loopback = server
         .base
@@ -1244,6 +1267,11 @@ fn report(
     let accepted = delta("fogproof_messages_accepted_total");
     let rate = accepted / seconds;
     let playing = at_end.playing.max(1) as f64;
+    // The server's runtime, as it reports it (summed over the nodes).
+    let workers = b.metrics.get("fogproof_runtime_workers");
+    if workers > 0.0 {
+        writeln!(out, "server runtime: {workers:.0} tokio worker threads")?;
+    }
     writeln!(
         out,
         "window: {seconds:.1} s with {} matches playing ({} finished and replaced in it)",
