@@ -20,7 +20,7 @@ const MAX_BATCH_ENTRIES: usize = 4096;
 const MAX_GATHER: std::time::Duration = std::time::Duration::from_millis(5);
 
 /// Under load, how long at least the committer waits for more writes: a commit's fixed work
-/// (its `fsync` and WAL pages, a fifth of the server's CPU at 1,900 messages/s on the 2-core
+/// (its `fsync` and WAL pages, a quarter of the server's CPU at 1,900 messages/s on the 2-core
 /// machine) is then shared by about twice the entries it was when the window was a sub-ms
 /// commit's own duration, for about 2 ms more on a receipt's median and nothing measurable on
 /// its p99 (docs/LOADTEST.md, stop 27).
