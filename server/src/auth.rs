@@ -19,6 +19,7 @@
 //! the names of those keys with their signatures ([`names_for`]), so whoever reads it checks
 //! them: a host can withhold a name or show an older one, never invent or change one.
 
+use crate::address::Bucket;
 use crate::admission::lock;
 use crate::error::AppError;
 use crate::store::Store;
@@ -51,10 +52,10 @@ pub struct Auth {
     /// The host's relay key, which signs the tokens ([`Auth::set_issuer`]); none: tokens are
     /// random and known to this process only.
     issuer: Option<protocol::Identity>,
-    /// Each challenge's expiry and the address (bucket) it was handed to.
-    challenges: BTreeMap<[u8; 32], (u64, Option<IpAddr>)>,
-    /// Outstanding challenges by address bucket ([`address_bucket`]).
-    by_address: BTreeMap<IpAddr, usize>,
+    /// Each challenge's expiry and the address bucket it was handed to.
+    challenges: BTreeMap<[u8; 32], (u64, Option<Bucket>)>,
+    /// Outstanding challenges by address bucket ([`Bucket`]: an IPv6 address's /64).
+    by_address: BTreeMap<Bucket, usize>,
     /// Challenges by expiry, for sweeping.
     expiry: VecDeque<(u64, [u8; 32])>,
     tokens: BTreeMap<String, (PublicKey, u64)>,
@@ -73,7 +74,7 @@ pub enum SignInError {
         "too many sign-ins in progress from {0} ({1} challenges outstanding, \
          max_sign_in_challenges_per_address)"
     )]
-    BusyAddress(IpAddr, usize),
+    BusyAddress(Bucket, usize),
     /// The challenge is unknown, used or expired.
     #[error("unknown, used or expired challenge: ask for a new one")]
     Challenge,
@@ -94,21 +95,6 @@ pub enum SignInError {
         /// This server's origins.
         accepted: Vec<String>,
     },
-}
-
-/// The address a per-address limit counts by: an IPv4 address itself, an IPv6 address by its
-/// /64 (one host is commonly handed a whole /64, so its single addresses cost nothing).
-pub fn address_bucket(ip: IpAddr) -> IpAddr {
-    match ip {
-        IpAddr::V4(_) => ip,
-        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
-            Some(v4) => IpAddr::V4(v4),
-            None => {
-                let bits = u128::from(v6) & !((1u128 << 64) - 1);
-                IpAddr::V6(std::net::Ipv6Addr::from(bits))
-            }
-        },
-    }
 }
 
 impl Auth {
@@ -186,7 +172,7 @@ impl Auth {
 
     /// A fresh challenge, valid for `valid_ms`, for a client at `address` (if known): at most
     /// `max` outstanding over all, and `max_per_address` for one address bucket
-    /// ([`address_bucket`]).
+    /// ([`Bucket`]).
     pub fn challenge(
         &mut self,
         now_ms: u64,
@@ -196,7 +182,7 @@ impl Auth {
         max_per_address: usize,
     ) -> Result<[u8; 32], SignInError> {
         self.sweep(now_ms);
-        let address = address.map(address_bucket);
+        let address = address.map(Bucket::of);
         if let Some(a) = address {
             let n = self.by_address.get(&a).copied().unwrap_or(0);
             if n >= max_per_address {
@@ -607,7 +593,7 @@ mod tests {
         let me = protocol::Identity::from_seed(&[1; 32]);
         let first = a.challenge(0, 1000, 100, Some(greedy), 2).unwrap();
         a.challenge(0, 1000, 100, Some(greedy), 2).unwrap();
-        let bucket = address_bucket(greedy);
+        let bucket = Bucket::of(greedy);
         assert_eq!(
             a.challenge(0, 1000, 100, Some(neighbour), 2),
             Err(SignInError::BusyAddress(bucket, 2)),

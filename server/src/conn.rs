@@ -25,6 +25,7 @@
 //!   graceful shutdown: no new requests), waits `shutdown_grace_ms` at most, then closes what
 //!   is left.
 
+use crate::address::Bucket;
 use crate::admission::lock;
 use crate::config::Limits;
 use axum::extract::ConnectInfo;
@@ -150,8 +151,8 @@ impl Settings {
 pub enum Refused {
     /// The total is reached.
     Total(usize),
-    /// The address has its cap.
-    Address(IpAddr, usize),
+    /// The address (an IPv6 address: its /64, [`Bucket`]) has its cap.
+    Address(Bucket, usize),
 }
 
 impl Refused {
@@ -169,8 +170,8 @@ impl std::fmt::Display for Refused {
             Refused::Total(n) => {
                 write!(f, "the server holds {n} connections (max_tcp_connections)")
             }
-            Refused::Address(ip, n) => {
-                write!(f, "{ip} has {n} connections open (max_tcp_connections_per_address)")
+            Refused::Address(bucket, n) => {
+                write!(f, "{bucket} has {n} connections open (max_tcp_connections_per_address)")
             }
         }
     }
@@ -181,7 +182,7 @@ pub struct Gate {
     /// What it holds to.
     pub settings: Settings,
     total: AtomicUsize,
-    by_address: Mutex<BTreeMap<IpAddr, usize>>,
+    by_address: Mutex<BTreeMap<Bucket, usize>>,
     /// TLS, where the server terminates it.
     tls: Option<tokio_rustls::TlsAcceptor>,
 }
@@ -248,13 +249,13 @@ impl Gate {
         self.total.load(Ordering::Relaxed)
     }
 
-    /// Open connections counted under `ip`.
+    /// Open connections counted under `ip`'s bucket ([`Bucket`]: an IPv6 address's /64).
     pub fn of_address(&self, ip: IpAddr) -> usize {
-        lock(&self.by_address).get(&ip).copied().unwrap_or(0)
+        lock(&self.by_address).get(&Bucket::of(ip)).copied().unwrap_or(0)
     }
 
     fn spared(&self, ip: IpAddr) -> bool {
-        self.settings.spare_loopback && ip.is_loopback()
+        self.settings.spare_loopback && crate::address::is_loopback(ip)
     }
 
     /// A place for a new connection from `peer`, counted under its address unless the
@@ -273,21 +274,22 @@ impl Gate {
         Ok(slot)
     }
 
-    /// A count under `ip` (nothing is counted for a spared address).
+    /// A count under `ip`'s bucket (nothing is counted for a spared address).
     fn address(self: &Arc<Self>, ip: IpAddr) -> Result<AddressSlot, Refused> {
         if self.spared(ip) {
-            return Ok(AddressSlot { gate: self.clone(), ip: None });
+            return Ok(AddressSlot { gate: self.clone(), bucket: None });
         }
+        let bucket = Bucket::of(ip);
         let mut by = lock(&self.by_address);
-        let n = by.entry(ip).or_insert(0);
+        let n = by.entry(bucket).or_insert(0);
         if *n >= self.settings.max_per_address {
             if *n == 0 {
-                by.remove(&ip);
+                by.remove(&bucket);
             }
-            return Err(Refused::Address(ip, self.settings.max_per_address));
+            return Err(Refused::Address(bucket, self.settings.max_per_address));
         }
         *n += 1;
-        Ok(AddressSlot { gate: self.clone(), ip: Some(ip) })
+        Ok(AddressSlot { gate: self.clone(), bucket: Some(bucket) })
     }
 }
 
@@ -305,21 +307,21 @@ impl Drop for TcpSlot {
     }
 }
 
-/// One connection counted under an address; dropping it frees the count.
+/// One connection counted under an address's bucket; dropping it frees the count.
 #[derive(Debug)]
 struct AddressSlot {
     gate: Arc<Gate>,
-    ip: Option<IpAddr>,
+    bucket: Option<Bucket>,
 }
 
 impl Drop for AddressSlot {
     fn drop(&mut self) {
-        let Some(ip) = self.ip else { return };
+        let Some(bucket) = self.bucket else { return };
         let mut by = lock(&self.gate.by_address);
-        if let Some(n) = by.get_mut(&ip) {
+        if let Some(n) = by.get_mut(&bucket) {
             *n = n.saturating_sub(1);
             if *n == 0 {
-                by.remove(&ip);
+                by.remove(&bucket);
             }
         }
     }
@@ -331,22 +333,23 @@ impl Drop for AddressSlot {
 struct Held {
     peer: SocketAddr,
     slot: TcpSlot,
-    /// Behind a proxy: the forwarded address of the latest request, and its count.
-    forwarded: Mutex<Option<(IpAddr, AddressSlot)>>,
+    /// Behind a proxy: the bucket of the latest request's forwarded address, and its count.
+    forwarded: Mutex<Option<(Bucket, AddressSlot)>>,
     /// Whether a complete request head has arrived.
     started: AtomicBool,
 }
 
 impl Held {
-    /// Counts the connection under `ip` (the forwarded address of its latest request).
+    /// Counts the connection under `ip`'s bucket (`ip`: the forwarded address of its latest
+    /// request).
     fn forwarded(&self, ip: IpAddr) -> Result<(), Refused> {
         let mut held = lock(&self.forwarded);
-        if held.as_ref().is_some_and(|(current, _)| *current == ip) {
+        if held.as_ref().is_some_and(|(current, _)| *current == Bucket::of(ip)) {
             return Ok(());
         }
         // Free the old count first: one connection counts under one address at a time.
         *held = None;
-        *held = Some((ip, self.slot.gate.address(ip)?));
+        *held = Some((Bucket::of(ip), self.slot.gate.address(ip)?));
         Ok(())
     }
 }
@@ -699,12 +702,45 @@ mod tests {
         let lo: IpAddr = "127.0.0.1".parse().expect("ip");
         let s1 = gate.admit(a).expect("first");
         let s2 = gate.admit(a).expect("second");
-        assert_eq!(gate.admit(a).expect_err("third"), Refused::Address(a, 2));
+        assert_eq!(gate.admit(a).expect_err("third"), Refused::Address(Bucket::of(a), 2));
         assert_eq!(gate.open(), 2, "a refused connection holds nothing");
         let s3 = gate.admit(lo).expect("loopback is spared the per-address cap");
         assert_eq!(gate.admit(lo).expect_err("total"), Refused::Total(3));
         assert!(Refused::Total(3).to_string().contains("(max_tcp_connections)"));
         drop((s1, s2, s3));
         assert_eq!((gate.open(), gate.of_address(a)), (0, 0));
+    }
+
+    /// A host handed a /64 holds one address's connections, not one per address of its 2^64;
+    /// an IPv4 client seen through a dual-stack listener counts as its IPv4 address, and the
+    /// mapped loopback is spared like the loopback.
+    #[test]
+    fn an_ipv6_64_shares_one_cap_and_a_mapped_ipv4_address_counts_as_itself() {
+        let mut limits = Limits::DEFAULT;
+        limits.max_tcp_connections = 100;
+        limits.max_tcp_connections_per_address = 2;
+        let mut gate = Gate::new(Settings::new(&limits, false));
+        gate.settings.max_tcp_connections = 100;
+        let gate = Arc::new(gate);
+        let ip = |s: &str| s.parse::<IpAddr>().expect("ip");
+        let held = [gate.admit(ip("2001:db8::1")), gate.admit(ip("2001:db8::2"))];
+        assert!(held.iter().all(Result::is_ok));
+        let refused = gate.admit(ip("2001:db8::3:4:5:6")).expect_err("the same /64 is full");
+        assert_eq!(refused, Refused::Address(Bucket::of(ip("2001:db8::")), 2));
+        assert!(
+            refused.to_string().starts_with("2001:db8::/64 has 2 connections open"),
+            "{refused}"
+        );
+        assert_eq!(gate.of_address(ip("2001:db8::ffff")), 2);
+        let next = gate.admit(ip("2001:db8:0:1::1")).expect("the next /64 is another client");
+        let v4 = gate.admit(ip("192.0.2.1")).expect("first");
+        let mapped = gate.admit(ip("::ffff:192.0.2.1")).expect("second, as 192.0.2.1");
+        assert_eq!(gate.of_address(ip("192.0.2.1")), 2);
+        assert!(gate.admit(ip("192.0.2.1")).is_err(), "the mapped one counted as 192.0.2.1");
+        assert!(gate.admit(ip("::ffff:198.51.100.1")).is_ok(), "not one bucket for all of IPv4");
+        let spared: Vec<_> = (0..3).map(|_| gate.admit(ip("::ffff:127.0.0.1"))).collect();
+        assert!(spared.iter().all(Result::is_ok), "the mapped loopback is spared");
+        drop((held, next, v4, mapped));
+        assert_eq!(gate.of_address(ip("2001:db8::1")), 0);
     }
 }

@@ -21,6 +21,7 @@
 //! - [`web`]: the host's web site (the embedded pages of the `fogproof-web` crate).
 #![warn(missing_docs)]
 
+pub mod address;
 pub mod admission;
 pub mod auth;
 pub mod clock;

@@ -313,6 +313,74 @@ async fn behind_a_proxy_the_cap_counts_the_forwarded_address_the_proxy_added() {
     net.stop().await;
 }
 
+/// A host is commonly handed a whole IPv6 /64 and may send from any of its addresses: every
+/// per-address limit counts the /64 as one client (docs/SERVER.md section 8), here behind a
+/// proxy that names the client's address. Counted address by address, one such host would hold
+/// every connection the server has and never meet the request rate.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn behind_a_proxy_an_ipv6_64_is_one_client_for_the_cap_and_the_request_rate() {
+    let net = Net::start_with("load-forwarded-64", |c| {
+        c.trust_forwarded_for = true;
+        c.limits.max_tcp_connections_per_address = 2;
+        c.limits.max_requests_per_second_per_address = 5;
+    })
+    .await;
+    let addr = net.server.as_ref().expect("running").addr;
+    let g = gate(&net);
+    let request =
+        |xff: &str| format!("GET /healthz HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: {xff}\r\n\r\n");
+    let mut held = Vec::new();
+    for client in ["2001:db8::1", "2001:db8::2"] {
+        let mut s = TcpStream::connect(addr).await.expect("connect");
+        let head = exchange(&mut s, &request(client), "\r\n\r\n").await;
+        assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+        held.push(s);
+    }
+    assert_eq!(g.of_address(ip("2001:db8::ffff:ffff:ffff:ffff")), 2, "one count for the /64");
+    // A third address of the same /64 meets the cap; the refusal names the /64.
+    let mut third = TcpStream::connect(addr).await.expect("connect");
+    let head =
+        exchange(&mut third, &request("2001:db8::3:4:5:6"), "max_tcp_connections_per_address")
+            .await;
+    assert!(head.starts_with("HTTP/1.1 503") && head.contains("2001:db8::/64"), "{head}");
+    // The next /64 is another client.
+    let mut other = TcpStream::connect(addr).await.expect("connect");
+    let head = exchange(&mut other, &request("2001:db8:0:1::1"), "\r\n\r\n").await;
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    drop((held, third, other));
+    // The request rate: a new address of one /64 for every request is still one client.
+    let client = reqwest::Client::new();
+    let mut refused = None;
+    for i in 1..=50 {
+        let r = client
+            .get(format!("{}/api/info", net.base))
+            .header("x-forwarded-for", format!("2001:db8:5::{i:x}"))
+            .send()
+            .await
+            .expect("answered");
+        if r.status() == 429 {
+            refused = Some((i, r.text().await.expect("a body")));
+            break;
+        }
+        assert_eq!(r.status(), 200);
+    }
+    let (i, body) = refused.expect("50 addresses of one /64 in a second meet a rate of 5");
+    assert!(i <= 6, "refused only at request {i}");
+    assert!(
+        body.contains(&format!("2001:db8:5::{i:x}, counted with its /64 2001:db8:5::/64"))
+            && body.contains("max_requests_per_second_per_address"),
+        "{body}"
+    );
+    let r = client
+        .get(format!("{}/api/info", net.base))
+        .header("x-forwarded-for", "2001:db8:6::1")
+        .send()
+        .await
+        .expect("answered");
+    assert_eq!(r.status(), 200, "another /64 keeps its own rate");
+    net.stop().await;
+}
+
 /// Stores a finished self-played chess match.
 async fn store_finished(store: &dyn server::store::Store, seed: u64) -> protocol::MatchId {
     use protocol::codec::Canonical;

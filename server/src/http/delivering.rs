@@ -34,7 +34,7 @@ use protocol::delivery::{Delivered, DeliveryAnswer, DeliveryRequest, RelayAnswer
 use protocol::message::SignedMessage;
 use protocol::relay::Entry;
 use protocol::{Identity, PublicKey};
-use std::net::{IpAddr, SocketAddr};
+use std::net::SocketAddr;
 use std::num::NonZeroU32;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -121,7 +121,8 @@ pub struct DeliveryWitness {
     relays: Vec<RelayEndpoint>,
     client: reqwest::Client,
     in_flight: Semaphore,
-    by_address: DefaultKeyedRateLimiter<IpAddr>,
+    /// Deliveries by the sender's bucket (an IPv6 address: its /64).
+    by_address: DefaultKeyedRateLimiter<crate::address::Bucket>,
     clock: Box<dyn Fn() -> u64 + Send + Sync>,
 }
 
@@ -274,13 +275,13 @@ async fn deliver(
     body: Bytes,
 ) -> Response {
     if let Some(axum::Extension(ConnectInfo(addr))) = peer
-        && witness.by_address.check_key(&addr.ip()).is_err()
+        && witness.by_address.check_key(&crate::address::Bucket::of(addr.ip())).is_err()
     {
         return (
             StatusCode::TOO_MANY_REQUESTS,
             format!(
                 "{} asks for more than {DELIVERIES_PER_SECOND_PER_ADDRESS} deliveries per second\n",
-                addr.ip()
+                crate::address::describe(addr.ip())
             ),
         )
             .into_response();

@@ -35,10 +35,11 @@ use types::{
     Named, SignInChallenge, SignedIn, StoredStatus, Unreadable, named,
 };
 
-/// The per-key and per-address request limits.
+/// The per-key and per-address request limits (an address counted by its bucket: an IPv6
+/// address with its /64, [`crate::address::Bucket`]).
 pub struct RateLimits {
     by_key: DefaultKeyedRateLimiter<PublicKey>,
-    by_address: DefaultKeyedRateLimiter<IpAddr>,
+    by_address: DefaultKeyedRateLimiter<crate::address::Bucket>,
 }
 
 impl RateLimits {
@@ -92,14 +93,15 @@ async fn rate_limit(
     // address's rate, as they are the key's, once its token is known (a token in memory: no
     // signature is checked for a request over the rate).
     if let Some(ip) = ip
-        && limits.by_address.check_key(&ip).is_err()
+        && limits.by_address.check_key(&crate::address::Bucket::of(ip)).is_err()
         && !extract::cached_key(&parts, &shared)
             .is_some_and(|k| shared.config.is_umpire_service(&k))
     {
         return AppError::new(
             StatusCode::TOO_MANY_REQUESTS,
             format!(
-                "{ip} sends more than {} requests per second (max_requests_per_second_per_address)",
+                "{} sends more than {} requests per second (max_requests_per_second_per_address)",
+                crate::address::describe(ip),
                 shared.config.limits.max_requests_per_second_per_address
             ),
         )
