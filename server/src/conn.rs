@@ -556,7 +556,7 @@ async fn connection(
                 Ok(Ok(1)) if first[0] == TLS_HANDSHAKE => Some(acceptor.clone()),
                 // Plain HTTP from this machine only: loopback, or its own address.
                 Ok(Ok(1))
-                    if held.peer.ip().is_loopback()
+                    if crate::address::is_loopback(held.peer.ip())
                         || stream.local_addr().is_ok_and(|l| l.ip() == held.peer.ip()) =>
                 {
                     None
