@@ -52,7 +52,8 @@ pub const MAX_DELIVERIES_IN_FLIGHT: usize = 64;
 pub const FORWARD_TIMEOUT_MS: u64 = 5_000;
 /// The largest relay answer a witness reads, in bytes.
 pub const MAX_RELAY_ANSWER_BYTES: usize = Entry::MAX_BYTES + 4096;
-/// Addresses a witness's rate limiter remembers before it forgets the idle ones.
+/// Addresses a witness's rate limiter remembers before it forgets the idle ones (every minute,
+/// and at once past it: [`super::Sweeper`]).
 pub const MAX_TRACKED_ADDRESSES: usize = 100_000;
 
 /// `POST /api/match/{id}/deliver`: a message a delivery witness forwards (see the module docs).
@@ -123,6 +124,7 @@ pub struct DeliveryWitness {
     in_flight: Semaphore,
     /// Deliveries by the sender's bucket (an IPv6 address: its /64).
     by_address: DefaultKeyedRateLimiter<crate::address::Bucket>,
+    sweeper: super::Sweeper,
     clock: Box<dyn Fn() -> u64 + Send + Sync>,
 }
 
@@ -153,8 +155,15 @@ impl DeliveryWitness {
             client,
             in_flight: Semaphore::new(MAX_DELIVERIES_IN_FLIGHT),
             by_address: RateLimiter::keyed(quota),
+            sweeper: super::Sweeper::new(MAX_TRACKED_ADDRESSES),
             clock,
         }
+    }
+
+    /// Forgets the addresses that are back to their full allowance.
+    fn forget_idle(&self) {
+        self.by_address.retain_recent();
+        self.by_address.shrink_to_fit();
     }
 
     /// The witness's key (what a verifier is given).
@@ -256,10 +265,7 @@ pub fn delivery_router(witness: Arc<DeliveryWitness>) -> axum::Router {
             let mut tick = tokio::time::interval(Duration::from_secs(60));
             loop {
                 tick.tick().await;
-                if witness.by_address.len() > MAX_TRACKED_ADDRESSES {
-                    witness.by_address.retain_recent();
-                    witness.by_address.shrink_to_fit();
-                }
+                witness.forget_idle();
             }
         });
     }
@@ -274,6 +280,9 @@ async fn deliver(
     peer: Option<axum::Extension<ConnectInfo<SocketAddr>>>,
     body: Bytes,
 ) -> Response {
+    if witness.sweeper.counted(|| witness.by_address.len()) {
+        witness.forget_idle();
+    }
     if let Some(axum::Extension(ConnectInfo(addr))) = peer
         && witness.by_address.check_key(&crate::address::Bucket::of(addr.ip())).is_err()
     {

@@ -30,6 +30,7 @@ use serde_json::Value;
 use std::net::{IpAddr, SocketAddr};
 use std::num::NonZeroU32;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use types::{
     AccountAnswer, FinishedGame, Games, Info, InfoDeadlines, InfoLimits, LiveMatch, MatchAnswer,
     Named, SignInChallenge, SignedIn, StoredStatus, Unreadable, named,
@@ -37,9 +38,82 @@ use types::{
 
 /// The per-key and per-address request limits (an address counted by its bucket: an IPv6
 /// address with its /64, [`crate::address::Bucket`]).
+///
+/// Each table holds an entry for every key and address that sent a request lately: a stranger
+/// sending from ever new addresses (a host's IPv6 /48 holds 65,536 /64s) or keys grows it by one
+/// entry each. It forgets the idle ones every minute ([`RateLimits::sweep`]), and as soon as
+/// either holds more than [`MAX_TRACKED`] ([`Sweeper`]), so it holds about a second's
+/// newcomers at most.
 pub struct RateLimits {
     by_key: DefaultKeyedRateLimiter<PublicKey>,
     by_address: DefaultKeyedRateLimiter<crate::address::Bucket>,
+    sweeper: Sweeper,
+}
+
+/// Keys or addresses a request-rate table holds before its idle ones are forgotten at once.
+pub const MAX_TRACKED: usize = 100_000;
+/// How often (in requests) a [`Sweeper`] looks at its tables' sizes.
+pub const CHECK_EVERY: u64 = 256;
+/// The least time between two sweeps of a full table, ms (a table full of addresses all
+/// active within the last second has nothing to forget: sweeping it again at once would cost
+/// a whole pass per request).
+pub const MIN_SWEEP_INTERVAL_MS: u64 = 1_000;
+/// `Sweeper::swept_ms` before the first sweep of a full table.
+const NEVER_SWEPT: u64 = u64::MAX;
+
+/// When a rate limiter's tables, which grow by an entry per new key or address, are to be
+/// swept before their periodic sweep: every [`CHECK_EVERY`] requests it looks at their size,
+/// and past `max_tracked` it asks for a sweep, at most every [`MIN_SWEEP_INTERVAL_MS`].
+pub struct Sweeper {
+    /// The size past which a table is swept at once.
+    max_tracked: usize,
+    /// Requests seen.
+    requests: AtomicU64,
+    /// When a full table was last swept, ms after `started` ([`NEVER_SWEPT`] before).
+    swept_ms: AtomicU64,
+    started: std::time::Instant,
+}
+
+impl Sweeper {
+    /// A sweeper of tables of at most `max_tracked` entries.
+    pub fn new(max_tracked: usize) -> Sweeper {
+        Sweeper {
+            max_tracked,
+            requests: AtomicU64::new(0),
+            swept_ms: AtomicU64::new(NEVER_SWEPT),
+            started: std::time::Instant::now(),
+        }
+    }
+
+    /// Counts a request; whether the caller is to sweep now (`size`: its largest table's,
+    /// read every [`CHECK_EVERY`] requests only).
+    pub fn counted(&self, size: impl FnOnce() -> usize) -> bool {
+        self.requests.fetch_add(1, Ordering::Relaxed).is_multiple_of(CHECK_EVERY)
+            && self.due(size(), self.now_ms())
+    }
+
+    fn now_ms(&self) -> u64 {
+        u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX)
+    }
+
+    /// Whether a table of `size` entries is to be swept at `now_ms` (then counted as swept).
+    fn due(&self, size: usize, now_ms: u64) -> bool {
+        if size <= self.max_tracked {
+            return false;
+        }
+        let last = self.swept_ms.load(Ordering::Relaxed);
+        if last != NEVER_SWEPT && now_ms < last.saturating_add(MIN_SWEEP_INTERVAL_MS) {
+            return false;
+        }
+        let swept = self
+            .swept_ms
+            .compare_exchange(last, now_ms, Ordering::Relaxed, Ordering::Relaxed)
+            .is_ok();
+        if swept {
+            tracing::warn!(size, "a request-rate table is full: forgetting its idle entries");
+        }
+        swept
+    }
 }
 
 impl RateLimits {
@@ -50,13 +124,28 @@ impl RateLimits {
         RateLimits {
             by_key: RateLimiter::keyed(quota(limits.max_requests_per_second_per_key)),
             by_address: RateLimiter::keyed(quota(limits.max_requests_per_second_per_address)),
+            sweeper: Sweeper::new(MAX_TRACKED),
         }
     }
 
-    /// Forgets idle keys and addresses (called now and then).
+    /// Forgets idle keys and addresses (every minute, and when a table is full).
     pub fn sweep(&self) {
         self.by_key.retain_recent();
+        self.by_key.shrink_to_fit();
         self.by_address.retain_recent();
+        self.by_address.shrink_to_fit();
+    }
+
+    /// Keys and addresses held: (keys, addresses).
+    pub fn tracked(&self) -> (usize, usize) {
+        (self.by_key.len(), self.by_address.len())
+    }
+
+    /// Counts a request, sweeping a full table ([`Sweeper`]).
+    fn counted(&self) {
+        if self.sweeper.counted(|| self.by_key.len().max(self.by_address.len())) {
+            self.sweep();
+        }
     }
 }
 
@@ -83,6 +172,7 @@ async fn rate_limit(
     next: axum::middleware::Next,
 ) -> Response {
     let peer = req.extensions().get::<ConnectInfo<SocketAddr>>().map(|c| c.0);
+    limits.counted();
     let (parts, body) = req.into_parts();
     // A cluster follower's forward counts against the client it was forwarded for (`forward`).
     let ip = attested_client(&shared, &parts).or_else(|| address(&shared, &parts.headers, peer));
@@ -624,6 +714,54 @@ async fn verify_upload(
     .map_err(internal)?
     .map_err(internal)?;
     Ok(Json(value).into_response())
+}
+
+#[cfg(test)]
+mod rate_tests {
+    use super::{RateLimits, Sweeper};
+    use crate::address::Bucket;
+    use std::time::Duration;
+
+    fn fresh(limits: &RateLimits, from: u16, n: u16) {
+        for i in from..from + n {
+            let ip = std::net::IpAddr::from([0x2001, 0xdb8, i, 0, 0, 0, 0, 1]);
+            assert!(limits.by_address.check_key(&Bucket::of(ip)).is_ok());
+        }
+    }
+
+    /// A stranger sending from ever new addresses grows the table by one entry each: past its
+    /// size it is swept at once (at most once a second), forgetting the idle addresses and
+    /// keeping the ones still over or near their rate, which stay limited.
+    #[test]
+    fn a_full_request_rate_table_forgets_its_idle_addresses_and_keeps_the_busy_ones() {
+        let mut config = crate::config::Limits::DEFAULT;
+        // 20 a second: one request is forgotten after 50 ms, a burst of 20 only after 1 s.
+        config.max_requests_per_second_per_address = 20;
+        let mut limits = RateLimits::new(&config);
+        limits.sweeper = Sweeper::new(10);
+        let busy = Bucket::of("198.51.100.1".parse().expect("ip"));
+        let over = (0..1_000).filter(|_| limits.by_address.check_key(&busy).is_err()).count();
+        assert!(over > 0, "a flood meets the rate");
+        fresh(&limits, 0, 50);
+        assert_eq!(limits.tracked().1, 51);
+        std::thread::sleep(Duration::from_millis(100));
+        limits.counted();
+        assert_eq!(limits.tracked().1, 1, "only the flooding address is kept");
+        // It kept its state: a few requests' worth came back, not a fresh burst of 20.
+        let passed = (0..50).filter(|_| limits.by_address.check_key(&busy).is_ok()).count();
+        assert!(passed < 20, "and it is still held to its rate ({passed} of 50 passed)");
+        // Full again within the second: not swept again yet.
+        fresh(&limits, 100, 50);
+        for _ in 0..2 * super::CHECK_EVERY {
+            limits.counted();
+        }
+        assert_eq!(limits.tracked().1, 51, "at most one sweep a second");
+        let now = limits.sweeper.now_ms();
+        assert!(limits.sweeper.due(51, now + super::MIN_SWEEP_INTERVAL_MS));
+        assert!(!limits.sweeper.due(51, now + super::MIN_SWEEP_INTERVAL_MS + 1), "just swept");
+        // A table within its size is left alone, however long since the last sweep.
+        assert!(!limits.sweeper.due(10, now + 10 * super::MIN_SWEEP_INTERVAL_MS));
+    }
 }
 
 #[cfg(test)]
