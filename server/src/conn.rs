@@ -84,7 +84,9 @@ pub fn derived_max_tcp_connections(open_files: u64, reserved_open_files: usize) 
 /// The address a request's per-address limits count: the peer's, or with
 /// `trust_forwarded_for` the **last** `X-Forwarded-For` address (the one the proxy in front
 /// added; the earlier ones are whatever the client sent and prove nothing). The same rule
-/// for the connection caps and the request rate limit.
+/// for the connection caps and the request rate limit. The hop may carry a port, as some
+/// proxies write it (`203.0.113.7:4711`, `[2001:db8::7]:4711`); one that is not an address
+/// counts as the peer (the proxy) itself.
 pub fn client_address(
     trust_forwarded_for: bool,
     headers: &HeaderMap,
@@ -97,11 +99,16 @@ pub fn client_address(
             .next_back()
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.rsplit(',').next())
-            .and_then(|v| v.trim().parse().ok())
+            .and_then(|v| forwarded_hop(v.trim()))
     {
         return Some(ip);
     }
     peer.map(|p| p.ip())
+}
+
+/// An `X-Forwarded-For` hop's address: an address, or an address and a port.
+fn forwarded_hop(hop: &str) -> Option<IpAddr> {
+    hop.parse().ok().or_else(|| hop.parse::<SocketAddr>().ok().map(|a| a.ip()))
 }
 
 /// What the connection layer holds to, from [`Limits`] and the open-file limit.
@@ -680,6 +687,20 @@ mod tests {
         let mut bad = HeaderMap::new();
         bad.insert("x-forwarded-for", HeaderValue::from_static("1.2.3.4, nonsense"));
         assert_eq!(client_address(true, &bad, Some(peer)), Some(ip("10.0.0.1")));
+        // A hop with a port, as some proxies write it; a bracketed IPv6 address without one is
+        // not an address.
+        for (hop, client) in [
+            ("203.0.113.7:4711", Some("203.0.113.7")),
+            ("[2001:db8::7]:4711", Some("2001:db8::7")),
+            ("2001:db8::7", Some("2001:db8::7")),
+            ("[2001:db8::7]", None),
+            ("203.0.113.7:", None),
+        ] {
+            let mut h = HeaderMap::new();
+            h.insert("x-forwarded-for", HeaderValue::from_str(hop).expect("a header"));
+            let want = ip(client.unwrap_or("10.0.0.1"));
+            assert_eq!(client_address(true, &h, Some(peer)), Some(want), "{hop}");
+        }
     }
 
     #[test]
