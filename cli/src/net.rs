@@ -460,12 +460,15 @@ pub fn serve(args: ServeArgs, out: &mut impl Write) -> Result<()> {
             }
         }
         let me = invocation();
+        // From this machine: on plain HTTP the loopback address where the server listens on
+        // every address (`0.0.0.0`, `[::]`), as its umpire service and house bot connect.
+        let here = if tls { &base } else { &inner };
         writeln!(out, "play a house bot from another terminal:")?;
         writeln!(out, "  {me} keys new --out me.key")?;
-        writeln!(out, "  {me} play --server {base} --key me.key     # in the browser")?;
+        writeln!(out, "  {me} play --server {here} --key me.key     # in the browser")?;
         writeln!(
             out,
-            "  {me} play --terminal --server {base} --key me.key --variant kriegspiel --time 5+3 --vs bot"
+            "  {me} play --terminal --server {here} --key me.key --variant kriegspiel --time 5+3 --vs bot"
         )?;
         out.flush()?;
         let stopper = running.shared.clone();

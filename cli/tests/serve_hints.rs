@@ -54,21 +54,37 @@ fn run_hint(hint: &str, cwd: &Path, extra: &[&str]) -> Child {
 
 #[test]
 fn the_hints_serve_prints_work_when_pasted() {
+    hints_work_when_pasted("127.0.0.1:0");
+}
+
+/// A server listening on every address prints hints that reach it from this machine (its
+/// loopback address, as its umpire service and house bot connect), not `0.0.0.0`.
+#[test]
+fn the_hints_of_a_server_on_every_address_name_this_machines_loopback() {
+    hints_work_when_pasted("0.0.0.0:0");
+}
+
+fn hints_work_when_pasted(listen: &str) {
     let data = tempfile::tempdir().expect("tempdir");
     let home = tempfile::tempdir().expect("tempdir");
     let mut server = Command::new(env!("CARGO_BIN_EXE_fogproof"))
         .args(["serve", "--data", data.path().to_str().expect("utf-8"), "--listen"])
-        .arg("127.0.0.1:0")
+        .arg(listen)
         .env("FOGPROOF_LOG", "warn")
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
         .expect("fogproof serve starts");
     let rx = lines_of(&mut server);
-    let listening = wait_for(&rx, "fogproof server listening on http://127.0.0.1:");
+    let host = listen.trim_end_matches(":0");
+    let listening = wait_for(&rx, &format!("fogproof server listening on http://{host}:"));
     assert!(!listening.ends_with(":0"), "serve prints the port it bound: {listening}");
+    let port = listening.rsplit(':').next().expect("a port");
     wait_for(&rx, "play a house bot");
     let hints: Vec<String> = (0..3).map(|_| wait_for(&rx, "  ")).collect();
+    for hint in &hints[1..] {
+        assert!(hint.contains(&format!(" --server http://127.0.0.1:{port} ")), "{hint}");
+    }
     let me = std::fs::canonicalize(env!("CARGO_BIN_EXE_fogproof")).expect("the binary");
     for hint in &hints {
         assert!(
