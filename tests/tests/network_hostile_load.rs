@@ -271,44 +271,57 @@ async fn a_client_that_never_reads_a_large_response_is_dropped_after_the_write_s
     net.stop().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn behind_a_proxy_the_cap_counts_the_forwarded_address_the_proxy_added() {
-    let net = Net::start_with("load-forwarded", |c| {
+/// A server behind a proxy (`trust_forwarded_for`) holding 2 connections per address, with
+/// `edit` made to its configuration too: the server, its address and its gate.
+async fn behind_a_proxy(
+    name: &str,
+    edit: impl FnOnce(&mut server::Config),
+) -> (Net, SocketAddr, Arc<server::conn::Gate>) {
+    let net = Net::start_with(name, |c| {
         c.trust_forwarded_for = true;
         c.limits.max_tcp_connections_per_address = 2;
+        edit(c);
     })
     .await;
     let addr = net.server.as_ref().expect("running").addr;
     let g = gate(&net);
-    let request =
-        |xff: &str| format!("GET /healthz HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: {xff}\r\n\r\n");
+    (net, addr, g)
+}
+
+/// A `GET /healthz` "forwarded for" `xff`, on a new connection from the proxy: the connection
+/// and the answer read up to `until`.
+async fn forwarded(addr: SocketAddr, xff: &str, until: &str) -> (TcpStream, String) {
+    let mut s = TcpStream::connect(addr).await.expect("connect");
+    let request = format!("GET /healthz HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: {xff}\r\n\r\n");
+    let head = exchange(&mut s, &request, until).await;
+    (s, head)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn behind_a_proxy_the_cap_counts_the_forwarded_address_the_proxy_added() {
+    let (net, addr, g) = behind_a_proxy("load-forwarded", |_| {}).await;
     // Every connection comes from the proxy (127.0.0.1): the cap applies per forwarded
     // address, not to the proxy (the umpire, which sends no header, counts as the proxy's own
     // loopback address, spared).
     let mut held = Vec::new();
     for _ in 0..2 {
-        let mut s = TcpStream::connect(addr).await.expect("connect");
-        let head = exchange(&mut s, &request("6.6.6.6, 203.0.113.9"), "\r\n\r\n").await;
+        let (s, head) = forwarded(addr, "6.6.6.6, 203.0.113.9", "\r\n\r\n").await;
         assert!(head.starts_with("HTTP/1.1 200"), "{head}");
         held.push(s);
     }
     assert_eq!(g.of_address(ip("203.0.113.9")), 2);
     assert_eq!(g.of_address(ip("6.6.6.6")), 0, "the client's own word counts for nothing");
-    let mut third = TcpStream::connect(addr).await.expect("connect");
-    let head =
-        exchange(&mut third, &request("203.0.113.9"), "max_tcp_connections_per_address").await;
+    let (mut third, head) = forwarded(addr, "203.0.113.9", "max_tcp_connections_per_address").await;
     assert!(head.starts_with("HTTP/1.1 503"), "{head}");
     assert!(closed_within(&mut third, Duration::from_secs(5)).await, "and closed");
     // Naming the capped address first changes nothing: the proxy's hop is the last one.
-    let mut other = TcpStream::connect(addr).await.expect("connect");
-    let head = exchange(&mut other, &request("203.0.113.9, 198.51.100.1"), "\r\n\r\n").await;
+    let (_other, head) = forwarded(addr, "203.0.113.9, 198.51.100.1", "\r\n\r\n").await;
     assert!(head.starts_with("HTTP/1.1 200"), "{head}");
     assert_eq!(g.of_address(ip("198.51.100.1")), 1);
     // A closed connection frees its place.
     drop(held.pop());
     until("the place is freed", || g.of_address(ip("203.0.113.9")) == 1).await;
-    let mut again = TcpStream::connect(addr).await.expect("connect");
-    let head = exchange(&mut again, &request("203.0.113.9"), "\r\n\r\n").await;
+    let (_again, head) = forwarded(addr, "203.0.113.9", "\r\n\r\n").await;
     assert!(head.starts_with("HTTP/1.1 200"), "{head}");
     net.stop().await;
 }
@@ -319,33 +332,23 @@ async fn behind_a_proxy_the_cap_counts_the_forwarded_address_the_proxy_added() {
 /// every connection the server has and never meet the request rate.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn behind_a_proxy_an_ipv6_64_is_one_client_for_the_cap_and_the_request_rate() {
-    let net = Net::start_with("load-forwarded-64", |c| {
-        c.trust_forwarded_for = true;
-        c.limits.max_tcp_connections_per_address = 2;
+    let (net, addr, g) = behind_a_proxy("load-forwarded-64", |c| {
         c.limits.max_requests_per_second_per_address = 5;
     })
     .await;
-    let addr = net.server.as_ref().expect("running").addr;
-    let g = gate(&net);
-    let request =
-        |xff: &str| format!("GET /healthz HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: {xff}\r\n\r\n");
     let mut held = Vec::new();
     for client in ["2001:db8::1", "2001:db8::2"] {
-        let mut s = TcpStream::connect(addr).await.expect("connect");
-        let head = exchange(&mut s, &request(client), "\r\n\r\n").await;
+        let (s, head) = forwarded(addr, client, "\r\n\r\n").await;
         assert!(head.starts_with("HTTP/1.1 200"), "{head}");
         held.push(s);
     }
     assert_eq!(g.of_address(ip("2001:db8::ffff:ffff:ffff:ffff")), 2, "one count for the /64");
     // A third address of the same /64 meets the cap; the refusal names the /64.
-    let mut third = TcpStream::connect(addr).await.expect("connect");
-    let head =
-        exchange(&mut third, &request("2001:db8::3:4:5:6"), "max_tcp_connections_per_address")
-            .await;
+    let (third, head) =
+        forwarded(addr, "2001:db8::3:4:5:6", "max_tcp_connections_per_address").await;
     assert!(head.starts_with("HTTP/1.1 503") && head.contains("2001:db8::/64"), "{head}");
     // The next /64 is another client.
-    let mut other = TcpStream::connect(addr).await.expect("connect");
-    let head = exchange(&mut other, &request("2001:db8:0:1::1"), "\r\n\r\n").await;
+    let (other, head) = forwarded(addr, "2001:db8:0:1::1", "\r\n\r\n").await;
     assert!(head.starts_with("HTTP/1.1 200"), "{head}");
     drop((held, third, other));
     // The request rate: a new address of one /64 for every request is still one client.
