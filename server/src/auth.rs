@@ -148,12 +148,13 @@ impl Auth {
 
     fn forget(&mut self, c: &[u8; 32]) -> bool {
         let Some((_, address)) = self.challenges.remove(c) else { return false };
-        if let Some(a) = address
-            && let Some(n) = self.by_address.get_mut(&a)
-        {
-            *n -= 1;
-            if *n == 0 {
-                self.by_address.remove(&a);
+        // A /64's own first address has the client's levels.
+        for (a, _) in address.map(|a| crate::address::levels(a.ip())).unwrap_or_default() {
+            if let Some(n) = self.by_address.get_mut(&a) {
+                *n -= 1;
+                if *n == 0 {
+                    self.by_address.remove(&a);
+                }
             }
         }
         true
@@ -171,8 +172,8 @@ impl Auth {
     }
 
     /// A fresh challenge, valid for `valid_ms`, for a client at `address` (if known): at most
-    /// `max` outstanding over all, and `max_per_address` for one address bucket
-    /// ([`Bucket`]).
+    /// `max` outstanding over all, and `max_per_address` for one address bucket ([`Bucket`];
+    /// an IPv6 client's /56 and /48 hold 4 and 8 times it, [`crate::address::levels`]).
     pub fn challenge(
         &mut self,
         now_ms: u64,
@@ -182,19 +183,20 @@ impl Auth {
         max_per_address: usize,
     ) -> Result<[u8; 32], SignInError> {
         self.sweep(now_ms);
-        let address = address.map(Bucket::of);
-        if let Some(a) = address {
+        let levels = address.map(crate::address::levels).unwrap_or_default();
+        for &(a, times) in &levels {
             let n = self.by_address.get(&a).copied().unwrap_or(0);
-            if n >= max_per_address {
+            if n >= max_per_address.saturating_mul(times) {
                 return Err(SignInError::BusyAddress(a, n));
             }
         }
+        let address = address.map(Bucket::of);
         if self.challenges.len() >= max {
             return Err(SignInError::Busy(self.challenges.len()));
         }
         let c = protocol::keys::random_32().map_err(|e| SignInError::Signature(e.to_string()))?;
         self.challenges.insert(c, (now_ms + valid_ms, address));
-        if let Some(a) = address {
+        for (a, _) in levels {
             *self.by_address.entry(a).or_insert(0) += 1;
         }
         self.expiry.push_back((now_ms + valid_ms, c));
@@ -608,5 +610,34 @@ mod tests {
         assert!(a.challenge(1, 1000, 100, Some(greedy), 2).is_err());
         // Expired ones too.
         assert!(a.challenge(1001, 1000, 100, Some(greedy), 2).is_ok());
+    }
+
+    /// A home connection's /56 holds 4 times an address's challenges over all its /64s, a /48
+    /// 8 times: a few such hosts cannot take the whole pool.
+    #[test]
+    fn a_56_and_a_48_hold_a_few_addresses_worth_of_challenges() {
+        let mut a = Auth::default();
+        let at = |s: String| Some(s.parse::<IpAddr>().unwrap());
+        for sub in 0..4 {
+            for _ in 0..2 {
+                a.challenge(0, 1000, 100, at(format!("2001:db8:0:{sub}::1")), 2).unwrap();
+            }
+        }
+        let refused = a.challenge(0, 1000, 100, at("2001:db8:0:ff::1".into()), 2).unwrap_err();
+        assert_eq!(
+            refused.to_string().split(" (").next(),
+            Some("too many sign-ins in progress from 2001:db8::/56")
+        );
+        for sub in 0..4 {
+            for _ in 0..2 {
+                a.challenge(0, 1000, 100, at(format!("2001:db8:0:1{sub}0::1")), 2).unwrap();
+            }
+        }
+        let refused = a.challenge(0, 1000, 100, at("2001:db8:0:f00::1".into()), 2).unwrap_err();
+        assert!(refused.to_string().contains("from 2001:db8::/48 (16 challenges"), "{refused}");
+        assert!(a.challenge(0, 1000, 100, at("2001:db8:1::1".into()), 2).is_ok(), "another /48");
+        // Expired, they free every level.
+        assert!(a.challenge(1000, 1000, 100, at("2001:db8:0:f00::1".into()), 2).is_ok());
+        assert_eq!(a.by_address.len(), 3, "only the last one's levels are counted");
     }
 }

@@ -158,7 +158,8 @@ impl Settings {
 pub enum Refused {
     /// The total is reached.
     Total(usize),
-    /// The address (an IPv6 address: its /64, [`Bucket`]) has its cap.
+    /// The address (an IPv6 address: its /64, or its /56 or /48, [`crate::address::levels`])
+    /// has its cap.
     Address(Bucket, usize),
 }
 
@@ -177,6 +178,11 @@ impl std::fmt::Display for Refused {
             Refused::Total(n) => {
                 write!(f, "the server holds {n} connections (max_tcp_connections)")
             }
+            Refused::Address(bucket, n) if bucket.is_wider() => write!(
+                f,
+                "{bucket} has {n} connections open (max_tcp_connections_per_address, of which a \
+                 /56 may hold 4 times and a /48 8 times over all its /64s)"
+            ),
             Refused::Address(bucket, n) => {
                 write!(f, "{bucket} has {n} connections open (max_tcp_connections_per_address)")
             }
@@ -258,7 +264,12 @@ impl Gate {
 
     /// Open connections counted under `ip`'s bucket ([`Bucket`]: an IPv6 address's /64).
     pub fn of_address(&self, ip: IpAddr) -> usize {
-        lock(&self.by_address).get(&Bucket::of(ip)).copied().unwrap_or(0)
+        self.of_bucket(Bucket::of(ip))
+    }
+
+    /// Open connections counted under `bucket` (an IPv6 /56 or /48 counts all its /64s').
+    pub fn of_bucket(&self, bucket: Bucket) -> usize {
+        lock(&self.by_address).get(&bucket).copied().unwrap_or(0)
     }
 
     fn spared(&self, ip: IpAddr) -> bool {
@@ -281,22 +292,27 @@ impl Gate {
         Ok(slot)
     }
 
-    /// A count under `ip`'s bucket (nothing is counted for a spared address).
+    /// A count under each of `ip`'s buckets ([`crate::address::levels`]: an IPv6 address's
+    /// /64, /56 and /48, each with its cap); nothing is counted for a spared address.
     fn address(self: &Arc<Self>, ip: IpAddr) -> Result<AddressSlot, Refused> {
         if self.spared(ip) {
-            return Ok(AddressSlot { gate: self.clone(), bucket: None });
+            return Ok(AddressSlot { gate: self.clone(), buckets: Vec::new() });
         }
-        let bucket = Bucket::of(ip);
+        let levels = crate::address::levels(ip);
         let mut by = lock(&self.by_address);
-        let n = by.entry(bucket).or_insert(0);
-        if *n >= self.settings.max_per_address {
-            if *n == 0 {
-                by.remove(&bucket);
+        for &(bucket, times) in &levels {
+            let cap = self.settings.max_per_address.saturating_mul(times);
+            if by.get(&bucket).is_some_and(|n| *n >= cap) {
+                return Err(Refused::Address(bucket, cap));
             }
-            return Err(Refused::Address(bucket, self.settings.max_per_address));
         }
-        *n += 1;
-        Ok(AddressSlot { gate: self.clone(), bucket: Some(bucket) })
+        for &(bucket, _) in &levels {
+            *by.entry(bucket).or_insert(0) += 1;
+        }
+        Ok(AddressSlot {
+            gate: self.clone(),
+            buckets: levels.into_iter().map(|(b, _)| b).collect(),
+        })
     }
 }
 
@@ -314,21 +330,25 @@ impl Drop for TcpSlot {
     }
 }
 
-/// One connection counted under an address's bucket; dropping it frees the count.
+/// One connection counted under an address's buckets; dropping it frees the counts.
 #[derive(Debug)]
 struct AddressSlot {
     gate: Arc<Gate>,
-    bucket: Option<Bucket>,
+    buckets: Vec<Bucket>,
 }
 
 impl Drop for AddressSlot {
     fn drop(&mut self) {
-        let Some(bucket) = self.bucket else { return };
+        if self.buckets.is_empty() {
+            return;
+        }
         let mut by = lock(&self.gate.by_address);
-        if let Some(n) = by.get_mut(&bucket) {
-            *n = n.saturating_sub(1);
-            if *n == 0 {
-                by.remove(&bucket);
+        for bucket in &self.buckets {
+            if let Some(n) = by.get_mut(bucket) {
+                *n = n.saturating_sub(1);
+                if *n == 0 {
+                    by.remove(bucket);
+                }
             }
         }
     }
@@ -732,18 +752,22 @@ mod tests {
         assert_eq!((gate.open(), gate.of_address(a)), (0, 0));
     }
 
+    /// A gate of 1,000 connections, 2 per address, loopback spared.
+    fn gate_of_two_per_address() -> Arc<Gate> {
+        let mut limits = Limits::DEFAULT;
+        limits.max_tcp_connections = 1_000;
+        limits.max_tcp_connections_per_address = 2;
+        let mut gate = Gate::new(Settings::new(&limits, false));
+        gate.settings.max_tcp_connections = 1_000;
+        Arc::new(gate)
+    }
+
     /// A host handed a /64 holds one address's connections, not one per address of its 2^64;
     /// an IPv4 client seen through a dual-stack listener counts as its IPv4 address, and the
     /// mapped loopback is spared like the loopback.
     #[test]
     fn an_ipv6_64_shares_one_cap_and_a_mapped_ipv4_address_counts_as_itself() {
-        let mut limits = Limits::DEFAULT;
-        limits.max_tcp_connections = 100;
-        limits.max_tcp_connections_per_address = 2;
-        let mut gate = Gate::new(Settings::new(&limits, false));
-        gate.settings.max_tcp_connections = 100;
-        let gate = Arc::new(gate);
-        let ip = |s: &str| s.parse::<IpAddr>().expect("ip");
+        let (gate, ip) = (gate_of_two_per_address(), |s: &str| s.parse::<IpAddr>().expect("ip"));
         let held = [gate.admit(ip("2001:db8::1")), gate.admit(ip("2001:db8::2"))];
         assert!(held.iter().all(Result::is_ok));
         let refused = gate.admit(ip("2001:db8::3:4:5:6")).expect_err("the same /64 is full");
@@ -763,5 +787,45 @@ mod tests {
         assert!(spared.iter().all(Result::is_ok), "the mapped loopback is spared");
         drop((held, next, v4, mapped));
         assert_eq!(gate.of_address(ip("2001:db8::1")), 0);
+    }
+
+    /// A home connection's /56 (256 /64s) holds 4 times a /64's cap in all, a /48 8 times:
+    /// with a share per /64 alone, one home connection could hold every connection there is.
+    #[test]
+    fn a_56_holds_four_times_an_addresss_cap_and_a_48_eight_times() {
+        let (gate, ip) = (gate_of_two_per_address(), |s: &str| s.parse::<IpAddr>().expect("ip"));
+        let mut held = Vec::new();
+        // Four /64s of one /56, two each: the /56 is full.
+        for sub in 0..4 {
+            for host in 1..=2 {
+                held.push(gate.admit(ip(&format!("2001:db8:0:{sub}::{host}"))).expect("room"));
+            }
+        }
+        let refused = gate.admit(ip("2001:db8:0:ff::1")).expect_err("a fifth /64 of the /56");
+        assert_eq!(
+            refused.to_string().split(" (").next(),
+            Some("2001:db8::/56 has 8 connections open")
+        );
+        assert!(refused.to_string().contains("max_tcp_connections_per_address"), "{refused}");
+        assert_eq!(gate.of_address(ip("2001:db8:0:ff::1")), 0, "a refusal counts nothing");
+        // The /48's other /56s: 8 more, then the /48 is full.
+        for sub in 0..4 {
+            for host in 1..=2 {
+                held.push(gate.admit(ip(&format!("2001:db8:0:1{sub}0::{host}"))).expect("room"));
+            }
+        }
+        let refused = gate.admit(ip("2001:db8:0:f00::1")).expect_err("the /48 is full");
+        assert!(
+            refused.to_string().starts_with("2001:db8::/48 has 16 connections open"),
+            "{refused}"
+        );
+        assert!(gate.admit(ip("2001:db8:1::1")).is_ok(), "another /48");
+        assert!(gate.admit(ip("192.0.2.1")).is_ok());
+        // Closing one frees its place at every level.
+        held.pop();
+        assert!(gate.admit(ip("2001:db8:0:f00::1")).is_ok());
+        drop(held);
+        let wide = crate::address::levels(ip("2001:db8::1"));
+        assert!(wide.iter().all(|(b, _)| gate.of_bucket(*b) == 0), "every level freed");
     }
 }
