@@ -80,7 +80,7 @@ pub struct LoadtestArgs {
     keep_data: bool,
     /// With `--spawn-server`: the tokio worker threads of the spawned server (and of the
     /// umpire process, with `--umpire-process`); tokio's default is one per core. The report
-    /// counts the server's in `/proc`.
+    /// gives the count the server itself reports (`fogproof_runtime_workers` in `/metrics`).
     #[arg(long, requires = "spawn_server", value_parser = clap::value_parser!(u16).range(1..=1024))]
     server_threads: Option<u16>,
 }

@@ -56,6 +56,17 @@ impl Bucket {
     pub fn is_wider(self) -> bool {
         self.0.is_ipv6() && self.1 < IPV6_PREFIX_BITS
     }
+
+    /// The prefix's length in bits (32 for an IPv4 address).
+    pub fn bits(self) -> u8 {
+        self.1
+    }
+
+    /// How many times a /64's allowance the bucket holds in all ([`WIDER`]; 1 for an IPv4
+    /// address or a /64).
+    pub fn share(self) -> usize {
+        WIDER.iter().find(|&&(bits, _)| self.is_wider() && bits == self.1).map_or(1, |&(_, n)| n)
+    }
 }
 
 impl std::fmt::Display for Bucket {

@@ -180,8 +180,10 @@ impl std::fmt::Display for Refused {
             }
             Refused::Address(bucket, n) if bucket.is_wider() => write!(
                 f,
-                "{bucket} has {n} connections open (max_tcp_connections_per_address, of which a \
-                 /56 may hold 4 times and a /48 8 times over all its /64s)"
+                "{bucket} has {n} connections open (max_tcp_connections_per_address: a /{} \
+                 holds {} times it over all its /64s)",
+                bucket.bits(),
+                bucket.share()
             ),
             Refused::Address(bucket, n) => {
                 write!(f, "{bucket} has {n} connections open (max_tcp_connections_per_address)")
@@ -370,13 +372,14 @@ impl Held {
     /// Counts the connection under `ip`'s bucket (`ip`: the forwarded address of its latest
     /// request).
     fn forwarded(&self, ip: IpAddr) -> Result<(), Refused> {
+        let bucket = Bucket::of(ip);
         let mut held = lock(&self.forwarded);
-        if held.as_ref().is_some_and(|(current, _)| *current == Bucket::of(ip)) {
+        if held.as_ref().is_some_and(|(current, _)| *current == bucket) {
             return Ok(());
         }
         // Free the old count first: one connection counts under one address at a time.
         *held = None;
-        *held = Some((Bucket::of(ip), self.slot.gate.address(ip)?));
+        *held = Some((bucket, self.slot.gate.address(ip)?));
         Ok(())
     }
 }
